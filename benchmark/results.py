@@ -104,6 +104,7 @@ class TaskResult(_Strict):
     curves: dict[str, dict[str, float | None]] = Field(default_factory=dict, description="e.g. ICAT_beta sweep")
     per_query: list[QueryScores]
     failures: dict[str, int] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
     run: RunInfo
 
     @property

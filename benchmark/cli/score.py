@@ -1,0 +1,46 @@
+"""``benchmark score``: score an existing outputs file without generating."""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmark.cli.common import add_scoring_args, score_answers
+from benchmark.tasks import load_task
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score existing outputs (groundcover JSONL or lm-eval sample logs)",
+        description=(
+            "Score answers that already exist: a groundcover outputs JSONL (what `benchmark evaluate` "
+            "and submissions contain) or lm-eval's `--log_samples` files."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  benchmark score --outputs outputs/org__model/webtrack-2009-2012.jsonl --tasks webtrack-2009-2012\n"
+            "  benchmark score --outputs lm_eval_out/org__model/samples_groundcover_webtrack-2009-2012_*.jsonl \\\n"
+            "      --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama\n"
+        ),
+    )
+    p.add_argument("--outputs", required=True, nargs="+", help="outputs file(s), one per task, in the order of --tasks")
+    p.add_argument("--tasks", required=True, help="comma-separated task ids, one per outputs file")
+    p.add_argument("--model-name", help="model id to record when the outputs file does not say")
+    add_scoring_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmark.outputs import answers_and_model
+
+    task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    if len(task_ids) != len(args.outputs):
+        raise SystemExit(f"error: {len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task")
+    jobs = []
+    for task_id, path in zip(task_ids, args.outputs, strict=True):
+        task = load_task(task_id)
+        answers, model = answers_and_model(path, task, model_name=args.model_name)
+        jobs.append((task, answers, model))
+    score_answers(args, jobs)
+    return 0

@@ -1,0 +1,28 @@
+"""Checkpoints survive torn writes and resume cleanly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmark.checkpoint import JsonlCheckpoint
+
+
+def test_torn_last_line_is_dropped_and_file_truncated(tmp_path: Path) -> None:
+    ck = JsonlCheckpoint(tmp_path / "t.jsonl", id_field="query_id")
+    ck.append({"query_id": "1", "x": 1})
+    ck.append({"query_id": "2", "x": 2})
+    with open(ck.path, "a", encoding="utf-8") as f:
+        f.write('{"query_id": "3", "x"')  # killed mid-write
+    done = ck.load()
+    assert sorted(done) == ["1", "2"]
+    ck.append({"query_id": "3", "x": 3})
+    assert sorted(ck.load()) == ["1", "2", "3"]
+    assert ck.path.read_text().count("\n") == 3
+
+
+def test_rewrite_orders_items(tmp_path: Path) -> None:
+    ck = JsonlCheckpoint(tmp_path / "t.jsonl", id_field="query_id")
+    for q in ("2", "1"):
+        ck.append({"query_id": q})
+    ck.rewrite([{"query_id": "1"}, {"query_id": "2"}])
+    assert [line for line in ck.path.read_text().splitlines()] == ['{"query_id": "1"}', '{"query_id": "2"}']

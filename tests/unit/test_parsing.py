@@ -1,0 +1,55 @@
+"""Strict parsing of LLM outputs for claims, aspects and alignment."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmark.claims import parse_claims
+from benchmark.coverage import Aspect, alignment_to_ids, manual_alignment, parse_alignment, parse_aspects
+
+
+def test_claims_bullets_numbers_none_and_failure() -> None:
+    text = "Atomic facts:\n- Coffee contains caffeine.\n2. Caffeine is a stimulant drug.\n- ok\n- Coffee contains caffeine."
+    assert parse_claims(text) == ["Coffee contains caffeine.", "Caffeine is a stimulant drug."]
+    assert parse_claims("NONE") == []
+    assert parse_claims("  none. ") == []
+    with pytest.raises(ValueError):
+        parse_claims("Coffee is good for you and that is all.")  # prose, not a list: retry, never "zero claims"
+
+
+def test_aspects_limit_and_ids() -> None:
+    text = "\n".join(f"- aspect number {i}" for i in range(1, 14))
+    aspects = parse_aspects(text)
+    assert len(aspects) == 10 and aspects[0] == Aspect("g1", "aspect number 1")
+    with pytest.raises(ValueError):
+        parse_aspects("I cannot help with that.")
+
+
+def test_alignment_paper_format() -> None:
+    text = '```\n{"aspect": 1, "claims": [1, 3]}\n{"aspect": 2, "claims": [3]}\n```'
+    mapping = parse_alignment(text, n_aspects=3, n_claims=3)
+    assert mapping == {1: {1}, 3: {1, 2}}
+    aspects = [Aspect("a", "x"), Aspect("b", "y"), Aspect("c", "z")]
+    assert alignment_to_ids(mapping, ["c1", "c2", "c3"], aspects) == {"c1": ["a"], "c2": [], "c3": ["a", "b"]}
+    assert parse_alignment("NONE", 3, 3) == {}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "aspect 1 covers claim 2",
+        '{"aspect": 4, "claims": [1]}',
+        '{"aspect": 1, "claims": [0]}',
+        '{"aspect": 1}',
+        '{"aspect": true, "claims": [1]}',
+    ],
+)
+def test_alignment_rejects_malformed(bad: str) -> None:
+    with pytest.raises(ValueError):
+        parse_alignment(bad, n_aspects=3, n_claims=3)
+
+
+def test_manual_alignment_uses_first_supporting_doc() -> None:
+    qrels = {("7", "d1"): {"2", "3"}, ("7", "d2"): {"1"}}
+    assert manual_alignment("7", {"c1": "d1", "c2": None, "c3": "d9"}, qrels) == {"c1": ["2", "3"], "c2": [], "c3": []}
