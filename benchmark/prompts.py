@@ -27,18 +27,29 @@ class Prompt:
     output: Literal["lines", "jsonl", "json", "label", "text"]
     description: str
     sha256: str
+    examples: tuple[tuple[dict[str, Any], str], ...] = ()
 
     def render(self, **fields: Any) -> list[dict[str, str]]:
-        """Chat messages for this prompt with ``fields`` substituted."""
-        try:
-            user = self.template.format(**fields)
-        except KeyError as exc:
-            raise KeyError(f"prompt {self.id} needs field {exc}") from exc
+        """Chat messages for this prompt with ``fields`` substituted.
+
+        Worked examples become earlier user/assistant turns rendered with the same
+        template: small models copy an output format from an example far more
+        reliably than from a description of it.
+        """
         messages = []
         if self.system:
             messages.append({"role": "system", "content": self.system})
-        messages.append({"role": "user", "content": user})
+        for example_fields, output in self.examples:
+            messages.append({"role": "user", "content": self._fill({**fields, **example_fields})})
+            messages.append({"role": "assistant", "content": output})
+        messages.append({"role": "user", "content": self._fill(fields)})
         return messages
+
+    def _fill(self, fields: dict[str, Any]) -> str:
+        try:
+            return self.template.format(**fields)
+        except KeyError as exc:
+            raise KeyError(f"prompt {self.id} needs field {exc}") from exc
 
 
 @cache
@@ -57,4 +68,5 @@ def load_prompt(ref: str) -> Prompt:
         output=raw["output"],
         description=raw.get("description", "").strip(),
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        examples=tuple((dict(ex["fields"]), str(ex["output"]).strip()) for ex in raw.get("examples", [])),
     )
