@@ -99,7 +99,7 @@ def parse_alignment(text: str, n_aspects: int, n_claims: int) -> dict[int, set[i
 
 
 def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) or (isinstance(v, str) and v.isdigit())
+    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and v.isdigit())
 
 
 def alignment_to_ids(

