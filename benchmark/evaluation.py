@@ -151,7 +151,8 @@ def queries_to_score(task: Task, answers: dict[str, str], *, corpus: str | None,
                 len(skipped),
                 task.card.corpus.label,
             )
-        ids = [q for q in ids if q in set(covers)]
+        # the corpus's own order: its first queries are the ones a quick run should use
+        ids = [q for q in covers if q in set(ids)]
     return ids
 
 

@@ -91,7 +91,7 @@ def plot_beta_sweep(results: Iterable[TaskResult], path: Path) -> Path:
 
 
 def print_results(results: list[TaskResult], console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or Console(width=None if Console().is_terminal else 200)
     console.print(icat_table(results))
     for r in results:
         if r.curves:

@@ -81,6 +81,9 @@ def norm(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
+EMPTY_SUBTOPICS: list[str] = []
+
+
 def parse_topics(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     root = ET.parse(path).getroot()
     queries, aspects = [], []
@@ -88,6 +91,9 @@ def parse_topics(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
         qid = t.get("number", "").strip()
         queries.append({"query_id": qid, "text": norm(t.findtext("query")), "description": norm(t.findtext("description")) or None, "type": t.get("type"), "split": "test"})
         for s in t.findall("subtopic"):
+            if not norm(s.text):  # e.g. topic 79 subtopic 5 is empty in the NIST file
+                EMPTY_SUBTOPICS.append(f"{qid}/{s.get('number')}")
+                continue
             aspects.append({"query_id": qid, "aspect_id": s.get("number", "").strip(), "text": norm(s.text), "type": s.get("type")})
     return queries, aspects
 
@@ -196,7 +202,8 @@ def convert(shared: Path, out_root: Path) -> None:
     notes = (
         "Document-level qrels are the TREC ad-hoc judgements (2009: statAP prels, relevance column; "
         "2010-2012: graded qrels, negative grades kept as given). Aspect-level qrels exist only for the "
-        f"starter corpus documents. {dup} duplicate judgement rows and {unknown} rows naming unknown subtopics were dropped."
+        f"starter corpus documents. {dup} duplicate judgement rows and {unknown} rows naming unknown subtopics were dropped. "
+        f"Subtopics with no text in the NIST file were left out: {', '.join(EMPTY_SUBTOPICS) or 'none'}."
     )
     card = {
         "id": "webtrack-2009-2012",

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from benchmark import __version__
 from benchmark.errors import InputError
 
-COMMANDS = ("tasks", "evaluate", "score", "validate", "leaderboard", "submit", "space")
+COMMANDS = ("tasks", "evaluate", "score")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,108 @@
+"""The outputs format: one JSON line per answered query.
+
+This is what ``benchmark evaluate`` writes, what a submission contains, and what
+``benchmark score`` reads.  ``benchmark score`` also reads lm-eval's ``--log_samples``
+files (``samples_<task>_<date>.jsonl``), so the two-step workflow — generate with
+``lm_eval``, score with groundcover — needs no conversion.  Problems are reported with
+file, line and field; duplicate query ids are an error, never silently collapsed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from benchmark.errors import InputError, Problem, rel
+from benchmark.results import ModelInfo
+from benchmark.tasks import Task
+
+
+class OutputRow(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query_id: str = Field(min_length=1)
+    answer: str
+    model: str = Field(min_length=1)
+    revision: str = "main"
+    backend: str | None = None
+    generation: dict[str, Any] = Field(default_factory=dict)
+    task: str | None = None
+    created: str | None = None
+    item_key: str | None = Field(default=None, description="checkpoint key: hash of what determined this answer")
+
+
+def is_lm_eval_sample(obj: Any) -> bool:
+    return isinstance(obj, dict) and "doc" in obj and ("resps" in obj or "filtered_resps" in obj)
+
+
+def _from_lm_eval(obj: dict[str, Any], path: Path, line: int, model_name: str | None) -> OutputRow:
+    doc = obj.get("doc") or {}
+    if "query_id" not in doc:
+        raise InputError(Problem(rel(path), "lm-eval sample has no doc.query_id (was the task exported by groundcover?)", line=line, field="doc.query_id"))
+    resp: Any = obj.get("filtered_resps") or obj.get("resps")
+    while isinstance(resp, list):
+        if not resp:
+            raise InputError(Problem(rel(path), "lm-eval sample has an empty response", line=line, field="filtered_resps"))
+        resp = resp[0]
+    model = model_name or path.parent.name.replace("__", "/")
+    return OutputRow(query_id=str(doc["query_id"]), answer=str(resp), model=model, backend="lm-eval", generation={"source": "lm-eval log_samples"})
+
+
+def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[OutputRow]:
+    """Rows of a groundcover outputs JSONL or an lm-eval samples file."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(Problem(rel(path), "outputs file does not exist"))
+    rows: list[OutputRow] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for line_no, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(rel(path), f"invalid JSON: {exc.msg}", line=line_no))
+                continue
+            try:
+                if is_lm_eval_sample(obj):
+                    row = _from_lm_eval(obj, path, line_no, model_name)
+                else:
+                    if model_name and isinstance(obj, dict) and "model" not in obj:
+                        obj["model"] = model_name
+                    row = OutputRow.model_validate(obj)
+            except ValidationError as exc:
+                problems.extend(Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"])) for e in exc.errors())
+                continue
+            except InputError as exc:
+                problems.extend(exc.problems)
+                continue
+            if row.query_id in seen:
+                problems.append(Problem(rel(path), f"duplicate query_id {row.query_id!r} (first on line {seen[row.query_id]})", line=line_no, field="query_id"))
+                continue
+            seen[row.query_id] = line_no
+            rows.append(row)
+    if problems:
+        raise InputError(problems)
+    return rows
+
+
+def answers_and_model(path: Path | str, task: Task, *, model_name: str | None = None) -> tuple[dict[str, str], ModelInfo]:
+    """Answers by query id and the model that wrote them, checked against the task."""
+    rows = read_outputs(path, model_name=model_name)
+    if not rows:
+        raise InputError(Problem(rel(Path(path)), "outputs file has no answers"))
+    known = set(task.table("queries")["query_id"])
+    bad = [r.query_id for r in rows if r.query_id not in known]
+    if bad:
+        raise InputError(Problem(rel(Path(path)), f"query ids not in task {task.id}: {bad[:10]}", field="query_id"))
+    models = {(r.model, r.revision) for r in rows}
+    if len(models) > 1:
+        raise InputError(Problem(rel(Path(path)), f"answers come from several models {sorted(models)}; one file per model", field="model"))
+    first = rows[0]
+    model = ModelInfo(id=first.model, revision=first.revision, backend=first.backend, generation=first.generation)
+    return {r.query_id: r.answer for r in rows}, model
