@@ -1,0 +1,59 @@
+"""Entailment backends on real models: a tiny NLI model built here, and MiniLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from benchmark.cache import ModelCallCache
+from benchmark.grounding import NLIEntailment, SimilarityEntailment
+from benchmark.profiles import EntailmentSpec, load_profile
+
+pytestmark = pytest.mark.slow
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "entailment_pairs.jsonl"
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random-weight BERT NLI classifier with a locally trained WordPiece tokenizer."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+
+    out = tmp_path_factory.mktemp("tiny-nli")
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    corpus = [json.loads(line)["premise"] for line in FIXTURE.read_text().splitlines()]
+    tok.train_from_iterator(corpus, trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    fast.save_pretrained(out)
+    config = BertConfig(vocab_size=fast.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64, num_labels=3,
+                        id2label={0: "entailment", 1: "neutral", 2: "contradiction"}, label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
+    BertForSequenceClassification(config).save_pretrained(out)
+    return out
+
+
+def test_nli_backend_batches_scores_and_caches(tiny_nli: Path, tmp_path: Path) -> None:
+    cache = ModelCallCache(tmp_path / "c.sqlite")
+    model = NLIEntailment(EntailmentSpec(kind="nli", model=str(tiny_nli), batch_size=3, max_length=64), cache)
+    pairs = [("The cat sat on the mat. " * 20, "A cat sat."), ("Water boils.", "Water is hot."), ("a", "b"), ("c", "d")]
+    scores = model.support_scores(pairs)
+    assert len(scores) == 4 and all(s is not None and 0.0 <= s <= 1.0 for s in scores)
+    assert cache.stats.misses == 4
+    again = NLIEntailment(EntailmentSpec(kind="nli", model=str(tiny_nli), batch_size=3, max_length=64), ModelCallCache(tmp_path / "c.sqlite"))
+    assert again.support_scores(pairs) == scores and again.cache.stats.misses == 0 and again._model is None  # no model load at all
+
+
+def test_similarity_substitute_agrees_with_hand_labels(tmp_path: Path) -> None:
+    prof = load_profile()
+    pairs = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+    test = [p for p in pairs if p["split"] == "test"]
+    model = SimilarityEntailment(prof.entailment, prof.embedder.model, ModelCallCache(tmp_path / "c.sqlite"))
+    scores = np.array(model.support_scores([(p["premise"], p["hypothesis"]) for p in test]))
+    y = [int(p["label"] == "entailment") for p in test]
+    kappa = cohen_kappa_score(y, (scores >= prof.entailment.threshold).astype(int))
+    assert kappa >= 0.45  # measured 0.53 at the dev-picked threshold (benchmarks/entailment_agreement.py)
+    assert cohen_kappa_score(y, (scores >= 0.0).astype(int)) < 0.1  # an absurd threshold is clearly worse
