@@ -189,7 +189,9 @@ class ModelCallCache:
                     )
                 for (k, _), out in zip(chunk, outputs, strict=True):
                     found[k] = out
-                self._put_many([(k, out) for (k, _), out in zip(chunk, outputs, strict=True)], namespace, model)
+                self._put_many(
+                    [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)], namespace, model
+                )
         return [found[k] for k in keys]
 
     def _put_many(self, entries: list[tuple[str, Any]], namespace: str, model: str) -> None:

@@ -54,7 +54,9 @@ def parse_aspects(text: str, max_aspects: int = MAX_ASPECTS) -> list[Aspect]:
     return [Aspect(f"g{i}", a) for i, a in enumerate(out[:max_aspects], start=1)]
 
 
-def aspect_messages(query: str, prompt_ref: str = "aspects@1", max_aspects: int = MAX_ASPECTS) -> list[dict[str, str]]:
+def aspect_messages(
+    query: str, prompt_ref: str = "aspects@1", max_aspects: int = MAX_ASPECTS
+) -> list[dict[str, str]]:
     return load_prompt(prompt_ref).render(query=query, max_aspects=max_aspects)
 
 
@@ -87,12 +89,16 @@ def parse_alignment(text: str, n_aspects: int, n_claims: int) -> dict[int, set[i
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a JSON line: {ln[:80]!r}") from exc
         if not isinstance(obj, dict) or "aspect" not in obj or "claims" not in obj:
-            raise ValueError(f'each line must be {{"aspect": <number>, "claims": [<numbers>]}}, got {ln[:80]!r}')
+            raise ValueError(
+                f'each line must be {{"aspect": <number>, "claims": [<numbers>]}}, got {ln[:80]!r}'
+            )
         aspect, claims = obj["aspect"], obj["claims"]
         if not _is_int(aspect) or not 1 <= int(aspect) <= n_aspects:
             raise ValueError(f"aspect number {aspect!r} is not between 1 and {n_aspects}")
         if not isinstance(claims, list) or not all(_is_int(c) and 1 <= int(c) <= n_claims for c in claims):
-            raise ValueError(f"claims must be a list of statement numbers between 1 and {n_claims}, got {claims!r}")
+            raise ValueError(
+                f"claims must be a list of statement numbers between 1 and {n_claims}, got {claims!r}"
+            )
         for c in claims:
             mapping.setdefault(int(c), set()).add(int(aspect))
     return mapping

@@ -48,3 +48,16 @@ def rel(path: Path | str) -> str:
         return str(p.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
+
+
+def yaml_key_lines(text: str) -> dict[str, int]:
+    """1-based line of each top-level key of a YAML mapping, so field errors can name a line."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {str(k.value): k.start_mark.line + 1 for k, _ in node.value}

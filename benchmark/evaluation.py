@@ -89,7 +89,9 @@ class Judges:
 
         cache = cache or default_cache()
         llm = load_llm(profile.llm, cache=cache)
-        entailment = load_entailment(profile.entailment, embedder_model=profile.embedder.model, llm=llm, cache=cache)
+        entailment = load_entailment(
+            profile.entailment, embedder_model=profile.embedder.model, llm=llm, cache=cache
+        )
         return cls(profile=profile, llm=llm, entailment=entailment, cache=cache)
 
     def retriever_for(self, task: Task, corpus: str | None, lucene_index: str | None) -> tuple[Any, str]:
@@ -120,7 +122,9 @@ class Judges:
                 docs = retrieval.load_corpus(corpus) if corpus else None
             if docs is not None:
                 passages = retrieval.chunk_corpus(
-                    docs, size=self.profile.retriever.chunk_words, overlap=self.profile.retriever.chunk_overlap
+                    docs,
+                    size=self.profile.retriever.chunk_words,
+                    overlap=self.profile.retriever.chunk_overlap,
                 )
             retriever = retrieval.build_retriever(
                 self.profile.retriever, self.profile.embedder, passages, lucene_index=index, cache=self.cache
@@ -134,12 +138,16 @@ def _uses_task_corpus(task: Task, corpus: str | None, lucene_index: str | None) 
     return corpus is None and lucene_index is None and task.card.corpus.kind != "none"
 
 
-def queries_to_score(task: Task, answers: dict[str, str], *, corpus: str | None, lucene_index: str | None) -> list[str]:
+def queries_to_score(
+    task: Task, answers: dict[str, str], *, corpus: str | None, lucene_index: str | None
+) -> list[str]:
     """Query ids to score: those answered, restricted to the corpus's queries if it has a list."""
     known = set(task.table("queries")["query_id"])
     unknown = sorted(set(answers) - known)
     if unknown:
-        raise InputError(Problem(f"answers for task {task.id}", f"unknown query id(s) {unknown[:10]}", field="query_id"))
+        raise InputError(
+            Problem(f"answers for task {task.id}", f"unknown query id(s) {unknown[:10]}", field="query_id")
+        )
     ids = [q for q in task.table("queries")["query_id"] if q in answers]
     covers = task.card.corpus.covers_queries
     if covers is not None and _uses_task_corpus(task, corpus, lucene_index):
@@ -174,7 +182,9 @@ def evaluate_icat(
     profile = judges.profile
     qids = queries_to_score(task, answers, corpus=corpus, lucene_index=lucene_index)
     if not qids:
-        raise InputError(Problem(f"answers for task {task.id}", "no answered query can be scored on this corpus"))
+        raise InputError(
+            Problem(f"answers for task {task.id}", "no answered query can be scored on this corpus")
+        )
     retriever, corpus_id = judges.retriever_for(task, corpus, lucene_index)
     t_index = time.perf_counter() - t0
     variants = tuple(v for v in opts.variants if v in VARIANTS)
@@ -187,13 +197,22 @@ def evaluate_icat(
     out_file = result_path(results_root, model, profile.name, task.id)
     checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
     done = checkpoint.load()
-    run_key = content_hash(profile.resolved(), task.card.version, task.data_fingerprint, corpus_id, variants, opts.beta)
+    run_key = content_hash(
+        profile.resolved(), task.card.version, task.data_fingerprint, corpus_id, variants, opts.beta
+    )
     item_keys = {q: content_hash(run_key, answers[q]) for q in qids}
     todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
     log.info("%s: %d queries to score (%d already done)", task.id, len(todo), len(qids) - len(todo))
 
     queries = task.table("queries").set_index("query_id")
-    bar = tqdm(total=len(qids), initial=len(qids) - len(todo), desc=f"ICAT {task.id}", unit="query", disable=not opts.progress, file=sys.stderr)
+    bar = tqdm(
+        total=len(qids),
+        initial=len(qids) - len(todo),
+        desc=f"ICAT {task.id}",
+        unit="query",
+        disable=not opts.progress,
+        file=sys.stderr,
+    )
     for start in range(0, len(todo), opts.query_batch):
         batch = todo[start : start + opts.query_batch]
         texts = {q: str(queries.at[q, "text"]) for q in batch}
@@ -237,14 +256,27 @@ def _score_batch(
     llm, prof = judges.llm, judges.profile
     retries = prof.llm.max_retries
     traces: dict[str, dict[str, Any]] = {
-        q: {"query_id": q, "query": query_text[q], "answer": answers[q], "claims": [], "aspects": [], "generated_aspects": [], "failures": [], "scores": {}, "counts": {}}
+        q: {
+            "query_id": q,
+            "query": query_text[q],
+            "answer": answers[q],
+            "claims": [],
+            "aspects": [],
+            "generated_aspects": [],
+            "failures": [],
+            "scores": {},
+            "counts": {},
+        }
         for q in qids
     }
 
     # 1. AC(y): atomic claims (empty answers have none and cost no call)
     need = [q for q in qids if answers[q].strip()]
     outcomes = run_structured(
-        llm, [claim_messages(query_text[q], answers[q], prof.prompts["claims"]) for q in need], parse_claims, max_retries=retries
+        llm,
+        [claim_messages(query_text[q], answers[q], prof.prompts["claims"]) for q in need],
+        parse_claims,
+        max_retries=retries,
     )
     claims: dict[str, list[Any]] = {q: [] for q in qids}
     for q, out in zip(need, outcomes, strict=True):
@@ -257,13 +289,22 @@ def _score_batch(
 
     # 2. CG(C; K): retrieval + entailment, one batch for all claims of the batch
     flat = [(f"{q}:{c.claim_id}", c.text) for q in ok_q for c in claims[q]]
-    groundings = {g.claim_id: g for g in ground_claims(flat, retriever, judges.entailment, k=prof.retriever.k)} if flat else {}
+    groundings = (
+        {g.claim_id: g for g in ground_claims(flat, retriever, judges.entailment, k=prof.retriever.k)}
+        if flat
+        else {}
+    )
 
     # 3. aspects: ground truth (M, S) and generated (A)
     gold = {q: [Aspect(str(a["aspect_id"]), str(a["text"])) for a in task.aspects(q)] for q in qids}
     generated: dict[str, list[Aspect] | None] = {q: None for q in qids}
     if "a" in variants and ok_q:
-        gen = run_structured(llm, [aspect_messages(query_text[q], prof.prompts["aspects"]) for q in ok_q], parse_aspects, max_retries=retries)
+        gen = run_structured(
+            llm,
+            [aspect_messages(query_text[q], prof.prompts["aspects"]) for q in ok_q],
+            parse_aspects,
+            max_retries=retries,
+        )
         for q, out in zip(ok_q, gen, strict=True):
             if out.ok:
                 generated[q] = out.value
@@ -291,7 +332,10 @@ def _score_batch(
             else:
                 align[q][v] = {}
     if llm_jobs:
-        msgs = [alignment_messages(query_text[q], aspects, [c.text for c in cl], prof.prompts["alignment"]) for q, _, aspects, cl in llm_jobs]
+        msgs = [
+            alignment_messages(query_text[q], aspects, [c.text for c in cl], prof.prompts["alignment"])
+            for q, _, aspects, cl in llm_jobs
+        ]
         parsers = [_alignment_parser(len(aspects), len(cl)) for _, _, aspects, cl in llm_jobs]
         outs = run_structured(llm, msgs, parsers, max_retries=retries)
         for (q, v, aspects, cl), out in zip(llm_jobs, outs, strict=True):
@@ -327,7 +371,14 @@ def _score_batch(
             scores[f"icat_{v}"] = icat.icat_beta(fact, cov, opts.beta)
             counts[f"covered_{v}"] = len(covered)
         tr["scores"], tr["counts"] = scores, counts
-        tr["claims"] = [_claim_trace(c, groundings[f"{q}:{c.claim_id}"], {v: align[q].get(v, {}).get(c.claim_id, []) for v in VARIANTS}) for c in claims[q]]
+        tr["claims"] = [
+            _claim_trace(
+                c,
+                groundings[f"{q}:{c.claim_id}"],
+                {v: align[q].get(v, {}).get(c.claim_id, []) for v in VARIANTS},
+            )
+            for c in claims[q]
+        ]
     return [traces[q] for q in qids]
 
 
@@ -369,17 +420,23 @@ def _aggregate(
     notes: list[str],
 ) -> TaskResult:
     per_query = [
-        QueryScores(query_id=t["query_id"], scores=t["scores"], counts=t.get("counts", {}), failures=t["failures"])
+        QueryScores(
+            query_id=t["query_id"], scores=t["scores"], counts=t.get("counts", {}), failures=t["failures"]
+        )
         for t in traces
     ]
     scores = {
-        k: bootstrap_score([pq.scores.get(k) for pq in per_query], seed=opts.seed, n_resamples=opts.bootstrap_resamples)
+        k: bootstrap_score(
+            [pq.scores.get(k) for pq in per_query], seed=opts.seed, n_resamples=opts.bootstrap_resamples
+        )
         for k in SCORE_KEYS
         if k == "s_fact" or k[-1] in variants
     }
     curves = {
         f"icat_{v}_beta": icat.beta_sweep(
-            [pq.scores.get("s_fact") for pq in per_query], [pq.scores.get(f"s_coverage_{v}") for pq in per_query], opts.betas
+            [pq.scores.get("s_fact") for pq in per_query],
+            [pq.scores.get(f"s_coverage_{v}") for pq in per_query],
+            opts.betas,
         )
         for v in variants
     }

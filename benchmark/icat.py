@@ -35,7 +35,9 @@ def s_fact(n_grounded: int, n_claims: int) -> float:
     return 0.0 if n_claims == 0 else n_grounded / n_claims
 
 
-def covered_aspects(alignment: Mapping[str, Iterable[str]], grounded: Iterable[str], aspects: Iterable[str]) -> set[str]:
+def covered_aspects(
+    alignment: Mapping[str, Iterable[str]], grounded: Iterable[str], aspects: Iterable[str]
+) -> set[str]:
     """Aspects of the query covered by at least one *grounded* claim.
 
     ``alignment`` maps claim id -> aspect ids ``TO(c)``; aspect ids outside ``TQ(x)``
@@ -85,7 +87,9 @@ def query_scores(
     return {"s_fact": fact, "s_coverage": cov, "icat": icat_beta(fact, cov, beta)}
 
 
-def beta_sweep(facts: Sequence[float | None], coverages: Sequence[float | None], betas: Iterable[float] = DEFAULT_BETAS) -> dict[str, float | None]:
+def beta_sweep(
+    facts: Sequence[float | None], coverages: Sequence[float | None], betas: Iterable[float] = DEFAULT_BETAS
+) -> dict[str, float | None]:
     """Macro-averaged ICAT_β over queries for each β (queries with a ``None`` skipped)."""
     out: dict[str, float | None] = {}
     for beta in betas:

@@ -28,10 +28,13 @@ class OutputRow(BaseModel):
     model: str = Field(min_length=1)
     revision: str = "main"
     backend: str | None = None
+    model_args: dict[str, Any] = Field(default_factory=dict, description="backend arguments, secrets removed")
     generation: dict[str, Any] = Field(default_factory=dict)
     task: str | None = None
     created: str | None = None
-    item_key: str | None = Field(default=None, description="checkpoint key: hash of what determined this answer")
+    item_key: str | None = Field(
+        default=None, description="checkpoint key: hash of what determined this answer"
+    )
 
 
 def is_lm_eval_sample(obj: Any) -> bool:
@@ -41,14 +44,44 @@ def is_lm_eval_sample(obj: Any) -> bool:
 def _from_lm_eval(obj: dict[str, Any], path: Path, line: int, model_name: str | None) -> OutputRow:
     doc = obj.get("doc") or {}
     if "query_id" not in doc:
-        raise InputError(Problem(rel(path), "lm-eval sample has no doc.query_id (was the task exported by groundcover?)", line=line, field="doc.query_id"))
+        raise InputError(
+            Problem(
+                rel(path),
+                "lm-eval sample has no doc.query_id (was the task exported by groundcover?)",
+                line=line,
+                field="doc.query_id",
+            )
+        )
     resp: Any = obj.get("filtered_resps") or obj.get("resps")
     while isinstance(resp, list):
         if not resp:
-            raise InputError(Problem(rel(path), "lm-eval sample has an empty response", line=line, field="filtered_resps"))
+            raise InputError(
+                Problem(rel(path), "lm-eval sample has an empty response", line=line, field="filtered_resps")
+            )
         resp = resp[0]
     model = model_name or path.parent.name.replace("__", "/")
-    return OutputRow(query_id=str(doc["query_id"]), answer=str(resp), model=model, backend="lm-eval", generation={"source": "lm-eval log_samples"})
+    return OutputRow(
+        query_id=str(doc["query_id"]),
+        answer=str(resp),
+        model=model,
+        backend="lm-eval",
+        generation={"source": "lm-eval log_samples", **_lm_eval_gen_kwargs(obj.get("arguments"))},
+    )
+
+
+def _lm_eval_gen_kwargs(arguments: Any) -> dict[str, Any]:
+    """Generation settings from a sample's ``arguments``, so results record them too.
+
+    Sample files write ``{"gen_args_0": {"arg_0": prompt, "arg_1": kwargs}}``; the
+    in-memory form is ``[[prompt, kwargs]]``.  Anything else yields nothing.
+    """
+    first: Any = None
+    if isinstance(arguments, dict) and arguments:
+        first = next(iter(arguments.values()))
+        first = first.get("arg_1") if isinstance(first, dict) else None
+    elif isinstance(arguments, list) and arguments and isinstance(arguments[0], list | tuple):
+        first = arguments[0][1] if len(arguments[0]) > 1 else None
+    return dict(first) if isinstance(first, dict) else {}
 
 
 def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[OutputRow]:
@@ -76,13 +109,23 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
                         obj["model"] = model_name
                     row = OutputRow.model_validate(obj)
             except ValidationError as exc:
-                problems.extend(Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"])) for e in exc.errors())
+                problems.extend(
+                    Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"]))
+                    for e in exc.errors()
+                )
                 continue
             except InputError as exc:
                 problems.extend(exc.problems)
                 continue
             if row.query_id in seen:
-                problems.append(Problem(rel(path), f"duplicate query_id {row.query_id!r} (first on line {seen[row.query_id]})", line=line_no, field="query_id"))
+                problems.append(
+                    Problem(
+                        rel(path),
+                        f"duplicate query_id {row.query_id!r} (first on line {seen[row.query_id]})",
+                        line=line_no,
+                        field="query_id",
+                    )
+                )
                 continue
             seen[row.query_id] = line_no
             rows.append(row)
@@ -91,7 +134,9 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
     return rows
 
 
-def answers_and_model(path: Path | str, task: Task, *, model_name: str | None = None) -> tuple[dict[str, str], ModelInfo]:
+def answers_and_model(
+    path: Path | str, task: Task, *, model_name: str | None = None
+) -> tuple[dict[str, str], ModelInfo]:
     """Answers by query id and the model that wrote them, checked against the task."""
     rows = read_outputs(path, model_name=model_name)
     if not rows:
@@ -99,10 +144,20 @@ def answers_and_model(path: Path | str, task: Task, *, model_name: str | None = 
     known = set(task.table("queries")["query_id"])
     bad = [r.query_id for r in rows if r.query_id not in known]
     if bad:
-        raise InputError(Problem(rel(Path(path)), f"query ids not in task {task.id}: {bad[:10]}", field="query_id"))
+        raise InputError(
+            Problem(rel(Path(path)), f"query ids not in task {task.id}: {bad[:10]}", field="query_id")
+        )
     models = {(r.model, r.revision) for r in rows}
     if len(models) > 1:
-        raise InputError(Problem(rel(Path(path)), f"answers come from several models {sorted(models)}; one file per model", field="model"))
+        raise InputError(
+            Problem(
+                rel(Path(path)),
+                f"answers come from several models {sorted(models)}; one file per model",
+                field="model",
+            )
+        )
     first = rows[0]
-    model = ModelInfo(id=first.model, revision=first.revision, backend=first.backend, generation=first.generation)
+    model = ModelInfo(
+        id=first.model, revision=first.revision, backend=first.backend, generation=first.generation
+    )
     return {r.query_id: r.answer for r in rows}, model

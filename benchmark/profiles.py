@@ -33,7 +33,9 @@ class LLMSpec(_Strict):
     backend: Literal["transformers", "openai", "vllm"] = "transformers"
     model: str
     revision: str | None = None
-    args: dict[str, Any] = Field(default_factory=dict, description="backend-specific: base_url, gguf_file, dtype, ...")
+    args: dict[str, Any] = Field(
+        default_factory=dict, description="backend-specific: base_url, gguf_file, dtype, ..."
+    )
     max_new_tokens: int = 512
     temperature: float = 0.0
     seed: int = 0
@@ -45,7 +47,9 @@ class EntailmentSpec(_Strict):
     """How CG decides that a passage supports a claim."""
 
     kind: Literal["nli", "llm", "embedding-similarity"]
-    model: str | None = None  # nli: HF id or path; embedding-similarity: embedder (defaults to embedder.model)
+    model: str | None = (
+        None  # nli: HF id or path; embedding-similarity: embedder (defaults to embedder.model)
+    )
     threshold: float = 0.5  # nli: P(entailment); similarity: cosine
     batch_size: int = 16
     max_length: int = 512

@@ -30,7 +30,9 @@ def fmt_score(score: Score | None, ci: bool = True) -> str:
     return text
 
 
-def icat_table(results: Iterable[TaskResult], title: str = "ICAT (macro-average over queries, 95% bootstrap CI)") -> Table:
+def icat_table(
+    results: Iterable[TaskResult], title: str = "ICAT (macro-average over queries, 95% bootstrap CI)"
+) -> Table:
     table = Table(title=title, show_lines=False)
     table.add_column("model")
     table.add_column("task")
@@ -53,7 +55,9 @@ def icat_table(results: Iterable[TaskResult], title: str = "ICAT (macro-average 
 
 
 def beta_table(result: TaskResult) -> Table:
-    table = Table(title=f"ICAT_β sweep — {result.model.id} on {result.task.id} (β<1 favours factuality, β>1 coverage)")
+    table = Table(
+        title=f"ICAT_β sweep — {result.model.id} on {result.task.id} (β<1 favours factuality, β>1 coverage)"
+    )
     curves = {k: v for k, v in result.curves.items() if k.endswith("_beta")}
     betas = next(iter(curves.values()), {}).keys()
     table.add_column("β", justify="right")
@@ -77,7 +81,12 @@ def plot_beta_sweep(results: Iterable[TaskResult], path: Path) -> Path:
             pts = [(float(b), v) for b, v in curve.items() if v is not None]
             if pts:
                 xs, ys = zip(*sorted(pts), strict=True)
-                ax.plot(xs, ys, marker="o", label=f"{r.model.id} {name.removesuffix('_beta').upper().replace('_', '-')}")
+                ax.plot(
+                    xs,
+                    ys,
+                    marker="o",
+                    label=f"{r.model.id} {name.removesuffix('_beta').upper().replace('_', '-')}",
+                )
     ax.set_xlabel("β (weight of coverage relative to factuality)")
     ax.set_ylabel("ICAT_β")
     ax.set_ylim(0, 1)

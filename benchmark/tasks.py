@@ -28,7 +28,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from benchmark import paths
-from benchmark.errors import InputError, Problem, rel
+from benchmark.errors import InputError, Problem, rel, yaml_key_lines
 
 # ---------------------------------------------------------------------------------
 # Table schemas.  ``key`` columns must be unique together; ``refs`` name the table
@@ -254,28 +254,29 @@ def load_card(path: Path | str) -> TaskCard:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        raise InputError(Problem(rel(path), f"not valid YAML: {exc}", line=None if line is None else line + 1)) from exc
+        raise InputError(
+            Problem(rel(path), f"not valid YAML: {exc}", line=None if line is None else line + 1)
+        ) from exc
     if not isinstance(raw, dict):
         raise InputError(Problem(rel(path), "a task card must be a YAML mapping"))
     try:
         return TaskCard.model_validate(raw)
     except ValidationError as exc:
         problems = [
-            Problem(rel(path), err["msg"], line=_yaml_line(path, err["loc"]), field=".".join(str(x) for x in err["loc"]))
+            Problem(
+                rel(path),
+                err["msg"],
+                line=_yaml_line(path, err["loc"]),
+                field=".".join(str(x) for x in err["loc"]),
+            )
             for err in exc.errors()
         ]
         raise InputError(problems) from exc
 
 
 def _yaml_line(path: Path, loc: tuple[Any, ...]) -> int | None:
-    """Best-effort 1-based line of the top-level key of ``loc`` in a YAML file."""
-    if not loc:
-        return None
-    key = f"{loc[0]}:"
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.startswith(key):
-            return i
-    return None
+    """1-based line of the top-level key of ``loc`` in a YAML file, if it is there."""
+    return yaml_key_lines(path.read_text(encoding="utf-8")).get(str(loc[0])) if loc else None
 
 
 def check_table(df: pd.DataFrame, schema: TableSchema, file: str) -> list[Problem]:
@@ -298,7 +299,9 @@ def check_table(df: pd.DataFrame, schema: TableSchema, file: str) -> list[Proble
         bad = _type_mismatch(values, col.type)
         for idx in bad[:5]:
             problems.append(
-                Problem(file, f"expected {col.type}, got {values.loc[idx]!r}", line=int(idx) + 1, field=col.name)
+                Problem(
+                    file, f"expected {col.type}, got {values.loc[idx]!r}", line=int(idx) + 1, field=col.name
+                )
             )
         if col.type == "str" and (col.name in schema.key or col.name.endswith("_id") or col.name == "text"):
             empty = values[values.astype(str).str.strip() == ""]
@@ -310,7 +313,9 @@ def check_table(df: pd.DataFrame, schema: TableSchema, file: str) -> list[Proble
         for idx in list(df.index[dup])[:5]:
             values = ", ".join(f"{k}={df.at[idx, k]!r}" for k in key_cols)
             problems.append(
-                Problem(file, f"duplicate {'/'.join(key_cols)} ({values})", line=int(idx) + 1, field=key_cols[-1])
+                Problem(
+                    file, f"duplicate {'/'.join(key_cols)} ({values})", line=int(idx) + 1, field=key_cols[-1]
+                )
             )
     return problems
 
@@ -355,7 +360,13 @@ def check_references(tables: dict[str, pd.DataFrame], files: dict[str, str]) -> 
         qrels = tables["qrels"]
         known = set(zip(tables["aspects"]["query_id"], tables["aspects"]["aspect_id"], strict=True))
         aspect_rows = qrels[qrels["aspect_id"].notna()]
-        bad = [i for i, q, a in zip(aspect_rows.index, aspect_rows["query_id"], aspect_rows["aspect_id"], strict=True) if (q, a) not in known]
+        bad = [
+            i
+            for i, q, a in zip(
+                aspect_rows.index, aspect_rows["query_id"], aspect_rows["aspect_id"], strict=True
+            )
+            if (q, a) not in known
+        ]
         for idx in bad[:5]:
             problems.append(
                 Problem(
@@ -438,7 +449,9 @@ class Task:
             wanted = [str(q) for q in query_ids]
             unknown = sorted(set(wanted) - set(df["query_id"]))
             if unknown:
-                raise InputError(Problem(f"task {self.id}", f"unknown query id(s): {unknown[:10]}", field="query_id"))
+                raise InputError(
+                    Problem(f"task {self.id}", f"unknown query id(s): {unknown[:10]}", field="query_id")
+                )
             df = df[df["query_id"].isin(wanted)]
         return df.head(limit) if limit is not None else df
 
@@ -480,7 +493,11 @@ def _load_tables(card: TaskCard, root: Path) -> tuple[dict[str, pd.DataFrame], d
         else:
             files[name] = f"hf://datasets/{ds.repo_id}@{ds.revision}/{fname}"
             dset = datasets.load_dataset(
-                ds.repo_id, data_files={"data": fname}, revision=ds.revision, split="data", cache_dir=cache_dir
+                ds.repo_id,
+                data_files={"data": fname},
+                revision=ds.revision,
+                split="data",
+                cache_dir=cache_dir,
             )
         tables[name] = dset.to_pandas().reset_index(drop=True)
     return tables, files

@@ -65,9 +65,16 @@ def evaluate(profile_name: str) -> dict:
     from benchmark.profiles import load_profile
 
     prof = load_profile(profile_name)
-    model = load_entailment(prof.entailment, embedder_model=prof.embedder.model, cache=ModelCallCache(enabled=False))
+    model = load_entailment(
+        prof.entailment, embedder_model=prof.embedder.model, cache=ModelCallCache(enabled=False)
+    )
     pairs = load_pairs()
-    scores = np.array([s if s is not None else 0.0 for s in model.support_scores([(p["premise"], p["hypothesis"]) for p in pairs])])
+    scores = np.array(
+        [
+            s if s is not None else 0.0
+            for s in model.support_scores([(p["premise"], p["hypothesis"]) for p in pairs])
+        ]
+    )
     base = np.array([overlap_score(p["premise"], p["hypothesis"]) for p in pairs])
     y = [int(p["label"] == "entailment") for p in pairs]
     dev = [i for i, p in enumerate(pairs) if p["split"] == "dev"]
@@ -90,7 +97,10 @@ def evaluate(profile_name: str) -> dict:
     for kind in kinds:
         idx = [i for i in test if pairs[i]["kind"] == kind]
         pred = (scores[idx] >= prof.entailment.threshold).astype(int)
-        report["per_kind_accuracy_test"][kind] = {"n": len(idx), "accuracy": round(float(np.mean(pred == np.array([y[i] for i in idx]))), 3)}
+        report["per_kind_accuracy_test"][kind] = {
+            "n": len(idx),
+            "accuracy": round(float(np.mean(pred == np.array([y[i] for i in idx]))), 3),
+        }
     return report
 
 
@@ -100,12 +110,23 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     r = evaluate(args.profile)
-    print(f"entailment agreement with hand labels — {r['profile']} ({r['entailment']}), dev n={r['n_dev']}, test n={r['n_test']}")
+    print(
+        f"entailment agreement with hand labels — {r['profile']} ({r['entailment']}), dev n={r['n_dev']}, test n={r['n_test']}"
+    )
     print(f"{'setting':38} {'thr':>5} {'acc':>6} {'prec':>6} {'rec':>6} {'F1':>6} {'kappa':>6}")
-    for name, key in (("test, threshold picked on dev", "test_at_dev_threshold"), ("test, profile threshold", "test_at_profile_threshold"), ("test, token-overlap baseline", "baseline_overlap_test")):
+    for name, key in (
+        ("test, threshold picked on dev", "test_at_dev_threshold"),
+        ("test, profile threshold", "test_at_profile_threshold"),
+        ("test, token-overlap baseline", "baseline_overlap_test"),
+    ):
         m = r[key]
-        print(f"{name:38} {m['threshold']:>5} {m['accuracy']:>6} {m['precision']:>6} {m['recall']:>6} {m['f1']:>6} {m['kappa']:>6}")
-    print("per kind (test, profile threshold): " + ", ".join(f"{k} {v['accuracy']} (n={v['n']})" for k, v in r["per_kind_accuracy_test"].items()))
+        print(
+            f"{name:38} {m['threshold']:>5} {m['accuracy']:>6} {m['precision']:>6} {m['recall']:>6} {m['f1']:>6} {m['kappa']:>6}"
+        )
+    print(
+        "per kind (test, profile threshold): "
+        + ", ".join(f"{k} {v['accuracy']} (n={v['n']})" for k, v in r["per_kind_accuracy_test"].items())
+    )
     if args.json:
         args.json.write_text(json.dumps(r, indent=2))
 

@@ -43,15 +43,30 @@ def entailment_rate(n_claims: int, k: int = 10) -> list[tuple[str, str, str]]:
     from benchmark.profiles import load_profile
 
     prof = load_profile()
-    pairs_src = [json.loads(line) for line in (REPO / "tests/fixtures/entailment_pairs.jsonl").read_text().splitlines() if line.strip()]
-    pairs = [(p["premise"], p["hypothesis"] + f" ({i})") for i, p in enumerate(pairs_src * (n_claims * k // len(pairs_src) + 1))][: n_claims * k]
+    pairs_src = [
+        json.loads(line)
+        for line in (REPO / "tests/fixtures/entailment_pairs.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    pairs = [
+        (p["premise"], p["hypothesis"] + f" ({i})")
+        for i, p in enumerate(pairs_src * (n_claims * k // len(pairs_src) + 1))
+    ][: n_claims * k]
     rows = []
-    model = load_entailment(prof.entailment, embedder_model=prof.embedder.model, cache=ModelCallCache(enabled=False))
+    model = load_entailment(
+        prof.entailment, embedder_model=prof.embedder.model, cache=ModelCallCache(enabled=False)
+    )
     model.support_scores(pairs[:32])  # warm up weights
     t = time.perf_counter()
     model.support_scores(pairs)
     dt = time.perf_counter() - t
-    rows.append((f"entailment ({prof.entailment.kind}, batch {prof.entailment.batch_size}), cold", f"{n_claims / dt:.1f} claims/s", f"{len(pairs)} pairs in {dt:.1f}s, k={k}"))
+    rows.append(
+        (
+            f"entailment ({prof.entailment.kind}, batch {prof.entailment.batch_size}), cold",
+            f"{n_claims / dt:.1f} claims/s",
+            f"{len(pairs)} pairs in {dt:.1f}s, k={k}",
+        )
+    )
     with tempfile.TemporaryDirectory() as tmp:
         cache = ModelCallCache(Path(tmp) / "c.sqlite")
         model = load_entailment(prof.entailment, embedder_model=prof.embedder.model, cache=cache)
@@ -59,7 +74,9 @@ def entailment_rate(n_claims: int, k: int = 10) -> list[tuple[str, str, str]]:
         t = time.perf_counter()
         model.support_scores(pairs)
         dt = time.perf_counter() - t
-        rows.append(("entailment, warm cache", f"{n_claims / dt:.0f} claims/s", f"{cache.stats.hits} cache hits"))
+        rows.append(
+            ("entailment, warm cache", f"{n_claims / dt:.0f} claims/s", f"{cache.stats.hits} cache hits")
+        )
     return rows
 
 
@@ -71,18 +88,41 @@ def end_to_end(n_answers: int) -> list[tuple[str, str, str]]:
         env = dict(os.environ, GROUNDCOVER_HOME=str(tmp_path / "home"), HF_HUB_OFFLINE="1")
         outputs = tmp_path / "answers.jsonl"
         _write_reference_answers(outputs, n_answers)
-        cmd = [sys.executable, "-m", "benchmark", "score", "--outputs", str(outputs), "--tasks", "webtrack-2009-2012",
-               "--results-dir", str(tmp_path / "results"), "--no-progress", "--model-name", "reference-answers"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "benchmark",
+            "score",
+            "--outputs",
+            str(outputs),
+            "--tasks",
+            "webtrack-2009-2012",
+            "--results-dir",
+            str(tmp_path / "results"),
+            "--no-progress",
+            "--model-name",
+            "reference-answers",
+        ]
         for label in ("cold cache", "warm cache"):
             shutil.rmtree(tmp_path / "results", ignore_errors=True)
             t = time.perf_counter()
-            proc = subprocess.run(["/usr/bin/time", "-v", *cmd], env=env, capture_output=True, text=True, check=False, cwd=REPO)
+            proc = subprocess.run(
+                ["/usr/bin/time", "-v", *cmd], env=env, capture_output=True, text=True, check=False, cwd=REPO
+            )
             dt = time.perf_counter() - t
             if proc.returncode != 0:
                 rows.append((f"end-to-end, {label}", "FAILED", proc.stderr[-300:]))
                 continue
-            rss = next((ln.split(":")[1].strip() for ln in proc.stderr.splitlines() if "Maximum resident" in ln), "?")
-            rows.append((f"end-to-end ICAT-M/S/A, {label}", f"{dt / n_answers:.1f} s/answer", f"{n_answers} answers, {dt:.0f}s total incl. model loading, peak RSS {int(rss) // 1024 if rss.isdigit() else rss} MB"))
+            rss = next(
+                (ln.split(":")[1].strip() for ln in proc.stderr.splitlines() if "Maximum resident" in ln), "?"
+            )
+            rows.append(
+                (
+                    f"end-to-end ICAT-M/S/A, {label}",
+                    f"{dt / n_answers:.1f} s/answer",
+                    f"{n_answers} answers, {dt:.0f}s total incl. model loading, peak RSS {int(rss) // 1024 if rss.isdigit() else rss} MB",
+                )
+            )
     return rows
 
 
@@ -97,7 +137,12 @@ def _write_reference_answers(path: Path, n: int) -> None:
         for qid in covered[:n]:
             docs = corpus[corpus["doc_id"].str.startswith(f"gc-starter-{qid}-")]["text"].tolist()
             answer = " ".join(" ".join(d.split(". ")[:2]) for d in docs[:3])
-            f.write(json.dumps({"query_id": qid, "answer": answer, "model": "reference-answers", "revision": "none"}) + "\n")
+            f.write(
+                json.dumps(
+                    {"query_id": qid, "answer": answer, "model": "reference-answers", "revision": "none"}
+                )
+                + "\n"
+            )
 
 
 def main() -> None:
@@ -112,8 +157,15 @@ def main() -> None:
     rows += end_to_end(3 if args.quick else args.answers)
     if not args.skip_retrieval:
         sizes = "10000" if args.quick else "10000,100000"
-        proc = subprocess.run([sys.executable, str(REPO / "benchmarks/retrieval_throughput.py"), "--sizes", sizes], capture_output=True, text=True, check=False)
-        retrieval_table = proc.stdout if proc.returncode == 0 else f"retrieval benchmark failed: {proc.stderr[-500:]}"
+        proc = subprocess.run(
+            [sys.executable, str(REPO / "benchmarks/retrieval_throughput.py"), "--sizes", sizes],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        retrieval_table = (
+            proc.stdout if proc.returncode == 0 else f"retrieval benchmark failed: {proc.stderr[-500:]}"
+        )
     else:
         retrieval_table = "(skipped)"
     rows.append(("peak RSS of this process", f"{peak_rss_mb():.0f} MB", "entailment model + bookkeeping"))

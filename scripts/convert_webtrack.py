@@ -1,20 +1,21 @@
 """Convert TREC Web Track 2009–2014 topics and qrels into groundcover tasks.
 
-Reads the original NIST files (``topics.web.*.txt`` XML with ``<subtopic>`` elements,
-ad-hoc qrels, the 2009 statAP prels, and the 2013–14 subtopic-level ``ndeval`` qrels)
-and writes two tasks:
+Reads the original NIST files — topic XML with ``<subtopic>`` elements, ad-hoc qrels,
+the 2009 statAP prels and the 2013–14 subtopic-level ``ndeval`` qrels — and writes:
 
-* ``tasks/webtrack-2009-2012``: topics 1–200, subtopics as aspects, document-level
-  qrels, plus the hand-written starter corpus (``scripts/starter_corpus/*.yaml``) with
-  its aspect-level labels.
-* ``tasks/webtrack-2013-2014``: topics 201–300, subtopics as aspects, subtopic-level
-  and document-level qrels; no corpus (ClueWeb12 text is not redistributable).
+* ``<out>/webtrack-2009-2012``: topics 1–200 with their subtopics as aspects, the
+  document-level judgements, and the hand-written starter corpus
+  (``scripts/starter_corpus/<topic>.yaml``) with its aspect-level labels, so that the
+  ICAT pipeline can run end to end without ClueWeb09.
+* ``<out>/webtrack-2013-2014``: topics 201–300 with subtopics as aspects, subtopic-level
+  and document-level judgements; no corpus (ClueWeb12 text is not redistributable).
 
-Output is deterministic (sorted rows, fixed parquet settings), and each card records
-the sha256 of every input and output file, so running the script twice gives
-byte-identical files and anyone can check the data against its sources.
+Every anomaly found in the inputs is counted and written into the card instead of being
+fixed silently.  Rows are sorted and parquet is written with fixed settings, so running
+the script twice gives byte-identical files; each card records the sha256 of every
+input and output, so anyone holding the NIST files can check the data against them.
 
-Usage::
+Usage (from the project root)::
 
     python scripts/convert_webtrack.py --shared ../shared/data/trec-web --out tasks
 """
@@ -23,8 +24,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import sys
 import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,279 +38,613 @@ import pyarrow.parquet as pq
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-STARTER = REPO / "scripts" / "starter_corpus"
-QUICKSTART_ORDER = ["175", "182", "196", "117", "125", "154", "26", "75", "84", "173", "45", "14"]
+STARTER_DIR = REPO / "scripts" / "starter_corpus"
+SCRIPT = "scripts/convert_webtrack.py"
 
-SCHEMAS = {
-    "queries": pa.schema([("query_id", pa.string()), ("text", pa.string()), ("description", pa.string()), ("type", pa.string()), ("split", pa.string())]),
-    "aspects": pa.schema([("query_id", pa.string()), ("aspect_id", pa.string()), ("text", pa.string()), ("type", pa.string())]),
-    "qrels": pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("aspect_id", pa.string()), ("relevance", pa.int64())]),
-    "corpus": pa.schema([("doc_id", pa.string()), ("title", pa.string()), ("text", pa.string()), ("url", pa.string())]),
+# The order of ``corpus.covers_queries``: a quickstart runs the first ten, so the topics
+# whose documents ground a short general-knowledge answer best come first.
+QUICKSTART_ORDER = ["175", "182", "196", "117", "125", "154", "26", "75", "84", "173", "130", "45"]
+
+Row = dict[str, Any]
+
+# Arrow types mirror ``benchmark.tasks.SCHEMAS``: ids are strings, grades int64.
+ARROW_SCHEMAS: dict[str, pa.Schema] = {
+    "queries": pa.schema(
+        [
+            ("query_id", pa.string()),
+            ("text", pa.string()),
+            ("description", pa.string()),
+            ("type", pa.string()),
+            ("split", pa.string()),
+        ]
+    ),
+    "aspects": pa.schema(
+        [("query_id", pa.string()), ("aspect_id", pa.string()), ("text", pa.string()), ("type", pa.string())]
+    ),
+    "qrels": pa.schema(
+        [
+            ("query_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("aspect_id", pa.string()),
+            ("relevance", pa.int64()),
+        ]
+    ),
+    "corpus": pa.schema(
+        [("doc_id", pa.string()), ("title", pa.string()), ("text", pa.string()), ("url", pa.string())]
+    ),
 }
 
-CITATIONS = {
-    "2009-2012": """@inproceedings{clarke2009overview,
-  title={Overview of the TREC 2009 Web Track}, author={Clarke, Charles L. A. and Craswell, Nick and Soboroff, Ian},
-  booktitle={Proceedings of TREC 2009}, year={2009}}
+CITATION_2009_2012 = """\
+@inproceedings{clarke2009overview,
+  title     = {Overview of the {TREC} 2009 Web Track},
+  author    = {Clarke, Charles L. A. and Craswell, Nick and Soboroff, Ian},
+  booktitle = {Proceedings of the Eighteenth Text REtrieval Conference (TREC 2009)},
+  publisher = {NIST},
+  year      = {2009}
+}
 @inproceedings{clarke2010overview,
-  title={Overview of the TREC 2010 Web Track}, author={Clarke, Charles L. A. and Craswell, Nick and Soboroff, Ian and Cormack, Gordon V.},
-  booktitle={Proceedings of TREC 2010}, year={2010}}
-@inproceedings{clarke2011overview,
-  title={Overview of the TREC 2011 Web Track}, author={Clarke, Charles L. A. and Craswell, Nick and Soboroff, Ian and Voorhees, Ellen M.},
-  booktitle={Proceedings of TREC 2011}, year={2011}}
-@inproceedings{clarke2012overview,
-  title={Overview of the TREC 2012 Web Track}, author={Clarke, Charles L. A. and Craswell, Nick and Voorhees, Ellen M.},
-  booktitle={Proceedings of TREC 2012}, year={2012}}
-@inproceedings{samarinas2025icat,
-  title={Beyond Factual Accuracy: Evaluating Coverage of Diverse Factual Information in Long-form Text Generation},
-  author={Samarinas, Chris and Krubner, Alexander and Salemi, Alireza and Kim, Youngwoo and Zamani, Hamed}, year={2025}}""",
-    "2013-2014": """@inproceedings{collins2013overview,
-  title={TREC 2013 Web Track Overview}, author={Collins-Thompson, Kevyn and Bennett, Paul and Diaz, Fernando and Clarke, Charles L. A. and Voorhees, Ellen M.},
-  booktitle={Proceedings of TREC 2013}, year={2013}}
-@inproceedings{collins2014overview,
-  title={TREC 2014 Web Track Overview}, author={Collins-Thompson, Kevyn and Macdonald, Craig and Bennett, Paul and Diaz, Fernando and Voorhees, Ellen M.},
-  booktitle={Proceedings of TREC 2014}, year={2014}}""",
+  title     = {Overview of the {TREC} 2010 Web Track},
+  author    = {Clarke, Charles L. A. and Craswell, Nick and Soboroff, Ian and Cormack, Gordon V.},
+  booktitle = {Proceedings of the Nineteenth Text REtrieval Conference (TREC 2010)},
+  publisher = {NIST},
+  year      = {2010}
 }
+@inproceedings{clarke2011overview,
+  title     = {Overview of the {TREC} 2011 Web Track},
+  author    = {Clarke, Charles L. A. and Craswell, Nick and Soboroff, Ian and Voorhees, Ellen M.},
+  booktitle = {Proceedings of the Twentieth Text REtrieval Conference (TREC 2011)},
+  publisher = {NIST},
+  year      = {2011}
+}
+@inproceedings{clarke2012overview,
+  title     = {Overview of the {TREC} 2012 Web Track},
+  author    = {Clarke, Charles L. A. and Craswell, Nick and Voorhees, Ellen M.},
+  booktitle = {Proceedings of the Twenty-First Text REtrieval Conference (TREC 2012)},
+  publisher = {NIST},
+  year      = {2012}
+}
+@inproceedings{samarinas2025icat,
+  title     = {Beyond Factual Accuracy: Evaluating Coverage of Diverse Factual Information in Long-form Text Generation},
+  author    = {Samarinas, Chris and Krubner, Alexander and Salemi, Alireza and Kim, Youngwoo and Zamani, Hamed},
+  year      = {2025}
+}
+"""
 
-LICENSE = (
-    "Topics and relevance judgements: NIST TREC data, made available for research purposes "
-    "(see trec.nist.gov); starter corpus: CC-BY-4.0, written by the groundcover developers"
+CITATION_2013_2014 = """\
+@inproceedings{collinsthompson2013overview,
+  title     = {{TREC} 2013 Web Track Overview},
+  author    = {Collins-Thompson, Kevyn and Bennett, Paul and Diaz, Fernando and Clarke, Charles L. A. and Voorhees, Ellen M.},
+  booktitle = {Proceedings of the Twenty-Second Text REtrieval Conference (TREC 2013)},
+  publisher = {NIST},
+  year      = {2013}
+}
+@inproceedings{collinsthompson2014overview,
+  title     = {{TREC} 2014 Web Track Overview},
+  author    = {Collins-Thompson, Kevyn and Macdonald, Craig and Bennett, Paul and Diaz, Fernando and Voorhees, Ellen M.},
+  booktitle = {Proceedings of the Twenty-Third Text REtrieval Conference (TREC 2014)},
+  publisher = {NIST},
+  year      = {2014}
+}
+"""
+
+NIST_LICENSE = (
+    "Topics and relevance judgements are TREC data created by NIST and distributed free of charge from "
+    "trec.nist.gov for research use; they carry no open-source licence, so cite the track overviews and "
+    "check NIST's terms before other uses. The ClueWeb document collections they refer to are licensed "
+    "separately by Carnegie Mellon University and are not included."
 )
+STARTER_LICENSE = (
+    " The starter corpus (corpus table and its aspect-level qrels) is original text written by the groundcover "
+    "developers and is distributed with groundcover under Apache-2.0."
+)
+INSTRUCTION = (
+    "Write a comprehensive, factually accurate answer to the following question. "
+    "Cover its different aspects in a few paragraphs."
+)
+SOURCE_URL = "https://trec.nist.gov/data/webmain.html"
+TAGS = ["web", "diversity", "aspects", "icat", "trec"]
+
+
+class ConversionError(Exception):
+    """An input file that cannot be converted as it stands; the message names it."""
+
+
+@dataclass
+class Notes:
+    """Anomalies met while converting, written into the card so that none is silent."""
+
+    lines: list[str] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        self.lines.append(text)
+        print(f"  note: {text}")
+
+    def text(self) -> str:
+        return " ".join(self.lines)
+
+
+# ---------------------------------------------------------------------------------
+# Topics
+# ---------------------------------------------------------------------------------
+
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+[\w.-]+\s*\[.*?\]\s*>", re.DOTALL)
+# Defaults declared in the NIST DTDs; applied by hand because the DTD is stripped.
+_DTD_DEFAULT_TOPIC_TYPE = "ambiguous"
+_DTD_DEFAULT_SUBTOPIC_TYPE = "inf"
+_SUBTOPIC_TYPES = ("inf", "nav")
+
+
+def _xml_fromstring() -> Callable[[str], ET.Element]:
+    """defusedxml where installed (defence in depth), else the standard library.
+
+    The document handed over never has a DTD (see :func:`parse_topic_file`), so both
+    parsers see the same input and give the same tree.
+    """
+    try:
+        from defusedxml.ElementTree import fromstring
+    except ImportError:  # not a project dependency; the stripped input is safe for ET too
+        return ET.fromstring
+    return fromstring  # type: ignore[no-any-return]
+
+
+def normalise(text: str | None) -> str:
+    """Collapse the line breaks and indentation of the XML into single spaces."""
+    return " ".join((text or "").split())
+
+
+def parse_topic_file(path: Path, notes: Notes) -> tuple[list[Row], list[Row], list[str]]:
+    """Queries and aspects of one NIST topic file, plus the ids of topics with no subtopic.
+
+    The files start with an internal DTD.  It declares only element structure and
+    attribute defaults, so it is removed before parsing: that keeps entity expansion
+    (and any external reference) out of reach of the parser, and files that declare
+    entities are refused rather than parsed with them.
+    """
+    raw = path.read_text(encoding="utf-8")
+    if "<!ENTITY" in raw or re.search(r"<!DOCTYPE[^>\[]*\b(SYSTEM|PUBLIC)\b", raw):
+        raise ConversionError(f"{path}: declares entities or an external DTD; refusing to parse it")
+    root = _xml_fromstring()(_DOCTYPE.sub("", raw, count=1))
+    queries: list[Row] = []
+    aspects: list[Row] = []
+    without_subtopics: list[str] = []
+    defaults = 0
+    invalid_types: list[str] = []
+    for topic in root.iter("topic"):
+        qid = (topic.get("number") or "").strip()
+        if not qid.isdigit():
+            raise ConversionError(f"{path}: topic without a numeric 'number' attribute: {qid!r}")
+        if topic.get("type") is None:
+            defaults += 1
+        queries.append(
+            {
+                "query_id": qid,
+                "text": normalise(topic.findtext("query")),
+                "description": normalise(topic.findtext("description")) or None,
+                "type": topic.get("type", _DTD_DEFAULT_TOPIC_TYPE),
+                "split": "test",
+            }
+        )
+        subtopics = topic.findall("subtopic")
+        if not subtopics:
+            without_subtopics.append(qid)
+        for sub in subtopics:
+            sid = (sub.get("number") or "").strip()
+            text = normalise(sub.text)
+            if not text:
+                notes.add(
+                    f"{path.name}: topic {qid} subtopic {sid} has no text and was left out of the aspects."
+                )
+                continue
+            if sub.get("type") is None:
+                defaults += 1
+            kind: str | None = sub.get("type", _DTD_DEFAULT_SUBTOPIC_TYPE)
+            if kind not in _SUBTOPIC_TYPES:
+                # the DTD allows only nav|inf; a typo cannot be resolved reliably, so the
+                # type is left unknown rather than guessed
+                invalid_types.append(f"{qid}/{sid} {kind!r}")
+                kind = None
+            aspects.append({"query_id": qid, "aspect_id": sid, "text": text, "type": kind})
+    if invalid_types:
+        notes.add(
+            f"{path.name}: subtopic type outside the DTD's nav|inf, stored as null: {', '.join(invalid_types)}."
+        )
+    if defaults:
+        notes.add(
+            f"{path.name}: {defaults} topic/subtopic type attribute(s) missing; the DTD default was used."
+        )
+    return queries, aspects, without_subtopics
+
+
+# ---------------------------------------------------------------------------------
+# Judgements
+# ---------------------------------------------------------------------------------
+
+
+def parse_qrels(path: Path, *, aspect_level: bool = False) -> list[Row]:
+    """Rows of a TREC qrels file.
+
+    ``topic iteration docid grade`` for ad-hoc files (the iteration column is always 0
+    and ignored), ``topic subtopic docid grade`` for the ndeval files, and
+    ``topic docid grade method probability`` for the 2009 statAP prels, whose grade is
+    the third column.  Grades are kept as given, negative ones (spam, -2) included.
+    """
+    rows: list[Row] = []
+    prels = path.name.startswith("prels.")
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != (5 if prels else 4):
+            raise ConversionError(
+                f"{path}, line {lineno}: expected {5 if prels else 4} columns, got {len(parts)}"
+            )
+        if prels:
+            topic, subtopic, docid, grade = parts[0], None, parts[1], parts[2]
+        else:
+            topic, subtopic, docid, grade = parts[0], parts[1], parts[2], parts[3]
+        rows.append(
+            {
+                "query_id": topic,
+                "doc_id": docid,
+                "aspect_id": subtopic if aspect_level else None,
+                "relevance": int(grade),
+            }
+        )
+    return rows
+
+
+def keep_topics(rows: list[Row], wanted: set[str], what: str, notes: Notes) -> list[Row]:
+    """Drop (and report) judgements for topics outside the task."""
+    kept = [r for r in rows if r["query_id"] in wanted]
+    if len(kept) != len(rows):
+        notes.add(f"{len(rows) - len(kept)} {what} rows for topics outside this task were dropped.")
+    return kept
+
+
+def drop_unknown_aspects(qrels: list[Row], aspects: list[Row], notes: Notes) -> list[Row]:
+    """Aspect-level rows must name an aspect of their query; others are dropped and counted."""
+    known = {(a["query_id"], a["aspect_id"]) for a in aspects}
+    bad = Counter(
+        (r["query_id"], r["aspect_id"])
+        for r in qrels
+        if r["aspect_id"] is not None and (r["query_id"], r["aspect_id"]) not in known
+    )
+    if bad:
+        detail = ", ".join(
+            f"{q}/{a}: {n}" for (q, a), n in sorted(bad.items(), key=lambda kv: (int(kv[0][0]), kv[0][1]))
+        )
+        notes.add(
+            f"{sum(bad.values())} subtopic-level rows named a subtopic that the topic file does not define and were "
+            f"dropped (topic/subtopic: rows) — {detail}."
+        )
+    return [r for r in qrels if r["aspect_id"] is None or (r["query_id"], r["aspect_id"]) in known]
+
+
+def merge_duplicates(qrels: list[Row], notes: Notes) -> list[Row]:
+    """One row per (query, doc, aspect); exact repeats are merged, conflicting grades refused."""
+    seen: dict[tuple[str, str, str | None], Row] = {}
+    repeats = 0
+    for r in qrels:
+        key = (r["query_id"], r["doc_id"], r["aspect_id"])
+        if key in seen:
+            if seen[key]["relevance"] != r["relevance"]:
+                raise ConversionError(
+                    f"conflicting grades for {key}: {seen[key]['relevance']} and {r['relevance']}"
+                )
+            repeats += 1
+            continue
+        seen[key] = r
+    if repeats:
+        notes.add(f"{repeats} exact duplicate judgement rows were merged.")
+    return list(seen.values())
+
+
+# ---------------------------------------------------------------------------------
+# Starter corpus
+# ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Starter:
+    corpus: list[Row]
+    qrels: list[Row]
+    files: list[Path]
+    topics: list[str]
+    contradicting: int
+
+
+def load_starter(aspects: list[Row], directory: Path = STARTER_DIR) -> Starter:
+    """Read ``<topic>.yaml`` files into corpus rows and aspect/document-level qrels.
+
+    Labels are checked against the real subtopics so that a typo in a hand-written file
+    fails here, with the file and document named, rather than in the task loader.
+    """
+    known = {(a["query_id"], a["aspect_id"]) for a in aspects}
+    files = sorted(directory.glob("*.yaml"), key=lambda p: int(p.stem) if p.stem.isdigit() else -1)
+    topics = [p.stem for p in files]
+    if sorted(topics, key=int) != sorted(QUICKSTART_ORDER, key=int):
+        raise ConversionError(
+            f"{directory}: topic files {topics} do not match QUICKSTART_ORDER {QUICKSTART_ORDER}"
+        )
+    corpus: list[Row] = []
+    qrels: list[Row] = []
+    contradicting = 0
+    for path in files:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        qid = str(spec.get("query_id"))
+        if qid != path.stem:
+            raise ConversionError(f"{path}: query_id {qid!r} does not match the file name")
+        for doc in spec["documents"]:
+            doc_id = f"gc-starter-{qid}-{doc['id']}"
+            labels = {str(a): int(g) for a, g in (doc.get("aspects") or {}).items()}
+            if not labels:
+                raise ConversionError(f"{path}: document {doc['id']} has no aspect labels")
+            for aid, grade in labels.items():
+                if (qid, aid) not in known:
+                    raise ConversionError(
+                        f"{path}: document {doc['id']} names unknown subtopic {aid} of topic {qid}"
+                    )
+                if grade not in (1, 2):
+                    raise ConversionError(
+                        f"{path}: document {doc['id']} has grade {grade} for subtopic {aid}; use 1 or 2"
+                    )
+                qrels.append({"query_id": qid, "doc_id": doc_id, "aspect_id": aid, "relevance": grade})
+            qrels.append(
+                {"query_id": qid, "doc_id": doc_id, "aspect_id": None, "relevance": max(labels.values())}
+            )
+            if doc.get("contradicts") and not doc.get("note"):
+                raise ConversionError(
+                    f"{path}: document {doc['id']} is marked 'contradicts' without a 'note' saying what"
+                )
+            contradicting += bool(doc.get("contradicts"))
+            corpus.append(
+                {
+                    "doc_id": doc_id,
+                    "title": normalise(doc["title"]),
+                    "text": normalise(doc["text"]),
+                    "url": None,
+                }
+            )
+    return Starter(corpus, qrels, files, QUICKSTART_ORDER, contradicting)
+
+
+# ---------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------
+
+
+def _num(value: str | None) -> tuple[int, int, str]:
+    """Sort key that puts None first and orders numeric ids as numbers."""
+    if value is None:
+        return (0, 0, "")
+    return (1, int(value), value) if value.isdigit() else (2, 0, value)
+
+
+SORT_KEYS: dict[str, Callable[[Row], tuple[Any, ...]]] = {
+    "queries": lambda r: (_num(r["query_id"]),),
+    "aspects": lambda r: (_num(r["query_id"]), _num(r["aspect_id"])),
+    "qrels": lambda r: (_num(r["query_id"]), r["doc_id"], _num(r["aspect_id"])),
+    "corpus": lambda r: (r["doc_id"],),
+}
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def norm(text: str | None) -> str:
-    return " ".join((text or "").split())
-
-
-EMPTY_SUBTOPICS: list[str] = []
-
-
-def parse_topics(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    root = ET.parse(path).getroot()
-    queries, aspects = [], []
-    for t in root.findall("topic"):
-        qid = t.get("number", "").strip()
-        queries.append({"query_id": qid, "text": norm(t.findtext("query")), "description": norm(t.findtext("description")) or None, "type": t.get("type"), "split": "test"})
-        for s in t.findall("subtopic"):
-            if not norm(s.text):  # e.g. topic 79 subtopic 5 is empty in the NIST file
-                EMPTY_SUBTOPICS.append(f"{qid}/{s.get('number')}")
-                continue
-            aspects.append({"query_id": qid, "aspect_id": s.get("number", "").strip(), "text": norm(s.text), "type": s.get("type")})
-    return queries, aspects
-
-
-def parse_adhoc_qrels(path: Path) -> list[dict[str, Any]]:
-    """``topic iteration docid grade`` (standard qrels) or ``topic docid grade method prob`` (2009 prels)."""
-    rows = []
-    prels = path.name.startswith("prels")
-    for line in path.read_text().splitlines():
-        parts = line.split()
-        if not parts:
-            continue
-        if prels:
-            topic, docid, grade = parts[0], parts[1], parts[2]
-        else:
-            topic, docid, grade = parts[0], parts[2], parts[3]
-        rows.append({"query_id": topic, "doc_id": docid, "aspect_id": None, "relevance": int(grade)})
-    return rows
-
-
-def parse_ndeval_qrels(path: Path) -> list[dict[str, Any]]:
-    """``topic subtopic docid grade`` (subtopic-level judgements)."""
-    rows = []
-    for line in path.read_text().splitlines():
-        parts = line.split()
-        if parts:
-            rows.append({"query_id": parts[0], "doc_id": parts[2], "aspect_id": parts[1], "relevance": int(parts[3])})
-    return rows
-
-
-def load_starter() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Path], dict[str, Any]]:
-    corpus, qrels, files = [], [], []
-    stats: dict[str, Any] = {"documents": 0, "contradicting": 0}
-    for path in sorted(STARTER.glob("*.yaml"), key=lambda p: int(p.stem)):
-        files.append(path)
-        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-        qid = str(spec["query_id"])
-        for doc in spec["documents"]:
-            doc_id = f"gc-starter-{qid}-{doc['id']}"
-            corpus.append({"doc_id": doc_id, "title": doc["title"], "text": norm(doc["text"]), "url": None})
-            grades = {str(a): int(g) for a, g in doc["aspects"].items()}
-            for aspect_id, grade in sorted(grades.items()):
-                qrels.append({"query_id": qid, "doc_id": doc_id, "aspect_id": aspect_id, "relevance": grade})
-            qrels.append({"query_id": qid, "doc_id": doc_id, "aspect_id": None, "relevance": max(grades.values())})
-            stats["documents"] += 1
-            stats["contradicting"] += int(bool(doc.get("contradicts")))
-    return corpus, qrels, files, stats
-
-
-def write_table(rows: list[dict[str, Any]], name: str, path: Path, sort: tuple[str, ...]) -> None:
-    def key(r: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple((int(r[c]) if str(r[c]).isdigit() else 10**9, str(r[c])) if c in ("query_id", "aspect_id") and r[c] is not None else (-1 if r[c] is None else 0, str(r[c])) for c in sort)
-
-    rows = sorted(rows, key=key)
-    table = pa.Table.from_pylist(rows, schema=SCHEMAS[name])
+def write_table(rows: Iterable[Row], name: str, path: Path) -> None:
+    """Sorted rows, one row group, no statistics or pandas metadata: byte-stable output."""
+    table = pa.Table.from_pylist(sorted(rows, key=SORT_KEYS[name]), schema=ARROW_SCHEMAS[name])
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", use_dictionary=False, write_statistics=False, store_schema=False)
+    pq.write_table(
+        table, path, compression="zstd", use_dictionary=False, write_statistics=False, store_schema=False
+    )
 
 
-def drop_unknown_aspects(qrels: list[dict[str, Any]], aspects: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    known = {(a["query_id"], a["aspect_id"]) for a in aspects}
-    kept = [r for r in qrels if r["aspect_id"] is None or (r["query_id"], r["aspect_id"]) in known]
-    return kept, len(qrels) - len(kept)
-
-
-def dedup(qrels: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for r in qrels:
-        seen.setdefault((r["query_id"], r["doc_id"], r["aspect_id"]), r)
-    return list(seen.values()), len(qrels) - len(seen)
-
-
-def write_task(out: Path, card: dict[str, Any], tables: dict[str, tuple[list[dict[str, Any]], tuple[str, ...]]], inputs: list[Path], root: Path) -> None:
-    data = out / "data"
-    checksums = {}
-    for name, (rows, sort) in tables.items():
-        path = data / f"{name}.parquet"
-        write_table(rows, name, path, sort)
-        checksums[f"{name}.parquet"] = sha256(path)
-    card["data"] = {"kind": "local", "path": "data", "tables": {n: f"{n}.parquet" for n in tables}, "checksums": checksums}
-    card["provenance"]["inputs"] = [{"file": _display(p, root), "sha256": sha256(p)} for p in inputs]
-    (out / "task.yaml").write_text(yaml.safe_dump(card, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
-
-
-def _display(path: Path, shared_root: Path) -> str:
+def display_path(path: Path, shared: Path) -> str:
+    """Input paths as a reader of the card finds them: under ``shared/`` or the repo."""
     try:
-        return "shared/data/trec-web/" + str(path.relative_to(shared_root))
+        return "shared/data/trec-web/" + path.relative_to(shared).as_posix()
     except ValueError:
-        return str(path.relative_to(REPO))
+        return path.resolve().relative_to(REPO).as_posix()
 
 
-def convert(shared: Path, out_root: Path) -> None:
-    # ---- 2009–2012 -------------------------------------------------------------
-    topic_files = [shared / f"topics.web.{r}.txt" for r in ("1-50", "51-100", "101-150", "151-200")]
-    qrel_files = [shared / "prels.web.1-50.txt"] + [shared / f"qrels.web.{r}.txt" for r in ("51-100", "101-150", "151-200")]
-    queries, aspects = [], []
-    for f in topic_files:
-        q, a = parse_topics(f)
+def write_task(
+    out: Path, card: dict[str, Any], tables: dict[str, list[Row]], inputs: list[Path], shared: Path
+) -> None:
+    checksums: dict[str, str] = {}
+    for name, rows in tables.items():
+        path = out / "data" / f"{name}.parquet"
+        write_table(rows, name, path)
+        checksums[path.name] = sha256(path)
+    card["provenance"]["inputs"] = [{"file": display_path(p, shared), "sha256": sha256(p)} for p in inputs]
+    card["data"] = {
+        "kind": "local",
+        "path": "data",
+        "tables": {n: f"{n}.parquet" for n in tables},
+        "checksums": checksums,
+    }
+    text = yaml.safe_dump(card, sort_keys=False, allow_unicode=True, width=100)
+    (out / "task.yaml").write_text(text, encoding="utf-8")
+
+
+def read_topics(files: list[Path], notes: Notes) -> tuple[list[Row], list[Row], list[str]]:
+    queries: list[Row] = []
+    aspects: list[Row] = []
+    bare: list[str] = []
+    for f in files:
+        q, a, b = parse_topic_file(f, notes)
         queries += q
         aspects += a
-    qrels = [r for f in qrel_files for r in parse_adhoc_qrels(f)]
-    corpus, starter_qrels, starter_files, stats = load_starter()
-    qrels, dup = dedup(qrels + starter_qrels)
-    qrels, unknown = drop_unknown_aspects(qrels, aspects)
-    covered = sorted({r["query_id"] for r in starter_qrels}, key=QUICKSTART_ORDER.index)
-    notes = (
-        "Document-level qrels are the TREC ad-hoc judgements (2009: statAP prels, relevance column; "
-        "2010-2012: graded qrels, negative grades kept as given). Aspect-level qrels exist only for the "
-        f"starter corpus documents. {dup} duplicate judgement rows and {unknown} rows naming unknown subtopics were dropped. "
-        f"Subtopics with no text in the NIST file were left out: {', '.join(EMPTY_SUBTOPICS) or 'none'}."
+        bare += b
+    return queries, aspects, bare
+
+
+# ---------------------------------------------------------------------------------
+# The two tasks
+# ---------------------------------------------------------------------------------
+
+
+def convert_2009_2012(shared: Path, out: Path) -> None:
+    notes = Notes()
+    topic_files = [shared / f"topics.web.{r}.txt" for r in ("1-50", "51-100", "101-150", "151-200")]
+    qrel_files = [shared / "prels.web.1-50.txt"] + [
+        shared / f"qrels.web.{r}.txt" for r in ("51-100", "101-150", "151-200")
+    ]
+    queries, aspects, bare = read_topics(topic_files, notes)
+    if bare:
+        raise ConversionError(f"topics without subtopics in 2009-2012: {bare}")
+    notes.add(
+        "2009 has no graded qrels file; its document-level judgements are the grade column of the statAP "
+        "prels (prels.web.1-50.txt). 2010-2012 grades are kept as given, including -2 (spam)."
     )
-    card = {
+    adhoc = keep_topics(
+        [r for f in qrel_files for r in parse_qrels(f)], {q["query_id"] for q in queries}, "ad-hoc", notes
+    )
+    judged = {r["query_id"] for r in adhoc}
+    unjudged = sorted({q["query_id"] for q in queries} - judged, key=int)
+    if unjudged:
+        notes.add(
+            f"Topics with no rows in the NIST judgement files (so no document-level qrels here): {', '.join(unjudged)}."
+        )
+    starter = load_starter(aspects)
+    qrels = merge_duplicates(adhoc + starter.qrels, notes)
+    qrels = drop_unknown_aspects(qrels, aspects, notes)
+    n_docs, n_topics = len(starter.corpus), len(starter.topics)
+    label = (
+        f"groundcover starter corpus v1 (hand-written, {n_docs} documents for {n_topics} topics; not ClueWeb)"
+    )
+    card: dict[str, Any] = {
         "id": "webtrack-2009-2012",
         "version": "1.0.0",
         "name": "TREC Web Track 2009-2012 (diversity topics)",
         "description": (
-            "The 200 TREC Web Track 2009-2012 topics, with their subtopics as the aspects a complete "
-            "answer should cover (the setting of the ICAT paper). ClueWeb09 text is not redistributable; "
-            f"the task ships a hand-written starter corpus of {stats['documents']} documents for {len(covered)} "
-            "topics with aspect-level labels, so ICAT-M/S/A run offline. Point --corpus or --lucene-index at "
-            "your own ClueWeb09 index for the paper's setting."
+            "The 200 TREC Web Track 2009-2012 topics with their subtopics as the aspects a complete answer should "
+            "cover, as in the ICAT paper. Document-level qrels are the NIST ad-hoc judgements on ClueWeb09, whose "
+            f"text cannot be shipped. Instead the task carries a hand-written starter corpus of {n_docs} documents "
+            f"for {n_topics} topics (corpus.covers_queries), labelled with the subtopics each document is relevant "
+            f"to; {starter.contradicting} of them deliberately contradict a common claim or another document, so "
+            "that grounding has something to reject. Point --corpus at your own ClueWeb09 index for the paper's "
+            "setting."
         ),
-        "source": {"name": "TREC Web Track 2009-2012, NIST", "url": "https://trec.nist.gov/data/webmain.html", "notes": notes},
-        "license": LICENSE,
-        "citation": CITATIONS["2009-2012"],
+        "source": {"name": "TREC Web Track 2009-2012 (NIST)", "url": SOURCE_URL, "notes": notes.text()},
+        "license": NIST_LICENSE + STARTER_LICENSE,
+        "citation": CITATION_2009_2012,
         "metrics": ["icat"],
         "splits": ["test"],
-        "instruction": (
-            "Write a comprehensive, factually accurate answer to the following question or search request. "
-            "Cover its different aspects in a few paragraphs."
-        ),
-        "corpus": {
-            "kind": "table",
-            "label": f"groundcover starter corpus v1 (hand-written, {stats['documents']} documents for {len(covered)} topics, "
-            f"{stats['contradicting']} of them contradict a common claim; not ClueWeb)",
-            "covers_queries": covered,
-        },
-        "provenance": {"script": "scripts/convert_webtrack.py", "inputs": [], "notes": "starter corpus sources: scripts/starter_corpus/*.yaml"},
-        "tags": ["web", "diversity", "aspects", "icat"],
-    }
-    write_task(
-        out_root / "webtrack-2009-2012",
-        card,
-        {
-            "queries": (queries, ("query_id",)),
-            "aspects": (aspects, ("query_id", "aspect_id")),
-            "qrels": (qrels, ("query_id", "doc_id", "aspect_id")),
-            "corpus": (corpus, ("doc_id",)),
-        },
-        topic_files + qrel_files + starter_files,
-        shared,
-    )
-    print(f"webtrack-2009-2012: {len(queries)} queries, {len(aspects)} aspects, {len(qrels)} qrels, {len(corpus)} starter documents")
-
-    # ---- 2013–2014 -------------------------------------------------------------
-    topic_files = [shared / "topics.web.201-250.txt", shared / "topics.web.251-300.txt"]
-    adhoc_files = [shared / "qrels.web.201-250.txt", shared / "qrels.web.251-300.txt"]
-    nd_files = [shared / "qrels.web.201-250.ndeval.txt", shared / "qrels.web.251-300.ndeval.txt"]
-    queries, aspects = [], []
-    for f in topic_files:
-        q, a = parse_topics(f)
-        queries += q
-        aspects += a
-    qrels = [r for f in adhoc_files for r in parse_adhoc_qrels(f)] + [r for f in nd_files for r in parse_ndeval_qrels(f)]
-    qrels, dup = dedup(qrels)
-    qrels, unknown = drop_unknown_aspects(qrels, aspects)
-    card = {
-        "id": "webtrack-2013-2014",
-        "version": "1.0.0",
-        "name": "TREC Web Track 2013-2014",
-        "description": (
-            "The 100 TREC Web Track 2013-2014 topics (201-300) with subtopics as aspects, document-level "
-            "ad-hoc qrels and subtopic-level diversity qrels (ndeval). Topics of type 'single' have no "
-            "subtopics. The task ships no corpus: ClueWeb12 text is not redistributable; pass --corpus or "
-            "--lucene-index."
-        ),
-        "source": {
-            "name": "TREC Web Track 2013-2014, NIST",
-            "url": "https://trec.nist.gov/data/webmain.html",
+        "instruction": INSTRUCTION,
+        "corpus": {"kind": "table", "label": label, "covers_queries": starter.topics},
+        "provenance": {
+            "script": SCRIPT,
+            "inputs": [],
             "notes": (
-                f"Subtopic-level rows come from the ndeval qrels. {dup} duplicate rows and {unknown} rows naming a "
-                "subtopic that the topic file does not define (e.g. subtopic 0 for single-facet topics) were dropped."
+                "Starter corpus: scripts/starter_corpus/<topic>.yaml, one file per topic; doc_id is "
+                "gc-starter-<topic>-<nn>; each document gives aspect-level qrels (grade 1 or 2) and one "
+                "document-level row whose grade is the maximum of its aspect grades."
             ),
         },
-        "license": LICENSE.split(";")[0],
-        "citation": CITATIONS["2013-2014"],
+        "tags": TAGS,
+    }
+    tables = {"queries": queries, "aspects": aspects, "qrels": qrels, "corpus": starter.corpus}
+    write_task(out / "webtrack-2009-2012", card, tables, topic_files + qrel_files + starter.files, shared)
+    print(
+        f"webtrack-2009-2012: {len(queries)} queries, {len(aspects)} aspects, {len(qrels)} qrels, "
+        f"{n_docs} starter documents for {n_topics} topics ({starter.contradicting} contradicting)"
+    )
+
+
+def convert_2013_2014(shared: Path, out: Path) -> None:
+    notes = Notes()
+    topic_files = [shared / "topics.web.201-250.txt", shared / "topics.web.251-300.txt"]
+    adhoc_files = [shared / "qrels.web.201-250.txt", shared / "qrels.web.251-300.txt"]
+    ndeval_files = [shared / "qrels.web.201-250.ndeval.txt", shared / "qrels.web.251-300.ndeval.txt"]
+    queries, aspects, bare = read_topics(topic_files, notes)
+    wanted = {q["query_id"] for q in queries}
+    if bare:
+        # 'single' topics have no <subtopic>; ndeval judges them under subtopic 0.  The
+        # description is their one information need, so it becomes aspect 0 and those
+        # judgements stay usable instead of being dropped.
+        by_id = {q["query_id"]: q for q in queries}
+        aspects += [
+            {
+                "query_id": q,
+                "aspect_id": "0",
+                "text": by_id[q]["description"] or by_id[q]["text"],
+                "type": None,
+            }
+            for q in bare
+        ]
+        kinds = Counter(by_id[q]["type"] for q in bare)
+        notes.add(
+            f"{len(bare)} topics have no <subtopic> element ({', '.join(f'{n} of type {k}' for k, n in sorted(kinds.items()))}; "
+            f"topics {', '.join(bare)}). The ndeval qrels judge them under subtopic 0, which the topic files do not "
+            "define; the converter adds aspect 0 = the topic description (type null) for each of them so that every "
+            "topic has an aspect and those judgements are kept."
+        )
+    notes.add(
+        "Query types are kept as NIST gives them: faceted, ambiguous, and single (one-facet topics, 2013-14 only)."
+    )
+    adhoc = keep_topics([r for f in adhoc_files for r in parse_qrels(f)], wanted, "ad-hoc", notes)
+    ndeval = keep_topics(
+        [r for f in ndeval_files for r in parse_qrels(f, aspect_level=True)], wanted, "subtopic-level", notes
+    )
+    qrels = merge_duplicates(adhoc + ndeval, notes)
+    qrels = drop_unknown_aspects(qrels, aspects, notes)
+    if not any("named a subtopic" in line for line in notes.lines):
+        notes.add(
+            "No subtopic-level row names a subtopic outside the (extended) aspect table; none were dropped."
+        )
+    card: dict[str, Any] = {
+        "id": "webtrack-2013-2014",
+        "version": "1.0.0",
+        "name": "TREC Web Track 2013-2014 (risk-sensitive and diversity topics)",
+        "description": (
+            "The 100 TREC Web Track 2013-2014 topics (201-300) with their subtopics as aspects, the NIST ad-hoc "
+            "judgements (aspect_id null) and the subtopic-level diversity judgements (ndeval) on ClueWeb12. "
+            "No corpus is shipped: ClueWeb12 text cannot be redistributed, so run it with --corpus pointing at "
+            "your own collection or index."
+        ),
+        "source": {"name": "TREC Web Track 2013-2014 (NIST)", "url": SOURCE_URL, "notes": notes.text()},
+        "license": NIST_LICENSE,
+        "citation": CITATION_2013_2014,
         "metrics": ["icat"],
         "splits": ["test"],
-        "instruction": card["instruction"],
-        "corpus": {"kind": "none", "label": "none shipped (ClueWeb12 is not redistributable); bring your own with --corpus or --lucene-index"},
-        "provenance": {"script": "scripts/convert_webtrack.py", "inputs": []},
-        "tags": ["web", "diversity", "aspects", "icat"],
+        "instruction": INSTRUCTION,
+        "corpus": {
+            "kind": "none",
+            "label": "none shipped: ClueWeb12 text is not redistributable; point --corpus at your own",
+        },
+        "provenance": {"script": SCRIPT, "inputs": []},
+        "tags": TAGS,
     }
-    write_task(
-        out_root / "webtrack-2013-2014",
-        card,
-        {"queries": (queries, ("query_id",)), "aspects": (aspects, ("query_id", "aspect_id")), "qrels": (qrels, ("query_id", "doc_id", "aspect_id"))},
-        topic_files + adhoc_files + nd_files,
-        shared,
+    tables = {"queries": queries, "aspects": aspects, "qrels": qrels}
+    write_task(out / "webtrack-2013-2014", card, tables, topic_files + adhoc_files + ndeval_files, shared)
+    n_aspect_rows = sum(r["aspect_id"] is not None for r in qrels)
+    print(
+        f"webtrack-2013-2014: {len(queries)} queries, {len(aspects)} aspects, {len(qrels)} qrels ({n_aspect_rows} subtopic-level)"
     )
-    print(f"webtrack-2013-2014: {len(queries)} queries, {len(aspects)} aspects, {len(qrels)} qrels ({unknown} unknown-subtopic rows dropped)")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data" / "trec-web")
-    ap.add_argument("--out", type=Path, default=REPO / "tasks")
+    ap.add_argument(
+        "--shared",
+        type=Path,
+        default=REPO.parent / "shared" / "data" / "trec-web",
+        help="folder with the NIST files",
+    )
+    ap.add_argument("--out", type=Path, default=REPO / "tasks", help="tasks folder to write into")
     args = ap.parse_args(argv)
-    if not args.shared.exists():
-        print(f"error: {args.shared} does not exist", file=sys.stderr)
+    shared = args.shared.resolve()
+    if not shared.is_dir():
+        print(f"error: {args.shared} is not a folder", file=sys.stderr)
         return 2
-    convert(args.shared.resolve(), args.out)
+    try:
+        convert_2009_2012(shared, args.out)
+        convert_2013_2014(shared, args.out)
+    except (ConversionError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

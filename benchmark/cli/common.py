@@ -25,7 +25,9 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--results-dir", default="results", help="where result files go (default: results/)")
     g.add_argument("--corpus", help="your own knowledge corpus: .jsonl or .parquet with doc_id and text")
-    g.add_argument("--lucene-index", help="an existing Lucene index dir, or prebuilt:<name> (pyserini, needs internet)")
+    g.add_argument(
+        "--lucene-index", help="an existing Lucene index dir, or prebuilt:<name> (pyserini, needs internet)"
+    )
     g.add_argument("--variants", default="m,s,a", help="ICAT variants to compute (default: m,s,a)")
     g.add_argument("--beta", type=float, default=1.0, help="β of the reported ICAT_β (default 1)")
     g.add_argument("--seed", type=int, default=0)

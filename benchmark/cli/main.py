@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from benchmark import __version__
 from benchmark.errors import InputError
 
-COMMANDS = ("tasks", "evaluate", "score")
+COMMANDS = ("tasks", "evaluate", "score", "validate", "submit", "leaderboard", "space")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; completed items are checkpointed, re-run the same command to resume", file=sys.stderr)
+        print(
+            "interrupted; completed items are checkpointed, re-run the same command to resume",
+            file=sys.stderr,
+        )
         return 130
 
 

@@ -22,10 +22,15 @@ def register(sub: argparse._SubParsersAction) -> None:
             "  benchmark score --outputs outputs/org__model/webtrack-2009-2012.jsonl --tasks webtrack-2009-2012\n"
             "  benchmark score --outputs lm_eval_out/org__model/samples_groundcover_webtrack-2009-2012_*.jsonl \\\n"
             "      --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama\n"
+            "  benchmark score --submission submissions/org__model   # validates first, scores every task\n"
         ),
     )
-    p.add_argument("--outputs", required=True, nargs="+", help="outputs file(s), one per task, in the order of --tasks")
-    p.add_argument("--tasks", required=True, help="comma-separated task ids, one per outputs file")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--outputs", nargs="+", help="outputs file(s), one per task, in the order of --tasks")
+    src.add_argument(
+        "--submission", help="a submission folder: validated as a whole, then every task in it is scored"
+    )
+    p.add_argument("--tasks", help="comma-separated task ids, one per outputs file (with --outputs)")
     p.add_argument("--model-name", help="model id to record when the outputs file does not say")
     add_scoring_args(p)
     p.set_defaults(func=run)
@@ -34,13 +39,36 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark.outputs import answers_and_model
 
+    if args.submission:
+        return _score_submission(args)
+    if not args.tasks:
+        raise SystemExit("error: --outputs needs --tasks")
     task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
     if len(task_ids) != len(args.outputs):
-        raise SystemExit(f"error: {len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task")
+        raise SystemExit(
+            f"error: {len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task"
+        )
     jobs = []
     for task_id, path in zip(task_ids, args.outputs, strict=True):
         task = load_task(task_id)
         answers, model = answers_and_model(path, task, model_name=args.model_name)
         jobs.append((task, answers, model))
+    score_answers(args, jobs)
+    return 0
+
+
+def _score_submission(args: argparse.Namespace) -> int:
+    """Score a submission the way the submission workflow does: all or nothing."""
+    from benchmark.results import ModelInfo
+    from benchmark.submissions import validate_submission
+
+    sub = validate_submission(args.submission)
+    model = ModelInfo(
+        id=sub.card.model_id, revision=sub.card.revision, backend="submission", generation=sub.card.generation
+    )
+    jobs = [
+        (load_task(task_id), {r.query_id: r.answer for r in rows}, model)
+        for task_id, rows in sorted(sub.outputs.items())
+    ]
     score_answers(args, jobs)
     return 0

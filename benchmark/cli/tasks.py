@@ -58,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
     for col in ("id", "version", "metrics", "corpus", "licence"):
         table.add_column(col)
     for card in list_tasks():
-        table.add_row(card.id, card.version, ",".join(card.metrics), card.corpus.label or card.corpus.kind, card.license[:40])
+        table.add_row(
+            card.id,
+            card.version,
+            ",".join(card.metrics),
+            card.corpus.label or card.corpus.kind,
+            card.license[:40],
+        )
     console.print(table)
     return 0

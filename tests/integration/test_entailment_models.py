@@ -27,11 +27,31 @@ def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     corpus = [json.loads(line)["premise"] for line in FIXTURE.read_text().splitlines()]
-    tok.train_from_iterator(corpus, trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    tok.train_from_iterator(
+        corpus,
+        trainers.WordPieceTrainer(
+            vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        ),
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
     fast.save_pretrained(out)
-    config = BertConfig(vocab_size=fast.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64, num_labels=3,
-                        id2label={0: "entailment", 1: "neutral", 2: "contradiction"}, label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
+    config = BertConfig(
+        vocab_size=fast.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=3,
+        id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+        label2id={"entailment": 0, "neutral": 1, "contradiction": 2},
+    )
     BertForSequenceClassification(config).save_pretrained(out)
     return out
 
@@ -39,12 +59,22 @@ def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_nli_backend_batches_scores_and_caches(tiny_nli: Path, tmp_path: Path) -> None:
     cache = ModelCallCache(tmp_path / "c.sqlite")
     model = NLIEntailment(EntailmentSpec(kind="nli", model=str(tiny_nli), batch_size=3, max_length=64), cache)
-    pairs = [("The cat sat on the mat. " * 20, "A cat sat."), ("Water boils.", "Water is hot."), ("a", "b"), ("c", "d")]
+    pairs = [
+        ("The cat sat on the mat. " * 20, "A cat sat."),
+        ("Water boils.", "Water is hot."),
+        ("a", "b"),
+        ("c", "d"),
+    ]
     scores = model.support_scores(pairs)
     assert len(scores) == 4 and all(s is not None and 0.0 <= s <= 1.0 for s in scores)
     assert cache.stats.misses == 4
-    again = NLIEntailment(EntailmentSpec(kind="nli", model=str(tiny_nli), batch_size=3, max_length=64), ModelCallCache(tmp_path / "c.sqlite"))
-    assert again.support_scores(pairs) == scores and again.cache.stats.misses == 0 and again._model is None  # no model load at all
+    again = NLIEntailment(
+        EntailmentSpec(kind="nli", model=str(tiny_nli), batch_size=3, max_length=64),
+        ModelCallCache(tmp_path / "c.sqlite"),
+    )
+    assert (
+        again.support_scores(pairs) == scores and again.cache.stats.misses == 0 and again._model is None
+    )  # no model load at all
 
 
 def test_similarity_substitute_agrees_with_hand_labels(tmp_path: Path) -> None:

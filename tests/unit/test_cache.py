@@ -39,7 +39,9 @@ def test_entries_persist_across_processes_and_arrays_roundtrip(tmp_path: Path) -
     first.cached_batch("embed", "m", ["x"], lambda b: [vec])
     first.close()
     second = ModelCallCache(path)
-    out = second.cached_batch("embed", "m", ["x"], lambda b: (_ for _ in ()).throw(AssertionError("recomputed")))
+    out = second.cached_batch(
+        "embed", "m", ["x"], lambda b: (_ for _ in ()).throw(AssertionError("recomputed"))
+    )
     np.testing.assert_array_equal(out[0], vec)
     assert second.stats.misses == 0
 

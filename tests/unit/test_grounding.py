@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from benchmark.grounding import LLMEntailment, entailment_label_index, ground_claims, guard_conflict, parse_yes_no, sentence_windows
+from benchmark.grounding import (
+    LLMEntailment,
+    entailment_label_index,
+    ground_claims,
+    guard_conflict,
+    parse_yes_no,
+    sentence_windows,
+)
 from benchmark.profiles import EntailmentSpec
 from benchmark.retrieval import Hit
 
@@ -16,7 +23,10 @@ class FakeRetriever:
 
     def search(self, queries: list[str], k: int) -> list[list[Hit]]:
         self.calls += 1
-        return [[Hit(f"{d}#0", d, f"text of {d}", 1.0 / r, r) for r, d in enumerate(self.hits[q][:k], start=1)] for q in queries]
+        return [
+            [Hit(f"{d}#0", d, f"text of {d}", 1.0 / r, r) for r, d in enumerate(self.hits[q][:k], start=1)]
+            for q in queries
+        ]
 
 
 class FakeEntailment:
@@ -87,4 +97,10 @@ def test_similarity_guards_and_windows() -> None:
     assert not guard_conflict("It opened in 1,989 days.", "It opened in 1989 days.")
     assert guard_conflict("Coffee does not contain caffeine.", "Coffee contains caffeine.")
     assert not guard_conflict("Coffee contains caffeine.", "Coffee contains a lot of caffeine.")
-    assert sentence_windows("One here. Two there. Three.") == ["One here.", "Two there.", "Three.", "One here. Two there.", "Two there. Three."]
+    assert sentence_windows("One here. Two there. Three.") == [
+        "One here.",
+        "Two there.",
+        "Three.",
+        "One here. Two there.",
+        "Two there. Three.",
+    ]

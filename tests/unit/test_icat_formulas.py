@@ -56,7 +56,13 @@ def test_icat_beta_weights_move_towards_the_favoured_score() -> None:
 
 
 def test_query_scores_and_sweep() -> None:
-    s = icat.query_scores(["c1", "c2", "c3", "c4"], ["c1", "c2"], ["a1", "a2", "a3"], {"c1": ["a1"], "c2": ["a1"], "c3": ["a2"]})
-    assert s == {"s_fact": 0.5, "s_coverage": pytest.approx(1 / 3), "icat": pytest.approx(2 * 0.5 / 3 / (0.5 + 1 / 3))}
+    s = icat.query_scores(
+        ["c1", "c2", "c3", "c4"], ["c1", "c2"], ["a1", "a2", "a3"], {"c1": ["a1"], "c2": ["a1"], "c3": ["a2"]}
+    )
+    assert s == {
+        "s_fact": 0.5,
+        "s_coverage": pytest.approx(1 / 3),
+        "icat": pytest.approx(2 * 0.5 / 3 / (0.5 + 1 / 3)),
+    }
     sweep = icat.beta_sweep([0.5, 1.0, None], [0.5, 0.0, 0.3], betas=(0.0, 1.0))
     assert sweep == {"0": pytest.approx(0.75), "1": pytest.approx(0.25)}

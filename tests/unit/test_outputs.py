@@ -44,9 +44,16 @@ def test_errors_name_line_and_field(tmp_path: Path) -> None:
 def test_reads_lm_eval_samples(tmp_path: Path) -> None:
     d = tmp_path / "org__model"
     d.mkdir()
-    sample = {"doc_id": 0, "doc": {"query_id": "7", "text": "q"}, "arguments": [], "resps": [["raw"]], "filtered_resps": ["the answer"]}
+    sample = {
+        "doc_id": 0,
+        "doc": {"query_id": "7", "text": "q"},
+        "arguments": {"gen_args_0": {"arg_0": "prompt", "arg_1": {"max_gen_toks": 9, "until": []}}},
+        "resps": [["raw"]],
+        "filtered_resps": ["the answer"],
+    }
     rows = read_outputs(write(d / "samples_groundcover_x_2026.jsonl", [sample]))
     assert rows[0].query_id == "7" and rows[0].answer == "the answer" and rows[0].model == "org/model"
+    assert rows[0].generation["max_gen_toks"] == 9 and rows[0].backend == "lm-eval"
     bad = dict(sample, doc={"text": "q"})
-    with pytest.raises(InputError, match="doc.query_id"):
+    with pytest.raises(InputError, match=r"doc\.query_id"):
         read_outputs(write(d / "samples_bad.jsonl", [bad]))

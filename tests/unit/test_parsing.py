@@ -14,7 +14,9 @@ def test_claims_bullets_numbers_none_and_failure() -> None:
     assert parse_claims("NONE") == []
     assert parse_claims("  none. ") == []
     with pytest.raises(ValueError):
-        parse_claims("Coffee is good for you and that is all.")  # prose, not a list: retry, never "zero claims"
+        parse_claims(
+            "Coffee is good for you and that is all."
+        )  # prose, not a list: retry, never "zero claims"
 
 
 def test_aspects_limit_and_ids() -> None:
@@ -52,4 +54,8 @@ def test_alignment_rejects_malformed(bad: str) -> None:
 
 def test_manual_alignment_uses_first_supporting_doc() -> None:
     qrels = {("7", "d1"): {"2", "3"}, ("7", "d2"): {"1"}}
-    assert manual_alignment("7", {"c1": "d1", "c2": None, "c3": "d9"}, qrels) == {"c1": ["2", "3"], "c2": [], "c3": []}
+    assert manual_alignment("7", {"c1": "d1", "c2": None, "c3": "d9"}, qrels) == {
+        "c1": ["2", "3"],
+        "c2": [],
+        "c3": [],
+    }

@@ -21,18 +21,28 @@ CARD = {
     "citation": "none",
     "metrics": ["icat"],
     "instruction": "Answer.",
-    "data": {"tables": {"queries": "queries.parquet", "aspects": "aspects.parquet", "qrels": "qrels.parquet"}},
+    "data": {
+        "tables": {"queries": "queries.parquet", "aspects": "aspects.parquet", "qrels": "qrels.parquet"}
+    },
 }
 
 
 def make_task(root: Path, *, card: dict | None = None, queries=None, aspects=None, qrels=None) -> Path:
     (root / "data").mkdir(parents=True, exist_ok=True)
     (root / "task.yaml").write_text(yaml.safe_dump(card or CARD))
-    pd.DataFrame(queries or [{"query_id": "1", "text": "q one"}, {"query_id": "2", "text": "q two"}]).to_parquet(root / "data/queries.parquet")
-    pd.DataFrame(aspects or [{"query_id": "1", "aspect_id": "1", "text": "a"}, {"query_id": "2", "aspect_id": "1", "text": "b"}]).to_parquet(
-        root / "data/aspects.parquet"
+    pd.DataFrame(
+        queries or [{"query_id": "1", "text": "q one"}, {"query_id": "2", "text": "q two"}]
+    ).to_parquet(root / "data/queries.parquet")
+    pd.DataFrame(
+        aspects
+        or [
+            {"query_id": "1", "aspect_id": "1", "text": "a"},
+            {"query_id": "2", "aspect_id": "1", "text": "b"},
+        ]
+    ).to_parquet(root / "data/aspects.parquet")
+    pd.DataFrame(qrels or [{"query_id": "1", "doc_id": "d1", "aspect_id": "1", "relevance": 1}]).to_parquet(
+        root / "data/qrels.parquet"
     )
-    pd.DataFrame(qrels or [{"query_id": "1", "doc_id": "d1", "aspect_id": "1", "relevance": 1}]).to_parquet(root / "data/qrels.parquet")
     return root
 
 
@@ -58,7 +68,11 @@ def test_card_hub_data_needs_revision(tmp_path: Path) -> None:
 
 
 def test_duplicate_ids_and_missing_values(tmp_path: Path) -> None:
-    queries = [{"query_id": "1", "text": "a"}, {"query_id": "2", "text": None}, {"query_id": "1", "text": "c"}]
+    queries = [
+        {"query_id": "1", "text": "a"},
+        {"query_id": "2", "text": None},
+        {"query_id": "1", "text": "c"},
+    ]
     task = load_task(make_task(tmp_path / "tiny", queries=queries))
     with pytest.raises(InputError) as exc:
         task.load_all()
@@ -68,7 +82,10 @@ def test_duplicate_ids_and_missing_values(tmp_path: Path) -> None:
 
 
 def test_referential_integrity(tmp_path: Path) -> None:
-    aspects = [{"query_id": "1", "aspect_id": "1", "text": "a"}, {"query_id": "99", "aspect_id": "1", "text": "b"}]
+    aspects = [
+        {"query_id": "1", "aspect_id": "1", "text": "a"},
+        {"query_id": "99", "aspect_id": "1", "text": "b"},
+    ]
     qrels = [{"query_id": "1", "doc_id": "d", "aspect_id": "7", "relevance": 1}]
     task = load_task(make_task(tmp_path / "tiny", aspects=aspects, qrels=qrels))
     with pytest.raises(InputError) as exc:
@@ -80,7 +97,11 @@ def test_referential_integrity(tmp_path: Path) -> None:
 
 def test_unexpected_and_missing_columns(tmp_path: Path) -> None:
     queries = [{"query_id": "1", "txt": "typo"}]
-    task = load_task(make_task(tmp_path / "tiny", queries=queries, aspects=[{"query_id": "1", "aspect_id": "1", "text": "a"}]))
+    task = load_task(
+        make_task(
+            tmp_path / "tiny", queries=queries, aspects=[{"query_id": "1", "aspect_id": "1", "text": "a"}]
+        )
+    )
     with pytest.raises(InputError) as exc:
         task.load_all()
     msg = str(exc.value)

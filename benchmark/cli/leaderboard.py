@@ -1,0 +1,46 @@
+"""``benchmark leaderboard``: ranked tables from ``results/``."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "leaderboard",
+        help="print ranked tables and write CSV/JSON/Markdown/HTML snapshots",
+        description=(
+            "Rank every result under --results-dir. Only results with the same task version, data, "
+            "corpus and judge profile are ranked together; models whose confidence intervals overlap "
+            "share a rank; a missing result is shown as missing, never as zero."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  benchmark leaderboard\n"
+            "  benchmark leaderboard --results-dir results --out leaderboard/snapshot\n"
+            "  benchmark leaderboard --markdown comment.md   # the table a submission PR gets\n"
+        ),
+    )
+    p.add_argument("--results-dir", default="results")
+    p.add_argument("--submissions-dir", default="submissions", help="model cards (open weights, size)")
+    p.add_argument("--out", default="leaderboard/snapshot", help="snapshot folder (CSV, JSON, MD, HTML)")
+    p.add_argument("--markdown", help="also write the Markdown tables to this file")
+    p.add_argument("--no-write", action="store_true", help="only print")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from leaderboard.build import build_leaderboard
+    from leaderboard.snapshot import print_leaderboard, to_markdown, write_snapshot
+
+    lb = build_leaderboard(args.results_dir, args.submissions_dir)
+    print_leaderboard(lb)
+    if not args.no_write:
+        written = write_snapshot(lb, args.out)
+        print(f"wrote {len(written)} files to {args.out}")
+    if args.markdown:
+        Path(args.markdown).write_text(to_markdown(lb), encoding="utf-8")
+    return 0

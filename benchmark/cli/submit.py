@@ -1,0 +1,79 @@
+"""``benchmark submit``: build a submission folder from an evaluation run."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchmark.errors import InputError, Problem
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "submit",
+        help="build submissions/<org>__<model>/ from outputs of `benchmark evaluate`",
+        description=(
+            "Build a data-only submission folder: model.yaml from the options below and one outputs "
+            "JSONL per task, copied from an evaluation run and re-serialised through the schema. The "
+            "folder is validated before the command returns; open a pull request with it and the "
+            "project scores it with the pinned judge profile."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  benchmark submit --outputs outputs/Qwen__Qwen2.5-1.5B-Instruct --org Qwen --name Qwen2.5-1.5B-Instruct \\\n"
+            "      --license apache-2.0 --parameters 1.5e9 --open-weights --contact you@example.org \\\n"
+            "      --link https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct\n"
+        ),
+    )
+    p.add_argument("--outputs", required=True, nargs="+", help="outputs JSONL files, or folders holding them")
+    p.add_argument("--org", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--revision", default="main")
+    p.add_argument("--license", required=True)
+    p.add_argument("--parameters", type=float, help="parameter count (e.g. 1.5e9)")
+    weights = p.add_mutually_exclusive_group(required=True)
+    weights.add_argument("--open-weights", dest="open_weights", action="store_true")
+    weights.add_argument("--closed-weights", dest="open_weights", action="store_false")
+    p.add_argument("--contact", required=True, help="e-mail or GitHub handle")
+    p.add_argument("--link", action="append", default=[], help="URL (repeatable)")
+    p.add_argument("--description")
+    p.add_argument("--submissions-dir", default="submissions")
+    p.add_argument("--overwrite", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from benchmark.outputs import read_outputs
+    from benchmark.submissions import ModelCard, build_submission
+
+    files: list[Path] = []
+    for item in map(Path, args.outputs):
+        files.extend(sorted(item.glob("*.jsonl")) if item.is_dir() else [item])
+    first = read_outputs(files[0]) if files else []
+    generation = {"backend": first[0].backend, **first[0].generation} if first else {}
+    try:
+        card = ModelCard(
+            name=args.name,
+            org=args.org,
+            revision=args.revision,
+            license=args.license,
+            parameters=None if args.parameters is None else int(args.parameters),
+            open_weights=args.open_weights,
+            links=args.link,
+            contact=args.contact,
+            generation={k: v for k, v in generation.items() if v is not None},
+            description=args.description,
+        )
+    except ValidationError as exc:
+        raise InputError(
+            [
+                Problem("command line", e["msg"], field="--" + ".".join(map(str, e["loc"])))
+                for e in exc.errors()
+            ]
+        ) from exc
+    dest = build_submission(files, card, Path(args.submissions_dir), overwrite=args.overwrite)
+    print(f"wrote {dest} ({len(files)} task file(s)); validated. Open a pull request adding this folder.")
+    return 0

@@ -1,0 +1,52 @@
+"""``benchmark validate``: check submission folders before anything reads them."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.markup import escape
+
+from benchmark.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="validate submission folders (schema, ids, limits, safety)",
+        description=(
+            "Validate submission folders completely: model.yaml schema, every outputs line against "
+            "the task, duplicates and missing queries, file count and size limits, UTF-8, no links, "
+            "executables, pickles or script markup. Every problem is listed with file, line and field; "
+            "a submission with any problem is rejected as a whole. Exit status 2 when any folder fails."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  benchmark validate submissions/my-org__my-model\n"
+            "  benchmark validate submissions/*/\n"
+        ),
+    )
+    p.add_argument("folders", nargs="+", help="submission folder(s)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmark.submissions import validate_submission
+
+    console = Console(stderr=False, highlight=False)
+    failed = 0
+    for folder in args.folders:
+        try:
+            sub = validate_submission(folder)
+        except InputError as exc:
+            failed += 1
+            console.print(f"[red]✗[/] {escape(folder)}: {len(exc.problems)} problem(s)")
+            for problem in exc.problems:
+                console.print(f"  {escape(str(problem))}")
+            continue
+        tasks = ", ".join(f"{t} ({len(rows)} answers)" for t, rows in sorted(sub.outputs.items()))
+        console.print(
+            f"[green]✓[/] {escape(folder)}: {escape(sub.card.model_id)}@{escape(sub.card.revision)} — {tasks}"
+        )
+    return 2 if failed else 0

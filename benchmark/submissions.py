@@ -1,0 +1,418 @@
+"""Submissions: data-only folders that a pull request adds under ``submissions/``.
+
+A submission is ``submissions/<org>__<model>/`` holding ``model.yaml`` (the model card,
+:class:`ModelCard`) and one outputs JSONL per task (``<task_id>.jsonl``, rows of
+:class:`benchmark.outputs.OutputRow`).  It never carries scores: the project computes
+them with a pinned judge profile.
+
+Everything in a submission is untrusted.  :func:`validate_submission` looks at the raw
+bytes before any parser does, so a hostile folder cannot make us follow a link out of
+the tree, unpickle, execute, or load a multi-gigabyte file; YAML is read with the safe
+loader only.  It collects *every* problem (file, line, field) and a submission with any
+problem is rejected as a whole — nothing is partially accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError, field_validator
+
+from benchmark.errors import InputError, Problem, yaml_key_lines
+from benchmark.outputs import OutputRow
+
+MODEL_CARD = "model.yaml"
+MAX_FILES = 64
+MAX_FILE_BYTES = 25 * 1024 * 1024
+MAX_TOTAL_BYTES = 200 * 1024 * 1024
+MAX_ANSWER_CHARS = 50_000
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+
+#: Leading bytes of content that must never be in a data-only submission.
+_MAGIC = {
+    b"\x80\x02": "a Python pickle",
+    b"\x80\x03": "a Python pickle",
+    b"\x80\x04": "a Python pickle",
+    b"\x80\x05": "a Python pickle",
+    b"\x7fELF": "an ELF executable",
+    b"MZ": "a Windows executable",
+    b"#!": "a script (shebang)",
+    b"PK\x03\x04": "a zip archive",
+    b"\x1f\x8b": "a gzip archive",
+    b"\xca\xfe\xba\xbe": "a Mach-O/Java class file",
+    b"\xcf\xfa\xed\xfe": "a Mach-O executable",
+}
+_PICKLE_HINTS = (b"cposix\nsystem", b"cbuiltins\n", b"c__builtin__\n", b"\x93.", b"numpy.core.multiarray")
+
+#: Markup that could run script or restyle a page if some viewer rendered it as HTML.
+_MARKUP_RE = re.compile(
+    r"<\s*/?\s*(script|iframe|frame|object|embed|style|svg|math|img|link|meta|base|form|input|"
+    r"button|textarea|video|audio|source|details|marquee|template)\b"
+    r"|javascript\s*:|vbscript\s*:|data\s*:\s*text/html"
+    r"|<[^>]*\bon[a-z]+\s*=",
+    re.IGNORECASE,
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ModelCard(_Strict):
+    """``model.yaml``: who made the model and how its answers were generated."""
+
+    name: str = Field(min_length=1, max_length=96, description="model name, e.g. Llama-3.1-8B-Instruct")
+    org: str = Field(min_length=1, max_length=96, description="organisation or user, e.g. meta-llama")
+    revision: str = Field(default="main", min_length=1, max_length=64, description="commit or tag")
+    license: str = Field(min_length=1, max_length=96)
+    parameters: int | None = Field(default=None, ge=0, description="parameter count; null if unknown")
+    open_weights: bool
+    links: list[HttpUrl] = Field(default_factory=list, max_length=10)
+    contact: str = Field(min_length=1, max_length=200, description="e-mail or GitHub handle")
+    generation: dict[str, Any] = Field(default_factory=dict, description="backend, sampling settings")
+    description: str | None = Field(default=None, max_length=2000)
+
+    @field_validator("name", "org")
+    @classmethod
+    def _plain_name(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError("use letters, digits, '.', '_' and '-' only (it names a folder and a URL)")
+        return v
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.org}/{self.name}"
+
+    @property
+    def folder_name(self) -> str:
+        return f"{self.org}__{self.name}"
+
+
+@dataclass
+class Submission:
+    """A validated submission: its card and the answers per task."""
+
+    path: Path
+    card: ModelCard
+    outputs: dict[str, list[OutputRow]] = field(default_factory=dict)
+
+    def output_file(self, task_id: str) -> Path:
+        return self.path / f"{task_id}.jsonl"
+
+
+# ---------------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------------
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent))
+    except ValueError:
+        return str(path)
+
+
+def _markup_problems(value: Any, where: str, file: str, line: int | None) -> Iterable[Problem]:
+    """Problems for every string inside ``value`` that carries script-capable markup."""
+    if isinstance(value, str):
+        m = _MARKUP_RE.search(value)
+        if m:
+            yield Problem(
+                file, f"markup is not allowed in text fields (found {m.group(0)[:30]!r})", line, where
+            )
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _markup_problems(str(k), where, file, line)
+            yield from _markup_problems(v, f"{where}.{k}" if where else str(k), file, line)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _markup_problems(v, f"{where}[{i}]", file, line)
+
+
+def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
+    problems = []
+    for magic, what in _MAGIC.items():
+        if data.startswith(magic):
+            problems.append(Problem(shown, f"file looks like {what}; submissions are text data only"))
+    if any(h in data for h in _PICKLE_HINTS) and data[:1] == b"\x80":
+        problems.append(Problem(shown, "file contains pickle opcodes; submissions are text data only"))
+    if b"\x00" in data:
+        problems.append(Problem(shown, "file contains NUL bytes; submissions are UTF-8 text"))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problems.append(Problem(shown, f"not valid UTF-8 (byte offset {exc.start})", line=line))
+    return problems
+
+
+def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return None, [Problem(shown, f"invalid YAML: {exc}", line=mark.line + 1 if mark else None)]
+    if not isinstance(raw, dict):
+        return None, [Problem(shown, "model card must be a mapping of fields")]
+    lines = yaml_key_lines(text)
+    problems = list(_markup_problems(raw, "", shown, None))
+    problems = [Problem(p.file, p.message, lines.get(p.field.split(".")[0]), p.field) for p in problems]
+    try:
+        card = ModelCard.model_validate(raw)
+    except ValidationError as exc:
+        for e in exc.errors():
+            top = str(e["loc"][0]) if e["loc"] else None
+            problems.append(
+                Problem(shown, e["msg"], lines.get(top or ""), ".".join(str(x) for x in e["loc"]) or None)
+            )
+        return None, problems
+    return (card if not problems else None), problems
+
+
+def _load_outputs(
+    text: str, shown: str, card: ModelCard | None, known: set[str], required: list[str]
+) -> tuple[list[OutputRow], list[Problem]]:
+    rows: list[OutputRow] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(shown, f"invalid JSON: {exc.msg}", line_no))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(shown, "each line must be a JSON object", line_no))
+            continue
+        problems.extend(_markup_problems({k: v for k, v in obj.items() if k != "answer"}, "", shown, line_no))
+        answer = obj.get("answer")
+        if isinstance(answer, str):
+            problems.extend(_markup_problems(answer, "answer", shown, line_no))
+            if len(answer) > MAX_ANSWER_CHARS:
+                problems.append(
+                    Problem(shown, f"answer longer than {MAX_ANSWER_CHARS} characters", line_no, "answer")
+                )
+        try:
+            row = OutputRow.model_validate(obj)
+        except ValidationError as exc:
+            problems.extend(
+                Problem(shown, e["msg"], line_no, ".".join(str(x) for x in e["loc"])) for e in exc.errors()
+            )
+            continue
+        if row.query_id not in known:
+            problems.append(
+                Problem(shown, f"query id {row.query_id!r} is not in the task", line_no, "query_id")
+            )
+        if row.query_id in seen:
+            problems.append(
+                Problem(
+                    shown,
+                    f"duplicate query id {row.query_id!r} (first on line {seen[row.query_id]})",
+                    line_no,
+                    "query_id",
+                )
+            )
+        seen.setdefault(row.query_id, line_no)
+        if card is not None and (row.model != card.model_id or row.revision != card.revision):
+            problems.append(
+                Problem(
+                    shown,
+                    f"row is from {row.model}@{row.revision}, model.yaml says {card.model_id}@{card.revision}",
+                    line_no,
+                    "model",
+                )
+            )
+        rows.append(row)
+    missing = [q for q in required if q not in seen]
+    if missing:
+        problems.append(
+            Problem(shown, f"{len(missing)} required query id(s) missing: {missing[:10]}", field="query_id")
+        )
+    if not rows and not problems:
+        problems.append(Problem(shown, "outputs file has no answers"))
+    return rows, problems
+
+
+def required_queries(task_id: str) -> tuple[set[str], list[str]]:
+    """All query ids of a task, and those a submission must answer (the scored ones)."""
+    from benchmark.evaluation import queries_to_score
+    from benchmark.tasks import load_task
+
+    task = load_task(task_id)
+    qids = list(task.table("queries")["query_id"])
+    scored = queries_to_score(task, dict.fromkeys(qids, ""), corpus=None, lucene_index=None)
+    return set(qids), scored
+
+
+def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = None) -> Submission:
+    """Check a submission folder completely; raise :class:`InputError` listing every problem.
+
+    ``task_ids`` are the tasks a submission may contain (default: every task shipped).
+    """
+    from benchmark.tasks import list_tasks
+
+    root = Path(folder)
+    shown_root = _display(root, root)
+    if root.is_symlink():
+        raise InputError(Problem(shown_root, "the submission folder is a symbolic link"))
+    if not root.is_dir():
+        raise InputError(Problem(shown_root, "submission folder does not exist"))
+    allowed_tasks = set(task_ids) if task_ids is not None else {c.id for c in list_tasks()}
+    problems: list[Problem] = []
+    resolved_root = root.resolve()
+    files: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in sorted(dirnames + filenames):
+            p = Path(dirpath) / name
+            shown = _display(p, root)
+            st = p.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                problems.append(Problem(shown, "symbolic links are not allowed"))
+            elif stat.S_ISDIR(st.st_mode):
+                problems.append(
+                    Problem(shown, "sub-folders are not allowed; put files directly in the submission")
+                )
+            elif not stat.S_ISREG(st.st_mode):
+                problems.append(Problem(shown, "only regular files are allowed"))
+            elif not p.resolve().is_relative_to(resolved_root):
+                problems.append(Problem(shown, "path escapes the submission folder"))
+            else:
+                if st.st_mode & 0o111:
+                    problems.append(Problem(shown, "executable files are not allowed (clear the x bit)"))
+                files.append(p)
+        dirnames[:] = []  # never descend: sub-folders were reported above
+    if len(files) > MAX_FILES:
+        problems.append(Problem(shown_root, f"{len(files)} files; at most {MAX_FILES} are allowed"))
+    total = sum(p.stat().st_size for p in files)
+    if total > MAX_TOTAL_BYTES:
+        problems.append(Problem(shown_root, f"{total} bytes in all; at most {MAX_TOTAL_BYTES} are allowed"))
+
+    texts: dict[Path, str] = {}
+    for p in files:
+        shown = _display(p, root)
+        if p.name != MODEL_CARD and (p.suffix != ".jsonl" or p.stem not in allowed_tasks):
+            problems.append(
+                Problem(
+                    shown,
+                    f"unexpected file; a submission holds {MODEL_CARD} and <task_id>.jsonl for known tasks "
+                    f"({', '.join(sorted(allowed_tasks))})",
+                )
+            )
+            continue
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.append(Problem(shown, f"{size} bytes; at most {MAX_FILE_BYTES} per file"))
+            continue
+        data = p.read_bytes()
+        byte_problems = _check_bytes(p, data, shown)
+        problems.extend(byte_problems)
+        if not byte_problems:
+            texts[p] = data.decode("utf-8")
+
+    card_path = root / MODEL_CARD
+    card: ModelCard | None = None
+    if card_path not in texts and not any(pr.file == _display(card_path, root) for pr in problems):
+        problems.append(Problem(_display(card_path, root), "missing model card"))
+    if card_path in texts:
+        card, card_problems = _load_card(card_path, texts[card_path], _display(card_path, root))
+        problems.extend(card_problems)
+        if card is not None and root.name != card.folder_name:
+            problems.append(
+                Problem(
+                    shown_root, f"folder must be named {card.folder_name!r} after org and name in model.yaml"
+                )
+            )
+
+    outputs: dict[str, list[OutputRow]] = {}
+    for p, text in texts.items():
+        if p.name == MODEL_CARD:
+            continue
+        known, required = required_queries(p.stem)
+        rows, out_problems = _load_outputs(text, _display(p, root), card, known, required)
+        problems.extend(out_problems)
+        outputs[p.stem] = rows
+    if not outputs and not any(p.suffix == ".jsonl" for p in files):
+        problems.append(Problem(shown_root, "no outputs: add one <task_id>.jsonl per task"))
+    if problems or card is None:
+        raise InputError(problems or [Problem(shown_root, "model card could not be read")])
+    return Submission(path=root, card=card, outputs=outputs)
+
+
+# ---------------------------------------------------------------------------------
+# Building a submission from an evaluation run
+# ---------------------------------------------------------------------------------
+
+Weights = Literal["yes", "no"]
+
+
+def build_submission(
+    outputs: Iterable[Path],
+    card: ModelCard,
+    dest_root: Path,
+    *,
+    overwrite: bool = False,
+) -> Path:
+    """Write ``<dest_root>/<org>__<name>/`` from outputs JSONL files and a card.
+
+    Rows are re-serialised from the validated :class:`OutputRow` (so nothing a
+    backend added beyond the schema leaks in) and their ``model``/``revision`` are
+    set to the card's, the identity the leaderboard shows.  The result is validated
+    before this returns.
+    """
+    from benchmark.outputs import read_outputs
+
+    dest = dest_root / card.folder_name
+    if dest.exists() and any(dest.iterdir()) and not overwrite:
+        raise InputError(Problem(str(dest), "submission folder exists; pass --overwrite to replace it"))
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.iterdir():
+        if old.is_file() and (old.suffix == ".jsonl" or old.name == MODEL_CARD):
+            old.unlink()
+    written = 0
+    for src in outputs:
+        rows = read_outputs(src)
+        task_ids = {r.task for r in rows if r.task}
+        task_id = task_ids.pop() if len(task_ids) == 1 else Path(src).stem
+        with open(dest / f"{task_id}.jsonl", "w", encoding="utf-8") as f:
+            for r in rows:
+                r = r.model_copy(update={"model": card.model_id, "revision": card.revision, "task": task_id})
+                f.write(r.model_dump_json(exclude_none=True) + "\n")
+        written += 1
+    if not written:
+        raise InputError(Problem(str(dest_root), "no outputs files given"))
+    payload = card.model_dump(mode="json", exclude_none=True)
+    (dest / MODEL_CARD).write_text(
+        yaml.safe_dump(payload, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
+    validate_submission(dest)
+    return dest
+
+
+def load_model_cards(root: Path | str) -> dict[str, ModelCard]:
+    """Model cards of every submission under ``root`` that has a readable card, by model id.
+
+    Used for display metadata (open weights, size) only; a folder whose card does not
+    validate is skipped, because display must never depend on unvalidated input.
+    """
+    cards: dict[str, ModelCard] = {}
+    root = Path(root)
+    if not root.is_dir():
+        return cards
+    for card_path in sorted(root.glob(f"*/{MODEL_CARD}")):
+        if card_path.is_symlink() or card_path.parent.is_symlink():
+            continue
+        text = card_path.read_text(encoding="utf-8", errors="replace")
+        card, problems = _load_card(card_path, text, str(card_path))
+        if card is not None and not problems:
+            cards[card.model_id] = card
+    return cards

@@ -1,0 +1,86 @@
+"""Test helpers: tiny models and tasks built locally, so tests need no model hub.
+
+A random-weight GPT-2 with a locally trained byte-level BPE tokenizer loads through
+the real transformers / lm-eval code paths in well under a second, which is what the
+harness and server tests need: real model plumbing, not good answers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+_CORPUS = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Grounded answers cite passages that support every claim.",
+    "Coverage asks whether an answer mentions every aspect of the topic.",
+    "Write a comprehensive answer to the following question.",
+    "Rivers, mountains and forests shape the climate of a region.",
+] * 20
+
+
+def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0) -> Path:
+    """Save a 2-layer GPT-2 (random weights) and a locally trained tokenizer to ``path``."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path.mkdir(parents=True, exist_ok=True)
+    tok = Tokenizer(models.BPE(unk_token=None))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(_CORPUS, trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>")
+    fast.pad_token = fast.eos_token
+    if chat_template:
+        fast.chat_template = CHAT_TEMPLATE
+    fast.save_pretrained(path)
+    torch.manual_seed(seed)
+    config = GPT2Config(
+        vocab_size=len(fast),
+        n_positions=512,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=fast.eos_token_id,
+        eos_token_id=fast.eos_token_id,
+    )
+    GPT2LMHeadModel(config).save_pretrained(path)
+    return path
+
+
+def build_tiny_task(root: Path, queries: list[tuple[str, str]], *, task_id: str = "tiny") -> Path:
+    """A minimal task folder (card + queries parquet) that :func:`benchmark.tasks.load_task` reads."""
+    folder = root / task_id
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"query_id": [q for q, _ in queries], "text": [t for _, t in queries]}).to_parquet(
+        folder / "data" / "queries.parquet", index=False
+    )
+    card = {
+        "id": task_id,
+        "version": "0.0.1",
+        "name": "tiny test task",
+        "description": "queries only, for generation tests",
+        "source": {"name": "tests"},
+        "license": "CC0-1.0",
+        "citation": "none",
+        "metrics": ["icat"],
+        "instruction": "Answer the question in one sentence.",
+        "data": {"kind": "local", "path": "data", "tables": {"queries": "queries.parquet"}},
+        "corpus": {"kind": "none"},
+    }
+    (folder / "task.yaml").write_text(yaml.safe_dump(card, sort_keys=False), encoding="utf-8")
+    return folder

