@@ -158,11 +158,8 @@ def to_html(lb: Leaderboard) -> str:
             body.append("<p>no results yet</p>")
             continue
         for board, sub in df.groupby("board", sort=True):
-            body.append(
-                display_frame(sub, fam).to_html(
-                    index=False, escape=True, caption=html.escape(str(board)), border=0
-                )
-            )
+            body.append(f"<h3>{html.escape(str(board))}</h3>")
+            body.append(display_frame(sub, fam).to_html(index=False, escape=True, border=0))
     ov = overall_frame(lb.overall)
     if not ov.empty:
         body.append("<h2>Overall</h2>" + ov.to_html(index=False, escape=True, border=0))

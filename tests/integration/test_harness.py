@@ -166,3 +166,24 @@ def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
 def test_vllm_without_vllm_says_what_to_do(task: Task, tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="local-chat-completions"):
         generate_outputs("vllm", "pretrained=x", task, tmp_path / "o.jsonl", progress=False)
+
+
+@pytest.mark.parametrize("backend", ["local-chat-completions", "local-completions"])
+def test_openai_compatible_server_through_lm_eval(
+    backend: str, tiny_model: Path, task: Task, tmp_path: Path, fresh_home: Path
+) -> None:
+    """How most users run vLLM: `vllm serve`, then lm-eval's HTTP backend against it."""
+    from tests.helpers.openai_server import LocalModel, ServerThread, create_app
+
+    with ServerThread(create_app(LocalModel(tiny_model))) as srv:
+        endpoint = "chat/completions" if backend == "local-chat-completions" else "completions"
+        args = f"model=tiny-gpt2,base_url={srv.base_url}/{endpoint},tokenizer_backend=None,num_concurrent=2"
+        out = generate_outputs(backend, args, task, tmp_path / "out", batch_size=1, gen_kwargs=GEN)
+        rows = read_outputs(out)
+        import httpx
+
+        served = httpx.get(f"{srv.base_url.removesuffix('/v1')}/control/stats").json()
+    assert [r.query_id for r in rows] == ["q1", "q2", "q3"]
+    assert all(r.backend == backend and r.model == "tiny-gpt2" for r in rows)
+    assert served["requests"] >= 3  # the answers really came over HTTP
+    assert isinstance(harness.make_backend(backend, {"model": "x"}, 1), harness.LMEvalBackend)

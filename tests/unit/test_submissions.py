@@ -1,0 +1,166 @@
+"""``benchmark validate``: every problem found, with file, line and field; nothing accepted."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmark.cli.main import main
+from benchmark.errors import InputError
+from benchmark.submissions import ModelCard, build_submission, required_queries, validate_submission
+
+TASK = "webtrack-2009-2012"
+CARD = {
+    "name": "tiny-model",
+    "org": "acme",
+    "revision": "main",
+    "license": "apache-2.0",
+    "parameters": 135000000,
+    "open_weights": True,
+    "links": ["https://example.org/tiny"],
+    "contact": "dev@example.org",
+    "generation": {"max_gen_toks": 256},
+}
+
+
+def _rows(qids: list[str], **override: object) -> list[dict[str, object]]:
+    return [
+        {"query_id": q, "answer": f"An answer about topic {q}.", "model": "acme/tiny-model", **override}
+        for q in qids
+    ]
+
+
+def make(
+    tmp_path: Path, rows: list[dict[str, object]] | None = None, card: dict[str, object] | None = None
+) -> Path:
+    folder = tmp_path / "acme__tiny-model"
+    folder.mkdir()
+    (folder / "model.yaml").write_text(yaml.safe_dump(card or CARD, sort_keys=False), encoding="utf-8")
+    _, required = required_queries(TASK)
+    lines = [json.dumps(r) for r in (rows if rows is not None else _rows(required))]
+    (folder / f"{TASK}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def problems(folder: Path) -> list[str]:
+    with pytest.raises(InputError) as exc:
+        validate_submission(folder)
+    return [str(p) for p in exc.value.problems]
+
+
+def test_valid_submission_is_accepted(tmp_path: Path) -> None:
+    sub = validate_submission(make(tmp_path))
+    _, required = required_queries(TASK)
+    assert sub.card.model_id == "acme/tiny-model"
+    assert [r.query_id for r in sub.outputs[TASK]] == required
+    assert main(["validate", str(sub.path)]) == 0
+
+
+def test_every_problem_is_reported_with_file_line_and_field(tmp_path: Path) -> None:
+    _, required = required_queries(TASK)
+    rows = _rows(required[:3])
+    rows.append(dict(rows[0]))  # duplicate
+    rows.append({"query_id": "no-such-topic", "answer": "x", "model": "acme/tiny-model"})
+    rows.append({"query_id": required[3], "answer": "x", "model": "acme/tiny-model", "score": 0.99})
+    folder = make(tmp_path, rows)
+    found = problems(folder)
+    text = "\n".join(found)
+    assert f"acme__tiny-model/{TASK}.jsonl, line 4, field 'query_id': duplicate query id" in text
+    assert "line 5, field 'query_id': query id 'no-such-topic' is not in the task" in text
+    assert "line 6, field 'score': Extra inputs are not permitted" in text  # scores are never taken
+    assert "required query id(s) missing" in text
+    assert main(["validate", str(folder)]) == 2
+
+
+def test_model_card_errors_name_the_line(tmp_path: Path) -> None:
+    card = {**CARD, "open_weights": "maybe", "parameters": -3, "homepage": "x"}
+    found = problems(make(tmp_path, card=card))
+    assert any("model.yaml, line 6, field 'open_weights'" in p for p in found), found
+    assert any("field 'parameters'" in p for p in found)
+    assert any("field 'homepage': Extra inputs are not permitted" in p for p in found)
+
+
+@pytest.mark.parametrize(
+    ("where", "payload"),
+    [
+        ("answer", "Fine text <script>fetch('//evil')</script>"),
+        ("answer", '<img src=x onerror="alert(1)">'),
+        ("answer", "[click](javascript:alert(1))"),
+        ("generation", {"note": "<iframe src=//evil>"}),
+    ],
+)
+def test_script_markup_is_rejected(tmp_path: Path, where: str, payload: object) -> None:
+    _, required = required_queries(TASK)
+    rows = _rows(required)
+    rows[1][where] = payload
+    found = problems(make(tmp_path, rows))
+    assert any(f"line 2, field '{where}" in p and "markup is not allowed" in p for p in found), found
+
+
+def test_markup_in_model_name_is_rejected(tmp_path: Path) -> None:
+    found = problems(make(tmp_path, card={**CARD, "name": "<script>alert(1)</script>"}))
+    assert any("field 'name'" in p for p in found), found
+
+
+def test_rows_must_match_the_card(tmp_path: Path) -> None:
+    _, required = required_queries(TASK)
+    rows = _rows(required)
+    rows[0]["model"] = "someone/else"
+    found = problems(make(tmp_path, rows))
+    assert any("line 1, field 'model': row is from someone/else@main" in p for p in found), found
+
+
+def test_unsafe_files_are_rejected(tmp_path: Path) -> None:
+    folder = make(tmp_path)
+    (folder / "weights.pkl").write_bytes(pickle.dumps({"a": 1}))
+    (folder / "run.sh").write_text("#!/bin/sh\nrm -rf /\n")
+    os.chmod(folder / "run.sh", 0o755)
+    (folder / "webtrack-2013-2014.jsonl").symlink_to("/etc/passwd")
+    (folder / "nested").mkdir()
+    (folder / "bad-utf8.jsonl").write_bytes(b"\xff\xfe")
+    text = "\n".join(problems(folder))
+    assert "weights.pkl: unexpected file" in text
+    assert "run.sh: executable files are not allowed" in text
+    assert "webtrack-2013-2014.jsonl: symbolic links are not allowed" in text
+    assert "nested: sub-folders are not allowed" in text
+    assert "bad-utf8.jsonl: unexpected file" in text
+
+
+def test_pickle_disguised_as_outputs_is_rejected(tmp_path: Path) -> None:
+    folder = make(tmp_path)
+    (folder / f"{TASK}.jsonl").write_bytes(pickle.dumps(["not", "json"], protocol=4))
+    text = "\n".join(problems(folder))
+    assert "looks like a Python pickle" in text
+
+
+def test_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import benchmark.submissions as subs
+
+    monkeypatch.setattr(subs, "MAX_FILE_BYTES", 100)
+    text = "\n".join(problems(make(tmp_path)))
+    assert f"{TASK}.jsonl: " in text and "at most 100 per file" in text
+
+
+def test_folder_name_must_match_card(tmp_path: Path) -> None:
+    folder = make(tmp_path)
+    renamed = folder.rename(tmp_path / "other__name")
+    assert any("folder must be named 'acme__tiny-model'" in p for p in problems(renamed))
+
+
+def test_build_submission_round_trip(tmp_path: Path) -> None:
+    _, required = required_queries(TASK)
+    out = tmp_path / "outputs" / f"{TASK}.jsonl"
+    out.parent.mkdir()
+    rows = _rows(required, model="HuggingFaceTB/SmolLM2-135M-Instruct", backend="hf", task=TASK)
+    out.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    card = ModelCard.model_validate(CARD)
+    dest = build_submission([out], card, tmp_path / "submissions")
+    sub = validate_submission(dest)
+    assert {r.model for r in sub.outputs[TASK]} == {"acme/tiny-model"}
+    with pytest.raises(InputError, match="--overwrite"):
+        build_submission([out], card, tmp_path / "submissions")
