@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, score_answers
 from benchmark.evaluation import queries_to_score
 from benchmark.tasks import load_task
@@ -13,7 +14,8 @@ from benchmark.tasks import load_task
 def register(sub: argparse._SubParsersAction) -> None:
     from benchmark.harness import add_model_args
 
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "evaluate",
         help="generate answers with a model and score them",
         description=(
@@ -22,15 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
             "`groundcover-offline`, then score them with the judge profile. Generation and "
             "scoring checkpoint per query: re-run the same command to resume."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  benchmark evaluate --model groundcover-offline --tasks webtrack-2009-2012 --limit 10\n"
-            "  benchmark evaluate --model hf --model-args pretrained=Qwen/Qwen2.5-1.5B-Instruct --tasks webtrack-2009-2012\n"
-            "  benchmark evaluate --model local-chat-completions \\\n"
-            "      --model-args model=meta-llama/Llama-3.1-8B-Instruct,base_url=http://127.0.0.1:8000/v1/chat/completions \\\n"
-            "      --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama\n"
-        ),
+        examples=[
+            "benchmark evaluate --model groundcover-offline --tasks webtrack-2009-2012 --limit 10",
+            "benchmark evaluate --model hf --model-args pretrained=Qwen/Qwen2.5-1.5B-Instruct --tasks webtrack-2009-2012",
+            "benchmark evaluate --model local-chat-completions \\",
+            "    --model-args model=meta-llama/Llama-3.1-8B-Instruct,base_url=http://127.0.0.1:8000/v1/chat/completions \\",
+            "    --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama",
+        ],
     )
     add_model_args(p)
     p.add_argument("--tasks", required=True, help="comma-separated task ids")

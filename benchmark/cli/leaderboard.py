@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from benchmark.cli import add_command
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "leaderboard",
         help="print ranked tables and write CSV/JSON/Markdown/HTML snapshots",
         description=(
@@ -14,13 +17,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "corpus and judge profile are ranked together; models whose confidence intervals overlap "
             "share a rank; a missing result is shown as missing, never as zero."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  benchmark leaderboard\n"
-            "  benchmark leaderboard --results-dir results --out leaderboard/snapshot\n"
-            "  benchmark leaderboard --markdown comment.md   # the table a submission PR gets\n"
-        ),
+        examples=[
+            "benchmark leaderboard",
+            "benchmark leaderboard --results-dir results --out leaderboard/snapshot",
+            "benchmark leaderboard --markdown comment.md   # the table a submission PR gets",
+        ],
     )
     p.add_argument("--results-dir", default="results")
     p.add_argument("--submissions-dir", default="submissions", help="model cards (open weights, size)")

@@ -4,26 +4,26 @@ from __future__ import annotations
 
 import argparse
 
+from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, score_answers
 from benchmark.tasks import load_task
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "score",
         help="score existing outputs (groundcover JSONL or lm-eval sample logs)",
         description=(
             "Score answers that already exist: a groundcover outputs JSONL (what `benchmark evaluate` "
             "and submissions contain) or lm-eval's `--log_samples` files."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  benchmark score --outputs outputs/org__model/webtrack-2009-2012.jsonl --tasks webtrack-2009-2012\n"
-            "  benchmark score --outputs lm_eval_out/org__model/samples_groundcover_webtrack-2009-2012_*.jsonl \\\n"
-            "      --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama\n"
-            "  benchmark score --submission submissions/org__model   # validates first, scores every task\n"
-        ),
+        examples=[
+            "benchmark score --outputs outputs/org__model/webtrack-2009-2012.jsonl --tasks webtrack-2009-2012",
+            "benchmark score --outputs lm_eval_out/org__model/samples_groundcover_webtrack-2009-2012_*.jsonl \\",
+            "    --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama",
+            "benchmark score --submission submissions/org__model   # validates first, scores every task",
+        ],
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--outputs", nargs="+", help="outputs file(s), one per task, in the order of --tasks")

@@ -9,13 +9,15 @@ import tempfile
 from pathlib import Path
 
 from benchmark import paths
+from benchmark.cli import add_command
 
 SPACE_DIR = paths.REPO_ROOT / "hf_space"
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "space",
         help="serve the Gradio leaderboard locally, or publish it as a Hugging Face Space",
         description=(
@@ -23,13 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "its Space card, the result files (with traces, for drill-down) and the model cards, then "
             "uploads them with huggingface_hub; --dry-run prints what would be uploaded."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  benchmark space serve --port 7860\n"
-            "  benchmark space publish --repo-id groundcover/leaderboard --dry-run\n"
-            "  HF_TOKEN=... benchmark space publish --repo-id groundcover/leaderboard\n"
-        ),
+        examples=[
+            "benchmark space serve --port 7860",
+            "benchmark space publish --repo-id groundcover/leaderboard --dry-run",
+            "HF_TOKEN=... benchmark space publish --repo-id groundcover/leaderboard",
+        ],
     )
     p.add_argument("action", choices=["serve", "publish"])
     p.add_argument("--results-dir", default="results")

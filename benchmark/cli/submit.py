@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchmark.cli import add_command
 from benchmark.errors import InputError, Problem
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "submit",
         help="build submissions/<org>__<model>/ from outputs of `benchmark evaluate`",
         description=(
@@ -18,13 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "folder is validated before the command returns; open a pull request with it and the "
             "project scores it with the pinned judge profile."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  benchmark submit --outputs outputs/Qwen__Qwen2.5-1.5B-Instruct --org Qwen --name Qwen2.5-1.5B-Instruct \\\n"
-            "      --license apache-2.0 --parameters 1.5e9 --open-weights --contact you@example.org \\\n"
-            "      --link https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct\n"
-        ),
+        examples=[
+            "benchmark submit --outputs outputs/Qwen__Qwen2.5-1.5B-Instruct --org Qwen --name Qwen2.5-1.5B-Instruct \\",
+            "    --license apache-2.0 --parameters 1.5e9 --open-weights --contact you@example.org \\",
+            "    --link https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct",
+        ],
     )
     p.add_argument("--outputs", required=True, nargs="+", help="outputs JSONL files, or folders holding them")
     p.add_argument("--org", required=True)

@@ -7,22 +7,22 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
+from benchmark.cli import add_command
 from benchmark.tasks import list_tasks, load_task
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "tasks",
         help="list tasks or show a task card",
         description="List the available tasks, show one task's card and table sizes, or export tasks for lm-eval.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  benchmark tasks\n"
-            "  benchmark tasks show webtrack-2009-2012\n"
-            "  benchmark tasks export-lm-eval --out lm_eval_tasks/\n"
-            "  lm_eval --include_path lm_eval_tasks/ --tasks groundcover_webtrack-2009-2012 --log_samples ..."
-        ),
+        examples=[
+            "benchmark tasks",
+            "benchmark tasks show webtrack-2009-2012",
+            "benchmark tasks export-lm-eval --out lm_eval_tasks/",
+            "lm_eval --include_path lm_eval_tasks/ --tasks groundcover_webtrack-2009-2012 --log_samples ...",
+        ],
     )
     p.add_argument("action", nargs="?", choices=["list", "show", "export-lm-eval"], default="list")
     p.add_argument("task", nargs="?", help="task id (for show)")

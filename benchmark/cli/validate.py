@@ -7,11 +7,13 @@ import argparse
 from rich.console import Console
 from rich.markup import escape
 
+from benchmark.cli import add_command
 from benchmark.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "validate",
         help="validate submission folders (schema, ids, limits, safety)",
         description=(
@@ -20,12 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "executables, pickles or script markup. Every problem is listed with file, line and field; "
             "a submission with any problem is rejected as a whole. Exit status 2 when any folder fails."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  benchmark validate submissions/my-org__my-model\n"
-            "  benchmark validate submissions/*/\n"
-        ),
+        examples=[
+            "benchmark validate submissions/my-org__my-model",
+            "benchmark validate submissions/*/",
+        ],
     )
     p.add_argument("folders", nargs="+", help="submission folder(s)")
     p.set_defaults(func=run)
