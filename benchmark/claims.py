@@ -1,7 +1,16 @@
 """Atomic claim extraction ``AC(y)``.
 
-An LLM rewrites an answer as self-contained single-fact sentences (prompt
-``claims@1``).  The output format is one claim per line starting with ``- `` — a
+Two extractors, chosen by the judge profile's ``claim_extractor``:
+
+* ``llm`` (the paper's): an LLM rewrites an answer as self-contained single-fact
+  sentences (prompt ``claims@1``).
+* ``sentences`` (the offline substitute): each sentence of the answer, split by
+  pysbd, is one claim.  A 135M-parameter model cannot do the paper's rewrite — given
+  the prompt it copies the worked example or echoes the answer back — so the offline
+  profile does not pretend to: its claims are the answer's own sentences, not
+  decontextualised and not atomic, and the profile says so in its limitations.
+
+For the LLM extractor, the output format is one claim per line starting with ``- `` — a
 format small models produce reliably, and one that can be parsed *strictly*: output
 with no claim lines and no explicit ``NONE`` is a parse failure, which the judge
 retries with a repair instruction and finally records as a failure.  It is never
@@ -12,6 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 from benchmark.prompts import load_prompt
 
@@ -51,6 +62,36 @@ def parse_claims(text: str) -> list[str]:
             claims.append(claim)
     if not claims:
         raise ValueError("no claims found: write each fact on its own line starting with '- ', or NONE")
+    return claims[:MAX_CLAIMS]
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> Any:
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def sentence_claims(answer: str) -> list[str]:
+    """The answer's sentences as claims (the ``sentences`` extractor); never fails.
+
+    Line breaks separate sentences too (headings, list items).  The same filters as for
+    LLM claims apply: fragments under ``MIN_WORDS`` words, repeats and anything past
+    ``MAX_CLAIMS`` are dropped, so a model cannot raise its score by repeating itself.
+    """
+    claims: list[str] = []
+    seen: set[str] = set()
+    for block in answer.splitlines():
+        m = _BULLET.match(block)
+        block = m.group("text") if m else block.strip()
+        if not block:
+            continue
+        for sentence in _segmenter().segment(block):
+            claim = sentence.strip()
+            key = claim.lower()
+            if len(claim.split()) >= MIN_WORDS and key not in seen:
+                seen.add(key)
+                claims.append(claim)
     return claims[:MAX_CLAIMS]
 
 

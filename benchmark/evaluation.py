@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 from benchmark import icat
 from benchmark.cache import ModelCallCache, content_hash, default_cache
 from benchmark.checkpoint import JsonlCheckpoint
-from benchmark.claims import claim_messages, number_claims, parse_claims
+from benchmark.claims import claim_messages, number_claims, parse_claims, sentence_claims
 from benchmark.coverage import (
     Aspect,
     alignment_messages,
@@ -139,9 +139,18 @@ def _uses_task_corpus(task: Task, corpus: str | None, lucene_index: str | None) 
 
 
 def queries_to_score(
-    task: Task, answers: dict[str, str], *, corpus: str | None, lucene_index: str | None
+    task: Task,
+    answers: dict[str, str],
+    *,
+    corpus: str | None,
+    lucene_index: str | None,
+    warn: bool = True,
 ) -> list[str]:
-    """Query ids to score: those answered, restricted to the corpus's queries if it has a list."""
+    """Query ids to score: those answered, restricted to the corpus's queries if it has a list.
+
+    ``warn`` logs how many were left out, so that a user scoring all 200 topics against
+    the starter corpus learns why only a few got scores.
+    """
     known = set(task.table("queries")["query_id"])
     unknown = sorted(set(answers) - known)
     if unknown:
@@ -152,9 +161,9 @@ def queries_to_score(
     covers = task.card.corpus.covers_queries
     if covers is not None and _uses_task_corpus(task, corpus, lucene_index):
         skipped = [q for q in ids if q not in set(covers)]
-        if skipped:
+        if skipped and warn:
             log.warning(
-                "%s: %d answered queries are not covered by the task's corpus (%s) and are not scored",
+                "%s: %d queries are not covered by the task's corpus (%s) and are not scored",
                 task.id,
                 len(skipped),
                 task.card.corpus.label,
@@ -272,19 +281,23 @@ def _score_batch(
 
     # 1. AC(y): atomic claims (empty answers have none and cost no call)
     need = [q for q in qids if answers[q].strip()]
-    outcomes = run_structured(
-        llm,
-        [claim_messages(query_text[q], answers[q], prof.prompts["claims"]) for q in need],
-        parse_claims,
-        max_retries=retries,
-    )
     claims: dict[str, list[Any]] = {q: [] for q in qids}
-    for q, out in zip(need, outcomes, strict=True):
-        if out.ok:
-            claims[q] = number_claims(out.value)
-        else:
-            traces[q]["failures"].append(f"claims: {out.error}")
-            traces[q]["raw_claims_output"] = out.raw
+    if prof.claim_extractor == "sentences":
+        for q in need:
+            claims[q] = number_claims(sentence_claims(answers[q]))
+    else:
+        outcomes = run_structured(
+            llm,
+            [claim_messages(query_text[q], answers[q], prof.prompts["claims"]) for q in need],
+            parse_claims,
+            max_retries=retries,
+        )
+        for q, out in zip(need, outcomes, strict=True):
+            if out.ok:
+                claims[q] = number_claims(out.value)
+            else:
+                traces[q]["failures"].append(f"claims: {out.error}")
+                traces[q]["raw_claims_output"] = out.raw
     ok_q = [q for q in qids if not any(f.startswith("claims:") for f in traces[q]["failures"])]
 
     # 2. CG(C; K): retrieval + entailment, one batch for all claims of the batch

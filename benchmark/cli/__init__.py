@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+# The project's own scores of merged submissions (relative to the repository root): what
+# `benchmark leaderboard` and the Space rank by default. Local runs write to ./results,
+# which git ignores, so evaluating a model never edits the published tree.
+PUBLISHED_RESULTS = "leaderboard/results"
+
 
 def add_command(
     sub: argparse._SubParsersAction, name: str, *, help: str, description: str, examples: list[str]

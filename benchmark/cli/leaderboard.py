@@ -1,10 +1,10 @@
-"""``benchmark leaderboard``: ranked tables from ``results/``."""
+"""``benchmark leaderboard``: ranked tables from scored result files."""
 
 from __future__ import annotations
 
 import argparse
 
-from benchmark.cli import add_command
+from benchmark.cli import PUBLISHED_RESULTS, add_command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,12 +18,16 @@ def register(sub: argparse._SubParsersAction) -> None:
             "share a rank; a missing result is shown as missing, never as zero."
         ),
         examples=[
-            "benchmark leaderboard",
-            "benchmark leaderboard --results-dir results --out leaderboard/snapshot",
+            "benchmark leaderboard                       # the published board (leaderboard/results)",
+            "benchmark leaderboard --results-dir results --out /tmp/mine   # your local runs",
             "benchmark leaderboard --markdown comment.md   # the table a submission PR gets",
         ],
     )
-    p.add_argument("--results-dir", default="results")
+    p.add_argument(
+        "--results-dir",
+        default=PUBLISHED_RESULTS,
+        help="result files to rank (default: the published ones in leaderboard/results)",
+    )
     p.add_argument("--submissions-dir", default="submissions", help="model cards (open weights, size)")
     p.add_argument("--out", default="leaderboard/snapshot", help="snapshot folder (CSV, JSON, MD, HTML)")
     p.add_argument("--markdown", help="also write the Markdown tables to this file")

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from benchmark import paths
-from benchmark.cli import add_command
+from benchmark.cli import PUBLISHED_RESULTS, add_command
 
 SPACE_DIR = paths.REPO_ROOT / "hf_space"
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
@@ -32,7 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ],
     )
     p.add_argument("action", choices=["serve", "publish"])
-    p.add_argument("--results-dir", default="results")
+    p.add_argument(
+        "--results-dir",
+        default=PUBLISHED_RESULTS,
+        help="result files to serve (default: the published ones in leaderboard/results)",
+    )
     p.add_argument("--submissions-dir", default="submissions")
     p.add_argument("--port", type=int, default=7860)
     p.add_argument("--repo-id", help="Space repo id, e.g. org/leaderboard (publish)")

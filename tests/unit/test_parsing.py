@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmark.claims import parse_claims
+from benchmark.claims import MAX_CLAIMS, parse_claims, sentence_claims
 from benchmark.coverage import Aspect, alignment_to_ids, manual_alignment, parse_alignment, parse_aspects
 
 
@@ -17,6 +17,24 @@ def test_claims_bullets_numbers_none_and_failure() -> None:
         parse_claims(
             "Coffee is good for you and that is all."
         )  # prose, not a list: retry, never "zero claims"
+
+
+def test_sentence_claims_split_on_sentences_and_lines_not_abbreviations() -> None:
+    answer = (
+        "Asbestos risks\n"
+        "Asbestos was banned in the U.K. in 1999. Dr. Smith studied it for 20 years, e.g. in mines.\n"
+        "- Mesothelioma is linked to asbestos exposure.\n"
+        "ok then\n"
+        "Asbestos was banned in the U.K. in 1999."
+    )
+    assert sentence_claims(answer) == [
+        "Asbestos was banned in the U.K. in 1999.",
+        "Dr. Smith studied it for 20 years, e.g. in mines.",
+        "Mesothelioma is linked to asbestos exposure.",
+    ]  # the two-word heading and "ok then" are too short to verify; the repeat is dropped
+    assert sentence_claims("") == []
+    many = " ".join(f"Fact number {i} is stated here." for i in range(MAX_CLAIMS + 5))
+    assert len(sentence_claims(many)) == MAX_CLAIMS
 
 
 def test_aspects_limit_and_ids() -> None:

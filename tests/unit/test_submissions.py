@@ -107,6 +107,21 @@ def test_markup_in_model_name_is_rejected(tmp_path: Path) -> None:
     assert any("field 'name'" in p for p in found), found
 
 
+@pytest.mark.parametrize("revision", ["../../escape", "a/b", "v1 (final)"])
+def test_revision_that_could_leave_the_results_folder_is_rejected(tmp_path: Path, revision: str) -> None:
+    rows = [{**r, "revision": revision} for r in _rows(required_queries(TASK)[1])]
+    found = problems(make(tmp_path, rows, card={**CARD, "revision": revision}))
+    assert any("model.yaml" in p and "field 'revision'" in p for p in found), found
+
+
+def test_result_path_stays_inside_the_results_root(tmp_path: Path) -> None:
+    from benchmark.results import ModelInfo, result_path
+
+    path = result_path(tmp_path, ModelInfo(id="acme/tiny", revision="../../../etc"), "../p", TASK)
+    assert path.resolve().is_relative_to(tmp_path.resolve())
+    assert path.relative_to(tmp_path).parts[0] == "acme__tiny"
+
+
 def test_rows_must_match_the_card(tmp_path: Path) -> None:
     _, required = required_queries(TASK)
     rows = _rows(required)
