@@ -20,6 +20,7 @@ read as "zero claims", because that would score the answer as if it said nothing
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -37,6 +38,20 @@ class Claim:
     text: str
 
 
+def _verifiable(candidates: Iterable[str]) -> list[str]:
+    """Candidates that can be checked as claims, in order: fragments under ``MIN_WORDS``
+    words and repeats are dropped and at most ``MAX_CLAIMS`` kept, so that neither
+    extractor lets an answer raise its score by repeating itself."""
+    claims: list[str] = []
+    seen: set[str] = set()
+    for claim in candidates:
+        key = claim.lower()
+        if len(claim.split()) >= MIN_WORDS and key not in seen:
+            seen.add(key)
+            claims.append(claim)
+    return claims[:MAX_CLAIMS]
+
+
 def parse_claims(text: str) -> list[str]:
     """Claims from the model's reply; raises ``ValueError`` when nothing usable is there.
 
@@ -47,22 +62,11 @@ def parse_claims(text: str) -> list[str]:
     stripped = text.strip()
     if re.fullmatch(r"[\W_]*none[\W_]*", stripped, flags=re.IGNORECASE):
         return []
-    claims: list[str] = []
-    seen: set[str] = set()
-    for line in stripped.splitlines():
-        m = _BULLET.match(line)
-        if not m:
-            continue
-        claim = m.group("text").strip().strip('"').strip()
-        if len(claim.split()) < MIN_WORDS:
-            continue
-        key = claim.lower()
-        if key not in seen:
-            seen.add(key)
-            claims.append(claim)
+    bullets = (_BULLET.match(line) for line in stripped.splitlines())
+    claims = _verifiable(m.group("text").strip().strip('"').strip() for m in bullets if m)
     if not claims:
         raise ValueError("no claims found: write each fact on its own line starting with '- ', or NONE")
-    return claims[:MAX_CLAIMS]
+    return claims
 
 
 @lru_cache(maxsize=1)
@@ -75,24 +79,16 @@ def _segmenter() -> Any:
 def sentence_claims(answer: str) -> list[str]:
     """The answer's sentences as claims (the ``sentences`` extractor); never fails.
 
-    Line breaks separate sentences too (headings, list items).  The same filters as for
-    LLM claims apply: fragments under ``MIN_WORDS`` words, repeats and anything past
-    ``MAX_CLAIMS`` are dropped, so a model cannot raise its score by repeating itself.
+    Line breaks separate sentences too (headings, list items), and the same filters as
+    for LLM claims apply (:func:`_verifiable`).
     """
-    claims: list[str] = []
-    seen: set[str] = set()
-    for block in answer.splitlines():
-        m = _BULLET.match(block)
-        block = m.group("text") if m else block.strip()
-        if not block:
-            continue
-        for sentence in _segmenter().segment(block):
-            claim = sentence.strip()
-            key = claim.lower()
-            if len(claim.split()) >= MIN_WORDS and key not in seen:
-                seen.add(key)
-                claims.append(claim)
-    return claims[:MAX_CLAIMS]
+    sentences: list[str] = []
+    for line in answer.splitlines():
+        m = _BULLET.match(line)
+        block = m.group("text") if m else line.strip()
+        if block:
+            sentences.extend(sentence.strip() for sentence in _segmenter().segment(block))
+    return _verifiable(sentences)
 
 
 def claim_messages(query: str, answer: str, prompt_ref: str = "claims@1") -> list[dict[str, str]]:
