@@ -23,10 +23,10 @@ from pathlib import Path
 
 from benchmark import retrieval
 from benchmark.cache import content_hash
-from benchmark.evaluation import queries_to_score
 from benchmark.outputs import OutputRow
 from benchmark.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.results import now_iso
+from benchmark.submissions import required_queries
 from benchmark.tasks import load_task
 
 MODEL = "groundcover/bm25-extractive-top3"
@@ -36,16 +36,13 @@ REVISION = "v1"
 def extractive_answers(task_id: str, docs: int = 3, depth: int = 50) -> dict[str, str]:
     """Answer per scored query: the best passage of each of the top ``docs`` documents."""
     task = load_task(task_id)
-    spec = load_profile(DEFAULT_PROFILE).retriever
+    profile = load_profile(DEFAULT_PROFILE)
+    spec = profile.retriever.model_copy(update={"kind": "bm25"})
     corpus = task.table("corpus").to_dict("records")
     passages = retrieval.chunk_corpus(corpus, size=spec.chunk_words, overlap=spec.chunk_overlap)
-    bm25 = retrieval.BM25Retriever(
-        passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=(spec.chunk_words, spec.chunk_overlap)
-    )
+    bm25 = retrieval.build_retriever(spec, profile.embedder, passages)
     queries = task.table("queries").set_index("query_id")
-    qids = queries_to_score(
-        task, dict.fromkeys(queries.index, ""), corpus=None, lucene_index=None, warn=False
-    )
+    _, qids = required_queries(task_id)  # exactly what a submission must answer
     texts = [f"{queries.at[q, 'text']} {queries.at[q, 'description'] or ''}".strip() for q in qids]
     answers = {}
     for qid, hits in zip(qids, bm25.search(texts, k=depth), strict=True):
