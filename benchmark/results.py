@@ -165,22 +165,20 @@ def model_dir_name(model_id: str) -> str:
     return name.replace("/", "__")
 
 
+#: Characters allowed in one folder name of a result path (submission revisions too).
+SEGMENT_CHARS = "A-Za-z0-9._+=-"
+
+
 def path_segment(value: str) -> str:
     """``value`` as one safe folder name: revisions come from users and submissions, and
     one like ``../../x`` or ``a/b`` must never place a result outside its model's folder."""
-    segment = re.sub(r"[^A-Za-z0-9._+=-]+", "_", value).strip("._") or "_"
+    segment = re.sub(f"[^{SEGMENT_CHARS}]+", "_", value).strip("._") or "_"
     return segment[:96]
 
 
 def result_path(root: Path, model: ModelInfo, profile_name: str, task_id: str) -> Path:
-    revision = path_segment(model.revision or "main")
-    return (
-        root
-        / path_segment(model_dir_name(model.id))
-        / revision
-        / path_segment(profile_name)
-        / f"{task_id}.json"
-    )
+    folders = (model_dir_name(model.id), model.revision or "main", profile_name)
+    return root.joinpath(*map(path_segment, folders), f"{task_id}.json")
 
 
 def traces_path(result_file: Path) -> Path:

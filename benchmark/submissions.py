@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError, fie
 
 from benchmark.errors import InputError, Problem, yaml_key_lines
 from benchmark.outputs import OutputRow
+from benchmark.results import SEGMENT_CHARS
 
 MODEL_CARD = "model.yaml"
 MAX_FILES = 64
@@ -35,7 +36,8 @@ MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 MAX_ANSWER_CHARS = 50_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-_REVISION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+=-]{0,63}$")
+# a revision names a results folder: the characters result paths keep (SEGMENT_CHARS)
+_REVISION_RE = re.compile(rf"^[A-Za-z0-9][{SEGMENT_CHARS}]{{0,63}}$")
 
 #: Leading bytes of content that must never be in a data-only submission.
 _MAGIC = {
