@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchmark.claims import sentence_claims
 from benchmark.paths import PROFILES_DIR
 from benchmark.results import read_result
 
@@ -108,6 +109,8 @@ def test_full_run_writes_traces_and_scores(setup: dict[str, Path]) -> None:
     for tr in traces:
         failed = any(f.startswith("claims:") for f in tr["failures"])
         assert failed or tr["claims"], tr  # either claims or a recorded failure, never silently nothing
+        # the offline profile's claim_extractor is `sentences`: claims are the answer's own sentences
+        assert [c["text"] for c in tr["claims"]] == sentence_claims(tr["answer"])
         for claim in tr["claims"]:
             assert len(claim["passages"]) == 10 and {"support", "supported", "doc_id", "text"} <= set(
                 claim["passages"][0]
