@@ -322,6 +322,10 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
             )
             task = gr.Dropdown(tasks, value=ANY, label="Task", elem_id="gc-task")
         filters = [search, weights, size, profile, task]
+        tables: list[Any] = []
+        controls: list[Any] = []  # (columns, sort_by, descending) per family, in FAMILIES order
+        plots: list[Any] = []
+        variant = None
         for fid, fam in FAMILIES.items():
             with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}"):
                 cols = column_choices(lb, fid)
@@ -338,43 +342,56 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
                     wrap=True,
                     elem_id=f"gc-table-{fid}",
                 )
-                inputs = [*filters, columns, sort_by, descending]
+                own = [columns, sort_by, descending]
+                tables.append(table)
+                controls.extend(own)
 
                 def _update(*vals: Any, _fid: str = fid) -> pd.DataFrame:
                     return family_view(lb, _fid, *vals)
 
-                for comp in inputs:
-                    comp.change(_update, inputs=inputs, outputs=table)
+                # a tab's own controls re-draw only that tab's table
+                gr.on(
+                    [c.change for c in own],
+                    _update,
+                    inputs=[*filters, *own],
+                    outputs=table,
+                    trigger_mode="always_last",
+                )
+                shown = select_entries(lb, fid, "", ANY, ANY, default_profile, ANY)
                 if fid == "icat":
                     with gr.Row():
                         variant = gr.Radio(["m", "s", "a"], value="s", label="ICAT variant for plots")
                     with gr.Row():
-                        beta = gr.Plot(
-                            beta_plot(select_entries(lb, fid, "", ANY, ANY, default_profile, ANY)),
-                            label="ICAT_β sweep",
-                        )
-                        scatter = gr.Plot(
-                            scatter_plot(select_entries(lb, fid, "", ANY, ANY, default_profile, ANY)),
-                            label="factuality vs coverage",
-                        )
-
-                    def _plots(*vals: Any) -> tuple[Any, Any]:
-                        *flt, v = vals
-                        chosen = select_entries(lb, "icat", *flt)
-                        return beta_plot(chosen, v), scatter_plot(chosen, v)
-
-                    for comp in [*filters, variant]:
-                        comp.change(_plots, inputs=[*filters, variant], outputs=[beta, scatter])
+                        plots.append(gr.Plot(beta_plot(shown), label="ICAT_β sweep"))
+                        plots.append(gr.Plot(scatter_plot(shown), label="factuality vs coverage"))
                 if fid == "arguments":
-                    radar = gr.Plot(
-                        radar_plot(select_entries(lb, fid, "", ANY, ANY, default_profile, ANY)), label="radar"
-                    )
-                    for comp in filters:
-                        comp.change(
-                            lambda *f: radar_plot(select_entries(lb, "arguments", *f)),
-                            inputs=filters,
-                            outputs=radar,
-                        )
+                    plots.append(gr.Plot(radar_plot(shown), label="radar"))
+
+        def _tables(*vals: Any) -> list[pd.DataFrame]:
+            flt, rest = vals[: len(filters)], vals[len(filters) :]
+            return [family_view(lb, fid, *flt, *rest[3 * i : 3 * i + 3]) for i, fid in enumerate(FAMILIES)]
+
+        def _plots(*vals: Any) -> list[Any]:
+            *flt, v = vals
+            chosen = select_entries(lb, "icat", *flt)
+            return [
+                beta_plot(chosen, v),
+                scatter_plot(chosen, v),
+                radar_plot(select_entries(lb, "arguments", *flt)),
+            ]
+
+        # One event per filter change: every table first (cheap), then the plots (slower to
+        # render), so a table never waits behind a figure and quick successive changes coalesce.
+        assert variant is not None and len(plots) == 3, "the ICAT and arguments tabs carry the plots"
+        plot_inputs = [*filters, variant]
+        gr.on(
+            [c.change for c in filters],
+            _tables,
+            inputs=[*filters, *controls],
+            outputs=tables,
+            trigger_mode="always_last",
+        ).then(_plots, inputs=plot_inputs, outputs=plots)
+        variant.change(_plots, inputs=plot_inputs, outputs=plots, trigger_mode="always_last")
         with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model"):
             choices = run_choices(lb)
             run = gr.Dropdown(

@@ -18,9 +18,11 @@ import pytest
 from tests.helpers.results_fixture import EVIL, write_fixture
 
 playwright = pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Locator, Page, expect, sync_playwright  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# A busy 2-core CI machine can take seconds to answer a filter change; waits poll, never sleep.
+expect.set_options(timeout=30_000)
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "space"
 pytestmark = [
     pytest.mark.browser,
@@ -91,12 +93,22 @@ def page(server: str) -> Iterator[Page]:
 
 def choose(page: Page, elem_id: str, option: str) -> None:
     page.locator(f"#{elem_id} input").click()
-    page.get_by_role("option", name=option, exact=True).click()
+    # the option list is the dropdown's own: another dropdown's list may still be closing
+    page.locator(f"#{elem_id}").get_by_role("option", name=option, exact=True).click()
+    expect(page.locator(f"#{elem_id}").get_by_role("option")).to_have_count(0)
 
 
 def order(text: str, names: list[str]) -> list[str]:
     """``names`` in the order they appear in ``text`` (absent ones dropped)."""
     return sorted((n for n in names if n in text), key=text.index)
+
+
+def expect_order(table: Locator, expected: list[str], timeout_s: float = 30) -> None:
+    """Poll until the first models in ``table`` are ``expected``, in that order."""
+    deadline = time.time() + timeout_s
+    while (got := order(table.inner_text(), MODELS)[: len(expected)]) != expected:
+        assert time.time() < deadline, f"order {got}, expected {expected}"
+        time.sleep(0.25)
 
 
 MODELS = ["acme/strong", "acme/close", "beta-lab/mid", EVIL]
@@ -134,7 +146,7 @@ def test_search_filter_sort_columns(page: Page) -> None:
     choose(page, "gc-weights", "open")
     expect(table).not_to_contain_text("acme/strong")
     expect(table).not_to_contain_text(EVIL)  # no card, so not known to be open
-    assert order(table.inner_text(), MODELS) == ["acme/close", "beta-lab/mid"]
+    expect_order(table, ["acme/close", "beta-lab/mid"])
     choose(page, "gc-size", "≤ 1B")
     expect(table).not_to_contain_text("acme/close")
     expect(table).to_contain_text("beta-lab/mid")
@@ -144,11 +156,9 @@ def test_search_filter_sort_columns(page: Page) -> None:
 
     choose(page, "gc-sort-icat", "size")  # ascending: 500M, 8B, 70B, missing last
     expect(table).to_contain_text(EVIL)
-    page.wait_for_timeout(500)
-    assert order(table.inner_text(), MODELS)[:3] == ["beta-lab/mid", "acme/close", "acme/strong"]
+    expect_order(table, ["beta-lab/mid", "acme/close", "acme/strong"])
     page.locator("#gc-desc-icat input").check()
-    page.wait_for_timeout(1000)
-    assert order(table.inner_text(), MODELS)[:3] == ["acme/strong", "acme/close", "beta-lab/mid"]
+    expect_order(table, ["acme/strong", "acme/close", "beta-lab/mid"])
     page.screenshot(path=str(ARTIFACTS / "03-sorted.png"), full_page=True)
 
     header = page.locator("#gc-table-icat thead")
