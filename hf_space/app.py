@@ -303,6 +303,14 @@ judge profile are ranked together; models whose 95% confidence intervals overlap
 result is shown as — and never counted as zero."""
 
 
+def _on_change(components: list[Any], fn: Any, inputs: list[Any], outputs: Any) -> Any:
+    """One listener for changes to any of ``components``; a burst of changes runs ``fn``
+    once more at the end rather than once per change."""
+    return gr.on(
+        [c.change for c in components], fn, inputs=inputs, outputs=outputs, trigger_mode="always_last"
+    )
+
+
 def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
     lb = lb or load()
     # one judge profile at a time: ranks from different profiles are never shown together
@@ -350,13 +358,7 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
                     return family_view(lb, _fid, *vals)
 
                 # a tab's own controls re-draw only that tab's table
-                gr.on(
-                    [c.change for c in own],
-                    _update,
-                    inputs=[*filters, *own],
-                    outputs=table,
-                    trigger_mode="always_last",
-                )
+                _on_change(own, _update, [*filters, *own], table)
                 shown = select_entries(lb, fid, "", ANY, ANY, default_profile, ANY)
                 if fid == "icat":
                     with gr.Row():
@@ -384,14 +386,8 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
         # render), so a table never waits behind a figure and quick successive changes coalesce.
         assert variant is not None and len(plots) == 3, "the ICAT and arguments tabs carry the plots"
         plot_inputs = [*filters, variant]
-        gr.on(
-            [c.change for c in filters],
-            _tables,
-            inputs=[*filters, *controls],
-            outputs=tables,
-            trigger_mode="always_last",
-        ).then(_plots, inputs=plot_inputs, outputs=plots)
-        variant.change(_plots, inputs=plot_inputs, outputs=plots, trigger_mode="always_last")
+        _on_change(filters, _tables, [*filters, *controls], tables).then(_plots, plot_inputs, plots)
+        _on_change([variant], _plots, plot_inputs, plots)
         with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model"):
             choices = run_choices(lb)
             run = gr.Dropdown(
