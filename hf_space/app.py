@@ -15,6 +15,7 @@ import html
 import json
 import os
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -331,7 +332,7 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
             task = gr.Dropdown(tasks, value=ANY, label="Task", elem_id="gc-task")
         filters = [search, weights, size, profile, task]
         tables: list[Any] = []
-        controls: list[Any] = []  # (columns, sort_by, descending) per family, in FAMILIES order
+        controls: dict[str, list[Any]] = {}  # each tab's own (columns, sort_by, descending)
         plots: list[Any] = []
         variant = None
         for fid, fam in FAMILIES.items():
@@ -352,7 +353,7 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
                 )
                 own = [columns, sort_by, descending]
                 tables.append(table)
-                controls.extend(own)
+                controls[fid] = own
 
                 def _update(*vals: Any, _fid: str = fid) -> pd.DataFrame:
                     return family_view(lb, _fid, *vals)
@@ -370,8 +371,8 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
                     plots.append(gr.Plot(radar_plot(shown), label="radar"))
 
         def _tables(*vals: Any) -> list[pd.DataFrame]:
-            flt, rest = vals[: len(filters)], vals[len(filters) :]
-            return [family_view(lb, fid, *flt, *rest[3 * i : 3 * i + 3]) for i, fid in enumerate(FAMILIES)]
+            flt, rest = vals[: len(filters)], iter(vals[len(filters) :])
+            return [family_view(lb, fid, *flt, *islice(rest, len(own))) for fid, own in controls.items()]
 
         def _plots(*vals: Any) -> list[Any]:
             *flt, v = vals
@@ -386,7 +387,8 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
         # render), so a table never waits behind a figure and quick successive changes coalesce.
         assert variant is not None and len(plots) == 3, "the ICAT and arguments tabs carry the plots"
         plot_inputs = [*filters, variant]
-        _on_change(filters, _tables, [*filters, *controls], tables).then(_plots, plot_inputs, plots)
+        tab_inputs = [c for own in controls.values() for c in own]
+        _on_change(filters, _tables, [*filters, *tab_inputs], tables).then(_plots, plot_inputs, plots)
         _on_change([variant], _plots, plot_inputs, plots)
         with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model"):
             choices = run_choices(lb)
