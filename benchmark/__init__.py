@@ -2,9 +2,10 @@
 
 The import package is ``benchmark`` (the distribution is ``groundcover``).  Library
 entry points live in the modules named for each concept: :mod:`benchmark.tasks`,
-:mod:`benchmark.claims`, :mod:`benchmark.retrieval`, :mod:`benchmark.grounding`,
-:mod:`benchmark.coverage`, :mod:`benchmark.icat`, :mod:`benchmark.judges`,
-:mod:`benchmark.results`.
+:mod:`benchmark.retrieval`, :mod:`benchmark.entailment`, :mod:`benchmark.llm`,
+:mod:`benchmark.judges`, :mod:`benchmark.runner`, :mod:`benchmark.results`,
+:mod:`benchmark.leaderboard`; each metric family lives in its own folder under
+:mod:`benchmark.families` (ICAT: :mod:`benchmark.families.icat`).
 """
 
 __version__ = "0.1.0"

@@ -15,7 +15,7 @@ model.  It is a plumbing check, not a serious model.
 
 lm-eval's HTTP backends need its ``api`` extras (``tenacity``); where those are
 missing, ``local-chat-completions`` / ``local-completions`` fall back to groundcover's
-own OpenAI-compatible client (:class:`benchmark.judges.OpenAILLM`) with the same
+own OpenAI-compatible client (:class:`benchmark.llm.OpenAILLM`) with the same
 ``--model-args``, and say so in the log and in the recorded backend.
 
 Generation checkpoints after every batch (one JSON line per answer, fsynced), shows a
@@ -39,6 +39,8 @@ from tqdm.auto import tqdm
 from benchmark.cache import content_hash, default_cache
 from benchmark.checkpoint import JsonlCheckpoint
 from benchmark.outputs import OutputRow
+from benchmark.rag import RAGContext
+from benchmark.rag import record as rag_record
 from benchmark.results import model_dir_name, now_iso
 from benchmark.tasks import Task
 
@@ -53,8 +55,12 @@ DEFAULT_GEN_KWARGS: dict[str, Any] = {
     "temperature": 0.0,
     "until": [],
 }
-# SmolLM2-135M loops without a repetition penalty; part of the offline model's definition.
-OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.2}
+# Part of the offline model's definition, the same closed-book and with RAG.  SmolLM2-135M
+# loops without a repetition penalty (at 1.05 and 1.0 it repeats whole passages), but
+# transformers applies the penalty to the prompt's tokens too, so a strong one keeps a RAG
+# answer away from the passages' words: on 6 starter topics with --rag bm25, S_fact was
+# 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.
+OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.1}
 SECRET_ARGS = frozenset({"api_key", "auth_token", "token", "header", "headers"})
 AUTO_CHUNK = 16  # queries per checkpoint when lm-eval picks the batch size itself
 Messages = list[dict[str, str]]
@@ -121,8 +127,14 @@ def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
     return str(ident), str(model_args.get("revision", "main"))
 
 
-def build_messages(task: Task, query: str) -> Messages:
-    """The conversation for one query: the card's instruction, then the query."""
+def build_messages(
+    task: Task, query: str, query_id: str | None = None, rag: RAGContext | None = None
+) -> Messages:
+    """The conversation for one query: the card's instruction, then the query; with RAG,
+    the instruction, the numbered passages and the query (:func:`benchmark.rag.rag_prompt`).
+    One user turn either way, exactly what the exported lm-eval task sends."""
+    if rag is not None and query_id is not None:
+        return [{"role": "user", "content": rag.prompt(task.card.instruction, query_id, query)}]
     return [{"role": "user", "content": f"{task.card.instruction}\n\n{query}"}]
 
 
@@ -137,6 +149,7 @@ def generate_outputs(
     gen_kwargs: str | dict[str, Any] | None = None,
     query_ids: Sequence[str] | None = None,
     progress: bool = True,
+    rag: RAGContext | None = None,
 ) -> Path:
     """Answer the task's queries with ``model`` and return the outputs JSONL path.
 
@@ -155,16 +168,21 @@ def generate_outputs(
     }
     model_id, revision = model_identity(model, margs)
     out_path = Path(out_path)
-    out = (
-        out_path if out_path.suffix == ".jsonl" else out_path / model_dir_name(model_id) / f"{task.id}.jsonl"
-    )
+    folder = model_dir_name(model_id) + (f"__{rag.setting.slug}" if rag else "")
+    out = out_path if out_path.suffix == ".jsonl" else out_path / folder / f"{task.id}.jsonl"
     queries = task.queries(limit=limit, query_ids=query_ids)
     order = {q: i for i, q in enumerate(queries["query_id"])}
     checkpoint = JsonlCheckpoint(out, id_field="query_id")
     done = checkpoint.load()
-    run_key = content_hash(model, public_args(margs), gkw, task.card.instruction, task.card.version)
+    run_key = content_hash(
+        model, public_args(margs), gkw, task.card.instruction, task.card.version, rag.setting if rag else None
+    )
     items = list(zip(queries["query_id"], queries["text"], strict=True))
-    todo = [(q, t) for q, t in items if done.get(q, {}).get("item_key") != content_hash(run_key, q, t)]
+
+    def item_key(q: str, t: str) -> str:
+        return content_hash(run_key, q, t, rag.passage_ids(q) if rag else None)
+
+    todo = [(q, t) for q, t in items if done.get(q, {}).get("item_key") != item_key(q, t)]
     bar = tqdm(
         total=len(items),
         initial=len(items) - len(todo),
@@ -178,7 +196,7 @@ def generate_outputs(
         step = backend.chunk
         for start in range(0, len(todo), step):
             batch = todo[start : start + step]
-            answers = backend.generate([build_messages(task, t) for _, t in batch], gkw)
+            answers = backend.generate([build_messages(task, t, q, rag) for q, t in batch], gkw)
             generation = {**gkw, "chat_template": backend.chat_template, "batch_size": str(batch_size)}
             for (qid, text), answer in zip(batch, answers, strict=True):
                 row = OutputRow(
@@ -191,7 +209,9 @@ def generate_outputs(
                     generation=generation,
                     task=task.id,
                     created=now_iso(),
-                    item_key=content_hash(run_key, qid, text),
+                    item_key=item_key(qid, text),
+                    rag=rag.setting if rag else None,
+                    retrieval=rag_record(answer, rag.passage_ids(qid)) if rag else None,
                 )
                 checkpoint.append(row.model_dump(mode="json"))
             bar.update(len(batch))
@@ -219,7 +239,7 @@ class Backend(Protocol):
 def make_backend(model: str, margs: dict[str, Any], batch_size: str | int) -> Backend:
     """The backend for ``--model``: lm-eval's registry, or our client where lm-eval can't."""
     if model == OFFLINE_MODEL:
-        from benchmark.judges import local_model_folder
+        from benchmark.llm import local_model_folder
 
         folder = local_model_folder(OFFLINE_PACKAGE)
         return LMEvalBackend("hf", {**margs, "pretrained": folder}, batch_size, name=f"hf ({OFFLINE_MODEL})")
@@ -318,7 +338,7 @@ class LMEvalBackend:
 
 
 class OpenAIBackend:
-    """``local-(chat-)completions`` through :class:`benchmark.judges.OpenAILLM`.
+    """``local-(chat-)completions`` through :class:`benchmark.llm.OpenAILLM`.
 
     Takes lm-eval's ``--model-args`` names (``model``, ``base_url`` with or without the
     endpoint path, ``num_concurrent``, ``max_retries``, ``timeout``, ``api_key``) so a
@@ -326,7 +346,7 @@ class OpenAIBackend:
     """
 
     def __init__(self, model: str, margs: dict[str, Any], batch_size: str | int) -> None:
-        from benchmark.judges import OpenAILLM
+        from benchmark.llm import OpenAILLM
         from benchmark.profiles import LLMSpec
 
         chat = model == "local-chat-completions"

@@ -2,13 +2,19 @@
 
 Users who already run ``lm_eval`` (its launchers, its vLLM/SGLang/API backends, its
 cluster scripts) should not have to adopt our harness to be scored.  Each task becomes
-``groundcover_<task_id>.yaml``: a ``generate_until`` task over the task's ``queries``
-parquet whose prompt is the card's instruction and the query — the same prompt and
-the same default generation settings as ``benchmark evaluate``, so the two routes give
-the same answers.  lm-eval only generates (metric ``bypass``; scoring needs retrieval
-and judge LLMs, which is ``benchmark score``'s job)::
+``groundcover_<task_id>.yaml`` (with RAG, ``groundcover_<task_id>__rag-bm25-k5.yaml``)
+and a JSONL data file beside it holding one document per query: ``query_id``, the query
+``text`` and the whole ``prompt`` — the card's instruction and the query, or, with RAG,
+the instruction, the numbered retrieved passages and the query — exactly the text
+``benchmark evaluate`` sends, so the two routes make the same requests.  RAG documents
+also carry the setting and the passage ids, so ``benchmark score`` records citations.
 
-    benchmark tasks export-lm-eval --out lm_tasks/
+By default only the queries the task's corpus can score are exported (the bundled
+starter corpus covers 12 of the 200 Web Track topics); ``all_queries`` exports every
+query.  lm-eval only generates (metric ``bypass``; scoring needs retrieval and judge
+LLMs, which is ``benchmark score``'s job)::
+
+    benchmark tasks export-lm-eval --out lm_tasks/ [--rag bm25]
     lm_eval --model hf --model_args pretrained=ORG/NAME --include_path lm_tasks/ \\
         --tasks groundcover_<id> --apply_chat_template --log_samples --output_path out/
     benchmark score --outputs out/ORG__NAME/samples_groundcover_<id>_*.jsonl --tasks <id>
@@ -16,52 +22,78 @@ and judge LLMs, which is ``benchmark score``'s job)::
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from benchmark.harness import DEFAULT_GEN_KWARGS
-from benchmark.tasks import Task, list_tasks, load_task
+from benchmark.harness import DEFAULT_GEN_KWARGS, build_messages
+from benchmark.rag import RAGContext
+from benchmark.tasks import Task, load_task
 
 
-def _jinja_literal(text: str) -> str:
-    """Escape braces so an instruction containing ``{`` is not read as a template."""
-    return text.replace("{", "{{ '{' }}").replace("}", "{{ '}' }}")
+def export_name(task: Task, rag: RAGContext | None) -> str:
+    return f"groundcover_{task.id}" + (f"__{rag.setting.slug}" if rag else "")
 
 
-def task_config(task: str | Path | Task) -> dict[str, Any]:
-    """The lm-eval YAML (as a dict) for one task, given by id, folder or :class:`Task`."""
-    task = task if isinstance(task, Task) else load_task(task)
-    if task.card.data.kind != "local":
-        raise ValueError(
-            f"{task.id}: only local tasks can be exported (Hub tasks: point dataset_path at the repo)"
-        )
-    queries = (task.root / task.card.data.path / task.card.data.tables["queries"]).resolve()
+def documents(task: Task, query_ids: Sequence[str], rag: RAGContext | None) -> list[dict[str, Any]]:
+    """One lm-eval document per query, its ``prompt`` built by the harness's own function."""
+    texts = task.table("queries").set_index("query_id")["text"].astype(str)
+    docs = []
+    for q in query_ids:
+        (message,) = build_messages(task, texts[q], q, rag)
+        doc: dict[str, Any] = {"query_id": q, "text": texts[q], "prompt": message["content"]}
+        if rag is not None:
+            doc["rag"] = rag.setting.model_dump(mode="json")
+            doc["passages"] = rag.passage_ids(q)
+        docs.append(doc)
+    return docs
+
+
+def task_config(task: Task, data_file: Path, rag: RAGContext | None = None) -> dict[str, Any]:
+    """The lm-eval YAML (as a dict) for one exported task."""
     return {
-        "task": f"groundcover_{task.id}",
+        "task": export_name(task, rag),
         "tag": ["groundcover"],
-        "dataset_path": "parquet",
-        "dataset_kwargs": {"data_files": {"test": str(queries)}},
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(data_file.resolve())}},
         "test_split": "test",
         "output_type": "generate_until",
-        "doc_to_text": _jinja_literal(task.card.instruction) + "\n\n{{text}}",
+        "doc_to_text": "prompt",  # a column: the text is used as it is, never read as a template
         "doc_to_target": "",
         "generation_kwargs": dict(DEFAULT_GEN_KWARGS),
         "metric_list": [{"metric": "bypass"}],
-        "metadata": {"version": task.card.version, "groundcover_task": task.id},
+        "metadata": {
+            "version": task.card.version,
+            "groundcover_task": task.id,
+            "setting": "closed-book" if rag is None else rag.setting.slug,
+            "queries": len(query_ids_of(data_file)),
+        },
     }
 
 
-def export_tasks(out_dir: str | Path, tasks: list[str | Path | Task] | None = None) -> list[Path]:
-    """Write one YAML per task (default: every task) into ``out_dir``; returns the paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    chosen: list[str | Path | Task] = list(tasks) if tasks else [c.id for c in list_tasks()]
-    written = []
-    for item in chosen:
-        config = task_config(item)
-        path = out / f"{config['task']}.yaml"
-        path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
-        written.append(path)
-    return written
+def query_ids_of(data_file: Path) -> list[str]:
+    return [
+        json.loads(line)["query_id"] for line in data_file.read_text(encoding="utf-8").split("\n") if line
+    ]
+
+
+def export_task(
+    task: Task | str, out_dir: Path, query_ids: Sequence[str], rag: RAGContext | None = None
+) -> Path:
+    """Write the data file and the YAML of one task; returns the YAML's path."""
+    task = task if isinstance(task, Task) else load_task(task)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name = export_name(task, rag)
+    data_file = out_dir / f"{name}.jsonl"
+    with open(data_file, "w", encoding="utf-8") as f:
+        for doc in documents(task, query_ids, rag):
+            f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    path = out_dir / f"{name}.yaml"
+    path.write_text(
+        yaml.safe_dump(task_config(task, data_file, rag), sort_keys=False, allow_unicode=True),
+        encoding="utf-8",
+    )
+    return path

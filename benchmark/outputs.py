@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchmark.errors import InputError, Problem, rel
-from benchmark.results import ModelInfo
+from benchmark.rag import RAGRecord, record
+from benchmark.results import ModelInfo, RAGSetting
 from benchmark.tasks import Task
 
 
@@ -34,6 +35,10 @@ class OutputRow(BaseModel):
     created: str | None = None
     item_key: str | None = Field(
         default=None, description="checkpoint key: hash of what determined this answer"
+    )
+    rag: RAGSetting | None = Field(default=None, description="retrieval setting; null: closed-book")
+    retrieval: RAGRecord | None = Field(
+        default=None, description="RAG only: the passages given, and those the answer cites"
     )
 
 
@@ -60,12 +65,23 @@ def _from_lm_eval(obj: dict[str, Any], path: Path, line: int, model_name: str | 
             )
         resp = resp[0]
     model = model_name or path.parent.name.replace("__", "/")
+    rag = retrieval = None
+    if doc.get("rag") is not None:  # a RAG task exported by `benchmark tasks export-lm-eval --rag`
+        try:
+            rag = RAGSetting.model_validate(doc["rag"])
+            retrieval = record(str(resp), [str(p) for p in doc.get("passages") or []])
+        except (ValueError, TypeError) as exc:
+            raise InputError(
+                Problem(rel(path), f"bad RAG fields in the sample: {exc}", line=line, field="doc.rag")
+            ) from exc
     return OutputRow(
         query_id=str(doc["query_id"]),
         answer=str(resp),
         model=model,
         backend="lm-eval",
         generation={"source": "lm-eval log_samples", **_lm_eval_gen_kwargs(obj.get("arguments"))},
+        rag=rag,
+        retrieval=retrieval,
     )
 
 
@@ -147,17 +163,21 @@ def answers_and_model(
         raise InputError(
             Problem(rel(Path(path)), f"query ids not in task {task.id}: {bad[:10]}", field="query_id")
         )
-    models = {(r.model, r.revision) for r in rows}
-    if len(models) > 1:
+    models = {(r.model, r.revision, r.rag.slug if r.rag else "closed-book") for r in rows}
+    if len(models) > 1 or len({r.rag for r in rows}) > 1:
         raise InputError(
             Problem(
                 rel(Path(path)),
-                f"answers come from several models {sorted(models)}; one file per model",
+                f"answers come from several models or settings {sorted(models)}; one file per model and setting",
                 field="model",
             )
         )
     first = rows[0]
     model = ModelInfo(
-        id=first.model, revision=first.revision, backend=first.backend, generation=first.generation
+        id=first.model,
+        revision=first.revision,
+        backend=first.backend,
+        generation=first.generation,
+        rag=first.rag,
     )
     return {r.query_id: r.answer for r in rows}, model

@@ -13,14 +13,15 @@ score means bumping the profile's ``version``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from benchmark import paths
-from benchmark.errors import InputError, Problem, rel
+from benchmark.errors import InputError, Problem, rel, yaml_key_lines
 
 
 class _Strict(BaseModel):
@@ -36,11 +37,11 @@ class LLMSpec(_Strict):
     args: dict[str, Any] = Field(
         default_factory=dict, description="backend-specific: base_url, gguf_file, dtype, ..."
     )
-    max_new_tokens: int = 512
-    temperature: float = 0.0
+    max_new_tokens: int = Field(default=512, ge=1)
+    temperature: float = Field(default=0.0, ge=0)
     seed: int = 0
-    batch_size: int = 4
-    max_retries: int = 2
+    batch_size: int = Field(default=4, ge=1)
+    max_retries: int = Field(default=2, ge=0)
 
 
 class EntailmentSpec(_Strict):
@@ -51,8 +52,8 @@ class EntailmentSpec(_Strict):
         None  # nli: HF id or path; embedding-similarity: embedder (defaults to embedder.model)
     )
     threshold: float = 0.5  # nli: P(entailment); similarity: cosine
-    batch_size: int = 16
-    max_length: int = 512
+    batch_size: int = Field(default=16, ge=1)
+    max_length: int = Field(default=512, ge=8)
 
 
 class EmbedderSpec(_Strict):
@@ -66,14 +67,45 @@ class EmbedderSpec(_Strict):
 
 class RetrieverSpec(_Strict):
     kind: Literal["bm25", "dense", "hybrid"] = "hybrid"
-    k: int = 10
-    chunk_words: int = 128
-    chunk_overlap: int = 32
+    k: int = Field(default=10, ge=1, description="passages retrieved per claim")
+    chunk_words: int = Field(default=128, ge=1)
+    chunk_overlap: int = Field(default=32, ge=0)
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     rrf_k: int = 60
     dense_index: Literal["auto", "flat", "ivf-hnsw"] = "auto"
     ivf_threshold: int = 50_000  # passages above which "auto" builds IVF with an HNSW quantizer
+    candidate_docs: int | None = Field(
+        default=None,
+        ge=1,
+        description="ground a query's claims only in passages of its BM25 top-N documents "
+        "(the ICAT paper: 1000); null searches the whole corpus",
+    )
+    candidate_query: Literal["text", "text+description"] = Field(
+        default="text",
+        description="what the candidate search is given: the query text (the paper: the topic title) "
+        "or the text and the task's description of the information need",
+    )
+
+    @model_validator(mode="after")
+    def _chunking(self) -> RetrieverSpec:
+        if self.chunk_overlap >= self.chunk_words:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_words ({self.chunk_words})"
+            )
+        return self
+
+
+class ClaimsSpec(_Strict):
+    """How ``AC(y)`` is formed; every claim dropped by these settings is counted in the trace."""
+
+    extractor: Literal["llm", "sentences"] = Field(
+        default="llm",
+        description="'llm' rewrites the answer into atomic facts (the paper); 'sentences' takes the "
+        "answer's own sentences (offline substitute for models too small to rewrite)",
+    )
+    min_words: int = Field(default=1, ge=1, description="shorter candidates are not claims (counted)")
+    max_claims: int | None = Field(default=None, ge=1, description="cost cap; null: no cap (counted)")
 
 
 class JudgeProfile(_Strict):
@@ -86,12 +118,21 @@ class JudgeProfile(_Strict):
     entailment: EntailmentSpec
     embedder: EmbedderSpec
     retriever: RetrieverSpec = Field(default_factory=RetrieverSpec)
-    claim_extractor: Literal["llm", "sentences"] = Field(
-        default="llm",
-        description="AC(y): 'llm' rewrites the answer into atomic facts (the paper); 'sentences' "
-        "takes the answer's own sentences (offline substitute for models too small to rewrite)",
-    )
+    claims: ClaimsSpec = Field(default_factory=ClaimsSpec)
     prompts: dict[str, str] = Field(description="prompt name -> prompt file id (name@version)")
+    not_as_in_paper: list[str] = Field(
+        default_factory=list, description="where this profile departs from the papers it implements, and why"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and "claim_extractor" in raw:
+            raise ValueError(
+                "'claim_extractor' is now 'claims: {extractor: ...}' (with min_words and max_claims); "
+                "update the profile and bump its version"
+            )
+        return raw
 
     @property
     def id(self) -> str:
@@ -113,17 +154,45 @@ def load_profile(ref: str | Path | None = None, **overrides: Any) -> JudgeProfil
     """Load a profile by name (shipped) or path; ``overrides`` replace top-level sections."""
     ref = ref or DEFAULT_PROFILE
     path = Path(ref)
-    if not path.suffix:
+    if not path.is_file():
+        if path.suffix or os.sep in str(ref) or str(ref).startswith("."):
+            raise InputError(Problem(rel(path), "judge profile file does not exist", field="--judge-profile"))
         path = paths.PROFILES_DIR / f"{ref}.yaml"
         if not path.exists():
-            raise InputError(Problem(str(ref), f"no such judge profile; shipped profiles: {list_profiles()}"))
+            raise InputError(
+                Problem(
+                    str(ref),
+                    f"no such judge profile; shipped profiles: {list_profiles()} (or give a YAML file's path)",
+                    field="--judge-profile",
+                )
+            )
+    text = path.read_text(encoding="utf-8")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        raw.update(overrides)
-        return JudgeProfile.model_validate(raw)
-    except FileNotFoundError as exc:
-        raise InputError(Problem(rel(path), "judge profile file does not exist")) from exc
-    except ValidationError as exc:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
         raise InputError(
-            [Problem(rel(path), e["msg"], field=".".join(str(x) for x in e["loc"])) for e in exc.errors()]
+            Problem(
+                rel(path),
+                f"not valid YAML: {getattr(exc, 'problem', exc)}",
+                line=mark.line + 1 if mark else None,
+            )
+        ) from exc
+    if not isinstance(raw, dict):
+        raise InputError(Problem(rel(path), "a judge profile must be a YAML mapping of sections"))
+    raw.update(overrides)
+    try:
+        return JudgeProfile.model_validate(raw)
+    except ValidationError as exc:
+        lines = yaml_key_lines(text)
+        raise InputError(
+            [
+                Problem(
+                    rel(path),
+                    e["msg"],
+                    line=lines.get(str(e["loc"][0])) if e["loc"] else None,
+                    field=".".join(str(x) for x in e["loc"]) or None,
+                )
+                for e in exc.errors()
+            ]
         ) from exc

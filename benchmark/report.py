@@ -1,24 +1,16 @@
-"""Human-readable views of results: terminal tables and the β-sweep plot."""
+"""What ``benchmark evaluate`` / ``score`` print after a run: one table per family, then the
+family's own views (e.g. ICAT's β sweep), notes, and what the judge profile can't judge."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from benchmark.families import REGISTRY
 from benchmark.results import Score, TaskResult
-
-ICAT_COLUMNS = (
-    ("s_fact", "S_fact"),
-    ("s_coverage_m", "S_cov M"),
-    ("icat_m", "ICAT-M"),
-    ("s_coverage_s", "S_cov S"),
-    ("icat_s", "ICAT-S"),
-    ("s_coverage_a", "S_cov A"),
-    ("icat_a", "ICAT-A"),
-)
 
 
 def fmt_score(score: Score | None, ci: bool = True) -> str:
@@ -30,85 +22,55 @@ def fmt_score(score: Score | None, ci: bool = True) -> str:
     return text
 
 
-def icat_table(
-    results: Iterable[TaskResult], title: str = "ICAT (macro-average over queries, 95% bootstrap CI)"
-) -> Table:
-    table = Table(title=title, show_lines=False)
-    table.add_column("model")
-    table.add_column("task")
-    table.add_column("judge profile")
-    for _, label in ICAT_COLUMNS:
-        table.add_column(label, justify="right")
+def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
+    fam = REGISTRY[family_id]
+    keys = [c.key for c in fam.columns if any(c.key in r.scores for r in results)]
+    table = Table(title=Text(f"{fam.title} (macro-average over queries, 95% bootstrap CI)"))
+    for col in ("model", "task", "judge profile"):
+        table.add_column(col)
+    for k in keys:
+        table.add_column(fam.label(k), justify="right")
     table.add_column("queries", justify="right")
-    table.add_column("failures", justify="right")
+    table.add_column("failed", justify="right")
     for r in results:
-        n = len(r.per_query)
         table.add_row(
-            r.model.id,
-            f"{r.task.id}@{r.task.version}",
-            r.profile_id,
-            *[fmt_score(r.scores.get(key)) for key, _ in ICAT_COLUMNS],
-            str(n),
-            ", ".join(f"{k}={v}" for k, v in sorted(r.failures.items())) or "0",
+            *[
+                Text(x)
+                for x in (
+                    r.model.label,
+                    f"{r.task.id}@{r.task.version}",
+                    r.profile_id,
+                    *[fmt_score(r.scores.get(k)) for k in keys],
+                    str(r.task.queries.n),
+                    str(len(r.failed_queries)),
+                )
+            ]
         )
     return table
 
 
-def beta_table(result: TaskResult) -> Table:
-    table = Table(
-        title=f"ICAT_β sweep — {result.model.id} on {result.task.id} (β<1 favours factuality, β>1 coverage)"
-    )
-    curves = {k: v for k, v in result.curves.items() if k.endswith("_beta")}
-    betas = next(iter(curves.values()), {}).keys()
-    table.add_column("β", justify="right")
-    for name in curves:
-        table.add_column(name.removesuffix("_beta").upper().replace("_", "-"), justify="right")
-    for b in betas:
-        table.add_row(b, *["—" if curves[c].get(b) is None else f"{curves[c][b]:.3f}" for c in curves])
-    return table
-
-
-def plot_beta_sweep(results: Iterable[TaskResult], path: Path) -> Path:
-    """Line plot of ICAT_β against β for every (model, variant)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for r in results:
-        for name, curve in r.curves.items():
-            pts = [(float(b), v) for b, v in curve.items() if v is not None]
-            if pts:
-                xs, ys = zip(*sorted(pts), strict=True)
-                ax.plot(
-                    xs,
-                    ys,
-                    marker="o",
-                    label=f"{r.model.id} {name.removesuffix('_beta').upper().replace('_', '-')}",
-                )
-    ax.set_xlabel("β (weight of coverage relative to factuality)")
-    ax.set_ylabel("ICAT_β")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def print_results(results: list[TaskResult], console: Console | None = None) -> None:
+def print_results(results: Sequence[TaskResult], console: Console | None = None) -> None:
     console = console or Console(width=None if Console().is_terminal else 200)
-    console.print(icat_table(results))
-    for r in results:
-        if r.curves:
-            console.print(beta_table(r))
-        for note in r.notes:
-            console.print(f"[yellow]note[/yellow] {r.task.id}: {note}")
-        if r.judge_profile.get("offline"):
-            console.print(
-                f"[yellow]judge profile {r.profile_id} is the offline default[/yellow]: its scores check that the "
-                "pipeline runs; they are not comparable with real-judge profiles (see README, 'What the offline default can and cannot judge')."
+    for fid, fam in REGISTRY.items():
+        mine = [r for r in results if r.metric_family == fid]
+        if not mine:
+            continue
+        console.print(results_table(fid, mine))
+        fam.print_results(mine, console)
+        for r in mine:
+            for note in r.notes:
+                console.print(Text(f"note {r.task.id}: {note}", style="yellow"))
+            if r.failures:
+                shown = ", ".join(f"{k} {v}" for k, v in sorted(r.failures.items()))
+                console.print(
+                    Text(f"failures {r.model.label} on {r.task.id}: {shown} (see the traces)", style="yellow")
+                )
+    for pid in sorted({r.profile_id for r in results if r.judge_profile.get("offline")}):
+        console.print(
+            Text(
+                f"judge profile {pid} is the offline default: its scores check that the pipeline runs and tell "
+                "systems apart on the bundled data; they are not comparable with real-judge profiles "
+                "(README, 'What the offline default can and cannot judge').",
+                style="yellow",
             )
+        )

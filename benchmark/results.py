@@ -14,23 +14,24 @@ silently a zero).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
-import math
+import os
 import platform
 import re
 import subprocess
+import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import __version__, paths
+from benchmark import __version__, paths, stats
 
-RESULT_SCHEMA_VERSION = "1"
+RESULT_SCHEMA_VERSION = "2"
 
 TRACKED_PACKAGES = (
     "torch",
@@ -53,12 +54,37 @@ class _Strict(BaseModel):
 
 
 class Score(_Strict):
-    """A macro-averaged score with a bootstrap confidence interval over queries."""
+    """A macro-average over queries with a bootstrap confidence interval."""
 
     value: float | None
     ci_low: float | None = None
     ci_high: float | None = None
-    n: int = Field(description="queries that contributed (failed queries excluded)")
+    n: int = Field(description="queries that contributed (failed queries are left out, never counted as 0)")
+    ci_method: str | None = Field(
+        default=None, description="BCa, percentile, constant, or null (no interval)"
+    )
+
+
+class RAGSetting(_Strict):
+    """How a retrieval-augmented system was given evidence: part of the model's identity."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    retriever: Literal["bm25", "dense", "hybrid"]
+    k: int = Field(ge=1, le=50, description="passages put in the prompt")
+    prompt: str = Field(description="prompt file id, e.g. rag-answer@1")
+    corpus: str = Field(description="label of the corpus retrieved from")
+    chunking: tuple[int, int] = (128, 32)
+    embedder: str | None = Field(default=None, description="dense and hybrid: the query/passage embedder")
+
+    @property
+    def slug(self) -> str:
+        """``rag-bm25-k5``: names folders and tells closed-book and RAG entries apart."""
+        return f"rag-{self.retriever}-k{self.k}"
+
+    @property
+    def label(self) -> str:
+        return f"RAG {self.retriever} k={self.k}"
 
 
 class ModelInfo(_Strict):
@@ -66,6 +92,29 @@ class ModelInfo(_Strict):
     revision: str = "main"
     backend: str | None = None
     generation: dict[str, Any] = Field(default_factory=dict)
+    rag: RAGSetting | None = Field(default=None, description="null: closed-book")
+
+    @property
+    def setting(self) -> str:
+        return "closed-book" if self.rag is None else self.rag.slug
+
+    @property
+    def label(self) -> str:
+        """How the leaderboard names this entry: closed-book and RAG runs are two entries."""
+        name = self.id if self.revision in ("main", "", None) else f"{self.id}@{self.revision}"
+        return name if self.rag is None else f"{name} ({self.rag.label})"
+
+
+class QuerySet(_Strict):
+    """Which queries were scored: results on different query sets are never ranked together."""
+
+    n: int
+    sha256: str = Field(description="hash of the sorted query ids")
+
+    @classmethod
+    def of(cls, query_ids: Iterable[str]) -> QuerySet:
+        ids = sorted(set(query_ids))
+        return cls(n=len(ids), sha256=hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest())
 
 
 class TaskInfo(_Strict):
@@ -73,6 +122,19 @@ class TaskInfo(_Strict):
     version: str
     data: str = Field(description="data fingerprint: sha256 of local files or hub repo@revision")
     corpus: str | None = Field(default=None, description="fingerprint of the knowledge corpus used")
+    queries: QuerySet
+
+
+class Statistics(_Strict):
+    """How the intervals were computed, and how the leaderboard ranks this result (``benchmark.stats``)."""
+
+    ci_level: float
+    bootstrap_resamples: int
+    seed: int
+    bca_min_n: int
+    rank_test: str = stats.RANK_METHOD
+    alpha: float = stats.ALPHA
+    rank_resamples: int = stats.PERMUTATION_RESAMPLES
 
 
 class RunInfo(_Strict):
@@ -93,26 +155,49 @@ class QueryScores(_Strict):
     scores: dict[str, float | None]
     counts: dict[str, int] = Field(default_factory=dict)
     failures: list[str] = Field(default_factory=list)
+    failed: bool = Field(default=False, description="no score at all: shown as failed, never as 0")
 
 
 class TaskResult(_Strict):
-    schema_version: str = RESULT_SCHEMA_VERSION
+    schema_version: Literal["2"] = RESULT_SCHEMA_VERSION
     model: ModelInfo
     task: TaskInfo
     judge_profile: dict[str, Any] = Field(description="the full, resolved judge profile")
     metric_family: str
+    primary: str = Field(description="the score this result is ranked by")
+    settings: dict[str, Any] = Field(default_factory=dict, description="the family's scoring options")
+    board_settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the settings that change the ranked numbers (part of the board key)",
+    )
+    statistics: Statistics
     scores: dict[str, Score]
     curves: dict[str, dict[str, float | None]] = Field(
         default_factory=dict, description="e.g. ICAT_beta sweep"
     )
     per_query: list[QueryScores]
-    failures: dict[str, int] = Field(default_factory=dict)
+    failures: dict[str, int] = Field(default_factory=dict, description="failures by stage")
+    failed_queries: list[str] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict, description="per-query counts summed")
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
     run: RunInfo
 
     @property
     def profile_id(self) -> str:
         return f"{self.judge_profile.get('name')}@{self.judge_profile.get('version')}"
+
+    def board_key(self) -> tuple[str, ...]:
+        """Everything that must be equal for two results to be ranked against each other."""
+        return (
+            self.metric_family,
+            f"{self.task.id}@{self.task.version}",
+            self.task.data,
+            self.task.corpus or "task",
+            self.task.queries.sha256,
+            self.profile_id,
+            json.dumps(self.board_settings, sort_keys=True),
+            self.primary,
+        )
 
 
 # ---------------------------------------------------------------------------------
@@ -121,40 +206,11 @@ class TaskResult(_Strict):
 
 
 def bootstrap_score(
-    values: Sequence[float | None], *, seed: int = 0, n_resamples: int = 1000, level: float = 0.95
+    values: Sequence[float | None], *, seed: int = 0, n_resamples: int = stats.BOOTSTRAP_RESAMPLES
 ) -> Score:
-    """Mean over queries with a percentile bootstrap CI (``scipy.stats.bootstrap``).
-
-    ``None`` values (queries that failed) are excluded and reported through ``n``:
-    the mean is over the queries we could actually score.
-    """
-    from scipy import stats
-
-    data = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
-    if data.size == 0:
-        return Score(value=None, n=0)
-    mean = float(data.mean())
-    if data.size < 2 or np.all(data == data[0]):
-        return Score(
-            value=mean,
-            ci_low=mean if data.size >= 2 else None,
-            ci_high=mean if data.size >= 2 else None,
-            n=int(data.size),
-        )
-    res = stats.bootstrap(
-        (data,),
-        np.mean,
-        n_resamples=n_resamples,
-        confidence_level=level,
-        method="percentile",
-        random_state=np.random.default_rng(seed),
-    )
-    return Score(
-        value=mean,
-        ci_low=float(res.confidence_interval.low),
-        ci_high=float(res.confidence_interval.high),
-        n=int(data.size),
-    )
+    """Mean over queries with a seeded bootstrap CI (:func:`benchmark.stats.mean_ci`)."""
+    ci = stats.mean_ci(values, seed=seed, n_resamples=n_resamples)
+    return Score(value=ci.value, ci_low=ci.low, ci_high=ci.high, n=ci.n, ci_method=ci.method)
 
 
 def model_dir_name(model_id: str) -> str:
@@ -176,9 +232,11 @@ def path_segment(value: str) -> str:
     return segment[:96]
 
 
-def result_path(root: Path, model: ModelInfo, profile_name: str, task_id: str) -> Path:
-    folders = (model_dir_name(model.id), model.revision or "main", profile_name)
-    return root.joinpath(*map(path_segment, folders), f"{task_id}.json")
+def result_path(root: Path, model: ModelInfo, profile_name: str, task_id: str, family: str) -> Path:
+    """``<root>/<org__model>/<revision>/<setting>/<profile>/<task>.<family>.json``; the
+    setting (closed-book or e.g. rag-bm25-k5) keeps the two kinds of run apart."""
+    folders = (model_dir_name(model.id), model.revision or "main", model.setting, profile_name)
+    return root.joinpath(*map(path_segment, folders), f"{path_segment(task_id)}.{path_segment(family)}.json")
 
 
 def traces_path(result_file: Path) -> Path:
@@ -186,10 +244,16 @@ def traces_path(result_file: Path) -> Path:
 
 
 def write_result(result: TaskResult, path: Path) -> Path:
+    """Write through a private temporary file and rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(result.model_dump_json(indent=2), encoding="utf-8")
-    tmp.replace(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(result.model_dump_json(indent=2))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -200,6 +264,12 @@ def read_result(path: Path) -> TaskResult:
 def iter_results(root: Path) -> Iterable[tuple[Path, TaskResult]]:
     for path in sorted(Path(root).rglob("*.json")):
         yield path, read_result(path)
+
+
+def seed_for(seed: int, *parts: Any) -> int:
+    """A seed per (run seed, score key): every interval is reproducible on its own."""
+    digest = hashlib.sha256(json.dumps([seed, *parts], sort_keys=True, default=str).encode()).digest()
+    return int.from_bytes(digest[:4], "little")
 
 
 # ---------------------------------------------------------------------------------

@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 
 #: Bumped whenever the on-disk layout of an index changes, so old ones are not reused.
 INDEX_FORMAT = 2
+#: Lucene hits fetched per query when a search is restricted to candidate documents.
+RESTRICTED_DEPTH = 10_000
 INSTALL_HINT = "pip install 'groundcover[retrieval]'"
 
 
@@ -234,12 +236,30 @@ class Hit:
     rank: int
 
 
+Allowed = Sequence[set[str] | frozenset[str] | None] | None
+"""Per query, the document ids a search may return (``None``: any document)."""
+
+
 class Retriever(Protocol):
-    """What grounding needs: batched search, and an identity recorded in results."""
+    """What grounding needs: batched search, and an identity recorded in results.
+
+    ``allowed`` restricts each query's hits to passages of the given documents — the
+    ICAT paper grounds a topic's claims only in passages of that topic's BM25 top-1000
+    documents, so that another topic's document cannot be a claim's "first supporting"
+    evidence.
+    """
 
     identity: dict[str, Any]
 
-    def search(self, queries: list[str], k: int) -> list[list[Hit]]: ...
+    def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]: ...
+
+
+def _check_allowed(queries: list[str], allowed: Allowed) -> list[set[str] | frozenset[str] | None]:
+    if allowed is None:
+        return [None] * len(queries)
+    if len(allowed) != len(queries):
+        raise ValueError(f"{len(allowed)} candidate sets for {len(queries)} queries")
+    return list(allowed)
 
 
 # -- index cache ---------------------------------------------------------------------
@@ -470,6 +490,7 @@ class BM25Retriever:
         from pyserini.search.lucene import LuceneSearcher
 
         self.threads = threads or min(8, os.cpu_count() or 1)
+        self.restricted_depth = RESTRICTED_DEPTH
         self.reused = False
         self._texts: dict[str, tuple[str, str]] = {}
         if lucene_index is not None:
@@ -530,18 +551,31 @@ class BM25Retriever:
                 raw = obj.get("contents") or obj.get("text") or raw
         return _split_doc_id(docid), raw
 
-    def search(self, queries: list[str], k: int) -> list[list[Hit]]:
-        """Top-``k`` passages per query (fewer when fewer passages share a term)."""
+    def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
+        """Top-``k`` passages per query (fewer when fewer passages share a term).
+
+        With ``allowed``, Lucene is searched ``restricted_depth`` deep and the hits are
+        filtered to the allowed documents: exact when the index holds at most that many
+        passages (the bundled corpora), approximate on web-scale indexes, where an
+        allowed passage ranked below the depth is missed.
+        """
         if not queries:
             return []
+        allow = _check_allowed(queries, allowed)
+        depth = k if all(a is None for a in allow) else max(k, self.restricted_depth)
         qids = [str(i) for i in range(len(queries))]
-        res = self.searcher.batch_search(queries, qids, k=k, threads=self.threads)
+        res = self.searcher.batch_search(queries, qids, k=depth, threads=self.threads)
         out = []
-        for qid in qids:
-            hits = []
-            for rank, h in enumerate(res.get(qid, []), start=1):
+        for qid, ok in zip(qids, allow, strict=True):
+            hits: list[Hit] = []
+            for h in res.get(qid, []):
+                known = self._texts.get(h.docid)
+                if ok is not None and (known[0] if known else _split_doc_id(h.docid)) not in ok:
+                    continue  # decided before the stored text is fetched: deep searches stay cheap
                 doc_id, text = self._text(h.docid)
-                hits.append(Hit(h.docid, doc_id, text, float(h.score), rank))
+                hits.append(Hit(h.docid, doc_id, text, float(h.score), len(hits) + 1))
+                if len(hits) == k:
+                    break
             out.append(hits)
         return out
 
@@ -629,6 +663,9 @@ class DenseRetriever:
             raise InputError(Problem("corpus", "no passages to index"))
         self.embedder = Embedder(embedder_spec, cache)
         self.passages = list(passages)
+        self._rows_by_doc: dict[str, list[int]] = {}
+        for row, p in enumerate(self.passages):
+            self._rows_by_doc.setdefault(p.doc_id, []).append(row)
         n = len(self.passages)
         fp = corpus_fingerprint(self.passages)
         index_type = spec.dense_index
@@ -684,21 +721,49 @@ class DenseRetriever:
         )
         return self.embedder.encode([p.text for p in self.passages], kind="passage", progress=progress)
 
-    def search(self, queries: list[str], k: int) -> list[list[Hit]]:
-        """Top-``k`` passages per query by cosine similarity (query embeddings cached)."""
+    def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
+        """Top-``k`` passages per query by cosine similarity (query embeddings cached).
+
+        With ``allowed``, each query is searched through a faiss ``IDSelectorBatch`` over
+        the passages of its allowed documents: exact on a flat index; on IVF-HNSW only
+        the ``nprobe`` probed lists are searched, as for an unrestricted query.
+        """
         if not queries:
             return []
-        scores, ids = self.index.search(self.embedder.encode(queries, kind="query"), k)
-        out = []
-        for row_s, row_i in zip(scores, ids, strict=True):
-            hits: list[Hit] = []
-            for s, i in zip(row_s, row_i, strict=True):
-                if i < 0:  # fewer than k vectors reachable
-                    continue
-                p = self.passages[int(i)]
-                hits.append(Hit(p.passage_id, p.doc_id, p.text, float(s), len(hits) + 1))
-            out.append(hits)
+        import faiss
+
+        allow = _check_allowed(queries, allowed)
+        vecs = self.embedder.encode(queries, kind="query")
+        out: list[list[Hit]] = [[] for _ in queries]
+        free = [i for i, a in enumerate(allow) if a is None]
+        if free:
+            scores, ids = self.index.search(vecs[free], k)
+            for qi, row_s, row_i in zip(free, scores, ids, strict=True):
+                out[qi] = self._hits(row_s, row_i)
+        for qi, ok in enumerate(allow):
+            if ok is None:
+                continue
+            rows = np.asarray(sorted(r for d in ok for r in self._rows_by_doc.get(d, ())), dtype=np.int64)
+            if rows.size == 0:
+                continue
+            sel = faiss.IDSelectorBatch(rows)
+            params = (
+                faiss.SearchParametersIVF(sel=sel, nprobe=self.nprobe)
+                if self.nprobe is not None
+                else faiss.SearchParameters(sel=sel)
+            )
+            scores, ids = self.index.search(vecs[qi : qi + 1], min(k, int(rows.size)), params=params)
+            out[qi] = self._hits(scores[0], ids[0])
         return out
+
+    def _hits(self, row_s: np.ndarray, row_i: np.ndarray) -> list[Hit]:
+        hits: list[Hit] = []
+        for s, i in zip(row_s, row_i, strict=True):
+            if i < 0:  # fewer than k vectors reachable
+                continue
+            p = self.passages[int(i)]
+            hits.append(Hit(p.passage_id, p.doc_id, p.text, float(s), len(hits) + 1))
+        return hits
 
 
 class HybridRetriever:
@@ -720,8 +785,8 @@ class HybridRetriever:
             "parts": [r.identity for r in self.retrievers],
         }
 
-    def search(self, queries: list[str], k: int) -> list[list[Hit]]:
-        runs = [r.search(queries, max(k, self.depth)) for r in self.retrievers]
+    def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
+        runs = [r.search(queries, max(k, self.depth), allowed) for r in self.retrievers]
         out = []
         for qi in range(len(queries)):
             fused: dict[str, float] = {}
@@ -769,3 +834,97 @@ def build_retriever(
         return dense
     bm25 = BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
     return HybridRetriever([bm25, dense], rrf_k=spec.rrf_k)
+
+
+# ---------------------------------------------------------------------------------
+# Which corpus: the task's own, or the user's
+# ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CorpusRef:
+    """The knowledge corpus a run searches, resolved once from the task card and flags.
+
+    ``covers`` lists the queries the corpus was written for, when it is the task's own
+    corpus and the card says so (the starter corpus covers 12 of 200 topics); a user's
+    corpus is taken to cover every query.
+    """
+
+    kind: str  # table | file | lucene
+    label: str
+    path: str | None = None
+    task_corpus: bool = False
+    covers: tuple[str, ...] | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}|{self.path}|{self.label}"
+
+
+def resolve_corpus(task: Any, corpus: str | None = None, lucene_index: str | None = None) -> CorpusRef:
+    """The corpus to search: ``--corpus`` or ``--lucene-index`` if given, else the task's."""
+    if corpus is not None and lucene_index is not None:
+        raise InputError(
+            Problem("command line", "give --corpus or --lucene-index, not both", field="--corpus")
+        )
+    if corpus is not None:
+        path = Path(corpus)
+        if path.is_dir():
+            raise InputError(
+                Problem(
+                    rel(path), "--corpus is a directory; give a .jsonl or .parquet file", field="--corpus"
+                )
+            )
+        return CorpusRef("file", f"user corpus {path.name}", str(path))
+    if lucene_index is not None:
+        return CorpusRef("lucene", f"Lucene index {lucene_index}", lucene_index)
+    spec = task.card.corpus
+    covers = tuple(spec.covers_queries) if spec.covers_queries is not None else None
+    label = spec.label or spec.kind
+    if spec.kind == "table":
+        return CorpusRef("table", label, None, True, covers)
+    if spec.kind in ("jsonl", "parquet"):
+        return CorpusRef("file", label, str(task.root / (spec.path or "")), True, covers)
+    if spec.kind in ("lucene", "pyserini-prebuilt"):
+        index = spec.path if spec.kind == "lucene" else f"prebuilt:{spec.path}"
+        return CorpusRef("lucene", label, index, True, covers)
+    raise InputError(
+        Problem(
+            f"tasks/{task.id}/task.yaml",
+            "this task ships no corpus; pass --corpus (JSONL/parquet with doc_id and text) or --lucene-index",
+            field="corpus",
+        )
+    )
+
+
+def open_retriever(
+    ref: CorpusRef,
+    task: Any,
+    spec: RetrieverSpec,
+    embedder: EmbedderSpec,
+    *,
+    cache: ModelCallCache | None = None,
+    progress: bool = True,
+) -> Retriever:
+    """A retriever of kind ``spec.kind`` over the corpus ``ref`` names (indexes cached on disk)."""
+    if ref.kind == "lucene":
+        return build_retriever(spec, embedder, lucene_index=ref.path, cache=cache, progress=progress)
+    docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
+    passages = chunk_corpus(docs, size=spec.chunk_words, overlap=spec.chunk_overlap)
+    return build_retriever(spec, embedder, passages, cache=cache, progress=progress)
+
+
+def candidate_documents(retriever: Retriever, queries: list[str], n: int) -> list[list[str]]:
+    """The ``n`` best documents per query, in rank order, from a passage retriever.
+
+    A document ranks by its best passage (MaxP); passages are fetched ``depth`` deep
+    until ``n`` distinct documents are found or the index is exhausted.
+    """
+    if n <= 0:
+        raise ValueError("the number of candidate documents must be positive")
+    depth = max(10 * n, 100)
+    out = []
+    for hits in retriever.search(queries, depth):
+        docs = list(dict.fromkeys(h.doc_id for h in hits))[:n]
+        out.append(docs)
+    return out

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError, fie
 
 from benchmark.errors import InputError, Problem, yaml_key_lines
 from benchmark.outputs import OutputRow
-from benchmark.results import SEGMENT_CHARS
+from benchmark.results import SEGMENT_CHARS, RAGSetting
 
 MODEL_CARD = "model.yaml"
 MAX_FILES = 64
@@ -81,6 +81,10 @@ class ModelCard(_Strict):
     links: list[HttpUrl] = Field(default_factory=list, max_length=10)
     contact: str = Field(min_length=1, max_length=200, description="e-mail or GitHub handle")
     generation: dict[str, Any] = Field(default_factory=dict, description="backend, sampling settings")
+    rag: RAGSetting | None = Field(
+        default=None,
+        description="retrieval-augmented: the setting every answer was generated with; null: closed-book",
+    )
     description: str | None = Field(default=None, max_length=2000)
 
     @field_validator("name", "org")
@@ -104,8 +108,13 @@ class ModelCard(_Strict):
         return f"{self.org}/{self.name}"
 
     @property
+    def setting(self) -> str:
+        return "closed-book" if self.rag is None else self.rag.slug
+
+    @property
     def folder_name(self) -> str:
-        return f"{self.org}__{self.name}"
+        """``org__name``, and ``org__name__rag-bm25-k5`` for a RAG entry of the same model."""
+        return f"{self.org}__{self.name}" + ("" if self.rag is None else f"__{self.rag.slug}")
 
 
 @dataclass
@@ -244,6 +253,13 @@ def _load_outputs(
                     "model",
                 )
             )
+        if card is not None and row.rag != card.rag:
+            got = row.rag.slug if row.rag else "closed-book"
+            problems.append(
+                Problem(shown, f"row was generated {got}, model.yaml says {card.setting}", line_no, "rag")
+            )
+        if row.rag is not None and row.retrieval is None:
+            problems.append(Problem(shown, "a RAG answer needs its 'retrieval' record", line_no, "retrieval"))
         rows.append(row)
     missing = [q for q in required if q not in seen]
     if missing:
@@ -257,12 +273,18 @@ def _load_outputs(
 
 def required_queries(task_id: str) -> tuple[set[str], list[str]]:
     """All query ids of a task, and those a submission must answer (the scored ones)."""
-    from benchmark.evaluation import queries_to_score
+    from benchmark.families import families_for
+    from benchmark.families.base import ScoringInputs
     from benchmark.tasks import load_task
 
     task = load_task(task_id)
     qids = list(task.table("queries")["query_id"])
-    scored = queries_to_score(task, dict.fromkeys(qids, ""), corpus=None, lucene_index=None, warn=False)
+    scored = qids
+    for fam in families_for(task):
+        allowed = fam.scorable_queries(task, ScoringInputs())
+        if allowed is not None:
+            keep = set(scored)
+            scored = [q for q in allowed if q in keep]
     return set(qids), scored
 
 
@@ -426,5 +448,7 @@ def load_model_cards(root: Path | str) -> dict[str, ModelCard]:
         text = card_path.read_text(encoding="utf-8", errors="replace")
         card, problems = _load_card(card_path, text, str(card_path))
         if card is not None and not problems:
-            cards[card.model_id] = card
+            cards[f"{card.model_id}|{card.setting}"] = card
+            if card.rag is None or card.model_id not in cards:
+                cards[card.model_id] = card
     return cards

@@ -225,7 +225,11 @@ class TaskCard(_Strict):
     source: Source
     license: str
     citation: str
-    metrics: list[str]
+    metrics: list[str] = Field(description="metric families that score this task (the registry's ids)")
+    main_score: dict[str, str] = Field(
+        default_factory=dict,
+        description="per family, the score results are ranked by (default: the family's primary)",
+    )
     splits: list[str] = Field(default_factory=lambda: ["test"])
     instruction: str = Field(description="instruction given to the evaluated model with each query")
     data: DataSource
@@ -455,6 +459,15 @@ class Task:
             df = df[df["query_id"].isin(wanted)]
         return df.head(limit) if limit is not None else df
 
+    def descriptions(self) -> dict[str, str]:
+        """Query id -> the task's description of the information need (when it has one)."""
+        df = self.table("queries")
+        if "description" not in df.columns:
+            return {}
+        return {
+            q: str(d) for q, d in zip(df["query_id"], df["description"], strict=True) if isinstance(d, str)
+        }
+
     def aspects(self, query_id: str) -> list[dict[str, Any]]:
         if not self.has_table("aspects"):
             return []
@@ -471,6 +484,69 @@ class Task:
         for q, d, a in zip(df["query_id"], df["doc_id"], df["aspect_id"], strict=True):
             out.setdefault((q, d), set()).add(a)
         return out
+
+
+def load_aspect_qrels(path: str | os.PathLike[str], task: Task) -> dict[tuple[str, str], set[str]]:
+    """Aspect-level qrels in the TREC diversity format, ``topic subtopic docid grade`` per line.
+
+    This is the format of NIST's ``qrels.*.ndeval.txt`` files, so a user with the
+    judged collection (e.g. ClueWeb) can run ICAT-M on their own index.  Topics and
+    subtopics must exist in the task's ``queries`` and ``aspects`` tables; every bad
+    line is reported with its number and field.  Rows with grade <= 0 are kept out.
+    """
+    p = Path(path)
+    where = rel(p)
+    if not p.is_file():
+        raise InputError(Problem(where, "aspect qrels file does not exist", field="--aspect-qrels"))
+    known_q = set(task.table("queries")["query_id"].astype(str))
+    known_a = (
+        set(
+            zip(
+                task.table("aspects")["query_id"], task.table("aspects")["aspect_id"].astype(str), strict=True
+            )
+        )
+        if task.has_table("aspects")
+        else set()
+    )
+    out: dict[tuple[str, str], set[str]] = {}
+    problems: list[Problem] = []
+    with open(p, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, start=1):
+            parts = line.split()
+            if not parts or parts[0].startswith("#"):
+                continue
+            if len(parts) != 4:
+                problems.append(
+                    Problem(where, f"expected 4 columns 'topic subtopic docid grade', got {len(parts)}", n)
+                )
+                continue
+            topic, subtopic, doc, grade = parts
+            try:
+                g = int(grade)
+            except ValueError:
+                problems.append(Problem(where, f"grade {grade[:20]!r} is not an integer", n, "grade"))
+                continue
+            if topic not in known_q:
+                problems.append(
+                    Problem(where, f"topic {topic[:20]!r} is not a query of task {task.id}", n, "topic")
+                )
+            elif (topic, subtopic) not in known_a:
+                problems.append(
+                    Problem(
+                        where, f"subtopic {subtopic[:20]!r} is not an aspect of topic {topic}", n, "subtopic"
+                    )
+                )
+            elif g > 0:
+                out.setdefault((topic, doc), set()).add(subtopic)
+            if len(problems) >= 50:
+                break
+    if problems:
+        raise InputError(problems)
+    if not out:
+        raise InputError(
+            Problem(where, "no positive aspect-level judgements in the file", field="--aspect-qrels")
+        )
+    return out
 
 
 def _load_tables(card: TaskCard, root: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:

@@ -61,7 +61,7 @@ def best_threshold(labels: list[int], scores: np.ndarray) -> float:
 
 def evaluate(profile_name: str) -> dict:
     from benchmark.cache import ModelCallCache
-    from benchmark.grounding import load_entailment
+    from benchmark.entailment import load_entailment
     from benchmark.profiles import load_profile
 
     prof = load_profile(profile_name)

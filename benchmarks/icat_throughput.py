@@ -39,7 +39,7 @@ def peak_rss_mb() -> float:
 
 def entailment_rate(n_claims: int, k: int = 10) -> list[tuple[str, str, str]]:
     from benchmark.cache import ModelCallCache
-    from benchmark.grounding import load_entailment
+    from benchmark.entailment import load_entailment
     from benchmark.profiles import load_profile
 
     prof = load_profile()

@@ -2,8 +2,14 @@
 
 Run locally with ``benchmark space serve`` (or ``python hf_space/app.py``).  It reads
 result JSON and traces from ``$GROUNDCOVER_RESULTS`` (default: ``data/results`` next to
-this file when published, else the repository's ``leaderboard/results/``) and model cards from
-``$GROUNDCOVER_SUBMISSIONS``.
+this file when published, else the repository's ``leaderboard/results/``) and model cards
+from ``$GROUNDCOVER_SUBMISSIONS``.
+
+One tab per registered metric family (:data:`benchmark.families.REGISTRY`): the ranked
+table first, then its search, filters and columns, a CSV download of what is shown, and
+the family's figures; then a drill-down into any result's per-query traces, rendered by
+the family; then About, How to submit and Citation, as on the Hub's leaderboards.  No
+code here names a family.
 
 Every string shown comes from submissions and is untrusted: tables are plain-text
 ``Dataframe`` cells, and the drill-down HTML is built only from ``html.escape``-d text.
@@ -14,8 +20,8 @@ from __future__ import annotations
 import html
 import json
 import os
+import tempfile
 from functools import lru_cache
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +30,21 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
+from benchmark.families import REGISTRY, MetricFamily
+from benchmark.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.profiles import DEFAULT_PROFILE
 from benchmark.results import traces_path
-from leaderboard.build import FAMILIES, Entry, Leaderboard, build_leaderboard
-from leaderboard.snapshot import MISSING, display_frame
+from benchmark.snapshot import MISSING, RANKS_EXPLAINED, fmt_ci, fmt_params
 
 HERE = Path(__file__).resolve().parent
 ANY = "any"
 SIZES = {ANY: None, "≤ 1B": 1e9, "≤ 10B": 1e10, "≤ 100B": 1e11}
 FIXED_COLUMNS = ("rank", "model")
-ARG_SUMMARY = {"quality_mean", "groundedness", "context_relevance"}
+INFO_COLUMNS = ("setting", "size", "open weights")
+TAIL_COLUMNS = ("queries", "failed", "task", "judge profile", "board")
+DEFAULT_INFO = ("setting", "size", "failed")
 
 
 def _data_dir(env: str, published: Path, repo: Path) -> Path:
@@ -56,7 +64,7 @@ def load() -> Leaderboard:
 
 
 # ---------------------------------------------------------------------------------
-# Filtering (pure: DataFrame in, DataFrame out)
+# Tables (pure: DataFrame in, DataFrame out)
 # ---------------------------------------------------------------------------------
 
 
@@ -74,7 +82,8 @@ def filter_rows(
         keep &= df["open_weights"].eq(False)
     limit = SIZES.get(size)
     if limit is not None:
-        keep &= df["parameters"].notna() & (df["parameters"].astype(float) <= limit)
+        params = pd.to_numeric(df["parameters"], errors="coerce")
+        keep &= params.notna() & (params > 0) & (params <= limit)
     if profile and profile != ANY:
         keep &= df["judge_profile"].eq(profile)
     if task and task != ANY:
@@ -82,127 +91,119 @@ def filter_rows(
     return df[keep]
 
 
-def family_view(
+def score_columns(family: MetricFamily) -> list[tuple[str, str]]:
+    """(score key, label) and (score key, label + ' CI') for every column of the family."""
+    out = []
+    for col in family.columns:
+        out += [(col.key, col.label), (col.key, f"{col.label} CI")]
+    return out
+
+
+def all_columns(family: MetricFamily) -> list[str]:
+    return [*INFO_COLUMNS, *(label for _, label in score_columns(family)), *TAIL_COLUMNS]
+
+
+def default_columns(family: MetricFamily) -> list[str]:
+    """What fits a laptop screen: the headline score with its interval, the other shown scores."""
+    shown = [c for c in family.columns if c.default_shown]
+    scores = [shown[0].label, f"{shown[0].label} CI", *(c.label for c in shown[1:])] if shown else []
+    return [*DEFAULT_INFO[:2], *scores, *DEFAULT_INFO[2:]]
+
+
+def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
+    """One row per result: numeric scores (3 decimals) with their intervals in their own columns."""
+    if df.empty:
+        return pd.DataFrame()
+    rows = []
+    for _, r in df.iterrows():
+        row: dict[str, Any] = {
+            "rank": None if pd.isna(r["rank"]) else int(r["rank"]),
+            "model": r["model"],
+            "setting": r["setting"],
+            "size": fmt_params(r["parameters"]),
+            "open weights": MISSING
+            if r["open_weights"] is None or pd.isna(r["open_weights"])
+            else ("yes" if r["open_weights"] else "no"),
+        }
+        for key, label in score_columns(family):
+            if label.endswith(" CI"):
+                row[label] = fmt_ci(r, key) if key in r else ""
+            else:
+                value = r.get(key)
+                row[label] = None if value is None or pd.isna(value) else round(float(value), 3)
+        row.update(
+            {
+                "queries": int(r["queries"]),
+                "failed": int(r["failed"]),
+                "task": f"{r['task']}@{r['task_version']}",
+                "judge profile": r["judge_profile"],
+                "board": r["board"],
+                "_parameters": r["parameters"],
+            }
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table_view(
     lb: Leaderboard,
-    family: str,
+    family_id: str,
     search: str,
     weights: str,
     size: str,
     profile: str,
     task: str,
-    columns: list[str],
+    columns: list[str] | None,
     sort_by: str,
     descending: bool,
 ) -> pd.DataFrame:
-    fam = FAMILIES[family]
-    raw = filter_rows(lb.tables.get(family, pd.DataFrame()), search, weights, size, profile, task)
-    view = display_frame(raw, fam)
+    fam = REGISTRY[family_id]
+    view = numeric_frame(
+        filter_rows(lb.tables.get(family_id, pd.DataFrame()), search, weights, size, profile, task), fam
+    )
     if view.empty:
         return pd.DataFrame({"model": ["no results match"]})
-    if sort_by and sort_by in view.columns:
-        key = view[sort_by].map(_sort_key)
-        present = key.notna()
-        ordered = (
-            view[present].assign(_k=key[present]).sort_values("_k", ascending=not descending, kind="stable")
-        )
-        view = pd.concat([ordered.drop(columns="_k"), view[~present]])
+    view = sort_view(view, sort_by, descending)
     shown = [c for c in view.columns if c in FIXED_COLUMNS or c in (columns or [])]
-    return view[shown].reset_index(drop=True)
+    out = view[shown].reset_index(drop=True)
+    return out.astype(object).where(out.notna(), MISSING)
 
 
-def _sort_key(value: Any) -> float | str | None:
-    """A number for scores ("0.41 [0.3, 0.5]" -> 0.41) and sizes ("8B"), else the text;
-    ``None`` for missing values, which are kept last in either order."""
-    if value is None or value == MISSING:
-        return None
-    text = str(value).split(" ", 1)[0]
-    try:
-        return float(text.rstrip("BMK")) * {"B": 1e9, "M": 1e6, "K": 1e3}.get(text[-1:], 1)
-    except ValueError:
-        return str(value).lower()
+def sort_view(view: pd.DataFrame, sort_by: str, descending: bool) -> pd.DataFrame:
+    """Sort on the numbers (sizes by parameter count); missing values always last."""
+    key = {"size": "_parameters"}.get(sort_by, sort_by)
+    if key == "rank" or key not in view.columns:
+        return view.sort_values(["board", "rank", "model"], na_position="last", kind="stable")
+    values = view[key]
+    if key == "_parameters":
+        values = pd.to_numeric(values, errors="coerce").where(lambda v: v > 0)
+    elif values.dtype == object:
+        values = values.astype(str).str.lower()
+    order = values.sort_values(ascending=not descending, na_position="last", kind="stable").index
+    return view.loc[order]
 
 
-def column_choices(lb: Leaderboard, family: str) -> list[str]:
-    df = display_frame(lb.tables.get(family, pd.DataFrame()), FAMILIES[family])
-    return [c for c in df.columns if c not in FIXED_COLUMNS] if not df.empty else []
+def write_csv(view: pd.DataFrame, family_id: str) -> str:
+    """The shown table as a CSV file for the download button (a fresh file per view)."""
+    folder = Path(tempfile.mkdtemp(prefix="groundcover-csv-"))
+    path = folder / f"groundcover-{family_id}.csv"
+    view.to_csv(path, index=False)
+    return str(path)
 
 
-# ---------------------------------------------------------------------------------
-# Plots
-# ---------------------------------------------------------------------------------
+def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
+    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), *filters)
+    keep = set(zip(df.get("model", []), df.get("board_id", []), strict=False))
+    return [
+        e.result
+        for e in lb.entries
+        if (e.model_label, e.board_id) in keep and e.result.metric_family == family_id
+    ]
 
 
-def _empty_figure(message: str) -> Any:
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.text(0.5, 0.5, message, ha="center", va="center")
-    ax.set_axis_off()
-    return fig
-
-
-def beta_plot(entries: list[Entry], variant: str = "s") -> Any:
-    curves = [(e.model_label, e.result.curves.get(f"icat_{variant}_beta")) for e in entries]
-    curves = [(m, c) for m, c in curves if c]
-    if not curves:
-        return _empty_figure("no ICAT β sweep for this selection")
-    fig, ax = plt.subplots(figsize=(6.4, 4))
-    for model, curve in curves:
-        betas = [float(b) for b in curve]
-        ax.plot(betas, [np.nan if v is None else v for v in curve.values()], marker="o", label=model)
-    ax.set_xscale("log")
-    ax.set_xlabel("β  (<1 favours factuality, >1 coverage)")
-    ax.set_ylabel(f"ICAT-{variant.upper()}_β")
-    ax.set_title("ICAT_β sweep")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-def scatter_plot(entries: list[Entry], variant: str = "s") -> Any:
-    pts = []
-    for e in entries:
-        f, c = e.result.scores.get("s_fact"), e.result.scores.get(f"s_coverage_{variant}")
-        if f and c and f.value is not None and c.value is not None:
-            pts.append((e.model_label, f.value, c.value))
-    if not pts:
-        return _empty_figure("no factuality/coverage scores for this selection")
-    fig, ax = plt.subplots(figsize=(6.4, 4))
-    for model, f, c in pts:
-        ax.scatter([f], [c])
-        ax.annotate(model, (f, c), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    ax.set_xlabel("S_fact (share of claims grounded)")
-    ax.set_ylabel(f"S_coverage-{variant.upper()} (share of aspects covered)")
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title("Factuality vs coverage")
-    fig.tight_layout()
-    return fig
-
-
-def radar_plot(entries: list[Entry]) -> Any:
-    entries = [e for e in entries if e.result.metric_family == "arguments"]
-    dims = sorted({k for e in entries for k in e.result.scores if k not in ARG_SUMMARY})
-    if not entries or len(dims) < 3:
-        return _empty_figure("no argument-quality results yet")
-    angles = np.linspace(0, 2 * np.pi, len(dims), endpoint=False).tolist()
-    fig, ax = plt.subplots(figsize=(6, 6), subplot_kw={"polar": True})
-    for e in entries:
-        vals = [e.result.scores[d].value if d in e.result.scores else None for d in dims]
-        vals = [np.nan if v is None else v for v in vals]
-        ax.plot(angles + angles[:1], vals + vals[:1], label=e.model_label)
-    ax.set_xticks(angles)
-    ax.set_xticklabels(dims, fontsize=7)
-    ax.set_title("Argument quality dimensions")
-    ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.3, 1.1))
-    fig.tight_layout()
-    return fig
-
-
-def select_entries(
-    lb: Leaderboard, family: str, search: str, weights: str, size: str, profile: str, task: str
-) -> list[Entry]:
-    df = filter_rows(lb.tables.get(family, pd.DataFrame()), search, weights, size, profile, task)
-    keep = set(zip(df.get("model", []), df.get("board", []), strict=False))
-    return [e for e in lb.entries if (e.model_label, e.board) in keep]
+def family_figures(lb: Leaderboard, family_id: str, option: str | None, *filters: str) -> list[Any]:
+    plt.close("all")
+    return list(REGISTRY[family_id].figures(select_results(lb, family_id, *filters), option).values())
 
 
 # ---------------------------------------------------------------------------------
@@ -222,7 +223,8 @@ def _traces(path: str) -> dict[str, dict[str, Any]]:
     p = traces_path(Path(path))
     out: dict[str, dict[str, Any]] = {}
     if p.exists() and not p.is_symlink():
-        for line in p.read_text(encoding="utf-8").splitlines():
+        # split on "\n" only: U+2028 and friends inside an answer are not line ends
+        for line in p.read_text(encoding="utf-8").split("\n"):
             try:
                 tr = json.loads(line)
             except json.JSONDecodeError:
@@ -232,8 +234,13 @@ def _traces(path: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def traces_of(entry: Entry) -> dict[str, dict[str, Any]]:
+    return _traces(str(entry.path)) if entry.path is not None else {}
+
+
 def per_query_frame(entry: Entry) -> pd.DataFrame:
-    traces = _traces(str(entry.path))
+    traces = traces_of(entry)
+    fam = REGISTRY.get(entry.result.metric_family)
     rows = []
     for q in entry.result.per_query:
         tr = traces.get(q.query_id, {})
@@ -241,67 +248,97 @@ def per_query_frame(entry: Entry) -> pd.DataFrame:
             {
                 "query": q.query_id,
                 "text": str(tr.get("query", ""))[:120],
-                **{k: MISSING if v is None else f"{v:.3f}" for k, v in q.scores.items()},
-                **{k: str(v) for k, v in q.counts.items()},
-                "failures": "; ".join(q.failures) or "",
+                **{
+                    (fam.label(k) if fam else k): MISSING if v is None else f"{v:.3f}"
+                    for k, v in q.scores.items()
+                },
+                "failed": "yes" if q.failed else "",
+                "failures": "; ".join(q.failures),
             }
         )
     return pd.DataFrame(rows)
 
 
-def claims_html(entry: Entry, query_id: str) -> str:
-    """Claims, their evidence passages and covered aspects, every string escaped."""
-    e = html.escape
-    tr = _traces(str(entry.path)).get(str(query_id))
-    if tr is None:
+def detail_html(entry: Entry, query_id: str) -> str:
+    trace = traces_of(entry).get(str(query_id))
+    fam = REGISTRY.get(entry.result.metric_family)
+    if trace is None or fam is None:
         return "<p>no trace for this query</p>"
-    aspects = {str(a["aspect_id"]): a["text"] for a in tr.get("aspects", [])}
-    gen_aspects = {str(a["aspect_id"]): a["text"] for a in tr.get("generated_aspects", [])}
+    return fam.trace_html(trace)
+
+
+# ---------------------------------------------------------------------------------
+# Text views
+# ---------------------------------------------------------------------------------
+
+INTRO = """# groundcover leaderboard
+Is what an answer says **grounded**, and does it **cover** what matters? Scores are computed by the project
+from submitted answers with a pinned judge profile. Pick a judge profile under *Search and filters*:
+results are only ranked against results on the same board."""
+
+ABOUT = f"""## About
+
+**groundcover** scores long-form and retrieval-augmented answers with metrics from the literature,
+each a *metric family*: {", ".join(f"**{f.title}** ({html.escape(f.description)})" for f in REGISTRY.values())}.
+
+* **Scores are computed by the project**, from data-only submissions, with a pinned judge profile;
+  submitters never send scores. Every result records which judge models produced it.
+* **Like with like.** A *board* is one metric family × task version × task data × knowledge corpus ×
+  set of scored queries × judge profile × rank-relevant settings (such as ICAT's β). Only results on
+  the same board are ranked together; the *board* column names it.
+* **Ranks.** {RANKS_EXPLAINED}
+* **Closed-book and retrieval-augmented runs** of one model are two entries (the *setting* column).
+* **Missing is missing** (—), never zero; a query the scorer could not judge is counted under *failed*.
+* **The offline judge profile** (`{DEFAULT_PROFILE}`) runs anywhere with no model hub; its judges are
+  small stand-ins (see the project README), so its numbers tell systems apart on the bundled data but
+  are not comparable with real-judge profiles, and are never ranked beside them.
+"""
+
+HOW_TO_SUBMIT = """## How to submit
+
+A submission is **data only**: your model's answers, never scores or code.
+
+```bash
+pip install groundcover            # or: bash scripts/setup.sh in a clone
+benchmark evaluate --model hf --model-args pretrained=ORG/NAME --tasks webtrack-2009-2012 --no-score
+#   retrieval-augmented: add --rag bm25 (the setting becomes part of the entry's name)
+benchmark submit --outputs outputs/ORG__NAME --org ORG --name NAME --license apache-2.0 \\
+    --parameters 1.5e9 --open-weights --contact you@example.org
+benchmark validate submissions/ORG__NAME
+```
+
+Open a pull request that adds the folder under `submissions/`. The *submission* workflow validates it
+(every problem is reported with file, line and field), scores it with the pinned judge profile, and
+comments the ranked table; on merge the project's scores are published here.
+
+Models served elsewhere work the same way: any model in lm-evaluation-harness's registry (`hf`, `vllm`,
+`local-chat-completions` for an OpenAI-compatible server), or `lm_eval --log_samples` output of the
+exported tasks (`benchmark tasks export-lm-eval`).
+"""
+
+GROUNDCOVER_CITATION = """@software{groundcover,
+  title  = {groundcover: a benchmark and leaderboard for grounded, covering long-form answers},
+  author = {groundcover developers},
+  year   = {2026},
+  url    = {https://github.com/groundcover-bench/groundcover}
+}"""
+
+
+def citation_text() -> str:
     parts = [
-        f"<h3>Query {e(str(query_id))}: {e(str(tr.get('query', '')))}</h3>",
-        f"<details><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
+        "## Citation",
+        "If you use the leaderboard, please cite groundcover and the papers of the metrics you report:",
     ]
-    if tr.get("failures"):
-        parts.append("<p><b>Failures:</b> " + e("; ".join(map(str, tr["failures"]))) + "</p>")
-    parts.append("<ol class='gc-claims'>")
-    for c in tr.get("claims", []):
-        verdict = (
-            "failed to judge" if c.get("failed") else ("grounded" if c.get("grounded") else "not grounded")
-        )
-        covered = []
-        for v, table in (("m", aspects), ("s", aspects), ("a", gen_aspects)):
-            ids = c.get(f"aspects_{v}") or []
-            if ids:
-                covered.append(
-                    f"ICAT-{v.upper()}: "
-                    + ", ".join(f"{e(str(i))} ({e(str(table.get(str(i), '?')))})" for i in ids)
-                )
-        parts.append(
-            f"<li class='gc-claim'><b>{e(str(c.get('text', '')))}</b> — <i>{e(verdict)}</i>"
-            + (f"<br>covers: {'; '.join(covered)}" if covered else "<br>covers: none")
-            + "<ul>"
-        )
-        for p in c.get("passages", []):
-            mark = "✔ " if p.get("supported") else ""
-            support = p.get("support")
-            parts.append(
-                f"<li class='gc-passage'>{mark}{e(str(p.get('passage_id', '')))} (rank {e(str(p.get('rank', '')))}, "
-                f"support {e('—' if support is None else f'{float(support):.2f}')}): {e(str(p.get('text', '')))}</li>"
-            )
-        parts.append("</ul></li>")
-    parts.append("</ol>")
-    return "".join(parts)
+    parts.append(f"```bibtex\n{GROUNDCOVER_CITATION}\n```")
+    for fam in REGISTRY.values():
+        if fam.citation:
+            parts.append(f"**{fam.title}**\n\n```bibtex\n{fam.citation}\n```")
+    return "\n\n".join(parts)
 
 
 # ---------------------------------------------------------------------------------
 # App
 # ---------------------------------------------------------------------------------
-
-INTRO = """# groundcover leaderboard
-Is what an answer says **grounded**, and does it **cover** what matters? Scores are computed by the
-project from submitted outputs with a pinned judge profile. Only results with the same task version and
-judge profile are ranked together; models whose 95% confidence intervals overlap share a rank; a missing
-result is shown as — and never counted as zero."""
 
 
 def _on_change(components: list[Any], fn: Any, inputs: list[Any], outputs: Any) -> Any:
@@ -312,118 +349,140 @@ def _on_change(components: list[Any], fn: Any, inputs: list[Any], outputs: Any) 
     )
 
 
+def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: str | None) -> None:
+    profiles = [p for p in lb.profiles if not lb.tables.get(fid, pd.DataFrame()).empty] or lb.profiles
+    tasks = [ANY, *lb.tasks]
+    cols = all_columns(fam)
+    defaults = default_columns(fam)
+    first = table_view(lb, fid, "", ANY, ANY, default_profile or ANY, ANY, defaults, "rank", False)
+    gr.Markdown(
+        f"{html.escape(fam.description)} Ranked by each board's main score; see *About* for how ranks work."
+    )
+    table = gr.Dataframe(
+        value=first, interactive=False, wrap=True, pinned_columns=2, elem_id=f"gc-table-{fid}"
+    )
+    download = gr.DownloadButton(
+        "Download this table (CSV)", value=write_csv(first, fid), size="sm", elem_id=f"gc-download-{fid}"
+    )
+    with gr.Accordion("Search and filters", open=True, elem_id=f"gc-filters-{fid}"):
+        with gr.Row():
+            search = gr.Textbox(label="Search model", placeholder="e.g. llama", elem_id=f"gc-search-{fid}")
+            weights = gr.Dropdown(
+                [ANY, "open", "closed"], value=ANY, label="Weights", elem_id=f"gc-weights-{fid}"
+            )
+            size = gr.Dropdown(list(SIZES), value=ANY, label="Size", elem_id=f"gc-size-{fid}")
+            profile = gr.Dropdown(
+                profiles or [ANY],
+                value=default_profile or ANY,
+                label="Judge profile",
+                elem_id=f"gc-profile-{fid}",
+            )
+            task = gr.Dropdown(tasks, value=ANY, label="Task", elem_id=f"gc-task-{fid}")
+        with gr.Row():
+            sort_by = gr.Dropdown(
+                ["rank", "model", *[c for c in cols if not c.endswith(" CI")]],
+                value="rank",
+                label="Sort by",
+                elem_id=f"gc-sort-{fid}",
+            )
+            descending = gr.Checkbox(value=False, label="Descending", elem_id=f"gc-desc-{fid}")
+    with gr.Accordion("Columns", open=False, elem_id=f"gc-columns-acc-{fid}"):
+        columns = gr.CheckboxGroup(cols, value=defaults, label="Columns", elem_id=f"gc-columns-{fid}")
+    filters = [search, weights, size, profile, task]
+    option = None
+    if fam.view_options:
+        option = gr.Radio(
+            [label for label, _ in fam.view_options],
+            value=fam.view_options[0][0],
+            label="Figures for",
+            elem_id=f"gc-option-{fid}",
+        )
+    values = dict(fam.view_options)
+    start = values.get(fam.view_options[0][0]) if fam.view_options else None
+    figures = fam.figures(select_results(lb, fid, "", ANY, ANY, default_profile or ANY, ANY), start)
+    with gr.Row():
+        plots = [gr.Plot(fig, label=title) for title, fig in figures.items()]
+
+    def _table(*vals: Any) -> tuple[pd.DataFrame, str]:
+        view = table_view(lb, fid, *vals)
+        return view, write_csv(view, fid)
+
+    def _plots(*vals: Any) -> list[Any]:
+        *flt, opt = vals if option is not None else (*vals, None)
+        return family_figures(lb, fid, values.get(opt) if opt else None, *flt)
+
+    # one event per change: the table (cheap) first, then the figures (slower to render)
+    event = _on_change(
+        [*filters, columns, sort_by, descending],
+        _table,
+        [*filters, columns, sort_by, descending],
+        [table, download],
+    )
+    if plots:
+        plot_inputs = [*filters, *([option] if option is not None else [])]
+        event.then(_plots, plot_inputs, plots)
+        if option is not None:
+            _on_change([option], _plots, plot_inputs, plots)
+
+
 def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
     lb = lb or load()
-    # one judge profile at a time: ranks from different profiles are never shown together
-    profiles = lb.profiles
     default_profile = next(
-        (p for p in profiles if p.split("@")[0] == DEFAULT_PROFILE), profiles[0] if profiles else None
+        (p for p in lb.profiles if p.split("@")[0] == DEFAULT_PROFILE),
+        lb.profiles[0] if lb.profiles else None,
     )
-    tasks = [ANY, *lb.tasks]
     with gr.Blocks(title="groundcover leaderboard") as demo:
         gr.Markdown(INTRO)
-        with gr.Row():
-            search = gr.Textbox(label="Search model", placeholder="e.g. llama", elem_id="gc-search")
-            weights = gr.Dropdown([ANY, "open", "closed"], value=ANY, label="Weights", elem_id="gc-weights")
-            size = gr.Dropdown(list(SIZES), value=ANY, label="Size", elem_id="gc-size")
-            profile = gr.Dropdown(
-                profiles, value=default_profile, label="Judge profile", elem_id="gc-profile"
-            )
-            task = gr.Dropdown(tasks, value=ANY, label="Task", elem_id="gc-task")
-        filters = [search, weights, size, profile, task]
-        tables: list[Any] = []
-        controls: dict[str, list[Any]] = {}  # each tab's own (columns, sort_by, descending)
-        plots: list[Any] = []
-        variant = None
-        for fid, fam in FAMILIES.items():
-            with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}"):
-                cols = column_choices(lb, fid)
-                with gr.Row():
-                    columns = gr.CheckboxGroup(cols, value=cols, label="Columns", elem_id=f"gc-columns-{fid}")
-                with gr.Row():
-                    sort_by = gr.Dropdown(
-                        ["rank", "model", *cols], value="rank", label="Sort by", elem_id=f"gc-sort-{fid}"
+        with gr.Tabs():
+            for fid, fam in REGISTRY.items():
+                with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}"):
+                    _family_tab(lb, fid, fam, default_profile)
+            with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model"):
+                run = gr.Dropdown(
+                    run_choices(lb),
+                    value=None,
+                    label="Result (model · task · judge profile · family)",
+                    elem_id="gc-run",
+                )
+                summary = gr.Dataframe(interactive=False, elem_id="gc-summary")
+                queries = gr.Dataframe(interactive=False, wrap=True, elem_id="gc-queries")
+                query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query")
+                detail = gr.HTML(elem_id="gc-detail")
+
+                def _open(idx: str | None) -> tuple[Any, Any, Any, str]:
+                    if idx is None or not str(idx).isdigit() or int(idx) >= len(lb.entries):
+                        return pd.DataFrame(), pd.DataFrame(), gr.update(choices=[], value=None), ""
+                    entry = lb.entries[int(idx)]
+                    fam = REGISTRY.get(entry.result.metric_family)
+                    table = lb.tables.get(entry.result.metric_family, pd.DataFrame())
+                    row = (
+                        table[(table["model"] == entry.model_label) & (table["board_id"] == entry.board_id)]
+                        if not table.empty
+                        else table
                     )
-                    descending = gr.Checkbox(value=False, label="Descending", elem_id=f"gc-desc-{fid}")
-                table = gr.Dataframe(
-                    value=family_view(lb, fid, "", ANY, ANY, default_profile, ANY, cols, "rank", False),
-                    interactive=False,
-                    wrap=True,
-                    elem_id=f"gc-table-{fid}",
-                )
-                own = [columns, sort_by, descending]
-                tables.append(table)
-                controls[fid] = own
+                    summ = (
+                        numeric_frame(row, fam).drop(columns="_parameters")
+                        if fam and not row.empty
+                        else pd.DataFrame()
+                    )
+                    qids = [q.query_id for q in entry.result.per_query]
+                    return summ, per_query_frame(entry), gr.update(choices=qids, value=None), ""
 
-                def _update(*vals: Any, _fid: str = fid) -> pd.DataFrame:
-                    return family_view(lb, _fid, *vals)
+                def _detail(idx: str | None, qid: str | None) -> str:
+                    if idx is None or qid is None or not str(idx).isdigit() or int(idx) >= len(lb.entries):
+                        return ""
+                    return detail_html(lb.entries[int(idx)], qid)
 
-                # a tab's own controls re-draw only that tab's table
-                _on_change(own, _update, [*filters, *own], table)
-                shown = select_entries(lb, fid, "", ANY, ANY, default_profile, ANY)
-                if fid == "icat":
-                    with gr.Row():
-                        variant = gr.Radio(["m", "s", "a"], value="s", label="ICAT variant for plots")
-                    with gr.Row():
-                        plots.append(gr.Plot(beta_plot(shown), label="ICAT_β sweep"))
-                        plots.append(gr.Plot(scatter_plot(shown), label="factuality vs coverage"))
-                if fid == "arguments":
-                    plots.append(gr.Plot(radar_plot(shown), label="radar"))
-
-        def _tables(*vals: Any) -> list[pd.DataFrame]:
-            flt, rest = vals[: len(filters)], iter(vals[len(filters) :])
-            return [family_view(lb, fid, *flt, *islice(rest, len(own))) for fid, own in controls.items()]
-
-        def _plots(*vals: Any) -> list[Any]:
-            *flt, v = vals
-            chosen = select_entries(lb, "icat", *flt)
-            return [
-                beta_plot(chosen, v),
-                scatter_plot(chosen, v),
-                radar_plot(select_entries(lb, "arguments", *flt)),
-            ]
-
-        # One event per filter change: every table first (cheap), then the plots (slower to
-        # render), so a table never waits behind a figure and quick successive changes coalesce.
-        assert variant is not None and len(plots) == 3, "the ICAT and arguments tabs carry the plots"
-        plot_inputs = [*filters, variant]
-        tab_inputs = [c for own in controls.values() for c in own]
-        _on_change(filters, _tables, [*filters, *tab_inputs], tables).then(_plots, plot_inputs, plots)
-        _on_change([variant], _plots, plot_inputs, plots)
-        with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model"):
-            choices = run_choices(lb)
-            run = gr.Dropdown(
-                choices, value=None, label="Result (model · task · judge profile)", elem_id="gc-run"
-            )
-            summary = gr.Dataframe(interactive=False, elem_id="gc-summary")
-            queries = gr.Dataframe(interactive=False, wrap=True, elem_id="gc-queries")
-            query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query")
-            detail = gr.HTML(elem_id="gc-detail")
-
-            def _open(idx: str | None) -> tuple[Any, Any, Any, str]:
-                if idx is None or not str(idx).isdigit() or int(idx) >= len(lb.entries):
-                    return pd.DataFrame(), pd.DataFrame(), gr.update(choices=[], value=None), ""
-                entry = lb.entries[int(idx)]
-                fam = FAMILIES.get(entry.result.metric_family)
-                table = lb.tables.get(entry.result.metric_family, pd.DataFrame())
-                row = (
-                    table[(table["model"] == entry.model_label) & (table["board"] == entry.board)]
-                    if not table.empty
-                    else table
-                )
-                summ = display_frame(row, fam) if fam is not None and not row.empty else pd.DataFrame()
-                qids = [q.query_id for q in entry.result.per_query]
-                return summ, per_query_frame(entry), gr.update(choices=qids, value=None), ""
-
-            def _detail(idx: str | None, qid: str | None) -> str:
-                if idx is None or qid is None or not str(idx).isdigit():
-                    return ""
-                return claims_html(lb.entries[int(idx)], qid)
-
-            run.change(_open, inputs=run, outputs=[summary, queries, query, detail])
-            query.change(_detail, inputs=[run, query], outputs=detail)
-        if lb.skipped:
-            gr.Markdown("Skipped result files: " + html.escape("; ".join(lb.skipped)))
+                run.change(_open, inputs=run, outputs=[summary, queries, query, detail])
+                query.change(_detail, inputs=[run, query], outputs=detail)
+            with gr.Tab("About", id="tab-about", elem_id="gc-tab-about"):
+                gr.Markdown(ABOUT)
+            with gr.Tab("How to submit", id="tab-submit", elem_id="gc-tab-submit"):
+                gr.Markdown(HOW_TO_SUBMIT)
+            with gr.Tab("Citation", id="tab-citation", elem_id="gc-tab-citation"):
+                gr.Markdown(citation_text())
+        if lb.skipped:  # file names come from the results tree: shown as plain text, never markup
+            gr.Textbox("\n".join(lb.skipped), label="Skipped result files", interactive=False, lines=2)
     return demo
 
 

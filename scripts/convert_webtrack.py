@@ -531,6 +531,8 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
         "license": NIST_LICENSE + STARTER_LICENSE,
         "citation": CITATION_2009_2012,
         "metrics": ["icat"],
+        # the starter corpus has aspect-level qrels, and ICAT-M needs no LLM in the alignment
+        "main_score": {"icat": "icat_m"},
         "splits": ["test"],
         "instruction": INSTRUCTION,
         "corpus": {"kind": "table", "label": label, "covers_queries": starter.topics},

@@ -1,4 +1,10 @@
-"""Options and steps shared by ``evaluate`` and ``score``."""
+"""Options and steps shared by ``evaluate`` and ``score``.
+
+Every registered metric family adds its own option group; ``--metrics`` picks families
+(default: the task card's list).  Everything a run needs is checked — profile, families,
+family settings, corpus — before any model loads, so a typo fails in a second, not after
+a model download.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from benchmark.evaluation import ICATOptions, Judges, evaluate_icat
-from benchmark.profiles import DEFAULT_PROFILE, list_profiles, load_profile
-from benchmark.report import plot_beta_sweep, print_results
+from benchmark.errors import InputError, Problem
+from benchmark.families import REGISTRY, families_for
+from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+from benchmark.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
 from benchmark.results import ModelInfo, TaskResult
 from benchmark.tasks import Task
 
@@ -23,46 +30,122 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_PROFILE,
         help=f"judge profile name or YAML path (shipped: {', '.join(list_profiles())}; default {DEFAULT_PROFILE})",
     )
+    g.add_argument(
+        "--metrics",
+        help=f"comma-separated metric families (registered: {', '.join(REGISTRY)}; default: the task card's list)",
+    )
     g.add_argument("--results-dir", default="results", help="where result files go (default: results/)")
     g.add_argument("--corpus", help="your own knowledge corpus: .jsonl or .parquet with doc_id and text")
     g.add_argument(
         "--lucene-index", help="an existing Lucene index dir, or prebuilt:<name> (pyserini, needs internet)"
     )
-    g.add_argument("--variants", default="m,s,a", help="ICAT variants to compute (default: m,s,a)")
-    g.add_argument("--beta", type=float, default=1.0, help="β of the reported ICAT_β (default 1)")
-    g.add_argument("--seed", type=int, default=0)
+    g.add_argument(
+        "--aspect-qrels",
+        help="aspect-level qrels in the TREC diversity format ('topic subtopic docid grade', as NIST's "
+        "qrels.*.ndeval.txt) for your own --corpus / --lucene-index (ICAT-M)",
+    )
+    g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
     g.add_argument("--query-batch", type=int, default=4, help="queries scored together so models see batches")
     g.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    for fam in REGISTRY.values():
+        fam.add_arguments(p.add_argument_group(f"{fam.title} ({fam.id})"))
+
+
+def scoring_inputs(args: argparse.Namespace) -> ScoringInputs:
+    return ScoringInputs(corpus=args.corpus, lucene_index=args.lucene_index, aspect_qrels=args.aspect_qrels)
+
+
+def requested_metrics(args: argparse.Namespace) -> list[str] | None:
+    if args.metrics is None:
+        return None
+    ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    if not ids:
+        raise InputError(Problem("command line", "name at least one metric family", field="--metrics"))
+    return ids
+
+
+def scorable_queries(args: argparse.Namespace, task: Task) -> list[str]:
+    """The queries every requested family can score on ``task``, in the order a quick run
+    should take them (e.g. the bundled corpus's own order); no model is loaded."""
+    qids = list(task.table("queries")["query_id"])
+    for fam in families_for(task, requested_metrics(args)):
+        allowed = fam.scorable_queries(task, scoring_inputs(args))
+        if allowed is not None:
+            keep = set(qids)
+            qids = [q for q in allowed if q in keep]
+    return qids
+
+
+def plan(
+    args: argparse.Namespace, tasks: list[Task]
+) -> tuple[JudgeProfile, dict[str, list[tuple[MetricFamily, FamilySettings]]]]:
+    """Check everything a scoring run needs; nothing is loaded yet."""
+    if args.query_batch < 1:
+        raise InputError(Problem("command line", "must be at least 1", field="--query-batch"))
+    profile = load_profile(args.judge_profile)
+    chosen = {}
+    for task in tasks:
+        chosen[task.id] = [
+            (fam, fam.settings_from_args(args)) for fam in families_for(task, requested_metrics(args))
+        ]
+        for fam, _ in chosen[task.id]:
+            fam.scorable_queries(
+                task, scoring_inputs(args)
+            )  # resolves the corpus: fails early if there is none
+    return profile, chosen
 
 
 def score_answers(
-    args: argparse.Namespace, tasks_and_answers: list[tuple[Task, dict[str, str], ModelInfo]]
+    args: argparse.Namespace, jobs: list[tuple[Task, dict[str, str], ModelInfo]], *, show: bool = True
 ) -> list[TaskResult]:
-    profile = load_profile(args.judge_profile)
-    judges = Judges.load(profile)
-    options = ICATOptions(
-        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()),
-        beta=args.beta,
+    from benchmark.judges import JudgeStack
+    from benchmark.report import print_results
+    from benchmark.runner import RunOptions, score_task
+
+    profile, chosen = plan(args, [task for task, _, _ in jobs])
+    judges = JudgeStack.load(profile, progress=not args.no_progress)
+    options = RunOptions(
         seed=args.seed,
         query_batch=args.query_batch,
         progress=not args.no_progress,
+        command=shlex.join(["benchmark", *sys.argv[1:]]),
     )
     results = []
     console = Console(stderr=True)
-    for task, answers, model in tasks_and_answers:
-        result, path = evaluate_icat(
-            task,
-            answers,
-            judges,
-            model=model,
-            results_root=Path(args.results_dir),
-            corpus=args.corpus,
-            lucene_index=args.lucene_index,
-            options=options,
-            command=shlex.join(["benchmark", *sys.argv[1:]]),
-        )
-        plot = plot_beta_sweep([result], path.with_name(path.stem + ".beta_sweep.png"))
-        console.print(f"wrote {path} (traces: {path.stem}.traces.jsonl, plot: {plot.name})")
-        results.append(result)
-    print_results(results)
+    for task, answers, model in jobs:
+        for fam, settings in chosen[task.id]:
+            result, path = score_task(
+                fam,
+                task,
+                answers,
+                judges,
+                model=model,
+                results_root=Path(args.results_dir),
+                inputs=scoring_inputs(args),
+                settings=settings,
+                options=options,
+            )
+            plots = save_figures(fam, result, path)
+            console.print(
+                f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
+                f"{', '.join(p.name for p in plots)})"
+            )
+            results.append(result)
+    if show:
+        print_results(results)
     return results
+
+
+def save_figures(family: MetricFamily, result: TaskResult, path: Path) -> list[Path]:
+    """The family's figures for one result, as PNGs beside the result file."""
+    import re
+
+    import matplotlib.pyplot as plt
+
+    out = []
+    for title, fig in family.figures([result]).items():
+        target = path.with_name(f"{path.stem}.{re.sub(r'[^a-z0-9]+', '_', title.lower()).strip('_')}.png")
+        fig.savefig(target, dpi=120)
+        plt.close(fig)
+        out.append(target)
+    return out

@@ -1,4 +1,4 @@
-"""``benchmark evaluate``: generate answers with a model, then score them."""
+"""``benchmark evaluate``: generate answers with a model (closed-book and/or with retrieval), then score them."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from benchmark.cli import add_command
-from benchmark.cli.common import add_scoring_args, score_answers
-from benchmark.evaluation import queries_to_score
+from benchmark.cli.common import add_scoring_args, scorable_queries, score_answers
+from benchmark.errors import InputError, Problem
 from benchmark.tasks import load_task
 
 
@@ -21,13 +21,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Generate answers for each task's queries with a model from lm-eval's registry "
             "(hf, vllm, local-completions, local-chat-completions) or the offline default "
-            "`groundcover-offline`, then score them with the judge profile. Generation and "
-            "scoring checkpoint per query: re-run the same command to resume."
+            "`groundcover-offline`, closed-book and/or retrieval-augmented (--rag), then score them "
+            "with the judge profile. With several settings (e.g. --rag none,bm25) the runs are ranked "
+            "against each other at the end. Generation and scoring checkpoint per query: re-run the "
+            "same command to resume."
         ),
         examples=[
-            "benchmark evaluate --model groundcover-offline --tasks webtrack-2009-2012 --limit 10",
+            "benchmark evaluate --model groundcover-offline --tasks webtrack-2009-2012 --rag none,bm25",
             "benchmark evaluate --model hf --model-args pretrained=Qwen/Qwen2.5-1.5B-Instruct --tasks webtrack-2009-2012",
-            "benchmark evaluate --model local-chat-completions \\",
+            "benchmark evaluate --model local-chat-completions --rag bm25 --rag-k 5 \\",
             "    --model-args model=meta-llama/Llama-3.1-8B-Instruct,base_url=http://127.0.0.1:8000/v1/chat/completions \\",
             "    --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama",
         ],
@@ -37,34 +39,75 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, help="only the first N (scorable) queries of each task")
     p.add_argument("--output-dir", default="outputs", help="where generated answers go (default: outputs/)")
     p.add_argument("--no-score", action="store_true", help="only generate answers")
+    g = p.add_argument_group("retrieval-augmented generation")
+    g.add_argument(
+        "--rag",
+        default="none",
+        help="comma-separated settings, each run separately: none (closed-book), bm25, dense, hybrid "
+        "(retrieve --rag-k passages from the task's corpus, or --corpus/--lucene-index, number them in "
+        "the prompt and ask for [n] citations); default none",
+    )
+    g.add_argument("--rag-k", type=int, default=5, help="passages per prompt (default 5)")
     add_scoring_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchmark import rag
     from benchmark.harness import generate_outputs
     from benchmark.outputs import answers_and_model
+    from benchmark.profiles import load_profile
 
+    settings = rag.parse_settings(args.rag, args.rag_k)
+    if args.limit is not None and args.limit < 1:
+        raise InputError(Problem("command line", "must be at least 1", field="--limit"))
+    task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    if not task_ids:
+        raise InputError(Problem("command line", "name at least one task", field="--tasks"))
+    profile = load_profile(args.judge_profile)  # chunking and embedder of the RAG retrievers; fails early
     jobs = []
-    for task_id in [t.strip() for t in args.tasks.split(",") if t.strip()]:
+    for task_id in task_ids:
         task = load_task(task_id)
-        everything = dict.fromkeys(task.table("queries")["query_id"], "x")
-        qids = queries_to_score(task, everything, corpus=args.corpus, lucene_index=args.lucene_index)
+        qids = scorable_queries(args, task)
         if args.limit is not None:
             qids = qids[: args.limit]
-        out = generate_outputs(
-            args.model,
-            args.model_args or "",
-            task,
-            Path(args.output_dir),
-            batch_size=args.batch_size,
-            gen_kwargs=args.gen_kwargs,
-            query_ids=qids,
-            progress=not args.no_progress,
-        )
-        answers, model = answers_and_model(out, task)
-        jobs.append((task, answers, model))
+        for setting in settings:
+            context = (
+                None
+                if setting is None
+                else rag.prepare(
+                    task,
+                    setting,
+                    qids,
+                    profile=profile,
+                    corpus=args.corpus,
+                    lucene_index=args.lucene_index,
+                    progress=not args.no_progress,
+                )
+            )
+            out = generate_outputs(
+                args.model,
+                args.model_args or "",
+                task,
+                Path(args.output_dir),
+                batch_size=args.batch_size,
+                gen_kwargs=args.gen_kwargs,
+                query_ids=qids,
+                progress=not args.no_progress,
+                rag=context,
+            )
+            answers, model = answers_and_model(out, task)
+            jobs.append((task, answers, model))
     if args.no_score:
         return 0
-    score_answers(args, jobs)
+    results = score_answers(args, jobs)
+    if len(results) > 1:
+        from rich.console import Console
+
+        from benchmark.leaderboard import from_results
+        from benchmark.snapshot import print_leaderboard
+
+        console = Console(width=200)
+        console.rule("the runs of this command, ranked")
+        print_leaderboard(from_results(results), console, legend=True)
     return 0

@@ -13,9 +13,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "leaderboard",
         help="print ranked tables and write CSV/JSON/Markdown/HTML snapshots",
         description=(
-            "Rank every result under --results-dir. Only results with the same task version, data, "
-            "corpus and judge profile are ranked together; models whose confidence intervals overlap "
-            "share a rank; a missing result is shown as missing, never as zero."
+            "Rank every result under --results-dir. Only results on the same board (metric family, task "
+            "version and data, corpus, scored queries, judge profile, rank-relevant settings such as β) are "
+            "ranked together; a model's rank is 1 + the number of models significantly better on the same "
+            "queries (paired permutation test, Holm-corrected); a missing result is shown as missing and a "
+            "failed query as failed, never as zero."
         ),
         examples=[
             "benchmark leaderboard                       # the published board (leaderboard/results)",
@@ -38,8 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from leaderboard.build import build_leaderboard
-    from leaderboard.snapshot import print_leaderboard, to_markdown, write_snapshot
+    from benchmark.leaderboard import build_leaderboard
+    from benchmark.snapshot import print_leaderboard, to_markdown, write_snapshot
 
     lb = build_leaderboard(args.results_dir, args.submissions_dir)
     print_leaderboard(lb)

@@ -64,7 +64,11 @@ def _score_submission(args: argparse.Namespace) -> int:
 
     sub = validate_submission(args.submission)
     model = ModelInfo(
-        id=sub.card.model_id, revision=sub.card.revision, backend="submission", generation=sub.card.generation
+        id=sub.card.model_id,
+        revision=sub.card.revision,
+        backend="submission",
+        generation=sub.card.generation,
+        rag=sub.card.rag,
     )
     jobs = [
         (load_task(task_id), {r.query_id: r.answer for r in rows}, model)

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         files.extend(sorted(item.glob("*.jsonl")) if item.is_dir() else [item])
     first = read_outputs(files[0]) if files else []
     generation = {"backend": first[0].backend, **first[0].generation} if first else {}
+    rag = first[0].rag if first else None
     try:
         card = ModelCard(
             name=args.name,
@@ -65,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
             links=args.link,
             contact=args.contact,
             generation={k: v for k, v in generation.items() if v is not None},
+            rag=rag,
             description=args.description,
         )
     except ValidationError as exc:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmark.cli import add_command
+from benchmark.errors import InputError, Problem
 from benchmark.tasks import list_tasks, load_task
 
 
@@ -20,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         examples=[
             "benchmark tasks",
             "benchmark tasks show webtrack-2009-2012",
-            "benchmark tasks export-lm-eval --out lm_eval_tasks/",
+            "benchmark tasks export-lm-eval --out lm_eval_tasks/            # the scorable queries, closed-book",
+            "benchmark tasks export-lm-eval --out lm_eval_tasks/ --rag bm25 # with 5 retrieved passages per prompt",
             "lm_eval --include_path lm_eval_tasks/ --tasks groundcover_webtrack-2009-2012 --log_samples ...",
         ],
     )
@@ -28,6 +30,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("task", nargs="?", help="task id (for show)")
     p.add_argument("--out", default="lm_eval_tasks", help="output directory for export-lm-eval")
     p.add_argument("--tasks", help="comma-separated task ids to export (default: all)")
+    p.add_argument(
+        "--all-queries",
+        action="store_true",
+        help="export every query, not only those the task's corpus can score (answers to the others "
+        "can only be scored with --corpus / --lucene-index)",
+    )
+    p.add_argument(
+        "--rag",
+        default="none",
+        help="none (default), bm25, dense or hybrid: put retrieved passages in the prompt",
+    )
+    p.add_argument("--rag-k", type=int, default=5, help="passages per prompt (default 5)")
+    p.add_argument(
+        "--judge-profile", default=None, help="profile whose chunking (and embedder) RAG retrieval uses"
+    )
+    p.add_argument("--corpus", help="with --rag: retrieve from this corpus instead of the task's")
+    p.add_argument("--lucene-index", help="with --rag: retrieve from this Lucene index")
     p.set_defaults(func=run)
 
 
@@ -48,12 +67,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"data fingerprint: {task.data_fingerprint}")
         return 0
     if args.action == "export-lm-eval":
-        from benchmark.lm_eval_export import export_tasks
-
-        ids = args.tasks.split(",") if args.tasks else None
-        for path in export_tasks(args.out, ids):
-            console.print(f"wrote {path}")
-        return 0
+        return _export(args, console)
     table = Table(title="groundcover tasks")
     for col in ("id", "version", "metrics", "corpus", "licence"):
         table.add_column(col)
@@ -66,4 +80,49 @@ def run(args: argparse.Namespace) -> int:
             card.license[:40],
         )
     console.print(table)
+    return 0
+
+
+def _export(args: argparse.Namespace, console: Console) -> int:
+    from pathlib import Path
+
+    from rich.text import Text
+
+    from benchmark import rag
+    from benchmark.families import families_for
+    from benchmark.families.base import ScoringInputs
+    from benchmark.lm_eval_export import export_task
+    from benchmark.profiles import load_profile
+
+    settings = rag.parse_settings(args.rag, args.rag_k)
+    if len(settings) != 1:
+        raise InputError(Problem("command line", "export one setting at a time", field="--rag"))
+    setting = settings[0]
+    profile = load_profile(args.judge_profile)
+    ids = (
+        [t.strip() for t in args.tasks.split(",") if t.strip()]
+        if args.tasks
+        else [c.id for c in list_tasks()]
+    )
+    for task_id in ids:
+        task = load_task(task_id)
+        qids = list(task.table("queries")["query_id"])
+        if not args.all_queries:
+            for fam in families_for(task):
+                allowed = fam.scorable_queries(task, ScoringInputs(args.corpus, args.lucene_index))
+                if allowed is not None:
+                    keep = set(qids)
+                    qids = [q for q in allowed if q in keep]
+        context = (
+            None
+            if setting is None
+            else rag.prepare(
+                task, setting, qids, profile=profile, corpus=args.corpus, lucene_index=args.lucene_index
+            )
+        )
+        path = export_task(task, Path(args.out), qids, context)
+        total = len(task.table("queries"))
+        scope = "all" if len(qids) == total else f"the {len(qids)} scorable of {total}"
+        shown = "" if len(qids) == total else f" ({', '.join(qids[:12])}{' …' if len(qids) > 12 else ''})"
+        console.print(Text(f"wrote {path}: {scope} queries{shown}"))
     return 0

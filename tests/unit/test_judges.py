@@ -5,17 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmark.cache import ModelCallCache
-from benchmark.judges import (
-    LLMUnavailable,
-    Outcome,
-    _CachedLLM,
-    majority,
-    mean,
-    parse_retry_after,
-    run_structured,
-    sample_structured,
-)
+from benchmark.llm import LLMUnavailable, _CachedLLM, parse_retry_after
 from benchmark.profiles import LLMSpec
+from benchmark.structured import Outcome, majority, mean, run_structured, sample_structured
 
 
 def parse_int(text: str) -> int:

@@ -1,4 +1,4 @@
-"""Leaderboard rules: like with like, missing is missing, CI-overlap shares a rank."""
+"""Leaderboard rules: like with like, missing is missing, ranks from paired tests, safe renderings."""
 
 from __future__ import annotations
 
@@ -7,39 +7,66 @@ from pathlib import Path
 import pandas as pd
 
 from benchmark.cli.main import main
-from leaderboard.build import build_leaderboard, overall_table, shared_ranks
-from leaderboard.snapshot import to_html, to_markdown
-from tests.helpers.results_fixture import EVIL, OTHER_PROFILE, PROFILE, make_result, write_fixture
+from benchmark.leaderboard import build_leaderboard, from_results, overall_table
+from benchmark.results import result_path, write_result
+from benchmark.snapshot import display_frame, md_cell, to_html, to_markdown
+from tests.helpers.results_fixture import (
+    EVIL,
+    EXPECTED_RANKS,
+    MODELS,
+    OTHER_PROFILE,
+    PROFILE,
+    QUERIES,
+    RAG_LABEL,
+    make_result,
+    write_fixture,
+)
 
 
-def test_shared_ranks_follow_confidence_intervals() -> None:
-    v = pd.Series([0.8, 0.5, 0.45, 0.2, None])
-    lo = pd.Series([0.76, 0.40, 0.35, 0.17, None])
-    hi = pd.Series([0.84, 0.60, 0.55, 0.23, None])
-    assert shared_ranks(v, lo, hi).tolist() == [1, 2, 2, 4, pd.NA]
-    # without CIs a score is its own interval
-    assert shared_ranks(
-        pd.Series([0.3, 0.3, 0.1]), pd.Series([None] * 3), pd.Series([None] * 3)
-    ).tolist() == [1, 1, 3]
+def default_board(lb) -> pd.DataFrame:
+    icat = lb.tables["icat"]
+    return icat[icat["judge_profile"] == f"{PROFILE['name']}@{PROFILE['version']}"].set_index("model")
 
 
-def test_boards_never_mix_profiles(tmp_path: Path) -> None:
+def test_paired_ranks_and_boards_never_mix_profiles(tmp_path: Path) -> None:
     results, subs = write_fixture(tmp_path)
     lb = build_leaderboard(results, subs)
     icat = lb.tables["icat"]
     assert icat["board"].nunique() == 2
-    default = icat[icat["judge_profile"] == f"{PROFILE['name']}@{PROFILE['version']}"]
-    assert default.set_index("model")["rank"].to_dict() == {
-        "acme/strong": 1,
-        "acme/close": 2,
-        "beta-lab/mid": 2,
-        EVIL: 4,
-    }
+    assert default_board(lb)["rank"].to_dict() == EXPECTED_RANKS
     other = icat[icat["judge_profile"] == f"{OTHER_PROFILE['name']}@{OTHER_PROFILE['version']}"]
     assert other["model"].tolist() == ["acme/strong"] and other["rank"].tolist() == [1]
     # display metadata comes from validated model cards only
-    assert default.set_index("model").loc["beta-lab/mid", "open_weights"] == True  # noqa: E712
-    assert default.set_index("model").loc[EVIL, "open_weights"] is None
+    board = default_board(lb)
+    assert board.loc["beta-lab/mid", "open_weights"] == True  # noqa: E712
+    assert board.loc[EVIL, "open_weights"] is None
+    assert (
+        set(board["rank_method"]) == {board["rank_method"].iloc[0]} and "Holm" in board["rank_method"].iloc[0]
+    )
+
+
+def test_closed_book_and_rag_are_two_entries(tmp_path: Path) -> None:
+    results, subs = write_fixture(tmp_path)
+    board = default_board(build_leaderboard(results, subs))
+    assert board.loc["acme/close", "setting"] == "closed-book"
+    assert board.loc[RAG_LABEL, "setting"] == "RAG bm25 k=5"
+
+
+def test_different_query_sets_or_beta_are_different_boards() -> None:
+    full = make_result("a/full", MODELS["acme/strong"], PROFILE)
+    limited = make_result("b/limited", MODELS["acme/close"][:6], PROFILE, queries=QUERIES[:6])
+    beta2 = make_result("c/beta2", MODELS["beta-lab/mid"], PROFILE, beta=2.0)
+    lb = from_results([full, limited, beta2])
+    assert lb.tables["icat"]["board"].nunique() == 3
+    assert lb.tables["icat"]["rank"].tolist() == [1, 1, 1]  # each alone on its board
+
+
+def test_failed_queries_are_shown_and_left_out_of_the_mean() -> None:
+    values = MODELS["acme/strong"]
+    res = make_result("a/failing", values, PROFILE, failed=("100", "101"))
+    row = from_results([res]).tables["icat"].iloc[0]
+    assert row["failed"] == 2 and row["queries"] == 12 and row["icat_m_n"] == 10
+    assert row["icat_m"] == sum(values[2:]) / 10
 
 
 def test_missing_board_means_no_overall_rank() -> None:
@@ -59,52 +86,49 @@ def test_missing_board_means_no_overall_rank() -> None:
     assert ov.loc["b", "missing"] == "t2"
 
 
+def test_size_that_does_not_apply_is_a_dash(tmp_path: Path) -> None:
+    from benchmark.families import REGISTRY
+
+    results, subs = write_fixture(tmp_path)
+    view = display_frame(build_leaderboard(results, subs).tables["icat"], REGISTRY["icat"]).set_index("model")
+    assert view.loc["groundcover/copy-baseline", "size"] == "—" and view.loc["acme/close", "size"] == "8B"
+
+
 def test_renderings_escape_model_names(tmp_path: Path) -> None:
     results, subs = write_fixture(tmp_path)
     lb = build_leaderboard(results, subs)
     page = to_html(lb)
     assert "<script>window" not in page and "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in page
     md = to_markdown(lb)
-    assert "<script>" not in md and "&lt;script&gt;" in md
+    assert f"`{EVIL}`" in md  # a code span: neither HTML nor Markdown is interpreted inside
+
+
+def test_markdown_cells_neutralise_links_and_html() -> None:
+    assert md_cell("[x](javascript:alert(1))") == "`[x](javascript:alert(1))`"
+    assert md_cell("a|b") == "`a\\|b`"
+    assert md_cell("has `tick`") == "`` has `tick` ``"
+    assert md_cell("0.512 [0.40, 0.61]") == "0.512 [0.40, 0.61]"  # numbers stay plain
+    assert md_cell("`x`").startswith("`` ") and md_cell("`x`").endswith(" ``")
 
 
 def test_newest_result_wins_and_invalid_files_are_skipped(tmp_path: Path) -> None:
-    from benchmark.results import result_path, write_result
-
     results, subs = write_fixture(tmp_path)
-    newer = make_result("acme/close", (0.95, 0.01, 0.9, 0.9), PROFILE)
+    newer = make_result("acme/close", MODELS["acme/strong"], PROFILE)
     newer.run.finished = "2027-01-01T00:00:00+00:00"
-    p = result_path(results, newer.model, PROFILE["name"], "webtrack-2009-2012").with_name(
-        "webtrack-2009-2012.v2.json"
-    )
-    write_result(newer, p)
+    p = result_path(results, newer.model, str(PROFILE["name"]), "webtrack-2009-2012", "icat")
+    write_result(newer, p.with_name("again.icat.json"))
     (results / "broken.json").write_text("{not json")
     lb = build_leaderboard(results, subs)
-    default = lb.tables["icat"].query("judge_profile.str.startswith('offline')")
-    assert default.set_index("model").loc["acme/close", "icat_s"] == 0.95
-    assert any("broken.json" in s for s in lb.skipped)
+    assert default_board(lb).loc["acme/close", "icat_m"] == sum(MODELS["acme/strong"]) / 12
+    assert any(s.startswith("broken.json") for s in lb.skipped)  # relative: no server paths shown
 
 
 def test_cli_writes_snapshot(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     results, subs = write_fixture(tmp_path)
     out = tmp_path / "snap"
     md = tmp_path / "comment.md"
-    assert (
-        main(
-            [
-                "leaderboard",
-                "--results-dir",
-                str(results),
-                "--submissions-dir",
-                str(subs),
-                "--out",
-                str(out),
-                "--markdown",
-                str(md),
-            ]
-        )
-        == 0
-    )
+    args = ["leaderboard", "--results-dir", str(results), "--submissions-dir", str(subs), "--out", str(out)]
+    assert main([*args, "--markdown", str(md)]) == 0
     assert {p.name for p in out.iterdir()} >= {
         "icat.csv",
         "overall.csv",
@@ -112,7 +136,8 @@ def test_cli_writes_snapshot(tmp_path: Path, capsys) -> None:  # type: ignore[no
         "leaderboard.md",
         "index.html",
     }
-    assert "acme/strong" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "acme/strong" in printed and "paired permutation test" in printed
     assert "### ICAT" in md.read_text()
 
 
@@ -123,7 +148,10 @@ def test_space_publish_dry_run_lists_what_would_be_uploaded(tmp_path: Path, caps
     assert main([*args, "--submissions-dir", str(subs)]) == 0
     out = capsys.readouterr().out
     assert "app.py" in out and "README.md" in out and "requirements.txt" in out
-    assert "data/results/acme__strong/main/offline-smollm2-minilm-sim/webtrack-2009-2012.traces.jsonl" in out
+    assert (
+        "data/results/acme__strong/main/closed-book/offline-smollm2-minilm-sim/webtrack-2009-2012.icat.traces.jsonl"
+        in out
+    )
     assert "data/submissions/acme__close/model.yaml" in out
     assert "secret.env" not in out
     assert "dry run: nothing uploaded" in out

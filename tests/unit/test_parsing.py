@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from benchmark.claims import MAX_CLAIMS, parse_claims, sentence_claims
-from benchmark.coverage import Aspect, alignment_to_ids, manual_alignment, parse_alignment, parse_aspects
+from benchmark.families.icat.aspects import (
+    Aspect,
+    alignment_to_ids,
+    manual_alignment,
+    parse_alignment,
+    parse_aspects,
+)
+from benchmark.families.icat.claims import parse_claims, select_claims, sentence_claims
 
 
 def test_claims_bullets_numbers_none_and_failure() -> None:
     text = "Atomic facts:\n- Coffee contains caffeine.\n2. Caffeine is a stimulant drug.\n- ok\n- Coffee contains caffeine."
-    assert parse_claims(text) == ["Coffee contains caffeine.", "Caffeine is a stimulant drug."]
+    assert parse_claims(text) == [
+        "Coffee contains caffeine.",
+        "Caffeine is a stimulant drug.",
+        "ok",
+        "Coffee contains caffeine.",
+    ]  # every candidate: the recorded filters of select_claims decide what is a claim
     assert parse_claims("NONE") == []
     assert parse_claims("  none. ") == []
     with pytest.raises(ValueError):
@@ -28,13 +39,35 @@ def test_sentence_claims_split_on_sentences_and_lines_not_abbreviations() -> Non
         "Asbestos was banned in the U.K. in 1999."
     )
     assert sentence_claims(answer) == [
+        "Asbestos risks",
         "Asbestos was banned in the U.K. in 1999.",
         "Dr. Smith studied it for 20 years, e.g. in mines.",
         "Mesothelioma is linked to asbestos exposure.",
-    ]  # the two-word heading and "ok then" are too short to verify; the repeat is dropped
+        "ok then",
+        "Asbestos was banned in the U.K. in 1999.",
+    ]
     assert sentence_claims("") == []
-    many = " ".join(f"Fact number {i} is stated here." for i in range(MAX_CLAIMS + 5))
-    assert len(sentence_claims(many)) == MAX_CLAIMS
+
+
+def test_select_claims_counts_every_candidate_it_drops() -> None:
+    candidates = [
+        "Asbestos risks",
+        "Asbestos was banned in 1999.",
+        "ok then",
+        "asbestos WAS banned in  1999.",
+    ]
+    chosen = select_claims(candidates, min_words=3)
+    assert [c.text for c in chosen.claims] == ["Asbestos was banned in 1999."]
+    assert [c.claim_id for c in chosen.claims] == ["c1"]
+    assert chosen.counts() == {
+        "claim_candidates": 4,
+        "claims_repeated": 1,
+        "claims_too_short": 2,
+        "claims_truncated": 0,
+    }
+    many = select_claims([f"Fact number {i} is stated here." for i in range(69)], max_claims=64)
+    assert len(many.claims) == 64 and many.truncated == 5
+    assert len(select_claims([f"Fact {i} here." for i in range(200)]).claims) == 200  # no cap: all of AC(y)
 
 
 def test_aspects_limit_and_ids() -> None:

@@ -117,7 +117,9 @@ def test_revision_that_could_leave_the_results_folder_is_rejected(tmp_path: Path
 def test_result_path_stays_inside_the_results_root(tmp_path: Path) -> None:
     from benchmark.results import ModelInfo, result_path
 
-    path = result_path(tmp_path, ModelInfo(id="acme/tiny", revision="../../../etc"), "../p", TASK)
+    path = result_path(
+        tmp_path, ModelInfo(id="acme/tiny", revision="../../../etc"), "../p", "../" + TASK, "../x"
+    )
     assert path.resolve().is_relative_to(tmp_path.resolve())
     assert path.relative_to(tmp_path).parts[0] == "acme__tiny"
 
@@ -179,3 +181,35 @@ def test_build_submission_round_trip(tmp_path: Path) -> None:
     assert {r.model for r in sub.outputs[TASK]} == {"acme/tiny-model"}
     with pytest.raises(InputError, match="--overwrite"):
         build_submission([out], card, tmp_path / "submissions")
+
+
+RAG = {"retriever": "bm25", "k": 5, "prompt": "rag-answer@1", "corpus": "starter corpus"}
+
+
+def _rag_rows(qids: list[str]) -> list[dict[str, object]]:
+    retrieval = {"passages": ["d#0", "e#0"], "cited": ["d#0"], "invalid_citations": []}
+    return _rows(qids, rag=RAG, retrieval=retrieval)
+
+
+def test_rag_submissions_are_their_own_entry(tmp_path: Path) -> None:
+    _, required = required_queries(TASK)
+    rows = _rag_rows(required)
+    found = problems(make(tmp_path, rows, {**CARD, "rag": RAG}))  # the folder lacks the setting's suffix
+    assert any("acme__tiny-model__rag-bm25-k5" in p for p in found), found
+    folder = tmp_path / "ok" / "acme__tiny-model__rag-bm25-k5"
+    folder.parent.mkdir()
+    make(tmp_path / "ok", rows, {**CARD, "rag": RAG}).rename(folder)
+    sub = validate_submission(folder)
+    assert sub.card.rag is not None and sub.card.rag.slug == "rag-bm25-k5"
+    assert sub.outputs[TASK][0].retrieval is not None
+
+
+def test_rows_must_have_the_cards_setting(tmp_path: Path) -> None:
+    _, required = required_queries(TASK)
+    found = problems(make(tmp_path, _rag_rows(required)))  # closed-book card, RAG rows
+    assert any("field 'rag': row was generated rag-bm25-k5, model.yaml says closed-book" in p for p in found), found
+    rows = _rows(required, rag=RAG)  # a RAG row without its retrieval record
+    folder = tmp_path / "x" / "acme__tiny-model__rag-bm25-k5"
+    folder.parent.mkdir()
+    make(tmp_path / "x", rows, {**CARD, "rag": RAG}).rename(folder)
+    assert any("field 'retrieval'" in p for p in problems(folder))

@@ -1,4 +1,10 @@
-"""ICAT scores as pure functions (Samarinas et al., "Beyond Factual Accuracy").
+"""ICAT's equations as pure functions (Samarinas et al., "Beyond Factual Accuracy").
+
+This module imports nothing that calls a model: the pipeline
+(:mod:`benchmark.families.icat.pipeline`) decides which claims are grounded and which
+aspects each covers, and then scores every query with one call to
+:func:`icat_query_scores`.  There is no second implementation of these numbers
+anywhere else.
 
 Given the atomic claims ``C = AC(y)`` of an answer, the grounded subset
 ``C_T = CG(C; K)``, the query's aspects ``TQ(x)`` and the aspects ``TO(c)`` each
@@ -85,6 +91,36 @@ def query_scores(
     covered = covered_aspects(alignment, grounded, aspects)
     cov = s_coverage(len(covered), len(set(aspects)))
     return {"s_fact": fact, "s_coverage": cov, "icat": icat_beta(fact, cov, beta)}
+
+
+VARIANTS: tuple[str, ...] = ("m", "s", "a")
+
+
+def icat_query_scores(
+    claim_ids: Sequence[str],
+    grounded: Iterable[str],
+    aspects: Mapping[str, Sequence[str] | None],
+    alignments: Mapping[str, Mapping[str, Iterable[str]] | None],
+    beta: float = 1.0,
+) -> dict[str, float | None]:
+    """Every ICAT number of one query: ``s_fact`` and, per variant ``v`` with aspects and
+    an alignment, ``s_coverage_v`` and ``icat_v``; ``None`` for a variant that could not
+    be computed (no aspects generated, alignment failed, variant not requested).
+
+    ``claim_ids`` are all claims ``AC(y)`` of the answer, ``grounded`` the ids of
+    ``C_T``; ``aspects[v]`` are the aspect ids ``TQ(x)`` of variant ``v`` and
+    ``alignments[v]`` maps claim id -> aspect ids ``TO(c)``.
+    """
+    grounded = list(grounded)
+    out: dict[str, float | None] = {"s_fact": s_fact(len(set(grounded) & set(claim_ids)), len(claim_ids))}
+    for v in VARIANTS:
+        tq, to = aspects.get(v), alignments.get(v)
+        if tq is None or to is None:
+            out[f"s_coverage_{v}"] = out[f"icat_{v}"] = None
+            continue
+        scores = query_scores(claim_ids, grounded, tq, to, beta)
+        out[f"s_coverage_{v}"], out[f"icat_{v}"] = scores["s_coverage"], scores["icat"]
+    return out
 
 
 def beta_sweep(

@@ -1,6 +1,8 @@
-"""Claim grounding ``CG(C; K)``: retrieve k passages per claim, keep claims some passage entails.
+"""Entailment: does a passage support a claim?  One interface, three implementations.
 
-Entailment is an interface with three implementations:
+Used by ICAT's grounding ``CG(C; K)`` and by every later family that checks a
+statement against a text (EXAM's multiple-choice answerer, DecompScore's NLI
+variant).  Implementations:
 
 * :class:`NLIEntailment` — a transformers sequence-classification NLI model (the paper
   uses ``MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli``); support = P(entailment).
@@ -20,13 +22,12 @@ Every model call is batched and cached by content hash.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from benchmark import local_models
 from benchmark.cache import ModelCallCache, default_cache
 from benchmark.profiles import EmbedderSpec, EntailmentSpec
+from benchmark.text import sentences
 
 
 class EntailmentModel(Protocol):
@@ -101,7 +102,6 @@ class NLIEntailment:
 # The offline substitute
 # ---------------------------------------------------------------------------------
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|won't|without|neither|nor)\b",
@@ -111,7 +111,7 @@ _NEGATION = re.compile(
 
 def sentence_windows(passage: str, max_sentences: int = 2) -> list[str]:
     """Windows of 1..``max_sentences`` consecutive sentences of a passage."""
-    sents = [s.strip() for s in _SENT_SPLIT.split(passage.strip()) if s.strip()]
+    sents = sentences(passage)
     if not sents:
         return [passage]
     windows = []
@@ -147,7 +147,7 @@ class SimilarityEntailment:
         self.threshold = spec.threshold
         self.cache = cache if cache is not None else default_cache()
         self.embedder = Embedder(EmbedderSpec(model=model, batch_size=spec.batch_size), self.cache)
-        self.identity = f"sim:{self.embedder.identity}:windows2:guards1"
+        self.identity = f"sim:{self.embedder.identity}:windows2-pysbd:guards1"
 
     def _score(self, batch: list[dict[str, str]]) -> list[float]:
         windows = [sentence_windows(p["premise"]) for p in batch]
@@ -193,8 +193,8 @@ class LLMEntailment:
         self.failures: list[str] = []
 
     def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:
-        from benchmark.judges import run_structured
         from benchmark.prompts import load_prompt
+        from benchmark.structured import run_structured
 
         prompt = load_prompt(self.prompt_ref)
         msgs = [prompt.render(passage=p, claim=h) for p, h in pairs]
@@ -219,66 +219,3 @@ def load_entailment(
     if spec.kind == "llm":
         return LLMEntailment(spec, llm)
     return SimilarityEntailment(spec, embedder_model, cache)
-
-
-# ---------------------------------------------------------------------------------
-# CG(C; K)
-# ---------------------------------------------------------------------------------
-
-
-@dataclass
-class PassageVerdict:
-    passage_id: str
-    doc_id: str
-    rank: int
-    retrieval_score: float
-    support: float | None
-    supported: bool
-    text: str = ""
-
-
-@dataclass
-class ClaimGrounding:
-    claim_id: str
-    claim: str
-    grounded: bool
-    passages: list[PassageVerdict] = field(default_factory=list)
-    first_supporting: PassageVerdict | None = None
-    failed: bool = False
-
-
-def ground_claims(
-    claims: Sequence[tuple[str, str]], retriever: Any, entailment: Any, k: int = 10
-) -> list[ClaimGrounding]:
-    """Ground every claim: one batched retrieval, one batched entailment call.
-
-    A claim is grounded if at least one of its k passages supports it; the first
-    supporting passage in retrieval order is kept for ICAT-M.  A claim none of whose
-    passages could be judged (all entailment calls failed) is ``failed`` — neither
-    grounded nor ungrounded.
-    """
-    if not claims:
-        return []
-    hits = retriever.search([text for _, text in claims], k)
-    pairs = [(h.text, text) for (_, text), hs in zip(claims, hits, strict=True) for h in hs]
-    scores = iter(entailment.support_scores(pairs) if pairs else [])
-    out = []
-    for (cid, text), hs in zip(claims, hits, strict=True):
-        verdicts = []
-        for h in hs:
-            s = next(scores)
-            verdicts.append(
-                PassageVerdict(
-                    h.passage_id,
-                    h.doc_id,
-                    h.rank,
-                    h.score,
-                    s,
-                    s is not None and s >= entailment.threshold,
-                    h.text,
-                )
-            )
-        first = next((v for v in verdicts if v.supported), None)
-        failed = bool(verdicts) and all(v.support is None for v in verdicts)
-        out.append(ClaimGrounding(cid, text, first is not None, verdicts, first, failed))
-    return out

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from benchmark.prompts import load_prompt
+from benchmark.text import bullet_text
 
 MAX_ASPECTS = 10
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+(?P<text>.+?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,10 @@ def parse_aspects(text: str, max_aspects: int = MAX_ASPECTS) -> list[Aspect]:
     seen: set[str] = set()
     out: list[str] = []
     for line in text.strip().splitlines():
-        m = _BULLET.match(line)
-        if not m:
+        bullet = bullet_text(line)
+        if bullet is None:
             continue
-        aspect = m.group("text").strip()
+        aspect = bullet.strip()
         if len(aspect) < 3 or aspect.lower() in seen:
             continue
         seen.add(aspect.lower())

@@ -1,0 +1,71 @@
+"""The metric-family registry: every family the platform knows, registered once here.
+
+The CLI (``--metrics``, each family's options), the runner, result files, the
+leaderboard and the Space all loop over :data:`REGISTRY`; none of them names a family.
+Adding one is a folder under ``benchmark/families/`` and a line below (CONTRIBUTING.md,
+"Adding a metric family").
+"""
+
+from __future__ import annotations
+
+from benchmark.errors import InputError, Problem
+from benchmark.families.base import MetricFamily, ScoreColumn
+from benchmark.families.icat import ICATFamily
+from benchmark.tasks import Task
+
+REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(),)}
+
+__all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "get_family"]
+
+
+def get_family(family_id: str) -> MetricFamily:
+    try:
+        return REGISTRY[family_id]
+    except KeyError:
+        raise InputError(
+            Problem(
+                "--metrics",
+                f"no metric family {family_id!r}; known: {', '.join(REGISTRY)}",
+                field="--metrics",
+            )
+        ) from None
+
+
+def families_for(task: Task, requested: list[str] | None = None) -> list[MetricFamily]:
+    """The families to score ``task`` with: ``requested`` (``--metrics``) or the card's list.
+
+    A family must be registered, listed on the task card, and find its required tables
+    in the task; otherwise the error names what is missing, before any model loads.
+    """
+    card_path = f"tasks/{task.id}/task.yaml"
+    ids = requested if requested else list(task.card.metrics)
+    problems = []
+    for fid in ids:
+        if fid not in REGISTRY:
+            src = "--metrics" if requested else card_path
+            problems.append(
+                Problem(src, f"no metric family {fid!r}; known: {', '.join(REGISTRY)}", field="metrics")
+            )
+        elif fid not in task.card.metrics:
+            problems.append(
+                Problem(
+                    "--metrics",
+                    f"task {task.id} is not scored by {fid!r} (its card lists {task.card.metrics})",
+                )
+            )
+        else:
+            missing = [t for t in REGISTRY[fid].required_tables if not task.has_table(t)]
+            if missing:
+                problems.append(
+                    Problem(card_path, f"{fid} needs the table(s) {missing}", field="data.tables")
+                )
+        for key in [task.card.main_score.get(fid)] if fid in REGISTRY else []:
+            if key and REGISTRY[fid].column(key) is None:
+                problems.append(
+                    Problem(card_path, f"main_score {key!r} is not a score of {fid}", field="main_score")
+                )
+    if not ids:
+        problems.append(Problem(card_path, "the task card lists no metric families", field="metrics"))
+    if problems:
+        raise InputError(problems)
+    return [REGISTRY[f] for f in ids]

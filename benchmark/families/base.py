@@ -1,0 +1,176 @@
+"""What a metric family is: the contract between one paper's metric and the platform.
+
+The platform (runner, CLI, result files, leaderboard, Space) knows nothing about ICAT,
+EXAM or argument quality.  It knows :class:`MetricFamily`: the scores a family
+reports and how to label and rank them, the task tables it needs, its command-line
+options, how to score a batch of answers into typed per-query traces, and how to show
+its results and traces.  Adding a family is one folder under ``benchmark/families/``
+and one line in the registry (see CONTRIBUTING.md, "Adding a metric family").
+
+A family folder keeps three kinds of code apart, as nuggetizer and ragas do:
+
+* ``formulas.py`` — the paper's equations as pure functions of plain data; it imports
+  nothing that calls a model, so it is tested exhaustively and cheaply;
+* ``pipeline.py`` — the stages that call models (through the :class:`~benchmark.judges.JudgeStack`),
+  batched across queries, ending in one call to the formulas per query;
+* ``views.py`` — tables, plots and the drill-down of one trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from benchmark.judges import JudgeStack
+    from benchmark.results import TaskResult
+    from benchmark.tasks import Task
+
+
+@dataclass(frozen=True)
+class ScoreColumn:
+    """One score a family reports: its result key, its label, what it means."""
+
+    key: str
+    label: str
+    description: str
+    higher_is_better: bool = True
+    default_shown: bool = True  # shown by default in the Space (the rest are one click away)
+
+
+class QueryTrace(BaseModel):
+    """What the scorer saw and decided for one query; each family extends it.
+
+    The trace file doubles as the checkpoint: ``item_key`` is a hash of everything that
+    determined this trace, and a trace whose key no longer matches is recomputed.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    query_id: str
+    query: str
+    answer: str
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    counts: dict[str, int] = Field(default_factory=dict)
+    failures: list[str] = Field(
+        default_factory=list, description="'stage: reason' for every model output that could not be used"
+    )
+    item_key: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """A failed query has no scores at all; it is shown as failed, never as zero."""
+        return all(v is None for v in self.scores.values()) and bool(self.failures)
+
+
+class FamilySettings(BaseModel):
+    """A family's scoring options.  Recorded in every result, and part of the board key:
+    results computed with different settings are never ranked together."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass
+class ScoringInputs:
+    """Where the knowledge and the judgements come from, as the user gave them."""
+
+    corpus: str | None = None
+    lucene_index: str | None = None
+    aspect_qrels: str | None = None
+
+
+@dataclass
+class Prepared:
+    """What a family resolved once per task before scoring: its state, its notes, and
+    the identity of the knowledge it scores against (recorded as ``task.corpus``)."""
+
+    state: Any
+    corpus_id: str | None = None
+    notes: list[str] = field(default_factory=list)
+    run_key: tuple[Any, ...] = ()
+
+
+class MetricFamily(ABC):
+    """One paper's metric, as the platform sees it."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str]
+    primary: ClassVar[str]
+    columns: ClassVar[tuple[ScoreColumn, ...]]
+    required_tables: ClassVar[tuple[str, ...]]
+    trace_model: ClassVar[type[QueryTrace]]
+    settings_model: ClassVar[type[FamilySettings]]
+    citation: ClassVar[str] = ""
+    #: choices for the family's figures (e.g. ICAT's variant), as (label, value)
+    view_options: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    # -- command line --------------------------------------------------------------
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:  # noqa: B027 (optional hook)
+        """Add this family's options to ``benchmark evaluate`` / ``benchmark score``."""
+
+    def settings_from_args(self, args: argparse.Namespace) -> FamilySettings:
+        return self.settings_model()
+
+    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
+        """The settings that change the ranked numbers; part of the board key."""
+        return settings.model_dump(mode="json")
+
+    # -- scoring -------------------------------------------------------------------
+    def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
+        """The queries this family can score with these inputs, in the order a quick run
+        should take them; ``None`` means all.  Cheap: called before any model loads, also
+        to decide which queries to generate answers for."""
+        return None
+
+    @abstractmethod
+    def prepare(
+        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
+    ) -> Prepared:
+        """Resolve what scoring this task needs (corpus, retriever, qrels); fail early,
+        before any answer is scored, with an :class:`~benchmark.errors.InputError`."""
+
+    @abstractmethod
+    def score_batch(
+        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
+    ) -> list[QueryTrace]:
+        """Traces for ``(query_id, query text, answer)`` items, every model stage batched
+        across them; failures are recorded in the traces, never raised."""
+
+    def curves(
+        self, traces: Sequence[QueryTrace], settings: FamilySettings
+    ) -> dict[str, dict[str, float | None]]:
+        """Extra result series (e.g. ICAT's β sweep); none by default."""
+        return {}
+
+    def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
+        """The score this result is ranked by: the task card's ``main_score`` for this
+        family when it was computed, else the family's default."""
+        chosen = task.card.main_score.get(self.id)
+        return chosen if chosen and scores.get(chosen) is not None else self.primary
+
+    # -- views ---------------------------------------------------------------------
+    def column(self, key: str) -> ScoreColumn | None:
+        return next((c for c in self.columns if c.key == key), None)
+
+    def label(self, key: str) -> str:
+        col = self.column(key)
+        return col.label if col else key
+
+    def figures(self, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+        """Matplotlib figures for a set of results, by title; none by default."""
+        return {}
+
+    def trace_html(self, trace: dict[str, Any]) -> str:
+        """The drill-down of one query's trace as HTML built from escaped text only."""
+        import html
+
+        return f"<pre>{html.escape(repr(trace))}</pre>"
+
+    def print_results(self, results: Sequence[TaskResult], console: Any) -> None:  # noqa: B027
+        """Family-specific terminal output after the common table (e.g. β sweeps)."""

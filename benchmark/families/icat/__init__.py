@@ -1,0 +1,10 @@
+"""ICAT (Samarinas et al., 2025): factuality and aspect coverage of long-form answers.
+
+``formulas`` — the equations (pure); ``claims``, ``aspects`` — parsing model output
+(pure); ``grounding``, ``pipeline`` — the stages that call models; ``trace`` — the
+per-query record; ``views`` — tables, plots, drill-down; ``family`` — the glue.
+"""
+
+from benchmark.families.icat.family import ICATFamily, ICATSettings
+
+__all__ = ["ICATFamily", "ICATSettings"]

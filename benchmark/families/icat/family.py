@@ -1,0 +1,182 @@
+"""ICAT as a metric family: its scores, options, preparation and views."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+
+from benchmark.cache import content_hash
+from benchmark.errors import InputError, Problem
+from benchmark.families.base import (
+    FamilySettings,
+    MetricFamily,
+    Prepared,
+    QueryTrace,
+    ScoreColumn,
+    ScoringInputs,
+)
+from benchmark.families.icat import formulas, views
+from benchmark.families.icat.pipeline import ICATState, score_batch
+from benchmark.families.icat.trace import ICATTrace
+from benchmark.judges import JudgeStack
+from benchmark.retrieval import resolve_corpus
+from benchmark.tasks import Task, load_aspect_qrels
+
+CITATION = """@inproceedings{samarinas2025icat,
+  title     = {Beyond Factual Accuracy: Evaluating Coverage of Diverse Factual Information in Long-form Text Generation},
+  author    = {Samarinas, Chris and Krubner, Alexander and Salemi, Alireza and Kim, Youngwoo and Zamani, Hamed},
+  year      = {2025}
+}"""
+
+
+class ICATSettings(FamilySettings):
+    variants: tuple[Literal["m", "s", "a"], ...] = formulas.VARIANTS
+    beta: float = Field(default=1.0, ge=0, allow_inf_nan=False, description="β of the reported ICAT_β")
+    betas: tuple[float, ...] = formulas.DEFAULT_BETAS
+
+    @field_validator("variants")
+    @classmethod
+    def _some(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if not v:
+            raise ValueError("name at least one of m, s, a")
+        return tuple(x for x in formulas.VARIANTS if x in v)
+
+
+class ICATFamily(MetricFamily):
+    id = "icat"
+    title = "ICAT"
+    description = (
+        "Atomic claims of the answer, grounded by retrieval + entailment in a corpus (S_fact), and the "
+        "share of the query's aspects covered by grounded claims (S_coverage); ICAT_β combines the two."
+    )
+    primary = "icat_s"
+    citation = CITATION
+    required_tables = ("queries", "aspects")
+    trace_model = ICATTrace
+    settings_model = ICATSettings
+    view_options = (("ICAT-M", "m"), ("ICAT-S", "s"), ("ICAT-A", "a"))
+    columns = (
+        ScoreColumn(
+            "icat_m", "ICAT-M", "ICAT_β with coverage from the corpus's aspect-level relevance judgements"
+        ),
+        ScoreColumn("s_fact", "S_fact", "share of the answer's claims that some retrieved passage supports"),
+        ScoreColumn(
+            "s_coverage_m", "S_cov-M", "share of the query's aspects covered by grounded claims (qrels)"
+        ),
+        ScoreColumn(
+            "icat_s", "ICAT-S", "ICAT_β with an LLM aligning grounded claims to the ground-truth aspects"
+        ),
+        ScoreColumn(
+            "s_coverage_s",
+            "S_cov-S",
+            "aspect coverage judged by the LLM, ground-truth aspects",
+            default_shown=False,
+        ),
+        ScoreColumn(
+            "icat_a", "ICAT-A", "ICAT_β with LLM-generated aspects and LLM alignment", default_shown=False
+        ),
+        ScoreColumn(
+            "s_coverage_a",
+            "S_cov-A",
+            "aspect coverage judged by the LLM, generated aspects",
+            default_shown=False,
+        ),
+    )
+
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
+        group.add_argument("--variants", default="m,s,a", help="ICAT variants to compute (default: m,s,a)")
+        group.add_argument("--beta", type=float, default=1.0, help="β of the reported ICAT_β (default 1)")
+
+    def settings_from_args(self, args: argparse.Namespace) -> ICATSettings:
+        variants = tuple(v.strip() for v in str(getattr(args, "variants", "m,s,a")).split(",") if v.strip())
+        try:
+            return ICATSettings(variants=variants, beta=getattr(args, "beta", 1.0))  # type: ignore[arg-type]
+        except ValidationError as exc:
+            raise InputError(
+                [
+                    Problem("command line", e["msg"], field=f"--{e['loc'][0]}" if e["loc"] else None)
+                    for e in exc.errors()
+                ]
+            ) from exc
+
+    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
+        assert isinstance(settings, ICATSettings)
+        return {"beta": settings.beta}
+
+    def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
+        corpus = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+        return list(corpus.covers) if corpus.covers is not None else None
+
+    def prepare(
+        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
+    ) -> Prepared:
+        assert isinstance(settings, ICATSettings)
+        corpus = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+        notes: list[str] = []
+        if inputs.aspect_qrels:
+            qrels = load_aspect_qrels(inputs.aspect_qrels, task)
+            qrels_id = content_hash(sorted((k, sorted(v)) for k, v in qrels.items()))
+        elif corpus.task_corpus:
+            qrels, qrels_id = task.aspect_qrels(), "task"
+        else:
+            qrels, qrels_id = {}, "none"
+        variants = settings.variants
+        if "m" in variants and not qrels:
+            notes.append(
+                "ICAT-M not computed: no aspect-level relevance judgements for this corpus (pass --aspect-qrels)"
+            )
+            variants = tuple(v for v in variants if v != "m")
+        retriever = judges.retriever(corpus, task)
+        candidate_retriever = (
+            judges.retriever(corpus, task, kind="bm25") if judges.profile.retriever.candidate_docs else None
+        )
+        state = ICATState(
+            task=task,
+            judges=judges,
+            corpus=corpus,
+            retriever=retriever,
+            aspect_qrels=qrels,
+            variants=variants,
+            beta=settings.beta,
+            candidate_retriever=candidate_retriever,
+            descriptions=task.descriptions(),
+        )
+        corpus_id = content_hash(retriever.identity)
+        return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(variants, qrels_id))
+
+    def score_batch(
+        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
+    ) -> list[QueryTrace]:
+        return list(score_batch(prepared.state, items))
+
+    def curves(
+        self, traces: Sequence[QueryTrace], settings: FamilySettings
+    ) -> dict[str, dict[str, float | None]]:
+        assert isinstance(settings, ICATSettings)
+        return {
+            f"icat_{v}_beta": formulas.beta_sweep(
+                [t.scores.get("s_fact") for t in traces],
+                [t.scores.get(f"s_coverage_{v}") for t in traces],
+                settings.betas,
+            )
+            for v in formulas.VARIANTS
+            if any(t.scores.get(f"s_coverage_{v}") is not None for t in traces)
+        }
+
+    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
+        """β sweep (one variant, or all when ``option`` is None) and factuality vs coverage."""
+        return {
+            "beta sweep": views.beta_figure(results, option),
+            "factuality vs coverage": views.scatter_figure(results, option or "m"),
+        }
+
+    def trace_html(self, trace: dict[str, Any]) -> str:
+        return views.trace_html(trace)
+
+    def print_results(self, results: Sequence[Any], console: Any) -> None:
+        for r in results:
+            if r.curves:
+                console.print(views.beta_table(r))

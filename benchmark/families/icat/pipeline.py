@@ -1,0 +1,314 @@
+"""The ICAT pipeline: claims → candidates → grounding → aspects → alignment → scores.
+
+Each stage runs once per batch of queries, so every model sees batches: the claims of
+several answers are extracted in one LLM batch, all their claims are retrieved and
+checked for entailment in one call, and so on.  Every query is then scored by one call
+to :func:`~benchmark.families.icat.formulas.icat_query_scores`; nothing here computes a
+score itself.
+
+What is decided here, once:
+
+* a query whose claim extraction failed, or with a claim whose grounding is
+  undetermined (see :mod:`~benchmark.families.icat.grounding`), is a *failed* query:
+  no scores, the reason in ``failures``, shown as failed on the board — never a zero;
+* only grounded claims are aligned to aspects (ICAT-S/A send only them to the LLM;
+  ICAT-M reads the aspect-level qrels of their first supporting document *for this
+  query*), because an unsupported claim must not earn coverage;
+* a variant whose aspects could not be generated or whose alignment failed has no
+  score for that variant, and the failure is recorded; the other variants stand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmark.families.icat import formulas
+from benchmark.families.icat.aspects import (
+    Aspect,
+    alignment_messages,
+    alignment_to_ids,
+    aspect_messages,
+    manual_alignment,
+    parse_alignment,
+    parse_aspects,
+)
+from benchmark.families.icat.claims import (
+    ClaimList,
+    claim_messages,
+    parse_claims,
+    select_claims,
+    sentence_claims,
+)
+from benchmark.families.icat.grounding import ClaimGrounding, ground_claims
+from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, PassageTrace
+from benchmark.judges import JudgeStack
+from benchmark.retrieval import CorpusRef, Retriever, candidate_documents
+from benchmark.structured import run_structured
+from benchmark.tasks import Task
+
+PASSAGE_TEXT_CHARS = 600  # passage text kept in traces (enough to read the evidence)
+AspectQrels = Mapping[tuple[str, str], set[str]]
+
+
+@dataclass
+class ICATState:
+    """What scoring one task needs, resolved once (see ``ICATFamily.prepare``)."""
+
+    task: Task
+    judges: JudgeStack
+    corpus: CorpusRef
+    retriever: Retriever
+    aspect_qrels: AspectQrels
+    variants: tuple[str, ...]
+    beta: float
+    candidate_retriever: Retriever | None = None
+    descriptions: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Query:
+    """One query moving through the stages."""
+
+    qid: str
+    text: str
+    answer: str
+    trace: ICATTrace
+    claims: ClaimList = field(default_factory=ClaimList)
+    groundings: list[ClaimGrounding] = field(default_factory=list)
+    gold: list[Aspect] = field(default_factory=list)
+    generated: list[Aspect] | None = None
+    alignments: dict[str, dict[str, list[str]] | None] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.split(":", 1)[0] in ("claims", "entailment") for f in self.trace.failures)
+
+    def fail(self, stage: str, reason: str, raw: list[str] | None = None) -> None:
+        self.trace.failures.append(f"{stage}: {reason}")
+        if raw:
+            self.trace.raw[stage] = raw
+
+
+def score_batch(state: ICATState, items: Sequence[tuple[str, str, str]]) -> list[ICATTrace]:
+    """Traces for ``(query id, query text, answer)`` items, every stage batched across them."""
+    queries = [_Query(q, text, ans, ICATTrace(query_id=q, query=text, answer=ans)) for q, text, ans in items]
+    extract_claims(state, queries)
+    ground(state, queries)
+    aspects(state, queries)
+    align(state, queries)
+    for q in queries:
+        finish(state, q)
+    return [q.trace for q in queries]
+
+
+# -- 1. AC(y) ------------------------------------------------------------------------
+
+
+def extract_claims(state: ICATState, queries: Sequence[_Query]) -> None:
+    """All claims of each answer; an empty answer has none and costs no call."""
+    prof = state.judges.profile
+    settings = {"min_words": prof.claims.min_words, "max_claims": prof.claims.max_claims}
+    need = [q for q in queries if q.answer.strip()]
+    if prof.claims.extractor == "sentences":
+        for q in need:
+            q.claims = select_claims(sentence_claims(q.answer), **settings)
+        return
+    outcomes = run_structured(
+        state.judges.llm,
+        [claim_messages(q.text, q.answer, prof.prompts["claims"]) for q in need],
+        parse_claims,
+        max_retries=prof.llm.max_retries,
+    )
+    for q, out in zip(need, outcomes, strict=True):
+        if out.ok:
+            q.claims = select_claims(out.value or [], **settings)
+        else:
+            q.fail("claims", str(out.error), out.raw)
+
+
+# -- 2. CG(C; K) -----------------------------------------------------------------------
+
+
+def candidates(state: ICATState, queries: Sequence[_Query]) -> dict[str, frozenset[str] | None]:
+    """Per query, the documents its claims may be grounded in (the BM25 top-N of the query)."""
+    spec = state.judges.profile.retriever
+    if spec.candidate_docs is None or state.candidate_retriever is None:
+        return {q.qid: None for q in queries}
+    texts = [q.text for q in queries]
+    if spec.candidate_query == "text+description":
+        texts = [
+            f"{t} {state.descriptions.get(q.qid, '')}".strip() for t, q in zip(texts, queries, strict=True)
+        ]
+    docs = candidate_documents(state.candidate_retriever, texts, spec.candidate_docs)
+    return {q.qid: frozenset(d) for q, d in zip(queries, docs, strict=True)}
+
+
+def ground(state: ICATState, queries: Sequence[_Query]) -> None:
+    ok = [q for q in queries if q.ok and q.claims.claims]
+    allowed = candidates(state, ok)
+    for q in ok:
+        cand = allowed[q.qid]
+        q.trace.candidate_docs = sorted(cand) if cand is not None else None
+    grounded = ground_claims(
+        {q.qid: [(c.claim_id, c.text) for c in q.claims.claims] for q in ok},
+        state.retriever,
+        state.judges.entailment,
+        k=state.judges.profile.retriever.k,
+        candidates=allowed,
+    )
+    for q in ok:
+        q.groundings = grounded[q.qid]
+        undetermined = sum(g.failed for g in q.groundings)
+        if undetermined:
+            q.fail(
+                "entailment",
+                f"{undetermined} claim(s) could not be judged: no passage supported them "
+                "and some entailment checks failed",
+            )
+
+
+# -- 3. aspects TQ(x) -------------------------------------------------------------------
+
+
+def aspects(state: ICATState, queries: Sequence[_Query]) -> None:
+    """Ground-truth aspects (M, S) from the task; generated ones (A) from the LLM."""
+    prof = state.judges.profile
+    for q in queries:
+        q.gold = [Aspect(str(a["aspect_id"]), str(a["text"])) for a in state.task.aspects(q.qid)]
+    if "a" not in state.variants:
+        return
+    need = [q for q in queries if q.ok]
+    outs = run_structured(
+        state.judges.llm,
+        [aspect_messages(q.text, prof.prompts["aspects"]) for q in need],
+        parse_aspects,
+        max_retries=prof.llm.max_retries,
+    )
+    for q, out in zip(need, outs, strict=True):
+        if out.ok:
+            q.generated = out.value
+        else:
+            q.fail("aspects_a", str(out.error), out.raw)
+
+
+# -- 4. alignment TO(c) -----------------------------------------------------------------
+
+
+def _grounded(q: _Query) -> list[ClaimGrounding]:
+    return [g for g in q.groundings if g.grounded]
+
+
+def align(state: ICATState, queries: Sequence[_Query]) -> None:
+    """M from the aspect-level qrels of each grounded claim's first supporting document;
+    S and A by the LLM, shown the grounded claims only."""
+    prof = state.judges.profile
+    jobs: list[tuple[_Query, str, list[Aspect], list[ClaimGrounding]]] = []
+    for q in queries:
+        if not q.ok:
+            continue
+        grounded = _grounded(q)
+        if "m" in state.variants:
+            first = {g.claim_id: g.first_supporting.doc_id if g.first_supporting else None for g in grounded}
+            q.alignments["m"] = manual_alignment(q.qid, first, state.aspect_qrels)
+        for v, tq in (("s", q.gold), ("a", q.generated)):
+            if v not in state.variants or tq is None:
+                continue
+            if grounded and tq:
+                jobs.append((q, v, tq, grounded))
+            else:
+                q.alignments[v] = {}  # nothing grounded (or no aspects): nothing is covered
+    if not jobs:
+        return
+    outs = run_structured(
+        state.judges.llm,
+        [
+            alignment_messages(q.text, tq, [g.claim for g in cl], prof.prompts["alignment"])
+            for q, _, tq, cl in jobs
+        ],
+        [_alignment_parser(len(tq), len(cl)) for _, _, tq, cl in jobs],
+        max_retries=prof.llm.max_retries,
+    )
+    for (q, v, tq, cl), out in zip(jobs, outs, strict=True):
+        if out.ok and out.value is not None:
+            q.alignments[v] = alignment_to_ids(out.value, [g.claim_id for g in cl], tq)
+        else:
+            q.fail(f"alignment_{v}", str(out.error), out.raw)
+
+
+def _alignment_parser(n_aspects: int, n_claims: int) -> Any:
+    return lambda text: parse_alignment(text, n_aspects, n_claims)
+
+
+# -- 5. scores and trace ------------------------------------------------------------------
+
+
+def finish(state: ICATState, q: _Query) -> None:
+    tr = q.trace
+    tr.aspects = [AspectTrace(aspect_id=a.aspect_id, text=a.text) for a in q.gold]
+    tr.generated_aspects = [AspectTrace(aspect_id=a.aspect_id, text=a.text) for a in q.generated or []]
+    tr.counts = {**q.claims.counts(), "claims": len(q.claims.claims), "aspects": len(q.gold)}
+    if tr.candidate_docs is not None:
+        tr.counts["candidate_docs"] = len(tr.candidate_docs)
+    by_id = {g.claim_id: g for g in q.groundings}
+    tr.claims = [
+        _claim_trace(c.claim_id, c.text, by_id.get(c.claim_id), q.alignments) for c in q.claims.claims
+    ]
+    if not q.ok:
+        tr.scores = dict.fromkeys(SCORE_KEYS)
+        return
+    grounded = [g.claim_id for g in _grounded(q)]
+    tq: dict[str, list[str] | None] = {
+        "m": [a.aspect_id for a in q.gold],
+        "s": [a.aspect_id for a in q.gold],
+        "a": None if q.generated is None else [a.aspect_id for a in q.generated],
+    }
+    tr.scores = formulas.icat_query_scores(
+        [c.claim_id for c in q.claims.claims],
+        grounded,
+        {v: tq[v] if v in state.variants else None for v in formulas.VARIANTS},
+        {v: q.alignments.get(v) for v in formulas.VARIANTS},
+        state.beta,
+    )
+    tr.counts["grounded"] = len(grounded)
+    for v in formulas.VARIANTS:
+        alignment = q.alignments.get(v)
+        if alignment is not None and tq[v] is not None and v in state.variants:
+            tr.counts[f"covered_{v}"] = len(formulas.covered_aspects(alignment, grounded, tq[v] or []))
+
+
+SCORE_KEYS = ("s_fact", *(f"{p}_{v}" for v in formulas.VARIANTS for p in ("s_coverage", "icat")))
+
+
+def _claim_trace(
+    claim_id: str,
+    text: str,
+    g: ClaimGrounding | None,
+    alignments: Mapping[str, Mapping[str, list[str]] | None],
+) -> ClaimTrace:
+    def covered(v: str) -> list[str]:
+        return list((alignments.get(v) or {}).get(claim_id, []))
+
+    return ClaimTrace(
+        claim_id=claim_id,
+        text=text,
+        grounded=bool(g and g.grounded),
+        failed=bool(g and g.failed),
+        first_supporting=g.first_supporting.passage_id if g and g.first_supporting else None,
+        passages=[
+            PassageTrace(
+                passage_id=p.passage_id,
+                doc_id=p.doc_id,
+                rank=p.rank,
+                retrieval_score=p.retrieval_score,
+                support=p.support,
+                supported=p.supported,
+                text=(p.text or "")[:PASSAGE_TEXT_CHARS],
+            )
+            for p in (g.passages if g else [])
+        ],
+        aspects_m=covered("m"),
+        aspects_s=covered("s"),
+        aspects_a=covered("a"),
+    )

@@ -1,0 +1,147 @@
+"""How ICAT results look: the β-sweep table and plot, factuality vs coverage, a trace's claims.
+
+Everything here reads result files and traces; nothing calls a model.  Strings in
+traces come from submitted answers and are untrusted: the drill-down HTML is built from
+``html.escape``-d text only.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from benchmark.results import TaskResult
+
+
+def _variant_name(curve: str) -> str:
+    return curve.removesuffix("_beta").upper().replace("_", "-")
+
+
+def beta_table(result: TaskResult) -> Table:
+    table = Table(
+        title=Text(
+            f"ICAT_β sweep — {result.model.label} on {result.task.id} (β<1 favours factuality, β>1 coverage)"
+        )
+    )
+    curves = {k: v for k, v in result.curves.items() if k.endswith("_beta")}
+    betas = next(iter(curves.values()), {}).keys()
+    table.add_column("β", justify="right")
+    for name in curves:
+        table.add_column(_variant_name(name), justify="right")
+    for b in betas:
+        table.add_row(b, *["—" if curves[c].get(b) is None else f"{curves[c][b]:.3f}" for c in curves])
+    return table
+
+
+def _figure(width: float = 6.4, height: float = 4.0) -> tuple[Any, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(width, height))
+
+
+def empty_figure(message: str) -> Any:
+    fig, ax = _figure(6, 3.6)
+    ax.text(0.5, 0.5, message, ha="center", va="center")
+    ax.set_axis_off()
+    return fig
+
+
+def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> Any:
+    """ICAT_β against β, one line per (result, variant); ``variant`` picks one variant."""
+    keys = [f"icat_{variant}_beta"] if variant else None
+    lines = [
+        (r.model.label + ("" if variant else f" {_variant_name(name)}"), curve)
+        for r in results
+        for name, curve in r.curves.items()
+        if name.endswith("_beta") and (keys is None or name in keys)
+    ]
+    lines = [(label, c) for label, c in lines if any(v is not None for v in c.values())]
+    if not lines:
+        return empty_figure("no ICAT β sweep for this selection")
+    fig, ax = _figure()
+    for label, curve in lines:
+        pts = sorted((float(b), v) for b, v in curve.items() if v is not None)
+        ax.plot([b for b, _ in pts], [v for _, v in pts], marker="o", label=label)
+    ax.set_xlabel("β (<1 favours factuality, >1 coverage)")
+    ax.set_ylabel("ICAT_β" if not variant else f"ICAT-{variant.upper()}_β")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("ICAT_β sweep")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def scatter_figure(results: Sequence[TaskResult], variant: str = "m") -> Any:
+    """S_fact against S_coverage of one variant, a point per result."""
+    pts = []
+    for r in results:
+        f, c = r.scores.get("s_fact"), r.scores.get(f"s_coverage_{variant}")
+        if f is not None and c is not None and f.value is not None and c.value is not None:
+            pts.append((r.model.label, f.value, c.value))
+    if not pts:
+        return empty_figure(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
+    fig, ax = _figure()
+    for label, f, c in pts:
+        ax.scatter([f], [c])
+        ax.annotate(label, (f, c), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("S_fact (share of claims grounded)")
+    ax.set_ylabel(f"S_coverage-{variant.upper()} (share of aspects covered)")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("Factuality vs coverage")
+    fig.tight_layout()
+    return fig
+
+
+def trace_html(tr: dict[str, Any]) -> str:
+    """Claims, their evidence passages and covered aspects; every string escaped."""
+    e = html.escape
+    aspects = {str(a["aspect_id"]): a["text"] for a in tr.get("aspects", [])}
+    generated = {str(a["aspect_id"]): a["text"] for a in tr.get("generated_aspects", [])}
+    parts = [
+        f"<h3>Query {e(str(tr.get('query_id', '')))}: {e(str(tr.get('query', '')))}</h3>",
+        f"<details><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
+    ]
+    if tr.get("failures"):
+        parts.append("<p><b>Failures:</b> " + e("; ".join(map(str, tr["failures"]))) + "</p>")
+    dropped = {
+        k: v for k, v in tr.get("counts", {}).items() if k in ("claims_too_short", "claims_truncated") and v
+    }
+    if dropped:
+        parts.append(
+            "<p><i>Claims left out: " + e(", ".join(f"{k} {v}" for k, v in dropped.items())) + "</i></p>"
+        )
+    parts.append("<ol class='gc-claims'>")
+    for c in tr.get("claims", []):
+        verdict = "undetermined" if c.get("failed") else ("grounded" if c.get("grounded") else "not grounded")
+        covered = []
+        for v, table in (("m", aspects), ("s", aspects), ("a", generated)):
+            ids = c.get(f"aspects_{v}") or []
+            if ids:
+                covered.append(
+                    f"ICAT-{v.upper()}: "
+                    + ", ".join(f"{e(str(i))} ({e(str(table.get(str(i), '?')))})" for i in ids)
+                )
+        parts.append(
+            f"<li class='gc-claim'><b>{e(str(c.get('text', '')))}</b> — <i>{e(verdict)}</i>"
+            + (f"<br>covers: {'; '.join(covered)}" if covered else "<br>covers: none")
+            + "<ul>"
+        )
+        for p in c.get("passages", []):
+            mark = "✔ " if p.get("supported") else ""
+            support = p.get("support")
+            parts.append(
+                f"<li class='gc-passage'>{mark}{e(str(p.get('passage_id', '')))} (rank {e(str(p.get('rank', '')))}, "
+                f"support {e('—' if support is None else f'{float(support):.2f}')}): {e(str(p.get('text', '')))}</li>"
+            )
+        parts.append("</ul></li>")
+    parts.append("</ol>")
+    return "".join(parts)

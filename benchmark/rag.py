@@ -1,0 +1,152 @@
+"""Retrieval-augmented generation in the harness: evidence in the prompt, citations parsed back.
+
+``benchmark evaluate --rag bm25|dense|hybrid --rag-k N`` retrieves the ``N`` best passages
+for each query from the task's corpus (or ``--corpus`` / ``--lucene-index``) with the same
+chunking and retrievers that grounding uses, numbers them in the prompt (prompt file
+``rag-answer@1``), and asks for citations as ``[1]``, ``[2]``.  Each output row records
+the retrieval setting, the ids of the passages that were given, the passages the answer
+cites, and any citation of a number that was not given (kept, not silently dropped).
+
+The setting (:class:`~benchmark.results.RAGSetting`) is part of the model's identity: a
+closed-book run and a RAG run of one model are two leaderboard entries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark.cache import ModelCallCache
+from benchmark.profiles import JudgeProfile
+from benchmark.prompts import load_prompt
+from benchmark.results import RAGSetting
+from benchmark.retrieval import Hit
+
+DEFAULT_PROMPT = "rag-answer@1"
+KINDS = ("bm25", "dense", "hybrid")
+_CITATION = re.compile(r"\[(\s*\d{1,3}(?:\s*[,;]\s*\d{1,3})*\s*)\]")
+
+
+class RAGRecord(BaseModel):
+    """What one RAG answer was given and what it cites."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passages: list[str] = Field(description="ids of the passages in the prompt, as numbered there (1-based)")
+    cited: list[str] = Field(
+        default_factory=list, description="passage ids the answer cites, first mention first"
+    )
+    invalid_citations: list[int] = Field(
+        default_factory=list, description="numbers the answer cites that name no passage it was given"
+    )
+
+
+def parse_citations(answer: str, n_passages: int) -> tuple[list[int], list[int]]:
+    """Cited passage numbers (1-based, first mention first) and cited numbers out of range.
+
+    Accepts ``[1]``, ``[1][2]``, ``[1, 2]`` and ``[1; 2]``; other bracketed text is not a
+    citation.
+    """
+    valid: list[int] = []
+    invalid: list[int] = []
+    for m in _CITATION.finditer(answer):
+        for part in re.split(r"[,;]", m.group(1)):
+            num = int(part)
+            target = valid if 1 <= num <= n_passages else invalid
+            if num not in target:
+                target.append(num)
+    return valid, invalid
+
+
+def record(answer: str, passage_ids: Sequence[str]) -> RAGRecord:
+    valid, invalid = parse_citations(answer, len(passage_ids))
+    return RAGRecord(
+        passages=list(passage_ids), cited=[passage_ids[i - 1] for i in valid], invalid_citations=invalid
+    )
+
+
+def render_passages(texts: Sequence[str]) -> str:
+    return "\n\n".join(f"[{i}] {' '.join(t.split())}" for i, t in enumerate(texts, start=1))
+
+
+def rag_prompt(
+    instruction: str, query: str, passages: Sequence[str], prompt_ref: str = DEFAULT_PROMPT
+) -> str:
+    """The whole prompt as one text: what the harness sends and what lm-eval exports."""
+    messages = load_prompt(prompt_ref).render(
+        instruction=instruction, passages=render_passages(passages), query=query
+    )
+    if len(messages) != 1 or messages[0]["role"] != "user":
+        raise ValueError(f"prompt {prompt_ref} must be a single user turn (lm-eval exports it as one text)")
+    return messages[0]["content"]
+
+
+def parse_settings(value: str, k: int) -> list[RAGSetting | None]:
+    """``--rag none,bm25`` -> [None, bm25 setting without corpus]; validated, in order."""
+    from benchmark.errors import InputError, Problem
+
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise InputError(
+            Problem("command line", "name at least one setting: none, bm25, dense, hybrid", field="--rag")
+        )
+    bad = [v for v in items if v not in ("none", *KINDS)]
+    if bad:
+        raise InputError(
+            Problem(
+                "command line", f"unknown setting(s) {bad}; use none, bm25, dense or hybrid", field="--rag"
+            )
+        )
+    if not 1 <= k <= 50:
+        raise InputError(Problem("command line", "must be between 1 and 50", field="--rag-k"))
+    return [
+        None if v == "none" else RAGSetting(retriever=v, k=k, prompt=DEFAULT_PROMPT, corpus="") for v in items
+    ]  # type: ignore[arg-type]
+
+
+@dataclass
+class RAGContext:
+    """A setting and, per query, the passages its prompt numbers."""
+
+    setting: RAGSetting
+    hits: dict[str, list[Hit]]
+
+    def prompt(self, instruction: str, query_id: str, query: str) -> str:
+        return rag_prompt(instruction, query, [h.text for h in self.hits[query_id]], self.setting.prompt)
+
+    def passage_ids(self, query_id: str) -> list[str]:
+        return [h.passage_id for h in self.hits[query_id]]
+
+
+def prepare(
+    task: Any,
+    setting: RAGSetting,
+    query_ids: Sequence[str],
+    *,
+    profile: JudgeProfile,
+    corpus: str | None = None,
+    lucene_index: str | None = None,
+    cache: ModelCallCache | None = None,
+    progress: bool = True,
+) -> RAGContext:
+    """Retrieve the ``k`` passages of every query, with the profile's chunking (and, for dense
+    and hybrid, its embedder), from the task's corpus or the user's."""
+    from benchmark.retrieval import open_retriever, resolve_corpus
+
+    ref = resolve_corpus(task, corpus, lucene_index)
+    spec = profile.retriever.model_copy(update={"kind": setting.retriever})
+    retriever = open_retriever(ref, task, spec, profile.embedder, cache=cache, progress=progress)
+    texts = task.table("queries").set_index("query_id")["text"].astype(str)
+    hits = retriever.search([texts[q] for q in query_ids], setting.k)
+    full = setting.model_copy(
+        update={
+            "corpus": ref.label,
+            "chunking": (spec.chunk_words, spec.chunk_overlap),
+            "embedder": None if setting.retriever == "bm25" else profile.embedder.model,
+        }
+    )
+    return RAGContext(full, dict(zip(query_ids, hits, strict=True)))

@@ -1,0 +1,198 @@
+"""Confidence intervals and ranks, with scipy.stats; seeded, so the same inputs give the same numbers.
+
+Two questions are asked of per-query scores:
+
+* **How sure is one mean?**  :func:`mean_ci` — a bootstrap interval over queries,
+  BCa (bias-corrected and accelerated) where there are enough queries for its
+  jackknife, percentile below that; the method used is recorded with the interval.
+* **Which systems are really better than which?**  :func:`paired_ranks` — every model on
+  a board answered the same queries, so two models are compared on their per-query
+  *differences* with a paired permutation test (random sign flips of the differences,
+  ``scipy.stats.permutation_test(permutation_type="samples")``; exact when all sign
+  patterns fit in the resample budget).  A model's rank is one plus the number of
+  models significantly better than it, after Holm's correction over its comparisons
+  with the others.  Unpaired intervals ignore that queries are shared: with a dozen
+  queries of very different difficulty they overlap for nearly every pair, and a
+  small but consistent difference is invisible to them while a paired test sees it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+CI_LEVEL = 0.95
+BOOTSTRAP_RESAMPLES = 2000
+BCA_MIN_N = 10  # BCa's jackknife acceleration is unstable below this many queries
+ALPHA = 0.05
+PERMUTATION_RESAMPLES = 5000
+RANK_METHOD = "paired permutation test (sign flips of per-query differences), Holm-corrected per model"
+
+
+@dataclass(frozen=True)
+class Interval:
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+    method: str | None
+
+
+def mean_ci(
+    values: Sequence[float | None],
+    *,
+    seed: int = 0,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = CI_LEVEL,
+) -> Interval:
+    """Mean over the values that exist, with a seeded bootstrap CI.
+
+    ``None`` values (failed queries) are left out and show in ``n``: a failure is never
+    averaged in as zero.  A single value has no interval; identical values have a
+    zero-width one.
+    """
+    from scipy import stats
+
+    data = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    if data.size == 0:
+        return Interval(None, None, None, 0, None)
+    mean = float(data.mean())
+    if data.size == 1:
+        return Interval(mean, None, None, 1, None)
+    if np.all(data == data[0]):
+        return Interval(mean, mean, mean, int(data.size), "constant")
+    method = "BCa" if data.size >= BCA_MIN_N else "percentile"
+    low = high = math.nan
+    for m in (method, "percentile"):
+        res = stats.bootstrap(
+            (data,),
+            np.mean,
+            n_resamples=n_resamples,
+            confidence_level=level,
+            method=m,
+            random_state=np.random.default_rng(seed),
+        )
+        low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+        if not (math.isnan(low) or math.isnan(high)):
+            method = m
+            break
+    return Interval(mean, low, high, int(data.size), method)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm–Bonferroni adjusted p-values (step-down, monotone, capped at 1)."""
+    p = np.asarray(pvalues, dtype=float)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, idx in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[idx]))
+        adjusted[idx] = running
+    return adjusted.tolist()
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """All pairwise tests of one board: ``pvalue[i][j]`` (two-sided) and mean differences."""
+
+    models: list[str]
+    pvalue: np.ndarray
+    mean_diff: np.ndarray  # mean over shared queries of score_i - score_j
+    n_shared: np.ndarray
+
+
+def paired_tests(
+    scores: Mapping[str, Mapping[str, float | None]],
+    *,
+    seed: int = 0,
+    n_resamples: int = PERMUTATION_RESAMPLES,
+) -> PairedComparison:
+    """Two-sided paired permutation tests between every pair of models.
+
+    ``scores`` maps model -> query id -> score (``None`` for a failed query).  Each pair
+    is compared on the queries both have a score for: a missing difference is zero in
+    every sign pattern, which leaves the test statistic (the mean difference over the
+    shared queries, up to a constant factor) and its permutation distribution exactly
+    those of the test on the shared queries alone.  All pairs share one call to scipy,
+    vectorised over pairs.
+    """
+    from scipy import stats
+
+    models = list(scores)
+    queries = sorted({q for s in scores.values() for q in s})
+    m = len(models)
+    matrix = np.array(
+        [
+            [np.nan if scores[mod].get(q) is None else float(scores[mod][q]) for q in queries]
+            for mod in models
+        ],
+        dtype=float,
+    ).reshape(m, len(queries))
+    pvalue = np.ones((m, m))
+    mean_diff = np.zeros((m, m))
+    n_shared = np.zeros((m, m), dtype=int)
+    if m < 2 or not queries:
+        return PairedComparison(models, pvalue, mean_diff, n_shared)
+    iu, ju = np.triu_indices(m, 1)
+    diffs = matrix[iu] - matrix[ju]
+    shared = ~np.isnan(diffs)
+    counts = shared.sum(axis=1)
+    filled = np.where(shared, diffs, 0.0).astype(np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, np.where(shared, diffs, 0.0).sum(axis=1) / np.maximum(counts, 1), 0.0)
+    testable = (counts > 0) & np.any(filled != 0, axis=1)
+    p = np.ones(len(iu))
+    if testable.any():
+        res = stats.permutation_test(
+            (filled[testable],),
+            _mean_last_axis,
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=n_resamples,
+            alternative="two-sided",
+            axis=-1,
+            batch=max(1, 200_000 // max(1, int(testable.sum()))),
+            random_state=np.random.default_rng(seed),
+        )
+        p[testable] = np.clip(np.asarray(res.pvalue, dtype=float), 0.0, 1.0)
+    for k, (i, j) in enumerate(zip(iu, ju, strict=True)):
+        pvalue[i, j] = pvalue[j, i] = p[k]
+        mean_diff[i, j], mean_diff[j, i] = means[k], -means[k]
+        n_shared[i, j] = n_shared[j, i] = counts[k]
+    return PairedComparison(models, pvalue, mean_diff, n_shared)
+
+
+def _mean_last_axis(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(x, axis=axis)
+
+
+def paired_ranks(
+    scores: Mapping[str, Mapping[str, float | None]],
+    *,
+    higher_is_better: bool = True,
+    alpha: float = ALPHA,
+    seed: int = 0,
+    n_resamples: int = PERMUTATION_RESAMPLES,
+) -> dict[str, int]:
+    """Rank = 1 + the number of models significantly better (Holm over each model's
+    comparisons with all others, at level ``alpha``).  Models with no score get no rank."""
+    present = {mod: s for mod, s in scores.items() if any(v is not None for v in s.values())}
+    if not present:
+        return {}
+    cmp = paired_tests(present, seed=seed, n_resamples=n_resamples)
+    sign = 1.0 if higher_is_better else -1.0
+    ranks: dict[str, int] = {}
+    for i, mod in enumerate(cmp.models):
+        others = [j for j in range(len(cmp.models)) if j != i]
+        adjusted = holm([cmp.pvalue[i, j] for j in others]) if others else []
+        better = sum(
+            1
+            for j, p in zip(others, adjusted, strict=True)
+            if p < alpha and sign * cmp.mean_diff[j, i] > 0 and cmp.n_shared[i, j] > 0
+        )
+        ranks[mod] = 1 + better
+    return ranks

@@ -1,0 +1,49 @@
+"""Sentence segmentation, shared by every stage that splits text into sentences.
+
+Claims (the ``sentences`` extractor) and evidence windows (the similarity entailment
+substitute) must split text the same way, and a regex on ``.`` breaks "Dr. Smith" and
+"U.S. Army" into fragments that no longer state anything.  pysbd's rule-based
+segmenter handles abbreviations, numbers and quotes; it is slow enough (about a
+millisecond per passage) that results are cached per text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+(?P<text>.+?)\s*$")
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> Any:
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+@lru_cache(maxsize=65_536)
+def _split_block(block: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in _segmenter().segment(block) if s.strip())
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` in order.
+
+    Line breaks separate sentences too (headings and list items rarely end with a
+    full stop), and a list marker (``- ``, ``1.``) is not part of its sentence.
+    """
+    out: list[str] = []
+    for line in text.splitlines():
+        m = _BULLET.match(line)
+        block = m.group("text") if m else line.strip()
+        if block:
+            out.extend(_split_block(block))
+    return out
+
+
+def bullet_text(line: str) -> str | None:
+    """The text of a bulleted or numbered line, or ``None`` if it is not one."""
+    m = _BULLET.match(line)
+    return m.group("text") if m else None

@@ -1,0 +1,74 @@
+"""Every registered metric family runs through the real runner on a fake judge stack.
+
+A new family registers a mock here (a task builder, answers and a fake stack) next to
+its own number-for-number tests; this test then checks the platform contract for it:
+typed traces, one result with the family's columns and primary score, resumable
+checkpoints, and a trace the family can render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmark.families import REGISTRY, families_for
+from benchmark.judges import JudgeStack
+from benchmark.results import ModelInfo, read_result
+from benchmark.runner import RunOptions, score_task
+from benchmark.tasks import Task, load_task
+from tests.unit import test_icat_pipeline as icat_mock
+
+
+def _icat(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+    task = load_task(icat_mock.build_task(tmp_path))
+    stack = fake_stack(
+        llm=FakeLLM(icat_mock.fake_reply),
+        entailment=FakeEntailment(icat_mock.SUPPORT),
+        retriever=FakeRetriever(icat_mock.HITS),
+    )
+    stack.profile = stack.profile.model_copy(
+        update={"retriever": stack.profile.retriever.model_copy(update={"candidate_docs": None})}
+    )
+    return task, dict(icat_mock.ANSWERS), stack
+
+
+MOCKS: dict[str, Callable[[Path], tuple[Task, dict[str, str], JudgeStack]]] = {"icat": _icat}
+
+
+@pytest.mark.parametrize("family_id", list(REGISTRY))
+def test_family_runs_through_the_runner(family_id: str, tmp_path: Path) -> None:
+    assert family_id in MOCKS, f"register a mock task and fake judge stack for {family_id!r} in MOCKS"
+    family = REGISTRY[family_id]
+    task, answers, judges = MOCKS[family_id](tmp_path)
+    assert family in families_for(task)
+
+    def run() -> Any:
+        return score_task(
+            family,
+            task,
+            answers,
+            judges,
+            model=ModelInfo(id="mock/model"),
+            results_root=tmp_path / "results",
+            options=RunOptions(progress=False),
+        )
+
+    result, path = run()
+    assert read_result(path) == result and result.metric_family == family_id
+    assert result.primary in {c.key for c in family.columns}
+    assert set(result.scores) <= {c.key for c in family.columns} | {k for q in result.per_query for k in q.scores}
+    traces = [family.trace_model.model_validate_json(line) for line in path.with_name(path.stem + ".traces.jsonl").read_text().splitlines()]
+    assert [t.query_id for t in traces] == [q.query_id for q in result.per_query]
+    assert all(t.item_key for t in traces)
+    html = family.trace_html(traces[0].model_dump(mode="json"))
+    assert traces[0].query in html or "query" in html.lower()
+    # a second run finds every query checkpointed and asks no model anything
+    calls = (len(judges.llm.requests), len(judges.entailment.calls))  # type: ignore[attr-defined]
+    again, _ = run()
+    assert again.scores == result.scores
+    assert (len(judges.llm.requests), len(judges.entailment.calls)) == calls  # type: ignore[attr-defined]

@@ -1,0 +1,308 @@
+"""The whole ICAT pipeline, number for number, on a fake judge stack.
+
+Four queries with known verdicts, each number computed by hand below:
+
+* q1 "alpha topic" (aspects a1-a4): c1 grounded by D1 (rank 1); c2 grounded by D3 at
+  rank 2 after a non-supporting D2 at rank 1; c3 supported by nothing; "Yes." too short.
+  M: D1 -> a1, D3 -> a2 (D2's a3 must not count: it does not support c2).
+  S (LLM): c1 -> a1, c2 -> a2 + a4 (c3 would be a3, but the aligner must never see it).
+  A: generated aspects g1 "alpha one", g2 "alpha gamma"; c1 -> g1.
+* q2 "beta topic" (aspects b1, b2): c1 grounded by D1 — the *same document*, judged
+  b1 for q2 and a1 for q1; c2 grounded by D6 at rank 2 although the check on D5 at rank
+  1 failed (a supported claim is grounded whatever else failed).  The S aligner answers
+  garbage for q2, so ICAT-S is missing for q2 only.
+* q3 "gamma topic": c2's only checks failed or say no -> undetermined -> q3 failed.
+* q4 "delta topic": an empty answer: no claims, S_fact 0, coverage 0 — not a failure.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from benchmark.families import REGISTRY
+from benchmark.families.icat import ICATSettings
+from benchmark.families.icat.formulas import icat_beta
+from benchmark.results import ModelInfo, read_result
+from benchmark.runner import RunOptions, score_task
+from benchmark.tasks import load_task
+from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, alignment_reply, fake_stack
+
+ICAT = REGISTRY["icat"]
+C = {
+    "q1c1": "Claim one is about alpha aspect one.",
+    "q1c2": "Claim two mentions alpha aspect two.",
+    "q1c3": "Claim three is unsupported entirely here.",
+    "q2c1": "Claim four is about beta aspect one.",
+    "q2c2": "Claim five survives an entailment failure.",
+    "q3c1": "Gamma claim one is fine.",
+    "q3c2": "Gamma claim two cannot be judged.",
+}
+ANSWERS = {
+    "1": f"{C['q1c1']} {C['q1c2']} {C['q1c3']} Yes.",
+    "2": f"{C['q2c1']} {C['q2c2']}",
+    "3": f"{C['q3c1']} {C['q3c2']}",
+    "4": "",
+}
+P = {pid: f"passage {pid} text" for pid in ("D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8")}
+HITS = {
+    C["q1c1"]: [("D1#0", "D1", P["D1"])],
+    C["q1c2"]: [("D2#0", "D2", P["D2"]), ("D3#0", "D3", P["D3"])],
+    C["q1c3"]: [("D4#0", "D4", P["D4"])],
+    C["q2c1"]: [("D1#0", "D1", P["D1"])],
+    C["q2c2"]: [("D5#0", "D5", P["D5"]), ("D6#0", "D6", P["D6"])],
+    C["q3c1"]: [("D7#0", "D7", P["D7"])],
+    C["q3c2"]: [("D8#0", "D8", P["D8"]), ("D7#0", "D7", P["D7"])],
+}
+SUPPORT: dict[tuple[str, str], float | None] = {
+    (P["D1"], C["q1c1"]): 0.9,
+    (P["D2"], C["q1c2"]): 0.3,
+    (P["D3"], C["q1c2"]): 0.8,
+    (P["D4"], C["q1c3"]): 0.1,
+    (P["D1"], C["q2c1"]): 0.95,
+    (P["D5"], C["q2c2"]): None,
+    (P["D6"], C["q2c2"]): 0.7,
+    (P["D7"], C["q3c1"]): 0.9,
+    (P["D8"], C["q3c2"]): None,
+    (P["D7"], C["q3c2"]): 0.2,
+}
+# what the fake aligner believes each claim covers, by aspect text
+ALIGN = {
+    C["q1c1"]: {"alpha one"},
+    C["q1c2"]: {"alpha two", "alpha four"},
+    C["q1c3"]: {"alpha three"},
+    C["q2c1"]: {"beta one"},
+    C["q2c2"]: {"beta two"},
+}
+
+
+def _numbered(block: str) -> dict[str, int]:
+    out = {}
+    for line in block.strip().splitlines():
+        num, _, text = line.partition(". ")
+        if num.isdigit():
+            out[text.strip()] = int(num)
+    return out
+
+
+def fake_reply(messages: list[dict[str, str]]) -> str:
+    prompt = messages[-1]["content"]
+    if prompt.startswith("Your reply could not be used"):
+        return "still not JSON"  # a repair turn: this fake never repairs
+    if "List the distinct aspects" in prompt:
+        return "- alpha one\n- alpha gamma" if "alpha topic" in prompt else "- something"
+    if "Statements:" in prompt:
+        if "beta topic" in prompt and "Aspects:\n1. beta one" in prompt:
+            return "the first statement covers it"  # S alignment of q2: unusable, every time
+        aspects = _numbered(prompt.split("Aspects:")[1].split("Statements:")[0])
+        claims = _numbered(prompt.split("Statements:")[1].split("For every aspect")[0])
+        lines = []
+        for text, a in aspects.items():
+            covering = [n for c, n in claims.items() if text in ALIGN.get(c, set())]
+            if covering:
+                lines.append((a, covering))
+        return alignment_reply(lines)
+    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+
+
+def build_task(root: Path) -> Path:
+    folder = root / "fake-icat"
+    (folder / "data").mkdir(parents=True)
+    pd.DataFrame(
+        {
+            "query_id": ["1", "2", "3", "4"],
+            "text": ["alpha topic", "beta topic", "gamma topic", "delta topic"],
+            "description": ["about alpha", "about beta", "about gamma", "about delta"],
+        }
+    ).to_parquet(folder / "data" / "queries.parquet", index=False)
+    aspects = [
+        ("1", "a1", "alpha one"),
+        ("1", "a2", "alpha two"),
+        ("1", "a3", "alpha three"),
+        ("1", "a4", "alpha four"),
+    ]
+    aspects += [
+        ("2", "b1", "beta one"),
+        ("2", "b2", "beta two"),
+        ("3", "g1", "gamma one"),
+        ("4", "d1", "delta one"),
+    ]
+    pd.DataFrame(aspects, columns=["query_id", "aspect_id", "text"]).to_parquet(
+        folder / "data" / "aspects.parquet", index=False
+    )
+    qrels = [("1", "D1", "a1", 1), ("1", "D2", "a3", 1), ("1", "D3", "a2", 2), ("2", "D1", "b1", 1)]
+    qrels += [("2", "D6", "b2", 1), ("3", "D7", "g1", 1)]
+    pd.DataFrame(qrels, columns=["query_id", "doc_id", "aspect_id", "relevance"]).to_parquet(
+        folder / "data" / "qrels.parquet", index=False
+    )
+    pd.DataFrame({"doc_id": list(P), "text": list(P.values())}).to_parquet(
+        folder / "data" / "corpus.parquet", index=False
+    )
+    card = {
+        "id": "fake-icat",
+        "version": "0.0.1",
+        "name": "fake ICAT task",
+        "description": "four queries with hand-computed ICAT scores",
+        "source": {"name": "tests"},
+        "license": "CC0-1.0",
+        "citation": "none",
+        "metrics": ["icat"],
+        "main_score": {"icat": "icat_m"},
+        "instruction": "Answer.",
+        "data": {
+            "kind": "local",
+            "path": "data",
+            "tables": {t: f"{t}.parquet" for t in ("queries", "aspects", "qrels", "corpus")},
+        },
+    }
+    (folder / "task.yaml").write_text(yaml.safe_dump(card, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def task(tmp_path: Path):
+    return load_task(build_task(tmp_path))
+
+
+def run(task, tmp_path: Path, *, beta: float = 1.0, candidates: FakeRetriever | None = None, **profile):
+    """Score ANSWERS through the real runner and ICAT pipeline on the fakes."""
+    llm = FakeLLM(fake_reply)
+    judges = fake_stack(
+        llm=llm, entailment=FakeEntailment(SUPPORT), retriever=FakeRetriever(HITS), candidates=candidates
+    )
+    retriever = judges.profile.retriever.model_copy(update={"candidate_docs": 2 if candidates else None})
+    judges.profile = judges.profile.model_copy(update={"retriever": retriever, **profile})
+    result, path = score_task(
+        ICAT,
+        task,
+        ANSWERS,
+        judges,
+        model=ModelInfo(id="test/model"),
+        results_root=tmp_path / "results",
+        settings=ICATSettings(beta=beta),
+        options=RunOptions(query_batch=2, progress=False, seed=7),
+    )
+    return result, path, llm
+
+
+def per_query(result) -> dict[str, dict[str, float | None]]:
+    return {q.query_id: q.scores for q in result.per_query}
+
+
+def f(x: F | None) -> float | None:
+    return None if x is None else float(x)
+
+
+def icat(fact: F, cov: F, beta: float = 1.0) -> float:
+    return icat_beta(float(fact), float(cov), beta)  # the formula itself is pinned in test_icat_formulas
+
+
+EXPECTED_Q1 = {"s_fact": F(2, 3), "s_coverage_m": F(2, 4), "s_coverage_s": F(3, 4), "s_coverage_a": F(1, 2)}
+EXPECTED_Q2 = {"s_fact": F(1), "s_coverage_m": F(2, 2), "s_coverage_s": None, "s_coverage_a": F(0)}
+
+
+def test_every_number_of_every_query(task, tmp_path: Path) -> None:
+    result, _, _ = run(task, tmp_path)
+    got = per_query(result)
+    for qid, exp in (("1", EXPECTED_Q1), ("2", EXPECTED_Q2)):
+        for key, value in exp.items():
+            assert got[qid][key] == pytest.approx(f(value), abs=1e-12), (qid, key)
+        for v in "msa":
+            cov = exp[f"s_coverage_{v}"]
+            want = None if cov is None else icat(exp["s_fact"], cov)
+            assert got[qid][f"icat_{v}"] == pytest.approx(want, abs=1e-12), (qid, v)
+    # q1 by hand: ICAT-M = 2·(2/3)(1/2)/(2/3+1/2) = 4/7, ICAT-S = 2·(2/3)(3/4)/(2/3+3/4) = 12/17
+    assert got["1"]["icat_m"] == pytest.approx(4 / 7) and got["1"]["icat_s"] == pytest.approx(12 / 17)
+    assert all(v is None for v in got["3"].values())  # undetermined claim: the query failed
+    assert got["4"] == {k: 0.0 for k in got["4"]}  # nothing said: 0, not a failure
+    assert result.failed_queries == ["3"]
+
+
+def test_overall_means_leave_failed_queries_out(task, tmp_path: Path) -> None:
+    result, _, _ = run(task, tmp_path)
+    s = result.scores
+    assert s["s_fact"].value == pytest.approx(float((F(2, 3) + 1 + 0) / 3)) and s["s_fact"].n == 3
+    assert s["icat_m"].value == pytest.approx((4 / 7 + 1 + 0) / 3) and s["icat_m"].n == 3
+    # ICAT-S is missing for q2 (alignment failed) and q3 (failed query): n = 2, not 0-filled
+    assert s["icat_s"].value == pytest.approx((12 / 17 + 0) / 2) and s["icat_s"].n == 2
+    assert result.failures == {"alignment_s": 1, "entailment": 1}
+    assert result.primary == "icat_m"  # the card's main_score
+    assert result.counts["claims_too_short"] == 1 and result.counts["claims"] == 7
+
+
+def test_beta_reaches_every_score(task, tmp_path: Path) -> None:
+    result, _, _ = run(task, tmp_path, beta=2.0)
+    q1 = per_query(result)["1"]
+    assert q1["icat_m"] == pytest.approx(10 / 19)  # (1+4)·(2/3)(1/2) / (4·(2/3) + 1/2)
+    assert result.settings["beta"] == 2.0 and result.board_settings == {"beta": 2.0}
+    assert result.curves["icat_m_beta"]["2"] == pytest.approx(result.scores["icat_m"].value)
+
+
+def test_qrels_are_read_for_the_claims_own_query(task, tmp_path: Path) -> None:
+    """D1 supports a claim of q1 and of q2: it counts as a1 for q1 and as b1 for q2."""
+    _, path, _ = run(task, tmp_path)
+    traces = {t.query_id: t for t in map(ICAT.trace_model.model_validate_json, _lines(path))}
+    assert traces["1"].claims[0].aspects_m == ["a1"] and traces["2"].claims[0].aspects_m == ["b1"]
+    assert traces["1"].claims[1].first_supporting == "D3#0"  # rank 2: D2 did not support it
+    assert traces["1"].claims[1].aspects_m == ["a2"]
+
+
+def test_aligner_sees_only_grounded_claims(task, tmp_path: Path) -> None:
+    _, _, llm = run(task, tmp_path)
+    aligner = [r[-1]["content"] for r in llm.requests if "Statements:" in r[-1]["content"]]
+    assert aligner and not any(C["q1c3"] in p for p in aligner)
+    assert any(C["q1c1"] in p and C["q1c2"] in p for p in aligner)
+
+
+def test_entailment_failures_follow_one_rule(task, tmp_path: Path) -> None:
+    _, path, _ = run(task, tmp_path)
+    traces = {t.query_id: t for t in map(ICAT.trace_model.model_validate_json, _lines(path))}
+    q2c2 = traces["2"].claims[1]
+    assert q2c2.grounded and not q2c2.failed and q2c2.passages[0].support is None
+    q3c2 = traces["3"].claims[1]
+    assert q3c2.failed and not q3c2.grounded
+    assert traces["3"].failed and traces["3"].failures[0].startswith("entailment: 1 claim")
+
+
+def test_candidate_documents_restrict_grounding(task, tmp_path: Path) -> None:
+    """With q1 restricted to D1 and D2, c2's supporting D3 is out of reach: S_fact 1/3."""
+    cands = FakeRetriever(
+        {"alpha topic about alpha": [("D1#0", "D1", ""), ("D2#0", "D2", ""), ("D3#0", "D3", "")]}
+    )
+    result, path, _ = run(task, tmp_path, candidates=cands)
+    assert per_query(result)["1"]["s_fact"] == pytest.approx(1 / 3)
+    trace = ICAT.trace_model.model_validate_json(_lines(path)[0])
+    assert trace.candidate_docs == ["D1", "D2"] and trace.counts["candidate_docs"] == 2
+
+
+def test_claim_cap_is_counted(task, tmp_path: Path) -> None:
+    base = fake_stack(
+        llm=FakeLLM(fake_reply), entailment=FakeEntailment({}), retriever=FakeRetriever({})
+    ).profile
+    claims = base.claims.model_copy(update={"max_claims": 2})
+    result, path, _ = run(task, tmp_path, claims=claims)
+    assert per_query(result)["1"]["s_fact"] == pytest.approx(2 / 2)  # c3 is beyond the cap
+    assert result.counts["claims_truncated"] == 1
+    trace = ICAT.trace_model.model_validate_json(_lines(path)[0])
+    assert trace.counts["claims_truncated"] == 1 and len(trace.claims) == 2
+
+
+def test_the_bootstrap_is_seeded(task, tmp_path: Path) -> None:
+    a, _, _ = run(task, tmp_path / "a")
+    b, _, _ = run(task, tmp_path / "b")
+    assert {k: v.model_dump() for k, v in a.scores.items()} == {
+        k: v.model_dump() for k, v in b.scores.items()
+    }
+    assert read_result(tmp_path / "a" / "results" / _rel(a)).scores == a.scores
+
+
+def _lines(path: Path) -> list[str]:
+    return path.with_name(path.stem + ".traces.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def _rel(result) -> Path:
+    return Path("test__model/main/closed-book/offline-smollm2-minilm-sim/fake-icat.icat.json")

@@ -1,0 +1,66 @@
+"""Intervals and ranks: seeded, BCa where n allows, paired tests that see consistent differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmark import stats
+
+
+def test_small_consistent_difference_is_ranked_apart_where_unpaired_cis_overlap() -> None:
+    rng = np.random.default_rng(3)
+    difficulty = rng.uniform(0.1, 0.9, size=40)  # queries differ far more than the systems do
+    a = difficulty + 0.03 + rng.normal(0, 0.005, size=40)
+    b = difficulty
+    ci_a, ci_b = stats.mean_ci(list(a)), stats.mean_ci(list(b))
+    assert ci_a.low is not None and ci_b.high is not None and ci_a.low < ci_b.high  # unpaired: overlap
+    scores = {"a": dict(enumerate(a)), "b": dict(enumerate(b))}
+    assert stats.paired_ranks({m: {str(q): v for q, v in s.items()} for m, s in scores.items()}) == {
+        "a": 1,
+        "b": 2,
+    }
+
+
+def test_noise_alone_shares_a_rank() -> None:
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0, 1, size=30)
+    scores = {m: {str(q): float(v + rng.normal(0, 0.05)) for q, v in enumerate(base)} for m in "abc"}
+    assert set(stats.paired_ranks(scores).values()) == {1}
+
+
+def test_paired_tests_use_only_shared_queries() -> None:
+    a = {"1": 0.9, "2": 0.8, "3": 0.7, "4": None}
+    b = {"1": 0.5, "2": 0.4, "3": 0.3, "4": 0.99}
+    cmp = stats.paired_tests({"a": a, "b": b})
+    assert cmp.n_shared[0, 1] == 3 and cmp.mean_diff[0, 1] == pytest.approx(0.4)
+    # three shared queries: 2^3 sign patterns, exact; all differences positive -> p = 2/8
+    assert cmp.pvalue[0, 1] == pytest.approx(0.25)
+
+
+def test_lower_is_better_reverses_ranks() -> None:
+    scores = {"a": {str(q): q / 10 for q in range(12)}, "b": {str(q): q / 10 + 0.2 for q in range(12)}}
+    assert stats.paired_ranks(scores) == {"a": 2, "b": 1}
+    assert stats.paired_ranks(scores, higher_is_better=False) == {"a": 1, "b": 2}
+
+
+def test_models_without_scores_get_no_rank() -> None:
+    assert stats.paired_ranks({"a": {"1": 0.5}, "b": {"1": None}}) == {"a": 1}
+
+
+def test_holm_adjustment() -> None:
+    assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_intervals_are_seeded_and_use_bca_where_n_allows() -> None:
+    values = [0.1, 0.5, 0.2, 0.9, 0.4, 0.35, 0.8, 0.05, 0.6, 0.3, 0.45, 0.7]
+    first, again = stats.mean_ci(values, seed=1), stats.mean_ci(values, seed=1)
+    assert first == again and first.method == "BCa"
+    other = stats.mean_ci(values, seed=2)
+    assert (other.low, other.high) != (first.low, first.high)  # the seed is what makes them equal
+    assert stats.mean_ci(values[:5]).method == "percentile"
+    assert stats.mean_ci([0.5, 0.5]).method == "constant"
+    one = stats.mean_ci([0.4, None])
+    assert one.value == 0.4 and one.low is None and one.n == 1
+    assert stats.mean_ci([None]).value is None
