@@ -142,6 +142,11 @@ class MetricFamily(ABC):
         """Traces for ``(query_id, query text, answer)`` items, every model stage batched
         across them; failures are recorded in the traces, never raised."""
 
+    @abstractmethod
+    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
+        """The scores of one query from its trace alone, with no model: how a published
+        result is checked (``tests/unit/test_published_results.py``)."""
+
     def curves(
         self, traces: Sequence[QueryTrace], settings: FamilySettings
     ) -> dict[str, dict[str, float | None]]:

@@ -26,8 +26,12 @@ _CORPUS = [
 ] * 20
 
 
-def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0) -> Path:
-    """Save a 2-layer GPT-2 (random weights) and a locally trained tokenizer to ``path``."""
+def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0, n_positions: int = 512) -> Path:
+    """Save a 2-layer GPT-2 (random weights) and a locally trained tokenizer to ``path``.
+
+    ``n_positions``: RAG prompts (a few 128-word passages) need thousands of positions
+    under the tiny 400-token vocabulary.
+    """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -51,7 +55,7 @@ def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0) ->
     torch.manual_seed(seed)
     config = GPT2Config(
         vocab_size=len(fast),
-        n_positions=512,
+        n_positions=n_positions,
         n_embd=32,
         n_layer=2,
         n_head=2,

@@ -12,7 +12,8 @@ per completion request, in order) or set for one request with the ``X-Fault`` he
 * ``500`` — internal server error.
 
 ``GET /control/stats`` counts completion requests, so tests can check retries and
-that cached calls never reach the server.
+that cached calls never reach the server; ``GET /control/received`` returns the chat
+messages received.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def create_app(model: LocalModel) -> FastAPI:
     app = FastAPI()
     faults: deque[str] = deque()
     stats = {"requests": 0, "faults": 0}
+    received: list[Any] = []  # request bodies' messages / prompts, for tests to inspect
 
     def take_fault(request: Request) -> str | None:
         stats["requests"] += 1
@@ -92,6 +94,7 @@ def create_app(model: LocalModel) -> FastAPI:
     def chat_sync(fault: str | None, body: dict[str, Any]) -> Response:
         if fault and (resp := faulty_response(fault)) is not None:
             return resp
+        received.append(body["messages"])
         prompt = model.chat_prompt(body["messages"])
         text, n_in, n_out = model.complete(prompt, int(body.get("max_tokens") or 16))
         return JSONResponse(
@@ -140,9 +143,14 @@ def create_app(model: LocalModel) -> FastAPI:
     def get_stats() -> dict[str, int]:
         return dict(stats)
 
+    @app.get("/control/received")
+    def get_received() -> list[Any]:
+        return list(received)
+
     @app.post("/control/reset")
     def reset() -> dict[str, int]:
         faults.clear()
+        received.clear()
         stats.update(requests=0, faults=0)
         return dict(stats)
 

@@ -14,8 +14,11 @@ from typing import Any
 import pytest
 
 from benchmark import harness
-from benchmark.harness import generate_outputs
+from benchmark.harness import build_messages, generate_outputs
 from benchmark.outputs import read_outputs
+from benchmark.rag import RAGContext
+from benchmark.results import RAGSetting
+from benchmark.retrieval import Hit
 from benchmark.tasks import Task, load_task
 from tests.helpers import build_tiny_gpt2, build_tiny_task
 
@@ -112,20 +115,35 @@ def test_changed_settings_regenerate(tiny_model: Path, task: Task, tmp_path: Pat
     assert {r.generation["max_gen_toks"] for r in read_outputs(path)} == {3}
 
 
-def test_lm_eval_two_step_matches_the_harness(tiny_model: Path, task: Task, tmp_path: Path) -> None:
-    """``lm_eval --include_path <export> --log_samples`` then ``read_outputs``: same answers."""
+def _rag_context() -> RAGContext:
+    setting = RAGSetting(retriever="bm25", k=2, prompt="rag-answer@1", corpus="tiny corpus")
+    hits = {
+        q: [Hit(f"d{i}#0", f"d{i}", f"Passage {i} about {text.lower()}", 1.0, i) for i in (1, 2)]
+        for q, text in QUERIES
+    }
+    return RAGContext(setting, hits)
+
+
+@pytest.mark.parametrize("with_rag", [False, True], ids=["closed-book", "rag"])
+def test_lm_eval_two_step_matches_the_harness(
+    tiny_model: Path, task: Task, tmp_path: Path, with_rag: bool
+) -> None:
+    """``lm_eval --include_path <export> --log_samples`` then ``read_outputs``: the same
+    requests (prompts) and the same answers as ``benchmark evaluate``, closed-book and RAG."""
     import lm_eval
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from benchmark.lm_eval_export import export_tasks
+    from benchmark.lm_eval_export import export_name, export_task
 
-    export_tasks(tmp_path / "lm_tasks", [task])
+    rag = _rag_context() if with_rag else None
+    export_task(task, tmp_path / "lm_tasks", [q for q, _ in QUERIES], rag)
+    name = export_name(task, rag)
     tracker = EvaluationTracker(output_path=str(tmp_path / "lm_out"))
     res = lm_eval.simple_evaluate(
         model="hf",
         model_args=f"pretrained={tiny_model},device=cpu",
-        tasks=["groundcover_tiny"],
+        tasks=[name],
         task_manager=TaskManager(include_path=str(tmp_path / "lm_tasks")),
         log_samples=True,
         apply_chat_template=True,
@@ -136,14 +154,27 @@ def test_lm_eval_two_step_matches_the_harness(tiny_model: Path, task: Task, tmp_
     assert res is not None
     samples_by_task = res.pop("samples")  # what the lm_eval CLI does with --log_samples
     tracker.save_results_aggregated(results=res, samples=samples_by_task)
-    tracker.save_results_samples(task_name="groundcover_tiny", samples=samples_by_task["groundcover_tiny"])
-    (samples,) = (tmp_path / "lm_out").rglob("samples_groundcover_tiny_*.jsonl")
+    tracker.save_results_samples(task_name=name, samples=samples_by_task[name])
+    (samples,) = (tmp_path / "lm_out").rglob(f"samples_{name}_*.jsonl")
     ours = generate_outputs(
-        "hf", f"pretrained={tiny_model}", task, tmp_path / "h.jsonl", batch_size=1, gen_kwargs=GEN
+        "hf", f"pretrained={tiny_model}", task, tmp_path / "h.jsonl", batch_size=1, gen_kwargs=GEN, rag=rag
     )
     rows = read_outputs(samples)
     assert sorted((r.query_id, r.answer) for r in rows) == answers(ours)
     assert rows[0].generation["max_gen_toks"] == 6
+    logged = {
+        json.loads(line)["doc"]["query_id"]: json.loads(line)["doc"]["prompt"]
+        for line in samples.read_text().splitlines()
+    }
+    texts = dict(QUERIES)
+    assert logged == {q: build_messages(task, texts[q], q, rag)[0]["content"] for q in texts}
+    if with_rag:
+        assert all(r.rag == rag.setting and r.retrieval is not None for r in rows)  # type: ignore[union-attr]
+        assert rows[0].retrieval.passages == ["d1#0", "d2#0"]  # type: ignore[union-attr]
+        mine = read_outputs(ours)
+        assert all(
+            r.rag == rag.setting and r.retrieval and r.retrieval.passages == ["d1#0", "d2#0"] for r in mine
+        )  # type: ignore[union-attr]
 
 
 def test_offline_default_model_end_to_end(tmp_path: Path) -> None:

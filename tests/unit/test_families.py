@@ -61,8 +61,13 @@ def test_family_runs_through_the_runner(family_id: str, tmp_path: Path) -> None:
     result, path = run()
     assert read_result(path) == result and result.metric_family == family_id
     assert result.primary in {c.key for c in family.columns}
-    assert set(result.scores) <= {c.key for c in family.columns} | {k for q in result.per_query for k in q.scores}
-    traces = [family.trace_model.model_validate_json(line) for line in path.with_name(path.stem + ".traces.jsonl").read_text().splitlines()]
+    assert set(result.scores) <= {c.key for c in family.columns} | {
+        k for q in result.per_query for k in q.scores
+    }
+    traces = [
+        family.trace_model.model_validate_json(line)
+        for line in path.with_name(path.stem + ".traces.jsonl").read_text().splitlines()
+    ]
     assert [t.query_id for t in traces] == [q.query_id for q in result.per_query]
     assert all(t.item_key for t in traces)
     html = family.trace_html(traces[0].model_dump(mode="json"))

@@ -306,3 +306,75 @@ def _lines(path: Path) -> list[str]:
 
 def _rel(result) -> Path:
     return Path("test__model/main/closed-book/offline-smollm2-minilm-sim/fake-icat.icat.json")
+
+
+def test_user_corpus_needs_aspect_qrels_for_icat_m(task, tmp_path: Path) -> None:
+    from benchmark.families.base import ScoringInputs
+
+    corpus = tmp_path / "mine.jsonl"
+    corpus.write_text('{"doc_id": "D1", "text": "x"}\n')
+    judges = fake_stack(
+        llm=FakeLLM(fake_reply), entailment=FakeEntailment(SUPPORT), retriever=FakeRetriever(HITS)
+    )
+    judges.profile = judges.profile.model_copy(
+        update={"retriever": judges.profile.retriever.model_copy(update={"candidate_docs": None})}
+    )
+
+    def score(inputs: ScoringInputs, root: str):
+        return score_task(
+            ICAT,
+            task,
+            ANSWERS,
+            judges,
+            model=ModelInfo(id="t/m"),
+            results_root=tmp_path / root,
+            inputs=inputs,
+            options=RunOptions(progress=False),
+        )[0]
+
+    without = score(ScoringInputs(corpus=str(corpus)), "a")
+    assert "icat_m" not in without.scores and any("ICAT-M not computed" in n for n in without.notes)
+    assert without.primary == "icat_s"  # the card's main score was not computed: the family's default
+    qrels = tmp_path / "qrels.web.ndeval.txt"
+    qrels.write_text("1 a1 D1 1\n1 a2 D3 1\n1 a4 D3 0\n2 b1 D1 2\n2 b2 D6 1\n")  # topic subtopic docid grade
+    with_file = score(ScoringInputs(corpus=str(corpus), aspect_qrels=str(qrels)), "b")
+    assert per_query(with_file)["1"]["s_coverage_m"] == pytest.approx(2 / 4)
+    assert with_file.primary == "icat_m"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("1 a1 D1", "expected 4 columns"),
+        ("1 a1 D1 high", "grade 'high' is not an integer"),
+        ("99 a1 D1 1", "topic '99' is not a query"),
+        ("1 zz D1 1", "subtopic 'zz' is not an aspect of topic 1"),
+    ],
+)
+def test_aspect_qrels_errors_name_line_and_field(task, tmp_path: Path, line: str, message: str) -> None:
+    from benchmark.errors import InputError
+    from benchmark.tasks import load_aspect_qrels
+
+    path = tmp_path / "q.txt"
+    path.write_text(f"1 a1 D1 1\n{line}\n")
+    with pytest.raises(InputError) as exc:
+        load_aspect_qrels(path, task)
+    (problem,) = exc.value.problems
+    assert problem.line == 2 and message in problem.message
+
+
+def test_cli_options_reach_the_settings() -> None:
+    from benchmark.cli.main import build_parser
+
+    args = build_parser().parse_args(
+        ["score", "--outputs", "x.jsonl", "--tasks", "t", "--beta", "2", "--variants", "a,m"]
+    )
+    settings = ICAT.settings_from_args(args)
+    assert settings.beta == 2.0 and settings.variants == ("m", "a")
+    from benchmark.errors import InputError
+
+    for bad in (["--beta", "-1"], ["--variants", "x,y"], ["--variants", ","], ["--beta", "nan"]):
+        with pytest.raises(InputError):
+            ICAT.settings_from_args(
+                build_parser().parse_args(["score", "--outputs", "x", "--tasks", "t", *bad])
+            )

@@ -69,7 +69,13 @@ def test_outputs_rows_from_rag_runs_round_trip(tmp_path: Path) -> None:
 
 def test_lm_eval_samples_of_a_rag_export_keep_the_setting(tmp_path: Path) -> None:
     sample = {
-        "doc": {"query_id": "1", "text": "q", "prompt": "p", "rag": SETTING.model_dump(mode="json"), "passages": ["x#0", "y#0"]},
+        "doc": {
+            "query_id": "1",
+            "text": "q",
+            "prompt": "p",
+            "rag": SETTING.model_dump(mode="json"),
+            "passages": ["x#0", "y#0"],
+        },
         "resps": [["Answer [2]."]],
         "filtered_resps": ["Answer [2]."],
         "arguments": {"gen_args_0": {"arg_0": "p", "arg_1": {"max_gen_toks": 9}}},

@@ -64,3 +64,14 @@ def test_intervals_are_seeded_and_use_bca_where_n_allows() -> None:
     one = stats.mean_ci([0.4, None])
     assert one.value == 0.4 and one.low is None and one.n == 1
     assert stats.mean_ci([None]).value is None
+
+
+def test_holm_decides_a_borderline_difference() -> None:
+    """Six queries, a always 0.1 above b: exact two-sided p = 2/64 ≈ 0.031 < 0.05, but b's
+    family holds two comparisons, so Holm needs p < 0.025: b is not ranked below a."""
+    b = {str(q): 0.1 * q for q in range(6)}
+    a = {q: v + 0.1 for q, v in b.items()}
+    c = {q: v + (0.3 if int(q) % 2 else -0.3) for q, v in b.items()}
+    cmp = stats.paired_tests({"a": a, "b": b})
+    assert cmp.pvalue[0, 1] == pytest.approx(2 / 64)
+    assert stats.paired_ranks({"a": a, "b": b, "c": c})["b"] == 1

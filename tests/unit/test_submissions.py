@@ -207,7 +207,9 @@ def test_rag_submissions_are_their_own_entry(tmp_path: Path) -> None:
 def test_rows_must_have_the_cards_setting(tmp_path: Path) -> None:
     _, required = required_queries(TASK)
     found = problems(make(tmp_path, _rag_rows(required)))  # closed-book card, RAG rows
-    assert any("field 'rag': row was generated rag-bm25-k5, model.yaml says closed-book" in p for p in found), found
+    assert any(
+        "field 'rag': row was generated rag-bm25-k5, model.yaml says closed-book" in p for p in found
+    ), found
     rows = _rows(required, rag=RAG)  # a RAG row without its retrieval record
     folder = tmp_path / "x" / "acme__tiny-model__rag-bm25-k5"
     folder.parent.mkdir()

@@ -19,7 +19,7 @@ from benchmark.families.base import (
     ScoringInputs,
 )
 from benchmark.families.icat import formulas, views
-from benchmark.families.icat.pipeline import ICATState, score_batch
+from benchmark.families.icat.pipeline import ICATState, score_batch, trace_scores
 from benchmark.families.icat.trace import ICATTrace
 from benchmark.judges import JudgeStack
 from benchmark.retrieval import resolve_corpus
@@ -151,6 +151,10 @@ class ICATFamily(MetricFamily):
         self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
     ) -> list[QueryTrace]:
         return list(score_batch(prepared.state, items))
+
+    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
+        assert isinstance(trace, ICATTrace)
+        return trace_scores(trace)
 
     def curves(
         self, traces: Sequence[QueryTrace], settings: FamilySettings

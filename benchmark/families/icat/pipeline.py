@@ -245,7 +245,9 @@ def _alignment_parser(n_aspects: int, n_claims: int) -> Any:
 
 
 def finish(state: ICATState, q: _Query) -> None:
+    """Fill the trace with what was decided, then score the query from the trace alone."""
     tr = q.trace
+    tr.variants, tr.beta = list(state.variants), state.beta
     tr.aspects = [AspectTrace(aspect_id=a.aspect_id, text=a.text) for a in q.gold]
     tr.generated_aspects = [AspectTrace(aspect_id=a.aspect_id, text=a.text) for a in q.generated or []]
     tr.counts = {**q.claims.counts(), "claims": len(q.claims.claims), "aspects": len(q.gold)}
@@ -255,27 +257,55 @@ def finish(state: ICATState, q: _Query) -> None:
     tr.claims = [
         _claim_trace(c.claim_id, c.text, by_id.get(c.claim_id), q.alignments) for c in q.claims.claims
     ]
-    if not q.ok:
-        tr.scores = dict.fromkeys(SCORE_KEYS)
-        return
-    grounded = [g.claim_id for g in _grounded(q)]
-    tq: dict[str, list[str] | None] = {
-        "m": [a.aspect_id for a in q.gold],
-        "s": [a.aspect_id for a in q.gold],
-        "a": None if q.generated is None else [a.aspect_id for a in q.generated],
+    tr.scores = trace_scores(tr)
+    if q.ok:
+        tr.counts["grounded"] = sum(c.grounded for c in tr.claims)
+        for v, n in covered_counts(tr).items():
+            tr.counts[f"covered_{v}"] = n
+
+
+def _inputs(tr: ICATTrace) -> tuple[dict[str, list[str] | None], dict[str, dict[str, list[str]] | None]]:
+    """Per variant, the aspect ids TQ(x) and the alignment TO(c) the trace records (``None``:
+    the variant was not computed for this query — not requested, or its stage failed)."""
+    stages = {f.split(":", 1)[0] for f in tr.failures}
+    gold = [a.aspect_id for a in tr.aspects]
+    aspects: dict[str, list[str] | None] = {
+        "m": gold,
+        "s": gold,
+        "a": None if "aspects_a" in stages else [a.aspect_id for a in tr.generated_aspects],
     }
-    tr.scores = formulas.icat_query_scores(
-        [c.claim_id for c in q.claims.claims],
-        grounded,
-        {v: tq[v] if v in state.variants else None for v in formulas.VARIANTS},
-        {v: q.alignments.get(v) for v in formulas.VARIANTS},
-        state.beta,
-    )
-    tr.counts["grounded"] = len(grounded)
+    alignments: dict[str, dict[str, list[str]] | None] = {}
     for v in formulas.VARIANTS:
-        alignment = q.alignments.get(v)
-        if alignment is not None and tq[v] is not None and v in state.variants:
-            tr.counts[f"covered_{v}"] = len(formulas.covered_aspects(alignment, grounded, tq[v] or []))
+        if v not in tr.variants or f"alignment_{v}" in stages or aspects[v] is None:
+            aspects[v] = alignments[v] = None
+        else:
+            alignments[v] = {c.claim_id: list(getattr(c, f"aspects_{v}")) for c in tr.claims}
+    return aspects, alignments
+
+
+def trace_scores(tr: ICATTrace) -> dict[str, float | None]:
+    """Every ICAT number of one query, from its trace alone — the pipeline's own scoring
+    step, and how a published result is recomputed without any model."""
+    if any(f.split(":", 1)[0] in ("claims", "entailment") for f in tr.failures):
+        return dict.fromkeys(SCORE_KEYS)
+    aspects, alignments = _inputs(tr)
+    return formulas.icat_query_scores(
+        [c.claim_id for c in tr.claims],
+        [c.claim_id for c in tr.claims if c.grounded],
+        aspects,
+        alignments,
+        tr.beta,
+    )
+
+
+def covered_counts(tr: ICATTrace) -> dict[str, int]:
+    aspects, alignments = _inputs(tr)
+    grounded = [c.claim_id for c in tr.claims if c.grounded]
+    return {
+        v: len(formulas.covered_aspects(alignments[v] or {}, grounded, aspects[v] or []))
+        for v in formulas.VARIANTS
+        if alignments[v] is not None
+    }
 
 
 SCORE_KEYS = ("s_fact", *(f"{p}_{v}" for v in formulas.VARIANTS for p in ("s_coverage", "icat")))

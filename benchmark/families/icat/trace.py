@@ -44,6 +44,8 @@ class AspectTrace(_Strict):
 
 
 class ICATTrace(QueryTrace):
+    variants: list[str] = Field(default_factory=list, description="the variants computed for this query")
+    beta: float = 1.0
     claims: list[ClaimTrace] = Field(default_factory=list)
     aspects: list[AspectTrace] = Field(default_factory=list, description="ground truth TQ(x) (M, S)")
     generated_aspects: list[AspectTrace] = Field(default_factory=list, description="generated TQ(x) (A)")

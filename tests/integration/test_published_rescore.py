@@ -1,0 +1,63 @@
+"""No silent score changes, end to end: the published submissions re-scored from their answers.
+
+Each submission under ``submissions/`` is scored again with the pinned offline profile —
+real Lucene and faiss indexes, real MiniLM embeddings — and every number that needs no
+LLM generation (claims, candidates, grounding verdicts, S_fact, S_cov-M, ICAT-M per query,
+their means and intervals) must equal the published result.  ICAT-S/A depend on
+SmolLM2's greedy generations, which may differ in the last bit across CPU kernels; they
+are checked from the published traces by ``tests/unit/test_published_results.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmark.cli.main import main
+from benchmark.results import read_result, traces_path
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+SUBMISSIONS = sorted(p for p in (REPO / "submissions").iterdir() if (p / "model.yaml").exists())
+PUBLISHED = {
+    (r.model.id, r.model.setting): (r, p)
+    for p in (REPO / "leaderboard" / "results").rglob("*.json")
+    for r in [read_result(p)]
+}
+M_KEYS = ("s_fact", "s_coverage_m", "icat_m")
+
+
+@pytest.mark.parametrize("folder", SUBMISSIONS, ids=[p.name for p in SUBMISSIONS])
+def test_published_submission_rescores_to_the_same_numbers(folder: Path, tmp_path: Path) -> None:
+    args = [
+        "score",
+        "--submission",
+        str(folder),
+        "--results-dir",
+        str(tmp_path),
+        "--variants",
+        "m",
+        "--no-progress",
+    ]
+    assert main(args) == 0
+    (path,) = tmp_path.rglob("*.json")
+    fresh = read_result(path)
+    published, published_path = PUBLISHED[(fresh.model.id, fresh.model.setting)]
+    assert fresh.task.queries == published.task.queries and fresh.task.corpus == published.task.corpus
+    for a, b in zip(fresh.per_query, published.per_query, strict=True):
+        assert {k: a.scores[k] for k in M_KEYS} == {k: b.scores[k] for k in M_KEYS}, a.query_id
+    for k in M_KEYS:
+        assert fresh.scores[k] == published.scores[k], k
+    assert verdicts(path) == verdicts(published_path)
+
+
+def verdicts(result_file: Path) -> list[list[tuple[str, bool, str | None]]]:
+    """Per query, every claim with its verdict and first supporting passage."""
+    lines = traces_path(result_file).read_text(encoding="utf-8").split("\n")
+    return [
+        [(c["text"], c["grounded"], c["first_supporting"]) for c in json.loads(line)["claims"]]
+        for line in lines
+        if line
+    ]
