@@ -74,6 +74,19 @@ def score_keys(df: pd.DataFrame, family: MetricFamily) -> list[str]:
     return keys + extra
 
 
+def entry_cells(r: pd.Series) -> dict[str, object]:
+    """The cells that say who an entry is: rank, model, setting, size, open weights."""
+    return {
+        "rank": None if pd.isna(r["rank"]) else int(r["rank"]),
+        "model": r["model"],
+        "setting": r["setting"],
+        "size": fmt_params(r["parameters"]),
+        "open weights": MISSING
+        if r["open_weights"] is None or pd.isna(r["open_weights"])
+        else ("yes" if r["open_weights"] else "no"),
+    }
+
+
 def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd.DataFrame:
     """Human columns: rank, model, setting, size, scores (with CIs), queries, failed, board."""
     if df.empty:
@@ -83,13 +96,8 @@ def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd
     for _, r in df.iterrows():
         rows.append(
             {
+                **entry_cells(r),
                 "rank": MISSING if pd.isna(r["rank"]) else int(r["rank"]),
-                "model": r["model"],
-                "setting": r["setting"],
-                "size": fmt_params(r["parameters"]),
-                "open weights": MISSING
-                if r["open_weights"] is None or pd.isna(r["open_weights"])
-                else ("yes" if r["open_weights"] else "no"),
                 **{family.label(k): fmt_cell(r, k, ci) for k in keys},
                 "queries": int(r["queries"]),
                 "failed": int(r["failed"]),

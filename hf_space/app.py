@@ -36,7 +36,7 @@ from benchmark.families import REGISTRY, MetricFamily
 from benchmark.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.profiles import DEFAULT_PROFILE
 from benchmark.results import traces_path
-from benchmark.snapshot import MISSING, RANKS_EXPLAINED, fmt_ci, fmt_params
+from benchmark.snapshot import MISSING, RANKS_EXPLAINED, entry_cells, fmt_ci
 
 HERE = Path(__file__).resolve().parent
 ANY = "any"
@@ -116,15 +116,7 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
         return pd.DataFrame()
     rows = []
     for _, r in df.iterrows():
-        row: dict[str, Any] = {
-            "rank": None if pd.isna(r["rank"]) else int(r["rank"]),
-            "model": r["model"],
-            "setting": r["setting"],
-            "size": fmt_params(r["parameters"]),
-            "open weights": MISSING
-            if r["open_weights"] is None or pd.isna(r["open_weights"])
-            else ("yes" if r["open_weights"] else "no"),
-        }
+        row: dict[str, Any] = entry_cells(r)
         for key, label in score_columns(family):
             if label.endswith(" CI"):
                 row[label] = fmt_ci(r, key) if key in r else ""
