@@ -54,9 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmark import rag
+    from benchmark.cli.common import plan
     from benchmark.harness import generate_outputs
     from benchmark.outputs import answers_and_model
-    from benchmark.profiles import load_profile
 
     settings = rag.parse_settings(args.rag, args.rag_k)
     if args.limit is not None and args.limit < 1:
@@ -64,10 +64,13 @@ def run(args: argparse.Namespace) -> int:
     task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
     if not task_ids:
         raise InputError(Problem("command line", "name at least one task", field="--tasks"))
-    profile = load_profile(args.judge_profile)  # chunking and embedder of the RAG retrievers; fails early
+    tasks = [load_task(t) for t in task_ids]
+    # everything scoring needs (profile, families, their settings, the corpus) is checked
+    # before a single answer is generated; the profile also gives the RAG retrievers'
+    # chunking and embedder
+    profile, _ = plan(args, tasks)
     jobs = []
-    for task_id in task_ids:
-        task = load_task(task_id)
+    for task in tasks:
         qids = scorable_queries(args, task)
         if args.limit is not None:
             qids = qids[: args.limit]

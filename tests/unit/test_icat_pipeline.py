@@ -378,3 +378,16 @@ def test_cli_options_reach_the_settings() -> None:
             ICAT.settings_from_args(
                 build_parser().parse_args(["score", "--outputs", "x", "--tasks", "t", *bad])
             )
+
+
+def test_evaluate_rejects_bad_scoring_options_before_generating(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmark import harness
+    from benchmark.cli.main import main
+
+    def no_generation(*a: object, **k: object) -> None:
+        raise AssertionError("generation started before the options were checked")
+
+    monkeypatch.setattr(harness, "generate_outputs", no_generation)
+    base = ["evaluate", "--model", "groundcover-offline", "--tasks", "webtrack-2009-2012"]
+    for bad in (["--beta", "-1"], ["--variants", "q"], ["--metrics", "exam"], ["--query-batch", "0"], ["--limit", "0"]):
+        assert main([*base, *bad]) == 2, bad
