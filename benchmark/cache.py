@@ -15,8 +15,11 @@ safe to read from several processes, and no server to run.  Values never go thro
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
@@ -28,6 +31,9 @@ from typing import Any
 import numpy as np
 
 from benchmark import paths
+from benchmark.errors import InputError, Problem
+
+log = logging.getLogger(__name__)
 
 _MISSING = object()
 
@@ -107,16 +113,66 @@ class ModelCallCache:
         self.stats = CacheStats()
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._bad_values = 0
         if enabled:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(
+            try:
+                self._conn = self._open()
+            except sqlite3.DatabaseError as exc:
+                aside = self._move_aside()
+                log.warning(
+                    "the model-call cache %s could not be read (%s); it was moved to %s and a new one started "
+                    "(delete the old one when you no longer need it)",
+                    self.path,
+                    exc,
+                    aside,
+                )
+                self._conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
                 "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, namespace TEXT NOT NULL,"
                 " model TEXT NOT NULL, value TEXT NOT NULL, created REAL NOT NULL)"
             )
-            self._conn.commit()
+            conn.execute("SELECT key, value FROM calls LIMIT 1").fetchall()
+            conn.commit()
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+
+    def _move_aside(self) -> Path:
+        aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(self.path) + suffix)
+            if src.exists():
+                os.replace(src, Path(str(aside) + suffix))
+        return aside
+
+    def _damaged(self, exc: sqlite3.DatabaseError) -> InputError:
+        if "full" in str(exc).lower():
+            return InputError(Problem(str(self.path), f"no space left for the model-call cache ({exc})"))
+        return InputError(
+            Problem(
+                str(self.path),
+                f"the model-call cache is damaged ({exc}); delete it (rm '{self.path}'*) or set GROUNDCOVER_CACHE "
+                "to another file, and run again: it is rebuilt, and checkpointed work is kept",
+            )
+        )
+
+    def _decode(self, key: str, text: str) -> Any:
+        """A cached value, or ``None`` (a miss, recomputed and overwritten) if it cannot be read."""
+        try:
+            return decode_value(text)
+        except (ValueError, TypeError, KeyError, binascii.Error):
+            self._bad_values += 1
+            if self._bad_values == 1:
+                log.warning("%s: unreadable cached values are recomputed (first: %s)", self.path, key[:12])
+            return None
 
     # -- keys -----------------------------------------------------------------
     @staticmethod
@@ -128,19 +184,17 @@ class ModelCallCache:
         """The cached value, or ``None`` when absent (values are never ``None``)."""
         if self._conn is None:
             return None
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM calls WHERE key=?", (key,)).fetchone()
-        return None if row is None else decode_value(row[0])
+        try:
+            with self._lock:
+                row = self._conn.execute("SELECT value FROM calls WHERE key=?", (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from exc
+        return None if row is None else self._decode(key, row[0])
 
     def put(self, key: str, value: Any, *, namespace: str, model: str) -> None:
         if self._conn is None:
             return
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?)",
-                (key, namespace, model, encode_value(value), time.time()),
-            )
-            self._conn.commit()
+        self._write([(key, namespace, model, encode_value(value), time.time())])
 
     # -- the workhorse ----------------------------------------------------------
     def cached_batch(
@@ -163,14 +217,17 @@ class ModelCallCache:
         found: dict[str, Any] = {}
         if self._conn is not None and keys:
             unique = list(dict.fromkeys(keys))
-            with self._lock:
-                for start in range(0, len(unique), 500):
-                    chunk = unique[start : start + 500]
-                    marks = ",".join("?" * len(chunk))
-                    rows = self._conn.execute(
-                        f"SELECT key, value FROM calls WHERE key IN ({marks})", chunk
-                    ).fetchall()
-                    found.update({k: decode_value(v) for k, v in rows})
+            try:
+                with self._lock:
+                    for start in range(0, len(unique), 500):
+                        chunk = unique[start : start + 500]
+                        marks = ",".join("?" * len(chunk))
+                        rows = self._conn.execute(
+                            f"SELECT key, value FROM calls WHERE key IN ({marks})", chunk
+                        ).fetchall()
+                        found.update({k: v for k, raw in rows if (v := self._decode(k, raw)) is not None})
+            except sqlite3.DatabaseError as exc:
+                raise self._damaged(exc) from exc
         todo: dict[str, Any] = {}
         for k, p in zip(keys, payloads, strict=True):
             if k not in found and k not in todo:
@@ -198,10 +255,17 @@ class ModelCallCache:
         if self._conn is None or not entries:
             return
         now = time.time()
-        rows = [(k, namespace, model, encode_value(v), now) for k, v in entries]
-        with self._lock:
-            self._conn.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?)", rows)
-            self._conn.commit()
+        self._write([(k, namespace, model, encode_value(v), now) for k, v in entries])
+
+    def _write(self, rows: list[tuple[str, str, str, str, float]]) -> None:
+        if self._conn is None:
+            return
+        try:
+            with self._lock:
+                self._conn.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?)", rows)
+                self._conn.commit()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from exc
 
     def count(self, namespace: str | None = None) -> int:
         if self._conn is None:

@@ -1,20 +1,37 @@
-"""Per-item checkpoints that survive ``kill -9``.
+"""Per-item checkpoints that survive ``kill -9``, damage and a second process.
 
 Long runs (generation, scoring) append one JSON line per finished item and ``fsync``
-it before moving on.  On restart the file is read back; a torn last line (the process
-died mid-write) is dropped and the file truncated to the last whole line, so the
-resumed run appends cleanly.  Each line carries an ``item_key`` — a hash of every input
-that determines the item's result — and a line whose key no longer matches (the answer
-or the judge profile changed) is recomputed rather than trusted.
+it before moving on.  On restart the file is read back:
+
+* a torn last line (the process died mid-write) is dropped and the file truncated to
+  the last whole line, so the resumed run appends cleanly;
+* an unreadable line elsewhere (a damaged disk block, a hand edit) costs only its own
+  item: the good lines around it are kept, the bad one is reported by line number, and
+  its item is computed again;
+* each line carries an ``item_key`` — a hash of every input that determines the item's
+  result — and a line whose key no longer matches (the answer or the judge profile
+  changed) is recomputed rather than trusted.
+
+Rewrites go through a private temporary file and an atomic rename, and
+:func:`exclusive` gives one process at a time the right to write an output: two runs of
+the same command do not interleave their lines; the second says which process holds
+the file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import logging
 import os
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from benchmark.errors import InputError, Problem
 
 log = logging.getLogger(__name__)
 
@@ -23,28 +40,30 @@ class JsonlCheckpoint:
     def __init__(self, path: Path, *, id_field: str) -> None:
         self.path = Path(path)
         self.id_field = id_field
+        self.bad_lines: list[int] = []
 
     def load(self) -> dict[str, dict[str, Any]]:
         """Finished items by id (the last line wins if an id repeats)."""
         if not self.path.exists():
             return {}
         items: dict[str, dict[str, Any]] = {}
-        good_bytes = 0
+        self.bad_lines = []
+        whole = 0  # bytes up to the end of the last complete line
         with open(self.path, "rb") as f:
-            for raw in f:
+            for n, raw in enumerate(f, start=1):
                 if not raw.endswith(b"\n"):
-                    log.warning("%s: dropping a torn last line (interrupted write)", self.path)
+                    log.warning("%s: dropping a torn last line %d (interrupted write)", self.path, n)
                     break
+                whole += len(raw)
                 try:
                     obj = json.loads(raw)
-                except json.JSONDecodeError:
-                    log.warning("%s: dropping an unreadable line at byte %d", self.path, good_bytes)
-                    break
-                items[str(obj[self.id_field])] = obj
-                good_bytes += len(raw)
-        if good_bytes != self.path.stat().st_size:
+                    items[str(obj[self.id_field])] = obj
+                except (ValueError, KeyError, TypeError):
+                    self.bad_lines.append(n)
+                    log.warning("%s: line %d cannot be read; its item will be computed again", self.path, n)
+        if whole != self.path.stat().st_size:
             with open(self.path, "r+b") as f:
-                f.truncate(good_bytes)
+                f.truncate(whole)
         return items
 
     def append(self, item: dict[str, Any]) -> None:
@@ -57,10 +76,60 @@ class JsonlCheckpoint:
 
     def rewrite(self, items: list[dict[str, Any]]) -> None:
         """Replace the file with exactly ``items`` (atomic), e.g. in final query order."""
-        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            for item in items:
-                f.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        tmp.replace(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                for item in items:
+                    f.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+@contextlib.contextmanager
+def exclusive(path: Path, *, what: str = "this output") -> Iterator[None]:
+    """Hold an advisory lock on ``path`` while writing it.
+
+    The lock file lives under ``$GROUNDCOVER_HOME/locks/``, named by a hash of the
+    output's absolute path, so result trees stay free of lock files.
+
+    A second process asking for the same file fails at once with a message naming the
+    holder, instead of interleaving its lines with the first's.  The lock is released
+    by the kernel when its holder exits, even after ``kill -9``.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no advisory locks, but every write is still atomic
+        yield
+        return
+    from benchmark import paths
+
+    path = Path(path)
+    key = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:24]
+    lock_path = paths.home() / "locks" / f"{key}.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise InputError(
+                Problem(
+                    str(path),
+                    f"{what} is being written by {holder}; wait for that run to finish (then re-run this command "
+                    "to reuse its work), or write elsewhere with --results-dir / --output-dir",
+                )
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -7,6 +7,7 @@ the file, the line or row (1-based, as an editor shows it) and the field.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,7 @@ class Problem:
             where += f", line {self.line}"
         if self.field is not None:
             where += f", field '{self.field}'"
-        return f"{where}: {self.message}"
+        return printable(f"{where}: {self.message}")
 
 
 class InputError(ValueError):
@@ -39,6 +40,15 @@ class InputError(ValueError):
         if more > 0:
             shown.append(f"... and {more} more problem(s)")
         super().__init__("\n".join(shown))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a problem prints as one line
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown as escapes: a file name or field holding an
+    ANSI sequence is reported, never obeyed, by the terminal that prints the error."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def rel(path: Path | str) -> str:

@@ -37,7 +37,8 @@ from typing import Any, Protocol
 from tqdm.auto import tqdm
 
 from benchmark.cache import content_hash, default_cache
-from benchmark.checkpoint import JsonlCheckpoint
+from benchmark.checkpoint import JsonlCheckpoint, exclusive
+from benchmark.errors import InputError, Problem
 from benchmark.outputs import OutputRow
 from benchmark.rag import RAGContext
 from benchmark.rag import record as rag_record
@@ -100,6 +101,84 @@ def parse_kv(text: str | dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+#: Generation settings whose type is known, and a check of each value.
+_GEN_CHECKS: dict[str, tuple[str, Any]] = {
+    "max_gen_toks": (
+        "a whole number of at least 1",
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+    ),
+    "temperature": (
+        "a number of at least 0",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+    ),
+    "top_p": (
+        "a number in (0, 1]",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1,
+    ),
+    "repetition_penalty": (
+        "a number above 0",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+    ),
+    "do_sample": ("true or false", lambda v: isinstance(v, bool)),
+    "seed": ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    "until": ("a stop string", lambda v: isinstance(v, (str, list))),
+}
+
+
+def check_request(
+    model: str, model_args: str | dict[str, Any], gen_kwargs: str | dict[str, Any] | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parsed ``--model-args`` and generation settings, or a one-line error naming the
+    flag — before any model loads."""
+    try:
+        margs = parse_kv(model_args)
+    except ValueError as exc:
+        raise InputError(Problem("command line", str(exc), field="--model-args")) from exc
+    try:
+        given = parse_kv(gen_kwargs)
+    except ValueError as exc:
+        raise InputError(Problem("command line", str(exc), field="--gen-kwargs")) from exc
+    bad = [
+        f"{k}={v!r} must be {_GEN_CHECKS[k][0]}"
+        for k, v in given.items()
+        if k in _GEN_CHECKS and not _GEN_CHECKS[k][1](v)
+    ]
+    if bad:
+        raise InputError(Problem("command line", "; ".join(bad), field="--gen-kwargs"))
+    if model != OFFLINE_MODEL:
+        from lm_eval.api.registry import get_model
+
+        try:
+            get_model(model)
+        except ModuleNotFoundError as exc:
+            raise missing_backend(model, exc) from exc
+        except ValueError as exc:
+            raise InputError(
+                Problem(
+                    "command line",
+                    f"no model backend {model!r}; use {OFFLINE_MODEL}, hf, vllm, local-completions or "
+                    "local-chat-completions (or another name in lm-eval's registry)",
+                    field="--model",
+                )
+            ) from exc
+    pretrained = str(margs.get("pretrained", ""))
+    if pretrained.startswith(("/", "./", "../", "~")) and not Path(pretrained).expanduser().exists():
+        raise InputError(Problem(pretrained, "no such model folder", field="--model-args pretrained"))
+    gkw = {**DEFAULT_GEN_KWARGS, **(OFFLINE_GEN_KWARGS if model == OFFLINE_MODEL else {}), **given}
+    return margs, gkw
+
+
+def missing_backend(model: str, exc: ModuleNotFoundError) -> InputError:
+    """The one-line error for a backend whose package is not installed here."""
+    hint = (
+        "lm-eval's vllm backend needs vLLM and a CUDA GPU; elsewhere run `vllm serve` and use "
+        "--model local-chat-completions"
+        if model == "vllm"
+        else f"install the package lm-eval's '{model}' backend needs"
+    )
+    return InputError(Problem("command line", f"{exc}. {hint}", field="--model"))
+
+
 def _convert(v: str) -> Any:
     if v.lower() in ("true", "false"):
         return v.lower() == "true"
@@ -160,64 +239,65 @@ def generate_outputs(
     resumes where it stopped.  At the end the file is rewritten in query order with
     exactly the requested queries.
     """
-    margs = parse_kv(model_args)
-    gkw = {
-        **DEFAULT_GEN_KWARGS,
-        **(OFFLINE_GEN_KWARGS if model == OFFLINE_MODEL else {}),
-        **parse_kv(gen_kwargs),
-    }
+    margs, gkw = check_request(model, model_args, gen_kwargs)
     model_id, revision = model_identity(model, margs)
     out_path = Path(out_path)
     folder = model_dir_name(model_id) + (f"__{rag.setting.slug}" if rag else "")
     out = out_path if out_path.suffix == ".jsonl" else out_path / folder / f"{task.id}.jsonl"
     queries = task.queries(limit=limit, query_ids=query_ids)
     order = {q: i for i, q in enumerate(queries["query_id"])}
-    checkpoint = JsonlCheckpoint(out, id_field="query_id")
-    done = checkpoint.load()
-    run_key = content_hash(
-        model, public_args(margs), gkw, task.card.instruction, task.card.version, rag.setting if rag else None
-    )
-    items = list(zip(queries["query_id"], queries["text"], strict=True))
+    with exclusive(out, what="this outputs file"):
+        checkpoint = JsonlCheckpoint(out, id_field="query_id")
+        done = checkpoint.load()
+        run_key = content_hash(
+            model,
+            public_args(margs),
+            gkw,
+            task.card.instruction,
+            task.card.version,
+            rag.setting if rag else None,
+        )
+        items = list(zip(queries["query_id"], queries["text"], strict=True))
 
-    def item_key(q: str, t: str) -> str:
-        return content_hash(run_key, q, t, rag.passage_ids(q) if rag else None)
+        def item_key(q: str, t: str) -> str:
+            return content_hash(run_key, q, t, rag.passage_ids(q) if rag else None)
 
-    todo = [(q, t) for q, t in items if done.get(q, {}).get("item_key") != item_key(q, t)]
-    bar = tqdm(
-        total=len(items),
-        initial=len(items) - len(todo),
-        desc=f"generate {task.id}",
-        unit="query",
-        disable=not progress,
-        file=sys.stderr,
-    )
-    if todo:
-        backend = make_backend(model, margs, batch_size)
-        step = backend.chunk
-        for start in range(0, len(todo), step):
-            batch = todo[start : start + step]
-            answers = backend.generate([build_messages(task, t, q, rag) for q, t in batch], gkw)
-            generation = {**gkw, "chat_template": backend.chat_template, "batch_size": str(batch_size)}
-            for (qid, text), answer in zip(batch, answers, strict=True):
-                row = OutputRow(
-                    query_id=qid,
-                    answer=answer,
-                    model=model_id,
-                    revision=revision,
-                    backend=backend.name,
-                    model_args=public_args(margs),
-                    generation=generation,
-                    task=task.id,
-                    created=now_iso(),
-                    item_key=item_key(qid, text),
-                    rag=rag.setting if rag else None,
-                    retrieval=rag_record(answer, rag.passage_ids(qid)) if rag else None,
-                )
-                checkpoint.append(row.model_dump(mode="json"))
-            bar.update(len(batch))
-    bar.close()
-    final = [r for q, r in checkpoint.load().items() if q in order]
-    checkpoint.rewrite(sorted(final, key=lambda r: order[r["query_id"]]))
+        todo = [(q, t) for q, t in items if done.get(q, {}).get("item_key") != item_key(q, t)]
+        bar = tqdm(
+            total=len(items),
+            initial=len(items) - len(todo),
+            desc=f"generate {task.id}",
+            unit="query",
+            disable=not progress,
+            file=sys.stderr,
+        )
+        if todo:
+            backend = make_backend(model, margs, batch_size)
+            step = backend.chunk
+            for start in range(0, len(todo), step):
+                batch = todo[start : start + step]
+                answers = backend.generate([build_messages(task, t, q, rag) for q, t in batch], gkw)
+                generation = {**gkw, "chat_template": backend.chat_template, "batch_size": str(batch_size)}
+                for (qid, text), answer in zip(batch, answers, strict=True):
+                    row = OutputRow(
+                        query_id=qid,
+                        answer=answer,
+                        model=model_id,
+                        revision=revision,
+                        backend=backend.name,
+                        model_args=public_args(margs),
+                        generation=generation,
+                        task=task.id,
+                        created=now_iso(),
+                        item_key=item_key(qid, text),
+                        rag=rag.setting if rag else None,
+                        retrieval=rag_record(answer, rag.passage_ids(qid)) if rag else None,
+                    )
+                    checkpoint.append(row.model_dump(mode="json"))
+                bar.update(len(batch))
+        bar.close()
+        final = [r for q, r in checkpoint.load().items() if q in order]
+        checkpoint.rewrite(sorted(final, key=lambda r: order[r["query_id"]]))
     return out
 
 
@@ -291,14 +371,24 @@ class LMEvalBackend:
                 extra["device"] = "cuda" if torch.cuda.is_available() else "cpu"
             try:
                 self._lm = get_model(self.model).create_from_arg_string(arg_string, extra)
+            except TypeError as exc:  # an argument the backend does not take
+                raise InputError(
+                    Problem(
+                        "command line",
+                        f"the {self.model} backend refused its arguments: {exc}",
+                        field="--model-args",
+                    )
+                ) from exc
+            except OSError as exc:  # a Hub id that cannot be reached offline, a broken folder
+                raise InputError(
+                    Problem(
+                        "command line",
+                        f"{self.model} could not load {self.margs.get('pretrained', 'the model')}: {str(exc).splitlines()[0][:300]}",
+                        field="--model-args pretrained",
+                    )
+                ) from exc
             except ModuleNotFoundError as exc:
-                hint = (
-                    "lm-eval's vllm backend needs vLLM and a CUDA GPU; elsewhere run `vllm serve` and use "
-                    "--model local-chat-completions"
-                    if self.model == "vllm"
-                    else f"install the package lm-eval's '{self.model}' backend needs"
-                )
-                raise RuntimeError(f"--model {self.model}: {exc}. {hint}") from exc
+                raise missing_backend(self.model, exc) from exc
         return self._lm
 
     def _context(self, conversation: Messages) -> Any:

@@ -232,10 +232,15 @@ def path_segment(value: str) -> str:
     return segment[:96]
 
 
-def result_path(root: Path, model: ModelInfo, profile_name: str, task_id: str, family: str) -> Path:
-    """``<root>/<org__model>/<revision>/<setting>/<profile>/<task>.<family>.json``; the
-    setting (closed-book or e.g. rag-bm25-k5) keeps the two kinds of run apart."""
-    folders = (model_dir_name(model.id), model.revision or "main", model.setting, profile_name)
+def result_path(root: Path, model: ModelInfo, profile: str, task_id: str, family: str) -> Path:
+    """``<root>/<org__model>/<revision>/<setting>/<profile>-v<version>/<task>.<family>.json``.
+
+    ``profile`` is the profile's id (``name@version``).  The setting (closed-book or e.g.
+    rag-bm25-k5) keeps the two kinds of run apart, and the version keeps a re-score under
+    a bumped profile from overwriting the results of the previous one.
+    """
+    name, _, version = profile.partition("@")
+    folders = (model_dir_name(model.id), model.revision or "main", model.setting, f"{name}-v{version or '0'}")
     return root.joinpath(*map(path_segment, folders), f"{path_segment(task_id)}.{path_segment(family)}.json")
 
 

@@ -26,8 +26,8 @@ from tqdm.auto import tqdm
 
 from benchmark import stats
 from benchmark.cache import content_hash
-from benchmark.checkpoint import JsonlCheckpoint
-from benchmark.errors import InputError, Problem
+from benchmark.checkpoint import JsonlCheckpoint, exclusive
+from benchmark.errors import InputError, Problem, rel
 from benchmark.families.base import FamilySettings, MetricFamily, QueryTrace, ScoringInputs
 from benchmark.judges import JudgeStack
 from benchmark.results import (
@@ -39,6 +39,7 @@ from benchmark.results import (
     TaskResult,
     bootstrap_score,
     now_iso,
+    read_result,
     result_path,
     run_info,
     traces_path,
@@ -115,66 +116,93 @@ def score_task(
     prepared = family.prepare(task, judges, inputs, settings)
     t_prepare = time.perf_counter() - t0
 
-    out_file = result_path(results_root, model, judges.profile.name, task.id, family.id)
-    checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
-    done = checkpoint.load()
-    run_key = content_hash(
-        family.id,
-        judges.profile.resolved(),
-        task.card.version,
-        task.data_fingerprint,
-        prepared.corpus_id,
-        settings.model_dump(mode="json"),
-        prepared.run_key,
-    )
-    item_keys = {q: content_hash(run_key, answers[q]) for q in qids}
-    todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
-    log.info(
-        "%s %s: %d queries to score (%d already done)", family.id, task.id, len(todo), len(qids) - len(todo)
-    )
+    out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
+    refuse_to_overwrite(out_file, judges.profile.resolved(), settings)
+    with exclusive(out_file, what="this result"):
+        checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
+        done = checkpoint.load()
+        run_key = content_hash(
+            family.id,
+            judges.profile.resolved(),
+            task.card.version,
+            task.data_fingerprint,
+            prepared.corpus_id,
+            settings.model_dump(mode="json"),
+            prepared.run_key,
+        )
+        item_keys = {q: content_hash(run_key, answers[q]) for q in qids}
+        todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
+        log.info(
+            "%s %s: %d queries to score (%d already done)",
+            family.id,
+            task.id,
+            len(todo),
+            len(qids) - len(todo),
+        )
 
-    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
-    bar = tqdm(
-        total=len(qids),
-        initial=len(qids) - len(todo),
-        desc=f"{family.title} {task.id}",
-        unit="query",
-        disable=not opts.progress,
-        file=sys.stderr,
-    )
-    for start in range(0, len(todo), opts.query_batch):
-        batch = todo[start : start + opts.query_batch]
-        traces = family.score_batch(prepared, [(q, texts[q], answers[q]) for q in batch], settings)
-        for q, trace in zip(batch, traces, strict=True):
-            trace.item_key = item_keys[q]
-            row = trace.model_dump(mode="json")
-            checkpoint.append(row)
-            done[q] = row
-        bar.update(len(batch))
-    bar.close()
+        texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+        bar = tqdm(
+            total=len(qids),
+            initial=len(qids) - len(todo),
+            desc=f"{family.title} {task.id}",
+            unit="query",
+            disable=not opts.progress,
+            file=sys.stderr,
+        )
+        for start in range(0, len(todo), opts.query_batch):
+            batch = todo[start : start + opts.query_batch]
+            traces = family.score_batch(prepared, [(q, texts[q], answers[q]) for q in batch], settings)
+            for q, trace in zip(batch, traces, strict=True):
+                trace.item_key = item_keys[q]
+                row = trace.model_dump(mode="json")
+                checkpoint.append(row)
+                done[q] = row
+            bar.update(len(batch))
+        bar.close()
 
-    ordered = [family.trace_model.model_validate(done[q]) for q in qids]
-    checkpoint.rewrite([done[q] for q in qids])
-    result = aggregate(
-        family,
-        task,
-        ordered,
-        model,
-        judges.profile.resolved(),
-        prepared.corpus_id,
-        settings,
-        opts,
-        prepared.notes,
-    )
-    result.run = run_info(
-        seed=opts.seed,
-        started=started,
-        durations={"prepare": round(t_prepare, 3), "total": round(time.perf_counter() - t0, 3)},
-        cache=judges.cache.stats.as_dict(),
-        command=opts.command,
-    )
-    write_result(result, out_file)
+        ordered = [family.trace_model.model_validate(done[q]) for q in qids]
+        checkpoint.rewrite([done[q] for q in qids])
+        result = aggregate(
+            family,
+            task,
+            ordered,
+            model,
+            judges.profile.resolved(),
+            prepared.corpus_id,
+            settings,
+            opts,
+            prepared.notes,
+        )
+        result.run = run_info(
+            seed=opts.seed,
+            started=started,
+            durations={"prepare": round(t_prepare, 3), "total": round(time.perf_counter() - t0, 3)},
+            cache=judges.cache.stats.as_dict(),
+            command=opts.command,
+        )
+        write_result(result, out_file)
     return result, out_file
+
+
+def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySettings) -> None:
+    """A result is never replaced by one computed under other settings with the same name:
+    an edited profile that kept its name and version, or another β, would otherwise
+    silently overwrite the numbers it claims to be."""
+    if not path.exists():
+        return
+    try:
+        old = read_result(path)
+    except (ValueError, OSError):
+        return  # unreadable: nothing trustworthy to protect; it is rewritten
+    if old.judge_profile != profile or old.settings != settings.model_dump(mode="json"):
+        what = "judge profile" if old.judge_profile != profile else "settings"
+        raise InputError(
+            Problem(
+                rel(path),
+                f"holds a result computed with another {what} under the same name; pass another --results-dir "
+                "(or bump the profile's version), or delete the file to replace it",
+            )
+        )
 
 
 def aggregate(

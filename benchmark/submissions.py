@@ -14,27 +14,41 @@ problem is rejected as a whole — nothing is partially accepted.
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import shutil
 import stat
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
-from benchmark.errors import InputError, Problem, yaml_key_lines
+from benchmark.errors import InputError, Problem
 from benchmark.outputs import OutputRow
 from benchmark.results import SEGMENT_CHARS, RAGSetting
+from benchmark.untrusted import YAMLDataError, load_json, load_yaml, strings, text_problems, yaml_key_lines
 
 MODEL_CARD = "model.yaml"
 MAX_FILES = 64
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 MAX_ANSWER_CHARS = 50_000
+MAX_LINE_CHARS = 200_000
+MAX_CARD_CHARS = 64_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 # a revision names a results folder: the characters result paths keep (SEGMENT_CHARS)
 _REVISION_RE = re.compile(rf"^[A-Za-z0-9][{SEGMENT_CHARS}]{{0,63}}$")
@@ -55,15 +69,6 @@ _MAGIC = {
 }
 _PICKLE_HINTS = (b"cposix\nsystem", b"cbuiltins\n", b"c__builtin__\n", b"\x93.", b"numpy.core.multiarray")
 
-#: Markup that could run script or restyle a page if some viewer rendered it as HTML.
-_MARKUP_RE = re.compile(
-    r"<\s*/?\s*(script|iframe|frame|object|embed|style|svg|math|img|link|meta|base|form|input|"
-    r"button|textarea|video|audio|source|details|marquee|template)\b"
-    r"|javascript\s*:|vbscript\s*:|data\s*:\s*text/html"
-    r"|<[^>]*\bon[a-z]+\s*=",
-    re.IGNORECASE,
-)
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
@@ -76,8 +81,10 @@ class ModelCard(_Strict):
     org: str = Field(min_length=1, max_length=96, description="organisation or user, e.g. meta-llama")
     revision: str = Field(default="main", min_length=1, max_length=64, description="commit or tag")
     license: str = Field(min_length=1, max_length=96)
-    parameters: int | None = Field(default=None, ge=0, description="parameter count; null if unknown")
-    open_weights: bool
+    parameters: StrictInt | None = Field(
+        default=None, ge=0, description="parameter count; null if unknown, 0 if the system has no model"
+    )
+    open_weights: StrictBool
     links: list[HttpUrl] = Field(default_factory=list, max_length=10)
     contact: str = Field(min_length=1, max_length=200, description="e-mail or GitHub handle")
     generation: dict[str, Any] = Field(default_factory=dict, description="backend, sampling settings")
@@ -141,23 +148,6 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _markup_problems(value: Any, where: str, file: str, line: int | None) -> Iterable[Problem]:
-    """Problems for every string inside ``value`` that carries script-capable markup."""
-    if isinstance(value, str):
-        m = _MARKUP_RE.search(value)
-        if m:
-            yield Problem(
-                file, f"markup is not allowed in text fields (found {m.group(0)[:30]!r})", line, where
-            )
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _markup_problems(str(k), where, file, line)
-            yield from _markup_problems(v, f"{where}.{k}" if where else str(k), file, line)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _markup_problems(v, f"{where}[{i}]", file, line)
-
-
 def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
     problems = []
     for magic, what in _MAGIC.items():
@@ -175,17 +165,30 @@ def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
     return problems
 
 
+def _text_field_problems(
+    value: Any, file: str, line: int | None, lines: dict[str, int] | None = None
+) -> list[Problem]:
+    """Lone surrogates and control characters anywhere in a parsed value (keys included)."""
+    out = []
+    for where, text in strings(value):
+        why = text_problems(text)
+        if why:
+            top = where.split(".")[0].split("[")[0]
+            out.append(Problem(file, why, line if lines is None else lines.get(top), where or None))
+    return out
+
+
 def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
+    if len(text) > MAX_CARD_CHARS:
+        return None, [Problem(shown, f"model card longer than {MAX_CARD_CHARS} characters")]
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        return None, [Problem(shown, f"invalid YAML: {exc}", line=mark.line + 1 if mark else None)]
+        raw = load_yaml(text)
+    except YAMLDataError as exc:
+        return None, [Problem(shown, str(exc), line=exc.line)]
     if not isinstance(raw, dict):
         return None, [Problem(shown, "model card must be a mapping of fields")]
     lines = yaml_key_lines(text)
-    problems = list(_markup_problems(raw, "", shown, None))
-    problems = [Problem(p.file, p.message, lines.get(p.field.split(".")[0]), p.field) for p in problems]
+    problems = _text_field_problems(raw, shown, None, lines)
     try:
         card = ModelCard.model_validate(raw)
     except ValidationError as exc:
@@ -204,25 +207,30 @@ def _load_outputs(
     rows: list[OutputRow] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    # JSONL lines end at "\n" only: U+2028, U+2029 and U+0085 may appear inside answers
+    for line_no, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE_CHARS:
+            problems.append(Problem(shown, f"line longer than {MAX_LINE_CHARS} characters", line_no))
+            continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(shown, f"invalid JSON: {exc.msg}", line_no))
+            obj = load_json(line)
+        except ValueError as exc:
+            problems.append(Problem(shown, str(exc), line_no))
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(shown, "each line must be a JSON object", line_no))
             continue
-        problems.extend(_markup_problems({k: v for k, v in obj.items() if k != "answer"}, "", shown, line_no))
+        bad_text = _text_field_problems(obj, shown, line_no)
+        if bad_text:
+            problems.extend(bad_text)
+            continue
         answer = obj.get("answer")
-        if isinstance(answer, str):
-            problems.extend(_markup_problems(answer, "answer", shown, line_no))
-            if len(answer) > MAX_ANSWER_CHARS:
-                problems.append(
-                    Problem(shown, f"answer longer than {MAX_ANSWER_CHARS} characters", line_no, "answer")
-                )
+        if isinstance(answer, str) and len(answer) > MAX_ANSWER_CHARS:
+            problems.append(
+                Problem(shown, f"answer longer than {MAX_ANSWER_CHARS} characters", line_no, "answer")
+            )
         try:
             row = OutputRow.model_validate(obj)
         except ValidationError as exc:
@@ -273,6 +281,15 @@ def _load_outputs(
 
 def required_queries(task_id: str) -> tuple[set[str], list[str]]:
     """All query ids of a task, and those a submission must answer (the scored ones)."""
+    from benchmark import paths
+
+    known, required = _required_queries(task_id, str(paths.tasks_dir()))
+    return set(known), list(required)
+
+
+@lru_cache(maxsize=32)
+def _required_queries(task_id: str, tasks_dir: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Cached per (task, tasks folder): reading a task's tables is what validation spends time on."""
     from benchmark.families import families_for
     from benchmark.families.base import ScoringInputs
     from benchmark.tasks import load_task
@@ -285,7 +302,15 @@ def required_queries(task_id: str) -> tuple[set[str], list[str]]:
         if allowed is not None:
             keep = set(scored)
             scored = [q for q in allowed if q in keep]
-    return set(qids), scored
+    return frozenset(qids), tuple(scored)
+
+
+def _guarded(shown: str, load: Callable[[], tuple[Any, list[Problem]]]) -> tuple[Any, list[Problem]]:
+    """Run one file's checks; anything unforeseen becomes a problem of that file, not a traceback."""
+    try:
+        return load()
+    except Exception as exc:  # untrusted input must never crash the validator
+        return None, [Problem(shown, f"could not be read ({type(exc).__name__}: {str(exc)[:200]})")]
 
 
 def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = None) -> Submission:
@@ -358,7 +383,10 @@ def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = 
     if card_path not in texts and not any(pr.file == _display(card_path, root) for pr in problems):
         problems.append(Problem(_display(card_path, root), "missing model card"))
     if card_path in texts:
-        card, card_problems = _load_card(card_path, texts[card_path], _display(card_path, root))
+        card, card_problems = _guarded(
+            _display(card_path, root),
+            lambda: _load_card(card_path, texts[card_path], _display(card_path, root)),
+        )
         problems.extend(card_problems)
         if card is not None and root.name != card.folder_name:
             problems.append(
@@ -371,10 +399,12 @@ def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = 
     for p, text in texts.items():
         if p.name == MODEL_CARD:
             continue
-        known, required = required_queries(p.stem)
-        rows, out_problems = _load_outputs(text, _display(p, root), card, known, required)
+        rows, out_problems = _guarded(
+            _display(p, root),
+            lambda p=p, text=text: _load_outputs(text, _display(p, root), card, *required_queries(p.stem)),
+        )
         problems.extend(out_problems)
-        outputs[p.stem] = rows
+        outputs[p.stem] = rows or []
     if not outputs and not any(p.suffix == ".jsonl" for p in files):
         problems.append(Problem(shown_root, "no outputs: add one <task_id>.jsonl per task"))
     if problems or card is None:
@@ -396,39 +426,47 @@ def build_submission(
     *,
     overwrite: bool = False,
 ) -> Path:
-    """Write ``<dest_root>/<org>__<name>/`` from outputs JSONL files and a card.
+    """Write ``<dest_root>/<folder>/`` from outputs JSONL files and a card, all or nothing.
 
-    Rows are re-serialised from the validated :class:`OutputRow` (so nothing a
-    backend added beyond the schema leaks in) and their ``model``/``revision`` are
-    set to the card's, the identity the leaderboard shows.  The result is validated
-    before this returns.
+    Rows are re-serialised from the validated :class:`OutputRow` (so nothing a backend
+    added beyond the schema leaks in) and their ``model``/``revision`` are set to the
+    card's, the identity the leaderboard shows.  The folder is built and validated beside
+    its destination and moved into place only when valid: a failed ``submit`` leaves
+    nothing behind, and an existing folder is replaced only with ``overwrite``.
     """
     from benchmark.outputs import read_outputs
 
     dest = dest_root / card.folder_name
     if dest.exists() and any(dest.iterdir()) and not overwrite:
         raise InputError(Problem(str(dest), "submission folder exists; pass --overwrite to replace it"))
-    dest.mkdir(parents=True, exist_ok=True)
-    for old in dest.iterdir():
-        if old.is_file() and (old.suffix == ".jsonl" or old.name == MODEL_CARD):
-            old.unlink()
-    written = 0
-    for src in outputs:
-        rows = read_outputs(src)
-        task_ids = {r.task for r in rows if r.task}
-        task_id = task_ids.pop() if len(task_ids) == 1 else Path(src).stem
-        with open(dest / f"{task_id}.jsonl", "w", encoding="utf-8") as f:
-            for r in rows:
-                r = r.model_copy(update={"model": card.model_id, "revision": card.revision, "task": task_id})
-                f.write(r.model_dump_json(exclude_none=True) + "\n")
-        written += 1
-    if not written:
-        raise InputError(Problem(str(dest_root), "no outputs files given"))
-    payload = card.model_dump(mode="json", exclude_none=True)
-    (dest / MODEL_CARD).write_text(
-        yaml.safe_dump(payload, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
-    validate_submission(dest)
+    dest_root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{card.folder_name}.", dir=dest_root)) / card.folder_name
+    try:
+        staging.mkdir()
+        written = 0
+        for src in outputs:
+            rows = read_outputs(src)
+            task_ids = {r.task for r in rows if r.task}
+            task_id = task_ids.pop() if len(task_ids) == 1 else Path(src).stem
+            with open(staging / f"{task_id}.jsonl", "w", encoding="utf-8") as f:
+                for r in rows:
+                    r = r.model_copy(
+                        update={"model": card.model_id, "revision": card.revision, "task": task_id}
+                    )
+                    f.write(r.model_dump_json(exclude_none=True) + "\n")
+            written += 1
+        if not written:
+            raise InputError(Problem(str(dest_root), "no outputs files given"))
+        payload = card.model_dump(mode="json", exclude_none=True)
+        (staging / MODEL_CARD).write_text(
+            yaml.safe_dump(payload, sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
+        validate_submission(staging)
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(staging, dest)
+    finally:
+        shutil.rmtree(staging.parent, ignore_errors=True)
     return dest
 
 

@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark import rag
     from benchmark.cli.common import plan
-    from benchmark.harness import generate_outputs
+    from benchmark.harness import check_request, generate_outputs
     from benchmark.outputs import answers_and_model
 
     settings = rag.parse_settings(args.rag, args.rag_k)
@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     # before a single answer is generated; the profile also gives the RAG retrievers'
     # chunking and embedder
     profile, _ = plan(args, tasks)
+    check_request(args.model, args.model_args or "", args.gen_kwargs)
     jobs = []
     for task in tasks:
         qids = scorable_queries(args, task)

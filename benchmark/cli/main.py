@@ -9,6 +9,7 @@ the parsed namespace and returning an exit code.  Library errors about bad input
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import sys
@@ -53,6 +54,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        print(
+            f"error: no space left on the device ({exc.filename or 'writing'}): free some space, or point "
+            "--results-dir / --output-dir / GROUNDCOVER_HOME elsewhere; completed items are checkpointed, "
+            "re-run the same command to resume",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print(

@@ -174,17 +174,26 @@ def write_fixture(root: Path) -> tuple[Path, Path]:
     results, submissions = root / "results", root / "submissions"
     for model, values in MODELS.items():
         res = make_result(model, values, PROFILE)
-        path = write_result(res, result_path(results, res.model, str(PROFILE["name"]), TASK, "icat"))
+        path = write_result(
+            res, result_path(results, res.model, f"{PROFILE['name']}@{PROFILE['version']}", TASK, "icat")
+        )
         traces_path(path).write_text(
             "".join(json.dumps(trace(model, q, v)) + "\n" for q, v in zip(QUERIES, values, strict=True)),
             encoding="utf-8",
         )
     # acme/close with retrieval: a second entry of the same model
     rag = make_result("acme/close", list(MODELS["beta-lab/mid"]), PROFILE, rag=RAG)
-    write_result(rag, result_path(results, rag.model, str(PROFILE["name"]), TASK, "icat"))
+    write_result(
+        rag, result_path(results, rag.model, f"{PROFILE['name']}@{PROFILE['version']}", TASK, "icat")
+    )
     # the same model under another judge profile must land on a different board
     other = make_result("acme/strong", [0.3] * len(QUERIES), OTHER_PROFILE)
-    write_result(other, result_path(results, other.model, str(OTHER_PROFILE["name"]), TASK, "icat"))
+    write_result(
+        other,
+        result_path(
+            results, other.model, f"{OTHER_PROFILE['name']}@{OTHER_PROFILE['version']}", TASK, "icat"
+        ),
+    )
     for model, card in CARDS.items():
         org, name = model.split("/")
         d = submissions / f"{org}__{name}"

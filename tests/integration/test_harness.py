@@ -197,7 +197,9 @@ def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
 
 
 def test_vllm_without_vllm_says_what_to_do(task: Task, tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError, match="local-chat-completions"):
+    from benchmark.errors import InputError
+
+    with pytest.raises(InputError, match="local-chat-completions"):
         generate_outputs("vllm", "pretrained=x", task, tmp_path / "o.jsonl", progress=False)
 
 
@@ -220,3 +222,19 @@ def test_openai_compatible_server_through_lm_eval(
     assert all(r.backend == backend and r.model == "tiny-gpt2" for r in rows)
     assert served["requests"] >= 3  # the answers really came over HTTP
     assert isinstance(harness.make_backend(backend, {"model": "x"}, 1), harness.LMEvalBackend)
+
+
+def test_an_argument_the_backend_does_not_take_is_one_line(
+    tiny_model: Path, task: Task, tmp_path: Path
+) -> None:
+    from benchmark.errors import InputError
+
+    with pytest.raises(InputError, match="--model-args"):
+        generate_outputs(
+            "hf",
+            f"pretrained={tiny_model},no_such_argument=1",
+            task,
+            tmp_path / "o.jsonl",
+            gen_kwargs=GEN,
+            progress=False,
+        )

@@ -305,7 +305,7 @@ def _lines(path: Path) -> list[str]:
 
 
 def _rel(result) -> Path:
-    return Path("test__model/main/closed-book/offline-smollm2-minilm-sim/fake-icat.icat.json")
+    return Path("test__model/main/closed-book/offline-smollm2-minilm-sim-v3/fake-icat.icat.json")
 
 
 def test_user_corpus_needs_aspect_qrels_for_icat_m(task, tmp_path: Path) -> None:
@@ -389,5 +389,11 @@ def test_evaluate_rejects_bad_scoring_options_before_generating(monkeypatch: pyt
 
     monkeypatch.setattr(harness, "generate_outputs", no_generation)
     base = ["evaluate", "--model", "groundcover-offline", "--tasks", "webtrack-2009-2012"]
-    for bad in (["--beta", "-1"], ["--variants", "q"], ["--metrics", "exam"], ["--query-batch", "0"], ["--limit", "0"]):
+    for bad in (
+        ["--beta", "-1"],
+        ["--variants", "q"],
+        ["--metrics", "exam"],
+        ["--query-batch", "0"],
+        ["--limit", "0"],
+    ):
         assert main([*base, *bad]) == 2, bad

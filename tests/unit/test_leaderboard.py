@@ -115,7 +115,9 @@ def test_newest_result_wins_and_invalid_files_are_skipped(tmp_path: Path) -> Non
     results, subs = write_fixture(tmp_path)
     newer = make_result("acme/close", MODELS["acme/strong"], PROFILE)
     newer.run.finished = "2027-01-01T00:00:00+00:00"
-    p = result_path(results, newer.model, str(PROFILE["name"]), "webtrack-2009-2012", "icat")
+    p = result_path(
+        results, newer.model, f"{PROFILE['name']}@{PROFILE['version']}", "webtrack-2009-2012", "icat"
+    )
     write_result(newer, p.with_name("again.icat.json"))
     (results / "broken.json").write_text("{not json")
     lb = build_leaderboard(results, subs)
@@ -149,7 +151,7 @@ def test_space_publish_dry_run_lists_what_would_be_uploaded(tmp_path: Path, caps
     out = capsys.readouterr().out
     assert "app.py" in out and "README.md" in out and "requirements.txt" in out
     assert (
-        "data/results/acme__strong/main/closed-book/offline-smollm2-minilm-sim/webtrack-2009-2012.icat.traces.jsonl"
+        "data/results/acme__strong/main/closed-book/offline-smollm2-minilm-sim-v3/webtrack-2009-2012.icat.traces.jsonl"
         in out
     )
     assert "data/submissions/acme__close/model.yaml" in out

@@ -85,21 +85,27 @@ def test_model_card_errors_name_the_line(tmp_path: Path) -> None:
     assert any("field 'homepage': Extra inputs are not permitted" in p for p in found)
 
 
-@pytest.mark.parametrize(
-    ("where", "payload"),
-    [
-        ("answer", "Fine text <script>fetch('//evil')</script>"),
-        ("answer", '<img src=x onerror="alert(1)">'),
-        ("answer", "[click](javascript:alert(1))"),
-        ("generation", {"note": "<iframe src=//evil>"}),
-    ],
-)
-def test_script_markup_is_rejected(tmp_path: Path, where: str, payload: object) -> None:
+HOSTILE_MARKUP = [
+    "Fine text <script>fetch('//evil')</script>",
+    '<img src=x onerror="alert(1)">',
+    "[click](javascript:alert(1))",
+    '<a title=">" onmouseover=alert(1)>x</a>',
+    "&#106;avascript:alert(1)",
+    "java\tscript:alert(1)",
+    "javascript&colon;alert(1)",
+    "For n < 10, one = 1",  # honest answers that a blocklist rejected
+    "JavaScript: a language that runs in browsers.",
+]
+
+
+@pytest.mark.parametrize("payload", HOSTILE_MARKUP)
+def test_markup_in_answers_is_data(tmp_path: Path, payload: str) -> None:
+    """Answers are never rejected for markup; every renderer escapes them (test_display_escaping)."""
     _, required = required_queries(TASK)
     rows = _rows(required)
-    rows[1][where] = payload
-    found = problems(make(tmp_path, rows))
-    assert any(f"line 2, field '{where}" in p and "markup is not allowed" in p for p in found), found
+    rows[1]["answer"] = payload
+    sub = validate_submission(make(tmp_path, rows))
+    assert sub.outputs[TASK][1].answer == payload
 
 
 def test_markup_in_model_name_is_rejected(tmp_path: Path) -> None:
@@ -118,7 +124,7 @@ def test_result_path_stays_inside_the_results_root(tmp_path: Path) -> None:
     from benchmark.results import ModelInfo, result_path
 
     path = result_path(
-        tmp_path, ModelInfo(id="acme/tiny", revision="../../../etc"), "../p", "../" + TASK, "../x"
+        tmp_path, ModelInfo(id="acme/tiny", revision="../../../etc"), "../p@../../v", "../" + TASK, "../x"
     )
     assert path.resolve().is_relative_to(tmp_path.resolve())
     assert path.relative_to(tmp_path).parts[0] == "acme__tiny"
