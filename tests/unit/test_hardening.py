@@ -260,25 +260,15 @@ def test_a_result_is_not_overwritten_by_other_settings(tmp_path: Path) -> None:
     from benchmark.families.icat import ICATSettings
     from benchmark.results import ModelInfo
     from benchmark.runner import RunOptions, score_task
-    from benchmark.tasks import load_task
-    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
-    from tests.unit import test_icat_pipeline as mock
+    from tests.unit.test_families import MOCKS
 
-    task = load_task(mock.build_task(tmp_path))
-    judges = fake_stack(
-        llm=FakeLLM(mock.fake_reply),
-        entailment=FakeEntailment(mock.SUPPORT),
-        retriever=FakeRetriever(mock.HITS),
-    )
-    judges.profile = judges.profile.model_copy(
-        update={"retriever": judges.profile.retriever.model_copy(update={"candidate_docs": None})}
-    )
+    task, answers, judges = MOCKS["icat"](tmp_path)
 
     def run(beta: float) -> None:
         score_task(
             REGISTRY["icat"],
             task,
-            mock.ANSWERS,
+            answers,
             judges,
             model=ModelInfo(id="t/m"),
             results_root=tmp_path / "r",
