@@ -67,8 +67,25 @@ AUTO_CHUNK = 16  # queries per checkpoint when lm-eval picks the batch size itse
 Messages = list[dict[str, str]]
 
 
+def _dict_action() -> type[argparse.Action]:
+    """lm-eval's own parser for ``key=value`` lists (values as Python literals, so
+    ``until=["\\n\\n","</s>"]`` is a list), or, without lm-eval, the text kept as given."""
+    try:
+        from lm_eval._cli.utils import MergeDictAction
+
+        return MergeDictAction
+    except ImportError:
+
+        class _Joined(argparse.Action):
+            def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+                setattr(namespace, self.dest, ",".join(values))
+
+        return _Joined
+
+
 def add_model_args(p: argparse.ArgumentParser) -> None:
-    """The lm-eval-style model options, shared by every command that generates answers."""
+    """The model options, spelled as in lm-evaluation-harness 0.4 (``--model_args``,
+    ``--gen_kwargs``, ``--batch_size``, ``--apply_chat_template``) or with dashes."""
     g = p.add_argument_group("model under evaluation (lm-eval conventions)")
     g.add_argument(
         "--model",
@@ -77,14 +94,46 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--model-args",
-        default="",
-        help="comma-separated key=value pairs as for lm_eval, e.g. pretrained=org/name,revision=main",
+        "--model_args",
+        "-a",
+        dest="model_args",
+        nargs="+",
+        action=_dict_action(),
+        default=None,
+        help="key=value pairs as for lm_eval (comma- or space-separated, or one JSON object), "
+        "e.g. pretrained=org/name,revision=main",
     )
-    g.add_argument("--batch-size", default="4", help="generation batch size, or 'auto' (hf backend)")
+    g.add_argument(
+        "--batch-size",
+        "--batch_size",
+        "-b",
+        dest="batch_size",
+        default="4",
+        help="generation batch size, or 'auto' (hf)",
+    )
     g.add_argument(
         "--gen-kwargs",
-        default="",
-        help="generation settings as for lm_eval, e.g. max_gen_toks=512,temperature=0",
+        "--gen_kwargs",
+        dest="gen_kwargs",
+        nargs="+",
+        action=_dict_action(),
+        default=None,
+        help="generation settings as for lm_eval, e.g. max_gen_toks=512 temperature=0 'until=[\"\\n\\n\"]'",
+    )
+    g.add_argument(
+        "--apply_chat_template",
+        "--apply-chat-template",
+        dest="chat_template",
+        action="store_true",
+        default=True,
+        help="prompt through the model's chat template when it has one: groundcover's default, because "
+        "the answers of instruction-tuned models are what is evaluated (lm_eval's default is off)",
+    )
+    g.add_argument(
+        "--no-apply-chat-template",
+        dest="chat_template",
+        action="store_false",
+        help="plain prompts, as lm_eval without --apply_chat_template",
     )
 
 
@@ -92,6 +141,13 @@ def parse_kv(text: str | dict[str, Any] | None) -> dict[str, Any]:
     """``a=1,b=x`` -> ``{"a": 1, "b": "x"}`` (numbers and booleans converted); dicts pass through."""
     if isinstance(text, dict):
         return dict(text)
+    if text and text.strip():
+        try:
+            from lm_eval._cli.utils import key_val_to_dict
+        except ImportError:
+            pass
+        else:
+            return dict(key_val_to_dict(text))
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in (text or "").split(","))):
         if "=" not in part:
@@ -229,6 +285,7 @@ def generate_outputs(
     query_ids: Sequence[str] | None = None,
     progress: bool = True,
     rag: RAGContext | None = None,
+    chat_template: bool = True,
 ) -> Path:
     """Answer the task's queries with ``model`` and return the outputs JSONL path.
 
@@ -256,6 +313,7 @@ def generate_outputs(
             task.card.instruction,
             task.card.version,
             rag.setting if rag else None,
+            chat_template,
         )
         items = list(zip(queries["query_id"], queries["text"], strict=True))
 
@@ -272,7 +330,7 @@ def generate_outputs(
             file=sys.stderr,
         )
         if todo:
-            backend = make_backend(model, margs, batch_size)
+            backend = make_backend(model, margs, batch_size, chat_template=chat_template)
             step = backend.chunk
             for start in range(0, len(todo), step):
                 batch = todo[start : start + step]
@@ -316,20 +374,28 @@ class Backend(Protocol):
     def generate(self, conversations: list[Messages], gen_kwargs: dict[str, Any]) -> list[str]: ...
 
 
-def make_backend(model: str, margs: dict[str, Any], batch_size: str | int) -> Backend:
+def make_backend(
+    model: str, margs: dict[str, Any], batch_size: str | int, *, chat_template: bool = True
+) -> Backend:
     """The backend for ``--model``: lm-eval's registry, or our client where lm-eval can't."""
     if model == OFFLINE_MODEL:
         from benchmark.llm import local_model_folder
 
         folder = local_model_folder(OFFLINE_PACKAGE)
-        return LMEvalBackend("hf", {**margs, "pretrained": folder}, batch_size, name=f"hf ({OFFLINE_MODEL})")
+        return LMEvalBackend(
+            "hf",
+            {**margs, "pretrained": folder},
+            batch_size,
+            name=f"hf ({OFFLINE_MODEL})",
+            use_chat_template=chat_template,
+        )
     if model in ("local-chat-completions", "local-completions") and not _lm_eval_api_available():
         log.warning(
             "lm-eval's API backends need `pip install 'lm-eval[api]'` (tenacity); "
             "using groundcover's OpenAI-compatible client with the same --model-args"
         )
         return OpenAIBackend(model, margs, batch_size)
-    return LMEvalBackend(model, margs, batch_size)
+    return LMEvalBackend(model, margs, batch_size, use_chat_template=chat_template)
 
 
 def _lm_eval_api_available() -> bool:
@@ -349,12 +415,21 @@ class LMEvalBackend:
     secrets in ``--model-args`` are kept out of the key.
     """
 
-    def __init__(self, model: str, margs: dict[str, Any], batch_size: str | int, *, name: str | None = None):
+    def __init__(
+        self,
+        model: str,
+        margs: dict[str, Any],
+        batch_size: str | int,
+        *,
+        name: str | None = None,
+        use_chat_template: bool = True,
+    ):
         self.model, self.margs = model, margs
         self.name = name or model
         self.batch_size = batch_size
         self.chunk = _chunk(batch_size)
-        self.identity = f"lm-eval:{model}:{content_hash(public_args(margs))[:16]}"
+        self.use_chat_template = use_chat_template
+        self.identity = f"lm-eval:{model}:{content_hash(public_args(margs), use_chat_template)[:16]}"
         self.chat_template = False
         self._lm: Any = None
 
@@ -362,7 +437,6 @@ class LMEvalBackend:
         if self._lm is None:
             from lm_eval.api.registry import get_model
 
-            arg_string = ",".join(f"{k}={v}" for k, v in self.margs.items())
             extra: dict[str, Any] = {"batch_size": self.batch_size}
             if self.model == "hf" and "device" not in self.margs:
                 import torch
@@ -370,7 +444,7 @@ class LMEvalBackend:
                 # lm-eval's hf default is "cuda", which fails on CPU-only torch builds
                 extra["device"] = "cuda" if torch.cuda.is_available() else "cpu"
             try:
-                self._lm = get_model(self.model).create_from_arg_string(arg_string, extra)
+                self._lm = get_model(self.model).create_from_arg_obj(dict(self.margs), extra)
             except TypeError as exc:  # an argument the backend does not take
                 raise InputError(
                     Problem(
@@ -392,7 +466,10 @@ class LMEvalBackend:
         return self._lm
 
     def _context(self, conversation: Messages) -> Any:
-        """Chat-templated prompt when the model has a template, else the plain text."""
+        """Chat-templated prompt when asked for and the model has a template, else the plain text."""
+        if not self.use_chat_template:
+            self.chat_template = False
+            return "\n\n".join(m["content"] for m in conversation) + "\n\n"
         try:
             ctx = self._lm.apply_chat_template(conversation, add_generation_prompt=True)
         except (AttributeError, ValueError, TypeError, NotImplementedError) as exc:

@@ -9,6 +9,9 @@ the instruction, the numbered retrieved passages and the query — exactly the t
 ``benchmark evaluate`` sends, so the two routes make the same requests.  RAG documents
 also carry the setting and the passage ids, so ``benchmark score`` records citations.
 
+The folder is self-contained: a small loader beside the YAML reads the data file from its
+own folder, so it works from any working directory and on another machine.
+
 By default only the queries the task's corpus can score are exported (the bundled
 starter corpus covers 12 of the 200 Web Track topics); ``all_queries`` exports every
 query.  lm-eval only generates (metric ``bypass``; scoring needs retrieval and judge
@@ -52,13 +55,34 @@ def documents(task: Task, query_ids: Sequence[str], rag: RAGContext | None) -> l
     return docs
 
 
+LOADER = "groundcover_data.py"
+LOADER_SOURCE = '''"""Loads the documents of groundcover tasks exported for lm-eval (written by
+`benchmark tasks export-lm-eval`).  lm-eval finds this file beside the task YAML, and it
+reads the data file from its own folder, so the export works from any working directory
+and can be copied to another machine as a whole folder."""
+
+import json
+from pathlib import Path
+
+import datasets
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(data_file, **_):
+    lines = (HERE / data_file).read_text(encoding="utf-8").split("\\n")
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list([json.loads(x) for x in lines if x])})
+'''
+
+
 def task_config(task: Task, data_file: Path, rag: RAGContext | None = None) -> dict[str, Any]:
-    """The lm-eval YAML (as a dict) for one exported task."""
+    """The lm-eval YAML (as a dict) for one exported task; the data file is named relative to
+    the YAML's folder and read by the loader beside it (``custom_dataset``)."""
     return {
         "task": export_name(task, rag),
         "tag": ["groundcover"],
         "dataset_path": "json",
-        "dataset_kwargs": {"data_files": {"test": str(data_file.resolve())}},
+        "dataset_kwargs": {"data_file": data_file.name},
         "test_split": "test",
         "output_type": "generate_until",
         "doc_to_text": "prompt",  # a column: the text is used as it is, never read as a template
@@ -92,8 +116,7 @@ def export_task(
         for doc in documents(task, query_ids, rag):
             f.write(json.dumps(doc, ensure_ascii=False) + "\n")
     path = out_dir / f"{name}.yaml"
-    path.write_text(
-        yaml.safe_dump(task_config(task, data_file, rag), sort_keys=False, allow_unicode=True),
-        encoding="utf-8",
-    )
+    (out_dir / LOADER).write_text(LOADER_SOURCE, encoding="utf-8")
+    text = yaml.safe_dump(task_config(task, data_file, rag), sort_keys=False, allow_unicode=True)
+    path.write_text(text + f"custom_dataset: !function {Path(LOADER).stem}.load\n", encoding="utf-8")
     return path

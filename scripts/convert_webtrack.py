@@ -37,6 +37,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from benchmark.tasks import dataset_card, load_card
+
 REPO = Path(__file__).resolve().parents[1]
 STARTER_DIR = REPO / "scripts" / "starter_corpus"
 SCRIPT = "scripts/convert_webtrack.py"
@@ -466,6 +468,8 @@ def write_task(
     }
     text = yaml.safe_dump(card, sort_keys=False, allow_unicode=True, width=100)
     (out / "task.yaml").write_text(text, encoding="utf-8")
+    # the dataset card, so `datasets.load_dataset("tasks/<id>", "<table>")` works
+    (out / "README.md").write_text(dataset_card(load_card(out / "task.yaml")), encoding="utf-8")
 
 
 def read_topics(files: list[Path], notes: Notes) -> tuple[list[Row], list[Row], list[str]]:

@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import re
+from typing import NoReturn
+
+from benchmark.errors import InputError, Problem
 
 # The project's own scores of merged submissions (relative to the repository root): what
 # `benchmark leaderboard` and the Space rank by default. Local runs write to ./results,
 # which git ignores, so evaluating a model never edits the published tree.
 PUBLISHED_RESULTS = "leaderboard/results"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one-line :class:`InputError`s naming the flag (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        m = re.match(r"argument ([^:]+): (.*)", message, flags=re.S)
+        if m:
+            flag = m.group(1).split("/")[0]
+            raise InputError(Problem("command line", m.group(2), field=flag))
+        raise InputError(Problem("command line", message))
 
 
 def add_command(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
+from typing import Any
 
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, scorable_queries, score_answers
@@ -35,9 +37,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         ],
     )
     add_model_args(p)
-    p.add_argument("--tasks", required=True, help="comma-separated task ids")
-    p.add_argument("--limit", type=int, help="only the first N (scorable) queries of each task")
-    p.add_argument("--output-dir", default="outputs", help="where generated answers go (default: outputs/)")
+    p.add_argument("--tasks", required=True, nargs="+", help="task ids, separated by commas or spaces")
+    p.add_argument(
+        "--limit",
+        type=float,
+        help="only the first N (scorable) queries of each task, or a fraction of them if below 1 (as lm_eval)",
+    )
+    p.add_argument(
+        "--output-dir",
+        "--output_path",
+        "-o",
+        dest="output_dir",
+        default="outputs",
+        help="where generated answers go (default: outputs/)",
+    )
+    p.add_argument(
+        "--log_samples",
+        "-s",
+        action="store_true",
+        help="accepted as in lm_eval: groundcover always writes every answer (and a trace of its scoring)",
+    )
     p.add_argument("--no-score", action="store_true", help="only generate answers")
     g = p.add_argument_group("retrieval-augmented generation")
     g.add_argument(
@@ -52,6 +71,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def task_list(values: list[str] | str) -> list[str]:
+    """``--tasks a,b c`` -> [a, b, c] (commas or spaces, as lm_eval takes them)."""
+    items = [values] if isinstance(values, str) else values
+    ids = [t.strip() for v in items for t in v.split(",") if t.strip()]
+    if not ids:
+        raise InputError(Problem("command line", "name at least one task", field="--tasks"))
+    return ids
+
+
+def generatable_queries(args: argparse.Namespace, task: Any) -> list[str]:
+    """With --no-score: the scorable queries where the task's families say which, else all."""
+    try:
+        return scorable_queries(args, task)
+    except InputError:
+        return list(task.table("queries")["query_id"])
+
+
 def run(args: argparse.Namespace) -> int:
     from benchmark import rag
     from benchmark.cli.common import plan
@@ -59,22 +95,29 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.outputs import answers_and_model
 
     settings = rag.parse_settings(args.rag, args.rag_k)
-    if args.limit is not None and args.limit < 1:
-        raise InputError(Problem("command line", "must be at least 1", field="--limit"))
-    task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
-    if not task_ids:
-        raise InputError(Problem("command line", "name at least one task", field="--tasks"))
+    if args.limit is not None and not args.limit > 0:
+        raise InputError(
+            Problem("command line", "must be a count of at least 1, or a fraction above 0", field="--limit")
+        )
+    if args.limit is not None and args.limit >= 1 and not float(args.limit).is_integer():
+        raise InputError(Problem("command line", "a count must be a whole number", field="--limit"))
+    task_ids = task_list(args.tasks)
     tasks = [load_task(t) for t in task_ids]
     # everything scoring needs (profile, families, their settings, the corpus) is checked
     # before a single answer is generated; the profile also gives the RAG retrievers'
     # chunking and embedder
-    profile, _ = plan(args, tasks)
-    check_request(args.model, args.model_args or "", args.gen_kwargs)
+    if args.no_score:
+        from benchmark.profiles import load_profile
+
+        profile = load_profile(args.judge_profile)  # the RAG retrievers' chunking and embedder
+    else:
+        profile, _ = plan(args, tasks)
+    check_request(args.model, args.model_args or {}, args.gen_kwargs)
     jobs = []
     for task in tasks:
-        qids = scorable_queries(args, task)
+        qids = scorable_queries(args, task) if not args.no_score else generatable_queries(args, task)
         if args.limit is not None:
-            qids = qids[: args.limit]
+            qids = qids[: math.ceil(len(qids) * args.limit) if args.limit < 1 else int(args.limit)]
         for setting in settings:
             context = (
                 None
@@ -91,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
             )
             out = generate_outputs(
                 args.model,
-                args.model_args or "",
+                args.model_args or {},
                 task,
                 Path(args.output_dir),
                 batch_size=args.batch_size,
@@ -99,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
                 query_ids=qids,
                 progress=not args.no_progress,
                 rag=context,
+                chat_template=args.chat_template,
             )
             answers, model = answers_and_model(out, task)
             jobs.append((task, answers, model))

@@ -16,13 +16,14 @@ import sys
 from collections.abc import Sequence
 
 from benchmark import __version__
+from benchmark.cli import Parser
 from benchmark.errors import InputError
 
 COMMANDS = ("tasks", "evaluate", "score", "validate", "submit", "leaderboard", "space")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="benchmark",
         description="groundcover: evaluate whether long-form answers are grounded and cover what matters.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for name in COMMANDS:
         importlib.import_module(f"benchmark.cli.{name}").register(sub)
     return parser
@@ -44,7 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except InputError as exc:
+        print(f"error: {exc} (see --help)", file=sys.stderr)
+        return 2
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -6,6 +6,7 @@ import argparse
 
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, score_answers
+from benchmark.cli.evaluate import task_list
 from benchmark.tasks import load_task
 
 
@@ -30,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument(
         "--submission", help="a submission folder: validated as a whole, then every task in it is scored"
     )
-    p.add_argument("--tasks", help="comma-separated task ids, one per outputs file (with --outputs)")
+    p.add_argument(
+        "--tasks", nargs="+", help="task ids, one per outputs file (with --outputs), commas or spaces"
+    )
     p.add_argument("--model-name", help="model id to record when the outputs file does not say")
     add_scoring_args(p)
     p.set_defaults(func=run)
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return _score_submission(args)
     if not args.tasks:
         raise SystemExit("error: --outputs needs --tasks")
-    task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    task_ids = task_list(args.tasks)
     if len(task_ids) != len(args.outputs):
         raise SystemExit(
             f"error: {len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task"

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
 from benchmark import paths
 from benchmark.cli import PUBLISHED_RESULTS, add_command
+from benchmark.results import git_sha
 
 SPACE_DIR = paths.REPO_ROOT / "hf_space"
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
@@ -44,12 +46,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def stage(results_dir: Path, submissions_dir: Path, dest: Path) -> list[Path]:
-    """Copy what the Space serves into ``dest``: app, card, results and model cards only."""
+REQUIREMENT = re.compile(r"(groundcover\[space\] @ git\+\S+?)@\S+")
+
+
+def stage(results_dir: Path, submissions_dir: Path, dest: Path, *, ref: str | None = None) -> list[Path]:
+    """Copy what the Space serves into ``dest``: app, card, results and model cards only.
+
+    ``ref`` (default: this checkout's commit) pins the Space's groundcover requirement to
+    exactly the code that built the results it shows.
+    """
     files = []
     for name in SPACE_FILES:
         shutil.copy2(SPACE_DIR / name, dest / name)
         files.append(dest / name)
+    pin = ref or git_sha()
+    if pin:
+        req = dest / "requirements.txt"
+        req.write_text(
+            REQUIREMENT.sub(lambda m: f"{m.group(1)}@{pin}", req.read_text(encoding="utf-8")),
+            encoding="utf-8",
+        )
     for src in sorted(results_dir.rglob("*")):
         if (
             src.is_file()
@@ -92,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             size = f.stat().st_size
             total += size
             print(f"{size:>12,d}  {f.relative_to(tmp)}")
-        print(f"{len(files)} files, {total:,d} bytes -> space {args.repo_id}")
+        print(f"{len(files)} files, {total:,d} bytes -> space {args.repo_id} (replacing data/**)")
         if args.dry_run:
             print("dry run: nothing uploaded")
             return 0
@@ -101,7 +117,12 @@ def run(args: argparse.Namespace) -> int:
         api = HfApi()
         api.create_repo(args.repo_id, repo_type="space", space_sdk="gradio", exist_ok=True)
         info = api.upload_folder(
-            folder_path=tmp, repo_id=args.repo_id, repo_type="space", commit_message="update leaderboard"
+            folder_path=tmp,
+            repo_id=args.repo_id,
+            repo_type="space",
+            commit_message="update leaderboard",
+            # results and cards removed here are removed from the Space too
+            delete_patterns=["data/**"],
         )
         print(f"uploaded: {info}")
     return 0

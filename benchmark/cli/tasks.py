@@ -21,14 +21,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         examples=[
             "benchmark tasks",
             "benchmark tasks show webtrack-2009-2012",
+            "benchmark tasks card webtrack-2009-2012 --write   # the dataset card that datasets.load_dataset reads",
             "benchmark tasks export-lm-eval --out lm_eval_tasks/            # the scorable queries, closed-book",
             "benchmark tasks export-lm-eval --out lm_eval_tasks/ --rag bm25 # with 5 retrieved passages per prompt",
             "lm_eval --include_path lm_eval_tasks/ --tasks groundcover_webtrack-2009-2012 --log_samples ...",
         ],
     )
-    p.add_argument("action", nargs="?", choices=["list", "show", "export-lm-eval"], default="list")
+    p.add_argument("action", nargs="?", choices=["list", "show", "card", "export-lm-eval"], default="list")
     p.add_argument("task", nargs="?", help="task id (for show)")
     p.add_argument("--out", default="lm_eval_tasks", help="output directory for export-lm-eval")
+    p.add_argument(
+        "--write", action="store_true", help="card: write tasks/<id>/README.md instead of printing it"
+    )
     p.add_argument("--tasks", help="comma-separated task ids to export (default: all)")
     p.add_argument(
         "--all-queries",
@@ -65,6 +69,21 @@ def run(args: argparse.Namespace) -> int:
             table.add_row(name, str(len(task.table(name))))
         console.print(table)
         console.print(f"data fingerprint: {task.data_fingerprint}")
+        return 0
+    if args.action == "card":
+        from benchmark.tasks import dataset_card
+
+        if not args.task:
+            raise InputError(
+                Problem("command line", "`benchmark tasks card TASK` needs a task id", field="task")
+            )
+        task = load_task(args.task)
+        text = dataset_card(task.card)
+        if args.write:
+            (task.root / "README.md").write_text(text, encoding="utf-8")
+            console.print(f"wrote {task.root / 'README.md'}")
+        else:
+            print(text)
         return 0
     if args.action == "export-lm-eval":
         return _export(args, console)

@@ -126,10 +126,11 @@ def _rag_context() -> RAGContext:
 
 @pytest.mark.parametrize("with_rag", [False, True], ids=["closed-book", "rag"])
 def test_lm_eval_two_step_matches_the_harness(
-    tiny_model: Path, task: Task, tmp_path: Path, with_rag: bool
+    tiny_model: Path, task: Task, tmp_path: Path, with_rag: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``lm_eval --include_path <export> --log_samples`` then ``read_outputs``: the same
-    requests (prompts) and the same answers as ``benchmark evaluate``, closed-book and RAG."""
+    requests (prompts) and the same answers as ``benchmark evaluate``, closed-book and RAG —
+    with the export folder moved elsewhere and lm_eval run from yet another directory."""
     import lm_eval
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
@@ -137,14 +138,20 @@ def test_lm_eval_two_step_matches_the_harness(
     from benchmark.lm_eval_export import export_name, export_task
 
     rag = _rag_context() if with_rag else None
+    import shutil
+
     export_task(task, tmp_path / "lm_tasks", [q for q, _ in QUERIES], rag)
+    assert str(tmp_path) not in "".join(p.read_text() for p in (tmp_path / "lm_tasks").glob("*.yaml"))
+    shutil.move(tmp_path / "lm_tasks", tmp_path / "moved")  # as if copied to another machine
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
     name = export_name(task, rag)
     tracker = EvaluationTracker(output_path=str(tmp_path / "lm_out"))
     res = lm_eval.simple_evaluate(
         model="hf",
         model_args=f"pretrained={tiny_model},device=cpu",
         tasks=[name],
-        task_manager=TaskManager(include_path=str(tmp_path / "lm_tasks")),
+        task_manager=TaskManager(include_path=str(tmp_path / "moved")),
         log_samples=True,
         apply_chat_template=True,
         gen_kwargs=GEN,
@@ -238,3 +245,28 @@ def test_an_argument_the_backend_does_not_take_is_one_line(
             gen_kwargs=GEN,
             progress=False,
         )
+
+
+def test_lm_eval_flag_spellings_and_an_until_list(
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmark.cli.main import main
+
+    build_tiny_task(tmp_path / "tasks", QUERIES)
+    monkeypatch.setenv("GROUNDCOVER_TASKS", str(tmp_path / "tasks"))
+    args = [
+        "evaluate", "--model", "hf", "--model_args", f"pretrained={tiny_model}", "--tasks", "tiny",
+        "--gen_kwargs", 'until=["\\n\\n","</s>"]', "max_gen_toks=5", "--batch_size", "1",
+        "--output_path", str(tmp_path / "out"), "--log_samples", "--apply_chat_template",
+        "--limit", "0.5", "--no-score", "--no-progress",
+    ]  # fmt: skip
+    assert main(args) == 0
+    (path,) = (tmp_path / "out").rglob("tiny.jsonl")
+    rows = read_outputs(path)
+    assert [r.query_id for r in rows] == ["q1", "q2"]  # a fraction, as lm_eval: ceil(3 × 0.5)
+    assert rows[0].generation["until"] == ["\n\n", "</s>"] and rows[0].generation["max_gen_toks"] == 5
+    assert rows[0].generation["chat_template"] is True
+    assert (
+        main([*args[:-4], "--tasks", "tiny,", "--no-apply-chat-template", "--no-score", "--no-progress"]) == 0
+    )
+    assert read_outputs(path)[0].generation["chat_template"] is False

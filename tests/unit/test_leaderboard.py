@@ -157,3 +157,44 @@ def test_space_publish_dry_run_lists_what_would_be_uploaded(tmp_path: Path, caps
     assert "data/submissions/acme__close/model.yaml" in out
     assert "secret.env" not in out
     assert "dry run: nothing uploaded" in out
+
+
+def test_space_publish_pins_the_code_and_deletes_stale_results(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """What is sent to the Hub: the requirement pinned to this commit, and data/** replaced."""
+    import huggingface_hub
+
+    from benchmark.results import git_sha
+
+    calls: dict[str, object] = {}
+
+    class RecordingApi:
+        def create_repo(self, *a: object, **k: object) -> None:
+            calls["create"] = k
+
+        def upload_folder(self, **k: object) -> str:
+            calls.update(k)
+            calls["requirements"] = (Path(str(k["folder_path"])) / "requirements.txt").read_text()
+            return "ok"
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
+    results, subs = write_fixture(tmp_path)
+    args = [
+        "space",
+        "publish",
+        "--repo-id",
+        "org/board",
+        "--results-dir",
+        str(results),
+        "--submissions-dir",
+        str(subs),
+    ]
+    assert main(args) == 0
+    assert calls["delete_patterns"] == ["data/**"] and calls["repo_type"] == "space"
+    sha = git_sha()
+    assert (
+        sha
+        and f"groundcover@{sha}" in str(calls["requirements"])
+        and "@main" not in str(calls["requirements"])
+    )
+    readme = (Path(__file__).resolve().parents[2] / "hf_space" / "README.md").read_text()
+    assert "tags:\n  - leaderboard" in readme

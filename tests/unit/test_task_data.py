@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from benchmark.tasks import Task, load_task
+from benchmark.tasks import Task, list_tasks, load_task
 from benchmark.tasks import sha256_file as task_sha256
 
 REPO = Path(__file__).resolve().parents[2]
@@ -138,3 +138,19 @@ def test_converter_is_deterministic(tmp_path: Path) -> None:
             assert a == b, (
                 f"{task_id}/{rel} differs from a fresh conversion; rerun scripts/convert_webtrack.py"
             )
+
+
+@pytest.mark.parametrize("task_id", [c.id for c in list_tasks()])
+def test_every_table_loads_with_datasets(task_id: str) -> None:
+    """`datasets.load_dataset("tasks/<id>", "<table>")` reads what groundcover reads."""
+    import datasets
+
+    from benchmark.tasks import dataset_card
+
+    task = load_task(task_id)
+    assert (task.root / "README.md").read_text(encoding="utf-8") == dataset_card(task.card)  # not stale
+    for name in task.card.data.tables:
+        loaded = datasets.load_dataset(str(task.root), name, split="test").to_pandas()
+        ours = task.table(name)
+        assert list(loaded.columns) == list(ours.columns) and len(loaded) == len(ours), name
+        assert loaded.astype(str).equals(ours.astype(str)), name
