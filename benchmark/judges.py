@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from benchmark.cache import ModelCallCache, content_hash, default_cache
+from benchmark.cache import ModelCallCache, default_cache
 from benchmark.entailment import EntailmentModel, load_entailment
 from benchmark.llm import LLM, load_llm
 from benchmark.profiles import JudgeProfile, RetrieverSpec
@@ -65,11 +65,3 @@ class JudgeStack:
                     corpus, task, spec, self.profile.embedder, cache=self.cache, progress=self.progress
                 )
         return self._retrievers[key]
-
-    def corpus_id(self, corpus: CorpusRef, task: Task) -> str:
-        """A fingerprint of what grounding searches (recorded as ``task.corpus`` in results)."""
-        return content_hash(self.retriever(corpus, task).identity)
-
-    def describe(self) -> dict[str, Any]:
-        """Which models these are, for logs and run records."""
-        return {"profile": self.profile.id, "llm": self.llm.identity, "entailment": self.entailment.identity}

@@ -271,12 +271,6 @@ def iter_results(root: Path) -> Iterable[tuple[Path, TaskResult]]:
         yield path, read_result(path)
 
 
-def seed_for(seed: int, *parts: Any) -> int:
-    """A seed per (run seed, score key): every interval is reproducible on its own."""
-    digest = hashlib.sha256(json.dumps([seed, *parts], sort_keys=True, default=str).encode()).digest()
-    return int.from_bytes(digest[:4], "little")
-
-
 # ---------------------------------------------------------------------------------
 # Run metadata
 # ---------------------------------------------------------------------------------

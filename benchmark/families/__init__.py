@@ -15,20 +15,7 @@ from benchmark.tasks import Task
 
 REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(),)}
 
-__all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "get_family"]
-
-
-def get_family(family_id: str) -> MetricFamily:
-    try:
-        return REGISTRY[family_id]
-    except KeyError:
-        raise InputError(
-            Problem(
-                "--metrics",
-                f"no metric family {family_id!r}; known: {', '.join(REGISTRY)}",
-                field="--metrics",
-            )
-        ) from None
+__all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for"]
 
 
 def families_for(task: Task, requested: list[str] | None = None) -> list[MetricFamily]:

@@ -136,7 +136,6 @@ class ICATFamily(MetricFamily):
         state = ICATState(
             task=task,
             judges=judges,
-            corpus=corpus,
             retriever=retriever,
             aspect_qrels=qrels,
             variants=variants,

@@ -44,7 +44,7 @@ from benchmark.families.icat.claims import (
 from benchmark.families.icat.grounding import ClaimGrounding, ground_claims
 from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, PassageTrace
 from benchmark.judges import JudgeStack
-from benchmark.retrieval import CorpusRef, Retriever, candidate_documents
+from benchmark.retrieval import Retriever, candidate_documents
 from benchmark.structured import run_structured
 from benchmark.tasks import Task
 
@@ -58,7 +58,6 @@ class ICATState:
 
     task: Task
     judges: JudgeStack
-    corpus: CorpusRef
     retriever: Retriever
     aspect_qrels: AspectQrels
     variants: tuple[str, ...]
