@@ -290,19 +290,11 @@ def required_queries(task_id: str) -> tuple[set[str], list[str]]:
 @lru_cache(maxsize=32)
 def _required_queries(task_id: str, tasks_dir: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """Cached per (task, tasks folder): reading a task's tables is what validation spends time on."""
-    from benchmark.families import families_for
-    from benchmark.families.base import ScoringInputs
+    from benchmark.families import scorable_queries
     from benchmark.tasks import load_task
 
     task = load_task(task_id)
-    qids = list(task.table("queries")["query_id"])
-    scored = qids
-    for fam in families_for(task):
-        allowed = fam.scorable_queries(task, ScoringInputs())
-        if allowed is not None:
-            keep = set(scored)
-            scored = [q for q in allowed if q in keep]
-    return frozenset(qids), tuple(scored)
+    return frozenset(task.table("queries")["query_id"]), tuple(scorable_queries(task))
 
 
 def _guarded(shown: str, load: Callable[[], tuple[Any, list[Problem]]]) -> tuple[Any, list[Problem]]:

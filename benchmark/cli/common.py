@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from benchmark import families
 from benchmark.errors import InputError, Problem
 from benchmark.families import REGISTRY, families_for
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
@@ -65,15 +66,8 @@ def requested_metrics(args: argparse.Namespace) -> list[str] | None:
 
 
 def scorable_queries(args: argparse.Namespace, task: Task) -> list[str]:
-    """The queries every requested family can score on ``task``, in the order a quick run
-    should take them (e.g. the bundled corpus's own order); no model is loaded."""
-    qids = list(task.table("queries")["query_id"])
-    for fam in families_for(task, requested_metrics(args)):
-        allowed = fam.scorable_queries(task, scoring_inputs(args))
-        if allowed is not None:
-            keep = set(qids)
-            qids = [q for q in allowed if q in keep]
-    return qids
+    """The queries the requested families can score on ``task`` with the given inputs."""
+    return families.scorable_queries(task, scoring_inputs(args), requested_metrics(args))
 
 
 def plan(
@@ -89,9 +83,7 @@ def plan(
             (fam, fam.settings_from_args(args)) for fam in families_for(task, requested_metrics(args))
         ]
         for fam, _ in chosen[task.id]:
-            fam.scorable_queries(
-                task, scoring_inputs(args)
-            )  # resolves the corpus: fails early if there is none
+            fam.scorable_queries(task, scoring_inputs(args))  # resolves the corpus: fails early
     return profile, chosen
 
 

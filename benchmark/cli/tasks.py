@@ -108,7 +108,7 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     from rich.text import Text
 
     from benchmark import rag
-    from benchmark.families import families_for
+    from benchmark.families import scorable_queries
     from benchmark.families.base import ScoringInputs
     from benchmark.lm_eval_export import export_task
     from benchmark.profiles import load_profile
@@ -125,13 +125,11 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     )
     for task_id in ids:
         task = load_task(task_id)
-        qids = list(task.table("queries")["query_id"])
-        if not args.all_queries:
-            for fam in families_for(task):
-                allowed = fam.scorable_queries(task, ScoringInputs(args.corpus, args.lucene_index))
-                if allowed is not None:
-                    keep = set(qids)
-                    qids = [q for q in allowed if q in keep]
+        qids = (
+            list(task.table("queries")["query_id"])
+            if args.all_queries
+            else scorable_queries(task, ScoringInputs(args.corpus, args.lucene_index))
+        )
         context = (
             None
             if setting is None

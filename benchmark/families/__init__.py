@@ -9,13 +9,13 @@ Adding one is a folder under ``benchmark/families/`` and a line below (CONTRIBUT
 from __future__ import annotations
 
 from benchmark.errors import InputError, Problem
-from benchmark.families.base import MetricFamily, ScoreColumn
+from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.icat import ICATFamily
 from benchmark.tasks import Task
 
 REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(),)}
 
-__all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for"]
+__all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "scorable_queries"]
 
 
 def families_for(task: Task, requested: list[str] | None = None) -> list[MetricFamily]:
@@ -56,3 +56,18 @@ def families_for(task: Task, requested: list[str] | None = None) -> list[MetricF
     if problems:
         raise InputError(problems)
     return [REGISTRY[f] for f in ids]
+
+
+def scorable_queries(
+    task: Task, inputs: ScoringInputs | None = None, requested: list[str] | None = None
+) -> list[str]:
+    """The queries every family scoring ``task`` can score with ``inputs``, in the order a
+    quick run should take them (e.g. the bundled corpus's own order).  Cheap: no model
+    loads, so the CLI, the submission validator and the lm-eval export all ask it first."""
+    qids = list(task.table("queries")["query_id"])
+    for fam in families_for(task, requested):
+        allowed = fam.scorable_queries(task, inputs or ScoringInputs())
+        if allowed is not None:
+            keep = set(qids)
+            qids = [q for q in allowed if q in keep]
+    return qids
