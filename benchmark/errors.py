@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -60,13 +61,17 @@ def rel(path: Path | str) -> str:
         return str(p)
 
 
-def yaml_key_lines(text: str) -> dict[str, int]:
-    """1-based line of each top-level key of a YAML mapping, so field errors can name a line."""
+def yaml_key_lines(text: str, loader: Any = None) -> dict[str, int]:
+    """1-based line of each top-level key of a YAML mapping, so field errors can name a line.
+
+    ``loader`` composes the document (default: PyYAML's safe loader; submissions pass the
+    bounded loader of :mod:`benchmark.untrusted`); text it refuses has no line map.
+    """
     import yaml
 
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        node = yaml.compose(text, Loader=loader or yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError, ValueError):
         return {}
     if not isinstance(node, yaml.MappingNode):
         return {}

@@ -27,6 +27,8 @@ from typing import Any
 
 import yaml
 
+from benchmark import errors
+
 MAX_DEPTH = 32
 MAX_DIGITS = 30
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f]")  # U+0085 is a line break
@@ -123,13 +125,7 @@ def load_yaml(text: str) -> Any:
 
 def yaml_key_lines(text: str) -> dict[str, int]:
     """1-based line of each top-level key, composed with the same bounded loader."""
-    try:
-        node = _DataLoader(text).get_single_node()
-    except (yaml.YAMLError, RecursionError, ValueError):
-        return {}
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
+    return errors.yaml_key_lines(text, _DataLoader)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

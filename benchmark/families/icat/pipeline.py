@@ -82,12 +82,20 @@ class _Query:
 
     @property
     def ok(self) -> bool:
-        return not any(f.split(":", 1)[0] in ("claims", "entailment") for f in self.trace.failures)
+        return not query_failed(self.trace)
 
     def fail(self, stage: str, reason: str, raw: list[str] | None = None) -> None:
         self.trace.failures.append(f"{stage}: {reason}")
         if raw:
             self.trace.raw[stage] = raw
+
+
+#: Stages whose failure leaves a query without any score: no claims, or an undetermined claim.
+QUERY_FAILING_STAGES = ("claims", "entailment")
+
+
+def query_failed(trace: ICATTrace) -> bool:
+    return any(f.split(":", 1)[0] in QUERY_FAILING_STAGES for f in trace.failures)
 
 
 def score_batch(state: ICATState, items: Sequence[tuple[str, str, str]]) -> list[ICATTrace]:
@@ -285,7 +293,7 @@ def _inputs(tr: ICATTrace) -> tuple[dict[str, list[str] | None], dict[str, dict[
 def trace_scores(tr: ICATTrace) -> dict[str, float | None]:
     """Every ICAT number of one query, from its trace alone — the pipeline's own scoring
     step, and how a published result is recomputed without any model."""
-    if any(f.split(":", 1)[0] in ("claims", "entailment") for f in tr.failures):
+    if query_failed(tr):
         return dict.fromkeys(SCORE_KEYS)
     aspects, alignments = _inputs(tr)
     return formulas.icat_query_scores(
