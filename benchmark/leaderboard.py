@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -49,11 +50,11 @@ class Entry:
     def model_label(self) -> str:
         return self.result.model.label
 
-    @property
+    @cached_property
     def board_id(self) -> str:
         return content_hash(self.result.board_key())[:12]
 
-    @property
+    @cached_property
     def board(self) -> str:
         """A readable board name (the full key is hashed into :attr:`board_id`)."""
         r = self.result

@@ -75,7 +75,7 @@ def load(data_file, **_):
 '''
 
 
-def task_config(task: Task, data_file: Path, rag: RAGContext | None = None) -> dict[str, Any]:
+def task_config(task: Task, data_file: Path, n_queries: int, rag: RAGContext | None = None) -> dict[str, Any]:
     """The lm-eval YAML (as a dict) for one exported task; the data file is named relative to
     the YAML's folder and read by the loader beside it (``custom_dataset``)."""
     return {
@@ -93,15 +93,9 @@ def task_config(task: Task, data_file: Path, rag: RAGContext | None = None) -> d
             "version": task.card.version,
             "groundcover_task": task.id,
             "setting": "closed-book" if rag is None else rag.setting.slug,
-            "queries": len(query_ids_of(data_file)),
+            "queries": n_queries,
         },
     }
-
-
-def query_ids_of(data_file: Path) -> list[str]:
-    return [
-        json.loads(line)["query_id"] for line in data_file.read_text(encoding="utf-8").split("\n") if line
-    ]
 
 
 def export_task(
@@ -117,6 +111,8 @@ def export_task(
             f.write(json.dumps(doc, ensure_ascii=False) + "\n")
     path = out_dir / f"{name}.yaml"
     (out_dir / LOADER).write_text(LOADER_SOURCE, encoding="utf-8")
-    text = yaml.safe_dump(task_config(task, data_file, rag), sort_keys=False, allow_unicode=True)
+    text = yaml.safe_dump(
+        task_config(task, data_file, len(query_ids), rag), sort_keys=False, allow_unicode=True
+    )
     path.write_text(text + f"custom_dataset: !function {Path(LOADER).stem}.load\n", encoding="utf-8")
     return path

@@ -141,9 +141,9 @@ def paired_tests(
     diffs = matrix[iu] - matrix[ju]
     shared = ~np.isnan(diffs)
     counts = shared.sum(axis=1)
-    filled = np.where(shared, diffs, 0.0).astype(np.float32)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, np.where(shared, diffs, 0.0).sum(axis=1) / np.maximum(counts, 1), 0.0)
+    zeroed = np.where(shared, diffs, 0.0)
+    means = zeroed.sum(axis=1) / np.maximum(counts, 1)  # 0 where no query is shared
+    filled = zeroed.astype(np.float32)
     testable = (counts > 0) & np.any(filled != 0, axis=1)
     p = np.ones(len(iu))
     if testable.any():
