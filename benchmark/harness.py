@@ -157,26 +157,22 @@ def parse_kv(text: str | dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 #: Generation settings whose type is known, and a check of each value.
 _GEN_CHECKS: dict[str, tuple[str, Any]] = {
-    "max_gen_toks": (
-        "a whole number of at least 1",
-        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-    ),
-    "temperature": (
-        "a number of at least 0",
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
-    ),
-    "top_p": (
-        "a number in (0, 1]",
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1,
-    ),
-    "repetition_penalty": (
-        "a number above 0",
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
-    ),
+    "max_gen_toks": ("a whole number of at least 1", lambda v: _whole(v) and v >= 1),
+    "temperature": ("a number of at least 0", lambda v: _number(v) and v >= 0),
+    "top_p": ("a number in (0, 1]", lambda v: _number(v) and 0 < v <= 1),
+    "repetition_penalty": ("a number above 0", lambda v: _number(v) and v > 0),
     "do_sample": ("true or false", lambda v: isinstance(v, bool)),
-    "seed": ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    "seed": ("a whole number", _whole),
     "until": ("a stop string", lambda v: isinstance(v, (str, list))),
 }
 

@@ -11,15 +11,11 @@ from rich.text import Text
 
 from benchmark.families import REGISTRY
 from benchmark.results import Score, TaskResult
+from benchmark.snapshot import fmt_score
 
 
-def fmt_score(score: Score | None, ci: bool = True) -> str:
-    if score is None or score.value is None:
-        return "—"
-    text = f"{score.value:.3f}"
-    if ci and score.ci_low is not None and score.ci_high is not None:
-        text += f" [{score.ci_low:.2f}, {score.ci_high:.2f}]"
-    return text
+def _score_parts(score: Score | None) -> tuple[float | None, float | None, float | None]:
+    return (None, None, None) if score is None else (score.value, score.ci_low, score.ci_high)
 
 
 def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
@@ -40,7 +36,7 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
                     r.model.label,
                     f"{r.task.id}@{r.task.version}",
                     r.profile_id,
-                    *[fmt_score(r.scores.get(k)) for k in keys],
+                    *[fmt_score(*_score_parts(r.scores.get(k))) for k in keys],
                     str(r.task.queries.n),
                     str(len(r.failed_queries)),
                 )

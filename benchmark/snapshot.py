@@ -33,13 +33,18 @@ RANKS_EXPLAINED = (
 )
 
 
-def fmt_value(value: object) -> str:
+def fmt_score(value: object, low: object = None, high: object = None, ci: bool = True) -> str:
+    """``0.412 [0.30, 0.51]``; ``—`` for a missing value; no interval where there is none."""
     if value is None or pd.isna(value):  # type: ignore[arg-type]
         return MISSING
-    return f"{float(value):.3f}"  # type: ignore[arg-type]
+    text = f"{float(value):.3f}"  # type: ignore[arg-type]
+    if ci and low is not None and high is not None and not pd.isna(low) and not pd.isna(high):  # type: ignore[arg-type]
+        text += f" [{float(low):.2f}, {float(high):.2f}]"  # type: ignore[arg-type]
+    return text
 
 
 def fmt_ci(row: pd.Series, key: str) -> str:
+    """The interval of ``key`` alone (the Space shows it in its own column)."""
     lo, hi = row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
     if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
         return ""
@@ -47,9 +52,7 @@ def fmt_ci(row: pd.Series, key: str) -> str:
 
 
 def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:
-    text = fmt_value(row.get(key))
-    interval = fmt_ci(row, key) if ci and text != MISSING else ""
-    return f"{text} {interval}".strip()
+    return fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
 
 
 def fmt_params(value: object) -> str:
