@@ -66,13 +66,22 @@ def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0, n_
     return path
 
 
-def build_tiny_task(root: Path, queries: list[tuple[str, str]], *, task_id: str = "tiny") -> Path:
-    """A minimal task folder (card + queries parquet) that :func:`benchmark.tasks.load_task` reads."""
+def build_tiny_task(
+    root: Path,
+    queries: list[tuple[str, str]],
+    *,
+    task_id: str = "tiny",
+    tables: dict[str, pd.DataFrame] | None = None,
+    **card_fields: object,
+) -> Path:
+    """A task folder that :func:`benchmark.tasks.load_task` reads: a card, the queries, and
+    any further ``tables`` (written as parquet); ``card_fields`` replace the card's."""
     folder = root / task_id
     (folder / "data").mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"query_id": [q for q, _ in queries], "text": [t for _, t in queries]}).to_parquet(
-        folder / "data" / "queries.parquet", index=False
-    )
+    frames = {"queries": pd.DataFrame({"query_id": [q for q, _ in queries], "text": [t for _, t in queries]})}
+    frames |= tables or {}
+    for name, df in frames.items():
+        df.to_parquet(folder / "data" / f"{name}.parquet", index=False)
     card = {
         "id": task_id,
         "version": "0.0.1",
@@ -83,8 +92,9 @@ def build_tiny_task(root: Path, queries: list[tuple[str, str]], *, task_id: str 
         "citation": "none",
         "metrics": ["icat"],
         "instruction": "Answer the question in one sentence.",
-        "data": {"kind": "local", "path": "data", "tables": {"queries": "queries.parquet"}},
+        "data": {"kind": "local", "path": "data", "tables": {n: f"{n}.parquet" for n in frames}},
         "corpus": {"kind": "none"},
+        **card_fields,
     }
     (folder / "task.yaml").write_text(yaml.safe_dump(card, sort_keys=False), encoding="utf-8")
     return folder

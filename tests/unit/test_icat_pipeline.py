@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from benchmark.families import REGISTRY
 from benchmark.families.icat import ICATSettings
@@ -30,6 +29,7 @@ from benchmark.families.icat.formulas import icat_beta
 from benchmark.results import ModelInfo, read_result
 from benchmark.runner import RunOptions, score_task
 from benchmark.tasks import load_task
+from tests.helpers import build_tiny_task
 from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, alignment_reply, fake_stack
 
 ICAT = REGISTRY["icat"]
@@ -110,57 +110,35 @@ def fake_reply(messages: list[dict[str, str]]) -> str:
 
 
 def build_task(root: Path) -> Path:
-    folder = root / "fake-icat"
-    (folder / "data").mkdir(parents=True)
-    pd.DataFrame(
-        {
-            "query_id": ["1", "2", "3", "4"],
-            "text": ["alpha topic", "beta topic", "gamma topic", "delta topic"],
-            "description": ["about alpha", "about beta", "about gamma", "about delta"],
-        }
-    ).to_parquet(folder / "data" / "queries.parquet", index=False)
-    aspects = [
-        ("1", "a1", "alpha one"),
-        ("1", "a2", "alpha two"),
-        ("1", "a3", "alpha three"),
-        ("1", "a4", "alpha four"),
-    ]
-    aspects += [
-        ("2", "b1", "beta one"),
-        ("2", "b2", "beta two"),
-        ("3", "g1", "gamma one"),
-        ("4", "d1", "delta one"),
-    ]
-    pd.DataFrame(aspects, columns=["query_id", "aspect_id", "text"]).to_parquet(
-        folder / "data" / "aspects.parquet", index=False
-    )
+    texts = ["alpha topic", "beta topic", "gamma topic", "delta topic"]
+    aspects = [("1", "a1", "alpha one"), ("1", "a2", "alpha two"), ("1", "a3", "alpha three")]
+    aspects += [("1", "a4", "alpha four"), ("2", "b1", "beta one"), ("2", "b2", "beta two")]
+    aspects += [("3", "g1", "gamma one"), ("4", "d1", "delta one")]
     qrels = [("1", "D1", "a1", 1), ("1", "D2", "a3", 1), ("1", "D3", "a2", 2), ("2", "D1", "b1", 1)]
     qrels += [("2", "D6", "b2", 1), ("3", "D7", "g1", 1)]
-    pd.DataFrame(qrels, columns=["query_id", "doc_id", "aspect_id", "relevance"]).to_parquet(
-        folder / "data" / "qrels.parquet", index=False
+    queries = pd.DataFrame(
+        {
+            "query_id": ["1", "2", "3", "4"],
+            "text": texts,
+            "description": [f"about {t.split()[0]}" for t in texts],
+        }
     )
-    pd.DataFrame({"doc_id": list(P), "text": list(P.values())}).to_parquet(
-        folder / "data" / "corpus.parquet", index=False
-    )
-    card = {
-        "id": "fake-icat",
-        "version": "0.0.1",
-        "name": "fake ICAT task",
-        "description": "four queries with hand-computed ICAT scores",
-        "source": {"name": "tests"},
-        "license": "CC0-1.0",
-        "citation": "none",
-        "metrics": ["icat"],
-        "main_score": {"icat": "icat_m"},
-        "instruction": "Answer.",
-        "data": {
-            "kind": "local",
-            "path": "data",
-            "tables": {t: f"{t}.parquet" for t in ("queries", "aspects", "qrels", "corpus")},
+    return build_tiny_task(
+        root,
+        [],
+        task_id="fake-icat",
+        tables={
+            "queries": queries,
+            "aspects": pd.DataFrame(aspects, columns=["query_id", "aspect_id", "text"]),
+            "qrels": pd.DataFrame(qrels, columns=["query_id", "doc_id", "aspect_id", "relevance"]),
+            "corpus": pd.DataFrame({"doc_id": list(P), "text": list(P.values())}),
         },
-    }
-    (folder / "task.yaml").write_text(yaml.safe_dump(card, sort_keys=False), encoding="utf-8")
-    return folder
+        name="fake ICAT task",
+        description="four queries with hand-computed ICAT scores",
+        main_score={"icat": "icat_m"},
+        instruction="Answer.",
+        corpus={"kind": "table"},
+    )
 
 
 @pytest.fixture
