@@ -342,7 +342,8 @@ def _on_change(components: list[Any], fn: Any, inputs: list[Any], outputs: Any) 
 
 
 def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: str | None) -> None:
-    profiles = [p for p in lb.profiles if not lb.tables.get(fid, pd.DataFrame()).empty] or lb.profiles
+    table = lb.tables.get(fid, pd.DataFrame())
+    profiles = sorted(set(table["judge_profile"])) if not table.empty else lb.profiles
     tasks = [ANY, *lb.tasks]
     cols = all_columns(fam)
     defaults = default_columns(fam)
