@@ -523,7 +523,7 @@ def dataset_card(card: TaskCard) -> str:
         + f"groundcover task `{card.id}`, version {card.version}; metric families: {', '.join(card.metrics)}. "
         + "Provenance, checksums and the instruction given to models are in `task.yaml`.\n\n"
         + f"## Tables\n\n{tables}\n\n"
-        + "```python\nimport datasets\n"
+        + "```python\nimport datasets\n\n"
         + f'queries = datasets.load_dataset("tasks/{card.id}", "queries", split="test")\n```\n\n'
         + f"## Source and licence\n\n{card.source.name}"
         + (f" ({card.source.url})" if card.source.url else "")

@@ -270,3 +270,11 @@ def test_lm_eval_flag_spellings_and_an_until_list(
         main([*args[:-4], "--tasks", "tiny,", "--no-apply-chat-template", "--no-score", "--no-progress"]) == 0
     )
     assert read_outputs(path)[0].generation["chat_template"] is False
+    json_form = [
+        "--gen_kwargs",
+        '{"max_gen_toks": 4, "until": ["</s>"]}',
+    ]  # lm_eval also takes one JSON object
+    assert main([*args[:-4], *json_form, "--no-score", "--no-progress"]) == 0
+    assert read_outputs(path)[0].generation["max_gen_toks"] == 4 and read_outputs(path)[0].generation[
+        "until"
+    ] == ["</s>"]
