@@ -35,6 +35,17 @@ def index_dir() -> Path:
     return path
 
 
+#: Where an installed wheel keeps the task folders (pyproject maps the repo's tasks/ here).
+PACKAGED_TASKS = PACKAGE_DIR / "task_data"
+
+
 def tasks_dir() -> Path:
-    """Directory holding ``<task_id>/task.yaml`` cards (repo ``tasks/`` by default)."""
-    return Path(os.environ.get("GROUNDCOVER_TASKS", REPO_ROOT / "tasks"))
+    """Directory holding ``<task_id>/task.yaml`` cards.
+
+    ``GROUNDCOVER_TASKS`` if set; else the copy inside an installed wheel; else the
+    checkout's ``tasks/`` (an editable install maps the package onto the checkout, so
+    there is no copy to go stale).
+    """
+    if "GROUNDCOVER_TASKS" in os.environ:
+        return Path(os.environ["GROUNDCOVER_TASKS"])
+    return PACKAGED_TASKS if PACKAGED_TASKS.is_dir() else REPO_ROOT / "tasks"

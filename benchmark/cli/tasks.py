@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         return _export(args, console)
     table = Table(title="groundcover tasks")
     for col in ("id", "version", "metrics", "corpus", "licence"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "id")  # ids are typed back: never cut them
     for card in list_tasks():
         table.add_row(
             card.id,

@@ -1,0 +1,67 @@
+"""What the wheel installs: only `benchmark`, every package under it, and the tasks.
+
+The end-to-end check (build, install in a fresh venv in an empty directory, list and
+evaluate) is ``scripts/check_wheel.sh``, run by CI after the tests.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from benchmark import paths
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def setuptools_config() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+
+
+def test_every_package_under_benchmark_is_listed_and_nothing_else(setuptools_config: dict) -> None:
+    on_disk = {
+        ".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "benchmark").rglob("__init__.py")
+    }
+    on_disk |= {"benchmark.prompts", "benchmark.profiles", "benchmark.task_data"}  # data-only packages
+    listed = set(setuptools_config["packages"])
+    assert listed == on_disk
+    assert all(name == "benchmark" or name.startswith("benchmark.") for name in listed)
+
+
+def test_task_folders_are_mapped_into_the_package(setuptools_config: dict) -> None:
+    assert setuptools_config["package-dir"] == {"benchmark.task_data": "tasks"}
+    patterns = setuptools_config["package-data"]["benchmark.task_data"]
+    shipped = {p for pattern in patterns for p in (ROOT / "tasks").glob(pattern)}
+    tracked = {p for p in (ROOT / "tasks").rglob("*") if p.is_file() and "raw" not in p.parts}
+    assert tracked and shipped == tracked, "a task file would be left out of the wheel"
+
+
+def test_tasks_dir_prefers_the_installed_copy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("GROUNDCOVER_TASKS", raising=False)
+    assert paths.tasks_dir() == ROOT / "tasks"  # a checkout has no copy to go stale
+    monkeypatch.setattr(paths, "PACKAGED_TASKS", tmp_path)
+    assert paths.tasks_dir() == tmp_path
+    monkeypatch.setenv("GROUNDCOVER_TASKS", str(tmp_path / "mine"))
+    assert paths.tasks_dir() == tmp_path / "mine"
+
+
+def test_no_module_imports_pyserini_python_layer() -> None:
+    """pyserini is installed without its dependencies (see benchmark/lucene.py): importing
+    its search modules would need torch, onnxruntime and an OpenAI key."""
+    for module in (ROOT / "benchmark").rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                assert not name.startswith(("pyserini.search", "pyserini.index", "pyserini.encode")), (
+                    f"{module.relative_to(ROOT)} imports {name}"
+                )
