@@ -1,13 +1,15 @@
 """groundcover leaderboard: a Gradio Blocks app over scored result files.
 
 Run locally with ``benchmark space serve`` (or ``python hf_space/app.py``).  It reads
-result JSON and traces from ``$GROUNDCOVER_RESULTS`` (default: ``data/results`` next to
-this file when published, else the repository's ``leaderboard/results/``) and model cards
-from ``$GROUNDCOVER_SUBMISSIONS``.
+result JSON, traces and model cards from the results dataset pinned in ``results.yaml``
+next to this file (:mod:`benchmark.results_dataset`), or, when that cannot be read or
+``$GROUNDCOVER_RESULTS`` is set, from a local folder (default: the repository's
+``leaderboard/results/`` and ``submissions/``); the page says which.
 
 One tab per registered metric family (:data:`benchmark.families.REGISTRY`): the ranked
 table first, then its search, filters and columns, a CSV download of what is shown, and
-the family's figures; then a drill-down into any result's per-query traces, rendered by
+the family's figures.  Scores are numbers (``datatype="number"``): a column's menu sorts
+them as numbers, a missing one is a blank cell, never 0; then a drill-down into any result's per-query traces, rendered by
 the family; then About, How to submit and Citation, as on the Hub's leaderboards.  No
 code here names a family.
 
@@ -32,6 +34,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from benchmark import results_dataset
 from benchmark.families import REGISTRY, MetricFamily
 from benchmark.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.profiles import DEFAULT_PROFILE
@@ -42,25 +45,26 @@ HERE = Path(__file__).resolve().parent
 ANY = "any"
 SIZES = {ANY: None, "≤ 1B": 1e9, "≤ 10B": 1e10, "≤ 100B": 1e11}
 FIXED_COLUMNS = ("rank", "model")
-INFO_COLUMNS = ("setting", "size", "open weights")
+SIZE = "params (B)"
+INFO_COLUMNS = ("setting", SIZE, "open weights")
 TAIL_COLUMNS = ("queries", "failed", "task", "judge profile", "board")
-DEFAULT_INFO = ("setting", "size", "failed")
+DEFAULT_INFO = ("setting", SIZE, "failed")
+NUMBER_COLUMNS = {"rank", SIZE, "queries", "failed"}
 
 
-def _data_dir(env: str, published: Path, repo: Path) -> Path:
-    if os.environ.get(env):
-        return Path(os.environ[env])
-    return published if published.exists() else repo
+def locate() -> results_dataset.Located:
+    """An explicit local folder, else the pinned results dataset, else the local copy."""
+    submissions = Path(os.environ.get("GROUNDCOVER_SUBMISSIONS", HERE.parent / "submissions"))
+    if os.environ.get("GROUNDCOVER_RESULTS"):
+        results = Path(os.environ["GROUNDCOVER_RESULTS"])
+        return results_dataset.Located(results, submissions, f"local folder {results}")
+    pin = Path(os.environ.get("GROUNDCOVER_RESULTS_PIN", HERE / "results.yaml"))
+    return results_dataset.locate(pin, HERE.parent / "leaderboard" / "results", submissions)
 
 
-def load() -> Leaderboard:
-    results = _data_dir(
-        "GROUNDCOVER_RESULTS", HERE / "data" / "results", HERE.parent / "leaderboard" / "results"
-    )
-    submissions = _data_dir(
-        "GROUNDCOVER_SUBMISSIONS", HERE / "data" / "submissions", HERE.parent / "submissions"
-    )
-    return build_leaderboard(results, submissions)
+def load() -> tuple[Leaderboard, str]:
+    where = locate()
+    return build_leaderboard(where.results, where.submissions), where.source
 
 
 # ---------------------------------------------------------------------------------
@@ -117,6 +121,9 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
     rows = []
     for _, r in df.iterrows():
         row: dict[str, Any] = entry_cells(r)
+        del row["size"]  # as text ("8B"); a number here, so that it sorts as one
+        params = pd.to_numeric(r["parameters"], errors="coerce")
+        row[SIZE] = round(float(params) / 1e9, 3) if pd.notna(params) and params > 0 else None
         for key, label in score_columns(family):
             if label.endswith(" CI"):
                 row[label] = fmt_ci(r, key) if key in r else ""
@@ -130,7 +137,6 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
                 "task": f"{r['task']}@{r['task_version']}",
                 "judge profile": r["judge_profile"],
                 "board": r["board"],
-                "_parameters": r["parameters"],
             }
         )
         rows.append(row)
@@ -146,33 +152,36 @@ def table_view(
     profile: str,
     task: str,
     columns: list[str] | None,
-    sort_by: str,
-    descending: bool,
 ) -> pd.DataFrame:
+    """The rows that pass the filters, ranked (board, rank, model), with the chosen columns.
+
+    Missing numbers stay ``None`` (a blank cell that sorts last when descending);
+    missing text is "—".  Sorting by any other column is the table's own column menu.
+    """
     fam = REGISTRY[family_id]
     view = numeric_frame(
         filter_rows(lb.tables.get(family_id, pd.DataFrame()), search, weights, size, profile, task), fam
     )
     if view.empty:
         return pd.DataFrame({"model": ["no results match"]})
-    view = sort_view(view, sort_by, descending)
+    view = view.sort_values(["board", "rank", "model"], na_position="last", kind="stable")
     shown = [c for c in view.columns if c in FIXED_COLUMNS or c in (columns or [])]
-    out = view[shown].reset_index(drop=True)
-    return out.astype(object).where(out.notna(), MISSING)
+    out = view[shown].reset_index(drop=True).astype(object)
+    numbers = [c for c in out.columns if is_number(c, fam)]
+    text = [c for c in out.columns if c not in numbers]
+    out[numbers] = out[numbers].where(out[numbers].notna(), None)
+    out[text] = out[text].where(out[text].notna(), MISSING)
+    return out
 
 
-def sort_view(view: pd.DataFrame, sort_by: str, descending: bool) -> pd.DataFrame:
-    """Sort on the numbers (sizes by parameter count); missing values always last."""
-    key = {"size": "_parameters"}.get(sort_by, sort_by)
-    if key == "rank" or key not in view.columns:
-        return view.sort_values(["board", "rank", "model"], na_position="last", kind="stable")
-    values = view[key]
-    if key == "_parameters":
-        values = pd.to_numeric(values, errors="coerce").where(lambda v: v > 0)
-    elif values.dtype == object:
-        values = values.astype(str).str.lower()
-    order = values.sort_values(ascending=not descending, na_position="last", kind="stable").index
-    return view.loc[order]
+def is_number(column: str, family: MetricFamily) -> bool:
+    return column in NUMBER_COLUMNS or column in {c.label for c in family.columns}
+
+
+def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
+    """The Dataframe update for ``view``: its values and each column's datatype."""
+    types = ["number" if is_number(c, family) else "str" for c in view.columns]
+    return gr.Dataframe(value=view, datatype=types)
 
 
 def write_csv(view: pd.DataFrame, family_id: str) -> str:
@@ -347,38 +356,34 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     tasks = [ANY, *lb.tasks]
     cols = all_columns(fam)
     defaults = default_columns(fam)
-    first = table_view(lb, fid, "", ANY, ANY, default_profile or ANY, ANY, defaults, "rank", False)
+    first = table_view(lb, fid, "", ANY, ANY, default_profile or ANY, ANY, defaults)
     gr.Markdown(
         f"{html.escape(fam.description)} Ranked by each board's main score; see *About* for how ranks work."
     )
     table = gr.Dataframe(
-        value=first, interactive=False, wrap=True, pinned_columns=2, elem_id=f"gc-table-{fid}"
+        value=first,
+        datatype=["number" if is_number(c, fam) else "str" for c in first.columns],
+        interactive=False,
+        wrap=True,
+        pinned_columns=2,
+        elem_id=f"gc-table-{fid}",
     )
     download = gr.DownloadButton(
         "Download this table (CSV)", value=write_csv(first, fid), size="sm", elem_id=f"gc-download-{fid}"
     )
-    with gr.Accordion("Search and filters", open=True, elem_id=f"gc-filters-{fid}"):
-        with gr.Row():
-            search = gr.Textbox(label="Search model", placeholder="e.g. llama", elem_id=f"gc-search-{fid}")
-            weights = gr.Dropdown(
-                [ANY, "open", "closed"], value=ANY, label="Weights", elem_id=f"gc-weights-{fid}"
-            )
-            size = gr.Dropdown(list(SIZES), value=ANY, label="Size", elem_id=f"gc-size-{fid}")
-            profile = gr.Dropdown(
-                profiles or [ANY],
-                value=default_profile or ANY,
-                label="Judge profile",
-                elem_id=f"gc-profile-{fid}",
-            )
-            task = gr.Dropdown(tasks, value=ANY, label="Task", elem_id=f"gc-task-{fid}")
-        with gr.Row():
-            sort_by = gr.Dropdown(
-                ["rank", "model", *[c for c in cols if not c.endswith(" CI")]],
-                value="rank",
-                label="Sort by",
-                elem_id=f"gc-sort-{fid}",
-            )
-            descending = gr.Checkbox(value=False, label="Descending", elem_id=f"gc-desc-{fid}")
+    with gr.Accordion("Search and filters", open=True, elem_id=f"gc-filters-{fid}"), gr.Row():
+        search = gr.Textbox(label="Search model", placeholder="e.g. llama", elem_id=f"gc-search-{fid}")
+        weights = gr.Dropdown(
+            [ANY, "open", "closed"], value=ANY, label="Weights", elem_id=f"gc-weights-{fid}"
+        )
+        size = gr.Dropdown(list(SIZES), value=ANY, label="Size", elem_id=f"gc-size-{fid}")
+        profile = gr.Dropdown(
+            profiles or [ANY],
+            value=default_profile or ANY,
+            label="Judge profile",
+            elem_id=f"gc-profile-{fid}",
+        )
+        task = gr.Dropdown(tasks, value=ANY, label="Task", elem_id=f"gc-task-{fid}")
     with gr.Accordion("Columns", open=False, elem_id=f"gc-columns-acc-{fid}"):
         columns = gr.CheckboxGroup(cols, value=defaults, label="Columns", elem_id=f"gc-columns-{fid}")
     filters = [search, weights, size, profile, task]
@@ -396,9 +401,9 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     with gr.Row():
         plots = [gr.Plot(fig, label=title) for title, fig in figures.items()]
 
-    def _table(*vals: Any) -> tuple[pd.DataFrame, str]:
+    def _table(*vals: Any) -> tuple[Any, str]:
         view = table_view(lb, fid, *vals)
-        return view, write_csv(view, fid)
+        return shown_table(view, fam), write_csv(view, fid)
 
     def _plots(*vals: Any) -> list[Any]:
         *flt, opt = vals if option is not None else (*vals, None)
@@ -406,9 +411,9 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
 
     # one event per change: the table (cheap) first, then the figures (slower to render)
     event = _on_change(
-        [*filters, columns, sort_by, descending],
+        [*filters, columns],
         _table,
-        [*filters, columns, sort_by, descending],
+        [*filters, columns],
         [table, download],
     )
     if plots:
@@ -418,14 +423,17 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
             _on_change([option], _plots, plot_inputs, plots)
 
 
-def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
-    lb = lb or load()
+def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Blocks:
+    if lb is None:
+        lb, source = load()
     default_profile = next(
         (p for p in lb.profiles if p.split("@")[0] == DEFAULT_PROFILE),
         lb.profiles[0] if lb.profiles else None,
     )
     with gr.Blocks(title="groundcover leaderboard") as demo:
         gr.Markdown(INTRO)
+        if source:  # a path or dataset id: escaped, as everything else shown
+            gr.Markdown(f"<small>Results shown: {html.escape(source)}</small>", elem_id="gc-source")
         with gr.Tabs():
             for fid, fam in REGISTRY.items():
                 with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}"):
@@ -453,11 +461,7 @@ def build_app(lb: Leaderboard | None = None) -> gr.Blocks:
                         if not table.empty
                         else table
                     )
-                    summ = (
-                        numeric_frame(row, fam).drop(columns="_parameters")
-                        if fam and not row.empty
-                        else pd.DataFrame()
-                    )
+                    summ = numeric_frame(row, fam) if fam and not row.empty else pd.DataFrame()
                     qids = [q.query_id for q in entry.result.per_query]
                     return summ, per_query_frame(entry), gr.update(choices=qids, value=None), ""
 

@@ -1,4 +1,5 @@
-"""``benchmark space``: run the leaderboard Space locally, or publish it to the Hub."""
+"""``benchmark space``: run the leaderboard Space locally, publish the results dataset it
+reads, or publish the Space itself (:mod:`benchmark.results_dataset` explains the split)."""
 
 from __future__ import annotations
 
@@ -9,31 +10,36 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from benchmark import paths
+from benchmark import paths, results_dataset
 from benchmark.cli import PUBLISHED_RESULTS, add_command
+from benchmark.errors import InputError, Problem
 from benchmark.results import git_sha
 
 SPACE_DIR = paths.REPO_ROOT / "hf_space"
-SPACE_FILES = ("app.py", "README.md", "requirements.txt")
+PIN_FILE = SPACE_DIR / "results.yaml"
+SPACE_FILES = ("app.py", "README.md", "requirements.txt", "results.yaml")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "space",
-        help="serve the Gradio leaderboard locally, or publish it as a Hugging Face Space",
+        help="serve the Gradio leaderboard locally; publish its results dataset, or the Space",
         description=(
-            "`serve` starts hf_space/app.py on 127.0.0.1 over --results-dir. `publish` stages the app, "
-            "its Space card, the result files (with traces, for drill-down) and the model cards, then "
-            "uploads them with huggingface_hub; --dry-run prints what would be uploaded."
+            "`serve` starts hf_space/app.py on 127.0.0.1 over --results-dir. `publish-results` uploads "
+            "the result files (with traces, for drill-down) and the model cards as a Hub dataset, "
+            "replacing its content, and pins the new commit in hf_space/results.yaml. `publish` "
+            "uploads the app, its Space card and that pin: the Space reads the dataset at the pinned "
+            "commit. --dry-run prints what would be uploaded."
         ),
         examples=[
             "benchmark space serve --port 7860",
+            "HF_TOKEN=... benchmark space publish-results --repo-id groundcover/results",
             "benchmark space publish --repo-id groundcover/leaderboard --dry-run",
             "HF_TOKEN=... benchmark space publish --repo-id groundcover/leaderboard",
         ],
     )
-    p.add_argument("action", choices=["serve", "publish"])
+    p.add_argument("action", choices=["serve", "publish-results", "publish"])
     p.add_argument(
         "--results-dir",
         default=PUBLISHED_RESULTS,
@@ -41,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--submissions-dir", default="submissions")
     p.add_argument("--port", type=int, default=7860)
-    p.add_argument("--repo-id", help="Space repo id, e.g. org/leaderboard (publish)")
+    p.add_argument("--repo-id", help="Hub repo id: the results dataset, or the Space (org/name)")
     p.add_argument("--dry-run", action="store_true", help="list the files and sizes, upload nothing")
     p.set_defaults(func=run)
 
@@ -49,12 +55,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 REQUIREMENT = re.compile(r"(groundcover\[space\] @ git\+\S+?)@\S+")
 
 
-def stage(results_dir: Path, submissions_dir: Path, dest: Path, *, ref: str | None = None) -> list[Path]:
-    """Copy what the Space serves into ``dest``: app, card, results and model cards only.
+def stage(dest: Path, *, ref: str | None = None) -> list[Path]:
+    """Copy the Space into ``dest``: app, card, requirements and the results pin.
 
     ``ref`` (default: this checkout's commit) pins the Space's groundcover requirement to
-    exactly the code that built the results it shows.
+    exactly the code that built the results it shows.  No results are copied: the Space
+    reads them from the pinned dataset.
     """
+    if results_dataset.read_pin(PIN_FILE) is None:
+        raise InputError(
+            Problem(
+                str(PIN_FILE),
+                "no results pin: run `benchmark space publish-results --repo-id ORG/NAME` first",
+            )
+        )
     files = []
     for name in SPACE_FILES:
         shutil.copy2(SPACE_DIR / name, dest / name)
@@ -66,24 +80,15 @@ def stage(results_dir: Path, submissions_dir: Path, dest: Path, *, ref: str | No
             REQUIREMENT.sub(lambda m: f"{m.group(1)}@{pin}", req.read_text(encoding="utf-8")),
             encoding="utf-8",
         )
-    for src in sorted(results_dir.rglob("*")):
-        if (
-            src.is_file()
-            and not src.is_symlink()
-            and (src.suffix == ".json" or src.name.endswith(".traces.jsonl"))
-        ):
-            target = dest / "data" / "results" / src.relative_to(results_dir)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, target)
-            files.append(target)
-    for card in sorted(submissions_dir.glob("*/model.yaml")):
-        if card.is_symlink():
-            continue
-        target = dest / "data" / "submissions" / card.parent.name / "model.yaml"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(card, target)
-        files.append(target)
     return files
+
+
+def _list(files: list[Path], root: str, target: str) -> None:
+    total = 0
+    for f in files:
+        total += f.stat().st_size
+        print(f"{f.stat().st_size:>12,d}  {f.relative_to(root)}")
+    print(f"{len(files)} files, {total:,d} bytes -> {target}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,15 +105,20 @@ def run(args: argparse.Namespace) -> int:
         module.build_app().launch(server_name="127.0.0.1", server_port=args.port)
         return 0
     if not args.repo_id:
-        raise SystemExit("error: publish needs --repo-id")
+        raise InputError(Problem("--repo-id", f"`benchmark space {args.action}` needs --repo-id ORG/NAME"))
     with tempfile.TemporaryDirectory(prefix="groundcover-space-") as tmp:
-        files = stage(results_dir, submissions_dir, Path(tmp))
-        total = 0
-        for f in files:
-            size = f.stat().st_size
-            total += size
-            print(f"{size:>12,d}  {f.relative_to(tmp)}")
-        print(f"{len(files)} files, {total:,d} bytes -> space {args.repo_id} (replacing data/**)")
+        if args.action == "publish-results":
+            files = results_dataset.stage(results_dir, submissions_dir, Path(tmp))
+            _list(files, tmp, f"dataset {args.repo_id} (replacing all of it)")
+            if args.dry_run:
+                print("dry run: nothing uploaded")
+                return 0
+            pin = results_dataset.publish(Path(tmp), args.repo_id)
+            results_dataset.write_pin(PIN_FILE, pin)
+            print(f"uploaded {pin.label}; pinned in {PIN_FILE} (commit it, then `benchmark space publish`)")
+            return 0
+        files = stage(Path(tmp))
+        _list(files, tmp, f"space {args.repo_id}")
         if args.dry_run:
             print("dry run: nothing uploaded")
             return 0
@@ -121,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             repo_id=args.repo_id,
             repo_type="space",
             commit_message="update leaderboard",
-            # results and cards removed here are removed from the Space too
+            # results once copied into the Space are removed: it reads the pinned dataset
             delete_patterns=["data/**"],
         )
         print(f"uploaded: {info}")
