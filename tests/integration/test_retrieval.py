@@ -112,6 +112,9 @@ def test_existing_lucene_index_serves_stored_text(passages: list[Passage], fresh
     assert hits[0].text.startswith("Volcano. Mount Vesuvius")  # parsed from the stored raw JSON
     with pytest.raises(InputError, match="does not exist"):
         BM25Retriever(None, lucene_index=str(fresh_home / "nope"))
+    # pyserini's prebuilt-index helper works without its Python search layer (not imported)
+    with pytest.raises(InputError, match=r"prebuilt:no-such-index.*does not know"):
+        BM25Retriever(None, lucene_index="prebuilt:no-such-index")
 
 
 def test_index_reuse_and_invalidation(
