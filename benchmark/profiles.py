@@ -99,10 +99,11 @@ class RetrieverSpec(_Strict):
 class ClaimsSpec(_Strict):
     """How ``AC(y)`` is formed; every claim dropped by these settings is counted in the trace."""
 
-    extractor: Literal["llm", "sentences"] = Field(
+    extractor: Literal["llm", "sentences", "factscore", "wice", "chen", "russellian", "dependency"] = Field(
         default="llm",
         description="'llm' rewrites the answer into atomic facts (the paper); 'sentences' takes the "
-        "answer's own sentences (offline substitute for models too small to rewrite)",
+        "answer's own sentences (offline substitute for models too small to rewrite); the others are "
+        "claim decomposition methods (benchmark.decomposition) applied sentence by sentence",
     )
     min_words: int = Field(default=1, ge=1, description="shorter candidates are not claims (counted)")
     max_claims: int | None = Field(default=None, ge=1, description="cost cap; null: no cap (counted)")

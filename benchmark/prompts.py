@@ -9,7 +9,8 @@ results record prompt ids, not texts.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
@@ -28,18 +29,22 @@ class Prompt:
     description: str
     sha256: str
     examples: tuple[tuple[dict[str, Any], str], ...] = ()
+    #: the file's other top-level keys: settings that belong with the prompt's text
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
-    def render(self, **fields: Any) -> list[dict[str, str]]:
+    def render(
+        self, examples: Sequence[tuple[dict[str, Any], str]] | None = None, **fields: Any
+    ) -> list[dict[str, str]]:
         """Chat messages for this prompt with ``fields`` substituted.
 
-        Worked examples become earlier user/assistant turns rendered with the same
-        template: small models copy an output format from an example far more
-        reliably than from a description of it.
+        Worked examples (the file's, or ``examples``) become earlier user/assistant
+        turns rendered with the same template: small models copy an output format from
+        an example far more reliably than from a description of it.
         """
         messages = []
         if self.system:
             messages.append({"role": "system", "content": self.system})
-        for example_fields, output in self.examples:
+        for example_fields, output in self.examples if examples is None else examples:
             messages.append({"role": "user", "content": self._fill({**fields, **example_fields})})
             messages.append({"role": "assistant", "content": output})
         messages.append({"role": "user", "content": self._fill(fields)})
@@ -50,6 +55,9 @@ class Prompt:
             return self.template.format(**fields)
         except KeyError as exc:
             raise KeyError(f"prompt {self.id} needs field {exc}") from exc
+
+
+PROMPT_KEYS = {"system", "template", "output", "description", "examples"}
 
 
 @cache
@@ -69,4 +77,5 @@ def load_prompt(ref: str) -> Prompt:
         description=raw.get("description", "").strip(),
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         examples=tuple((dict(ex["fields"]), str(ex["output"]).strip()) for ex in raw.get("examples", [])),
+        meta={k: v for k, v in raw.items() if k not in PROMPT_KEYS},
     )

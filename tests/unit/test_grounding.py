@@ -11,7 +11,7 @@ from benchmark.entailment import (
     parse_yes_no,
     sentence_windows,
 )
-from benchmark.families.icat.grounding import ground_claims
+from benchmark.grounding import ground_claims
 from benchmark.profiles import EntailmentSpec
 from benchmark.retrieval import Hit
 

@@ -1,9 +1,12 @@
 """Atomic claims ``AC(y)``: parsing the extractor's output, and the sentence extractor.
 
-Two extractors, chosen by the judge profile's ``claims.extractor``:
+The extractor is chosen by name in the judge profile's ``claims.extractor``:
 
 * ``llm`` (the paper's): an LLM rewrites an answer as self-contained single-fact
   sentences (prompt ``claims@1``).
+* any decomposition method of :mod:`benchmark.decomposition` (``factscore``, ``wice``,
+  ``chen``, ``russellian``, ``dependency``), applied sentence by sentence: the claims
+  are the subclaims of all the answer's sentences.
 * ``sentences`` (the offline substitute): each sentence of the answer, split by
   pysbd (:mod:`benchmark.text`), is one claim.  A 135M-parameter model cannot do the
   paper's rewrite — given the prompt it copies the worked example or echoes the answer
@@ -25,12 +28,14 @@ once, so an answer cannot raise its score by repeating itself.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from benchmark.decomposition import parse_subclaims as parse_claims
 from benchmark.prompts import load_prompt
-from benchmark.text import bullet_text, sentences
+from benchmark.text import sentences
+
+__all__ = ["Claim", "ClaimList", "claim_messages", "parse_claims", "select_claims", "sentence_claims"]
 
 
 @dataclass(frozen=True)
@@ -80,22 +85,6 @@ def select_claims(
         kept = kept[:max_claims]
     out.claims = [Claim(claim_id=f"c{i}", text=t) for i, t in enumerate(kept, start=1)]
     return out
-
-
-def parse_claims(text: str) -> list[str]:
-    """Claim candidates from the model's reply; ``ValueError`` when nothing usable is there.
-
-    Bulleted or numbered lines are claims; a bare ``NONE`` means the answer states no
-    facts (an empty list).
-    """
-    stripped = text.strip()
-    if re.fullmatch(r"[\W_]*none[\W_]*", stripped, flags=re.IGNORECASE):
-        return []
-    claims = [b.strip().strip('"').strip() for b in map(bullet_text, stripped.splitlines()) if b is not None]
-    claims = [c for c in claims if c]
-    if not claims:
-        raise ValueError("no claims found: write each fact on its own line starting with '- ', or NONE")
-    return claims
 
 
 def sentence_claims(answer: str) -> list[str]:

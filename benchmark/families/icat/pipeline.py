@@ -9,7 +9,7 @@ score itself.
 What is decided here, once:
 
 * a query whose claim extraction failed, or with a claim whose grounding is
-  undetermined (see :mod:`~benchmark.families.icat.grounding`), is a *failed* query:
+  undetermined (see :mod:`~benchmark.grounding`), is a *failed* query:
   no scores, the reason in ``failures``, shown as failed on the board — never a zero;
 * only grounded claims are aligned to aspects (ICAT-S/A send only them to the LLM;
   ICAT-M reads the aspect-level qrels of their first supporting document *for this
@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmark.decomposition import LLM_METHODS, METHODS, Decomposer
+from benchmark.embeddings import Embedder
 from benchmark.families.icat import formulas
 from benchmark.families.icat.aspects import (
     Aspect,
@@ -41,8 +43,8 @@ from benchmark.families.icat.claims import (
     select_claims,
     sentence_claims,
 )
-from benchmark.families.icat.grounding import ClaimGrounding, ground_claims
 from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, PassageTrace
+from benchmark.grounding import ClaimGrounding, ground_claims
 from benchmark.judges import JudgeStack
 from benchmark.retrieval import Retriever, candidate_documents
 from benchmark.structured import run_structured
@@ -122,6 +124,9 @@ def extract_claims(state: ICATState, queries: Sequence[_Query]) -> None:
         for q in need:
             q.claims = select_claims(sentence_claims(q.answer), **settings)
         return
+    if prof.claims.extractor in METHODS:
+        decompose_claims(state, need, settings)
+        return
     outcomes = run_structured(
         state.judges.llm,
         [claim_messages(q.text, q.answer, prof.prompts["claims"]) for q in need],
@@ -133,6 +138,30 @@ def extract_claims(state: ICATState, queries: Sequence[_Query]) -> None:
             q.claims = select_claims(out.value or [], **settings)
         else:
             q.fail("claims", str(out.error), out.raw)
+
+
+def decompose_claims(state: ICATState, queries: Sequence[_Query], settings: dict[str, Any]) -> None:
+    """Claims by a named decomposition method, sentence by sentence, all sentences batched."""
+    prof = state.judges.profile
+    decomposer = Decomposer(
+        prof.claims.extractor,
+        llm=state.judges.llm if prof.claims.extractor in LLM_METHODS else None,
+        embed=Embedder(prof.embedder, cache=state.judges.cache).encode,  # loads on first use
+        max_retries=prof.llm.max_retries,
+    )
+    units = [(q, sentence_claims(q.answer)) for q in queries]
+    done = iter(decomposer.decompose([s for _, ss in units for s in ss]))
+    for q, ss in units:
+        parts = [next(done) for _ in ss]
+        failed = [u for u in parts if u.error]
+        if failed:
+            q.fail(
+                "claims",
+                f"{len(failed)} sentence(s) could not be decomposed: {failed[0].error}",
+                failed[0].raw,
+            )
+        else:
+            q.claims = select_claims([c for u in parts for c in u.subclaims], **settings)
 
 
 # -- 2. CG(C; K) -----------------------------------------------------------------------

@@ -1,0 +1,217 @@
+"""``benchmark decompose-compare``: several claim decomposition methods on the same texts.
+
+Each method's decompositions are scored by the DecompScore family through the common
+runner (checkpointed per passage, cached per model call, intervals over passages) and
+written as ordinary result files, whose model is ``decomposer/<method>``: the
+leaderboard then ranks the methods on one board per texts × judge profile × granularity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+
+from benchmark.cli import add_command
+from benchmark.cli.common import save_figures
+from benchmark.decomposition import LLM_METHODS, METHODS, spacy_pipeline
+from benchmark.errors import InputError, Problem, rel
+from benchmark.families import REGISTRY
+from benchmark.families.base import ScoringInputs
+from benchmark.families.decompscore import views
+from benchmark.families.decompscore.family import DecompSettings
+from benchmark.profiles import DEFAULT_PROFILE, load_profile
+from benchmark.results import ModelInfo, traces_path
+from benchmark.tasks import CorpusSpec, DataSource, Source, Task, TaskCard, load_task
+from benchmark.untrusted import load_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "decompose-compare",
+        help="compare claim decomposition methods on the same texts (DecompScore)",
+        description=(
+            "Decompose every text with each method, judge each subclaim against the sentence it came "
+            "from (DecompScore, Wanner et al. 2024), print a comparison table and examples side by side, "
+            "and write one result per method (model decomposer/<method>) plus a plot. --texts is JSONL "
+            "with id and text per line (or query_id and answer: a `benchmark evaluate` outputs file); "
+            "with --task, the ids are that task's query ids and its corpus grounds the subclaims "
+            f"(the S_fact effect). Methods: {', '.join(METHODS)}."
+        ),
+        examples=[
+            "benchmark decompose-compare --methods sentences,dependency,russellian --texts my_texts.jsonl",
+            "benchmark decompose-compare --methods factscore,wice,chen,russellian \\\n"
+            "    --texts outputs/webtrack-2009-2012.jsonl --task webtrack-2009-2012 --limit 6",
+        ],
+    )
+    p.add_argument("--methods", required=True, help=f"comma-separated, from: {', '.join(METHODS)}")
+    p.add_argument("--texts", required=True, help="JSONL: id and text per line (or query_id and answer)")
+    p.add_argument("--task", help="the task whose query ids the texts use; its corpus grounds the subclaims")
+    p.add_argument("--limit", type=int, help="only the first N texts")
+    p.add_argument("--judge-profile", default=DEFAULT_PROFILE, help=f"default {DEFAULT_PROFILE}")
+    p.add_argument("--results-dir", default="results", help="where result files go (default: results/)")
+    p.add_argument(
+        "--corpus", help="a knowledge corpus (.jsonl/.parquet, doc_id and text) for the S_fact effect"
+    )
+    p.add_argument("--no-ground", action="store_true", help="skip grounding subclaims in a corpus")
+    p.add_argument("--examples", type=int, default=3, help="source sentences shown side by side (default 3)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--query-batch", type=int, default=4)
+    p.add_argument("--no-progress", action="store_true")
+    REGISTRY["decompscore"].add_arguments(p.add_argument_group("DecompScore"))
+    p.set_defaults(func=run)
+
+
+def read_texts(path: Path) -> list[tuple[str, str]]:
+    """``(id, text)`` rows of a JSONL file; every problem names the file, line and field."""
+    if not path.is_file():
+        raise InputError(Problem(rel(path), "no such file", field="--texts"))
+    rows, problems, seen = [], [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = load_json(line)
+        except ValueError as exc:
+            problems.append(Problem(rel(path), f"not JSON: {exc}", line=n))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(rel(path), "each line must be a JSON object", line=n))
+            continue
+        key, field = ("id", "text") if "id" in obj or "text" in obj else ("query_id", "answer")
+        ident, text = obj.get(key), obj.get(field)
+        if not isinstance(ident, str | int) or str(ident).strip() == "":
+            problems.append(Problem(rel(path), "missing or empty id", line=n, field=key))
+        elif not isinstance(text, str):
+            problems.append(Problem(rel(path), "missing or not a string", line=n, field=field))
+        elif str(ident) in seen:
+            problems.append(Problem(rel(path), f"duplicate id {ident!r}", line=n, field=key))
+        else:
+            seen.add(str(ident))
+            rows.append((str(ident), text))
+    if problems:
+        raise InputError(problems)
+    if not rows:
+        raise InputError(Problem(rel(path), "no texts", field="--texts"))
+    return rows
+
+
+def texts_task(path: Path, rows: list[tuple[str, str]], base: Task | None) -> Task:
+    """The texts as a task of their own (queries = the texts' ids), so that the runner,
+    result files and leaderboard treat them like any task; with ``base``, its query
+    texts and corpus come along."""
+    stem = re.sub(r"[^a-z0-9._-]+", "-", path.stem.lower()).strip("-._") or "texts"
+    ids = [i for i, _ in rows]
+    shown = [" ".join(t.split())[:80] or i for i, t in rows]  # what the traces show as the item
+    queries = pd.DataFrame({"query_id": ids, "text": shown})
+    tables: dict[str, pd.DataFrame] = {"queries": queries}
+    if base is not None:
+        known = base.table("queries").set_index("query_id")["text"].astype(str)
+        unknown = [i for i in ids if i not in known.index]
+        if unknown:
+            raise InputError(
+                Problem(rel(path), f"ids not among {base.id}'s query ids: {unknown[:10]}", field="query_id")
+            )
+        queries["text"] = [known[i] for i in ids]
+        if base.has_table("corpus"):
+            tables["corpus"] = base.table("corpus")
+    card = TaskCard(
+        id=f"{base.id}.{stem}" if base else f"texts.{stem}",
+        version="1",
+        name=f"texts from {path.name}",
+        description="texts given to benchmark decompose-compare",
+        source=Source(name=path.name),
+        license="as given by the user",
+        citation="",
+        metrics=["decompscore"],
+        instruction="",
+        data=DataSource(path=".", tables={name: path.name for name in tables}),
+        corpus=base.card.corpus if base is not None else CorpusSpec(kind="none"),
+    )
+    task = Task(card=card, root=path.parent, _tables=tables)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    task.__dict__["data_fingerprint"] = f"sha256:{digest}" + (f"+{base.data_fingerprint}" if base else "")
+    return task
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmark.judges import JudgeStack
+    from benchmark.runner import RunOptions, score_task
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise InputError(
+            Problem(
+                "command line", f"unknown method(s) {unknown}; known: {', '.join(METHODS)}", field="--methods"
+            )
+        )
+    if "dependency" in methods:
+        try:
+            spacy_pipeline()
+        except ImportError as exc:
+            raise InputError(Problem("--methods dependency", str(exc))) from exc
+    path = Path(args.texts)
+    rows = read_texts(path)[: args.limit] if args.limit else read_texts(path)
+    task = texts_task(path, rows, load_task(args.task) if args.task else None)
+    profile = load_profile(args.judge_profile)
+    family = REGISTRY["decompscore"]
+    judges = JudgeStack.load(profile, progress=not args.no_progress)
+    options = RunOptions(
+        seed=args.seed,
+        query_batch=args.query_batch,
+        progress=not args.no_progress,
+        command=shlex.join(["benchmark", *sys.argv[1:]]),
+    )
+    console = Console()
+    results, traces, paths = [], {}, []
+    for method in methods:
+        settings = DecompSettings(
+            method=method,
+            granularity=args.decomposition_granularity,
+            static_examples=args.static_examples,
+            retrieved_examples=args.retrieved_examples,
+            ground=not args.no_ground,
+        )
+        counts = ""
+        if method in LLM_METHODS and (
+            args.static_examples is not None or args.retrieved_examples is not None
+        ):
+            counts = f"-s{args.static_examples}-r{args.retrieved_examples}"
+        model = ModelInfo(id=f"decomposer/{method}", revision=f"v1{counts}", backend="decomposition")
+        result, out = score_task(
+            family,
+            task,
+            dict(rows),
+            judges,
+            model=model,
+            results_root=Path(args.results_dir),
+            inputs=ScoringInputs(corpus=args.corpus),
+            settings=settings,
+            options=options,
+        )
+        save_figures(family, result, out)
+        results.append(result)
+        paths.append(out)
+        traces[method] = [
+            json.loads(line) for line in traces_path(out).read_text(encoding="utf-8").splitlines()
+        ]
+    console.print(views.comparison_table(results))
+    console.print(views.side_by_side(traces, args.examples))
+    plot = Path(args.results_dir) / f"{task.id}.decompscore.methods.png"
+    fig = views.figure(results)
+    fig.savefig(plot, dpi=120)
+    for out in paths:
+        console.print(f"wrote {out}")
+    console.print(f"plot: {plot}")
+    for note in results[0].notes if results else []:
+        console.print(f"note: {note}")
+    return 0

@@ -1,0 +1,156 @@
+"""DecompScore as a metric family: entries are decomposition methods, passages are items."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+
+from benchmark.decomposition import LLM_METHODS, METHODS, Decomposer
+from benchmark.embeddings import Embedder
+from benchmark.errors import InputError, Problem
+from benchmark.families.base import (
+    FamilySettings,
+    MetricFamily,
+    Prepared,
+    QueryTrace,
+    ScoreColumn,
+    ScoringInputs,
+)
+from benchmark.families.decompscore import views
+from benchmark.families.decompscore.pipeline import DecompState, score_batch, trace_scores
+from benchmark.families.decompscore.trace import DecompTrace
+from benchmark.judges import JudgeStack
+from benchmark.tasks import Task
+
+CITATION = """@inproceedings{wanner2024closer,
+  title     = {A Closer Look at Claim Decomposition},
+  author    = {Wanner, Miriam and Ebner, Seth and Jiang, Zhengping and Dredze, Mark and Van Durme, Benjamin},
+  booktitle = {Proceedings of the 13th Joint Conference on Lexical and Computational Semantics (*SEM 2024)},
+  year      = {2024}
+}"""
+
+
+class DecompSettings(FamilySettings):
+    method: str = Field(default="sentences", description="the decomposition method scored")
+    granularity: Literal["sentence", "passage"] = "sentence"
+    static_examples: int | None = Field(default=None, ge=0, description="override the method's count")
+    retrieved_examples: int | None = Field(default=None, ge=0, description="override the method's count")
+    ground: bool = Field(default=True, description="also ground subclaims in the corpus, when there is one")
+
+    @field_validator("method")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in METHODS:
+            raise ValueError(f"unknown decomposition method {v!r}; known: {', '.join(METHODS)}")
+        return v
+
+
+class DecompScoreFamily(MetricFamily):
+    id = "decompscore"
+    title = "DecompScore"
+    description = (
+        "How well a claim decomposition method splits text: subclaims per passage that the sentence they "
+        "came from supports (DecompScore), their share (coherence), and the effect on S_fact of dropping "
+        "the unsupported ones. Entries are decomposition methods."
+    )
+    primary = "decompscore"
+    citation = CITATION
+    required_tables = ("queries",)
+    trace_model = DecompTrace
+    settings_model = DecompSettings
+    columns = (
+        ScoreColumn(
+            "decompscore", "DecompScore", "subclaims per passage supported by their source (LLM judge)"
+        ),
+        ScoreColumn("coherence", "coherence", "share of subclaims their source supports"),
+        ScoreColumn("subclaims_per_unit", "subclaims/unit", "subclaims per decomposed sentence (or passage)"),
+        ScoreColumn(
+            "decompscore_nli", "DecompScore-NLI", "subclaims entailed by their source (entailment model)"
+        ),
+        ScoreColumn(
+            "s_fact_change",
+            "Δ S_fact",
+            "S_fact over supported subclaims minus S_fact over all (with a corpus)",
+            default_shown=False,
+        ),
+        ScoreColumn(
+            "s_fact_all", "S_fact all", "share of all subclaims grounded in the corpus", default_shown=False
+        ),
+        ScoreColumn(
+            "s_fact_coherent",
+            "S_fact supported",
+            "share of the supported subclaims grounded in the corpus",
+            default_shown=False,
+        ),
+    )
+
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
+        group.add_argument(
+            "--decomposition-granularity",
+            choices=["sentence", "passage"],
+            default="sentence",
+            help="decompose sentence by sentence (the paper) or whole passages",
+        )
+        group.add_argument("--static-examples", type=int, help="in-context examples taken as they come")
+        group.add_argument(
+            "--retrieved-examples", type=int, help="in-context examples retrieved by similarity"
+        )
+
+    def settings_from_args(self, args: argparse.Namespace) -> DecompSettings:
+        try:
+            return DecompSettings(
+                method=getattr(args, "method", "sentences"),
+                granularity=getattr(args, "decomposition_granularity", "sentence"),
+                static_examples=getattr(args, "static_examples", None),
+                retrieved_examples=getattr(args, "retrieved_examples", None),
+            )
+        except ValidationError as exc:
+            raise InputError([Problem("command line", e["msg"]) for e in exc.errors()]) from exc
+
+    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
+        """The method is the entry, not the board: methods are ranked against each other."""
+        assert isinstance(settings, DecompSettings)
+        return {"granularity": settings.granularity}
+
+    def prepare(
+        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
+    ) -> Prepared:
+        assert isinstance(settings, DecompSettings)
+        decomposer = Decomposer(
+            settings.method,
+            llm=judges.llm if settings.method in LLM_METHODS else None,
+            embed=Embedder(judges.profile.embedder, cache=judges.cache).encode,  # loads on first use
+            static_examples=settings.static_examples,
+            retrieved_examples=settings.retrieved_examples,
+            max_retries=judges.profile.llm.max_retries,
+        )
+        retriever, corpus_id, notes = None, None, []
+        has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"
+        if settings.ground and has_corpus:
+            from benchmark.cache import content_hash
+            from benchmark.retrieval import resolve_corpus
+
+            retriever = judges.retriever(resolve_corpus(task, inputs.corpus, inputs.lucene_index), task)
+            corpus_id = content_hash(retriever.identity)
+        elif settings.ground:
+            notes.append("S_fact effect not computed: no corpus (pass --corpus or --task with a corpus)")
+        state = DecompState(decomposer, judges, settings.granularity, retriever)
+        return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(decomposer.identity,))
+
+    def score_batch(
+        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
+    ) -> list[QueryTrace]:
+        return list(score_batch(prepared.state, items))
+
+    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
+        assert isinstance(trace, DecompTrace)
+        return trace_scores(trace)
+
+    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
+        return {"DecompScore by method": views.figure(results)}
+
+    def trace_html(self, trace: dict[str, Any]) -> str:
+        return views.trace_html(trace)

@@ -1,0 +1,66 @@
+"""DecompScore's arithmetic, as pure functions of plain verdicts (no model is called).
+
+Wanner et al. (2024, §3.2) judge every subclaim against the *sentence it was decomposed
+from* (not against a knowledge source): a subclaim the sentence supports is a faithful
+part of the decomposition.  Per passage:
+
+* ``decompscore`` — the number of supported subclaims (a method with more atomic,
+  better-covering decompositions earns more, as long as they stay faithful);
+* ``decompscore_nli`` — the same count with an entailment model as the judge;
+* ``coherence`` — the share of subclaims supported;
+* ``subclaims_per_unit`` — subclaims per decomposed unit (sentence, or passage);
+* ``s_fact_all`` / ``s_fact_coherent`` — with a knowledge corpus, the share of all
+  subclaims grounded in it, and of the supported ones only; ``s_fact_change`` is the
+  second minus the first: the effect of the paper's recommendation to drop subclaims
+  the sentence does not support before scoring factuality.
+
+A method's DecompScore is the mean over passages (the runner's macro-average, with a
+bootstrap interval).  An undetermined verdict (the judge's reply was unusable after
+retries) leaves the counts it would change undetermined (``None``) — never a zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """One subclaim: supported by its source (LLM), entailed by it (NLI), grounded in the
+    corpus (``None`` for not judged / undetermined)."""
+
+    supported: bool | None
+    entailed: bool | None = None
+    grounded: bool | None = None
+
+
+def _count(values: Sequence[bool | None]) -> int | None:
+    return None if any(v is None for v in values) else sum(bool(v) for v in values)
+
+
+def _share(hits: int | None, n: int) -> float | None:
+    return None if hits is None or n == 0 else hits / n
+
+
+def passage_scores(units: Sequence[Sequence[Verdicts]], *, grounded: bool = False) -> dict[str, float | None]:
+    """Scores of one passage from its units' subclaim verdicts (see module docstring)."""
+    flat = [v for unit in units for v in unit]
+    supported = _count([v.supported for v in flat])
+    scores: dict[str, float | None] = {
+        "decompscore": None if supported is None else float(supported),
+        "decompscore_nli": None if (e := _count([v.entailed for v in flat])) is None else float(e),
+        "coherence": _share(supported, len(flat)),
+        "subclaims_per_unit": len(flat) / len(units) if units else None,
+        "subclaims": float(len(flat)),
+    }
+    if grounded:
+        s_all = _share(_count([v.grounded for v in flat]), len(flat))
+        kept = [v for v in flat if v.supported]
+        s_kept = None if supported is None else _share(_count([v.grounded for v in kept]), len(kept))
+        scores |= {
+            "s_fact_all": s_all,
+            "s_fact_coherent": s_kept,
+            "s_fact_change": None if s_all is None or s_kept is None else s_kept - s_all,
+        }
+    return scores

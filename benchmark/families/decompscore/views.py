@@ -1,0 +1,131 @@
+"""How DecompScore results look: a methods table, a bar plot, examples side by side, a trace.
+
+Nothing here calls a model.  Texts in traces come from submitted answers or user files
+and are untrusted: the drill-down HTML is built from ``html.escape``-d text only.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from benchmark.results import TaskResult
+
+TABLE_KEYS = (
+    ("decompscore", "DecompScore"),
+    ("decompscore_nli", "DecompScore-NLI"),
+    ("coherence", "coherence"),
+    ("subclaims_per_unit", "subclaims/unit"),
+    ("s_fact_all", "S_fact all"),
+    ("s_fact_coherent", "S_fact supported only"),
+    ("s_fact_change", "Δ S_fact"),
+)
+
+
+def method_name(result: TaskResult) -> str:
+    return result.model.id.removeprefix("decomposer/")
+
+
+def comparison_table(results: Sequence[TaskResult]) -> Table:
+    """One row per method: each score with its interval over passages."""
+    keys = [(k, label) for k, label in TABLE_KEYS if any(k in r.scores for r in results)]
+    from benchmark.snapshot import fmt_score  # snapshot imports the registry, which imports this
+
+    table = Table(title=Text("claim decomposition methods (means over passages, 95% CI)"))
+    table.add_column("method")
+    for _, label in keys:
+        table.add_column(label, justify="right")
+    table.add_column("failed", justify="right")
+    for r in results:
+        cells = []
+        for k, _ in keys:
+            s = r.scores.get(k)
+            cells.append(fmt_score(s.value, s.ci_low, s.ci_high) if s else "—")
+        table.add_row(Text(method_name(r)), *cells, str(sum(q.failed for q in r.per_query)))
+    return table
+
+
+def side_by_side(traces: Mapping[str, Sequence[dict[str, Any]]], n_units: int = 3) -> Table:
+    """The first ``n_units`` source units, each method's subclaims next to each other
+    (✓ supported by the source, ✗ not, ? undetermined)."""
+    methods = list(traces)
+    table = Table(title=Text("examples: the same sentences, decomposed by each method"), show_lines=True)
+    table.add_column("source")
+    for m in methods:
+        table.add_column(m)
+    first = next(iter(traces.values()), [])
+    units = [(qi, ui) for qi, t in enumerate(first) for ui in range(len(t.get("units", [])))][:n_units]
+    for qi, ui in units:
+        row = []
+        for m in methods:
+            try:
+                unit = traces[m][qi]["units"][ui]
+            except (IndexError, KeyError):
+                row.append("—")
+                continue
+            row.append(unit_text(unit))
+        source = first[qi]["units"][ui]["source"]
+        table.add_row(Text(source), *(Text(c) for c in row))
+    return table
+
+
+def _mark(sub: dict[str, Any]) -> str:
+    support = sub.get("support")
+    return "?" if support is None else ("✓" if support >= 0.5 else "✗")
+
+
+def unit_text(unit: dict[str, Any]) -> str:
+    if unit.get("error"):
+        return f"(failed: {unit['error']})"
+    return "\n".join(f"{_mark(s)} {s['text']}" for s in unit.get("subclaims", [])) or "(no subclaims)"
+
+
+def figure(results: Sequence[TaskResult]) -> Any:
+    """DecompScore per method with its interval, coherence written next to each bar."""
+    rows = [(method_name(r), r.scores.get("decompscore"), r.scores.get("coherence")) for r in results]
+    rows = [(m, s, c) for m, s, c in rows if s is not None and s.value is not None]
+    if not rows:
+        from benchmark.families.icat.views import empty_figure
+
+        return empty_figure("no DecompScore results")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 0.5 + 0.45 * len(rows)))
+    values = [s.value for _, s, _ in rows]
+    err = [
+        [v - (s.ci_low if s.ci_low is not None else v) for v, (_, s, _) in zip(values, rows, strict=True)],
+        [(s.ci_high if s.ci_high is not None else v) - v for v, (_, s, _) in zip(values, rows, strict=True)],
+    ]
+    ax.barh([m for m, _, _ in rows], values, xerr=err, color="#4c9a6a", capsize=3)
+    for y, (_, s, c) in enumerate(rows):
+        note = f" coherence {c.value:.2f}" if c is not None and c.value is not None else ""
+        ax.text(s.value, y, note, va="center", fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("DecompScore: supported subclaims per passage (95% CI)")
+    fig.tight_layout()
+    return fig
+
+
+def trace_html(trace: dict[str, Any]) -> str:
+    parts = [
+        f"<p><b>text</b> {html.escape(str(trace.get('query', '')))}</p>"
+        f"<p><b>method</b> {html.escape(str(trace.get('method', {}).get('method', '?')))}"
+        f" · {html.escape(str(trace.get('granularity', '')))} by {html.escape(str(trace.get('granularity', '')))}</p>"
+    ]
+    for unit in trace.get("units", []):
+        parts.append(f"<p><i>{html.escape(unit.get('source', ''))}</i></p><ul>")
+        if unit.get("error"):
+            parts.append(f"<li>failed: {html.escape(str(unit['error']))}</li>")
+        for s in unit.get("subclaims", []):
+            extra = ""
+            if s.get("grounded") is not None:
+                extra = " · grounded in the corpus" if s["grounded"] else " · not grounded in the corpus"
+            parts.append(f"<li>{_mark(s)} {html.escape(s.get('text', ''))}{html.escape(extra)}</li>")
+        parts.append("</ul>")
+    for failure in trace.get("failures", []):
+        parts.append(f"<p>failure: {html.escape(str(failure))}</p>")
+    return "".join(parts)
