@@ -227,7 +227,10 @@ def latest(entries: list[Entry]) -> list[Entry]:
 
 def build_from_entries(entries: list[Entry], skipped: list[str] | None = None) -> Leaderboard:
     tables = {fid: family_table(entries, fam) for fid, fam in REGISTRY.items()}
-    return Leaderboard(entries=entries, tables=tables, overall=overall_table(tables), skipped=skipped or [])
+    model_boards = {fid: t for fid, t in tables.items() if REGISTRY[fid].ranks_models}
+    return Leaderboard(
+        entries=entries, tables=tables, overall=overall_table(model_boards), skipped=skipped or []
+    )
 
 
 def build_leaderboard(results_dir: Path | str, submissions_dir: Path | str | None = None) -> Leaderboard:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from benchmark.families import REGISTRY
 from benchmark.results import Score, TaskResult
-from benchmark.snapshot import fmt_score
+from benchmark.stats import fmt_score
 
 
 def _score_parts(score: Score | None) -> tuple[float | None, float | None, float | None]:

@@ -23,24 +23,14 @@ from rich.text import Text
 from benchmark import stats
 from benchmark.families import REGISTRY, MetricFamily
 from benchmark.leaderboard import Leaderboard
+from benchmark.stats import MISSING, fmt_score
 
-MISSING = "—"
 RANKS_EXPLAINED = (
     "Rank = 1 + the number of models significantly better on the same queries (paired permutation test "
     f"on per-query scores, Holm-corrected per model, α = {stats.ALPHA}); models not significantly "
     "different share a rank. Intervals are 95% bootstrap CIs over queries (BCa from "
     f"{stats.BCA_MIN_N} queries, percentile below). Failed queries are counted in 'failed', never as 0."
 )
-
-
-def fmt_score(value: object, low: object = None, high: object = None, ci: bool = True) -> str:
-    """``0.412 [0.30, 0.51]``; ``—`` for a missing value; no interval where there is none."""
-    if value is None or pd.isna(value):  # type: ignore[arg-type]
-        return MISSING
-    text = f"{float(value):.3f}"  # type: ignore[arg-type]
-    if ci and low is not None and high is not None and not pd.isna(low) and not pd.isna(high):  # type: ignore[arg-type]
-        text += f" [{float(low):.2f}, {float(high):.2f}]"  # type: ignore[arg-type]
-    return text
 
 
 def fmt_ci(row: pd.Series, key: str) -> str:

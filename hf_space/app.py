@@ -39,7 +39,8 @@ from benchmark.families import REGISTRY, MetricFamily
 from benchmark.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.profiles import DEFAULT_PROFILE
 from benchmark.results import traces_path
-from benchmark.snapshot import MISSING, RANKS_EXPLAINED, entry_cells, fmt_ci
+from benchmark.snapshot import RANKS_EXPLAINED, entry_cells, fmt_ci
+from benchmark.stats import MISSING
 
 HERE = Path(__file__).resolve().parent
 ANY = "any"

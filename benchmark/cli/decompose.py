@@ -9,28 +9,25 @@ leaderboard then ranks the methods on one board per texts × judge profile × gr
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import re
 import shlex
 import sys
 from pathlib import Path
 
-import pandas as pd
 from rich.console import Console
 
 from benchmark.cli import add_command
 from benchmark.cli.common import save_figures
 from benchmark.decomposition import LLM_METHODS, METHODS, spacy_pipeline
-from benchmark.errors import InputError, Problem, rel
+from benchmark.errors import InputError, Problem
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
 from benchmark.families.decompscore import views
 from benchmark.families.decompscore.family import DecompSettings
+from benchmark.families.decompscore.texts import read_texts, texts_task
 from benchmark.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.results import ModelInfo, traces_path
-from benchmark.tasks import CorpusSpec, DataSource, Source, Task, TaskCard, load_task
-from benchmark.untrusted import load_json
+from benchmark.tasks import load_task
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,78 +65,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true")
     REGISTRY["decompscore"].add_arguments(p.add_argument_group("DecompScore"))
     p.set_defaults(func=run)
-
-
-def read_texts(path: Path) -> list[tuple[str, str]]:
-    """``(id, text)`` rows of a JSONL file; every problem names the file, line and field."""
-    if not path.is_file():
-        raise InputError(Problem(rel(path), "no such file", field="--texts"))
-    rows, problems, seen = [], [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = load_json(line)
-        except ValueError as exc:
-            problems.append(Problem(rel(path), f"not JSON: {exc}", line=n))
-            continue
-        if not isinstance(obj, dict):
-            problems.append(Problem(rel(path), "each line must be a JSON object", line=n))
-            continue
-        key, field = ("id", "text") if "id" in obj or "text" in obj else ("query_id", "answer")
-        ident, text = obj.get(key), obj.get(field)
-        if not isinstance(ident, str | int) or str(ident).strip() == "":
-            problems.append(Problem(rel(path), "missing or empty id", line=n, field=key))
-        elif not isinstance(text, str):
-            problems.append(Problem(rel(path), "missing or not a string", line=n, field=field))
-        elif str(ident) in seen:
-            problems.append(Problem(rel(path), f"duplicate id {ident!r}", line=n, field=key))
-        else:
-            seen.add(str(ident))
-            rows.append((str(ident), text))
-    if problems:
-        raise InputError(problems)
-    if not rows:
-        raise InputError(Problem(rel(path), "no texts", field="--texts"))
-    return rows
-
-
-def texts_task(path: Path, rows: list[tuple[str, str]], base: Task | None) -> Task:
-    """The texts as a task of their own (queries = the texts' ids), so that the runner,
-    result files and leaderboard treat them like any task; with ``base``, its query
-    texts and corpus come along."""
-    stem = re.sub(r"[^a-z0-9._-]+", "-", path.stem.lower()).strip("-._") or "texts"
-    ids = [i for i, _ in rows]
-    shown = [" ".join(t.split())[:80] or i for i, t in rows]  # what the traces show as the item
-    queries = pd.DataFrame({"query_id": ids, "text": shown})
-    tables: dict[str, pd.DataFrame] = {"queries": queries}
-    if base is not None:
-        known = base.table("queries").set_index("query_id")["text"].astype(str)
-        unknown = [i for i in ids if i not in known.index]
-        if unknown:
-            raise InputError(
-                Problem(rel(path), f"ids not among {base.id}'s query ids: {unknown[:10]}", field="query_id")
-            )
-        queries["text"] = [known[i] for i in ids]
-        if base.has_table("corpus"):
-            tables["corpus"] = base.table("corpus")
-    card = TaskCard(
-        id=f"{base.id}.{stem}" if base else f"texts.{stem}",
-        version="1",
-        name=f"texts from {path.name}",
-        description="texts given to benchmark decompose-compare",
-        source=Source(name=path.name),
-        license="as given by the user",
-        citation="",
-        metrics=["decompscore"],
-        instruction="",
-        data=DataSource(path=".", tables={name: path.name for name in tables}),
-        corpus=base.card.corpus if base is not None else CorpusSpec(kind="none"),
-    )
-    task = Task(card=card, root=path.parent, _tables=tables)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    task.__dict__["data_fingerprint"] = f"sha256:{digest}" + (f"+{base.data_fingerprint}" if base else "")
-    return task
 
 
 def run(args: argparse.Namespace) -> int:

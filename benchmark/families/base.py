@@ -109,6 +109,9 @@ class MetricFamily(ABC):
     citation: ClassVar[str] = ""
     #: choices for the family's figures (e.g. ICAT's variant), as (label, value)
     view_options: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: whether its entries are evaluated models (and count toward their overall rank);
+    #: DecompScore's entries are decomposition methods, ranked only against each other
+    ranks_models: ClassVar[bool] = True
 
     # -- command line --------------------------------------------------------------
     def add_arguments(self, group: argparse._ArgumentGroup) -> None:  # noqa: B027 (optional hook)

@@ -287,8 +287,8 @@ def test_dependency_method_on_fixed_sentences(sentence: str, expected: list[str]
 
 
 def test_texts_file_errors_name_file_line_and_field(tmp_path: Path) -> None:
-    from benchmark.cli.decompose import read_texts
     from benchmark.errors import InputError
+    from benchmark.families.decompscore.texts import read_texts
 
     path = tmp_path / "texts.jsonl"
     path.write_text(

@@ -61,6 +61,7 @@ class DecompScoreFamily(MetricFamily):
     required_tables = ("queries",)
     trace_model = DecompTrace
     settings_model = DecompSettings
+    ranks_models = False
     columns = (
         ScoreColumn(
             "decompscore", "DecompScore", "subclaims per passage supported by their source (LLM judge)"

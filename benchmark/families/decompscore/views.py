@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark.results import TaskResult
+from benchmark.stats import fmt_score
 
 TABLE_KEYS = (
     ("decompscore", "DecompScore"),
@@ -33,8 +34,6 @@ def method_name(result: TaskResult) -> str:
 def comparison_table(results: Sequence[TaskResult]) -> Table:
     """One row per method: each score with its interval over passages."""
     keys = [(k, label) for k, label in TABLE_KEYS if any(k in r.scores for r in results)]
-    from benchmark.snapshot import fmt_score  # snapshot imports the registry, which imports this
-
     table = Table(title=Text("claim decomposition methods (means over passages, 95% CI)"))
     table.add_column("method")
     for _, label in keys:
