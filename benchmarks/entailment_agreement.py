@@ -16,8 +16,13 @@ baselines: content-word overlap and hypothesis length (shorter hypotheses are mo
 often entailed).  Where AUC is near 0.5 or accuracy is at the majority class, the judge
 is at chance there, and the table says so.
 
+``--judge llm`` measures the profile's LLM as a yes/no support judge instead (prompt
+``entailment@1``; what DecompScore asks of every subclaim), with its rate of "yes"
+answers next to the human rate: a judge that says yes to nearly everything only counts.
+
     .venv/bin/python benchmarks/entailment_agreement.py                    # the profile's embedder
     .venv/bin/python benchmarks/entailment_agreement.py --embedder /path/to/all-mpnet-base-v2
+    .venv/bin/python benchmarks/entailment_agreement.py --judge llm --max-pairs 300
 """
 
 from __future__ import annotations
@@ -86,14 +91,25 @@ def judge_scores(model: object, pairs: list[dict]) -> np.ndarray:
     return np.array([0.0 if s is None else s for s in scores])
 
 
-def evaluate(profile_name: str, embedder: str | None, sources: list[str]) -> dict:
+def evaluate(
+    profile_name: str,
+    embedder: str | None,
+    sources: list[str],
+    judge: str = "entailment",
+    max_pairs: int | None = None,
+) -> dict:
     from benchmark.cache import ModelCallCache
-    from benchmark.entailment import load_entailment
-    from benchmark.profiles import load_profile
+    from benchmark.entailment import LLMEntailment, load_entailment
+    from benchmark.llm import load_llm
+    from benchmark.profiles import EntailmentSpec, load_profile
 
     prof = load_profile(profile_name)
     spec = prof.entailment if embedder is None else prof.entailment.model_copy(update={"model": embedder})
-    model = load_entailment(spec, embedder_model=prof.embedder.model, cache=ModelCallCache(enabled=False))
+    if judge == "llm":
+        spec = EntailmentSpec(kind="llm", threshold=0.5, model=prof.llm.model)
+        model = LLMEntailment(spec, load_llm(prof.llm, cache=ModelCallCache(enabled=False)))
+    else:
+        model = load_entailment(spec, embedder_model=prof.embedder.model, cache=ModelCallCache(enabled=False))
     fixture = fixture_pairs()
     dev = [p for p in fixture if p["split"] == "dev"]
     test = [p for p in fixture if p["split"] == "test"]
@@ -101,13 +117,18 @@ def evaluate(profile_name: str, embedder: str | None, sources: list[str]) -> dic
     dev_scores = judge_scores(model, dev)
     threshold = best_threshold([p["label"] for p in dev], dev_scores) if embedder else spec.threshold
     data = {"fixture test (project-written)": test} | {
-        nli_data.SOURCES[s].name: nli_data.load_pairs(s) for s in sources
+        nli_data.SOURCES[s].name: _sample(nli_data.load_pairs(s), max_pairs) for s in sources
     }
     rows = {}
     for name, pairs in data.items():
         labels = [int(p["label"]) for p in pairs]
+        scores = judge_scores(model, pairs)
         rows[name] = {
-            "judge": report(labels, judge_scores(model, pairs), threshold),
+            "judge": report(labels, scores, threshold)
+            | {
+                "yes_rate": round(float((scores >= threshold).mean()), 3),
+                "human_yes_rate": round(float(np.mean(labels)), 3),
+            },
             "overlap": report(
                 labels, np.array([overlap_score(p["premise"], p["hypothesis"]) for p in pairs]), None
             ),
@@ -117,12 +138,21 @@ def evaluate(profile_name: str, embedder: str | None, sources: list[str]) -> dic
         }
     return {
         "profile": prof.id,
+        "judge": judge,
         "embedder": spec.model,
         "threshold": threshold,
         "threshold_from": "fixture dev split (kappa)" if embedder else "the profile",
         "seconds": round(time.perf_counter() - t0, 1),
         "sources": rows,
     }
+
+
+def _sample(pairs: list[dict], n: int | None) -> list[dict]:
+    """A seeded sample of ``n`` pairs (all when ``n`` is None or larger)."""
+    if n is None or n >= len(pairs):
+        return pairs
+    idx = np.random.default_rng(0).choice(len(pairs), size=n, replace=False)
+    return [pairs[i] for i in sorted(idx)]
 
 
 def main() -> None:
@@ -132,21 +162,26 @@ def main() -> None:
         "--embedder", help="another sentence-transformers model (path or id) in place of the profile's"
     )
     ap.add_argument("--sources", default="sick,rte", help="public sources (benchmarks/nli_data.py)")
+    ap.add_argument("--judge", choices=["entailment", "llm"], default="entailment")
+    ap.add_argument("--max-pairs", type=int, help="a seeded sample of each public source")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    r = evaluate(args.profile, args.embedder, [s for s in args.sources.split(",") if s])
+    r = evaluate(
+        args.profile, args.embedder, [s for s in args.sources.split(",") if s], args.judge, args.max_pairs
+    )
     print(
-        f"entailment substitute vs human labels — {r['profile']}, embedder {r['embedder']}, "
+        f"{r['judge']} judge vs human labels — {r['profile']}, model {r['embedder']}, "
         f"threshold {r['threshold']} ({r['threshold_from']}), {r['seconds']} s"
     )
-    head = f"{'source':34} {'n':>5} {'major.':>6} {'AUC':>6} {'acc':>6} {'prec':>6} {'recall':>6} {'kappa':>6} {'AUC overlap':>11} {'AUC length':>10}"
+    head = f"{'source':34} {'n':>5} {'major.':>6} {'AUC':>6} {'acc':>6} {'prec':>6} {'recall':>6} {'kappa':>6} {'yes':>5} {'human yes':>9} {'AUC overlap':>11} {'AUC length':>10}"
     print(head)
     for name, row in r["sources"].items():
         j = row["judge"]
         at_chance = " (at chance)" if j["auc"] < 0.6 or j["acc"] <= j["majority_acc"] else ""
         print(
             f"{name:34} {j['n']:>5} {j['majority_acc']:>6} {j['auc']:>6} {j['acc']:>6} {j['precision']:>6} "
-            f"{j['recall']:>6} {j['kappa']:>6} {row['overlap']['auc']:>11} {row['length']['auc']:>10}{at_chance}"
+            f"{j['recall']:>6} {j['kappa']:>6} {j['yes_rate']:>5} {j['human_yes_rate']:>9} "
+            f"{row['overlap']['auc']:>11} {row['length']['auc']:>10}{at_chance}"
         )
     if args.json:
         args.json.write_text(json.dumps(r, indent=2))

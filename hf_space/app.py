@@ -154,7 +154,8 @@ def table_view(
     task: str,
     columns: list[str] | None,
 ) -> pd.DataFrame:
-    """The rows that pass the filters, ranked (board, rank, model), with the chosen columns.
+    """The rows that pass the filters, in the leaderboard's order (board, rank, then the
+    ranked score, best first), with the chosen columns.
 
     Missing numbers stay ``None`` (a blank cell that sorts last when descending);
     missing text is "—".  Sorting by any other column is the table's own column menu.
@@ -165,7 +166,6 @@ def table_view(
     )
     if view.empty:
         return pd.DataFrame({"model": ["no results match"]})
-    view = view.sort_values(["board", "rank", "model"], na_position="last", kind="stable")
     shown = [c for c in view.columns if c in FIXED_COLUMNS or c in (columns or [])]
     out = view[shown].reset_index(drop=True).astype(object)
     numbers = [c for c in out.columns if is_number(c, fam)]

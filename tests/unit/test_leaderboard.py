@@ -146,3 +146,29 @@ def test_cli_writes_snapshot(tmp_path: Path, capsys) -> None:  # type: ignore[no
 def test_space_card_is_tagged_as_a_leaderboard() -> None:
     readme = (Path(__file__).resolve().parents[2] / "hf_space" / "README.md").read_text()
     assert "tags:\n  - leaderboard" in readme
+
+
+def test_space_shows_every_published_family_ranked_with_numeric_columns() -> None:
+    """The published board as the Space builds it: one ranked table per family, numbers as
+    numbers (so the column menu sorts them), and the decomposition methods on their own."""
+    import importlib.util
+
+    from benchmark.families import REGISTRY
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("space_app", root / "hf_space" / "app.py")
+    assert spec and spec.loader
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    lb = build_leaderboard(root / "leaderboard" / "results", root / "submissions")
+    assert not lb.skipped
+    for fid, fam in REGISTRY.items():
+        view = app.table_view(lb, fid, "", app.ANY, app.ANY, app.ANY, app.ANY, app.all_columns(fam))
+        assert "no results match" not in view["model"].tolist(), fid
+        update = app.shown_table(view, fam)
+        types = dict(zip(view.columns, update.datatype, strict=True))
+        assert types["rank"] == "number" and types[fam.columns[0].label] == "number"
+        assert types["model"] == "str" and types[f"{fam.columns[0].label} CI"] == "str"
+    methods = app.table_view(lb, "decompscore", "", app.ANY, app.ANY, app.ANY, app.ANY, ["DecompScore"])
+    assert methods["model"].tolist()[0] == "decomposer/russellian@v1" and len(methods) == 6
+    assert not lb.overall["model"].str.startswith("decomposer/").any()  # methods are not models
