@@ -12,6 +12,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -22,6 +23,9 @@ from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
 from benchmark.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
 from benchmark.results import ModelInfo, TaskResult
 from benchmark.tasks import Task
+
+if TYPE_CHECKING:
+    from benchmark.runner import RunOptions
 
 
 def add_scoring_args(p: argparse.ArgumentParser) -> None:
@@ -92,16 +96,11 @@ def score_answers(
 ) -> list[TaskResult]:
     from benchmark.judges import JudgeStack
     from benchmark.report import print_results
-    from benchmark.runner import RunOptions, score_task
+    from benchmark.runner import score_task
 
     profile, chosen = plan(args, [task for task, _, _ in jobs])
     judges = JudgeStack.load(profile, progress=not args.no_progress)
-    options = RunOptions(
-        seed=args.seed,
-        query_batch=args.query_batch,
-        progress=not args.no_progress,
-        command=shlex.join(["benchmark", *sys.argv[1:]]),
-    )
+    options = run_options(args)
     results = []
     console = Console(stderr=True)
     for task, answers, model in jobs:
@@ -126,6 +125,18 @@ def score_answers(
     if show:
         print_results(results)
     return results
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The runner's options from the shared flags, with the command line recorded in results."""
+    from benchmark.runner import RunOptions
+
+    return RunOptions(
+        seed=args.seed,
+        query_batch=args.query_batch,
+        progress=not args.no_progress,
+        command=shlex.join(["benchmark", *sys.argv[1:]]),
+    )
 
 
 def save_figures(family: MetricFamily, result: TaskResult, path: Path) -> list[Path]:

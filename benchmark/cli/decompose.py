@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 from pathlib import Path
 
 from rich.console import Console
 
 from benchmark.cli import add_command
-from benchmark.cli.common import save_figures
+from benchmark.cli.common import run_options, save_figures
 from benchmark.decomposition import LLM_METHODS, METHODS, spacy_pipeline
 from benchmark.errors import InputError, Problem
 from benchmark.families import REGISTRY
@@ -69,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmark.judges import JudgeStack
-    from benchmark.runner import RunOptions, score_task
+    from benchmark.runner import score_task
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
@@ -85,17 +83,12 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise InputError(Problem("--methods dependency", str(exc))) from exc
     path = Path(args.texts)
-    rows = read_texts(path)[: args.limit] if args.limit else read_texts(path)
+    rows = read_texts(path)[: args.limit or None]
     task = texts_task(path, rows, load_task(args.task) if args.task else None)
     profile = load_profile(args.judge_profile)
     family = REGISTRY["decompscore"]
     judges = JudgeStack.load(profile, progress=not args.no_progress)
-    options = RunOptions(
-        seed=args.seed,
-        query_batch=args.query_batch,
-        progress=not args.no_progress,
-        command=shlex.join(["benchmark", *sys.argv[1:]]),
-    )
+    options = run_options(args)
     console = Console()
     results, traces, paths = [], {}, []
     for method in methods:

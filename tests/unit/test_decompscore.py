@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -171,19 +172,23 @@ def mock(tmp_path: Path, method: str = "russellian") -> tuple[Task, dict[str, st
     return task, dict(PASSAGES), stack
 
 
-def test_decompscore_number_for_number(tmp_path: Path) -> None:
-    task, answers, judges = mock(tmp_path)
-    settings = DecompSettings(method="russellian", static_examples=1, retrieved_examples=0)
-    result, path = score_task(
+def score(task: Task, answers: dict[str, str], judges: JudgeStack, tmp_path: Path) -> tuple[Any, Path]:
+    """The Russellian method with one static example, through the real runner."""
+    return score_task(
         REGISTRY["decompscore"],
         task,
         answers,
         judges,
         model=ModelInfo(id="decomposer/russellian"),
         results_root=tmp_path / "results",
-        settings=settings,
+        settings=DecompSettings(method="russellian", static_examples=1, retrieved_examples=0),
         options=RunOptions(progress=False),
     )
+
+
+def test_decompscore_number_for_number(tmp_path: Path) -> None:
+    task, answers, judges = mock(tmp_path)
+    result, path = score(task, answers, judges, tmp_path)
     per = {q.query_id: q for q in result.per_query}
     # p1: 2 + 3 subclaims; supported 2 + 2; NLI (fake table) entails none of them
     assert per["p1"].scores["decompscore"] == 4.0 and per["p1"].scores["coherence"] == 0.8
@@ -205,17 +210,7 @@ def test_decompscore_number_for_number(tmp_path: Path) -> None:
 def test_s_fact_effect_with_a_corpus(tmp_path: Path) -> None:
     task, answers, judges = mock(tmp_path)
     task.card = task.card.model_copy(update={"corpus": task.card.corpus.model_copy(update={"kind": "table"})})
-    settings = DecompSettings(method="russellian", static_examples=1, retrieved_examples=0)
-    result, _ = score_task(
-        REGISTRY["decompscore"],
-        task,
-        {"p1": answers["p1"]},
-        judges,
-        model=ModelInfo(id="decomposer/russellian"),
-        results_root=tmp_path / "results",
-        settings=settings,
-        options=RunOptions(progress=False),
-    )
+    result, _ = score(task, {"p1": answers["p1"]}, judges, tmp_path)
     [p1] = result.per_query
     # grounded: "Marie Curie won Nobel Prizes." (supported) and "Paris is old." (not supported)
     assert p1.scores["s_fact_all"] == pytest.approx(2 / 5)
