@@ -130,14 +130,19 @@ def terminal_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
     return view[[c for c in keep if c in view.columns]]
 
 
-def print_leaderboard(lb: Leaderboard, console: Console | None = None, *, legend: bool = False) -> None:
+def print_leaderboard(
+    lb: Leaderboard, console: Console | None = None, *, legend: bool = False, skip_empty: bool = False
+) -> None:
+    """Every family's boards; ``skip_empty`` leaves out families without results (a run's
+    own report) instead of saying so (the published board)."""
     console = console or Console(width=200)
     if not lb.entries:
         console.print("no results yet")
     for fid, fam in REGISTRY.items():
         df = lb.tables.get(fid, pd.DataFrame())
         if df.empty:
-            console.print(Text(f"{fam.title}: no results yet"))
+            if not skip_empty:
+                console.print(Text(f"{fam.title}: no results yet"))
             continue
         for board, sub in df.groupby("board", sort=True):
             view = terminal_frame(sub, fam)

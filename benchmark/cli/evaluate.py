@@ -157,5 +157,5 @@ def run(args: argparse.Namespace) -> int:
 
         console = Console(width=200)
         console.rule("the runs of this command, ranked")
-        print_leaderboard(from_results(results), console, legend=True)
+        print_leaderboard(from_results(results), console, legend=True, skip_empty=True)
     return 0
