@@ -19,7 +19,17 @@ from benchmark import __version__
 from benchmark.cli import Parser
 from benchmark.errors import InputError
 
-COMMANDS = ("tasks", "evaluate", "score", "decompose", "validate", "submit", "leaderboard", "space")
+COMMANDS = (
+    "tasks",
+    "evaluate",
+    "score",
+    "decompose",
+    "meta_eval",
+    "validate",
+    "submit",
+    "leaderboard",
+    "space",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

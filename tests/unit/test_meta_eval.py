@@ -1,0 +1,97 @@
+"""Meta-evaluation statistics against scipy and hand-worked cases; the CLI on fixture results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from benchmark import meta_eval
+from benchmark.cli.main import main
+from benchmark.errors import InputError
+from tests.helpers.results_fixture import MODELS, QUERIES, write_fixture
+
+X = [0.1, 0.4, 0.35, 0.8, 0.6, None, 0.9, 0.2]
+Y = [0.2, 0.5, 0.3, 0.7, 0.65, 0.4, float("nan"), 0.1]
+
+
+def test_correlations_are_scipys_on_the_pairs_both_have() -> None:
+    c = meta_eval.correlate(X, Y)
+    a, b = [0.1, 0.4, 0.35, 0.8, 0.6, 0.2], [0.2, 0.5, 0.3, 0.7, 0.65, 0.1]
+    assert c.n == 6
+    assert (c.pearson, c.pearson_p) == pytest.approx(tuple(st.pearsonr(a, b)))
+    assert (c.spearman, c.spearman_p) == pytest.approx(tuple(st.spearmanr(a, b)))
+    assert (c.kendall, c.kendall_p) == pytest.approx(tuple(st.kendalltau(a, b)))
+
+
+def test_undefined_correlations_are_none_not_zero() -> None:
+    assert meta_eval.correlate([1.0, 2.0], [1.0, 2.0]).pearson is None  # fewer than 3 pairs
+    assert meta_eval.correlate([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]).kendall is None  # constant side
+
+
+def test_mean_and_standard_error() -> None:
+    assert meta_eval.mean_and_se([1.0, 2.0, 3.0, None]) == pytest.approx((2.0, 1.0 / np.sqrt(3)))
+    assert meta_eval.mean_and_se([0.5]) == (0.5, 0.0) and meta_eval.mean_and_se([None]) == (None, None)
+
+
+def test_ties_within_a_standard_error_chain_down_the_ranking() -> None:
+    # 0.90 vs 0.85: 0.05 < 0.06 tied; 0.85 vs 0.50: apart; 0.50 vs 0.48: 0.02 < 0.05 tied
+    assert meta_eval.tie_groups([0.48, 0.9, 0.5, 0.85], [0.05, 0.06, 0.01, 0.02]) == [1, 0, 1, 0]
+    assert meta_eval.tie_groups([0.3, 0.2, 0.1], [0.0, 0.0, 0.0]) == [0, 1, 2]
+
+
+def test_rank_correlation_is_exact_without_ties_and_seeded_with_them() -> None:
+    a = {"s1": (0.9, 0.0), "s2": (0.5, 0.0), "s3": (0.1, 0.0), "s4": (0.3, 0.0)}
+    same = meta_eval.rank_correlation(a, a)
+    assert same.kendall_mean == same.kendall_min == same.kendall_max == 1.0
+    reverse = {s: (-m, e) for s, (m, e) in a.items()}
+    assert meta_eval.rank_correlation(a, reverse).kendall_mean == -1.0
+    # in b, s1 and s2 are tied: random tie-breaking gives τ of 1 or 2/3, reproducibly
+    b = {"s1": (0.6, 0.2), "s2": (0.55, 0.1), "s3": (0.1, 0.0), "s4": (0.3, 0.0)}
+    r1, r2 = meta_eval.rank_correlation(a, b, seed=3), meta_eval.rank_correlation(a, b, seed=3)
+    assert r1 == r2 and r1.repetitions == 10
+    assert {round(r1.kendall_min, 6), round(r1.kendall_max, 6)} <= {1.0, round(2 / 3, 6)}
+    assert r1.kendall_min < r1.kendall_max  # both orders drawn in 10 repetitions with this seed
+    assert meta_eval.rank_correlation(a, {"s1": (1.0, 0.0)}).kendall_mean is None
+
+
+def test_cli_metric_against_human_judgements(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results, _ = write_fixture(tmp_path)
+    human = tmp_path / "human.csv"
+    rows = ["system,query_id,score"]
+    for system, scores in MODELS.items():
+        for q, v in zip(QUERIES, scores, strict=True):
+            rows += [f'"{system}",{q},{v}', f'"{system}",{q},{v}']  # two assessors who agree
+    human.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    args = ["meta-eval", "--metric", "icat:icat_m", "--results-dir", str(results)]
+    assert main([*args, "--human", str(human), "--judge-profile", "offline-smollm2-minilm-sim@3"]) == 0
+    out = capsys.readouterr().out
+    assert "query" in out and "system" in out and "Kendall τ" in out and "leaderboard rank correlation" in out
+    # two boards (two judge profiles) are never mixed
+    assert main([*args, "--human", str(human)]) == 2
+    assert "pick one with --task and --judge-profile" in capsys.readouterr().err
+
+
+def test_human_file_errors_name_line_and_field(tmp_path: Path) -> None:
+    from benchmark.cli.meta_eval import read_human
+
+    bad = tmp_path / "h.jsonl"
+    bad.write_text(
+        "\n".join(
+            [
+                json.dumps({"system": "a", "query_id": "1", "score": 1}),
+                json.dumps({"system": "a", "query_id": "2"}),
+                json.dumps({"system": "a", "query_id": "3", "score": "high"}),
+            ]
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as exc:
+        read_human(bad)
+    assert "line 2, field 'score'" in str(exc.value) and "line 3, field 'score'" in str(exc.value)
+    good = tmp_path / "h.csv"
+    good.write_text("system,query_id,score\na,1,1\na,1,3\n", encoding="utf-8")
+    assert read_human(good) == {"a": {"1": [1.0, 3.0]}}
