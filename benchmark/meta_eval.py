@@ -139,3 +139,92 @@ def rank_correlation(
     return RankAgreement(
         len(systems), float(np.mean(taus)), min(taus), max(taus), float(np.mean(rhos)), repetitions, seed
     )
+
+
+# -- a judge's ratings against human raters -------------------------------------------------
+
+
+def partial_correlation(r_xy: float, r_xz: float, r_yz: float, n: int) -> tuple[float | None, float | None]:
+    """First-order partial correlation of x and y controlling for z, from the three
+    pairwise coefficients (here Spearman's), with its two-sided p-value (t, n − 3 df).
+
+    On argument-quality data, length alone often tracks human quality: a judge whose
+    agreement vanishes once length is held constant is measuring length."""
+    denom = math.sqrt(max((1 - r_xz**2) * (1 - r_yz**2), 0.0))
+    if denom == 0 or n < 4:
+        return None, None
+    r = max(-1.0, min(1.0, (r_xy - r_xz * r_yz) / denom))
+    if abs(r) == 1.0:
+        return r, 0.0
+    t = r * math.sqrt((n - 3) / (1 - r**2))
+    return r, float(2 * st.t.sf(abs(t), n - 3))
+
+
+def alpha(ratings: Sequence[Sequence[float | None]], level: str = "ordinal") -> float | None:
+    """Krippendorff's α (the ``krippendorff`` package) for raters × items; ``None`` when
+    fewer than two values are pairable or all values are equal."""
+    import krippendorff
+
+    data = np.array([[np.nan if v is None else v for v in row] for row in ratings], dtype=float)
+    pairable = (np.sum(~np.isnan(data), axis=0) >= 2).sum()
+    values = data[~np.isnan(data)]
+    if pairable == 0 or values.size == 0 or np.ptp(values) == 0:
+        return None
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+
+
+def length_ratings(lengths: Sequence[float], levels: Sequence[float]) -> list[float]:
+    """Text lengths mapped onto the rating scale by quantiles (the length-only baseline
+    rater: longer texts get higher ratings, in the same proportions as the scale's steps)."""
+    ranks = st.rankdata(lengths) / len(lengths)
+    steps = sorted(levels)
+    return [steps[min(len(steps) - 1, int(r * len(steps) - 1e-9))] for r in ranks]
+
+
+@dataclass(frozen=True)
+class DimensionAgreement:
+    dimension: str
+    items: int
+    alpha_humans: float | None
+    alpha_with_judge: float | None
+    alpha_with_length: float | None
+    spearman_judge: Correlation
+    spearman_length: Correlation
+    partial_judge: float | None
+    partial_judge_p: float | None
+
+
+def rater_agreement(
+    humans: Mapping[str, Mapping[str, float]],
+    judge: Mapping[str, float],
+    lengths: Mapping[str, float],
+    dimension: str,
+) -> DimensionAgreement:
+    """How a judge's ratings of one dimension agree with human raters, next to a
+    length-only rater: α among humans, α with the judge (or the length rater) added as one
+    more rater, Spearman with the human mean, and the judge's partial Spearman with the
+    human mean holding length constant.  ``humans``: rater -> item -> rating."""
+    items = sorted({i for r in humans.values() for i in r} & set(judge) & set(lengths))
+    human_rows = [[humans[r].get(i) for i in items] for r in sorted(humans)]
+    mean = [float(np.mean([v for v in col if v is not None])) for col in zip(*human_rows, strict=True)]
+    judged = [judge[i] for i in items]
+    length = [lengths[i] for i in items]
+    levels = sorted({v for row in human_rows for v in row if v is not None})
+    by_length = length_ratings(length, levels) if levels and items else []
+    sj, sl = correlate(judged, mean), correlate(length, mean)
+    sjl = correlate(judged, length)
+    partial = (
+        partial_correlation(sj.spearman, sjl.spearman, sl.spearman, len(items))
+        if None not in (sj.spearman, sjl.spearman, sl.spearman)
+        else (None, None)
+    )
+    return DimensionAgreement(
+        dimension,
+        len(items),
+        alpha(human_rows),
+        alpha([*human_rows, judged]),
+        alpha([*human_rows, by_length]) if by_length else None,
+        sj,
+        sl,
+        *partial,
+    )

@@ -32,15 +32,27 @@ def register(sub: argparse._SubParsersAction) -> None:
             "correlation of the two, with systems within a standard error tied and ties broken at random "
             "over 10 seeded repetitions (as in the EXAM paper). --human is CSV (header) or JSONL with "
             "system, query_id, score per row; systems are result model labels or model ids. "
-            "--against compares two metrics of the same results instead."
+            "--against compares two metrics of the same results instead. --ratings measures a judge's "
+            "ratings against human raters instead: a CSV (header) or JSONL file with item, text, dimension, "
+            "rater, rating per row, the judge being the rater named by --judge-rater; per dimension it "
+            "reports Krippendorff's alpha (ordinal) among the humans and with the judge added, the same for "
+            "a length-only rater, Spearman with the human mean for both, and the judge's partial Spearman "
+            "holding text length constant."
         ),
         examples=[
             "benchmark meta-eval --metric icat:icat_m --human my_judgements.csv",
             "benchmark meta-eval --metric icat:icat_m --against icat:s_fact",
             "benchmark meta-eval --metric decompscore:decompscore --against decompscore:decompscore_nli",
+            "benchmark meta-eval --ratings argument_ratings.csv --judge-rater listwise-judge",
         ],
     )
-    p.add_argument("--metric", required=True, help="family:score, e.g. icat:icat_m")
+    p.add_argument("--metric", help="family:score, e.g. icat:icat_m")
+    p.add_argument(
+        "--ratings", help="ratings of items by humans and a judge (item, text, dimension, rater, rating)"
+    )
+    p.add_argument(
+        "--judge-rater", default="judge", help="the judge's rater name in --ratings (default: judge)"
+    )
     p.add_argument("--human", help="human judgements (CSV or JSONL: system, query_id, score)")
     p.add_argument("--against", help="another family:score of the same results")
     p.add_argument("--results-dir", default="leaderboard/results", help="default: the published results")
@@ -74,38 +86,100 @@ def metric_scores(entries: list[Entry], family: str, key: str) -> tuple[Scores, 
 
 def read_human(path: Path) -> dict[str, dict[str, list[float]]]:
     """system -> query id -> the scores given (several assessors kept, averaged later)."""
-    if not path.is_file():
-        raise InputError(Problem(rel(path), "no such file", field="--human"))
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".jsonl":
-        rows = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((n, load_json(line)))
-                except ValueError as exc:
-                    raise InputError(Problem(rel(path), f"not JSON: {exc}", line=n)) from exc
-    else:
-        rows = list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
     out: dict[str, dict[str, list[float]]] = {}
-    problems = []
-    for n, row in rows:
+    for row in _checked(path, "--human", ("system", "query_id", "score"), "score"):
+        out.setdefault(str(row["system"]), {}).setdefault(str(row["query_id"]), []).append(
+            float(row["score"])
+        )  # type: ignore[arg-type]
+    return out
+
+
+def _rows(path: Path, flag: str) -> list[tuple[int, object]]:
+    """``(line, row)`` pairs of a CSV file with a header or a JSONL file."""
+    if not path.is_file():
+        raise InputError(Problem(rel(path), "no such file", field=flag))
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".jsonl":
+        return list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
+    rows = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append((n, load_json(line)))
+            except ValueError as exc:
+                raise InputError(Problem(rel(path), f"not JSON: {exc}", line=n)) from exc
+    return rows
+
+
+def _checked(path: Path, flag: str, fields: tuple[str, ...], number: str) -> list[dict[str, object]]:
+    """Rows with every field present and ``number`` a number; every problem named."""
+    out, problems = [], []
+    for n, row in _rows(path, flag):
         if not isinstance(row, dict):
             problems.append(Problem(rel(path), "each row must be an object", line=n))
             continue
-        missing = [f for f in ("system", "query_id", "score") if row.get(f) in (None, "")]
+        missing = [f for f in fields if row.get(f) in (None, "")]
         if missing:
             problems.append(Problem(rel(path), "missing", line=n, field=missing[0]))
             continue
         try:
-            score = float(row["score"])
+            out.append({**row, number: float(row[number])})  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            problems.append(Problem(rel(path), f"not a number: {row['score']!r}", line=n, field="score"))
-            continue
-        out.setdefault(str(row["system"]), {}).setdefault(str(row["query_id"]), []).append(score)
+            problems.append(Problem(rel(path), f"not a number: {row[number]!r}", line=n, field=number))
     if problems:
         raise InputError(problems)
     return out
+
+
+def read_ratings(path: Path, judge: str) -> dict[str, tuple[dict[str, dict[str, float]], dict[str, float]]]:
+    """dimension -> (human rater -> item -> rating, judge item -> rating); and item texts."""
+    rows = _checked(path, "--ratings", ("item", "dimension", "rater", "rating"), "rating")
+    out: dict[str, tuple[dict[str, dict[str, float]], dict[str, float]]] = {}
+    for r in rows:
+        humans, judged = out.setdefault(str(r["dimension"]), ({}, {}))
+        if str(r["rater"]) == judge:
+            judged[str(r["item"])] = float(r["rating"])  # type: ignore[arg-type]
+        else:
+            humans.setdefault(str(r["rater"]), {})[str(r["item"])] = float(r["rating"])  # type: ignore[arg-type]
+    if not any(j for _, j in out.values()):
+        raise InputError(Problem(rel(path), f"no ratings by the judge rater {judge!r}", field="rater"))
+    return out
+
+
+def item_lengths(path: Path) -> dict[str, float]:
+    """Words in each item's text (the length baseline's input)."""
+    return {
+        str(r["item"]): float(len(str(r.get("text") or "").split()))
+        for _, r in _rows(path, "--ratings")
+        if isinstance(r, dict)
+    }
+
+
+def _ratings_report(args: argparse.Namespace) -> int:
+    path = Path(args.ratings)
+    lengths = item_lengths(path)
+    console = Console(width=160)  # eleven columns: never wrap their headers
+    table = Table(title=Text(f"judge {args.judge_rater!r} vs human raters ({path.name})"))
+    for col in (
+        "dimension", "items", "α humans", "α + judge", "α + length",
+        "ρ judge", "p", "ρ length", "p", "partial ρ judge | length", "p",
+    ):  # fmt: skip
+        table.add_column(col, justify="left" if col == "dimension" else "right")
+    f = lambda v, spec=".3f": "—" if v is None else format(v, spec)  # noqa: E731
+    for dim, (humans, judged) in sorted(read_ratings(path, args.judge_rater).items()):
+        a = meta_eval.rater_agreement(humans, judged, lengths, dim)
+        table.add_row(
+            dim, str(a.items), f(a.alpha_humans), f(a.alpha_with_judge), f(a.alpha_with_length),
+            f(a.spearman_judge.spearman), f(a.spearman_judge.spearman_p, ".2g"),
+            f(a.spearman_length.spearman), f(a.spearman_length.spearman_p, ".2g"),
+            f(a.partial_judge), f(a.partial_judge_p, ".2g"),
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        "A judge is worth more than length only where its ρ and α beat the length rater's and its partial ρ "
+        "(length held constant) stays clearly above 0."
+    )
+    return 0
 
 
 def _align(human: dict[str, dict[str, list[float]]], labels: dict[str, str]) -> Scores:
@@ -145,6 +219,12 @@ def compare(a: Scores, b: Scores) -> dict[str, meta_eval.Correlation]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ratings:
+        return _ratings_report(args)
+    if not args.metric:
+        raise InputError(
+            Problem("command line", "give --metric family:score, or --ratings FILE", field="--metric")
+        )
     family, key = parse_measure(args.metric, "--metric")
     if bool(args.human) == bool(args.against):
         raise InputError(

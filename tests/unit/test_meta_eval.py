@@ -95,3 +95,48 @@ def test_human_file_errors_name_line_and_field(tmp_path: Path) -> None:
     good = tmp_path / "h.csv"
     good.write_text("system,query_id,score\na,1,1\na,1,3\n", encoding="utf-8")
     assert read_human(good) == {"a": {"1": [1.0, 3.0]}}
+
+
+def test_partial_correlation_by_hand() -> None:
+    # (0.5 - 0.5·0.5) / sqrt(0.75·0.75) = 1/3; t = (1/3)·sqrt(27 / (8/9)), 27 df
+    r, p = meta_eval.partial_correlation(0.5, 0.5, 0.5, 30)
+    assert r == pytest.approx(1 / 3)
+    assert p == pytest.approx(2 * st.t.sf((1 / 3) * np.sqrt(27 / (8 / 9)), 27))
+    assert meta_eval.partial_correlation(0.9, 1.0, 0.9, 30) == (None, None)  # z is x: nothing left
+
+
+def test_alpha_and_the_length_rater() -> None:
+    assert meta_eval.alpha([[1, 2, 3, 3], [1, 2, 3, 3]]) == pytest.approx(1.0)
+    assert meta_eval.alpha([[2, 2, 2], [2, 2, 2]]) is None  # no variation: undefined, not 0 or 1
+    assert meta_eval.alpha([[1, None], [None, 3]]) is None  # nothing pairable
+    assert meta_eval.length_ratings([10, 200, 50, 90, 400, 30], [1, 2, 3]) == [1, 3, 2, 2, 3, 1]
+
+
+def test_a_judge_that_only_measures_length_is_exposed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Humans rate quality that is independent of length; the judge rates by length."""
+    rng = np.random.default_rng(0)
+    rows = ["item,text,dimension,rater,rating"]
+    for i in range(40):
+        words = int(rng.integers(5, 200))
+        quality = int(rng.integers(1, 4))
+        text = " ".join(["w"] * words)
+        for rater in ("h1", "h2"):
+            noisy = min(3, max(1, quality + int(rng.integers(-1, 2) if rater == "h2" and i % 5 == 0 else 0)))
+            rows.append(f"a{i},{text},overall,{rater},{noisy}")
+        rows.append(f"a{i},{text},overall,judge,{1 + min(2, words // 67)}")
+    path = tmp_path / "ratings.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    from benchmark.cli.meta_eval import item_lengths, read_ratings
+
+    humans, judged = read_ratings(path, "judge")["overall"]
+    a = meta_eval.rater_agreement(humans, judged, item_lengths(path), "overall")
+    assert a.items == 40 and a.alpha_humans is not None and a.alpha_humans > 0.8
+    assert a.alpha_with_judge < a.alpha_humans  # the judge lowers agreement
+    assert abs(a.spearman_judge.spearman - a.spearman_length.spearman) < 0.2  # no better than length
+    assert main(["meta-eval", "--ratings", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "α humans" in out and "partial ρ judge | length" in out
+    with pytest.raises(InputError, match="no ratings by the judge rater 'gpt'"):
+        read_ratings(path, "gpt")
