@@ -763,9 +763,17 @@ def open_retriever(
     """A retriever of kind ``spec.kind`` over the corpus ``ref`` names (indexes cached on disk)."""
     if ref.kind == "lucene":
         return build_retriever(spec, embedder, lucene_index=ref.path, cache=cache, progress=progress)
+    return build_retriever(spec, embedder, corpus_passages(ref, task, spec), cache=cache, progress=progress)
+
+
+def corpus_passages(ref: CorpusRef, task: Any, spec: RetrieverSpec) -> list[Passage]:
+    """The passages of a table or file corpus, chunked as the profile says."""
+    if ref.kind == "lucene":
+        raise InputError(
+            Problem(str(ref.path), "the passages of a Lucene index cannot be listed; give --corpus")
+        )
     docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
-    passages = chunk_corpus(docs, size=spec.chunk_words, overlap=spec.chunk_overlap)
-    return build_retriever(spec, embedder, passages, cache=cache, progress=progress)
+    return chunk_corpus(docs, size=spec.chunk_words, overlap=spec.chunk_overlap)
 
 
 def candidate_documents(retriever: Retriever, queries: list[str], n: int) -> list[list[str]]:

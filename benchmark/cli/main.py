@@ -24,6 +24,7 @@ COMMANDS = (
     "evaluate",
     "score",
     "decompose",
+    "judge_check",
     "meta_eval",
     "validate",
     "submit",

@@ -1,0 +1,170 @@
+"""``benchmark judge-check``: scores under known perturbations of evidence and answers."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchmark import judge_check
+from benchmark.cli import add_command
+from benchmark.cli.common import add_scoring_args, plan, run_options, scorable_queries, scoring_inputs
+from benchmark.errors import InputError, Problem
+from benchmark.tasks import load_task
+
+KINDS = {
+    "irrelevant": "% of retrieved passages replaced by irrelevant ones",
+    "contradictions": "contradicting sentences injected into each answer",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "judge-check",
+        help="do a family's scores fall as evidence or answers get worse? (ConQRet's robustness check)",
+        description=(
+            "Score the same answers again and again while replacing a share of every retrieval's hits "
+            "with passages of other documents (--irrelevant, in %) and while inserting sentences that "
+            "the judge LLM rewrote to state the opposite (--contradictions, per answer). For every score "
+            "of every family: its value per level, Pearson's r with the level, and whether it falls "
+            "monotonically; a plot per perturbation. Results of each level are ordinary result files "
+            "under --results-dir/<perturbation>-<level>/ (checkpointed, cached)."
+        ),
+        examples=[
+            "benchmark judge-check --outputs outputs/org__model/webtrack-2009-2012.jsonl --tasks webtrack-2009-2012",
+            "benchmark judge-check --outputs out.jsonl --tasks webtrack-2009-2012 --irrelevant 0,50,100 "
+            "--contradictions none --variants m --limit 6",
+        ],
+    )
+    p.add_argument("--outputs", required=True, help="the answers (groundcover JSONL or lm-eval sample log)")
+    p.add_argument("--tasks", required=True, help="the task the answers are for")
+    p.add_argument("--irrelevant", default="0,10,20,50,70,100", help="levels in %%, or 'none'")
+    p.add_argument("--contradictions", default="0,5,20", help="sentences per answer, or 'none'")
+    p.add_argument("--limit", type=int, help="only the first N scorable queries")
+    add_scoring_args(p)
+    p.set_defaults(func=run, results_dir="judge-check")
+
+
+def levels(text: str, flag: str) -> list[float]:
+    if text.strip().lower() == "none":
+        return []
+    try:
+        out = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError as exc:
+        raise InputError(Problem("command line", f"not a list of numbers: {text!r}", field=flag)) from exc
+    if any(v < 0 for v in out) or (flag == "--irrelevant" and any(v > 100 for v in out)):
+        raise InputError(Problem("command line", f"levels out of range: {text!r}", field=flag))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmark.judges import JudgeStack
+    from benchmark.outputs import answers_and_model
+    from benchmark.retrieval import corpus_passages, open_retriever
+    from benchmark.runner import score_task
+
+    task = load_task(args.tasks)
+    perturbations = {"irrelevant": levels(args.irrelevant, "--irrelevant")}
+    perturbations["contradictions"] = levels(args.contradictions, "--contradictions")
+    if not any(perturbations.values()):
+        raise InputError(Problem("command line", "no perturbation levels", field="--irrelevant"))
+    answers, model = answers_and_model(args.outputs, task)
+    qids = [q for q in scorable_queries(args, task) if q in answers][: args.limit or None]
+    answers = {q: answers[q] for q in qids}
+    profile, chosen = plan(args, [task])
+    judges = JudgeStack.load(profile, progress=not args.no_progress)
+    options = run_options(args)
+    root = Path(args.results_dir)
+    console = Console(width=160)
+    for kind, lv in perturbations.items():
+        if not lv:
+            continue
+        values: dict[tuple[str, str], dict[float, float | None]] = {}
+        notes = []
+        for level in lv:
+            stack, texts = judges, answers
+            if kind == "irrelevant":
+
+                def factory(corpus: Any, t: Any, spec: Any, fraction: float = level / 100) -> Any:
+                    base = open_retriever(
+                        corpus, t, spec, profile.embedder, cache=judges.cache, progress=False
+                    )
+                    return judge_check.IrrelevantHits(
+                        base, corpus_passages(corpus, t, spec), fraction, args.seed
+                    )
+
+                stack = dataclasses.replace(judges, retriever_factory=factory, _retrievers={})
+            else:
+                injected = judge_check.inject_contradictions(
+                    answers, int(level), judges.llm, seed=args.seed, max_retries=profile.llm.max_retries
+                )
+                texts = {q: i.text for q, i in injected.items()}
+                failed = sum(i.failed for i in injected.values())
+                if failed:
+                    notes.append(f"level {level:g}: {failed} rewrite(s) unusable after retries, left out")
+            for fam, settings in chosen[task.id]:
+                result, _ = score_task(
+                    fam,
+                    task,
+                    texts,
+                    stack,
+                    model=model,
+                    results_root=root / f"{kind}-{level:g}",
+                    inputs=scoring_inputs(args),
+                    settings=settings,
+                    options=options,
+                )
+                for col in fam.columns:
+                    s = result.scores.get(col.key)
+                    values.setdefault((fam.id, col.label), {})[level] = s.value if s else None
+        trends = {k: judge_check.trend(lv, [v.get(x) for x in lv]) for k, v in values.items()}
+        console.print(_table(kind, lv, trends))
+        for note in notes:
+            console.print(f"note: {note}")
+        plot = root / f"judge-check-{kind}.png"
+        _figure(kind, trends).savefig(plot, dpi=120)
+        console.print(f"plot: {plot}")
+    return 0
+
+
+def _table(kind: str, lv: list[float], trends: dict[tuple[str, str], judge_check.Trend]) -> Table:
+    table = Table(title=Text(f"judge check: {KINDS[kind]}"))
+    table.add_column("score")
+    for level in lv:
+        table.add_column(f"{level:g}", justify="right")
+    for col in ("Pearson r", "p", "falls monotonically"):
+        table.add_column(col, justify="right")
+    for (fid, label), t in trends.items():
+        if all(v is None for v in t.values):
+            continue
+        cells = ["—" if v is None else f"{v:.3f}" for v in t.values]
+        r = "—" if t.pearson is None else f"{t.pearson:.3f}"
+        p = "—" if t.pearson_p is None else f"{t.pearson_p:.2g}"
+        mono = {True: "yes", False: "no", None: "—"}[t.monotonic_decrease]
+        table.add_row(Text(f"{fid}:{label}"), *cells, r, p, mono)
+    return table
+
+
+def _figure(kind: str, trends: dict[tuple[str, str], judge_check.Trend]) -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for (fid, label), t in trends.items():
+        pts = [(lv, v) for lv, v in zip(t.levels, t.values, strict=True) if v is not None]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{fid}:{label}")
+    ax.set_xlabel(re.sub(r"^%", "share (%)", KINDS[kind]))
+    ax.set_ylabel("score")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
