@@ -23,6 +23,7 @@ import html
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -104,15 +105,22 @@ def score_columns(family: MetricFamily) -> list[tuple[str, str]]:
     return out
 
 
+def info_columns(family: MetricFamily, columns: Sequence[str]) -> list[str]:
+    """The model-only columns (setting, size, weights) where a family's entries are models."""
+    return list(columns) if family.ranks_models else [c for c in columns if c not in INFO_COLUMNS]
+
+
 def all_columns(family: MetricFamily) -> list[str]:
-    return [*INFO_COLUMNS, *(label for _, label in score_columns(family)), *TAIL_COLUMNS]
+    return info_columns(
+        family, [*INFO_COLUMNS, *(label for _, label in score_columns(family)), *TAIL_COLUMNS]
+    )
 
 
 def default_columns(family: MetricFamily) -> list[str]:
     """What fits a laptop screen: the headline score with its interval, the other shown scores."""
     shown = [c for c in family.columns if c.default_shown]
     scores = [shown[0].label, f"{shown[0].label} CI", *(c.label for c in shown[1:])] if shown else []
-    return [*DEFAULT_INFO[:2], *scores, *DEFAULT_INFO[2:]]
+    return info_columns(family, [*DEFAULT_INFO[:2], *scores, *DEFAULT_INFO[2:]])
 
 
 def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
@@ -374,10 +382,17 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     )
     with gr.Accordion("Search and filters", open=True, elem_id=f"gc-filters-{fid}"), gr.Row():
         search = gr.Textbox(label="Search model", placeholder="e.g. llama", elem_id=f"gc-search-{fid}")
+        # model-only filters are hidden where the entries are not models (decomposition methods)
         weights = gr.Dropdown(
-            [ANY, "open", "closed"], value=ANY, label="Weights", elem_id=f"gc-weights-{fid}"
+            [ANY, "open", "closed"],
+            value=ANY,
+            label="Weights",
+            elem_id=f"gc-weights-{fid}",
+            visible=fam.ranks_models,
         )
-        size = gr.Dropdown(list(SIZES), value=ANY, label="Size", elem_id=f"gc-size-{fid}")
+        size = gr.Dropdown(
+            list(SIZES), value=ANY, label="Size", elem_id=f"gc-size-{fid}", visible=fam.ranks_models
+        )
         profile = gr.Dropdown(
             profiles or [ANY],
             value=default_profile or ANY,

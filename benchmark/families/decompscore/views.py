@@ -86,7 +86,9 @@ def unit_text(unit: dict[str, Any]) -> str:
 def figure(results: Sequence[TaskResult]) -> Any:
     """DecompScore per method with its interval, coherence written next to each bar."""
     rows = [(method_name(r), r.scores.get("decompscore"), r.scores.get("coherence")) for r in results]
-    rows = [(m, s, c) for m, s, c in rows if s is not None and s.value is not None]
+    rows = sorted(
+        [(m, s, c) for m, s, c in rows if s is not None and s.value is not None], key=lambda r: -r[1].value
+    )
     if not rows:
         from benchmark.families.icat.views import empty_figure
 
@@ -100,10 +102,11 @@ def figure(results: Sequence[TaskResult]) -> Any:
         [(s.ci_high if s.ci_high is not None else v) - v for v, (_, s, _) in zip(values, rows, strict=True)],
     ]
     ax.barh([m for m, _, _ in rows], values, xerr=err, color="#4c9a6a", capsize=3)
-    for y, (_, s, c) in enumerate(rows):
-        note = f" coherence {c.value:.2f}" if c is not None and c.value is not None else ""
-        ax.text(s.value, y, note, va="center", fontsize=8)
+    for y, (_, s, c) in enumerate(rows):  # right of the interval, so the two never overlap
+        note = f"  coherence {c.value:.2f}" if c is not None and c.value is not None else ""
+        ax.text(s.ci_high if s.ci_high is not None else s.value, y, note, va="center", fontsize=8)
     ax.invert_yaxis()
+    ax.set_xlim(0, max((s.ci_high or s.value) for _, s, _ in rows) * 1.35)
     ax.set_xlabel("DecompScore: supported subclaims per passage (95% CI)")
     fig.tight_layout()
     return fig
