@@ -303,3 +303,27 @@ def test_texts_file_errors_name_file_line_and_field(tmp_path: Path) -> None:
     text = str(exc.value)
     for needle in ("line 2", "line 3, field 'text'", "line 4, field 'id'", "line 5, field 'query_id'"):
         assert needle in text
+
+
+def test_texts_become_a_task_with_the_base_tasks_queries_and_corpus(tmp_path: Path) -> None:
+    from benchmark.errors import InputError
+    from benchmark.families.decompscore.texts import load_texts_task, read_texts, texts_task
+
+    path = tmp_path / "My Answers.v2.jsonl"  # an outputs file: query_id and answer
+    path.write_text(
+        "\n".join(json.dumps({"query_id": q, "answer": f"Answer to {q}."}) for q in ("175", "182")),
+        encoding="utf-8",
+    )
+    rows = read_texts(path)
+    assert rows == [("175", "Answer to 175."), ("182", "Answer to 182.")]
+    task = texts_task(path, rows, load_task("webtrack-2009-2012"))
+    assert task.id == "webtrack-2009-2012.my-answers-v2"  # no dots in the stem: the id splits on one
+    assert task.has_table("corpus") and task.card.corpus.kind == "table"
+    assert task.table("queries")["text"].tolist()[0] == "signs of a heartattack"  # the topic, not the answer
+    assert task.data_fingerprint.startswith("sha256:") and "+" in task.data_fingerprint
+    (tmp_path / "my-answers-v2.jsonl").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert load_texts_task(task.id, tmp_path).table("queries").equals(task.table("queries"))
+    alone = texts_task(path, rows, None)
+    assert alone.id == "texts.my-answers-v2" and alone.card.corpus.kind == "none"
+    with pytest.raises(InputError, match="not among webtrack-2009-2012's query ids"):
+        texts_task(path, [("nope", "x")], load_task("webtrack-2009-2012"))
