@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     results, traces, paths = [], {}, []
     for method in methods:
-        settings = DecompSettings(
+        settings = DecompSettings.from_options(
             method=method,
             granularity=args.decomposition_granularity,
             static_examples=args.static_examples,

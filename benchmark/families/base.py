@@ -22,9 +22,11 @@ import argparse
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from benchmark.errors import InputError, Problem
 
 if TYPE_CHECKING:
     from benchmark.judges import JudgeStack
@@ -73,6 +75,24 @@ class FamilySettings(BaseModel):
     results computed with different settings are never ranked together."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @classmethod
+    def from_options(cls, **values: Any) -> Self:
+        """Settings from command-line values; a bad one is an :class:`InputError` naming
+        its flag (``static_examples`` -> ``--static-examples``), never a traceback."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise InputError(
+                [
+                    Problem(
+                        "command line",
+                        e["msg"],
+                        field=f"--{str(e['loc'][0]).replace('_', '-')}" if e["loc"] else None,
+                    )
+                    for e in exc.errors()
+                ]
+            ) from exc
 
 
 @dataclass

@@ -6,11 +6,10 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
 from benchmark.decomposition import LLM_METHODS, METHODS, Decomposer
 from benchmark.embeddings import Embedder
-from benchmark.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
@@ -101,15 +100,12 @@ class DecompScoreFamily(MetricFamily):
         )
 
     def settings_from_args(self, args: argparse.Namespace) -> DecompSettings:
-        try:
-            return DecompSettings(
-                method=getattr(args, "method", "sentences"),
-                granularity=getattr(args, "decomposition_granularity", "sentence"),
-                static_examples=getattr(args, "static_examples", None),
-                retrieved_examples=getattr(args, "retrieved_examples", None),
-            )
-        except ValidationError as exc:
-            raise InputError([Problem("command line", e["msg"]) for e in exc.errors()]) from exc
+        return DecompSettings.from_options(
+            method=getattr(args, "method", "sentences"),
+            granularity=getattr(args, "decomposition_granularity", "sentence"),
+            static_examples=getattr(args, "static_examples", None),
+            retrieved_examples=getattr(args, "retrieved_examples", None),
+        )
 
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         """The method is the entry, not the board: methods are ranked against each other."""

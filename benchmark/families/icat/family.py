@@ -6,10 +6,9 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
 from benchmark.cache import content_hash
-from benchmark.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
@@ -92,15 +91,7 @@ class ICATFamily(MetricFamily):
 
     def settings_from_args(self, args: argparse.Namespace) -> ICATSettings:
         variants = tuple(v.strip() for v in str(getattr(args, "variants", "m,s,a")).split(",") if v.strip())
-        try:
-            return ICATSettings(variants=variants, beta=getattr(args, "beta", 1.0))  # type: ignore[arg-type]
-        except ValidationError as exc:
-            raise InputError(
-                [
-                    Problem("command line", e["msg"], field=f"--{e['loc'][0]}" if e["loc"] else None)
-                    for e in exc.errors()
-                ]
-            ) from exc
+        return ICATSettings.from_options(variants=variants, beta=getattr(args, "beta", 1.0))
 
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         assert isinstance(settings, ICATSettings)
