@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as st
 
+from benchmark.stats import missing
+
 REPETITIONS = 10
 
 
@@ -45,15 +47,11 @@ class Correlation:
     kendall_p: float | None
 
 
-def _finite(v: float | None) -> bool:
-    return v is not None and not (isinstance(v, float) and math.isnan(v))
-
-
 def correlate(x: Sequence[float | None], y: Sequence[float | None]) -> Correlation:
     """Pearson, Spearman and Kendall (τ-b) with two-sided p-values over the pairs where
     both values exist; ``None`` where a coefficient is undefined (fewer than 3 pairs, or
     a constant side)."""
-    pairs = [(a, b) for a, b in zip(x, y, strict=True) if _finite(a) and _finite(b)]
+    pairs = [(a, b) for a, b in zip(x, y, strict=True) if not missing(a) and not missing(b)]
     n = len(pairs)
     if n < 3:
         return Correlation(n, None, None, None, None, None, None)
@@ -75,7 +73,7 @@ def correlate(x: Sequence[float | None], y: Sequence[float | None]) -> Correlati
 
 def mean_and_se(values: Sequence[float | None]) -> tuple[float | None, float | None]:
     """Mean and standard error (sample std / √n; 0 for a single value)."""
-    v = np.array([x for x in values if _finite(x)], dtype=float)
+    v = np.array([x for x in values if not missing(x)], dtype=float)
     if v.size == 0:
         return None, None
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else 0.0

@@ -204,13 +204,14 @@ MISSING = "—"
 
 def fmt_score(value: object, low: object = None, high: object = None, ci: bool = True) -> str:
     """``0.412 [0.30, 0.51]``; ``—`` for a missing value; no interval where there is none."""
-    if value is None or _missing(value):  # type: ignore[arg-type]
+    if missing(value):
         return MISSING
     text = f"{float(value):.3f}"  # type: ignore[arg-type]
-    if ci and low is not None and high is not None and not _missing(low) and not _missing(high):  # type: ignore[arg-type]
+    if ci and not missing(low) and not missing(high):
         text += f" [{float(low):.2f}, {float(high):.2f}]"  # type: ignore[arg-type]
     return text
 
 
-def _missing(value: object) -> bool:
+def missing(value: object) -> bool:
+    """None or NaN: a score that does not exist (shown as —, never as 0)."""
     return value is None or (isinstance(value, float) and math.isnan(value))
