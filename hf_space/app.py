@@ -187,10 +187,14 @@ def is_number(column: str, family: MetricFamily) -> bool:
     return column in NUMBER_COLUMNS or column in {c.label for c in family.columns}
 
 
+def datatypes(view: pd.DataFrame, family: MetricFamily) -> list[str]:
+    """Each column's Dataframe datatype: numbers sort as numbers in the column menu."""
+    return ["number" if is_number(c, family) else "str" for c in view.columns]
+
+
 def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
     """The Dataframe update for ``view``: its values and each column's datatype."""
-    types = ["number" if is_number(c, family) else "str" for c in view.columns]
-    return gr.Dataframe(value=view, datatype=types)
+    return gr.Dataframe(value=view, datatype=datatypes(view, family))
 
 
 def write_csv(view: pd.DataFrame, family_id: str) -> str:
@@ -371,7 +375,7 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     )
     table = gr.Dataframe(
         value=first,
-        datatype=["number" if is_number(c, fam) else "str" for c in first.columns],
+        datatype=datatypes(first, fam),
         interactive=False,
         wrap=True,
         pinned_columns=2,

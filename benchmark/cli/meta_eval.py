@@ -207,14 +207,28 @@ def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
     return table
 
 
-def compare(a: Scores, b: Scores) -> dict[str, meta_eval.Correlation]:
+def summarise(scores: Scores) -> dict[str, tuple[float, float]]:
+    """Each system's mean and standard error over its queries (systems with no score left out)."""
+    out = {}
+    for system, per_query in scores.items():
+        mean, se = meta_eval.mean_and_se(list(per_query.values()))
+        if mean is not None and se is not None:
+            out[system] = (mean, se)
+    return out
+
+
+def compare(
+    a: Scores, b: Scores, sa: dict[str, tuple[float, float]], sb: dict[str, tuple[float, float]]
+) -> dict[str, meta_eval.Correlation]:
+    """Query-level correlation over the (system, query) pairs both measures have, and
+    system-level correlation of the means ``sa`` and ``sb`` (:func:`summarise`)."""
     systems = sorted(set(a) & set(b))
     pairs = [(a[s][q], b[s][q]) for s in systems for q in sorted(set(a[s]) & set(b[s]))]
-    means_a = [meta_eval.mean_and_se(list(a[s].values()))[0] for s in systems]
-    means_b = [meta_eval.mean_and_se(list(b[s].values()))[0] for s in systems]
     return {
         "query": meta_eval.correlate([p[0] for p in pairs], [p[1] for p in pairs]),
-        "system": meta_eval.correlate(means_a, means_b),
+        "system": meta_eval.correlate(
+            [sa[s][0] if s in sa else None for s in systems], [sb[s][0] if s in sb else None for s in systems]
+        ),
     }
 
 
@@ -254,14 +268,9 @@ def run(args: argparse.Namespace) -> int:
     if not set(a) & set(b):
         raise InputError(Problem("command line", f"no system has both {args.metric} and {other}"))
     console = Console()
-    console.print(_table(f"{args.metric} vs {other}", compare(a, b)))
-    summary = {s: meta_eval.mean_and_se(list(v.values())) for s, v in a.items()}
-    summary_b = {s: meta_eval.mean_and_se(list(v.values())) for s, v in b.items()}
-    agree = meta_eval.rank_correlation(
-        {s: (m, e) for s, (m, e) in summary.items() if m is not None},
-        {s: (m, e) for s, (m, e) in summary_b.items() if m is not None},
-        seed=args.seed,
-    )
+    sa, sb = summarise(a), summarise(b)
+    console.print(_table(f"{args.metric} vs {other}", compare(a, b, sa, sb)))
+    agree = meta_eval.rank_correlation(sa, sb, seed=args.seed)
     if agree.kendall_mean is None:
         console.print("leaderboard rank correlation: fewer than 2 common systems")
     else:
