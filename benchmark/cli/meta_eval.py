@@ -197,13 +197,11 @@ def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
     table = Table(title=Text(title))
     for col in ("level", "n", "Pearson r", "p", "Spearman ρ", "p", "Kendall τ", "p"):
         table.add_column(col, justify="left" if col == "level" else "right")
-    fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
     for level, c in rows.items():
-        table.add_row(
-            level,
-            str(c.n),
-            *(fmt(v) for v in (c.pearson, c.pearson_p, c.spearman, c.spearman_p, c.kendall, c.kendall_p)),
-        )
+        cells = []
+        for coef, p in ((c.pearson, c.pearson_p), (c.spearman, c.spearman_p), (c.kendall, c.kendall_p)):
+            cells += ["—", "—"] if coef is None or p is None else [f"{coef:.3f}", f"{p:.2g}"]
+        table.add_row(level, str(c.n), *cells)
     return table
 
 
