@@ -40,7 +40,7 @@ from benchmark import paths
 from benchmark.llm import LLM
 from benchmark.prompts import Prompt, load_prompt
 from benchmark.structured import run_structured
-from benchmark.text import bullet_text, sentences
+from benchmark.text import bullet_text, same_words_key, sentences
 
 LLM_METHODS = ("factscore", "wice", "chen", "russellian")
 METHODS = (*LLM_METHODS, "dependency", "sentences")
@@ -74,7 +74,7 @@ class Unit:
         kept: list[str] = []
         seen: set[str] = set()
         for c in candidates:
-            key = " ".join(c.lower().split())
+            key = same_words_key(c)
             if key not in seen:
                 seen.add(key)
                 kept.append(c)
@@ -126,9 +126,11 @@ def select_examples(
     n_retrieved: int,
     embed: Embed | None,
     pool_vectors: np.ndarray | None = None,
+    source_vector: np.ndarray | None = None,
 ) -> list[Example]:
     """The first ``n_static`` examples, then the ``n_retrieved`` others most similar to
-    ``source`` (cosine of ``embed``; ties by pool order).  Pure given the vectors."""
+    ``source`` (cosine of ``embed``; ties by pool order).  Pure given the vectors, which a
+    caller choosing examples for many sources computes once, in one batch each."""
     static = list(pool[:n_static])
     rest = list(pool[n_static:])
     if n_retrieved <= 0 or not rest:
@@ -136,7 +138,7 @@ def select_examples(
     if embed is None:
         raise ValueError("retrieved in-context examples need an embedder")
     vectors = pool_vectors[n_static:] if pool_vectors is not None else embed([e.sentence for e in rest])
-    query = embed([source])[0]
+    query = source_vector if source_vector is not None else embed([source])[0]
     sims = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query) + 1e-12)
     order = sorted(range(len(rest)), key=lambda i: (-float(sims[i]), i))[:n_retrieved]
     return static + [rest[i] for i in sorted(order)]
@@ -209,10 +211,12 @@ class Decomposer:
         prompt, style = self.prompt, str(self.prompt.meta["style"])
         pool = load_examples()
         n_static, n_retrieved = self.example_counts
-        pool_vectors = self.embed([e.sentence for e in pool]) if n_retrieved and self.embed else None
+        retrieve = bool(n_retrieved and self.embed and len(pool) > n_static and sources)
+        pool_vectors = self.embed([e.sentence for e in pool]) if retrieve else None  # type: ignore[misc]
+        source_vectors = self.embed(list(sources)) if retrieve else [None] * len(sources)  # type: ignore[misc]
         messages = []
-        for source in sources:
-            chosen = select_examples(source, pool, n_static, n_retrieved, self.embed, pool_vectors)
+        for source, vector in zip(sources, source_vectors, strict=True):
+            chosen = select_examples(source, pool, n_static, n_retrieved, self.embed, pool_vectors, vector)
             shots = [
                 ({"text": e.sentence}, "\n".join(f"- {c}" for c in e.decompositions[style])) for e in chosen
             ]
@@ -263,11 +267,12 @@ def spacy_model_version() -> str | None:
 def dependency_subclaims(text: str) -> list[str]:
     """Predicate–argument subclaims of every sentence of ``text`` (see module docstring)."""
     out: list[str] = []
-    for sent in spacy_pipeline()(text).sents:
+    sents = list(spacy_pipeline()(text).sents)  # parsed once, also for the fallback below
+    for sent in sents:
         for claim in _sentence_subclaims(sent):
             if claim not in out:
                 out.append(claim)
-    return out or [s.text.strip() for s in spacy_pipeline()(text).sents if s.text.strip()]
+    return out or [s.text.strip() for s in sents if s.text.strip()]
 
 
 def _phrase(tokens: Sequence[Any]) -> str:

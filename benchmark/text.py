@@ -1,4 +1,4 @@
-"""Sentence segmentation, shared by every stage that splits text into sentences.
+"""Sentence segmentation (and the one rule for repeated claims), shared by every stage.
 
 Claims (the ``sentences`` extractor) and evidence windows (the similarity entailment
 substitute) must split text the same way, and a regex on ``.`` breaks "Dr. Smith" and
@@ -47,3 +47,9 @@ def bullet_text(line: str) -> str | None:
     """The text of a bulleted or numbered line, or ``None`` if it is not one."""
     m = _BULLET.match(line)
     return m.group("text") if m else None
+
+
+def same_words_key(text: str) -> str:
+    """What makes two claims "the same" when repeats are dropped: their words, ignoring
+    case and spacing (so an answer or a decomposer cannot score by repeating itself)."""
+    return " ".join(text.lower().split())

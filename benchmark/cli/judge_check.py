@@ -67,7 +67,7 @@ def levels(text: str, flag: str) -> list[float]:
 def run(args: argparse.Namespace) -> int:
     from benchmark.judges import JudgeStack
     from benchmark.outputs import answers_and_model
-    from benchmark.retrieval import corpus_passages, open_retriever
+    from benchmark.retrieval import build_retriever, corpus_passages
     from benchmark.runner import score_task
 
     task = load_task(args.tasks)
@@ -93,12 +93,11 @@ def run(args: argparse.Namespace) -> int:
             if kind == "irrelevant":
 
                 def factory(corpus: Any, t: Any, spec: Any, fraction: float = level / 100) -> Any:
-                    base = open_retriever(
-                        corpus, t, spec, profile.embedder, cache=judges.cache, progress=False
+                    passages = corpus_passages(corpus, t, spec)  # chunked once: index and pool
+                    base = build_retriever(
+                        spec, profile.embedder, passages, cache=judges.cache, progress=False
                     )
-                    return judge_check.IrrelevantHits(
-                        base, corpus_passages(corpus, t, spec), fraction, args.seed
-                    )
+                    return judge_check.IrrelevantHits(base, passages, fraction, args.seed)
 
                 stack = dataclasses.replace(judges, retriever_factory=factory, _retrievers={})
             else:

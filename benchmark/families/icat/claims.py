@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from benchmark.decomposition import parse_subclaims as parse_claims
 from benchmark.prompts import load_prompt
-from benchmark.text import sentences
+from benchmark.text import same_words_key, sentences
 
 __all__ = ["Claim", "ClaimList", "claim_messages", "parse_claims", "select_claims", "sentence_claims"]
 
@@ -72,7 +72,7 @@ def select_claims(
     seen: set[str] = set()
     for text in candidates:
         out.candidates += 1
-        key = " ".join(text.lower().split())
+        key = same_words_key(text)
         if key in seen:
             out.repeated += 1
         elif len(text.split()) < min_words:
