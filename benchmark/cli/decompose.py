@@ -70,13 +70,21 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.runner import score_task
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
+    if not methods:
         raise InputError(
-            Problem(
-                "command line", f"unknown method(s) {unknown}; known: {', '.join(METHODS)}", field="--methods"
-            )
+            Problem("command line", f"name methods from: {', '.join(METHODS)}", field="--methods")
         )
+    # every method's settings are checked (its name among them) before any model loads
+    settings = {
+        m: DecompSettings.from_options(
+            method=m,
+            granularity=args.decomposition_granularity,
+            static_examples=args.static_examples,
+            retrieved_examples=args.retrieved_examples,
+            ground=not args.no_ground,
+        )
+        for m in methods
+    }
     if "dependency" in methods:
         try:
             spacy_pipeline()
@@ -92,13 +100,6 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     results, traces, paths = [], {}, []
     for method in methods:
-        settings = DecompSettings.from_options(
-            method=method,
-            granularity=args.decomposition_granularity,
-            static_examples=args.static_examples,
-            retrieved_examples=args.retrieved_examples,
-            ground=not args.no_ground,
-        )
         counts = ""
         if method in LLM_METHODS and (
             args.static_examples is not None or args.retrieved_examples is not None
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             model=model,
             results_root=Path(args.results_dir),
             inputs=ScoringInputs(corpus=args.corpus),
-            settings=settings,
+            settings=settings[method],
             options=options,
         )
         save_figures(family, result, out)
