@@ -327,3 +327,11 @@ def test_texts_become_a_task_with_the_base_tasks_queries_and_corpus(tmp_path: Pa
     assert alone.id == "texts.my-answers-v2" and alone.card.corpus.kind == "none"
     with pytest.raises(InputError, match="not among webtrack-2009-2012's query ids"):
         texts_task(path, [("nope", "x")], load_task("webtrack-2009-2012"))
+
+
+def test_the_retrieved_example_is_the_most_similar_not_the_next_in_line() -> None:
+    pool = [Example(s, {}) for s in ("a river", "a tower", "a prize", "a bridge", "a novel prize")]
+    chosen = select_examples("they built the bridge", pool, 2, 1, bag_of_words)
+    assert [e.sentence for e in chosen] == ["a river", "a tower", "a bridge"]
+    vector = bag_of_words(["they built the bridge"])[0]  # a caller's batched vector gives the same choice
+    assert select_examples("ignored", pool, 2, 1, bag_of_words, source_vector=vector) == chosen

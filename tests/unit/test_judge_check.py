@@ -61,3 +61,10 @@ def test_trend_reports_r_and_monotonic_decrease() -> None:
     assert trend(levels, [0.9, 0.95, 0.8, 0.6, 0.4, 0.1]).monotonic_decrease is False
     assert trend(levels, [0.9, None, 0.8, 0.6, 0.4, 0.1]).monotonic_decrease is None
     assert trend([0, 5, 20], [0.5, 0.5, 0.5]).pearson is None  # constant: r undefined, not 0
+
+
+@pytest.mark.parametrize(("fraction", "replaced"), [(0.5, 2), (0.1, 0), (0.2, 1)])
+def test_the_share_of_a_short_list_rounds_half_up(fraction: float, replaced: int) -> None:
+    three = {"claim": HITS["claim"][:3]}  # 1.5 hits -> 2, 0.3 -> 0, 0.6 -> 1
+    [hits] = IrrelevantHits(FakeRetriever(three), POOL, fraction, seed=1).search(["claim"], 3)
+    assert sum(h.doc_id.startswith("other") for h in hits) == replaced

@@ -75,3 +75,11 @@ def test_holm_decides_a_borderline_difference() -> None:
     cmp = stats.paired_tests({"a": a, "b": b})
     assert cmp.pvalue[0, 1] == pytest.approx(2 / 64)
     assert stats.paired_ranks({"a": a, "b": b, "c": c})["b"] == 1
+
+
+def test_a_missing_score_is_a_dash_and_nan_counts_as_missing() -> None:
+    from benchmark.stats import MISSING, fmt_score, missing
+
+    assert missing(None) and missing(float("nan")) and not missing(0.0)
+    assert fmt_score(float("nan")) == MISSING and fmt_score(None) == MISSING
+    assert fmt_score(0.5, float("nan"), 0.6) == "0.500" and fmt_score(0.5, 0.4, 0.6) == "0.500 [0.40, 0.60]"
