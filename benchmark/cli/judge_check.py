@@ -6,17 +6,19 @@ import argparse
 import dataclasses
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark import judge_check
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, plan, run_options, scorable_queries, scoring_inputs
 from benchmark.errors import InputError, Problem
 from benchmark.tasks import load_task
+
+if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
+    from benchmark import judge_check
 
 KINDS = {
     "irrelevant": "% of retrieved passages replaced by irrelevant ones",
@@ -65,6 +67,7 @@ def levels(text: str, flag: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchmark import judge_check
     from benchmark.judges import JudgeStack
     from benchmark.outputs import answers_and_model
     from benchmark.retrieval import build_retriever, corpus_passages

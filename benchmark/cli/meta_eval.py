@@ -6,17 +6,20 @@ import argparse
 import csv
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark import meta_eval
 from benchmark.cli import add_command
 from benchmark.errors import InputError, Problem, rel
 from benchmark.families import REGISTRY
 from benchmark.leaderboard import Entry, load_entries
 from benchmark.untrusted import load_json
+
+if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
+    from benchmark import meta_eval
 
 Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
 
@@ -156,6 +159,8 @@ def item_lengths(path: Path) -> dict[str, float]:
 
 
 def _ratings_report(args: argparse.Namespace) -> int:
+    from benchmark import meta_eval
+
     path = Path(args.ratings)
     lengths = item_lengths(path)
     console = Console(width=160)  # eleven columns: never wrap their headers
@@ -207,6 +212,8 @@ def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
 
 def summarise(scores: Scores) -> dict[str, tuple[float, float]]:
     """Each system's mean and standard error over its queries (systems with no score left out)."""
+    from benchmark import meta_eval
+
     out = {}
     for system, per_query in scores.items():
         mean, se = meta_eval.mean_and_se(list(per_query.values()))
@@ -220,6 +227,8 @@ def compare(
 ) -> dict[str, meta_eval.Correlation]:
     """Query-level correlation over the (system, query) pairs both measures have, and
     system-level correlation of the means ``sa`` and ``sb`` (:func:`summarise`)."""
+    from benchmark import meta_eval
+
     systems = sorted(set(a) & set(b))
     pairs = [(a[s][q], b[s][q]) for s in systems for q in sorted(set(a[s]) & set(b[s]))]
     return {
@@ -231,6 +240,8 @@ def compare(
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchmark import meta_eval
+
     if args.ratings:
         return _ratings_report(args)
     if not args.metric:
