@@ -219,6 +219,12 @@ class TransformersLLM(_CachedLLM):
             tok.pad_token = tok.eos_token
         self._model, self._tok = model, tok
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` under this model's tokenizer (cost reports, e.g. benchmarks/)."""
+        with self._lock:
+            self._load()
+        return len(self._tok(text, add_special_tokens=False)["input_ids"])
+
     @staticmethod
     def _materialise(model: Any, tok: Any, target: Path) -> None:
         """Save dequantised GGUF weights so later loads skip the slow conversion.

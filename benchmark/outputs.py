@@ -150,10 +150,17 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
     return rows
 
 
+def evidence_of(rows: list[OutputRow]) -> dict[str, list[str]] | None:
+    """Per query, the ids of the passages a RAG answer was given; ``None`` for closed-book."""
+    given = {r.query_id: list(r.retrieval.passages) for r in rows if r.retrieval is not None}
+    return given or None
+
+
 def answers_and_model(
     path: Path | str, task: Task, *, model_name: str | None = None
-) -> tuple[dict[str, str], ModelInfo]:
-    """Answers by query id and the model that wrote them, checked against the task."""
+) -> tuple[dict[str, str], ModelInfo, dict[str, list[str]] | None]:
+    """Answers by query id, the model that wrote them, and (RAG) the evidence each was
+    given, checked against the task."""
     rows = read_outputs(path, model_name=model_name)
     if not rows:
         raise InputError(Problem(rel(Path(path)), "outputs file has no answers"))
@@ -180,4 +187,4 @@ def answers_and_model(
         generation=first.generation,
         rag=first.rag,
     )
-    return {r.query_id: r.answer for r in rows}, model
+    return {r.query_id: r.answer for r in rows}, model, evidence_of(rows)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -114,6 +114,9 @@ class RAGContext:
 
     setting: RAGSetting
     hits: dict[str, list[Hit]]
+    #: RAArg: each ranker's document lists by query (for P@10 / nDCG@10), and rerank failures
+    rankings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    failures: dict[str, list[str]] = field(default_factory=dict)
 
     def prompt(self, instruction: str, query_id: str, query: str) -> str:
         return rag_prompt(instruction, query, [h.text for h in self.hits[query_id]], self.setting.prompt)
@@ -132,16 +135,25 @@ def prepare(
     lucene_index: str | None = None,
     cache: ModelCallCache | None = None,
     progress: bool = True,
+    rerank_llm: Any = None,
+    max_evidence_words: int = 1500,
 ) -> RAGContext:
     """Retrieve the ``k`` passages of every query, with the profile's chunking (and, for dense
-    and hybrid, its embedder), from the task's corpus or the user's."""
+    and hybrid, its embedder), from the task's corpus or the user's.
+
+    With ``setting.rerank`` (RAArg, :mod:`benchmark.raarg`), whole documents are retrieved
+    for the query's topic, ``setting.depth`` deep, reranked listwise by ``rerank_llm``, and
+    the top ``k`` trimmed together to ``max_evidence_words``.
+    """
+    from benchmark import raarg
     from benchmark.retrieval import open_retriever, resolve_corpus
 
     ref = resolve_corpus(task, corpus, lucene_index)
     spec = profile.retriever.model_copy(update={"kind": setting.retriever})
+    if setting.rerank:
+        spec = spec.model_copy(update={"chunk_words": raarg.WHOLE_DOCUMENT, "chunk_overlap": 0})
     retriever = open_retriever(ref, task, spec, profile.embedder, cache=cache, progress=progress)
-    texts = task.table("queries").set_index("query_id")["text"].astype(str)
-    hits = retriever.search([texts[q] for q in query_ids], setting.k)
+    queries = task.table("queries").set_index("query_id")
     full = setting.model_copy(
         update={
             "corpus": ref.label,
@@ -149,4 +161,19 @@ def prepare(
             "embedder": None if setting.retriever == "bm25" else profile.embedder.model,
         }
     )
-    return RAGContext(full, dict(zip(query_ids, hits, strict=True)))
+    if not setting.rerank:
+        hits = retriever.search([str(queries.at[q, "text"]) for q in query_ids], setting.k)
+        return RAGContext(full, dict(zip(query_ids, hits, strict=True)))
+    topics = [(str(queries.at[q, "topic"]), str(queries.at[q, "stance"])) for q in query_ids]
+    found = retriever.search([t for t, _ in topics], setting.depth or 20)
+    found = [[replace(h, passage_id=h.doc_id) for h in hs] for hs in found]
+    reranked = raarg.rerank(rerank_llm, topics, found, setting.rerank, progress=progress)
+    hits = [raarg.evidence(hs, setting.k, max_evidence_words) for hs in reranked.hits]
+    lists = {
+        setting.retriever: {q: [h.doc_id for h in hs] for q, hs in zip(query_ids, found, strict=True)},
+        f"{setting.retriever} + {setting.rerank} rerank": {
+            q: [h.doc_id for h in hs] for q, hs in zip(query_ids, reranked.hits, strict=True)
+        },
+    }
+    failures = {query_ids[i]: f for i, f in reranked.failures.items()}
+    return RAGContext(full, dict(zip(query_ids, hits, strict=True)), lists, failures)

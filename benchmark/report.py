@@ -18,10 +18,20 @@ def _score_parts(score: Score | None) -> tuple[float | None, float | None, float
     return (None, None, None) if score is None else (score.value, score.ci_low, score.ci_high)
 
 
+MAX_COLUMNS = 10
+
+
 def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
     fam = REGISTRY[family_id]
-    keys = [c.key for c in fam.columns if any(c.key in r.scores for r in results)]
-    table = Table(title=Text(f"{fam.title} (macro-average over queries, 95% bootstrap CI)"))
+    computed = [c for c in fam.columns if any(c.key in r.scores for r in results)]
+    # a family with many scores (argument quality has 32) shows the Space's default
+    # columns, so the table stays readable in a terminal; the result file has every score
+    keys = [
+        c.key for c in computed if c.default_shown or c.key == fam.primary or len(computed) <= MAX_COLUMNS
+    ]
+    hidden = len(computed) - len(keys)
+    note = f"; {hidden} more scores in the result file" if hidden else ""
+    table = Table(title=Text(f"{fam.title} (macro-average over queries, 95% bootstrap CI{note})"))
     for col in ("model", "task", "judge profile"):
         table.add_column(col)
     for k in keys:

@@ -76,15 +76,22 @@ class RAGSetting(_Strict):
     corpus: str = Field(description="label of the corpus retrieved from")
     chunking: tuple[int, int] = (128, 32)
     embedder: str | None = Field(default=None, description="dense and hybrid: the query/passage embedder")
+    rerank: Literal["generic", "stance"] | None = Field(
+        default=None,
+        description="RAArg: listwise LLM reranking of the retrieved documents, and its instruction",
+    )
+    depth: int | None = Field(default=None, ge=1, description="RAArg: documents retrieved, then reranked")
 
     @property
     def slug(self) -> str:
         """``rag-bm25-k5``: names folders and tells closed-book and RAG entries apart."""
-        return f"rag-{self.retriever}-k{self.k}"
+        rerank = f"-{self.rerank}-rerank{self.depth or ''}" if self.rerank else ""
+        return f"rag-{self.retriever}{rerank}-k{self.k}"
 
     @property
     def label(self) -> str:
-        return f"RAG {self.retriever} k={self.k}"
+        rerank = f" + {self.rerank} LLM rerank" if self.rerank else ""
+        return f"RAG {self.retriever}{rerank} k={self.k}"
 
 
 class ModelInfo(_Strict):

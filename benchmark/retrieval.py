@@ -776,6 +776,14 @@ def corpus_passages(ref: CorpusRef, task: Any, spec: RetrieverSpec) -> list[Pass
     return chunk_corpus(docs, size=spec.chunk_words, overlap=spec.chunk_overlap)
 
 
+def document_texts(ref: CorpusRef, task: Any) -> dict[str, str]:
+    """Every document of a table or file corpus, whole and titled as passages are, by id."""
+    if ref.kind == "lucene":
+        return {}
+    docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
+    return {p.doc_id: p.text for p in chunk_corpus(docs, size=10**9, overlap=0)}
+
+
 def candidate_documents(retriever: Retriever, queries: list[str], n: int) -> list[list[str]]:
     """The ``n`` best documents per query, in rank order, from a passage retriever.
 

@@ -69,6 +69,19 @@ SCHEMAS: dict[str, TableSchema] = {
                 Column("description", "str", required=False, nullable=True),
                 Column("type", "str", required=False, nullable=True, description="e.g. faceted / ambiguous"),
                 Column("split", "str", required=False, nullable=True),
+                Column(
+                    "topic_id",
+                    "str",
+                    required=False,
+                    nullable=True,
+                    description="argument tasks: the controversial topic this (topic, stance) query is on",
+                ),
+                Column(
+                    "topic", "str", required=False, nullable=True, description="argument tasks: the topic"
+                ),
+                Column(
+                    "stance", "str", required=False, nullable=True, description="argument tasks: pro / con"
+                ),
             ),
             key=("query_id",),
             description="The inputs the evaluated model answers.",
@@ -144,10 +157,22 @@ SCHEMAS: dict[str, TableSchema] = {
             (
                 Column("query_id", "str", ref="queries.query_id"),
                 Column("doc_id", "str"),
-                Column("stance", "str", description="pro / con / neutral"),
+                Column("stance", "str", description="pro / con / both / neutral"),
             ),
             key=("query_id", "doc_id"),
             description="Stance labels of documents for argument tasks.",
+        ),
+        TableSchema(
+            "reference_arguments",
+            (
+                Column("query_id", "str", ref="queries.query_id"),
+                Column("argument_id", "str"),
+                Column(
+                    "text", "str", description="a human-written argument for the query's topic and stance"
+                ),
+            ),
+            key=("query_id", "argument_id"),
+            description="Human-written arguments that pairwise argument judges compare a system's against.",
         ),
     )
 }

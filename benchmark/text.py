@@ -53,3 +53,17 @@ def same_words_key(text: str) -> str:
     """What makes two claims "the same" when repeats are dropped: their words, ignoring
     case and spacing (so an answer or a decomposer cannot score by repeating itself)."""
     return " ".join(text.lower().split())
+
+
+def trim_proportionally(texts: list[str], budget_words: int) -> list[str]:
+    """Cut every text by the same share so that together they fit ``budget_words``.
+
+    ConQRet trims evidence this way rather than dropping the last documents whole: each
+    keeps its beginning, and no document disappears because the ones before it were long.
+    """
+    words = [t.split() for t in texts]
+    total = sum(len(w) for w in words)
+    if total <= budget_words:
+        return list(texts)
+    share = budget_words / total
+    return [" ".join(w[: max(1, int(len(w) * share))]) + " …" for w in words]

@@ -23,21 +23,19 @@ Usage (from the project root)::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
+import task_files
 import yaml
-
-from benchmark.tasks import dataset_card, load_card
+from task_files import Row
 
 REPO = Path(__file__).resolve().parents[1]
 STARTER_DIR = REPO / "scripts" / "starter_corpus"
@@ -46,8 +44,6 @@ SCRIPT = "scripts/convert_webtrack.py"
 # The order of ``corpus.covers_queries``: a quickstart runs the first ten, so the topics
 # whose documents ground a short general-knowledge answer best come first.
 QUICKSTART_ORDER = ["175", "182", "196", "117", "125", "154", "26", "75", "84", "173", "130", "45"]
-
-Row = dict[str, Any]
 
 # Arrow types mirror ``benchmark.tasks.SCHEMAS``: ids are strings, grades int64.
 ARROW_SCHEMAS: dict[str, pa.Schema] = {
@@ -430,19 +426,6 @@ SORT_KEYS: dict[str, Callable[[Row], tuple[Any, ...]]] = {
 }
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def write_table(rows: Iterable[Row], name: str, path: Path) -> None:
-    """Sorted rows, one row group, no statistics or pandas metadata: byte-stable output."""
-    table = pa.Table.from_pylist(sorted(rows, key=SORT_KEYS[name]), schema=ARROW_SCHEMAS[name])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(
-        table, path, compression="zstd", use_dictionary=False, write_statistics=False, store_schema=False
-    )
-
-
 def display_path(path: Path, shared: Path) -> str:
     """Input paths as a reader of the card finds them: under ``shared/`` or the repo."""
     try:
@@ -454,22 +437,12 @@ def display_path(path: Path, shared: Path) -> str:
 def write_task(
     out: Path, card: dict[str, Any], tables: dict[str, list[Row]], inputs: list[Path], shared: Path
 ) -> None:
-    checksums: dict[str, str] = {}
-    for name, rows in tables.items():
-        path = out / "data" / f"{name}.parquet"
-        write_table(rows, name, path)
-        checksums[path.name] = sha256(path)
-    card["provenance"]["inputs"] = [{"file": display_path(p, shared), "sha256": sha256(p)} for p in inputs]
-    card["data"] = {
-        "kind": "local",
-        "path": "data",
-        "tables": {n: f"{n}.parquet" for n in tables},
-        "checksums": checksums,
-    }
-    text = yaml.safe_dump(card, sort_keys=False, allow_unicode=True, width=100)
-    (out / "task.yaml").write_text(text, encoding="utf-8")
-    # the dataset card, so `datasets.load_dataset("tasks/<id>", "<table>")` works
-    (out / "README.md").write_text(dataset_card(load_card(out / "task.yaml")), encoding="utf-8")
+    task_files.write_task(
+        out,
+        card,
+        {n: (rows, ARROW_SCHEMAS[n], SORT_KEYS[n]) for n, rows in tables.items()},
+        [(display_path(p, shared), p) for p in inputs],
+    )
 
 
 def read_topics(files: list[Path], notes: Notes) -> tuple[list[Row], list[Row], list[str]]:

@@ -56,8 +56,14 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
         fam.add_arguments(p.add_argument_group(f"{fam.title} ({fam.id})"))
 
 
-def scoring_inputs(args: argparse.Namespace) -> ScoringInputs:
-    return ScoringInputs(corpus=args.corpus, lucene_index=args.lucene_index, aspect_qrels=args.aspect_qrels)
+def scoring_inputs(args: argparse.Namespace, evidence: dict[str, list[str]] | None = None) -> ScoringInputs:
+    return ScoringInputs(
+        corpus=args.corpus, lucene_index=args.lucene_index, aspect_qrels=args.aspect_qrels, evidence=evidence
+    )
+
+
+#: what is scored: the task, answers by query id, the model, and (RAG) each answer's evidence ids
+Job = tuple[Task, dict[str, str], ModelInfo, dict[str, list[str]] | None]
 
 
 def requested_metrics(args: argparse.Namespace) -> list[str] | None:
@@ -91,19 +97,17 @@ def plan(
     return profile, chosen
 
 
-def score_answers(
-    args: argparse.Namespace, jobs: list[tuple[Task, dict[str, str], ModelInfo]], *, show: bool = True
-) -> list[TaskResult]:
+def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = True) -> list[TaskResult]:
     from benchmark.judges import JudgeStack
     from benchmark.report import print_results
     from benchmark.runner import score_task
 
-    profile, chosen = plan(args, [task for task, _, _ in jobs])
+    profile, chosen = plan(args, [job[0] for job in jobs])
     judges = JudgeStack.load(profile, progress=not args.no_progress)
     options = run_options(args)
     results = []
     console = Console(stderr=True)
-    for task, answers, model in jobs:
+    for task, answers, model, evidence in jobs:
         for fam, settings in chosen[task.id]:
             result, path = score_task(
                 fam,
@@ -112,7 +116,7 @@ def score_answers(
                 judges,
                 model=model,
                 results_root=Path(args.results_dir),
-                inputs=scoring_inputs(args),
+                inputs=scoring_inputs(args, evidence),
                 settings=settings,
                 options=options,
             )

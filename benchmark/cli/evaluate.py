@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, scorable_queries, score_answers
 from benchmark.errors import InputError, Problem
 from benchmark.tasks import load_task
+
+log = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "benchmark evaluate --model local-chat-completions --rag bm25 --rag-k 5 \\",
             "    --model-args model=meta-llama/Llama-3.1-8B-Instruct,base_url=http://127.0.0.1:8000/v1/chat/completions \\",
             "    --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama",
+            "benchmark evaluate --model groundcover-offline --tasks arguana-debates --rag bm25 --rerank stance",
         ],
     )
     add_model_args(p)
@@ -67,6 +71,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the prompt and ask for [n] citations); default none",
     )
     g.add_argument("--rag-k", type=int, default=5, help="passages per prompt (default 5)")
+    g.add_argument(
+        "--rerank",
+        choices=["generic", "stance"],
+        help="RAArg (argument tasks): retrieve whole documents for the topic, rerank them listwise with the "
+        "model under evaluation (generic or stance-conditioned instruction), and write a cited argument; "
+        "P@10 / nDCG@10 per stance are printed",
+    )
+    g.add_argument(
+        "--rerank-depth", type=int, default=20, help="documents retrieved and reranked (default 20)"
+    )
     add_scoring_args(p)
     p.set_defaults(func=run)
 
@@ -88,6 +102,55 @@ def generatable_queries(args: argparse.Namespace, task: Any) -> list[str]:
         return list(task.table("queries")["query_id"])
 
 
+def raarg_settings(settings: list[Any], rerank: str, depth: int) -> list[Any]:
+    """``--rerank`` turns every retrieval setting into RAArg (whole documents, reranked, the
+    argument prompt); it needs one."""
+    from benchmark.raarg import ARGUMENT_PROMPT
+
+    if all(s is None for s in settings):
+        raise InputError(
+            Problem("command line", "--rerank needs a retrieval setting, e.g. --rag bm25", field="--rerank")
+        )
+    if not 1 <= depth <= 100:
+        raise InputError(Problem("command line", "must be between 1 and 100", field="--rerank-depth"))
+    return [
+        s if s is None else s.model_copy(update={"rerank": rerank, "depth": depth, "prompt": ARGUMENT_PROMPT})
+        for s in settings
+    ]
+
+
+def reranker(args: argparse.Namespace) -> Any:
+    """The model under evaluation, as the reranker (RAArg ranks with the system's own LLM)."""
+    from benchmark.harness import check_request, make_backend
+    from benchmark.raarg import BackendLLM
+
+    margs, _ = check_request(args.model, args.model_args or {}, args.gen_kwargs)
+    return BackendLLM(make_backend(args.model, margs, args.batch_size, chat_template=args.chat_template))
+
+
+def report_rankings(task: Any, context: Any, out: Path) -> None:
+    """P@10 / nDCG@10 of the retrieved and the reranked lists, printed and saved beside the outputs."""
+    from rich.console import Console
+
+    from benchmark.raarg import ranking_quality
+
+    failed = sum(len(f) for f in context.failures.values())
+    if failed:
+        log.warning("rerank: %d window(s) kept their BM25 order after unusable replies", failed)
+    if not task.has_table("qrels"):
+        return
+    queries = task.table("queries")
+    table = ranking_quality(
+        context.rankings,
+        task.table("qrels"),
+        task.table("stances") if task.has_table("stances") else None,
+        dict(zip(queries["query_id"], queries["stance"], strict=True)),
+    )
+    target = out.with_name(f"{out.stem}.ranking.csv")
+    table.to_csv(target, index=False)
+    Console(stderr=True).print(table.round(3).to_string(index=False), f"\n(wrote {target})", markup=False)
+
+
 def run(args: argparse.Namespace) -> int:
     from benchmark import rag
     from benchmark.cli.common import plan
@@ -95,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.outputs import answers_and_model
 
     settings = rag.parse_settings(args.rag, args.rag_k)
+    if args.rerank:
+        settings = raarg_settings(settings, args.rerank, args.rerank_depth)
     if args.limit is not None and not args.limit > 0:
         raise InputError(
             Problem("command line", "must be a count of at least 1, or a fraction above 0", field="--limit")
@@ -130,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
                     corpus=args.corpus,
                     lucene_index=args.lucene_index,
                     progress=not args.no_progress,
+                    rerank_llm=reranker(args) if setting.rerank else None,
                 )
             )
             out = generate_outputs(
@@ -144,8 +210,10 @@ def run(args: argparse.Namespace) -> int:
                 rag=context,
                 chat_template=args.chat_template,
             )
-            answers, model = answers_and_model(out, task)
-            jobs.append((task, answers, model))
+            if context is not None and context.rankings:
+                report_rankings(task, context, out)
+            answers, model, evidence = answers_and_model(out, task)
+            jobs.append((task, answers, model, evidence))
     if args.no_score:
         return 0
     results = score_answers(args, jobs)

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     perturbations["contradictions"] = levels(args.contradictions, "--contradictions")
     if not any(perturbations.values()):
         raise InputError(Problem("command line", "no perturbation levels", field="--irrelevant"))
-    answers, model = answers_and_model(args.outputs, task)
+    answers, model, _ = answers_and_model(args.outputs, task)
     qids = [q for q in scorable_queries(args, task) if q in answers][: args.limit or None]
     answers = {q: answers[q] for q in qids}
     profile, chosen = plan(args, [task])

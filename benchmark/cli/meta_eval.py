@@ -171,8 +171,18 @@ def _ratings_report(args: argparse.Namespace) -> int:
     ):  # fmt: skip
         table.add_column(col, justify="left" if col == "dimension" else "right")
     f = lambda v, spec=".3f": "—" if v is None else format(v, spec)  # noqa: E731
-    for dim, (humans, judged) in sorted(read_ratings(path, args.judge_rater).items()):
-        a = meta_eval.rater_agreement(humans, judged, lengths, dim)
+    by_dim = read_ratings(path, args.judge_rater)
+    rows = [(dim, *by_dim[dim], lengths) for dim in sorted(by_dim)]
+    if len(by_dim) > 1:  # every (item, dimension) a unit: the overall agreement
+        pooled: dict[str, dict[str, float]] = {}
+        for dim, (humans, _) in by_dim.items():
+            for rater, items in humans.items():
+                pooled.setdefault(rater, {}).update({f"{i}\x1f{dim}": v for i, v in items.items()})
+        judged_all = {f"{i}\x1f{dim}": v for dim, (_, judged) in by_dim.items() for i, v in judged.items()}
+        lengths_all = {u: lengths[u.split("\x1f")[0]] for u in judged_all if u.split("\x1f")[0] in lengths}
+        rows.append(("all dimensions (pooled)", pooled, judged_all, lengths_all))
+    for dim, humans, judged, lens in rows:
+        a = meta_eval.rater_agreement(humans, judged, lens, dim)
         table.add_row(
             dim, str(a.items), f(a.alpha_humans), f(a.alpha_with_judge), f(a.alpha_with_length),
             f(a.spearman_judge.spearman), f(a.spearman_judge.spearman_p, ".2g"),

@@ -54,14 +54,15 @@ def run(args: argparse.Namespace) -> int:
     jobs = []
     for task_id, path in zip(task_ids, args.outputs, strict=True):
         task = load_task(task_id)
-        answers, model = answers_and_model(path, task, model_name=args.model_name)
-        jobs.append((task, answers, model))
+        answers, model, evidence = answers_and_model(path, task, model_name=args.model_name)
+        jobs.append((task, answers, model, evidence))
     score_answers(args, jobs)
     return 0
 
 
 def _score_submission(args: argparse.Namespace) -> int:
     """Score a submission the way the submission workflow does: all or nothing."""
+    from benchmark.outputs import evidence_of
     from benchmark.results import ModelInfo
     from benchmark.submissions import validate_submission
 
@@ -74,7 +75,7 @@ def _score_submission(args: argparse.Namespace) -> int:
         rag=sub.card.rag,
     )
     jobs = [
-        (load_task(task_id), {r.query_id: r.answer for r in rows}, model)
+        (load_task(task_id), {r.query_id: r.answer for r in rows}, model, evidence_of(rows))
         for task_id, rows in sorted(sub.outputs.items())
     ]
     score_answers(args, jobs)

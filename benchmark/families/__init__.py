@@ -9,12 +9,13 @@ Adding one is a folder under ``benchmark/families/`` and a line below (CONTRIBUT
 from __future__ import annotations
 
 from benchmark.errors import InputError, Problem
+from benchmark.families.arguments import ArgumentsFamily
 from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.decompscore import DecompScoreFamily
 from benchmark.families.icat import ICATFamily
 from benchmark.tasks import Task
 
-REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(), DecompScoreFamily())}
+REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(), ArgumentsFamily(), DecompScoreFamily())}
 
 __all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "scorable_queries"]
 

@@ -102,6 +102,9 @@ class ScoringInputs:
     corpus: str | None = None
     lucene_index: str | None = None
     aspect_qrels: str | None = None
+    #: per query, the ids of the evidence documents the system was given (RAG outputs'
+    #: ``retrieval.passages``); families that judge evidence use them
+    evidence: dict[str, list[str]] | None = None
 
 
 @dataclass

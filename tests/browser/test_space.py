@@ -259,6 +259,35 @@ def test_drill_down_to_claims_and_evidence(page: Page) -> None:
     page.screenshot(path=str(ARTIFACTS / "04-drilldown.png"), full_page=True)
 
     page.locator("#gc-run input").click()
-    page.get_by_role("option").filter(has_text="evil/model").click()
+    page.get_by_role("option").filter(has_text="evil/model · webtrack-2009-2012").click()
     expect(page.locator("#gc-summary")).to_contain_text(EVIL)
+    assert page.evaluate("window.__pwned") is None
+
+
+def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
+    from tests.helpers.results_fixture import ARG_MODELS
+
+    page.get_by_role("tab", name="Argument quality").click()
+    table = page.locator("#gc-table-arguments")
+    expect(table).to_contain_text("acme/strong")
+    assert order(table.inner_text(), list(ARG_MODELS)) == ["acme/strong", EVIL]
+    expect(table.locator("thead")).to_contain_text("overall quality")
+    tab = page.locator("#gc-tab-arguments")
+    expect(tab).to_contain_text("Argument quality by dimension")
+    expect(tab.locator("[data-testid='matplotlib'] img").first).to_be_visible()  # the radar, drawn
+    page.screenshot(path=str(ARTIFACTS / "05-arguments.png"), full_page=True)
+
+    page.get_by_role("tab", name="Model details").click()
+    page.locator("#gc-run input").click()
+    page.get_by_role("option").filter(has_text="acme/strong · arguana-debates").click()
+    choose(page, "gc-query", "environment-aeghhgwpe:pro")
+    detail = page.locator("#gc-detail")
+    expect(detail).to_contain_text("Should people become vegetarian?")
+    expect(detail).to_contain_text("test-environment-aeghhgwpe-pro02a · cited")
+    expect(detail).to_contain_text("argument-quality-listwise@1")
+    assert detail.locator("img").count() == 0 and detail.locator("b:text-is('Meat')").count() == 0
+    assert detail.locator("i:text-is('fine')").count() == 0
+    detail.get_by_text("listwise", exact=False).first.click()
+    expect(detail).to_contain_text("<b>Meat</b> is nutritious.")
+    page.screenshot(path=str(ARTIFACTS / "06-argument-drilldown.png"), full_page=True)
     assert page.evaluate("window.__pwned") is None

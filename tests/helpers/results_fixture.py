@@ -194,6 +194,7 @@ def write_fixture(root: Path) -> tuple[Path, Path]:
             results, other.model, f"{OTHER_PROFILE['name']}@{OTHER_PROFILE['version']}", TASK, "icat"
         ),
     )
+    write_argument_fixture(results)
     for model, card in CARDS.items():
         org, name = model.split("/")
         d = submissions / f"{org}__{name}"
@@ -205,3 +206,90 @@ def write_fixture(root: Path) -> tuple[Path, Path]:
             encoding="utf-8",
         )
     return results, submissions
+
+
+ARG_TASK = "arguana-debates"
+ARG_QUERIES = ["environment-aeghhgwpe:pro", "environment-aeghhgwpe:con", "sport-aastshsrqsar:pro"]
+#: model -> overall quality per query (1-3); acme/strong's arguments are better on every query
+ARG_MODELS = {"acme/strong": [3.0, 2.5, 3.0], EVIL: [1.0, 1.5, 1.0]}
+
+
+def argument_result(model: str, values: list[float]) -> TaskResult:
+    """An argument-quality result: the 15 dimensions follow the overall rating."""
+    from benchmark.families.arguments.formulas import DIMENSIONS
+
+    per_query = [
+        QueryScores(
+            query_id=q,
+            scores={**dict.fromkeys(DIMENSIONS, v), "context_direct": v / 3, "win_rag_direct": float(v > 2)},
+            counts={"evidence_docs": 2},
+        )
+        for q, v in zip(ARG_QUERIES, values, strict=True)
+    ]
+    keys = [*DIMENSIONS, "context_direct", "win_rag_direct"]
+    base = make_result(model, MODELS[model][: len(ARG_QUERIES)], PROFILE, queries=ARG_QUERIES)
+    return base.model_copy(
+        update={
+            "task": TaskInfo(
+                id=ARG_TASK,
+                version="1.0.0",
+                data="sha256:args",
+                corpus="arguana",
+                queries=QuerySet.of(ARG_QUERIES),
+            ),
+            "metric_family": "arguments",
+            "primary": "overall_quality",
+            "settings": {"quality_judge": "listwise"},
+            "board_settings": {"quality_judge": "listwise"},
+            "scores": {
+                k: bootstrap_score([pq.scores[k] for pq in per_query], n_resamples=1000) for k in keys
+            },
+            "curves": {},
+            "per_query": per_query,
+        }
+    )
+
+
+def argument_trace(model: str, query_id: str, value: float) -> dict[str, object]:
+    return {
+        "query_id": query_id,
+        "query": "Should people become vegetarian?",
+        "answer": f"Argument by {model} <img src=x onerror=alert(1)> citing [1].",
+        "topic": "Should people become vegetarian?",
+        "stance": query_id.rsplit(":", 1)[-1],
+        "evidence_source": "given",
+        "evidence": [
+            {
+                "doc_id": "test-environment-aeghhgwpe-pro02a",
+                "text": "Being vegetarian helps the environment.",
+            },
+            {"doc_id": "test-environment-aeghhgwpe-con01a", "text": "<b>Meat</b> is nutritious."},
+        ],
+        "cited": ["test-environment-aeghhgwpe-pro02a"],
+        "judges": {
+            "listwise": {
+                "prompt": "argument-quality-listwise@1",
+                "parsed": {"ratings": {"overall_quality": value}},
+                "raw": ['{"overall_quality": ' + str(value) + ', "note": "<i>fine</i>"}'],
+                "failures": [],
+            }
+        },
+        "failures": [],
+        "scores": {"overall_quality": value},
+    }
+
+
+def write_argument_fixture(results: Path) -> None:
+    for model, values in ARG_MODELS.items():
+        res = argument_result(model, values)
+        path = write_result(
+            res,
+            result_path(results, res.model, f"{PROFILE['name']}@{PROFILE['version']}", ARG_TASK, "arguments"),
+        )
+        traces_path(path).write_text(
+            "".join(
+                json.dumps(argument_trace(model, q, v)) + "\n"
+                for q, v in zip(ARG_QUERIES, values, strict=True)
+            ),
+            encoding="utf-8",
+        )

@@ -43,9 +43,22 @@ def _decompscore(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
     return test_decompscore.mock(tmp_path)
 
 
+def _arguments(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
+    from tests.helpers.arguments import scripted
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+    task = load_task("arguana-debates")
+    queries = task.table("queries")
+    docs = task.table("corpus").doc_id.tolist()[:3]
+    hits = {t: [(d, d, f"evidence {d}") for d in docs] for t in queries.topic}
+    stack = fake_stack(llm=FakeLLM(scripted), entailment=FakeEntailment({}), retriever=FakeRetriever(hits))
+    return task, {q: f"An argument for {q} [1]." for q in queries.query_id[:3]}, stack
+
+
 MOCKS: dict[str, Callable[[Path], tuple[Task, dict[str, str], JudgeStack]]] = {
     "icat": _icat,
     "decompscore": _decompscore,
+    "arguments": _arguments,
 }
 
 

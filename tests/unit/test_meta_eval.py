@@ -140,3 +140,40 @@ def test_a_judge_that_only_measures_length_is_exposed(
     assert "α humans" in out and "partial ρ judge | length" in out
     with pytest.raises(InputError, match="no ratings by the judge rater 'gpt'"):
         read_ratings(path, "gpt")
+
+
+def test_ratings_report_pools_every_dimension_into_an_overall_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The overall row treats every (item, dimension) as one unit: its α is Krippendorff's
+    α of that pooled matrix, computed here by hand with the ``krippendorff`` package."""
+    import krippendorff
+
+    h1 = {
+        ("a", "clarity"): 1,
+        ("b", "clarity"): 3,
+        ("c", "clarity"): 2,
+        ("a", "cogency"): 2,
+        ("b", "cogency"): 3,
+    }
+    h2 = {
+        ("a", "clarity"): 1,
+        ("b", "clarity"): 2,
+        ("c", "clarity"): 2,
+        ("a", "cogency"): 2,
+        ("b", "cogency"): 3,
+    }
+    h2[("c", "cogency")] = 1
+    rows = ["item,text,dimension,rater,rating"]
+    for rater, ratings in (("h1", h1), ("h2", h2)):
+        rows += [f"{i},{'w ' * (3 + ord(i))},{d},{rater},{v}" for (i, d), v in ratings.items()]
+    rows += [f"{i},{'w ' * (3 + ord(i))},{d},judge,2" for i in "abc" for d in ("clarity", "cogency")]
+    path = tmp_path / "ratings.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["meta-eval", "--ratings", str(path)]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "all dimensions" in ln)
+    units = [(i, d) for d in ("clarity", "cogency") for i in "abc"]
+    matrix = [[r.get(u, np.nan) for u in units] for r in (h1, h2)]
+    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal")
+    assert f"{expected:.3f}" in line

@@ -1,0 +1,292 @@
+"""Argument quality (ConQRet) as a metric family: LLM judges of arguments and their evidence."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from benchmark.cache import content_hash
+from benchmark.errors import InputError, Problem
+from benchmark.families.arguments import views
+from benchmark.families.arguments.formulas import DIMENSIONS
+from benchmark.families.arguments.judges import CONTEXT_JUDGES, JOINT_JUDGES
+from benchmark.families.arguments.pipeline import ArgumentState, score_batch, trace_scores
+from benchmark.families.arguments.trace import ArgumentTrace
+from benchmark.families.base import (
+    FamilySettings,
+    MetricFamily,
+    Prepared,
+    QueryTrace,
+    ScoreColumn,
+    ScoringInputs,
+)
+from benchmark.judges import JudgeStack
+from benchmark.tasks import Task
+
+CITATION = """@inproceedings{dhole2025conqret,
+  title     = {{ConQRet}: Benchmarking Fine-Grained Evaluation of Retrieval Augmented Argumentation with {LLM} Judges},
+  author    = {Dhole, Kaustubh D. and Shu, Kai and Agichtein, Eugene},
+  year      = {2025}
+}
+@inproceedings{wachsmuth2017computational,
+  title     = {Computational Argumentation Quality Assessment in Natural Language},
+  author    = {Wachsmuth, Henning and Naderi, Nona and Hou, Yufang and Bilu, Yonatan and Prabhakaran, Vinodkumar
+               and Alberdingk Thijm, Tim and Hirst, Graeme and Stein, Benno},
+  booktitle = {Proceedings of EACL 2017},
+  year      = {2017}
+}"""
+
+#: judges run unless chosen otherwise, one call each per argument: Listwise (the 15
+#: dimensions), Direct (context relevance) and Listwise+RAG Fine-Grained (per-document
+#: relevance, groundedness and the dimensions again: the paper's best judge).
+#: Listwise+SC, pointwise, the pairwise judges against a human argument and the other
+#: context judges are one flag away; on a CPU with the offline model every call costs
+#: seconds, and every judge is a call.
+DEFAULT_CONTEXT = ("direct",)
+DEFAULT_JOINT = ("listwise_rag_fg",)
+
+#: shown by default: overall quality and the three aspect-level dimensions
+SHOWN = {"overall_quality", "cogency", "effectiveness", "reasonableness"}
+
+
+def _names(value: Any, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    items = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
+    items = [v for v in items if v and v != "none"]
+    bad = [v for v in items if v not in known]
+    if bad:
+        raise ValueError(f"unknown {what} {bad}; known: {', '.join(known)} (or none)")
+    return tuple(dict.fromkeys(items))
+
+
+class ArgumentSettings(FamilySettings):
+    quality_judge: Literal["listwise", "listwise_sc", "pointwise"] = Field(
+        default="listwise_sc",
+        description="15 dimensions in one call, three orders combined (SC), or one per call",
+    )
+    sc_combine: Literal["mean", "majority"] = "mean"
+    context_judges: tuple[str, ...] = CONTEXT_JUDGES
+    joint_judges: tuple[str, ...] = JOINT_JUDGES
+    evidence_k: int = Field(
+        default=5, ge=1, le=20, description="documents the judge retrieves when none were given"
+    )
+    max_evidence_words: int = Field(
+        default=1500, ge=50, description="evidence is trimmed proportionally to this"
+    )
+
+    @field_validator("context_judges", "joint_judges", mode="before")
+    @classmethod
+    def _judges(cls, v: Any, info: ValidationInfo) -> tuple[str, ...]:
+        known = CONTEXT_JUDGES if info.field_name == "context_judges" else JOINT_JUDGES
+        return _names(v, known, str(info.field_name).replace("_", " "))
+
+
+def _columns() -> tuple[ScoreColumn, ...]:
+    dims = tuple(
+        ScoreColumn(
+            d, d.replace("_", " "), f"{d.replace('_', ' ')} (1-3, quality judge)", default_shown=d in SHOWN
+        )
+        for d in (DIMENSIONS[-1], *DIMENSIONS[:-1])  # overall first: it is what boards rank by
+    )
+    extra = (
+        (
+            "overall_quality_majority",
+            "overall (SC majority)",
+            "overall quality, Listwise+SC combined by majority",
+            False,
+        ),
+        ("context_direct", "ctx Direct", "context relevance, Direct (0-10, /10)", True),
+        (
+            "context_fine_grained",
+            "ctx Fine-grained",
+            "share of the six relevance criteria the evidence meets",
+            False,
+        ),
+        ("context_geval", "ctx G-Eval", "context relevance, G-Eval (1-5 mapped to 0-1)", False),
+        (
+            "context_query_rubric",
+            "ctx Query-Rubric",
+            "key points covered by the evidence (1-5 mapped to 0-1)",
+            False,
+        ),
+        (
+            "context_listwise_rag_fg",
+            "ctx precision (FG)",
+            "share of evidence documents rated relevant (Listwise+RAG FG)",
+            True,
+        ),
+        (
+            "context_listwise_rag",
+            "ctx Listwise+RAG",
+            "context relevance, Listwise+RAG (1-5 mapped to 0-1)",
+            False,
+        ),
+        ("context_rag_direct", "ctx RAG-Direct", "context relevance, RAG-Direct (1-5 mapped to 0-1)", False),
+        ("context_rag_rubric", "ctx RAG-Rubric", "key points covered by the evidence, RAG-Rubric", False),
+        (
+            "grounded_listwise_rag_fg",
+            "grounded (FG)",
+            "groundedness in the evidence, Listwise+RAG FG (0-1)",
+            True,
+        ),
+        ("grounded_listwise_rag", "grounded Listwise+RAG", "groundedness, Listwise+RAG (0-1)", False),
+        ("grounded_rag_direct", "grounded RAG-Direct", "groundedness, RAG-Direct (0-1)", False),
+        (
+            "grounded_rag_rubric",
+            "grounded RAG-Rubric",
+            "document key points the argument covers (0-1)",
+            False,
+        ),
+        (
+            "win_rag_direct",
+            "win vs human (RAG-Direct)",
+            "preferred over the human reference: 1 win, 0.5 tie",
+            False,
+        ),
+        (
+            "win_rag_rubric",
+            "win vs human (RAG-Rubric)",
+            "key points where it beats the human reference",
+            False,
+        ),
+        (
+            "overall_listwise_rag",
+            "overall (Listwise+RAG)",
+            "overall quality from the Listwise+RAG judge",
+            False,
+        ),
+        (
+            "overall_listwise_rag_fg",
+            "overall (Listwise+RAG FG)",
+            "overall quality from the Listwise+RAG FG judge",
+            False,
+        ),
+    )
+    return dims + tuple(ScoreColumn(k, label, desc, default_shown=shown) for k, label, desc, shown in extra)
+
+
+class ArgumentsFamily(MetricFamily):
+    id = "arguments"
+    title = "Argument quality"
+    description = (
+        "ConQRet's LLM judges of an argument for a stance on a controversial topic: the 15 quality dimensions "
+        "of Wachsmuth et al. (1-3), the relevance of its evidence, its groundedness, and a preference against a "
+        "human argument."
+    )
+    primary = "overall_quality"
+    citation = CITATION
+    required_tables = ("queries",)
+    trace_model = ArgumentTrace
+    settings_model = ArgumentSettings
+    columns = _columns()
+
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
+        group.add_argument(
+            "--quality-judge",
+            choices=["listwise", "listwise_sc", "pointwise"],
+            default="listwise",
+            help="argument-quality judge: listwise (default, 15 dimensions in one call), listwise_sc (three "
+            "dimension orders, combined by --sc-combine), pointwise (one call per dimension)",
+        )
+        group.add_argument(
+            "--sc-combine", choices=["mean", "majority"], default="mean", help="how SC orders combine"
+        )
+        group.add_argument(
+            "--context-judges",
+            default=",".join(DEFAULT_CONTEXT),
+            help=f"context-relevance judges, comma-separated, or none: {', '.join(CONTEXT_JUDGES)} "
+            f"(default: {','.join(DEFAULT_CONTEXT)})",
+        )
+        group.add_argument(
+            "--joint-judges",
+            default=",".join(DEFAULT_JOINT),
+            help=f"joint judges, comma-separated, or none: {', '.join(JOINT_JUDGES)} (default: {','.join(DEFAULT_JOINT)})",
+        )
+        group.add_argument(
+            "--evidence-k", type=int, default=5, help="documents retrieved when none were given"
+        )
+        group.add_argument(
+            "--max-evidence-words", type=int, default=1500, help="evidence budget (trimmed evenly)"
+        )
+
+    def settings_from_args(self, args: argparse.Namespace) -> ArgumentSettings:
+        return ArgumentSettings.from_options(
+            quality_judge=getattr(args, "quality_judge", "listwise"),
+            sc_combine=getattr(args, "sc_combine", "mean"),
+            context_judges=getattr(args, "context_judges", DEFAULT_CONTEXT),
+            joint_judges=getattr(args, "joint_judges", DEFAULT_JOINT),
+            evidence_k=getattr(args, "evidence_k", 5),
+            max_evidence_words=getattr(args, "max_evidence_words", 1500),
+        )
+
+    def prepare(
+        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
+    ) -> Prepared:
+        assert isinstance(settings, ArgumentSettings)
+        queries = task.table("queries")
+        if "topic" not in queries or "stance" not in queries:
+            raise InputError(
+                Problem(
+                    f"tasks/{task.id}/task.yaml",
+                    "the argument family needs queries with 'topic' and 'stance' columns",
+                    field="data.tables.queries",
+                )
+            )
+        topics = {str(r.query_id): (str(r.topic), str(r.stance)) for r in queries.itertuples()}
+        state = ArgumentState(judges=judges, settings=settings, topics=topics)
+        notes: list[str] = []
+        corpus_id = None
+        has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"
+        if has_corpus:
+            from benchmark.retrieval import document_texts, resolve_corpus
+
+            ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+            state.retriever = judges.retriever(ref, task, "bm25")
+            state.texts = document_texts(ref, task)
+            corpus_id = content_hash(state.retriever.identity)
+        if inputs.evidence:
+            state.given = {q: list(ids) for q, ids in inputs.evidence.items()}
+            if not state.texts:
+                raise InputError(
+                    Problem(
+                        "command line",
+                        "the answers name the evidence documents they were given; pass the corpus they come "
+                        "from with --corpus so the judges can read them",
+                        field="--corpus",
+                    )
+                )
+        elif not has_corpus:
+            notes.append(
+                "context relevance and groundedness not judged: no evidence (pass --corpus or --lucene-index)"
+            )
+        if task.has_table("reference_arguments"):
+            refs = task.table("reference_arguments")
+            for r in refs.itertuples():
+                state.references.setdefault(str(r.query_id), (str(r.argument_id), str(r.text)))
+        elif {"rag_direct", "rag_rubric"} & set(settings.joint_judges):
+            notes.append(
+                "pairwise judges (RAG-Direct, RAG-Rubric) not run: the task has no reference arguments"
+            )
+        return Prepared(
+            state=state,
+            corpus_id=corpus_id,
+            notes=notes,
+            run_key=(content_hash(sorted(state.given.items())),),
+        )
+
+    def score_batch(
+        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
+    ) -> list[QueryTrace]:
+        return list(score_batch(prepared.state, items))
+
+    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
+        assert isinstance(trace, ArgumentTrace)
+        return trace_scores(trace)
+
+    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
+        return {"Argument quality by dimension": views.radar(results)} if results else {}
+
+    def trace_html(self, trace: dict[str, Any]) -> str:
+        return views.trace_html(trace)

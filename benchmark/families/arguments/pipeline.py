@@ -1,0 +1,450 @@
+"""The argument family's pipeline: evidence → quality judge → context judges → joint judges.
+
+Every judge is one batched :func:`~benchmark.structured.run_structured` call across the
+batch of arguments (Listwise+SC: its three orders together; pointwise: all 15
+dimensions together).  A reply that cannot be used is repaired and retried; when the
+retries are spent, the usable parts of the best reply are kept and every missing part
+is a failure in the trace.  Scores are then computed from the trace alone
+(:func:`trace_scores`), which is also how published results are checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from benchmark.families.arguments import formulas as F
+from benchmark.families.arguments import judges as J
+from benchmark.families.arguments.trace import ArgumentTrace, EvidenceDoc, JudgeRecord
+from benchmark.judges import JudgeStack
+from benchmark.llm import Messages
+from benchmark.rag import parse_citations
+from benchmark.retrieval import Retriever
+from benchmark.structured import run_structured
+from benchmark.text import trim_proportionally
+
+
+@dataclass
+class ArgumentState:
+    judges: JudgeStack
+    settings: Any  # ArgumentSettings (family.py)
+    topics: dict[str, tuple[str, str]]  # query id -> (topic, stance)
+    texts: dict[str, str] = field(default_factory=dict)  # evidence id -> text (the corpus, when there is one)
+    given: dict[str, list[str]] = field(default_factory=dict)  # query id -> ids the system was given
+    retriever: Retriever | None = None
+    references: dict[str, tuple[str, str]] = field(default_factory=dict)  # query id -> (id, text)
+    _geval_steps: JudgeRecord | None = None
+
+
+@dataclass
+class Asked:
+    """One request's result: the parsed value, or the usable parts of the best reply."""
+
+    value: Any
+    partial: dict[str, Any]
+    raw: list[str]
+    error: str | None
+
+
+def ask(
+    state: ArgumentState,
+    judge: str,
+    requests: Sequence[Messages],
+    parse: Callable[[str], Any] | Sequence[Callable[[str], Any]],
+) -> list[Asked]:
+    if not requests:
+        return []
+    prompt = J.prompt(judge)
+    outcomes = run_structured(
+        state.judges.llm,
+        requests,
+        parse,
+        max_retries=state.judges.profile.llm.max_retries,
+        max_new_tokens=prompt.meta.get("max_new_tokens"),
+    )
+    parsers = list(parse) if isinstance(parse, Sequence) else [parse] * len(requests)
+    out = []
+    for o, p in zip(outcomes, parsers, strict=True):
+        best: dict[str, Any] = {}
+        if not o.ok:
+            for reply in o.raw:
+                try:
+                    p(reply)
+                except J.Partial as exc:
+                    best = exc.found if len(exc.found) > len(best) else best
+                except ValueError:
+                    pass
+        out.append(Asked(o.value if o.ok else None, best, o.raw, None if o.ok else o.error or "no reply"))
+    return out
+
+
+def score_batch(state: ArgumentState, items: Sequence[tuple[str, str, str]]) -> list[ArgumentTrace]:
+    traces = []
+    for qid, _, answer in items:
+        topic, stance = state.topics[qid]
+        traces.append(ArgumentTrace(query_id=qid, query=topic, answer=answer, topic=topic, stance=stance))
+    gather_evidence(state, traces)
+    judge_quality(state, traces)
+    with_docs = [t for t in traces if t.evidence]
+    judge_context(state, with_docs)
+    judge_joint(state, with_docs)
+    for t in traces:
+        for name, rec in t.judges.items():
+            t.failures.extend(f"{name}: {f}" for f in rec.failures)
+        t.scores = trace_scores(t)
+        t.counts = {
+            "evidence_docs": len(t.evidence),
+            "cited": len(t.cited),
+            "judge_calls": sum(len(r.raw) for r in t.judges.values()),
+        }
+    return traces
+
+
+# -- evidence ---------------------------------------------------------------------------
+
+
+def gather_evidence(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
+    """The documents the system was given, else the judge's own BM25 top-k for the topic."""
+    s = state.settings
+    need = [t for t in traces if t.query_id not in state.given]
+    if state.retriever is not None and need:
+        hits = state.retriever.search([t.topic for t in need], s.evidence_k)
+        for t, hs in zip(need, hits, strict=True):
+            t.evidence_source = "retrieved"
+            t.evidence = [EvidenceDoc(doc_id=h.passage_id, text=h.text) for h in hs]
+    for t in traces:
+        ids = state.given.get(t.query_id)
+        if ids is None:
+            continue
+        t.evidence_source = "given"
+        unknown = [i for i in ids if i not in state.texts]
+        if unknown:
+            t.failures.append(
+                f"evidence: {len(unknown)} given document id(s) not in the corpus, e.g. {unknown[0]!r}"
+            )
+        t.evidence = [EvidenceDoc(doc_id=i, text=state.texts[i]) for i in ids if i in state.texts]
+        valid, _ = parse_citations(t.answer, len(ids))
+        t.cited = [ids[n - 1] for n in valid]
+    for t in traces:
+        trimmed = trim_proportionally([d.text for d in t.evidence], s.max_evidence_words)
+        for d, text in zip(t.evidence, trimmed, strict=True):
+            d.text = text
+
+
+def _docs(t: ArgumentTrace) -> str:
+    return J.documents_block([d.text for d in t.evidence])
+
+
+def _record(judge: str, asked: Asked, parsed: dict[str, Any]) -> JudgeRecord:
+    rec = JudgeRecord(prompt=J.PROMPTS[judge], parsed=parsed, raw=asked.raw)
+    if asked.error:
+        rec.failures.append(asked.error)
+    return rec
+
+
+# -- argument quality -------------------------------------------------------------------
+
+
+def _quality_messages(t: ArgumentTrace, order: Sequence[str]) -> Messages:
+    return J.prompt("listwise").render(
+        topic=t.topic,
+        stance=t.stance,
+        argument=t.answer,
+        dimensions=J.dimension_block(order),
+        example=J.example_json(order),
+    )
+
+
+def judge_quality(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
+    kind = state.settings.quality_judge
+    if kind == "pointwise":
+        defs = J.definitions()
+        reqs = [
+            J.prompt("pointwise").render(
+                topic=t.topic, stance=t.stance, argument=t.answer, dimension=d, definition=defs[d]
+            )
+            for t in traces
+            for d in F.DIMENSIONS
+        ]
+        asked = iter(ask(state, "pointwise", reqs, lambda r: J.parse_score(r, F.QUALITY_SCALE)))
+        for t in traces:
+            rec = JudgeRecord(prompt=J.PROMPTS["pointwise"])
+            ratings: dict[str, float] = {}
+            for d in F.DIMENSIONS:
+                a = next(asked)
+                rec.raw.extend(a.raw)
+                if a.error:
+                    rec.failures.append(f"{d}: {a.error}")
+                else:
+                    ratings[d] = a.value
+            rec.parsed = {"ratings": ratings}
+            t.judges["pointwise"] = rec
+        return
+    orders = F.SC_ORDERS if kind == "listwise_sc" else F.SC_ORDERS[:1]
+    reqs, parsers = [], []
+    for t in traces:
+        for order in orders:
+            reqs.append(_quality_messages(t, order))
+            parsers.append(partial(J.parse_quality, order=order))
+    asked = iter(ask(state, "listwise", reqs, parsers))
+    for t in traces:
+        rec = JudgeRecord(prompt=J.PROMPTS["listwise"])
+        samples = []
+        for i, _ in enumerate(orders):
+            a = next(asked)
+            rec.raw.extend(a.raw)
+            got = a.value if a.value is not None else a.partial
+            samples.append(got)
+            if a.error:
+                missing = [d for d in F.DIMENSIONS if d not in got]
+                rec.failures.append(f"order {i + 1}: {a.error}; not rated: {', '.join(missing) or 'none'}")
+        rec.parsed = (
+            {"samples": samples, "combine": state.settings.sc_combine}
+            if kind == "listwise_sc"
+            else {"ratings": samples[0]}
+        )
+        t.judges[kind] = rec
+
+
+# -- context relevance ------------------------------------------------------------------
+
+
+def _rubric_items(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
+    """The query's key points (once per query; cached, so every system gets the same)."""
+    todo = [t for t in traces if "rubric_items" not in t.judges]
+    p = J.prompt("rubric_items")
+    reqs = [p.render(topic=t.topic, stance=t.stance, n=p.meta.get("n", 20)) for t in todo]
+    for t, a in zip(todo, ask(state, "rubric_items", reqs, J.parse_items), strict=True):
+        t.judges["rubric_items"] = _record("rubric_items", a, {"items": a.value or []})
+
+
+def _with_key_points(
+    state: ArgumentState, traces: Sequence[ArgumentTrace], judge: str
+) -> list[ArgumentTrace]:
+    """The arguments whose query has key points (generated first if need be); the others
+    get ``judge``'s failure recorded."""
+    _rubric_items(state, traces)
+    ready = [t for t in traces if t.judges["rubric_items"].parsed["items"]]
+    for t in traces:
+        if t not in ready:
+            t.judges[judge] = JudgeRecord(
+                prompt=J.PROMPTS[judge], failures=["no key points were generated for the query"]
+            )
+    return ready
+
+
+def _numbered(items: Sequence[str]) -> str:
+    return "\n".join(f"{i}. {x}" for i, x in enumerate(items, start=1))
+
+
+def _geval_steps(state: ArgumentState) -> JudgeRecord:
+    if state._geval_steps is None:
+        (a,) = ask(state, "geval_steps", [J.prompt("geval_steps").render()], J.parse_items)
+        state._geval_steps = _record("geval_steps", a, {"steps": a.value or []})
+    return state._geval_steps
+
+
+def judge_context(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
+    chosen = state.settings.context_judges
+    if "direct" in chosen:
+        reqs = [J.prompt("direct").render(topic=t.topic, stance=t.stance, documents=_docs(t)) for t in traces]
+        for t, a in zip(
+            traces, ask(state, "direct", reqs, lambda r: J.parse_score(r, F.DIRECT_SCALE)), strict=True
+        ):
+            t.judges["direct"] = _record("direct", a, {"score": a.value} if a.value is not None else {})
+    if "fine_grained" in chosen:
+        criteria = list(J.prompt("fine_grained").meta["criteria"])
+        reqs = [
+            J.prompt("fine_grained").render(topic=t.topic, stance=t.stance, documents=_docs(t))
+            for t in traces
+        ]
+        for t, a in zip(
+            traces, ask(state, "fine_grained", reqs, lambda r: J.parse_criteria(r, criteria)), strict=True
+        ):
+            t.judges["fine_grained"] = _record("fine_grained", a, {"criteria": a.value or a.partial})
+    if "geval" in chosen and traces:
+        steps = _geval_steps(state)
+        if steps.failures:
+            for t in traces:
+                t.judges["geval"] = JudgeRecord(
+                    prompt=J.PROMPTS["geval"], failures=[f"no evaluation steps: {steps.failures[0]}"]
+                )
+        else:
+            text = _numbered(steps.parsed["steps"])
+            reqs = [
+                J.prompt("geval").render(steps=text, topic=t.topic, stance=t.stance, documents=_docs(t))
+                for t in traces
+            ]
+            for t, a in zip(
+                traces, ask(state, "geval", reqs, lambda r: J.parse_score(r, F.RATING_SCALE)), strict=True
+            ):
+                rec = _record("geval", a, {"score": a.value} if a.value is not None else {})
+                rec.parsed["steps"] = steps.parsed["steps"]
+                t.judges["geval"] = rec
+    if "query_rubric" in chosen:
+        ready = _with_key_points(state, traces, "query_rubric")
+        reqs, parsers = [], []
+        for t in ready:
+            items = t.judges["rubric_items"].parsed["items"]
+            reqs.append(
+                J.prompt("query_rubric").render(
+                    topic=t.topic, stance=t.stance, documents=_docs(t), items=_numbered(items)
+                )
+            )
+            parsers.append(partial(J.parse_item_ratings, n=len(items)))
+        for t, a in zip(ready, ask(state, "query_rubric", reqs, parsers), strict=True):
+            t.judges["query_rubric"] = _record("query_rubric", a, {"ratings": a.value or a.partial})
+
+
+# -- joint judges -----------------------------------------------------------------------
+
+
+def system_position(t: ArgumentTrace) -> int:
+    """Where the system's argument goes in a pairwise prompt (1 or 2): fixed per argument
+    by a hash, so half the queries show it first and reruns are reproducible."""
+    return 1 + int(hashlib.sha256(f"{t.query_id}\0{t.answer}".encode()).hexdigest()[:8], 16) % 2
+
+
+def _pair_fields(t: ArgumentTrace, reference: str) -> dict[str, str]:
+    first, second = (t.answer, reference) if system_position(t) == 1 else (reference, t.answer)
+    return {"argument_1": first, "argument_2": second}
+
+
+def judge_joint(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
+    chosen = state.settings.joint_judges
+    pairwise = [t for t in traces if t.query_id in state.references]
+    for name in ("rag_direct", "rag_rubric"):
+        if name in chosen:
+            for t in traces:
+                if t.query_id not in state.references:
+                    t.judges[name] = JudgeRecord(
+                        prompt=J.PROMPTS[name], failures=["no human reference argument for this query"]
+                    )
+    for t in pairwise:
+        t.reference_id = state.references[t.query_id][0]
+    if "rag_direct" in chosen:
+        reqs = [
+            J.prompt("rag_direct").render(
+                topic=t.topic,
+                stance=t.stance,
+                documents=_docs(t),
+                **_pair_fields(t, state.references[t.query_id][1]),
+            )
+            for t in pairwise
+        ]
+        for t, a in zip(pairwise, ask(state, "rag_direct", reqs, J.parse_rag_direct), strict=True):
+            parsed = {"system_position": system_position(t)}
+            if a.value is not None:
+                parsed.update(
+                    {k: list(getattr(a.value, k)) for k in J.RAG_KEYS} | {"preference": a.value.preference}
+                )
+            t.judges["rag_direct"] = _record("rag_direct", a, parsed)
+    if "rag_rubric" in chosen:
+        ready = _with_key_points(state, pairwise, "rag_rubric")
+        p = J.prompt("rag_rubric")
+        reqs, parsers = [], []
+        for t in ready:
+            items = t.judges["rubric_items"].parsed["items"]
+            reqs.append(
+                p.render(
+                    topic=t.topic,
+                    stance=t.stance,
+                    documents=_docs(t),
+                    items=_numbered(items),
+                    n_doc=p.meta.get("n_doc", 10),
+                    **_pair_fields(t, state.references[t.query_id][1]),
+                )
+            )
+            parsers.append(partial(J.parse_rag_rubric, n_items=len(items)))
+        for t, a in zip(ready, ask(state, "rag_rubric", reqs, parsers), strict=True):
+            parsed: dict[str, Any] = {"system_position": system_position(t)}
+            if a.value is not None:
+                parsed["key_points"] = [list(k) for k in a.value.key_points]
+                parsed["document_points"] = [list(d) for d in a.value.document_points]
+            t.judges["rag_rubric"] = _record("rag_rubric", a, parsed)
+    for name, fine in (("listwise_rag", False), ("listwise_rag_fg", True)):
+        if name not in chosen:
+            continue
+        keys = [*J.RAG_KEYS, *F.DIMENSIONS]
+        reqs = [
+            J.prompt(name).render(
+                topic=t.topic,
+                stance=t.stance,
+                documents=_docs(t),
+                argument=t.answer,
+                n_docs=len(t.evidence),
+                dimensions=J.dimension_block(),
+                example=J.example_json(keys),
+            )
+            for t in traces
+        ]
+        parsers = [partial(J.parse_listwise_rag, n_docs=len(t.evidence) if fine else None) for t in traces]
+        for t, a in zip(traces, ask(state, name, reqs, parsers), strict=True):
+            t.judges[name] = _record(name, a, a.value if a.value is not None else a.partial)
+
+
+# -- scores from the trace alone --------------------------------------------------------
+
+
+def _sys(parsed: dict[str, Any], key: str) -> float | None:
+    pair = parsed.get(key)
+    return None if pair is None else pair[parsed["system_position"] - 1]
+
+
+def _winner(parsed: dict[str, Any], vote: str | None) -> str | None:
+    if vote is None:
+        return None
+    if vote == "tie":
+        return "tie"
+    return "system" if int(vote) == parsed["system_position"] else "reference"
+
+
+def trace_scores(t: ArgumentTrace) -> dict[str, float | None]:
+    scores: dict[str, float | None] = {}
+    for kind in J.QUALITY_JUDGES:
+        rec = t.judges.get(kind)
+        if rec is None:
+            continue
+        if "samples" in rec.parsed:
+            dims = F.combine(rec.parsed["samples"], rec.parsed.get("combine", "mean"))
+            scores["overall_quality_majority"] = F.combine(rec.parsed["samples"], "majority")[
+                "overall_quality"
+            ]
+        else:
+            dims = {d: rec.parsed.get("ratings", {}).get(d) for d in F.DIMENSIONS}
+        scores.update(dims)
+    j = t.judges
+    if "direct" in j:
+        scores["context_direct"] = F.unit(j["direct"].parsed.get("score"), F.DIRECT_SCALE)
+    if "fine_grained" in j:
+        scores["context_fine_grained"] = F.share_true(j["fine_grained"].parsed.get("criteria", {}))
+    if "geval" in j:
+        scores["context_geval"] = F.unit(j["geval"].parsed.get("score"), F.RATING_SCALE)
+    if "query_rubric" in j:
+        scores["context_query_rubric"] = F.mean_unit(j["query_rubric"].parsed.get("ratings", {}).values())
+    if "rag_direct" in j:
+        p = j["rag_direct"].parsed
+        scores["context_rag_direct"] = F.unit(_sys(p, "context_relevance"), F.RATING_SCALE)
+        scores["grounded_rag_direct"] = F.unit(_sys(p, "answer_groundedness"), F.RATING_SCALE)
+        scores["win_rag_direct"] = F.preference(_winner(p, p.get("preference")))
+    if "rag_rubric" in j:
+        p = j["rag_rubric"].parsed
+        kps, dps = p.get("key_points"), p.get("document_points")
+        pos = p["system_position"]
+        scores["context_rag_rubric"] = F.mean_unit(k[0] for k in kps) if kps else None
+        scores["grounded_rag_rubric"] = F.mean_unit(d[pos] for d in dps) if dps else None
+        scores["win_rag_rubric"] = F.nugget_preference(_winner(p, k[3]) for k in kps) if kps else None
+    for name, suffix in (("listwise_rag", "listwise_rag"), ("listwise_rag_fg", "listwise_rag_fg")):
+        if name not in j:
+            continue
+        p = j[name].parsed
+        ctx = p.get("context_relevance")
+        scores[f"context_{suffix}"] = (
+            F.precision(ctx) if isinstance(ctx, list) else F.unit(ctx, F.RATING_SCALE)
+        )
+        scores[f"grounded_{suffix}"] = F.unit(p.get("answer_groundedness"), F.RATING_SCALE)
+        scores[f"overall_{suffix}"] = p.get("overall_quality")
+    return scores
