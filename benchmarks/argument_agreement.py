@@ -87,8 +87,12 @@ def main() -> None:
     )
     parser.add_argument("--judge", default="listwise", choices=["listwise", "listwise_sc", "pointwise"])
     parser.add_argument("--judge-profile", default=DEFAULT_PROFILE)
+    parser.add_argument("--sides", default="bad,good", help="which files: bad, good or both (default)")
     args = parser.parse_args()
-    missing = [n for n in FILES if not (DATA / n).exists()]
+    files = {
+        n: v for n, v in FILES.items() if n.split("_")[-1].removesuffix(".xml.csv") in args.sides.split(",")
+    }
+    missing = [n for n in files if not (DATA / n).exists()]
     if missing:
         raise SystemExit(f"missing {missing} in {DATA}; see this script's docstring")
     stack = JudgeStack.load(load_profile(args.judge_profile), progress=False)
@@ -97,7 +101,7 @@ def main() -> None:
     task = load_task("arguana-debates")  # only for its topic/stance plumbing; no task data is used
     prepared = fam.prepare(task, stack, ScoringInputs(), settings)
     rows = []
-    for name, (_, topic, stance) in FILES.items():
+    for name, (_, topic, stance) in files.items():
         pairs, texts = read_pairs(name)
         ids = sorted(texts)
         qid = task.table("queries").query_id[0]
