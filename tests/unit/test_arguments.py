@@ -250,3 +250,23 @@ def test_a_reply_cut_off_at_the_token_limit_keeps_its_ratings_as_partial() -> No
     with pytest.raises(J.Partial) as err:
         J.parse_listwise_rag('{"answer_groundedness": 4, "cogency": 1, "context_relevance": [5, 1', 2)
     assert err.value.found == {"answer_groundedness": 4.0, "cogency": 1.0}
+
+
+def test_plain_listwise_leaves_an_unrated_dimension_missing() -> None:
+    """One order, clarity never rated: clarity is None (not 1) and named in the failure."""
+    task = load_task("arguana-debates")
+    qid, topic = task.table("queries").iloc[0][["query_id", "topic"]]
+
+    def reply(msgs: list[dict[str, str]]) -> str:
+        return json.dumps({d: 3 for d in F.DIMENSIONS if d != "clarity"})
+
+    stack = fake_stack(
+        llm=FakeLLM(reply), entailment=FakeEntailment({}), retriever=FakeRetriever({topic: []})
+    )
+    fam = REGISTRY["arguments"]
+    settings = fam.settings_model(quality_judge="listwise", context_judges="none", joint_judges="none")
+    (t,) = fam.score_batch(
+        fam.prepare(task, stack, ScoringInputs(), settings), [(qid, "", "An argument.")], settings
+    )
+    assert t.scores["clarity"] is None and t.scores["overall_quality"] == 3.0
+    assert any("not rated: clarity" in f for f in t.failures)

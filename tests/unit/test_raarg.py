@@ -46,6 +46,9 @@ def test_sliding_window_moves_the_best_document_to_the_top() -> None:
     assert [h.rank for h in out.hits[0]] == list(range(1, 9)) and out.failures == {}
     assert len(llm.requests) == 3  # windows at ranks 5-8, 3-6, 1-4
     assert "pro side of the topic (in favour)" in llm.requests[0][-1]["content"]
+    # 7 documents: the windows start at ranks 4 and 2, and a last one at rank 1 is added
+    out = raarg.rerank(FakeLLM(reply), [("T", "pro")], [_hits(ids[1:])], "stance", window=4, step=2)
+    assert out.hits[0][0].doc_id == "gold"
 
 
 def test_unusable_window_keeps_its_order_and_is_recorded() -> None:
