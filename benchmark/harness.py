@@ -282,6 +282,7 @@ def generate_outputs(
     progress: bool = True,
     rag: RAGContext | None = None,
     chat_template: bool = True,
+    backend: Backend | None = None,
 ) -> Path:
     """Answer the task's queries with ``model`` and return the outputs JSONL path.
 
@@ -326,7 +327,8 @@ def generate_outputs(
             file=sys.stderr,
         )
         if todo:
-            backend = make_backend(model, margs, batch_size, chat_template=chat_template)
+            # one already in use (RAArg's reranker) is reused: a model is loaded once per run
+            backend = backend or make_backend(model, margs, batch_size, chat_template=chat_template)
             step = backend.chunk
             for start in range(0, len(todo), step):
                 batch = todo[start : start + step]

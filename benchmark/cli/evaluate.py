@@ -119,15 +119,6 @@ def raarg_settings(settings: list[Any], rerank: str, depth: int) -> list[Any]:
     ]
 
 
-def reranker(args: argparse.Namespace) -> Any:
-    """The model under evaluation, as the reranker (RAArg ranks with the system's own LLM)."""
-    from benchmark.harness import check_request, make_backend
-    from benchmark.raarg import BackendLLM
-
-    margs, _ = check_request(args.model, args.model_args or {}, args.gen_kwargs)
-    return BackendLLM(make_backend(args.model, margs, args.batch_size, chat_template=args.chat_template))
-
-
 def report_rankings(task: Any, context: Any, out: Path) -> None:
     """P@10 / nDCG@10 of the retrieved and the reranked lists, printed and saved beside the outputs."""
     from rich.console import Console
@@ -154,8 +145,9 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark import rag
     from benchmark.cli.common import plan
-    from benchmark.harness import check_request, generate_outputs
+    from benchmark.harness import check_request, generate_outputs, make_backend
     from benchmark.outputs import answers_and_model
+    from benchmark.raarg import BackendLLM
 
     settings = rag.parse_settings(args.rag, args.rag_k)
     if args.rerank:
@@ -177,7 +169,14 @@ def run(args: argparse.Namespace) -> int:
         profile = load_profile(args.judge_profile)  # the RAG retrievers' chunking and embedder
     else:
         profile, _ = plan(args, tasks)
-    check_request(args.model, args.model_args or {}, args.gen_kwargs)
+    margs, _ = check_request(args.model, args.model_args or {}, args.gen_kwargs)
+    # RAArg reranks with the model under evaluation: one backend (loaded on first use) serves
+    # the reranking and the writing of every task
+    backend = (
+        make_backend(args.model, margs, args.batch_size, chat_template=args.chat_template)
+        if any(s is not None and s.rerank for s in settings)
+        else None
+    )
     jobs = []
     for task in tasks:
         qids = scorable_queries(args, task) if not args.no_score else generatable_queries(args, task)
@@ -195,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
                     corpus=args.corpus,
                     lucene_index=args.lucene_index,
                     progress=not args.no_progress,
-                    rerank_llm=reranker(args) if setting.rerank else None,
+                    rerank_llm=BackendLLM(backend) if setting.rerank else None,
                 )
             )
             out = generate_outputs(
@@ -209,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
                 progress=not args.no_progress,
                 rag=context,
                 chat_template=args.chat_template,
+                backend=backend,
             )
             if context is not None and context.rankings:
                 report_rankings(task, context, out)

@@ -437,14 +437,12 @@ def trace_scores(t: ArgumentTrace) -> dict[str, float | None]:
         scores["context_rag_rubric"] = F.mean_unit(k[0] for k in kps) if kps else None
         scores["grounded_rag_rubric"] = F.mean_unit(d[pos] for d in dps) if dps else None
         scores["win_rag_rubric"] = F.nugget_preference(_winner(p, k[3]) for k in kps) if kps else None
-    for name, suffix in (("listwise_rag", "listwise_rag"), ("listwise_rag_fg", "listwise_rag_fg")):
+    for name in ("listwise_rag", "listwise_rag_fg"):
         if name not in j:
             continue
         p = j[name].parsed
         ctx = p.get("context_relevance")
-        scores[f"context_{suffix}"] = (
-            F.precision(ctx) if isinstance(ctx, list) else F.unit(ctx, F.RATING_SCALE)
-        )
-        scores[f"grounded_{suffix}"] = F.unit(p.get("answer_groundedness"), F.RATING_SCALE)
-        scores[f"overall_{suffix}"] = p.get("overall_quality")
+        scores[f"context_{name}"] = F.precision(ctx) if isinstance(ctx, list) else F.unit(ctx, F.RATING_SCALE)
+        scores[f"grounded_{name}"] = F.unit(p.get("answer_groundedness"), F.RATING_SCALE)
+        scores[f"overall_{name}"] = p.get("overall_quality")
     return scores
