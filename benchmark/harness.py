@@ -263,10 +263,54 @@ def build_messages(
 ) -> Messages:
     """The conversation for one query: the card's instruction, then the query; with RAG,
     the instruction, the numbered passages and the query (:func:`benchmark.rag.rag_prompt`).
-    One user turn either way, exactly what the exported lm-eval task sends."""
+    One user turn either way, exactly what the exported lm-eval task sends.  A held-out
+    exam question found in it is an error (:func:`check_held_out`)."""
     if rag is not None and query_id is not None:
-        return [{"role": "user", "content": rag.prompt(task.card.instruction, query_id, query)}]
-    return [{"role": "user", "content": f"{task.card.instruction}\n\n{query}"}]
+        messages = [{"role": "user", "content": rag.prompt(task.card.instruction, query_id, query)}]
+    else:
+        messages = [{"role": "user", "content": f"{task.card.instruction}\n\n{query}"}]
+    check_held_out(task, messages, query_id)
+    return messages
+
+
+_HELD_OUT: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def held_out_questions(task: Task) -> dict[str, str]:
+    """Normalised text -> id of every exam question of ``task``: what no prompt may contain."""
+    key = (task.id, task.data_fingerprint)
+    if key not in _HELD_OUT:
+        rows = task.table("exam_questions") if task.has_table("exam_questions") else None
+        _HELD_OUT[key] = (
+            {
+                " ".join(str(q).lower().split()): str(i)
+                for q, i in zip(rows["question"], rows["question_id"], strict=True)
+            }
+            if rows is not None
+            else {}
+        )
+    return _HELD_OUT[key]
+
+
+def check_held_out(task: Task, messages: Messages, query_id: str | None = None) -> None:
+    """EXAM's questions are held out: the system must find the information without
+    seeing the exam.  An instruction, query or retrieved passage that contains a question's
+    text would leak it, so generation stops with the question named."""
+    held = held_out_questions(task)
+    if not held:
+        return
+    for m in messages:
+        text = " ".join(str(m.get("content", "")).lower().split())
+        for question, qid in held.items():
+            if question in text:
+                raise InputError(
+                    Problem(
+                        f"tasks/{task.id}",
+                        f"the generation prompt for query {query_id or '?'} contains held-out exam question "
+                        f"{qid} ({question[:60]!r}): exam questions must never be shown to the evaluated model",
+                        field="exam_questions",
+                    )
+                )
 
 
 def generate_outputs(

@@ -125,11 +125,22 @@ SCHEMAS: dict[str, TableSchema] = {
                 Column("query_id", "str", ref="queries.query_id"),
                 Column("question_id", "str"),
                 Column("question", "str"),
-                Column("choices", "list[str]", required=False, nullable=True),
-                Column("answer", "str", required=False, nullable=True),
+                Column("kind", "str", description="multiple-choice / free-text"),
+                Column("options", "list[str]", required=False, nullable=True, description="multiple-choice"),
+                Column(
+                    "answer", "str", nullable=True, description="the key: an option, or a free-text answer"
+                ),
+                Column("facet_id", "str", required=False, nullable=True, description="aspect it tests"),
+                Column(
+                    "provenance",
+                    "str",
+                    required=False,
+                    nullable=True,
+                    description="'written', or 'generated: <model> <prompt@version>'",
+                ),
             ),
             key=("question_id",),
-            description="Held-out exam questions with answer keys (EXAM).",
+            description="Held-out exam questions with answer keys (EXAM); never shown to the evaluated model.",
         ),
         TableSchema(
             "gold_articles",

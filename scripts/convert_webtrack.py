@@ -39,6 +39,7 @@ from task_files import Row
 
 REPO = Path(__file__).resolve().parents[1]
 STARTER_DIR = REPO / "scripts" / "starter_corpus"
+EXAM_DIR = REPO / "scripts" / "exam_bank"
 SCRIPT = "scripts/convert_webtrack.py"
 
 # The order of ``corpus.covers_queries``: a quickstart runs the first ten, so the topics
@@ -69,6 +70,21 @@ ARROW_SCHEMAS: dict[str, pa.Schema] = {
     ),
     "corpus": pa.schema(
         [("doc_id", pa.string()), ("title", pa.string()), ("text", pa.string()), ("url", pa.string())]
+    ),
+    "exam_questions": pa.schema(
+        [
+            ("query_id", pa.string()),
+            ("question_id", pa.string()),
+            ("question", pa.string()),
+            ("kind", pa.string()),
+            ("options", pa.list_(pa.string())),
+            ("answer", pa.string()),
+            ("facet_id", pa.string()),
+            ("provenance", pa.string()),
+        ]
+    ),
+    "gold_articles": pa.schema(
+        [("query_id", pa.string()), ("article_id", pa.string()), ("text", pa.string())]
     ),
 }
 
@@ -132,7 +148,8 @@ NIST_LICENSE = (
     "separately by Carnegie Mellon University and are not included."
 )
 STARTER_LICENSE = (
-    " The starter corpus (corpus table and its aspect-level qrels) is original text written by the groundcover "
+    " The starter corpus (corpus table and its aspect-level qrels), the exam questions and the gold articles are "
+    "original text written by the groundcover "
     "developers and is distributed with groundcover under Apache-2.0."
 )
 INSTRUCTION = (
@@ -406,6 +423,63 @@ def load_starter(aspects: list[Row], directory: Path = STARTER_DIR) -> Starter:
     return Starter(corpus, qrels, files, QUICKSTART_ORDER, contradicting)
 
 
+@dataclass
+class ExamBank:
+    questions: list[Row]
+    articles: list[Row]
+    files: list[Path]
+
+
+def load_exam_bank(aspects: list[Row], topics: list[str], directory: Path = EXAM_DIR) -> ExamBank:
+    """Read ``<topic>.yaml`` exam banks (hand-written multiple-choice questions with their
+    keys, and one gold article) into the ``exam_questions`` and ``gold_articles`` tables.
+
+    Every key must be one of its question's options and every facet a real subtopic, so
+    that a slip in a hand-written file fails here with the file and question named.
+    """
+    known = {(a["query_id"], a["aspect_id"]) for a in aspects}
+    files = sorted(directory.glob("*.yaml"), key=lambda p: int(p.stem) if p.stem.isdigit() else -1)
+    if sorted(p.stem for p in files) != sorted(topics):
+        raise ConversionError(
+            f"{directory}: exam banks {[p.stem for p in files]} do not match topics {topics}"
+        )
+    questions: list[Row] = []
+    articles: list[Row] = []
+    for path in files:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        qid = str(spec.get("query_id"))
+        if qid != path.stem:
+            raise ConversionError(f"{path}: query_id {qid!r} does not match the file name")
+        articles.append({"query_id": qid, "article_id": "gold", "text": normalise(spec["gold_article"])})
+        seen: set[str] = set()
+        for q in spec["questions"]:
+            where = f"{path}: question {q.get('id')}"
+            options = [normalise(str(o)) for o in q["options"]]
+            answer = normalise(str(q["answer"]))
+            if q["id"] in seen:
+                raise ConversionError(f"{where} is repeated")
+            seen.add(q["id"])
+            if answer not in options:
+                raise ConversionError(f"{where}: the answer {answer!r} is not one of its options")
+            if len(set(options)) != len(options) or len(options) < 2:
+                raise ConversionError(f"{where}: needs at least two distinct options")
+            if (qid, str(q["aspect"])) not in known:
+                raise ConversionError(f"{where} names unknown subtopic {q['aspect']} of topic {qid}")
+            questions.append(
+                {
+                    "query_id": qid,
+                    "question_id": f"{qid}/{q['id']}",
+                    "question": normalise(q["question"]),
+                    "kind": "multiple-choice",
+                    "options": options,
+                    "answer": answer,
+                    "facet_id": str(q["aspect"]),
+                    "provenance": "written",
+                }
+            )
+    return ExamBank(questions, articles, files)
+
+
 # ---------------------------------------------------------------------------------
 # Writing
 # ---------------------------------------------------------------------------------
@@ -423,6 +497,8 @@ SORT_KEYS: dict[str, Callable[[Row], tuple[Any, ...]]] = {
     "aspects": lambda r: (_num(r["query_id"]), _num(r["aspect_id"])),
     "qrels": lambda r: (_num(r["query_id"]), r["doc_id"], _num(r["aspect_id"])),
     "corpus": lambda r: (r["doc_id"],),
+    "exam_questions": lambda r: (_num(r["query_id"]), r["question_id"]),
+    "gold_articles": lambda r: (_num(r["query_id"]), r["article_id"]),
 }
 
 
@@ -485,6 +561,7 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
             f"Topics with no rows in the NIST judgement files (so no document-level qrels here): {', '.join(unjudged)}."
         )
     starter = load_starter(aspects)
+    bank = load_exam_bank(aspects, starter.topics)
     qrels = merge_duplicates(adhoc + starter.qrels, notes)
     qrels = drop_unknown_aspects(qrels, aspects, notes)
     n_docs, n_topics = len(starter.corpus), len(starter.topics)
@@ -493,7 +570,7 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
     )
     card: dict[str, Any] = {
         "id": "webtrack-2009-2012",
-        "version": "1.0.0",
+        "version": "1.1.0",
         "name": "TREC Web Track 2009-2012 (diversity topics)",
         "description": (
             "The 200 TREC Web Track 2009-2012 topics with their subtopics as the aspects a complete answer should "
@@ -502,14 +579,16 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
             f"for {n_topics} topics (corpus.covers_queries), labelled with the subtopics each document is relevant "
             f"to; {starter.contradicting} of them deliberately contradict a common claim or another document, so "
             "that grounding has something to reject. Point --corpus at your own ClueWeb09 index for the paper's "
-            "setting."
+            f"setting. For EXAM, the same {n_topics} topics carry {len(bank.questions)} hand-written multiple-choice "
+            "exam questions with answer keys (held out: never shown to the evaluated model) and one hand-written "
+            "gold article each, which normalises n-EXAM."
         ),
         "source": {"name": "TREC Web Track 2009-2012 (NIST)", "url": SOURCE_URL, "notes": notes.text()},
         "license": NIST_LICENSE + STARTER_LICENSE,
         "citation": CITATION_2009_2012,
-        "metrics": ["icat"],
+        "metrics": ["icat", "exam"],
         # the starter corpus has aspect-level qrels, and ICAT-M needs no LLM in the alignment
-        "main_score": {"icat": "icat_m"},
+        "main_score": {"icat": "icat_m", "exam": "n_exam"},
         "splits": ["test"],
         "instruction": INSTRUCTION,
         "corpus": {"kind": "table", "label": label, "covers_queries": starter.topics},
@@ -519,13 +598,24 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
             "notes": (
                 "Starter corpus: scripts/starter_corpus/<topic>.yaml, one file per topic; doc_id is "
                 "gc-starter-<topic>-<nn>; each document gives aspect-level qrels (grade 1 or 2) and one "
-                "document-level row whose grade is the maximum of its aspect grades."
+                "document-level row whose grade is the maximum of its aspect grades. Exam bank: "
+                "scripts/exam_bank/<topic>.yaml, written by the groundcover developers from the starter corpus's "
+                "facts (question_id <topic>/q<n>, facet_id the subtopic it tests, provenance 'written'); its gold "
+                "article (article_id 'gold') states the answer to every question of the topic."
             ),
         },
         "tags": TAGS,
     }
-    tables = {"queries": queries, "aspects": aspects, "qrels": qrels, "corpus": starter.corpus}
-    write_task(out / "webtrack-2009-2012", card, tables, topic_files + qrel_files + starter.files, shared)
+    tables = {
+        "queries": queries,
+        "aspects": aspects,
+        "qrels": qrels,
+        "corpus": starter.corpus,
+        "exam_questions": bank.questions,
+        "gold_articles": bank.articles,
+    }
+    inputs = topic_files + qrel_files + starter.files + bank.files
+    write_task(out / "webtrack-2009-2012", card, tables, inputs, shared)
     print(
         f"webtrack-2009-2012: {len(queries)} queries, {len(aspects)} aspects, {len(qrels)} qrels, "
         f"{n_docs} starter documents for {n_topics} topics ({starter.contradicting} contradicting)"

@@ -26,6 +26,7 @@ COMMANDS = (
     "decompose",
     "judge_check",
     "meta_eval",
+    "exam",
     "validate",
     "submit",
     "leaderboard",

@@ -40,13 +40,19 @@ def register(sub: argparse._SubParsersAction) -> None:
             "rater, rating per row, the judge being the rater named by --judge-rater; per dimension it "
             "reports Krippendorff's alpha (ordinal) among the humans and with the judge added, the same for "
             "a length-only rater, Spearman with the human mean for both, and the judge's partial Spearman "
-            "holding text length constant."
+            "holding text length constant. Reference measures for --against: 'rouge1' (ROUGE-1 F1 of each "
+            "result's answers against the task's gold articles) and 'trec:Rprec', 'trec:MAP', 'trec:nDCG@20' "
+            "(trec_eval measures by ir_measures of the TREC run files given with --runs, one file per system "
+            "named after its model label or id, against --qrels or the task's qrels). Every report also ranks "
+            "the --metric's systems: bootstrap CIs and paired permutation tests with Holm-Bonferroni correction."
         ),
         examples=[
             "benchmark meta-eval --metric icat:icat_m --human my_judgements.csv",
             "benchmark meta-eval --metric icat:icat_m --against icat:s_fact",
             "benchmark meta-eval --metric decompscore:decompscore --against decompscore:decompscore_nli",
             "benchmark meta-eval --ratings argument_ratings.csv --judge-rater listwise-judge",
+            "benchmark meta-eval --metric exam:n_exam --against rouge1 --task webtrack-2009-2012",
+            "benchmark meta-eval --metric exam:exam --against trec:MAP --runs runs/ --qrels qrels.txt",
         ],
     )
     p.add_argument("--metric", help="family:score, e.g. icat:icat_m")
@@ -57,7 +63,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--judge-rater", default="judge", help="the judge's rater name in --ratings (default: judge)"
     )
     p.add_argument("--human", help="human judgements (CSV or JSONL: system, query_id, score)")
-    p.add_argument("--against", help="another family:score of the same results")
+    p.add_argument(
+        "--against", help="another family:score of the same results, rouge1, or trec:Rprec|MAP|nDCG@20"
+    )
+    p.add_argument("--runs", nargs="+", help="TREC run files (or folders of them) for --against trec:…")
+    p.add_argument("--qrels", help="TREC qrels for --against trec:… (default: the --task's qrels)")
     p.add_argument("--results-dir", default="leaderboard/results", help="default: the published results")
     p.add_argument("--task", help="only results on this task id")
     p.add_argument("--judge-profile", help="only results of this judge profile (name@version)")
@@ -197,15 +207,91 @@ def _ratings_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _align(human: dict[str, dict[str, list[float]]], labels: dict[str, str]) -> Scores:
-    """Human scores keyed by result label (a human row may name the label or the model id)."""
+def _align_systems(scores: Scores, labels: dict[str, str]) -> Scores:
+    """Scores keyed by result label, where the source names a label, a model id, or the
+    model id as a file name (``org__name``, as run files and result folders spell it)."""
+    from benchmark.results import model_dir_name
+
     by_id = {mid: label for label, mid in labels.items()}
-    out: Scores = {}
-    for system, per_query in human.items():
-        label = system if system in labels else by_id.get(system)
-        if label is not None:
-            out[label] = {q: sum(v) / len(v) for q, v in per_query.items()}
-    return out
+    by_id |= {model_dir_name(mid): label for label, mid in labels.items()}
+    return {label: v for s, v in scores.items() if (label := s if s in labels else by_id.get(s)) is not None}
+
+
+def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -> Scores:
+    """ROUGE-1 F1 of each system's answers (from its result traces) against the gold articles."""
+    import json
+
+    from benchmark.families.exam.family import gold_articles
+    from benchmark.reference_measures import rouge1_scores
+    from benchmark.results import traces_path
+    from benchmark.tasks import load_task
+
+    chosen = [e for e in entries if e.result.metric_family == family and e.path is not None]
+    tasks = {e.result.task.id for e in chosen}
+    if len(tasks) != 1:
+        raise InputError(Problem("command line", "pick one task with --task for ROUGE-1", field="--task"))
+    (tid,) = tasks
+    gold = gold_articles(load_task(task_id or tid))
+    if not gold:
+        raise InputError(
+            Problem(f"tasks/{tid}/task.yaml", "the task has no gold articles", field="data.tables")
+        )
+    answers: dict[str, dict[str, str]] = {}
+    for e in chosen:
+        lines = traces_path(e.path).read_text(encoding="utf-8").splitlines()  # type: ignore[arg-type]
+        rows = [json.loads(line) for line in lines if line.strip()]
+        answers[e.model_label] = {str(r["query_id"]): str(r.get("answer", "")) for r in rows}
+    return rouge1_scores(answers, gold)
+
+
+def trec_against_runs(args: argparse.Namespace) -> Scores:
+    """A trec_eval measure of each run file, per judged query."""
+    from benchmark.reference_measures import read_runs, trec_scores
+    from benchmark.tasks import load_task
+
+    if not args.runs:
+        raise InputError(Problem("command line", "trec measures need --runs FILE...", field="--runs"))
+    files = [f for p in map(Path, args.runs) for f in (sorted(p.iterdir()) if p.is_dir() else [p])]
+    if args.qrels:
+        import ir_measures
+
+        qrels: dict[str, dict[str, int]] = {}
+        for q in ir_measures.read_trec_qrels(args.qrels):
+            qrels.setdefault(q.query_id, {})[q.doc_id] = int(q.relevance)
+    elif args.task:
+        table = load_task(args.task).table("qrels")
+        table = table[table["aspect_id"].isna()] if "aspect_id" in table else table
+        qrels = {}
+        for row in table.itertuples():
+            qrels.setdefault(str(row.query_id), {})[str(row.doc_id)] = int(row.relevance)
+    else:
+        raise InputError(Problem("command line", "give --qrels FILE or --task", field="--qrels"))
+    return trec_scores(read_runs(files), qrels, args.against.split(":", 1)[1])
+
+
+def systems_table(metric: str, scores: Scores, seed: int) -> Table:
+    """The metric's systems: mean with its bootstrap CI, and the rank from paired
+    permutation tests (Holm–Bonferroni over each system's comparisons)."""
+    from benchmark import stats
+
+    ranks = stats.paired_ranks(scores, seed=seed)
+    table = Table(
+        title=Text(f"{metric}: systems (95% bootstrap CI; rank = 1 + systems significantly better, Holm)")
+    )
+    for col in ("rank", "system", "mean", "queries"):
+        table.add_column(col, justify="left" if col == "system" else "right")
+    rows = []
+    for system, per_query in scores.items():
+        ci = stats.mean_ci(list(per_query.values()), seed=seed)
+        rows.append((ranks.get(system, 0), -(ci.value or 0.0), system, ci))
+    for rank, _, system, ci in sorted(rows):
+        table.add_row(str(rank or "—"), Text(system), stats.fmt_score(ci.value, ci.low, ci.high), str(ci.n))
+    return table
+
+
+def _align(human: dict[str, dict[str, list[float]]], labels: dict[str, str]) -> Scores:
+    """Human scores keyed by result label, several assessors of one answer averaged."""
+    return _align_systems({s: {q: sum(v) / len(v) for q, v in pq.items()} for s, pq in human.items()}, labels)
 
 
 def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
@@ -281,12 +367,17 @@ def run(args: argparse.Namespace) -> int:
     a, labels = metric_scores(entries, family, key)
     if args.human:
         b, other = _align(read_human(Path(args.human)), labels), f"human ({Path(args.human).name})"
+    elif args.against == "rouge1":
+        b, other = rouge_against_gold(entries, family, args.task), "ROUGE-1 F1 vs gold articles"
+    elif args.against.startswith("trec:"):
+        b, other = _align_systems(trec_against_runs(args), labels), args.against
     else:
         fam_b, key_b = parse_measure(args.against, "--against")
         b, other = metric_scores(entries, fam_b, key_b)[0], args.against
     if not set(a) & set(b):
         raise InputError(Problem("command line", f"no system has both {args.metric} and {other}"))
     console = Console()
+    console.print(systems_table(args.metric, a, args.seed))
     sa, sb = summarise(a), summarise(b)
     console.print(_table(f"{args.metric} vs {other}", compare(a, b, sa, sb)))
     agree = meta_eval.rank_correlation(sa, sb, seed=args.seed)

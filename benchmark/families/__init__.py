@@ -12,10 +12,13 @@ from benchmark.errors import InputError, Problem
 from benchmark.families.arguments import ArgumentsFamily
 from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.decompscore import DecompScoreFamily
+from benchmark.families.exam import ExamFamily
 from benchmark.families.icat import ICATFamily
 from benchmark.tasks import Task
 
-REGISTRY: dict[str, MetricFamily] = {f.id: f for f in (ICATFamily(), ArgumentsFamily(), DecompScoreFamily())}
+REGISTRY: dict[str, MetricFamily] = {
+    f.id: f for f in (ICATFamily(), ExamFamily(), ArgumentsFamily(), DecompScoreFamily())
+}
 
 __all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "scorable_queries"]
 

@@ -30,7 +30,7 @@ SUBMISSIONS = sorted(
     if (p / "model.yaml").exists() and any((p / f"{t}.jsonl").exists() for t in ICAT_TASKS)
 )
 PUBLISHED = {
-    (r.model.id, r.model.setting): (r, p)
+    (r.model.id, r.model.setting, r.metric_family): (r, p)
     for p in (REPO / "leaderboard" / "results").rglob("*.json")
     for r in [read_result(p)]
 }
@@ -45,6 +45,8 @@ def test_published_submission_rescores_to_the_same_numbers(folder: Path, tmp_pat
         str(folder),
         "--results-dir",
         str(tmp_path),
+        "--metrics",
+        "icat",
         "--variants",
         "m",
         "--no-progress",
@@ -52,7 +54,7 @@ def test_published_submission_rescores_to_the_same_numbers(folder: Path, tmp_pat
     assert main(args) == 0
     (path,) = tmp_path.rglob("*.json")
     fresh = read_result(path)
-    published, published_path = PUBLISHED[(fresh.model.id, fresh.model.setting)]
+    published, published_path = PUBLISHED[(fresh.model.id, fresh.model.setting, "icat")]
     assert fresh.task.queries == published.task.queries and fresh.task.corpus == published.task.corpus
     for a, b in zip(fresh.per_query, published.per_query, strict=True):
         assert {k: a.scores[k] for k in M_KEYS} == {k: b.scores[k] for k in M_KEYS}, a.query_id
@@ -69,3 +71,21 @@ def verdicts(result_file: Path) -> list[list[tuple[str, bool, str | None]]]:
         for line in lines
         if line
     ]
+
+
+@pytest.mark.parametrize("folder", SUBMISSIONS, ids=[p.name for p in SUBMISSIONS])
+def test_published_exam_rescores_to_the_same_numbers(folder: Path, tmp_path: Path) -> None:
+    """EXAM's default answerer needs no LLM: every verdict and score re-scores exactly."""
+    args = ["score", "--submission", str(folder), "--results-dir", str(tmp_path), "--metrics", "exam"]
+    assert main([*args, "--no-progress"]) == 0
+    (path,) = tmp_path.rglob("*.json")
+    fresh = read_result(path)
+    published, published_path = PUBLISHED[(fresh.model.id, fresh.model.setting, "exam")]
+    assert fresh.per_query == published.per_query and fresh.scores == published.scores
+    assert fresh.curves == published.curves
+
+    def choices(p: Path) -> list[list[tuple[str, str | None, bool | None]]]:
+        lines = traces_path(p).read_text(encoding="utf-8").splitlines()
+        return [[(q["question_id"], q["choice"], q["correct"]) for q in json.loads(x)["questions"]] for x in lines]
+
+    assert choices(path) == choices(published_path)

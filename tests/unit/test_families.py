@@ -55,8 +55,20 @@ def _arguments(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
     return task, {q: f"An argument for {q} [1]." for q in queries.query_id[:3]}, stack
 
 
+def _exam(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
+    from tests.helpers.fakes import FakeLLM, FakeRetriever, fake_stack
+    from tests.unit.test_exam import ContainsEntailment
+
+    task = load_task("webtrack-2009-2012")
+    stack = fake_stack(
+        llm=FakeLLM(lambda m: ""), entailment=ContainsEntailment(), retriever=FakeRetriever({})
+    )  # type: ignore[arg-type]
+    return task, {"175": "Chest pain or discomfort. Angina.", "182": "Within 20 minutes.", "196": ""}, stack
+
+
 MOCKS: dict[str, Callable[[Path], tuple[Task, dict[str, str], JudgeStack]]] = {
     "icat": _icat,
+    "exam": _exam,
     "decompscore": _decompscore,
     "arguments": _arguments,
 }

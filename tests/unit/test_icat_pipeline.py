@@ -370,7 +370,7 @@ def test_evaluate_rejects_bad_scoring_options_before_generating(monkeypatch: pyt
     for bad in (
         ["--beta", "-1"],
         ["--variants", "q"],
-        ["--metrics", "exam"],
+        ["--metrics", "arguments"],
         ["--query-batch", "0"],
         ["--limit", "0"],
     ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -177,3 +178,51 @@ def test_ratings_report_pools_every_dimension_into_an_overall_row(
     matrix = [[r.get(u, np.nan) for u in units] for r in (h1, h2)]
     expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal")
     assert f"{expected:.3f}" in line
+
+
+# -- reference measures: ROUGE-1 against gold articles, trec_eval measures of run files --
+
+
+def test_rouge1_removes_stopwords_and_stems_before_counting_unigrams() -> None:
+    from benchmark.reference_measures import rouge1_f1
+
+    assert rouge1_f1("The cats are running in the garden.", "A cat runs through gardens!") == 1.0
+    # content words: candidate {cat, dog}, reference {cat, bird, fish}: P 1/2, R 1/3, F 0.4
+    assert rouge1_f1("the cat and the dog", "a cat, a bird and a fish") == pytest.approx(0.4)
+    assert rouge1_f1("", "a cat") == 0.0
+
+
+def test_trec_measures_by_hand(tmp_path: Path) -> None:
+    from benchmark.reference_measures import read_runs, trec_scores
+
+    run = tmp_path / "sys-A.run"
+    run.write_text("q1 Q0 d1 1 3.0 a\nq1 Q0 d3 2 2.0 a\nq1 Q0 d2 3 1.0 a\n")
+    qrels = {"q1": {"d1": 1, "d2": 1, "d4": 0}, "q2": {"d9": 1}}
+    runs = read_runs([run])
+    assert trec_scores(runs, qrels, "MAP")["sys-A"] == {"q1": pytest.approx((1 + 2 / 3) / 2), "q2": 0.0}
+    assert trec_scores(runs, qrels, "P@R")["sys-A"]["q1"] == pytest.approx(0.5)
+    ndcg = (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3))
+    assert trec_scores(runs, qrels, "nDCG@20")["sys-A"]["q1"] == pytest.approx(ndcg)
+    with pytest.raises(InputError, match="unknown trec_eval measure"):
+        trec_scores(runs, qrels, "bpref")
+
+
+def test_meta_eval_against_rouge_and_trec_on_the_published_exam_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmark.cli.main import main
+
+    base = ["meta-eval", "--metric", "exam:exam", "--task", "webtrack-2009-2012"]
+    assert main([*base, "--against", "rouge1"]) == 0
+    out = capsys.readouterr().out
+    assert "ROUGE-1 F1 vs gold articles" in out and "Holm" in out and "Kendall" in out
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    # one run file per published system, named as its submission folder; MAP orders them
+    # extractive > SmolLM2 RAG > SmolLM2 closed-book
+    good = "".join(f"175 Q0 gc-starter-175-0{i} {i} {9 - i}.0 x\n" for i in range(1, 9))
+    (runs / "groundcover__bm25-extractive-top3.run").write_text(good)
+    (runs / "HuggingFaceTB__SmolLM2-135M-Instruct.run").write_text("175 Q0 gc-starter-182-01 1 2.0 x\n")
+    assert main([*base, "--against", "trec:MAP", "--runs", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "exam:exam vs trec:MAP" in out and "over 2 systems" in out

@@ -1,0 +1,192 @@
+"""``benchmark exam``: draft a question bank, and exchange banks and grades with EXAM++.
+
+* ``generate`` — an LLM drafts multiple-choice questions for a task's queries from their
+  aspects (prompt ``exam-generate``), written as an EXAM++ question bank whose every
+  question says it was generated, by which model and prompt; score with ``--exam-bank``;
+* ``export-bank`` — a task's exam as an EXAM++ question bank;
+* ``export-grades`` — EXAM result traces as EXAM++ graded paragraphs;
+* ``score-grades`` — EXAM per system from an EXAM++ graded-paragraph file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchmark.cli import add_command
+from benchmark.errors import InputError, Problem, rel
+from benchmark.profiles import DEFAULT_PROFILE
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "exam",
+        help="draft an EXAM question bank; exchange banks and grades with EXAM++",
+        description=(
+            "generate: draft multiple-choice exam questions from each query's aspects with the judge LLM "
+            "(prompt exam-generate), written as an EXAM++ question bank (JSONL, .gz allowed) whose questions "
+            "are marked as generated; score answers on it with `benchmark score --metrics exam --exam-bank FILE`. "
+            "export-bank: a task's own exam in EXAM++'s question-bank format. export-grades: EXAM result "
+            "traces as EXAM++ graded paragraphs. score-grades: EXAM per system from an EXAM++ graded-paragraph "
+            "file (a question counts when a paragraph's self-rating reaches --min-rating, else when the "
+            "grader marked it correct)."
+        ),
+        examples=[
+            "benchmark exam generate --task webtrack-2013-2014 --limit 5 --out bank.jsonl.gz",
+            "benchmark exam export-bank --task webtrack-2009-2012 --out webtrack-bank.jsonl.gz",
+            "benchmark exam export-grades --results results --out grades.jsonl.gz",
+            "benchmark exam score-grades --grades grades.jsonl.gz --task webtrack-2009-2012",
+        ],
+    )
+    p.add_argument("action", choices=["generate", "export-bank", "export-grades", "score-grades"])
+    p.add_argument(
+        "--task", help="task id (generate, export-bank; score-grades: its exam is the denominator)"
+    )
+    p.add_argument("--out", help="file to write (.jsonl or .jsonl.gz)")
+    p.add_argument("--limit", type=int, help="generate: only the first N queries")
+    p.add_argument("--per-aspect", type=int, default=2, help="generate: questions per aspect (default 2)")
+    p.add_argument(
+        "--judge-profile", default=DEFAULT_PROFILE, help=f"generate: the LLM's profile ({DEFAULT_PROFILE})"
+    )
+    p.add_argument("--results", default="results", help="export-grades: a results folder or EXAM result file")
+    p.add_argument("--grades", help="score-grades: an EXAM++ graded-paragraph file")
+    p.add_argument(
+        "--exam-bank", help="score-grades: an EXAM++ bank as the denominator instead of the task's"
+    )
+    p.add_argument(
+        "--min-rating", type=int, default=4, help="score-grades: least self-rating that answers (4)"
+    )
+    p.set_defaults(func=run)
+
+
+def _need(args: argparse.Namespace, *names: str) -> None:
+    missing = [n for n in names if not getattr(args, n.replace("-", "_"))]
+    if missing:
+        raise InputError(
+            Problem("command line", f"`exam {args.action}` needs --{missing[0]}", field=f"--{missing[0]}")
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    return {
+        "generate": generate,
+        "export-bank": export_bank,
+        "export-grades": export_grades,
+        "score-grades": score_grades,
+    }[args.action](args)
+
+
+def export_bank(args: argparse.Namespace) -> int:
+    from benchmark.families.exam.exampp import write_bank
+    from benchmark.families.exam.family import task_bank
+    from benchmark.tasks import load_task
+
+    _need(args, "task", "out")
+    task = load_task(args.task)
+    bank = task_bank(task)
+    if not bank:
+        raise InputError(
+            Problem(f"tasks/{task.id}/task.yaml", "the task has no exam_questions table", field="data.tables")
+        )
+    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    path = write_bank(bank, texts, Path(args.out), test_collection=f"{task.id}@{task.card.version}")
+    Console(stderr=True).print(
+        f"wrote {path}: {sum(map(len, bank.values()))} questions for {len(bank)} queries"
+    )
+    return 0
+
+
+def export_grades(args: argparse.Namespace) -> int:
+    from benchmark.families.exam.exampp import write_grades
+    from benchmark.results import iter_results, read_result, traces_path
+
+    _need(args, "out")
+    root = Path(args.results)
+    found = [(root, read_result(root))] if root.is_file() else list(iter_results(root))
+    systems: dict[str, list[dict[str, object]]] = {}
+    for path, result in found:
+        if result.metric_family != "exam":
+            continue
+        lines = traces_path(path).read_text(encoding="utf-8").splitlines()
+        systems.setdefault(result.model.label, []).extend(json.loads(line) for line in lines if line.strip())
+    if not systems:
+        raise InputError(Problem(rel(root), "holds no EXAM results", field="--results"))
+    out = write_grades(systems, Path(args.out))
+    Console(stderr=True).print(f"wrote {out}: {len(systems)} system(s)")
+    return 0
+
+
+def score_grades(args: argparse.Namespace) -> int:
+    from benchmark import stats
+    from benchmark.families.exam.exampp import exam_from_grades, read_bank, read_grades
+    from benchmark.families.exam.family import task_bank
+    from benchmark.tasks import load_task
+
+    _need(args, "grades")
+    bank = (
+        read_bank(Path(args.exam_bank))
+        if args.exam_bank
+        else (task_bank(load_task(args.task)) if args.task else None)
+    )
+    per_system = exam_from_grades(read_grades(Path(args.grades)), bank, min_rating=args.min_rating)
+    queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
+    table = Table(
+        title=Text(f"EXAM from {Path(args.grades).name} (a query a system did not answer counts 0; 95% CI)")
+    )
+    for col in ("system", "EXAM", "queries answered", "queries"):
+        table.add_column(col, justify="left" if col == "system" else "right")
+    rows = []
+    for system, scores in per_system.items():
+        ci = stats.mean_ci([scores.get(q, 0.0) for q in queries])
+        rows.append((ci.value or 0.0, system, ci, len(scores)))
+    for _, system, ci, answered in sorted(rows, key=lambda r: -r[0]):
+        table.add_row(
+            Text(system), stats.fmt_score(ci.value, ci.low, ci.high), str(answered), str(len(queries))
+        )
+    Console().print(table)
+    if args.out:
+        Path(args.out).write_text(json.dumps(per_system, indent=1, sort_keys=True), encoding="utf-8")
+    return 0
+
+
+def generate(args: argparse.Namespace) -> int:
+    from benchmark.families.exam.exampp import write_bank
+    from benchmark.families.exam.generate import draft_bank
+    from benchmark.judges import JudgeStack
+    from benchmark.profiles import load_profile
+    from benchmark.tasks import load_task
+
+    _need(args, "task", "out")
+    task = load_task(args.task)
+    if not task.has_table("aspects"):
+        raise InputError(
+            Problem(
+                f"tasks/{task.id}/task.yaml",
+                "exam generate drafts from aspects: the task has none",
+                field="data.tables",
+            )
+        )
+    judges = JudgeStack.load(load_profile(args.judge_profile))
+    queries = task.queries(limit=args.limit)
+    bank, failures = draft_bank(
+        judges.llm,
+        queries,
+        task.table("aspects"),
+        per_aspect=args.per_aspect,
+        max_retries=judges.profile.llm.max_retries,
+    )
+    texts = dict(zip(queries["query_id"].astype(str), queries["text"].astype(str), strict=True))
+    path = write_bank(
+        bank, texts, Path(args.out), test_collection=f"{task.id}@{task.card.version} (generated)"
+    )
+    console = Console(stderr=True)
+    console.print(f"wrote {path}: {sum(map(len, bank.values()))} generated questions for {len(bank)} queries")
+    for f in failures:
+        console.print(f"failed: {f}")
+    return 0

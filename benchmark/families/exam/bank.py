@@ -1,0 +1,119 @@
+"""The exam: held-out questions per query, with their keys, and the gold articles.
+
+A bank comes from the task's ``exam_questions`` table, or from a question-bank file of
+the reference implementation, EXAM++ (:mod:`benchmark.families.exam.exampp`).  Either
+way it is checked before any model loads, and every problem names its source, row and
+field: a multiple-choice key that is not one of its options would otherwise make a
+question no system can answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from benchmark.cache import content_hash
+from benchmark.errors import InputError, Problem
+
+Kind = Literal["multiple-choice", "free-text"]
+KINDS: tuple[Kind, ...] = ("multiple-choice", "free-text")
+
+
+@dataclass(frozen=True)
+class ExamQuestion:
+    query_id: str
+    question_id: str
+    question: str
+    kind: Kind
+    options: tuple[str, ...] = ()
+    answer: str | None = None  # multiple choice: one of the options; free text: the key, if any
+    facet_id: str | None = None
+    provenance: str | None = None
+
+    @property
+    def key_index(self) -> int | None:
+        return self.options.index(self.answer) if self.answer in self.options else None
+
+
+Bank = dict[str, list[ExamQuestion]]  # query id -> its questions, in order
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        if value != value:  # NaN from a parquet null
+            return None
+    except (TypeError, ValueError):
+        pass
+    text = str(value).strip()
+    return text or None
+
+
+def questions_from_rows(rows: Iterable[Mapping[str, Any]], source: str, *, row_offset: int = 1) -> Bank:
+    """Checked questions from table rows (``source`` names the file in errors)."""
+    bank: Bank = {}
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for n, row in enumerate(rows, start=row_offset):
+        qid, question_id, text = (
+            _text(row.get("query_id")),
+            _text(row.get("question_id")),
+            _text(row.get("question")),
+        )
+        kind = _text(row.get("kind")) or (
+            "multiple-choice" if row.get("options") is not None else "free-text"
+        )
+        raw_options = row.get("options")
+        options = tuple(
+            o for o in (_text(x) for x in (list(raw_options) if raw_options is not None else [])) if o
+        )
+        answer = _text(row.get("answer"))
+        for field, value in (("query_id", qid), ("question_id", question_id), ("question", text)):
+            if value is None:
+                problems.append(Problem(source, "missing", line=n, field=field))
+        if kind not in KINDS:
+            problems.append(
+                Problem(source, f"kind must be one of {KINDS}, not {kind!r}", line=n, field="kind")
+            )
+        elif kind == "multiple-choice":
+            if len(set(options)) < 2:
+                problems.append(
+                    Problem(
+                        source,
+                        "a multiple-choice question needs 2+ distinct options",
+                        line=n,
+                        field="options",
+                    )
+                )
+            elif answer not in options:
+                problems.append(
+                    Problem(source, f"the key {answer!r} is not one of the options", line=n, field="answer")
+                )
+        if question_id in seen:
+            problems.append(
+                Problem(source, f"question_id {question_id!r} is repeated", line=n, field="question_id")
+            )
+        seen.add(question_id or "")
+        if qid and question_id and text and kind in KINDS:
+            bank.setdefault(qid, []).append(
+                ExamQuestion(
+                    query_id=qid,
+                    question_id=question_id,
+                    question=text,
+                    kind=kind,  # type: ignore[arg-type]
+                    options=options if kind == "multiple-choice" else (),
+                    answer=answer,
+                    facet_id=_text(row.get("facet_id")),
+                    provenance=_text(row.get("provenance")),
+                )
+            )
+    if problems:
+        raise InputError(problems)
+    return bank
+
+
+def fingerprint(bank: Bank) -> str:
+    """A bank's identity: scores on different banks are never ranked together."""
+    return content_hash(sorted((q, [vars(x) for x in qs]) for q, qs in bank.items()))

@@ -1,0 +1,97 @@
+"""EXAM's equations (Sander & Dietz, 2021, §3) as pure functions of plain data.
+
+* a question is *correctly answered* from a text when the question answerer picks the
+  key (multiple choice), or rates the question answerable from the text and its answer
+  is verified against the key (free text, as in EXAM++); an abstention, a wrong option
+  and an unanswerable rating all earn nothing;
+* ``EXAM(d_q)`` = correctly answered questions / questions of query ``q``; a query the
+  system skipped is answered by the empty text and so scores 0;
+* ``n-EXAM(S)`` = Σ_q EXAM(d_q | S) / Σ_q EXAM(d*_q), the gold articles' EXAM in the
+  denominator; it exceeds 1 when the system's texts answer more than the gold articles.
+
+Nothing here calls a model.  A question whose verdict is unknown (the answerer's output
+could not be used) leaves its query's EXAM undetermined: it is a failure, never a 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: EXAM++'s answerability scale: 0 (not answerable from the text) to 5 (fully answered)
+RATING_SCALE = range(0, 6)
+DEFAULT_MIN_RATING = 4
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One question's outcome: ``correct`` is None when it could not be determined."""
+
+    correct: bool | None
+    answered: bool | None  # the answerer committed to an answer (did not abstain)
+
+
+def choose_option(support: Sequence[float | None], threshold: float, margin: float = 0.0) -> int | None:
+    """The entailment answerer's choice: the option whose assertion the text supports
+    best, or ``None`` (abstain) when the best support is below ``threshold`` or no more
+    than ``margin`` above the runner-up's — a near tie is a guess, not an answer.
+
+    ``support[i]`` is option ``i``'s best support over the text's sentence windows.
+    Raises ``ValueError`` when a support score is missing (the model failed)."""
+    if any(s is None for s in support):
+        raise ValueError("an option's support could not be scored")
+    scores = [float(s) for s in support]  # type: ignore[arg-type]
+    if not scores:
+        return None
+    best = max(range(len(scores)), key=lambda i: scores[i])
+    runner_up = max((s for i, s in enumerate(scores) if i != best), default=float("-inf"))
+    if scores[best] < threshold or (margin > 0 and scores[best] - runner_up <= margin):
+        return None
+    return best
+
+
+def rated_answerable(rating: int | None, min_rating: int = DEFAULT_MIN_RATING) -> bool | None:
+    """EXAM++: a question counts as answered when its self-rating reaches ``min_rating``."""
+    return None if rating is None else rating >= min_rating
+
+
+def exam(verdicts: Sequence[Verdict]) -> float | None:
+    """Correctly answered / questions; ``None`` when a verdict is unknown or there are no questions."""
+    if not verdicts or any(v.correct is None for v in verdicts):
+        return None
+    return sum(bool(v.correct) for v in verdicts) / len(verdicts)
+
+
+def answered_share(verdicts: Sequence[Verdict]) -> float | None:
+    """The share of questions the answerer committed to (right or wrong)."""
+    if not verdicts or any(v.answered is None for v in verdicts):
+        return None
+    return sum(bool(v.answered) for v in verdicts) / len(verdicts)
+
+
+def n_exam(system: Sequence[float], gold: Sequence[float]) -> float | None:
+    """Σ EXAM(system) / Σ EXAM(gold) over the same queries; ``None`` when the gold sum is 0."""
+    if len(system) != len(gold):
+        raise ValueError("n-EXAM needs the system's and the gold articles' EXAM on the same queries")
+    denominator = sum(gold)
+    return sum(system) / denominator if denominator > 0 else None
+
+
+def normalised(exam_score: float | None, gold_mean: float | None) -> float | None:
+    """One query's share of n-EXAM: EXAM(d_q) / mean_q EXAM(d*_q).
+
+    Its mean over the queries the gold mean was taken over is exactly :func:`n_exam`
+    (Σ s_q / (N · Σ g_q / N)), so n-EXAM gets the same per-query intervals and paired
+    tests as every other score."""
+    if exam_score is None or not gold_mean:
+        return None
+    return exam_score / gold_mean
+
+
+def facet_coverage(facets: Sequence[str | None], verdicts: Sequence[Verdict]) -> dict[str, float | None]:
+    """Per facet (aspect), the share of its questions correctly answered."""
+    out: dict[str, list[Verdict]] = {}
+    for f, v in zip(facets, verdicts, strict=True):
+        if f is not None:
+            out.setdefault(f, []).append(v)
+    return {f: exam(vs) for f, vs in out.items()}

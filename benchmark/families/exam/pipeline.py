@@ -1,0 +1,139 @@
+"""EXAM's pipeline: every (question, text) pair of a batch to the answerer at once, then
+one call to the formulas per query.
+
+The gold articles are read by the same answerer, once per task (and cached by content
+like every model call): their mean EXAM over the bank's queries is n-EXAM's
+normaliser, recorded in every trace so a published n-EXAM is recomputed from its trace
+alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from benchmark.families.exam import formulas
+from benchmark.families.exam.answerers import Answerer, Reading
+from benchmark.families.exam.bank import Bank, ExamQuestion
+from benchmark.families.exam.trace import ExamTrace, QuestionTrace
+
+
+@dataclass
+class ExamState:
+    """What scoring a task needs; the gold articles are read on first use, so a run whose
+    every query is already checkpointed calls no model at all."""
+
+    bank: Bank
+    bank_id: str
+    answerer: Answerer
+    articles: dict[str, str]
+    notes: list[str]
+    _gold: dict[str, float | None] | None = None
+
+    @property
+    def gold_exam(self) -> dict[str, float | None]:
+        if self._gold is None:
+            self._gold = gold_scores(self.answerer, self.bank, self.articles) if self.articles else {}
+            self.notes.append(gold_note(self._gold, self.bank, bool(self.articles)))
+        return self._gold
+
+    @property
+    def gold_mean(self) -> float | None:
+        return gold_mean(self.gold_exam, self.bank)
+
+
+def read_all(
+    answerer: Answerer, bank: Bank, texts: Sequence[tuple[str, str]]
+) -> list[list[tuple[ExamQuestion, Reading]]]:
+    """Per (query id, text), each of the query's questions with what the answerer read."""
+    items = [(q, text) for qid, text in texts for q in bank.get(qid, [])]
+    readings = iter(answerer.read(items))
+    return [[(q, next(readings)) for q in bank.get(qid, [])] for qid, _ in texts]
+
+
+def gold_scores(answerer: Answerer, bank: Bank, articles: dict[str, str]) -> dict[str, float | None]:
+    """EXAM of each bank query's gold article (its articles joined, when it has several)."""
+    qids = [q for q in bank if q in articles]
+    read = read_all(answerer, bank, [(q, articles[q]) for q in qids])
+    return {q: formulas.exam([r.verdict for _, r in rs]) for q, rs in zip(qids, read, strict=True)}
+
+
+def gold_mean(gold: dict[str, float | None], bank: Bank) -> float | None:
+    """The normaliser: the mean gold EXAM over every bank query (none when one is missing)."""
+    values = [gold.get(q) for q in bank]
+    if not values or any(v is None for v in values):
+        return None
+    return sum(values) / len(values)  # type: ignore[arg-type]
+
+
+def gold_note(gold: dict[str, float | None], bank: Bank, have_articles: bool) -> str:
+    if not have_articles:
+        return "n-EXAM not computed: the task has no gold articles"
+    mean = gold_mean(gold, bank)
+    if mean is None:
+        missing = [q for q in bank if gold.get(q) is None]
+        return f"n-EXAM not computed: no gold-article EXAM for {len(missing)} bank queries ({missing[:5]})"
+    return f"n-EXAM normaliser: the gold articles' mean EXAM {mean:.3f} over the bank's {len(bank)} queries"
+
+
+def score_batch(state: ExamState, items: Sequence[tuple[str, str, str]]) -> list[ExamTrace]:
+    read = read_all(state.answerer, state.bank, [(qid, answer) for qid, _, answer in items])
+    traces = []
+    for (qid, text, answer), pairs in zip(items, read, strict=True):
+        trace = ExamTrace(
+            query_id=qid,
+            query=text,
+            answer=answer,
+            answerer=state.answerer.identity,
+            bank=state.bank_id,
+            questions=[question_trace(q, r) for q, r in pairs],
+            gold_exam=state.gold_exam.get(qid),
+            gold_mean=state.gold_mean,
+            gold_queries=len(state.bank),
+        )
+        failed = [t for t in trace.questions if t.correct is None]
+        if not trace.questions:
+            trace.failures.append("bank: the question bank has no questions for this query")
+        elif failed:
+            trace.failures.append(
+                f"answer: {len(failed)} of {len(trace.questions)} question(s) could not be answered: {failed[0].error}"
+            )
+        trace.scores = trace_scores(trace)
+        trace.counts = {
+            "questions": len(trace.questions),
+            "correct": sum(bool(t.correct) for t in trace.questions),
+            "abstained": sum(t.answered is False for t in trace.questions),
+            "questions_failed": len(failed),
+        }
+        traces.append(trace)
+    return traces
+
+
+def question_trace(q: ExamQuestion, r: Reading) -> QuestionTrace:
+    return QuestionTrace(
+        question_id=q.question_id,
+        question=q.question,
+        kind=q.kind,
+        facet_id=q.facet_id,
+        options=list(q.options),
+        key=q.answer,
+        choice=r.choice,
+        evidence=r.evidence,
+        support=r.support,
+        rating=r.rating,
+        answered=r.answered,
+        correct=r.correct,
+        error=r.error,
+        raw=r.raw,
+    )
+
+
+def trace_scores(trace: ExamTrace) -> dict[str, float | None]:
+    """The query's scores from its trace alone (also how published results are checked)."""
+    verdicts = [formulas.Verdict(correct=q.correct, answered=q.answered) for q in trace.questions]
+    exam = formulas.exam(verdicts)
+    return {
+        "exam": exam,
+        "n_exam": formulas.normalised(exam, trace.gold_mean),
+        "answered": formulas.answered_share(verdicts),
+    }

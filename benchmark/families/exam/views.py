@@ -1,0 +1,92 @@
+"""How EXAM results look: n-EXAM per system with its interval, and one query's exam.
+
+Nothing here calls a model.  Question texts, options and evidence come from task files
+or submitted answers and are untrusted: the drill-down is built from escaped text only.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from benchmark.results import TaskResult
+
+
+def figure(results: Sequence[TaskResult]) -> Any:
+    """EXAM and n-EXAM per system (95% CI); n-EXAM's line at 1 is the gold articles."""
+    rows = []
+    for r in results:
+        n, e = r.scores.get("n_exam"), r.scores.get("exam")
+        if e is not None and e.value is not None:
+            rows.append((r.model.label, e, n))
+    if not rows:
+        from benchmark.families.icat.views import empty_figure
+
+        return empty_figure("no EXAM results")
+    import matplotlib.pyplot as plt
+
+    rows.sort(key=lambda t: -(t[2].value if t[2] is not None and t[2].value is not None else t[1].value))
+    has_n = any(n is not None and n.value is not None for _, _, n in rows)
+    fig, axes = plt.subplots(
+        1, 2 if has_n else 1, figsize=(9 if has_n else 5.5, 0.6 + 0.45 * len(rows)), sharey=True
+    )
+    axes = list(axes) if has_n else [axes]
+    for ax, idx, label, colour in (
+        (axes[0], 1, "EXAM (share of questions answered correctly)", "#4c72b0"),
+    ) + (((axes[1], 2, "n-EXAM (1 = the gold articles)", "#4c9a6a"),) if has_n else ()):
+        names, vals, lo, hi = [], [], [], []
+        for name, *scores in rows:
+            s = scores[idx - 1]
+            v = s.value if s is not None and s.value is not None else 0.0
+            names.append(name)
+            vals.append(v)
+            lo.append(v - (s.ci_low if s is not None and s.ci_low is not None else v))
+            hi.append((s.ci_high if s is not None and s.ci_high is not None else v) - v)
+        ax.barh(names, vals, xerr=[lo, hi], color=colour, capsize=3)
+        ax.set_xlabel(label)
+        if idx == 2:
+            ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    axes[0].invert_yaxis()
+    fig.tight_layout()
+    return fig
+
+
+def _verdict(q: dict[str, Any]) -> str:
+    if q.get("correct") is None:
+        return "failed"
+    if q.get("answered") is False:
+        return "abstained"
+    return "correct" if q["correct"] else "wrong"
+
+
+def trace_html(trace: dict[str, Any]) -> str:
+    e = lambda v: html.escape(str(v))  # noqa: E731
+    score = trace.get("scores", {})
+    fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
+    parts = [
+        f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
+        f"<p>EXAM {fmt(score.get('exam'))} · n-EXAM {fmt(score.get('n_exam'))} · gold article's EXAM "
+        f"{fmt(trace.get('gold_exam'))} (mean over {e(trace.get('gold_queries', 0))} queries "
+        f"{fmt(trace.get('gold_mean'))}) · answerer {e(trace.get('answerer', {}).get('answerer', '?'))}</p>",
+        "<table><tr><th>question</th><th>options (key ✓, chosen ▶)</th><th>evidence</th><th>verdict</th></tr>",
+    ]
+    for q in trace.get("questions", []):
+        opts = []
+        for o in q.get("options", []):
+            mark = ("▶ " if o == q.get("choice") else "") + ("✓ " if o == q.get("key") else "")
+            opts.append(f"{e(mark)}{e(o)}")
+        if not opts:  # free text: the key, and what the text said
+            opts = [f"key: {e(q.get('key') or '—')}", f"read: {e(q.get('choice') or '—')}"]
+            if q.get("rating") is not None:
+                opts.append(f"rating {e(q['rating'])}/5")
+        verdict = _verdict(q) + (f": {q['error']}" if q.get("error") else "")
+        parts.append(
+            f"<tr><td>{e(q.get('question', ''))}<br><small>{e(q.get('question_id', ''))}"
+            f"{' · aspect ' + e(q['facet_id']) if q.get('facet_id') else ''}</small></td>"
+            f"<td>{'<br>'.join(opts)}</td><td>{e(q.get('evidence') or '—')}</td><td>{e(verdict)}</td></tr>"
+        )
+    parts.append("</table>")
+    for failure in trace.get("failures", []):
+        parts.append(f"<p>failure: {e(failure)}</p>")
+    return "".join(parts)

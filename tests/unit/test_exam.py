@@ -1,0 +1,293 @@
+"""EXAM / n-EXAM against hand-computed examples; answerers on fakes; EXAM++ round trips."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmark.errors import InputError
+from benchmark.families.base import ScoringInputs
+from benchmark.families.exam import formulas
+from benchmark.families.exam.answerers import EntailmentAnswerer, LLMAnswerer, parse_choice, parse_rating
+from benchmark.families.exam.bank import ExamQuestion, questions_from_rows
+from benchmark.families.exam.exampp import exam_from_grades, read_bank, read_grades, write_bank, write_grades
+from benchmark.families.exam.family import ExamFamily, ExamSettings, task_bank
+from benchmark.families.exam.trace import ExamTrace
+from benchmark.tasks import load_task
+from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+V = formulas.Verdict
+
+
+@dataclass
+class ContainsEntailment:
+    """Supports an assertion "<question>? <option>" when the premise contains the option."""
+
+    threshold: float = 0.5
+    identity: str = "contains"
+    calls: list[int] = field(default_factory=list)
+
+    def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:
+        self.calls.append(len(pairs))
+        return [1.0 if h.rsplit("? ", 1)[-1].lower() in p.lower() else 0.2 for p, h in pairs]
+
+
+MC = ExamQuestion(
+    "q1", "q1/a", "Which planet is seventh?", "multiple-choice", ("Mars", "Uranus", "Venus"), "Uranus", "1"
+)
+FT = ExamQuestion("q1", "q1/b", "Who discovered it?", "free-text", (), "William Herschel", "2")
+
+
+# -- formulas ------------------------------------------------------------------------
+
+
+def test_exam_and_n_exam_by_hand() -> None:
+    # query 1: 2 of 4 right (an abstention earns nothing); query 2: 3 of 3; query 3: skipped (empty text)
+    q1 = [V(True, True), V(False, True), V(False, False), V(True, True)]
+    q2 = [V(True, True)] * 3
+    q3 = [V(False, False)] * 2
+    system = [formulas.exam(q) for q in (q1, q2, q3)]
+    assert system == [0.5, 1.0, 0.0]
+    gold = [1.0, 0.5, 0.5]
+    assert formulas.n_exam(system, gold) == pytest.approx(1.5 / 2.0)
+    mean_gold = sum(gold) / 3
+    per_query = [formulas.normalised(s, mean_gold) for s in system]
+    assert sum(per_query) / 3 == pytest.approx(formulas.n_exam(system, gold))  # type: ignore[operator]
+    assert formulas.answered_share(q1) == 0.75
+    # n-EXAM exceeds 1 when the system's texts answer more than the gold articles
+    assert formulas.n_exam([1.0, 1.0], [0.5, 0.5]) == 2.0
+    assert formulas.n_exam([0.3], [0.0]) is None
+    with pytest.raises(ValueError):
+        formulas.n_exam([0.1], [0.1, 0.2])
+
+
+def test_an_undetermined_verdict_leaves_exam_undetermined_never_zero() -> None:
+    assert formulas.exam([V(True, True), V(None, None)]) is None
+    assert formulas.exam([]) is None
+    assert formulas.facet_coverage(["a", "a", "b"], [V(True, True), V(False, True), V(False, False)]) == {
+        "a": 0.5,
+        "b": 0.0,
+    }
+
+
+def test_choose_option_abstains_below_threshold_and_on_near_ties() -> None:
+    assert formulas.choose_option([0.2, 0.9, 0.4], threshold=0.5) == 1
+    assert formulas.choose_option([0.2, 0.45, 0.4], threshold=0.5) is None
+    assert formulas.choose_option([0.80, 0.81, 0.1], threshold=0.5, margin=0.02) is None
+    assert formulas.choose_option([0.70, 0.81, 0.1], threshold=0.5, margin=0.02) == 1
+    assert formulas.rated_answerable(4) is True and formulas.rated_answerable(3) is False
+    assert formulas.rated_answerable(None) is None
+    with pytest.raises(ValueError):
+        formulas.choose_option([0.9, None], threshold=0.5)
+
+
+# -- answerers -----------------------------------------------------------------------
+
+
+def test_entailment_answerer_picks_the_supported_option_with_its_evidence() -> None:
+    text = "Uranus is the seventh planet. William Herschel found it in 1781. It has rings."
+    ent = ContainsEntailment()
+    right, empty, ft = EntailmentAnswerer(ent, 0.5).read([(MC, text), (MC, ""), (FT, text)])
+    assert ent.calls and len(ent.calls) == 1  # one batched call for every pair
+    assert (right.correct, right.answered, right.choice) == (True, True, "Uranus")
+    assert "Uranus" in (right.evidence or "") and right.support[1] == 1.0
+    assert (empty.correct, empty.answered, empty.choice) == (False, False, None)
+    assert (ft.correct, ft.answered) == (True, True) and "Herschel" in (ft.evidence or "")
+    wrong = EntailmentAnswerer(ent, 0.5).read([(MC, "Mars is red. It is the fourth planet.")])[0]
+    assert (wrong.correct, wrong.answered, wrong.choice) == (False, True, "Mars")
+    no_key = EntailmentAnswerer(ent, 0.5).read([(ExamQuestion("q", "x", "Why?", "free-text"), text)])[0]
+    assert no_key.correct is None and "LLM answerer" in (no_key.error or "")
+
+
+def test_entailment_failure_is_a_failed_question() -> None:
+    ent = FakeEntailment({}, default=None)  # type: ignore[arg-type]
+    (r,) = EntailmentAnswerer(ent, 0.5).read([(MC, "Uranus is the seventh planet.")])
+    assert r.correct is None and r.error
+
+
+def test_parsers_are_strict() -> None:
+    assert parse_choice("Answer: B", 3) == 1 and parse_choice("answer: (a)", 3) == 0
+    assert parse_choice("Answer: none", 3) is None
+    for bad in ("Answer: D", "I think it is the second one", "Answer: BB"):
+        with pytest.raises(ValueError):
+            parse_choice(bad, 3)
+    assert parse_rating("Rating: 4\nAnswer: William Herschel") == (4, "William Herschel")
+    assert parse_rating("Rating: 0\nAnswer: -") == (0, "")
+    for bad in ("Rating: 9\nAnswer: x", "four", "Answer: x"):
+        with pytest.raises(ValueError):
+            parse_rating(bad)
+
+
+def _llm(reply_mc: str, reply_rate: str, reply_verify: str) -> FakeLLM:
+    def reply(messages: list[dict[str, str]]) -> str:
+        last = messages[-1]["content"]
+        if "could not be used" in last:  # a repair turn gets the same reply again
+            last = messages[-3]["content"]
+        if "Answer key:" in last:
+            return reply_verify
+        return reply_mc if "which option answers" in last else reply_rate
+
+    return FakeLLM(reply)
+
+
+def test_llm_answerer_reads_letters_ratings_and_verifies_free_text() -> None:
+    llm = _llm("Answer: B", "Rating: 5\nAnswer: Herschel", "yes")
+    mc, ft = LLMAnswerer(llm, min_rating=4).read([(MC, "text"), (FT, "text")])
+    assert (mc.correct, mc.choice) == (True, "Uranus")
+    assert (ft.rating, ft.choice, ft.correct) == (5, "Herschel", True)
+    low = LLMAnswerer(_llm("Answer: none", "Rating: 3\nAnswer: Herschel", "yes"), min_rating=4)
+    mc, ft = low.read([(MC, "text"), (FT, "text")])
+    assert (mc.correct, mc.answered) == (False, False)
+    assert (ft.correct, ft.answered) == (False, False)  # below the threshold: not verified at all
+    wrong = LLMAnswerer(_llm("Answer: A", "Rating: 5\nAnswer: Galileo", "no")).read([(MC, "t"), (FT, "t")])
+    assert [r.correct for r in wrong] == [False, False]
+
+
+def test_malformed_llm_answers_are_retried_then_recorded_as_failures() -> None:
+    llm = _llm("The answer is probably Uranus", "I am not sure", "maybe")
+    mc, ft = LLMAnswerer(llm, max_retries=2).read([(MC, "text"), (FT, "text")])
+    assert mc.correct is None and mc.error and mc.error.startswith("reader:") and len(mc.raw) == 3
+    assert ft.correct is None and ft.error and ft.error.startswith("rating:")
+    trace = ExamTrace(query_id="q1", query="q", answer="a")
+    from benchmark.families.exam.pipeline import question_trace, trace_scores
+
+    trace.questions = [question_trace(MC, mc)]
+    assert trace_scores(trace)["exam"] is None  # a failure, not a zero
+
+
+# -- bank checks ---------------------------------------------------------------------
+
+
+def test_bank_problems_name_row_and_field() -> None:
+    rows: list[dict[str, Any]] = [
+        {
+            "query_id": "1",
+            "question_id": "a",
+            "question": "Q?",
+            "kind": "multiple-choice",
+            "options": ["x", "y"],
+            "answer": "z",
+        },
+        {"query_id": "1", "question_id": "b", "question": "Q?", "kind": "essay", "answer": "z"},
+        {"query_id": "1", "question_id": "a", "question": "", "kind": "free-text"},
+    ]
+    with pytest.raises(InputError) as e:
+        questions_from_rows(rows, "bank.parquet")
+    text = str(e.value)
+    assert "bank.parquet, line 1" in text and "answer" in text and "not one of the options" in text
+    assert "line 2" in text and "kind" in text
+    assert "line 3" in text and "question_id 'a' is repeated" in text
+
+
+def test_the_written_webtrack_bank_is_valid_and_held_out() -> None:
+    task = load_task("webtrack-2009-2012")
+    bank = task_bank(task)
+    assert len(bank) == 12 and sum(map(len, bank.values())) == 60
+    assert all(q.key_index is not None and q.provenance == "written" for qs in bank.values() for q in qs)
+    assert set(bank) == set(task.card.corpus.covers_queries or [])
+
+
+# -- EXAM++ interoperability ---------------------------------------------------------
+
+
+def test_exampp_question_bank_round_trip(tmp_path: Path) -> None:
+    bank = {"q1": [MC, FT]}
+    path = write_bank(bank, {"q1": "uranus"}, tmp_path / "bank.jsonl.gz", test_collection="t")
+    with gzip.open(path, "rt") as fh:
+        line = json.loads(fh.readline())
+    assert line["query_id"] == "q1" and line["items"][1]["question_text"] == "Who discovered it?"
+    assert line["items"][1]["gold_answers"] == ["William Herschel"]
+    assert read_bank(path) == bank
+
+
+def test_exampp_free_text_bank_from_the_reference_tool(tmp_path: Path) -> None:
+    # as EXAM++ writes it: free-text questions, no answer keys, ids "<query>/<md5>"
+    item = {
+        "query_id": "7",
+        "facet_id": None,
+        "info": None,
+        "question_id": "7/abc",
+        "question_text": "What is X?",
+        "gold_answers": None,
+    }
+    line = {
+        "query_id": "7",
+        "facet_id": None,
+        "test_collection": "car",
+        "query_text": "x",
+        "info": None,
+        "items": [item],
+    }
+    (tmp_path / "b.jsonl").write_text(json.dumps(line) + "\n")
+    (q,) = read_bank(tmp_path / "b.jsonl")["7"]
+    assert (q.kind, q.answer, q.options, q.question) == ("free-text", None, (), "What is X?")
+    (tmp_path / "bad.jsonl").write_text(json.dumps(line) + "\n" + json.dumps({"query_id": "8"}) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl, line 2.*items"):
+        read_bank(tmp_path / "bad.jsonl")
+
+
+def test_exampp_grades_round_trip(tmp_path: Path) -> None:
+    traces = [
+        {
+            "query_id": "q1",
+            "answer": "Uranus is seventh.",
+            "scores": {"exam": 0.5},
+            "answerer": {"answerer": "llm", "llm": "m"},
+            "questions": [
+                {"question_id": "q1/a", "correct": True, "choice": "Uranus", "rating": None},
+                {"question_id": "q1/b", "correct": False, "choice": "", "rating": 2},
+            ],
+        }
+    ]
+    path = write_grades({"sys-A": traces}, tmp_path / "g.jsonl.gz")
+    grades = read_grades(path)
+    assert [(g.system, g.query_id, set(g.correct)) for g in grades] == [("sys-A", "q1", {"q1/a"})]
+    bank = {"q1": [MC, FT]}
+    # with self-ratings, EXAM++ counts a question when its rating reaches the threshold
+    assert exam_from_grades(grades, bank, min_rating=2) == {"sys-A": {"q1": 0.5}}
+    assert exam_from_grades(grades, bank, min_rating=None) == {"sys-A": {"q1": 0.5}}
+    assert exam_from_grades(grades, bank, min_rating=3) == {"sys-A": {"q1": 0.0}}
+    (tmp_path / "bad.jsonl").write_text('["q1", [{"text": "x"}]]\n')
+    with pytest.raises(InputError, match=r"line 1.*rankings"):
+        read_grades(tmp_path / "bad.jsonl")
+
+
+# -- held out, and the family end to end ---------------------------------------------
+
+
+def test_a_held_out_question_in_a_generation_prompt_is_refused() -> None:
+    from benchmark.harness import build_messages
+
+    task = load_task("webtrack-2009-2012")
+    build_messages(task, "signs of a heartattack", "175")  # the query itself is fine
+    question = task.table("exam_questions").question.iloc[0]
+    with pytest.raises(InputError, match="held-out exam question"):
+        build_messages(task, f"signs of a heartattack. {question.upper()}", "175")
+
+
+def test_family_scores_n_exam_against_the_gold_articles() -> None:
+    task = load_task("webtrack-2009-2012")
+    fam = ExamFamily()
+    stack = fake_stack(
+        llm=FakeLLM(lambda m: ""), entailment=ContainsEntailment(), retriever=FakeRetriever({})
+    )  # type: ignore[arg-type]
+    settings = ExamSettings(margin=0.0)
+    prep = fam.prepare(task, stack, ScoringInputs(), settings)
+    gold = prep.state.gold_exam
+    # the fake supports only literal keys: 10 of the 60 are paraphrased in their gold article
+    assert set(gold) == set(task_bank(task)) and (gold["175"], gold["154"], gold["125"]) == (1.0, 0.6, 0.8)
+    mean = prep.state.gold_mean
+    assert mean == pytest.approx(50 / 60)
+    bank = task_bank(task)["175"]
+    answer = " ".join(f"{q.question} {q.answer}." for q in bank[:3])
+    (t,) = fam.score_batch(prep, [("175", "signs of a heartattack", answer)], settings)
+    assert t.scores["exam"] == pytest.approx(3 / 5) and t.scores["n_exam"] == pytest.approx(0.6 / mean)
+    assert fam.recompute(ExamTrace.model_validate(t.model_dump())) == t.scores
+    assert [q.correct for q in t.questions] == [True, True, True, False, False]
+    html = fam.trace_html(t.model_dump())
+    assert "▶" in html and "abstained" in html
