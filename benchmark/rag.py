@@ -74,11 +74,11 @@ def render_passages(texts: Sequence[str]) -> str:
 
 
 def rag_prompt(
-    instruction: str, query: str, passages: Sequence[str], prompt_ref: str = DEFAULT_PROMPT
+    instruction: str, query: str, passages: Sequence[str], prompt_ref: str = DEFAULT_PROMPT, **extra: Any
 ) -> str:
     """The whole prompt as one text: what the harness sends and what lm-eval exports."""
     messages = load_prompt(prompt_ref).render(
-        instruction=instruction, passages=render_passages(passages), query=query
+        instruction=instruction, passages=render_passages(passages), query=query, **extra
     )
     if len(messages) != 1 or messages[0]["role"] != "user":
         raise ValueError(f"prompt {prompt_ref} must be a single user turn (lm-eval exports it as one text)")
@@ -117,9 +117,16 @@ class RAGContext:
     #: RAArg: each ranker's document lists by query (for P@10 / nDCG@10), and rerank failures
     rankings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     failures: dict[str, list[str]] = field(default_factory=dict)
+    #: sub-question-augmented RAG: each query's core sub-questions, listed in the prompt
+    prompt_subqs: dict[str, list[str]] = field(default_factory=dict)
 
     def prompt(self, instruction: str, query_id: str, query: str) -> str:
-        return rag_prompt(instruction, query, [h.text for h in self.hits[query_id]], self.setting.prompt)
+        extra = {}
+        if self.setting.subq in ("prompt", "all"):
+            extra["subquestions"] = "\n".join(f"- {q}" for q in self.prompt_subqs.get(query_id, []))
+        return rag_prompt(
+            instruction, query, [h.text for h in self.hits[query_id]], self.setting.prompt, **extra
+        )
 
     def passage_ids(self, query_id: str) -> list[str]:
         return [h.passage_id for h in self.hits[query_id]]
@@ -161,6 +168,8 @@ def prepare(
             "embedder": None if setting.retriever == "bm25" else profile.embedder.model,
         }
     )
+    if setting.subq:
+        return subq_context(task, full, retriever, query_ids, profile, cache)
     if not setting.rerank:
         hits = retriever.search([str(queries.at[q, "text"]) for q in query_ids], setting.k)
         return RAGContext(full, dict(zip(query_ids, hits, strict=True)))
@@ -177,3 +186,90 @@ def prepare(
     }
     failures = {query_ids[i]: f for i, f in reranked.failures.items()}
     return RAGContext(full, dict(zip(query_ids, hits, strict=True)), lists, failures)
+
+
+# -- sub-question-augmented RAG (Xie et al., 2024) ----------------------------------------
+
+SUBQ_PROMPT = "rag-answer-subq@1"
+SUBQ_POOL = 4  # candidates per retrieval list, in multiples of k, that reranking chooses from
+
+
+def core_sub_questions(task: Any, query_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Each query's core sub-questions, from the task's ``sub_questions`` table."""
+    from benchmark.errors import InputError, Problem
+
+    if not task.has_table("sub_questions"):
+        raise InputError(
+            Problem(
+                f"tasks/{task.id}/task.yaml",
+                "--rag-subq needs the task's sub_questions table",
+                field="data.tables",
+            )
+        )
+    table = task.table("sub_questions")
+    core = table[table["type"] == "core"]
+    out = {q: [str(t) for t in core[core["query_id"].astype(str) == q]["text"]] for q in query_ids}
+    missing = [q for q, v in out.items() if not v]
+    if missing:
+        raise InputError(
+            Problem(
+                f"tasks/{task.id}/data/sub_questions.parquet",
+                f"no core sub-question for queries {missing[:5]}",
+            )
+        )
+    return out
+
+
+def interleave(lists: Sequence[Sequence[Hit]]) -> list[Hit]:
+    """Round-robin over ranked lists, first list first, each passage once."""
+    out: list[Hit] = []
+    seen: set[str] = set()
+    for rank in range(max((len(x) for x in lists), default=0)):
+        for hits in lists:
+            if rank < len(hits) and hits[rank].passage_id not in seen:
+                seen.add(hits[rank].passage_id)
+                out.append(hits[rank])
+    return out
+
+
+def subq_context(
+    task: Any,
+    setting: RAGSetting,
+    retriever: Any,
+    query_ids: Sequence[str],
+    profile: JudgeProfile,
+    cache: Any,
+) -> RAGContext:
+    """Core sub-questions in retrieval (a list per sub-question, interleaved with the query's),
+    in reranking (candidates ordered by their best similarity to the query or a core
+    sub-question, with the profile's embedder), in the prompt (listed for the answer to
+    address), or all three."""
+    from benchmark.embeddings import Embedder
+
+    queries = task.table("queries").set_index("query_id")
+    subqs = core_sub_questions(task, query_ids)
+    texts = {q: str(queries.at[q, "text"]) for q in query_ids}
+    k, mode = setting.k, setting.subq
+    depth = k * SUBQ_POOL if mode in ("rerank", "all") else k
+    if mode in ("retrieval", "all"):
+        flat = [(q, t) for q in query_ids for t in [texts[q], *subqs[q]]]
+        found = retriever.search([t for _, t in flat], depth)
+        per_query: dict[str, list[list[Hit]]] = {}
+        for (q, _), hs in zip(flat, found, strict=True):
+            per_query.setdefault(q, []).append(hs)
+        pools = {q: interleave(per_query[q]) for q in query_ids}
+    else:
+        found = retriever.search([texts[q] for q in query_ids], depth)
+        pools = dict(zip(query_ids, found, strict=True))
+    if mode in ("rerank", "all"):
+        embed = Embedder(profile.embedder, cache=cache)
+        for q in query_ids:
+            probes = [texts[q], *subqs[q]]
+            vecs = embed.encode(probes + [h.text for h in pools[q]], kind="query")
+            pv, hv = vecs[: len(probes)], vecs[len(probes) :]
+            best = [max(float(h @ p) for p in pv) for h in hv]
+            order = sorted(range(len(pools[q])), key=lambda i: -best[i])
+            pools[q] = [pools[q][i] for i in order]
+    hits = {q: pools[q][:k] for q in query_ids}
+    prompt_subqs = subqs if mode in ("prompt", "all") else {}
+    return RAGContext(setting, hits, prompt_subqs=prompt_subqs)

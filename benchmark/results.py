@@ -81,17 +81,23 @@ class RAGSetting(_Strict):
         description="RAArg: listwise LLM reranking of the retrieved documents, and its instruction",
     )
     depth: int | None = Field(default=None, ge=1, description="RAArg: documents retrieved, then reranked")
+    subq: Literal["retrieval", "rerank", "prompt", "all"] | None = Field(
+        default=None,
+        description="core sub-questions used in retrieval, in reranking, in the prompt, or all three (Xie et al.)",
+    )
 
     @property
     def slug(self) -> str:
         """``rag-bm25-k5``: names folders and tells closed-book and RAG entries apart."""
         rerank = f"-{self.rerank}-rerank{self.depth or ''}" if self.rerank else ""
-        return f"rag-{self.retriever}{rerank}-k{self.k}"
+        subq = f"-subq-{self.subq}" if self.subq else ""
+        return f"rag-{self.retriever}{rerank}{subq}-k{self.k}"
 
     @property
     def label(self) -> str:
         rerank = f" + {self.rerank} LLM rerank" if self.rerank else ""
-        return f"RAG {self.retriever}{rerank} k={self.k}"
+        subq = f" + core sub-questions ({self.subq})" if self.subq else ""
+        return f"RAG {self.retriever}{rerank}{subq} k={self.k}"
 
 
 class ModelInfo(_Strict):

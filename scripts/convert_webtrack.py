@@ -23,6 +23,7 @@ Usage (from the project root)::
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -40,6 +41,7 @@ from task_files import Row
 REPO = Path(__file__).resolve().parents[1]
 STARTER_DIR = REPO / "scripts" / "starter_corpus"
 EXAM_DIR = REPO / "scripts" / "exam_bank"
+SUBQ_FILE = REPO / "scripts" / "sub_questions" / "webtrack-2009-2012.jsonl"
 SCRIPT = "scripts/convert_webtrack.py"
 
 # The order of ``corpus.covers_queries``: a quickstart runs the first ten, so the topics
@@ -81,6 +83,14 @@ ARROW_SCHEMAS: dict[str, pa.Schema] = {
             ("answer", pa.string()),
             ("facet_id", pa.string()),
             ("provenance", pa.string()),
+        ]
+    ),
+    "sub_questions": pa.schema(
+        [
+            ("query_id", pa.string()),
+            ("sub_question_id", pa.string()),
+            ("text", pa.string()),
+            ("type", pa.string()),
         ]
     ),
     "gold_articles": pa.schema(
@@ -480,6 +490,22 @@ def load_exam_bank(aspects: list[Row], topics: list[str], directory: Path = EXAM
     return ExamBank(questions, articles, files)
 
 
+def load_sub_questions(topics: list[str], path: Path = SUBQ_FILE) -> tuple[list[Row], list[str]]:
+    """Generated sub-questions (``benchmark subq generate``) of the starter topics, and how
+    they were made (each row names its model and prompt)."""
+    rows: list[Row] = []
+    made: set[str] = set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if r["query_id"] not in topics or r["type"] not in ("core", "background", "follow-up"):
+            raise ConversionError(f"{path}, line {n}: query {r['query_id']!r} / type {r['type']!r}")
+        rows.append({k: r[k] for k in ("query_id", "sub_question_id", "text", "type")})
+        made.add(r["provenance"])
+    return rows, sorted(made)
+
+
 # ---------------------------------------------------------------------------------
 # Writing
 # ---------------------------------------------------------------------------------
@@ -499,6 +525,7 @@ SORT_KEYS: dict[str, Callable[[Row], tuple[Any, ...]]] = {
     "corpus": lambda r: (r["doc_id"],),
     "exam_questions": lambda r: (_num(r["query_id"]), r["question_id"]),
     "gold_articles": lambda r: (_num(r["query_id"]), r["article_id"]),
+    "sub_questions": lambda r: (_num(r["query_id"]), r["sub_question_id"]),
 }
 
 
@@ -562,6 +589,8 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
         )
     starter = load_starter(aspects)
     bank = load_exam_bank(aspects, starter.topics)
+    subqs, subq_made = load_sub_questions(starter.topics)
+    subq_topics = sorted({r["query_id"] for r in subqs}, key=starter.topics.index)
     qrels = merge_duplicates(adhoc + starter.qrels, notes)
     qrels = drop_unknown_aspects(qrels, aspects, notes)
     n_docs, n_topics = len(starter.corpus), len(starter.topics)
@@ -581,14 +610,15 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
             "that grounding has something to reject. Point --corpus at your own ClueWeb09 index for the paper's "
             f"setting. For EXAM, the same {n_topics} topics carry {len(bank.questions)} hand-written multiple-choice "
             "exam questions with answer keys (held out: never shown to the evaluated model) and one hand-written "
-            "gold article each, which normalises n-EXAM."
+            f"gold article each, which normalises n-EXAM; {len(subq_topics)} of them carry {len(subqs)} generated "
+            "sub-questions (core / background / follow-up) for sub-question coverage."
         ),
         "source": {"name": "TREC Web Track 2009-2012 (NIST)", "url": SOURCE_URL, "notes": notes.text()},
         "license": NIST_LICENSE + STARTER_LICENSE,
         "citation": CITATION_2009_2012,
-        "metrics": ["icat", "exam"],
+        "metrics": ["icat", "exam", "subq"],
         # the starter corpus has aspect-level qrels, and ICAT-M needs no LLM in the alignment
-        "main_score": {"icat": "icat_m", "exam": "n_exam"},
+        "main_score": {"icat": "icat_m", "exam": "n_exam", "subq": "subq_hybrid"},
         "splits": ["test"],
         "instruction": INSTRUCTION,
         "corpus": {"kind": "table", "label": label, "covers_queries": starter.topics},
@@ -601,7 +631,9 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
                 "document-level row whose grade is the maximum of its aspect grades. Exam bank: "
                 "scripts/exam_bank/<topic>.yaml, written by the groundcover developers from the starter corpus's "
                 "facts (question_id <topic>/q<n>, facet_id the subtopic it tests, provenance 'written'); its gold "
-                "article (article_id 'gold') states the answer to every question of the topic."
+                "article (article_id 'gold') states the answer to every question of the topic. Sub-questions: "
+                f"scripts/sub_questions/webtrack-2009-2012.jsonl, {'; '.join(subq_made)}; a 135M model's "
+                "decompositions, a working set for the pipeline rather than the paper's GPT-4 ones."
             ),
         },
         "tags": TAGS,
@@ -613,8 +645,9 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
         "corpus": starter.corpus,
         "exam_questions": bank.questions,
         "gold_articles": bank.articles,
+        "sub_questions": subqs,
     }
-    inputs = topic_files + qrel_files + starter.files + bank.files
+    inputs = topic_files + qrel_files + starter.files + bank.files + [SUBQ_FILE]
     write_task(out / "webtrack-2009-2012", card, tables, inputs, shared)
     print(
         f"webtrack-2009-2012: {len(queries)} queries, {len(aspects)} aspects, {len(qrels)} qrels, "

@@ -81,6 +81,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument(
         "--rerank-depth", type=int, default=20, help="documents retrieved and reranked (default 20)"
     )
+    g.add_argument(
+        "--rag-subq",
+        help="sub-question-augmented RAG (tasks with sub_questions): comma-separated, each a separate run, from "
+        "none (plain RAG), retrieval (also retrieve for each core sub-question), rerank (order candidates by "
+        "their similarity to the query and its core sub-questions), prompt (list the core sub-questions for "
+        "the answer to address), all",
+    )
     add_scoring_args(p)
     p.set_defaults(func=run)
 
@@ -119,6 +126,34 @@ def raarg_settings(settings: list[Any], rerank: str, depth: int) -> list[Any]:
     ]
 
 
+def subq_settings(settings: list[Any], value: str) -> list[Any]:
+    """``--rag-subq none,all`` -> each retrieval setting once plain and once per mode."""
+    from benchmark.rag import SUBQ_PROMPT
+
+    modes = [m.strip() for m in value.split(",") if m.strip()]
+    bad = [m for m in modes if m not in ("none", "retrieval", "rerank", "prompt", "all")]
+    if bad or not modes:
+        raise InputError(
+            Problem(
+                "command line",
+                f"use none, retrieval, rerank, prompt or all, not {bad or value!r}",
+                field="--rag-subq",
+            )
+        )
+    if all(s is None for s in settings):
+        raise InputError(
+            Problem(
+                "command line", "--rag-subq needs a retrieval setting, e.g. --rag bm25", field="--rag-subq"
+            )
+        )
+    out = [s for s in settings if s is None]
+    for s in (s for s in settings if s is not None):
+        for m in modes:
+            prompt = SUBQ_PROMPT if m in ("prompt", "all") else s.prompt
+            out.append(s if m == "none" else s.model_copy(update={"subq": m, "prompt": prompt}))
+    return out
+
+
 def report_rankings(task: Any, context: Any, out: Path) -> None:
     """P@10 / nDCG@10 of the retrieved and the reranked lists, printed and saved beside the outputs."""
     from rich.console import Console
@@ -152,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
     settings = rag.parse_settings(args.rag, args.rag_k)
     if args.rerank:
         settings = raarg_settings(settings, args.rerank, args.rerank_depth)
+    if args.rag_subq:
+        settings = subq_settings(settings, args.rag_subq)
     if args.limit is not None and not args.limit > 0:
         raise InputError(
             Problem("command line", "must be a count of at least 1, or a fraction above 0", field="--limit")

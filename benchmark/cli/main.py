@@ -27,6 +27,7 @@ COMMANDS = (
     "judge_check",
     "meta_eval",
     "exam",
+    "subq",
     "validate",
     "submit",
     "leaderboard",

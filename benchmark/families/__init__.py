@@ -14,10 +14,11 @@ from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.decompscore import DecompScoreFamily
 from benchmark.families.exam import ExamFamily
 from benchmark.families.icat import ICATFamily
+from benchmark.families.subq import SubqFamily
 from benchmark.tasks import Task
 
 REGISTRY: dict[str, MetricFamily] = {
-    f.id: f for f in (ICATFamily(), ExamFamily(), ArgumentsFamily(), DecompScoreFamily())
+    f.id: f for f in (ICATFamily(), ExamFamily(), SubqFamily(), ArgumentsFamily(), DecompScoreFamily())
 }
 
 __all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "scorable_queries"]
@@ -66,13 +67,23 @@ def families_for(task: Task, requested: list[str] | None = None) -> list[MetricF
 def scorable_queries(
     task: Task, inputs: ScoringInputs | None = None, requested: list[str] | None = None
 ) -> list[str]:
-    """The queries every family scoring ``task`` can score with ``inputs``, in the order a
-    quick run should take them (e.g. the bundled corpus's own order).  Cheap: no model
-    loads, so the CLI, the submission validator and the lm-eval export all ask it first."""
+    """The queries that some family scoring ``task`` can score with ``inputs``, in the order
+    a quick run should take them (e.g. the bundled corpus's own order).  A family that can
+    score every query does not widen the set others restrict (ICAT to the queries its corpus
+    covers; EXAM to those with exam questions): the set is the union of the restricted lists,
+    or every query when no family restricts it.  Each family then scores its own subset.
+    Cheap: no model loads, so the CLI, the submission validator and the lm-eval export all
+    ask it first."""
     qids = list(task.table("queries")["query_id"])
-    for fam in families_for(task, requested):
-        allowed = fam.scorable_queries(task, inputs or ScoringInputs())
-        if allowed is not None:
-            keep = set(qids)
-            qids = [q for q in allowed if q in keep]
-    return qids
+    restricted = [
+        allowed
+        for fam in families_for(task, requested)
+        if (allowed := fam.scorable_queries(task, inputs or ScoringInputs())) is not None
+    ]
+    if not restricted:
+        return qids
+    known = set(qids)
+    out: list[str] = []
+    for allowed in restricted:
+        out += [q for q in allowed if q in known and q not in out]
+    return out

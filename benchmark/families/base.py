@@ -22,6 +22,7 @@ import argparse
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -135,6 +136,11 @@ class MetricFamily(ABC):
     #: whether its entries are evaluated models (and count toward their overall rank);
     #: DecompScore's entries are decomposition methods, ranked only against each other
     ranks_models: ClassVar[bool] = True
+    #: the family's ``pipeline`` module — ``score_batch(state, items)`` and
+    #: ``trace_scores(trace)`` — and its ``views`` module — ``trace_html(trace)``: what the
+    #: default :meth:`score_batch`, :meth:`recompute` and :meth:`trace_html` call
+    pipeline: ClassVar[ModuleType]
+    views: ClassVar[ModuleType | None] = None
 
     # -- command line --------------------------------------------------------------
     def add_arguments(self, group: argparse._ArgumentGroup) -> None:  # noqa: B027 (optional hook)
@@ -161,17 +167,19 @@ class MetricFamily(ABC):
         """Resolve what scoring this task needs (corpus, retriever, qrels); fail early,
         before any answer is scored, with an :class:`~benchmark.errors.InputError`."""
 
-    @abstractmethod
     def score_batch(
         self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
     ) -> list[QueryTrace]:
         """Traces for ``(query_id, query text, answer)`` items, every model stage batched
         across them; failures are recorded in the traces, never raised."""
+        return list(self.pipeline.score_batch(prepared.state, items))
 
-    @abstractmethod
     def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
         """The scores of one query from its trace alone, with no model: how a published
         result is checked (``tests/unit/test_published_results.py``)."""
+        if not isinstance(trace, self.trace_model):
+            raise TypeError(f"{self.id} recomputes {self.trace_model.__name__}s, not {type(trace).__name__}")
+        return dict(self.pipeline.trace_scores(trace))
 
     def curves(
         self, traces: Sequence[QueryTrace], settings: FamilySettings
@@ -199,6 +207,8 @@ class MetricFamily(ABC):
 
     def trace_html(self, trace: dict[str, Any]) -> str:
         """The drill-down of one query's trace as HTML built from escaped text only."""
+        if self.views is not None and hasattr(self.views, "trace_html"):
+            return str(self.views.trace_html(trace))
         import html
 
         return f"<pre>{html.escape(repr(trace))}</pre>"

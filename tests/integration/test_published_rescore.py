@@ -86,6 +86,8 @@ def test_published_exam_rescores_to_the_same_numbers(folder: Path, tmp_path: Pat
 
     def choices(p: Path) -> list[list[tuple[str, str | None, bool | None]]]:
         lines = traces_path(p).read_text(encoding="utf-8").splitlines()
-        return [[(q["question_id"], q["choice"], q["correct"]) for q in json.loads(x)["questions"]] for x in lines]
+        return [
+            [(q["question_id"], q["choice"], q["correct"]) for q in json.loads(x)["questions"]] for x in lines
+        ]
 
     assert choices(path) == choices(published_path)

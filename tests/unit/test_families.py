@@ -66,7 +66,20 @@ def _exam(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
     return task, {"175": "Chest pain or discomfort. Angina.", "182": "Within 20 minutes.", "196": ""}, stack
 
 
+def _subq(tmp_path: Path) -> tuple[Task, dict[str, str], JudgeStack]:
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+    from tests.unit.test_subq import tiny
+
+    stack = fake_stack(llm=FakeLLM(lambda m: ""), entailment=FakeEntailment({}), retriever=FakeRetriever({}))
+    return (
+        tiny(tmp_path),
+        {"q1": "Tornadoes are caused by rotating storms.", "q2": "Figs grow on trees."},
+        stack,
+    )
+
+
 MOCKS: dict[str, Callable[[Path], tuple[Task, dict[str, str], JudgeStack]]] = {
+    "subq": _subq,
     "icat": _icat,
     "exam": _exam,
     "decompscore": _decompscore,

@@ -83,3 +83,34 @@ def test_a_missing_score_is_a_dash_and_nan_counts_as_missing() -> None:
     assert missing(None) and missing(float("nan")) and not missing(0.0)
     assert fmt_score(float("nan")) == MISSING and fmt_score(None) == MISSING
     assert fmt_score(0.5, float("nan"), 0.6) == "0.500" and fmt_score(0.5, 0.4, 0.6) == "0.500 [0.40, 0.60]"
+
+
+def test_paired_test_and_interval_are_scipys_on_fixed_data() -> None:
+    """The paired test is scipy's sign-flip permutation test of the mean difference, and the
+    interval scipy's bootstrap, on the same fixed numbers and seed."""
+    import numpy as np
+    from scipy import stats as st
+
+    a = {f"q{i}": v for i, v in enumerate([0.9, 0.7, 0.8, 0.6, 0.75, 0.85, 0.65, 0.7, 0.95, 0.8, 0.6, 0.7])}
+    b = {
+        q: v - d
+        for (q, v), d in zip(
+            a.items(), [0.1, 0.05, 0.2, -0.05, 0.1, 0.15, 0.0, 0.05, 0.1, 0.2, -0.1, 0.05], strict=True
+        )
+    }
+    cmp = stats.paired_tests({"A": a, "B": b}, seed=3, n_resamples=5000)
+    diffs = np.array([a[q] - b[q] for q in sorted(a)], dtype=np.float32)
+    ref = st.permutation_test(
+        (diffs,), np.mean, permutation_type="samples", n_resamples=5000, alternative="two-sided",
+        random_state=np.random.default_rng(3),
+    )  # fmt: skip
+    assert cmp.pvalue[0, 1] == pytest.approx(ref.pvalue) and cmp.mean_diff[0, 1] == pytest.approx(
+        diffs.mean()
+    )
+    values = list(a.values())
+    ci = stats.mean_ci(values, seed=5, n_resamples=2000)
+    boot = st.bootstrap(
+        (np.array(values),), np.mean, n_resamples=2000, method="BCa", random_state=np.random.default_rng(5)
+    )
+    assert (ci.low, ci.high) == pytest.approx((boot.confidence_interval.low, boot.confidence_interval.high))
+    assert ci.method == "BCa"

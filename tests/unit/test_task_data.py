@@ -154,3 +154,28 @@ def test_every_table_loads_with_datasets(task_id: str) -> None:
         ours = task.table(name)
         assert list(loaded.columns) == list(ours.columns) and len(loaded) == len(ours), name
         assert loaded.astype(str).equals(ours.astype(str)), name
+
+
+@pytest.mark.parametrize(
+    ("script", "shared", "task_ids"),
+    [
+        ("convert_trec_rag.py", "trec-rag", ("researchy-dev", "trec-rag24")),
+        ("convert_arguments.py", None, ("arguana-debates", "conqret", "touche2020")),
+    ],
+)
+def test_other_converters_are_deterministic(
+    script: str, shared: str | None, task_ids: tuple[str, ...], tmp_path: Path
+) -> None:
+    args = [sys.executable, str(REPO / "scripts" / script), "--out", str(tmp_path)]
+    if shared:
+        args += ["--shared", str(SHARED.parent / shared)]
+    subprocess.run(args, check=True, capture_output=True)
+    for task_id in task_ids:
+        files = sorted(p.relative_to(TASKS / task_id) for p in (TASKS / task_id).rglob("*") if p.is_file())
+        assert files == sorted(
+            p.relative_to(tmp_path / task_id) for p in (tmp_path / task_id).rglob("*") if p.is_file()
+        )
+        for rel in files:
+            assert (TASKS / task_id / rel).read_bytes() == (tmp_path / task_id / rel).read_bytes(), (
+                f"{task_id}/{rel}"
+            )

@@ -10,16 +10,15 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from benchmark.cache import content_hash
 from benchmark.errors import InputError, Problem
-from benchmark.families.arguments import views
+from benchmark.families.arguments import pipeline, views
 from benchmark.families.arguments.formulas import DIMENSIONS
 from benchmark.families.arguments.judges import CONTEXT_JUDGES, JOINT_JUDGES
-from benchmark.families.arguments.pipeline import ArgumentState, score_batch, trace_scores
+from benchmark.families.arguments.pipeline import ArgumentState
 from benchmark.families.arguments.trace import ArgumentTrace
 from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
     Prepared,
-    QueryTrace,
     ScoreColumn,
     ScoringInputs,
 )
@@ -179,6 +178,8 @@ class ArgumentsFamily(MetricFamily):
     citation = CITATION
     required_tables = ("queries",)
     trace_model = ArgumentTrace
+    pipeline = pipeline
+    views = views
     settings_model = ArgumentSettings
     columns = _columns()
 
@@ -276,17 +277,5 @@ class ArgumentsFamily(MetricFamily):
             run_key=(content_hash(sorted(state.given.items())),),
         )
 
-    def score_batch(
-        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
-    ) -> list[QueryTrace]:
-        return list(score_batch(prepared.state, items))
-
-    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
-        assert isinstance(trace, ArgumentTrace)
-        return trace_scores(trace)
-
     def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
         return {"Argument quality by dimension": views.radar(results)} if results else {}
-
-    def trace_html(self, trace: dict[str, Any]) -> str:
-        return views.trace_html(trace)

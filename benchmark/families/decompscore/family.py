@@ -14,12 +14,11 @@ from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
     Prepared,
-    QueryTrace,
     ScoreColumn,
     ScoringInputs,
 )
-from benchmark.families.decompscore import views
-from benchmark.families.decompscore.pipeline import DecompState, score_batch, trace_scores
+from benchmark.families.decompscore import pipeline, views
+from benchmark.families.decompscore.pipeline import DecompState
 from benchmark.families.decompscore.trace import DecompTrace
 from benchmark.judges import JudgeStack
 from benchmark.tasks import Task
@@ -59,6 +58,8 @@ class DecompScoreFamily(MetricFamily):
     citation = CITATION
     required_tables = ("queries",)
     trace_model = DecompTrace
+    pipeline = pipeline
+    views = views
     settings_model = DecompSettings
     ranks_models = False
     columns = (
@@ -137,17 +138,5 @@ class DecompScoreFamily(MetricFamily):
         state = DecompState(decomposer, judges, settings.granularity, retriever)
         return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(decomposer.identity,))
 
-    def score_batch(
-        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
-    ) -> list[QueryTrace]:
-        return list(score_batch(prepared.state, items))
-
-    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
-        assert isinstance(trace, DecompTrace)
-        return trace_scores(trace)
-
     def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
         return {"DecompScore by method": views.figure(results)}
-
-    def trace_html(self, trace: dict[str, Any]) -> str:
-        return views.trace_html(trace)

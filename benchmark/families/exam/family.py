@@ -18,10 +18,10 @@ from benchmark.families.base import (
     ScoreColumn,
     ScoringInputs,
 )
-from benchmark.families.exam import formulas, views
+from benchmark.families.exam import formulas, pipeline, views
 from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
-from benchmark.families.exam.pipeline import ExamState, score_batch, trace_scores
+from benchmark.families.exam.pipeline import ExamState
 from benchmark.families.exam.trace import ExamTrace
 from benchmark.judges import JudgeStack
 from benchmark.tasks import Task
@@ -92,6 +92,8 @@ class ExamFamily(MetricFamily):
     citation = CITATION
     required_tables = ("queries",)
     trace_model = ExamTrace
+    pipeline = pipeline
+    views = views
     settings_model = ExamSettings
     columns = (
         ScoreColumn(
@@ -207,15 +209,6 @@ class ExamFamily(MetricFamily):
         state = ExamState(bank, fingerprint(bank), answerer, gold_articles(task), notes)
         return Prepared(state=state, notes=notes, run_key=(state.bank_id, answerer.identity))
 
-    def score_batch(
-        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
-    ) -> list[QueryTrace]:
-        return list(score_batch(prepared.state, items))
-
-    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
-        assert isinstance(trace, ExamTrace)
-        return trace_scores(trace)
-
     def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
         """n-EXAM where the gold articles allow it, else EXAM."""
         chosen = super().primary_for(task, scores)
@@ -230,6 +223,3 @@ class ExamFamily(MetricFamily):
 
     def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
         return {"EXAM and n-EXAM": views.figure(results)}
-
-    def trace_html(self, trace: dict[str, Any]) -> str:
-        return views.trace_html(trace)

@@ -17,8 +17,8 @@ from benchmark.families.base import (
     ScoreColumn,
     ScoringInputs,
 )
-from benchmark.families.icat import formulas, views
-from benchmark.families.icat.pipeline import ICATState, score_batch, trace_scores
+from benchmark.families.icat import formulas, pipeline, views
+from benchmark.families.icat.pipeline import ICATState
 from benchmark.families.icat.trace import ICATTrace
 from benchmark.judges import JudgeStack
 from benchmark.retrieval import resolve_corpus
@@ -55,6 +55,8 @@ class ICATFamily(MetricFamily):
     citation = CITATION
     required_tables = ("queries", "aspects")
     trace_model = ICATTrace
+    pipeline = pipeline
+    views = views
     settings_model = ICATSettings
     view_options = (("ICAT-M", "m"), ("ICAT-S", "s"), ("ICAT-A", "a"))
     columns = (
@@ -137,15 +139,6 @@ class ICATFamily(MetricFamily):
         corpus_id = content_hash(retriever.identity)
         return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(variants, qrels_id))
 
-    def score_batch(
-        self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings
-    ) -> list[QueryTrace]:
-        return list(score_batch(prepared.state, items))
-
-    def recompute(self, trace: QueryTrace) -> dict[str, float | None]:
-        assert isinstance(trace, ICATTrace)
-        return trace_scores(trace)
-
     def curves(
         self, traces: Sequence[QueryTrace], settings: FamilySettings
     ) -> dict[str, dict[str, float | None]]:
@@ -166,9 +159,6 @@ class ICATFamily(MetricFamily):
             "beta sweep": views.beta_figure(results, option),
             "factuality vs coverage": views.scatter_figure(results, option or "m"),
         }
-
-    def trace_html(self, trace: dict[str, Any]) -> str:
-        return views.trace_html(trace)
 
     def print_results(self, results: Sequence[Any], console: Any) -> None:
         for r in results:

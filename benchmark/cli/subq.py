@@ -1,0 +1,283 @@
+"""``benchmark subq``: draft sub-questions, fit the hybrid's weights, compare two systems pairwise.
+
+* ``generate`` — the judge LLM decomposes queries into typed sub-questions (prompt
+  ``subq-decompose``); rows for a task's ``sub_questions`` table, each saying how it was made;
+* ``fit-weights`` — the hybrid score's weights by grid search on a labelled preference file,
+  with the pairwise preference accuracy of every single type, the default weights, and the
+  trivial baselines (the longer answer; the majority label);
+* ``compare`` — a pairwise LLM judge between two systems' answers to the same queries, each
+  pair asked in both orders; the win rate of the second with a bootstrap CI and a sign test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchmark.cli import add_command
+from benchmark.errors import InputError, Problem, rel
+from benchmark.profiles import DEFAULT_PROFILE
+from benchmark.untrusted import load_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "subq",
+        help="sub-questions: draft them, fit the hybrid's weights, compare two systems pairwise",
+        description=(
+            "generate: decompose queries (a task's — its text and, where there is one, its description — or a "
+            "TSV of id<TAB>text) into core / background / "
+            "follow-up sub-questions with the judge LLM (prompt subq-decompose), written as JSONL rows of a "
+            "sub_questions table with their provenance. fit-weights: the hybrid score's weights (core, "
+            "background, follow-up) by grid search on --preferences, a CSV (header) or JSONL file with "
+            "query_id, answer_a, answer_b, preferred (A or B) per row; prints pairwise preference accuracy "
+            "for the best weights, each single type, the default weights, the longer answer and the majority "
+            "label. compare: a pairwise LLM judge (prompt pairwise-answer) between --baseline and --system "
+            "outputs of one task, both orders per query; the system's win rate (a tie or a split verdict "
+            "counts ½) with a bootstrap CI, and a two-sided sign test on the decided queries."
+        ),
+        examples=[
+            "benchmark subq generate --queries ../shared/data/trec-rag/topics.rag24.test.txt --limit 20 --out sq.jsonl",
+            "benchmark subq fit-weights --preferences prefs.csv --task researchy-dev",
+            "benchmark subq compare --task webtrack-2009-2012 --baseline outputs/a.jsonl --system outputs/b.jsonl",
+        ],
+    )
+    p.add_argument("action", choices=["generate", "fit-weights", "compare"])
+    p.add_argument("--task", help="task id")
+    p.add_argument("--queries", help="generate: a TSV of query id<TAB>text instead of a task")
+    p.add_argument("--limit", type=int, help="generate: only the first N queries")
+    p.add_argument("--per-query", type=int, default=6, help="generate: sub-questions per query (6)")
+    p.add_argument("--out", help="file to write")
+    p.add_argument("--preferences", help="fit-weights: the labelled preference file")
+    p.add_argument("--step", type=float, default=0.1, help="fit-weights: grid step (0.1)")
+    p.add_argument("--subq-judge", choices=["similarity", "llm"], default="similarity")
+    p.add_argument("--subq-threshold", type=float, default=0.5)
+    p.add_argument("--baseline", help="compare: outputs JSONL of the reference system")
+    p.add_argument("--system", help="compare: outputs JSONL of the system compared with it")
+    p.add_argument("--judge-profile", default=DEFAULT_PROFILE, help=f"the judge models ({DEFAULT_PROFILE})")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"generate": generate, "fit-weights": fit_weights, "compare": compare}[args.action](args)
+
+
+def _stack(args: argparse.Namespace) -> Any:
+    from benchmark.judges import JudgeStack
+    from benchmark.profiles import load_profile
+
+    return JudgeStack.load(load_profile(args.judge_profile))
+
+
+def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
+    if args.queries:
+        path = Path(args.queries)
+        if not path.is_file():
+            raise InputError(Problem(rel(path), "no such file", field="--queries"))
+        rows = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                qid, sep, text = line.partition("\t")
+                if not sep or not text.strip():
+                    raise InputError(Problem(rel(path), "expected query id<TAB>text", line=n))
+                rows.append((qid.strip(), text.strip()))
+        return rows[: args.limit] if args.limit else rows
+    if not args.task:
+        raise InputError(Problem("command line", "give --task or --queries", field="--task"))
+    from benchmark.tasks import load_task
+
+    task = load_task(args.task)
+    q = task.table("queries")
+    # the information need: a TREC title ("figs") says little; its description says what is wanted
+    described = q["description"] if "description" in q else [None] * len(q)
+    texts = {
+        str(i): f"{t} ({d})" if isinstance(d, str) and d.strip() else str(t)
+        for i, t, d in zip(q["query_id"], q["text"], described, strict=True)
+    }
+    order = task.card.corpus.covers_queries or list(texts)  # the queries its corpus can serve first
+    order = order + [x for x in texts if x not in set(order)]
+    return [(x, texts[x]) for x in order[: args.limit] if x in texts]
+
+
+def generate(args: argparse.Namespace) -> int:
+    from benchmark.families.subq.generate import PROMPT, decompose
+    from benchmark.prompts import load_prompt
+
+    if not args.out:
+        raise InputError(Problem("command line", "give --out FILE.jsonl", field="--out"))
+    queries = _queries(args)
+    stack = _stack(args)
+    rows, failures = decompose(
+        stack.llm, queries, n=args.per_query, max_retries=stack.profile.llm.max_retries
+    )
+    provenance = f"generated: {getattr(stack.llm, 'identity', '?')} {load_prompt(PROMPT).id}"
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        "".join(json.dumps({**r, "provenance": provenance}) + "\n" for r in rows), encoding="utf-8"
+    )
+    console = Console(stderr=True)
+    console.print(
+        f"wrote {out}: {len(rows)} sub-questions for {len(queries) - len(failures)} of {len(queries)} queries"
+    )
+    for f in failures:
+        console.print(f"failed: {f}")
+    return 0
+
+
+def read_preferences(path: Path) -> list[dict[str, str]]:
+    """Rows of query_id, answer_a, answer_b, preferred (A/B); every problem named."""
+    if not path.is_file():
+        raise InputError(Problem(rel(path), "no such file", field="--preferences"))
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        rows = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append((n, load_json(line)))
+                except ValueError as exc:
+                    raise InputError(Problem(rel(path), f"not JSON: {exc}", line=n)) from exc
+    else:
+        rows = list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
+    out, problems = [], []
+    for n, row in rows:
+        if not isinstance(row, dict):
+            problems.append(Problem(rel(path), "each row must be an object", line=n))
+            continue
+        missing = [
+            f for f in ("query_id", "answer_a", "answer_b", "preferred") if not str(row.get(f) or "").strip()
+        ]
+        if missing:
+            problems.append(Problem(rel(path), "missing", line=n, field=missing[0]))
+        elif str(row["preferred"]).strip().upper() not in ("A", "B"):
+            problems.append(
+                Problem(rel(path), f"must be A or B, not {row['preferred']!r}", line=n, field="preferred")
+            )
+        else:
+            out.append(
+                {k: str(row[k]) for k in ("query_id", "answer_a", "answer_b")}
+                | {"preferred": str(row["preferred"]).strip().upper()}
+            )
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def fit_weights(args: argparse.Namespace) -> int:
+    from benchmark.families.subq import formulas
+    from benchmark.families.subq.family import SubqFamily, SubqSettings, task_sub_questions
+    from benchmark.tasks import load_task
+
+    if not (args.preferences and args.task):
+        raise InputError(
+            Problem("command line", "fit-weights needs --preferences and --task", field="--preferences")
+        )
+    prefs = read_preferences(Path(args.preferences))
+    subqs = task_sub_questions(load_task(args.task))
+    unknown = sorted({p["query_id"] for p in prefs} - set(subqs))
+    if unknown:
+        raise InputError(
+            Problem(
+                rel(Path(args.preferences)),
+                f"queries without sub-questions in {args.task}: {unknown[:5]}",
+                field="query_id",
+            )
+        )
+    judge = SubqFamily().judge(
+        _stack(args), SubqSettings(judge=args.subq_judge, threshold=args.subq_threshold)
+    )
+    items = [
+        ([p[side]], [s.text for s in subqs[p["query_id"]]])
+        for p in prefs
+        for side in ("answer_a", "answer_b")
+    ]
+    marks = judge.judge(items)
+    pairs = []
+    for k, p in enumerate(prefs):
+        types = [s.type for s in subqs[p["query_id"]]]
+        a, b = (formulas.coverage(types, [m.covered for m in marks[2 * k + j]]) for j in (0, 1))
+        pairs.append(formulas.Preference(a, b, p["preferred"]))
+    best, acc = formulas.fit_weights(pairs, args.step)
+    fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
+    table = Table(
+        title=Text(
+            f"pairwise preference accuracy on {len(prefs)} pairs ({Path(args.preferences).name}); ties count ½"
+        )
+    )
+    table.add_column("scorer")
+    table.add_column("accuracy", justify="right")
+    table.add_row(f"hybrid, fitted weights {best}", fmt(acc))
+    table.add_row(
+        f"hybrid, default weights {formulas.DEFAULT_WEIGHTS}",
+        fmt(formulas.preference_accuracy(pairs, formulas.DEFAULT_WEIGHTS)),
+    )
+    for i, t in enumerate(formulas.TYPES):
+        w = tuple(1.0 if j == i else 0.0 for j in range(3))
+        table.add_row(f"{t} coverage only", fmt(formulas.preference_accuracy(pairs, w)))
+    lengths = [
+        formulas.agreement(len(p["answer_a"].split()), len(p["answer_b"].split()), p["preferred"])
+        for p in prefs
+    ]
+    table.add_row("baseline: the longer answer", fmt(sum(x for x in lengths if x is not None) / len(prefs)))
+    share_a = sum(p["preferred"] == "A" for p in prefs) / len(prefs)
+    table.add_row("baseline: the majority label", fmt(max(share_a, 1 - share_a)))
+    Console().print(table)
+    Console().print(
+        f"use: --subq-weights {','.join(str(w) for w in best)}  (fitted on these pairs: report accuracy on held-out pairs)"
+    )
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    from benchmark import stats
+    from benchmark.families.subq.pairwise import judge_pairs
+    from benchmark.outputs import read_outputs
+    from benchmark.tasks import load_task
+
+    if not (args.task and args.baseline and args.system):
+        raise InputError(
+            Problem("command line", "compare needs --task, --baseline and --system", field="--system")
+        )
+    task = load_task(args.task)
+    base = {r.query_id: r.answer for r in read_outputs(args.baseline)}
+    mine = {r.query_id: r.answer for r in read_outputs(args.system)}
+    shared = [q for q in task.table("queries")["query_id"].astype(str) if q in base and q in mine]
+    if not shared:
+        raise InputError(Problem(args.system, "no query answered by both systems", field="query_id"))
+    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    stack = _stack(args)
+    verdicts = judge_pairs(stack.llm, [(texts[q], base[q], mine[q]) for q in shared], seed=args.seed)
+    scores = {q: v.system_score for q, v in zip(shared, verdicts, strict=True)}
+    ci = stats.mean_ci(list(scores.values()), seed=args.seed)
+    wins = sum(v.system_score == 1.0 for v in verdicts)
+    losses = sum(v.system_score == 0.0 for v in verdicts)
+    failed = sum(v.system_score is None for v in verdicts)
+    from scipy.stats import binomtest
+
+    p = binomtest(wins, wins + losses).pvalue if wins + losses else None
+    Console().print(
+        f"{Path(args.system).name} vs {Path(args.baseline).name} on {len(shared)} queries, judged by "
+        f"{getattr(stack.llm, 'identity', '?')} in both orders: win rate {stats.fmt_score(ci.value, ci.low, ci.high)} "
+        f"(wins {wins}, losses {losses}, ties or split verdicts {len(shared) - wins - losses - failed}, failed {failed}); "
+        f"sign test p = {'—' if p is None else f'{p:.3g}'}"
+    )
+    if args.out:
+        Path(args.out).write_text(
+            "".join(
+                json.dumps({"query_id": q, **v.as_dict()}) + "\n"
+                for q, v in zip(shared, verdicts, strict=True)
+            ),
+            encoding="utf-8",
+        )
+    return 0

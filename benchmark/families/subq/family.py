@@ -1,0 +1,191 @@
+"""Sub-question coverage as a metric family: its scores, options, preparation and views."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from benchmark.errors import InputError, Problem
+from benchmark.families.base import (
+    FamilySettings,
+    MetricFamily,
+    Prepared,
+    ScoreColumn,
+    ScoringInputs,
+)
+from benchmark.families.subq import formulas, pipeline, views
+from benchmark.families.subq.judges import CoverageJudge, LLMCoverage, SimilarityCoverage
+from benchmark.families.subq.pipeline import SubqState, SubQuestion
+from benchmark.families.subq.trace import SubqTrace
+from benchmark.judges import JudgeStack
+from benchmark.tasks import Task
+
+CITATION = """@article{xie2024subquestion,
+  title   = {Do {RAG} Systems Cover What Matters? Evaluating and Optimizing Responses with Sub-Question Coverage},
+  author  = {Xie, Kaige and Laban, Philippe and Choubey, Prafulla Kumar and Xiong, Caiming and Wu, Chien-Sheng},
+  journal = {arXiv preprint arXiv:2410.15531},
+  year    = {2024}
+}"""
+
+
+class SubqSettings(FamilySettings):
+    judge: Literal["similarity", "llm"] = Field(default="similarity", description="the coverage judge")
+    threshold: float = Field(default=0.5, description="similarity judge: least cosine that covers")
+    weights: tuple[float, float, float] = Field(
+        default=formulas.DEFAULT_WEIGHTS, description="hybrid weights: core, background, follow-up"
+    )
+
+    @field_validator("weights")
+    @classmethod
+    def _valid(cls, v: tuple[float, float, float]) -> tuple[float, float, float]:
+        if any(w < 0 for w in v) or sum(v) <= 0:
+            raise ValueError("weights must be non-negative with a positive sum")
+        return v
+
+
+def task_sub_questions(task: Task) -> dict[str, list[SubQuestion]]:
+    """The task's sub-questions, types checked (the error names the row)."""
+    source = f"tasks/{task.id}/data/sub_questions.parquet"
+    out: dict[str, list[SubQuestion]] = {}
+    problems = []
+    for n, row in enumerate(task.table("sub_questions").to_dict("records"), start=1):
+        if row["type"] not in formulas.TYPES:
+            problems.append(
+                Problem(
+                    source, f"type must be one of {formulas.TYPES}, not {row['type']!r}", line=n, field="type"
+                )
+            )
+            continue
+        out.setdefault(str(row["query_id"]), []).append(
+            SubQuestion(str(row["sub_question_id"]), str(row["text"]), row["type"])
+        )
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+class SubqFamily(MetricFamily):
+    id = "subq"
+    title = "Sub-question coverage"
+    description = (
+        "The query's sub-questions, typed core / background / follow-up, and the share of each type the "
+        "answer covers — and, for RAG outputs, the retrieved chunks; the hybrid is their weighted sum."
+    )
+    primary = "subq_hybrid"
+    citation = CITATION
+    required_tables = ("queries", "sub_questions")
+    trace_model = SubqTrace
+    pipeline = pipeline
+    views = views
+    settings_model = SubqSettings
+    columns = (
+        ScoreColumn("subq_hybrid", "hybrid", "weighted answer coverage (core, background, follow-up weights)"),
+        ScoreColumn("answer_core", "core (answer)", "share of core sub-questions the answer covers"),
+        ScoreColumn("answer_background", "background (answer)", "share of background sub-questions the answer covers"),
+        ScoreColumn("answer_follow_up", "follow-up (answer)", "share of follow-up sub-questions the answer covers"),
+        ScoreColumn("retrieval_core", "core (retrieved)", "share of core sub-questions the retrieved chunks cover", default_shown=False),
+        ScoreColumn(
+            "retrieval_background", "background (retrieved)", "share of background sub-questions the retrieved chunks cover",
+            default_shown=False,
+        ),
+        ScoreColumn(
+            "retrieval_follow_up", "follow-up (retrieved)", "share of follow-up sub-questions the retrieved chunks cover",
+            default_shown=False,
+        ),
+    )  # fmt: skip
+
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
+        group.add_argument(
+            "--subq-judge", choices=["similarity", "llm"], default="similarity",
+            help="sub-question coverage judge: embedding similarity (default) or the judge LLM",
+        )  # fmt: skip
+        group.add_argument(
+            "--subq-threshold", type=float, default=0.5, help="similarity judge: least cosine (0.5)"
+        )
+        group.add_argument(
+            "--subq-weights", default=",".join(map(str, formulas.DEFAULT_WEIGHTS)),
+            help="hybrid weights core,background,follow-up (fit them with `benchmark subq fit-weights`)",
+        )  # fmt: skip
+
+    def settings_from_args(self, args: argparse.Namespace) -> SubqSettings:
+        raw = str(getattr(args, "subq_weights", None) or ",".join(map(str, formulas.DEFAULT_WEIGHTS)))
+        try:
+            weights = tuple(float(x) for x in raw.split(","))
+        except ValueError as exc:
+            raise InputError(
+                Problem("command line", f"not three numbers: {raw!r}", field="--subq-weights")
+            ) from exc
+        if len(weights) != 3:
+            raise InputError(
+                Problem("command line", f"give three weights, not {len(weights)}", field="--subq-weights")
+            )
+        return SubqSettings.from_options(
+            judge=getattr(args, "subq_judge", "similarity"),
+            threshold=getattr(args, "subq_threshold", 0.5),
+            weights=weights,
+        )
+
+    def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
+        asked = set(task.table("sub_questions")["query_id"].astype(str))
+        order = task.card.corpus.covers_queries or list(task.table("queries")["query_id"])
+        return [q for q in order if q in asked]
+
+    def judge(self, judges: JudgeStack, settings: SubqSettings) -> CoverageJudge:
+        if settings.judge == "llm":
+            return LLMCoverage(judges.llm, max_retries=judges.profile.llm.max_retries)
+        from benchmark.embeddings import Embedder
+
+        return SimilarityCoverage(Embedder(judges.profile.embedder, cache=judges.cache), settings.threshold)
+
+    def prepare(
+        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
+    ) -> Prepared:
+        assert isinstance(settings, SubqSettings)
+        subqs = task_sub_questions(task)
+        judge = self.judge(judges, settings)
+        notes = []
+        given: dict[str, list[str]] = {}
+        passages: dict[str, str] = {}
+        # the corpus only supplies the texts of the chunks a RAG system was given (its setting
+        # names that corpus): it is not part of the board, so closed-book and RAG runs rank together
+        if inputs.evidence:
+            passages, note = evidence_texts(task, judges, inputs)
+            if note:
+                notes.append(note)
+            else:
+                given = dict(inputs.evidence)
+        else:
+            notes.append("retrieval coverage not computed: closed-book outputs (no retrieved chunks)")
+        n = sum(len(v) for v in subqs.values())
+        notes.append(f"sub-questions: {n} for {len(subqs)} queries, from the task's sub_questions table")
+        state = SubqState(subqs, judge, settings.weights, given, passages)
+        return Prepared(
+            state=state, notes=notes, run_key=(judge.identity, judges.profile.retriever.chunk_words)
+        )
+
+    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
+        return {"Coverage by sub-question type": views.figure(results)}
+
+
+def evidence_texts(
+    task: Task, judges: JudgeStack, inputs: ScoringInputs
+) -> tuple[dict[str, str], str | None]:
+    """Texts of the chunks (or whole documents) RAG outputs name, from the corpus they came
+    from; or a note saying why there are none."""
+    from benchmark.retrieval import chunk_corpus, load_corpus, resolve_corpus
+
+    ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+    if ref.kind not in ("table", "file"):
+        return {}, "retrieval coverage not computed: no corpus to read the given chunks from (pass --corpus)"
+    docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
+    spec = judges.profile.retriever
+    texts = {
+        p.passage_id: p.text for p in chunk_corpus(docs, size=spec.chunk_words, overlap=spec.chunk_overlap)
+    }
+    texts |= {
+        p.doc_id: p.text for p in chunk_corpus(docs, size=10**9, overlap=0)
+    }  # RAArg gives whole documents
+    return texts, None

@@ -1,0 +1,78 @@
+"""How sub-question coverage looks: per-type coverage bars, and one query's sub-questions.
+
+Nothing here calls a model; texts are untrusted and escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from benchmark.families.subq.formulas import TYPES
+from benchmark.results import TaskResult
+
+COLOURS = {"core": "#c44e52", "background": "#4c72b0", "follow-up": "#8c8c8c"}
+
+
+def figure(results: Sequence[TaskResult]) -> Any:
+    """Per system, coverage of each sub-question type in the answer (solid) and in the
+    retrieved chunks (hatched, where judged), with 95% intervals."""
+    rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
+    if not rows:
+        from benchmark.families.icat.views import empty_figure
+
+        return empty_figure("no sub-question coverage results")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.9 * len(rows)))
+    height = 0.13
+    for i, r in enumerate(rows):
+        for j, t in enumerate(TYPES):
+            for k, where in enumerate(("answer", "retrieval")):
+                s = r.scores.get(f"{where}_{t.replace('-', '_')}")
+                if s is None or s.value is None:
+                    continue
+                y = i + (j * 2 + k - 2.5) * height
+                err = np.array([[s.value - (s.ci_low or s.value)], [(s.ci_high or s.value) - s.value]])
+                ax.barh(
+                    y, s.value, height=height * 0.9, xerr=err, color=COLOURS[t], hatch="//" if k else None,
+                    alpha=0.6 if k else 1.0, capsize=2, label=f"{t} ({where})" if i == 0 else None,
+                )  # fmt: skip
+    ax.set_yticks(range(len(rows)), [r.model.label for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("share of sub-questions covered (95% CI)")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _mark(v: bool | None) -> str:
+    return "?" if v is None else ("✓" if v else "✗")
+
+
+def trace_html(trace: dict[str, Any]) -> str:
+    e = lambda v: html.escape(str(v))  # noqa: E731
+    scores = trace.get("scores", {})
+    fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
+    parts = [
+        f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
+        "<p>"
+        + " · ".join(f"{e(t)} {fmt(scores.get('answer_' + t.replace('-', '_')))}" for t in TYPES)
+        + f" · hybrid {fmt(scores.get('subq_hybrid'))}</p>",
+        "<table><tr><th>type</th><th>sub-question</th><th>answer</th><th>retrieved chunks</th></tr>",
+    ]
+    for s in trace.get("sub_questions", []):
+        ans = _mark(s.get("in_answer")) + (f" {s['answer_evidence']}" if s.get("answer_evidence") else "")
+        ret = _mark(s.get("in_retrieval")) if trace.get("retrieval_judged") else "not judged"
+        if s.get("retrieval_evidence"):
+            ret += f" {s['retrieval_evidence']}"
+        parts.append(
+            f"<tr><td>{e(s.get('type'))}</td><td>{e(s.get('text'))}</td><td>{e(ans)}</td><td>{e(ret)}</td></tr>"
+        )
+    parts.append("</table>")
+    for f in trace.get("failures", []):
+        parts.append(f"<p>failure: {e(f)}</p>")
+    return "".join(parts)
