@@ -16,6 +16,7 @@ from benchmark.cli import add_command
 from benchmark.errors import InputError, Problem, rel
 from benchmark.families import REGISTRY
 from benchmark.leaderboard import Entry, load_entries
+from benchmark.results import ModelInfo
 from benchmark.untrusted import load_json
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
@@ -34,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "p-values) between a metric's per-query scores and human scores, and the leaderboard rank "
             "correlation of the two, with systems within a standard error tied and ties broken at random "
             "over 10 seeded repetitions (as in the EXAM paper). --human is CSV (header) or JSONL with "
-            "system, query_id, score per row; systems are result model labels or model ids. "
+            "system, query_id, score per row; a system is a result's model label, its submission folder's name "
+            "(org__name, or org__name__<setting> with retrieval), or a model id that only one result has. "
             "--against compares two metrics of the same results instead. --ratings measures a judge's "
             "ratings against human raters instead: a CSV (header) or JSONL file with item, text, dimension, "
             "rater, rating per row, the judge being the rater named by --judge-rater; per dimension it "
@@ -43,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "holding text length constant. Reference measures for --against: 'rouge1' (ROUGE-1 F1 of each "
             "result's answers against the task's gold articles) and 'trec:Rprec', 'trec:MAP', 'trec:nDCG@20' "
             "(trec_eval measures by ir_measures of the TREC run files given with --runs, one file per system "
-            "named after its model label or id, against --qrels or the task's qrels). Every report also ranks "
+            "named as its submission folder (org__name[__setting]), against --qrels or the task's qrels). Every report also ranks "
             "the --metric's systems: bootstrap CIs and paired permutation tests with Holm-Bonferroni correction."
         ),
         examples=[
@@ -85,15 +87,15 @@ def parse_measure(text: str, flag: str) -> tuple[str, str]:
     return family, key
 
 
-def metric_scores(entries: list[Entry], family: str, key: str) -> tuple[Scores, dict[str, str]]:
-    """Per-query scores of ``key`` per system label, and each system's model id."""
+def metric_scores(entries: list[Entry], family: str, key: str) -> tuple[Scores, dict[str, ModelInfo]]:
+    """Per-query scores of ``key`` per system label, and each system's model."""
     scores: Scores = {}
-    ids: dict[str, str] = {}
+    ids: dict[str, ModelInfo] = {}
     for e in entries:
         if e.result.metric_family != family:
             continue
         scores[e.model_label] = {q.query_id: q.scores.get(key) for q in e.result.per_query}
-        ids[e.model_label] = e.result.model.id
+        ids[e.model_label] = e.result.model
     return scores, ids
 
 
@@ -207,14 +209,18 @@ def _ratings_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _align_systems(scores: Scores, labels: dict[str, str]) -> Scores:
-    """Scores keyed by result label, where the source names a label, a model id, or the
-    model id as a file name (``org__name``, as run files and result folders spell it)."""
+def _align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
+    """Scores keyed by result label, where the source names a system by its label, by its
+    submission folder's name (``org__name`` for closed-book, ``org__name__<setting>`` with
+    retrieval), or by a model id that only one of the systems has."""
     from benchmark.results import model_dir_name
 
-    by_id = {mid: label for label, mid in labels.items()}
-    by_id |= {model_dir_name(mid): label for label, mid in labels.items()}
-    return {label: v for s, v in scores.items() if (label := s if s in labels else by_id.get(s)) is not None}
+    names: dict[str, str] = {}
+    for label, m in models.items():
+        names[model_dir_name(m.id) + ("" if m.rag is None else f"__{m.setting}")] = label
+    shared = [m.id for m in models.values()]
+    names |= {m.id: label for label, m in models.items() if shared.count(m.id) == 1}
+    return {label: v for s, v in scores.items() if (label := s if s in models else names.get(s)) is not None}
 
 
 def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -> Scores:
@@ -289,7 +295,7 @@ def systems_table(metric: str, scores: Scores, seed: int) -> Table:
     return table
 
 
-def _align(human: dict[str, dict[str, list[float]]], labels: dict[str, str]) -> Scores:
+def _align(human: dict[str, dict[str, list[float]]], labels: dict[str, ModelInfo]) -> Scores:
     """Human scores keyed by result label, several assessors of one answer averaged."""
     return _align_systems({s: {q: sum(v) / len(v) for q, v in pq.items()} for s, pq in human.items()}, labels)
 

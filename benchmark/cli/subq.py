@@ -266,8 +266,9 @@ def compare(args: argparse.Namespace) -> int:
     from scipy.stats import binomtest
 
     p = binomtest(wins, wins + losses).pvalue if wins + losses else None
+    name = lambda p: Path(p).parent.name if Path(p).stem == task.id else Path(p).name  # noqa: E731
     Console().print(
-        f"{Path(args.system).name} vs {Path(args.baseline).name} on {len(shared)} queries, judged by "
+        f"{name(args.system)} vs {name(args.baseline)} on {len(shared)} queries, judged by "
         f"{getattr(stack.llm, 'identity', '?')} in both orders: win rate {stats.fmt_score(ci.value, ci.low, ci.high)} "
         f"(wins {wins}, losses {losses}, ties or split verdicts {len(shared) - wins - losses - failed}, failed {failed}); "
         f"sign test p = {'—' if p is None else f'{p:.3g}'}"

@@ -218,11 +218,12 @@ def test_meta_eval_against_rouge_and_trec_on_the_published_exam_results(
     assert "ROUGE-1 F1 vs gold articles" in out and "Holm" in out and "Kendall" in out
     runs = tmp_path / "runs"
     runs.mkdir()
-    # one run file per published system, named as its submission folder; MAP orders them
-    # extractive > SmolLM2 RAG > SmolLM2 closed-book
+    # one run file per system, named as its submission folder
     good = "".join(f"175 Q0 gc-starter-175-0{i} {i} {9 - i}.0 x\n" for i in range(1, 9))
     (runs / "groundcover__bm25-extractive-top3.run").write_text(good)
     (runs / "HuggingFaceTB__SmolLM2-135M-Instruct.run").write_text("175 Q0 gc-starter-182-01 1 2.0 x\n")
+    (runs / "HuggingFaceTB__SmolLM2-135M-Instruct__rag-bm25-k5.run").write_text(good.splitlines()[0] + "\n")
+    (runs / "not-a-published-system.run").write_text(good)
     assert main([*base, "--against", "trec:MAP", "--runs", str(runs)]) == 0
     out = capsys.readouterr().out
-    assert "exam:exam vs trec:MAP" in out and "over 2 systems" in out
+    assert "exam:exam vs trec:MAP" in out and "over 3 systems" in out

@@ -33,6 +33,7 @@ class PairVerdict:
     system_first: int | None  # the reply when the system's answer was shown first
     system_second: int | None  # ... and when it was shown second
     errors: list[str] = field(default_factory=list)
+    raw: list[list[str]] = field(default_factory=list)  # every reply, per order
 
     @property
     def system_score(self) -> float | None:
@@ -66,6 +67,7 @@ def judge_pairs(
                 first.value if first.ok else None,
                 second.value if second.ok else None,
                 [o.error for o in (first, second) if not o.ok and o.error],
+                [first.raw, second.raw],
             )
         )
     return verdicts
