@@ -683,3 +683,39 @@ def load_task(task: str | os.PathLike[str], root: Path | None = None) -> Task:
             known = [d.name for d in task_dirs(root)]
             raise InputError(Problem(str(task), f"no such task; known tasks: {known}"))
     return Task(card=load_card(card_path), root=card_path.parent)
+
+
+def add_table(task: Task, name: str, rows: pd.DataFrame, note: str, command: str = "benchmark") -> Path:
+    """Write (or replace) table ``name`` of a local task and record it in the card: the
+    table list, its checksum, a provenance note saying how it was made, and a new patch
+    version — so results on the old data are never ranked with results on the new.  The
+    table is checked against its schema before the card changes."""
+    ds = task.card.data
+    if ds.kind != "local":
+        raise InputError(
+            Problem(
+                f"tasks/{task.id}/task.yaml", "only a local task's tables can be added", field="data.kind"
+            )
+        )
+    target = task.root / ds.path / f"{name}.parquet"
+    problems = check_table(rows, SCHEMAS[name], rel(target))
+    if problems:
+        raise InputError(problems)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    rows.reset_index(drop=True).to_parquet(target, index=False)
+    card_path = task.root / "task.yaml"
+    raw = yaml.safe_load(card_path.read_text(encoding="utf-8"))
+    raw["data"]["tables"][name] = target.name
+    raw["data"].setdefault("checksums", {})[target.name] = sha256_file(target)
+    prov = raw.setdefault("provenance", {})
+    prov.setdefault("script", command)
+    prov["notes"] = f"{prov.get('notes', '')} {note}".strip()
+    major, minor, patch = [*map(int, str(raw.get("version", "0.0.0")).split(".")), 0, 0, 0][:3]
+    raw["version"] = f"{major}.{minor}.{patch + 1}"
+    card_path.write_text(
+        yaml.safe_dump(raw, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
+    fresh = load_task(task.root)
+    fresh.load_all()  # references checked (query ids exist) before the dataset card is written
+    (task.root / "README.md").write_text(dataset_card(fresh.card), encoding="utf-8")
+    return target

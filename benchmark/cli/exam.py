@@ -187,6 +187,23 @@ def generate(args: argparse.Namespace) -> int:
     )
     console = Console(stderr=True)
     console.print(f"wrote {path}: {sum(map(len, bank.values()))} generated questions for {len(bank)} queries")
+    if args.write_task:
+        import pandas as pd
+
+        from benchmark.tasks import add_table
+
+        rows = pd.DataFrame([{**vars(q), "options": list(q.options)} for qs in bank.values() for q in qs])
+        made = next(iter({q.provenance for qs in bank.values() for q in qs}), "generated")
+        table = add_table(
+            task,
+            "exam_questions",
+            rows,
+            f"exam_questions: {len(rows)} questions {made}.",
+            "benchmark exam generate --write-task",
+        )
+        console.print(
+            f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
+        )
     for f in failures:
         console.print(f"failed: {f}")
     return 0

@@ -65,6 +65,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--system", help="compare: outputs JSONL of the system compared with it")
     p.add_argument("--judge-profile", default=DEFAULT_PROFILE, help=f"the judge models ({DEFAULT_PROFILE})")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--write-task",
+        action="store_true",
+        help="generate: also write the rows into --task as its sub_questions table; the card records how they "
+        "were generated and gets a new patch version",
+    )
     p.set_defaults(func=run)
 
 

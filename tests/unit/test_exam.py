@@ -291,3 +291,31 @@ def test_family_scores_n_exam_against_the_gold_articles() -> None:
     assert [q.correct for q in t.questions] == [True, True, True, False, False]
     html = fam.trace_html(t.model_dump())
     assert "▶" in html and "abstained" in html
+
+
+def test_a_generated_bank_is_written_into_the_task_and_marked_in_its_card(tmp_path: Path) -> None:
+    import pandas as pd
+    import yaml
+
+    from benchmark.families.exam.generate import draft_bank, parse_questions
+    from benchmark.tasks import add_table
+    from tests.helpers import build_tiny_task
+
+    reply = '{"question": "Which planet is seventh?", "options": ["Mars", "Uranus", "Venus", "Earth"], "answer": "Uranus"}'
+    with pytest.raises(ValueError, match="copied exactly"):
+        parse_questions(reply.replace('"answer": "Uranus"', '"answer": "Pluto"'), 2)
+    aspects = pd.DataFrame([("q1", "1", "Facts about Uranus")], columns=["query_id", "aspect_id", "text"])
+    task = load_task(
+        build_tiny_task(tmp_path, [("q1", "uranus")], tables={"aspects": aspects}, metrics=["exam"])
+    )
+    bank, failures = draft_bank(FakeLLM(lambda m: reply), task.queries(), task.table("aspects"), per_aspect=1)
+    assert not failures and bank["q1"][0].provenance == "generated: fake-llm exam-generate@1"
+    rows = pd.DataFrame([{**vars(q), "options": list(q.options)} for qs in bank.values() for q in qs])
+    add_table(task, "exam_questions", rows, "exam_questions: 1 question generated: fake-llm exam-generate@1.")
+    card = yaml.safe_load((tmp_path / "tiny" / "task.yaml").read_text())
+    assert card["version"] == "0.0.2" and "exam_questions.parquet" in card["data"]["checksums"]
+    assert "generated: fake-llm exam-generate@1" in card["provenance"]["notes"]
+    assert task_bank(load_task(tmp_path / "tiny"))["q1"][0].answer == "Uranus"
+    bad = rows.assign(query_id="nope")
+    with pytest.raises(InputError):
+        add_table(load_task(tmp_path / "tiny"), "exam_questions", bad, "x")
