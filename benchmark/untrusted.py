@@ -207,3 +207,27 @@ def text_problems(value: str) -> str | None:
     if m:
         return f"control character U+{ord(m.group()):04X} is not allowed (terminal escapes, NUL, …)"
     return None
+
+
+def read_rows(path: Any, flag: str) -> list[tuple[int, Any]]:
+    """``(line, row)`` pairs of a user's CSV file (with a header) or JSONL file (by suffix),
+    every JSON line parsed with :func:`load_json`; a missing file or a bad line is an
+    :class:`~benchmark.errors.InputError` naming the file (and line)."""
+    import csv
+    import io
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise errors.InputError(errors.Problem(errors.rel(path), "no such file", field=flag))
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".jsonl":
+        return list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
+    rows = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append((n, load_json(line)))
+            except ValueError as exc:
+                raise errors.InputError(errors.Problem(errors.rel(path), f"not JSON: {exc}", line=n)) from exc
+    return rows

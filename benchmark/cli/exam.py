@@ -15,8 +15,6 @@ import json
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from benchmark.cli import add_command
 from benchmark.errors import InputError, Problem, rel
@@ -123,7 +121,7 @@ def export_grades(args: argparse.Namespace) -> int:
 
 
 def score_grades(args: argparse.Namespace) -> int:
-    from benchmark import stats
+    from benchmark.cli.meta_eval import systems_table
     from benchmark.families.exam.exampp import exam_from_grades, read_bank, read_grades
     from benchmark.families.exam.family import task_bank
     from benchmark.tasks import load_task
@@ -136,20 +134,9 @@ def score_grades(args: argparse.Namespace) -> int:
     )
     per_system = exam_from_grades(read_grades(Path(args.grades)), bank, min_rating=args.min_rating)
     queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
-    table = Table(
-        title=Text(f"EXAM from {Path(args.grades).name} (a query a system did not answer counts 0; 95% CI)")
-    )
-    for col in ("system", "EXAM", "queries answered", "queries"):
-        table.add_column(col, justify="left" if col == "system" else "right")
-    rows = []
-    for system, scores in per_system.items():
-        ci = stats.mean_ci([scores.get(q, 0.0) for q in queries])
-        rows.append((ci.value or 0.0, system, ci, len(scores)))
-    for _, system, ci, answered in sorted(rows, key=lambda r: -r[0]):
-        table.add_row(
-            Text(system), stats.fmt_score(ci.value, ci.low, ci.high), str(answered), str(len(queries))
-        )
-    Console().print(table)
+    # a query a system has no paragraph for counts 0, as EXAM counts a skipped query
+    scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
+    Console().print(systems_table(f"EXAM from {Path(args.grades).name}", scores, seed=0))
     if args.out:
         Path(args.out).write_text(json.dumps(per_system, indent=1, sort_keys=True), encoding="utf-8")
     return 0

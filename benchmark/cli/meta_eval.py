@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +15,7 @@ from benchmark.errors import InputError, Problem, rel
 from benchmark.families import REGISTRY
 from benchmark.leaderboard import Entry, load_entries
 from benchmark.results import ModelInfo
-from benchmark.untrusted import load_json
+from benchmark.untrusted import read_rows
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
     from benchmark import meta_eval
@@ -109,27 +107,10 @@ def read_human(path: Path) -> dict[str, dict[str, list[float]]]:
     return out
 
 
-def _rows(path: Path, flag: str) -> list[tuple[int, object]]:
-    """``(line, row)`` pairs of a CSV file with a header or a JSONL file."""
-    if not path.is_file():
-        raise InputError(Problem(rel(path), "no such file", field=flag))
-    text = path.read_text(encoding="utf-8")
-    if path.suffix != ".jsonl":
-        return list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
-    rows = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append((n, load_json(line)))
-            except ValueError as exc:
-                raise InputError(Problem(rel(path), f"not JSON: {exc}", line=n)) from exc
-    return rows
-
-
 def _checked(path: Path, flag: str, fields: tuple[str, ...], number: str) -> list[dict[str, object]]:
     """Rows with every field present and ``number`` a number; every problem named."""
     out, problems = [], []
-    for n, row in _rows(path, flag):
+    for n, row in read_rows(path, flag):
         if not isinstance(row, dict):
             problems.append(Problem(rel(path), "each row must be an object", line=n))
             continue
@@ -165,7 +146,7 @@ def item_lengths(path: Path) -> dict[str, float]:
     """Words in each item's text (the length baseline's input)."""
     return {
         str(r["item"]): float(len(str(r.get("text") or "").split()))
-        for _, r in _rows(path, "--ratings")
+        for _, r in read_rows(path, "--ratings")
         if isinstance(r, dict)
     }
 

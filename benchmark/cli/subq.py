@@ -12,8 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from rich.text import Text
 from benchmark.cli import add_command
 from benchmark.errors import InputError, Problem, rel
 from benchmark.profiles import DEFAULT_PROFILE
-from benchmark.untrusted import load_json
+from benchmark.untrusted import read_rows
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -143,19 +141,7 @@ def generate(args: argparse.Namespace) -> int:
 
 def read_preferences(path: Path) -> list[dict[str, str]]:
     """Rows of query_id, answer_a, answer_b, preferred (A/B); every problem named."""
-    if not path.is_file():
-        raise InputError(Problem(rel(path), "no such file", field="--preferences"))
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".jsonl":
-        rows = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((n, load_json(line)))
-                except ValueError as exc:
-                    raise InputError(Problem(rel(path), f"not JSON: {exc}", line=n)) from exc
-    else:
-        rows = list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
+    rows = read_rows(path, "--preferences")
     out, problems = [], []
     for n, row in rows:
         if not isinstance(row, dict):

@@ -191,3 +191,55 @@ class ServerThread:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+
+
+class ScriptedModel:
+    """A server 'model' whose reply is a function of the chat messages (sent as JSON):
+    a scripted judge behind the real HTTP protocol."""
+
+    def __init__(self, name: str, reply: Any) -> None:
+        self.name = name
+        self.reply = reply
+
+    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+        import json
+
+        return json.dumps(messages)
+
+    def complete(self, prompt: str, max_tokens: int) -> tuple[str, int, int]:
+        import json
+
+        return self.reply(json.loads(prompt)), 0, 0
+
+
+def control(server: ServerThread, path: str, **body: Any) -> Any:
+    """The server's control endpoints: ``reset``, ``faults`` (POST), ``stats``, ``received`` (GET)."""
+    import httpx
+
+    root = server.base_url.removesuffix("/v1")
+    if body or path == "reset":
+        return httpx.post(f"{root}/control/{path}", json=body).json()
+    return httpx.get(f"{root}/control/{path}").json()
+
+
+def http_judge_profile(folder: Path, server: ServerThread, name: str, model: str, **llm: Any) -> Path:
+    """The offline profile with its LLM replaced by ``model`` on ``server`` (OpenAI-compatible),
+    written to ``folder``; fast retries so injected faults cost nothing."""
+    import yaml
+
+    from benchmark import paths
+
+    profile = yaml.safe_load((paths.PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
+    profile["name"], profile["offline"] = name, False
+    profile["llm"] = {
+        "backend": "openai",
+        "model": model,
+        "max_new_tokens": 256,
+        "batch_size": 4,
+        "max_retries": 2,
+        "args": {"base_url": server.base_url, "backoff": 0.05, "max_attempts": 3, "timeout": 10},
+        **llm,
+    }
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(profile))
+    return path

@@ -14,63 +14,27 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-import yaml
 
-from benchmark import paths
 from benchmark.cli.main import main
 from benchmark.families.arguments.pipeline import system_position
 from benchmark.families.arguments.trace import ArgumentTrace
 from benchmark.tasks import load_task
 from tests.helpers.arguments import scripted
-from tests.helpers.openai_server import ServerThread, create_app
+from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app, http_judge_profile
 
 pytestmark = pytest.mark.slow
 
 
-class ScriptedModel:
-    """The server's 'model': the scripted judge, given the chat messages as JSON."""
-
-    name = "scripted-argument-judge"
-
-    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
-        return json.dumps(messages)
-
-    def complete(self, prompt: str, max_tokens: int) -> tuple[str, int, int]:
-        return scripted(json.loads(prompt)), 0, 0
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedModel())) as srv:  # type: ignore[arg-type]
+    with ServerThread(create_app(ScriptedModel("scripted-argument-judge", scripted))) as srv:  # type: ignore[arg-type]
         yield srv
 
 
-def control(server: ServerThread, path: str, **body: Any) -> Any:
-    root = server.base_url.removesuffix("/v1")
-    return (
-        httpx.post(f"{root}/control/{path}", json=body).json()
-        if body or path == "reset"
-        else httpx.get(f"{root}/control/{path}").json()
-    )
-
-
 def test_score_rag_arguments_through_an_openai_compatible_judge(server: ServerThread, tmp_path: Path) -> None:
-    profile = yaml.safe_load((paths.PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
-    profile["name"], profile["offline"] = "http-scripted-judge", False
-    profile["llm"] = {
-        "backend": "openai",
-        "model": ScriptedModel.name,
-        "max_new_tokens": 256,
-        "batch_size": 4,
-        "max_retries": 2,
-        "args": {"base_url": server.base_url, "backoff": 0.05, "max_attempts": 3, "timeout": 10},
-    }
-    profile_file = tmp_path / "http-judge.yaml"
-    profile_file.write_text(yaml.safe_dump(profile))
+    profile_file = http_judge_profile(tmp_path, server, "http-scripted-judge", "scripted-argument-judge")
 
     task = load_task("arguana-debates")
     qids = list(task.table("queries").query_id[:2])
@@ -139,27 +103,20 @@ def test_score_rag_arguments_through_an_openai_compatible_judge(server: ServerTh
     assert control(server, "stats")["requests"] == stats["requests"]
 
 
-class TopicCountingJudge(ScriptedModel):
+def topic_counting(messages: list[dict[str, str]]) -> str:
     """Direct context relevance = 10 x the share of evidence documents that mention meat
     or vegetarians: a judge whose score must fall as irrelevant documents come in."""
-
-    def complete(self, prompt: str, max_tokens: int) -> tuple[str, int, int]:
-        messages = json.loads(prompt)
-        text = messages[-1]["content"]
-        if "0 (irrelevant) to 10" not in text:
-            return scripted(messages), 0, 0
-        docs = re.findall(r"^\[\d+\] (.*)$", text.split("Documents:", 1)[1], flags=re.M)
-        on_topic = sum(bool(re.search(r"vegetarian|meat", d, re.I)) for d in docs)
-        return f"Score: {round(10 * on_topic / max(len(docs), 1))}", 0, 0
+    text = messages[-1]["content"]
+    if "0 (irrelevant) to 10" not in text:
+        return scripted(messages)
+    docs = re.findall(r"^\[\d+\] (.*)$", text.split("Documents:", 1)[1], flags=re.M)
+    on_topic = sum(bool(re.search(r"vegetarian|meat", d, re.I)) for d in docs)
+    return f"Score: {round(10 * on_topic / max(len(docs), 1))}"
 
 
 def test_judge_check_on_arguments_finds_the_context_judge_falling(tmp_path: Path) -> None:
-    with ServerThread(create_app(TopicCountingJudge())) as srv:  # type: ignore[arg-type]
-        profile = yaml.safe_load((paths.PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
-        profile["name"], profile["offline"] = "http-counting-judge", False
-        profile["llm"] = {"backend": "openai", "model": "counting", "args": {"base_url": srv.base_url}}
-        profile_file = tmp_path / "judge.yaml"
-        profile_file.write_text(yaml.safe_dump(profile))
+    with ServerThread(create_app(ScriptedModel("counting", topic_counting))) as srv:  # type: ignore[arg-type]
+        profile_file = http_judge_profile(tmp_path, srv, "http-counting-judge", "counting")
         outputs = tmp_path / "closed-book.jsonl"
         rows = [
             {

@@ -14,17 +14,13 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-import yaml
 
-from benchmark import paths
 from benchmark.cli.main import main
 from benchmark.families.exam.family import task_bank
 from benchmark.tasks import load_task
-from tests.helpers.openai_server import ServerThread, create_app
+from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app, http_judge_profile
 
 pytestmark = pytest.mark.slow
 
@@ -41,44 +37,16 @@ def read(messages: list[dict[str, str]]) -> str:
     return "Answer: none"
 
 
-class ScriptedReader:
-    name = "scripted-exam-reader"
-
-    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
-        return json.dumps(messages)
-
-    def complete(self, prompt: str, max_tokens: int) -> tuple[str, int, int]:
-        return read(json.loads(prompt)), 0, 0
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedReader())) as srv:  # type: ignore[arg-type]
+    with ServerThread(create_app(ScriptedModel("scripted-exam-reader", read))) as srv:  # type: ignore[arg-type]
         yield srv
 
 
-def control(server: ServerThread, path: str, **body: Any) -> Any:
-    root = server.base_url.removesuffix("/v1")
-    return (
-        httpx.post(f"{root}/control/{path}", json=body).json()
-        if body or path == "reset"
-        else httpx.get(f"{root}/control/{path}").json()
-    )
-
-
 def test_exam_with_an_llm_reader_over_http(server: ServerThread, tmp_path: Path) -> None:
-    profile = yaml.safe_load((paths.PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
-    profile["name"], profile["offline"] = "http-scripted-reader", False
-    profile["llm"] = {
-        "backend": "openai",
-        "model": ScriptedReader.name,
-        "max_new_tokens": 32,
-        "batch_size": 8,
-        "max_retries": 2,
-        "args": {"base_url": server.base_url, "backoff": 0.05, "max_attempts": 3, "timeout": 10},
-    }
-    profile_file = tmp_path / "http-reader.yaml"
-    profile_file.write_text(yaml.safe_dump(profile))
+    profile_file = http_judge_profile(
+        tmp_path, server, "http-scripted-reader", "scripted-exam-reader", max_new_tokens=32, batch_size=8
+    )
     bank = task_bank(load_task("webtrack-2009-2012"))
     keys = [q.answer for q in bank["175"]]
     answers = {

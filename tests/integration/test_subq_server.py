@@ -15,12 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
-from benchmark import paths
 from benchmark.cli.main import main
-from tests.helpers.openai_server import ServerThread, create_app
-from tests.integration.test_exam_server import control
+from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app, http_judge_profile
 from tests.unit.test_subq import tiny
 
 pytestmark = pytest.mark.slow
@@ -36,35 +33,16 @@ def covered(messages: list[dict[str, str]]) -> str:
     return f"Answered: {', '.join(hits) or 'none'}"
 
 
-class ScriptedJudge:
-    name = "scripted-coverage-judge"
-
-    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
-        return json.dumps(messages)
-
-    def complete(self, prompt: str, max_tokens: int) -> tuple[str, int, int]:
-        return covered(json.loads(prompt)), 0, 0
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedJudge())) as srv:  # type: ignore[arg-type]
+    with ServerThread(create_app(ScriptedModel("scripted-coverage-judge", covered))) as srv:  # type: ignore[arg-type]
         yield srv
 
 
 def test_subq_coverage_with_an_llm_judge_over_http(server: ServerThread, tmp_path: Path) -> None:
-    profile = yaml.safe_load((paths.PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
-    profile["name"], profile["offline"] = "http-scripted-coverage", False
-    profile["llm"] = {
-        "backend": "openai",
-        "model": ScriptedJudge.name,
-        "max_new_tokens": 32,
-        "batch_size": 4,
-        "max_retries": 2,
-        "args": {"base_url": server.base_url, "backoff": 0.05, "max_attempts": 3, "timeout": 10},
-    }
-    profile_file = tmp_path / "http-coverage.yaml"
-    profile_file.write_text(yaml.safe_dump(profile))
+    profile_file = http_judge_profile(
+        tmp_path, server, "http-scripted-coverage", "scripted-coverage-judge", max_new_tokens=32
+    )
     tiny(tmp_path)
     rag = {"retriever": "bm25", "k": 1, "prompt": "rag-answer@1", "corpus": "tiny"}
     rows = [

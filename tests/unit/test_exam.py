@@ -319,3 +319,22 @@ def test_a_generated_bank_is_written_into_the_task_and_marked_in_its_card(tmp_pa
     bad = rows.assign(query_id="nope")
     with pytest.raises(InputError):
         add_table(load_task(tmp_path / "tiny"), "exam_questions", bad, "x")
+
+
+def test_exam_cli_exchanges_the_published_grades_with_exampp(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmark.cli.main import main
+
+    result = next(
+        Path("leaderboard/results/groundcover__bm25-extractive-top3").rglob("webtrack-2009-2012.exam.json")
+    )
+    bank, grades = tmp_path / "bank.jsonl.gz", tmp_path / "grades.jsonl"
+    assert main(["exam", "export-bank", "--task", "webtrack-2009-2012", "--out", str(bank)]) == 0
+    assert main(["exam", "export-grades", "--results", str(result), "--out", str(grades)]) == 0
+    capsys.readouterr()
+    assert main(["exam", "score-grades", "--grades", str(grades), "--exam-bank", str(bank)]) == 0
+    out = capsys.readouterr().out
+    published = json.loads(result.read_text())["scores"]["exam"]["value"]
+    assert f"{published:.3f}" in out and "groundcover/bm25-extractive-top3" in out
+    assert main(["exam", "score-grades"]) == 2  # --grades is required

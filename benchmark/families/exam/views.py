@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmark.results import TaskResult
+from benchmark.stats import fmt_score
 
 
 def figure(results: Sequence[TaskResult]) -> Any:
@@ -63,12 +64,11 @@ def _verdict(q: dict[str, Any]) -> str:
 def trace_html(trace: dict[str, Any]) -> str:
     e = lambda v: html.escape(str(v))  # noqa: E731
     score = trace.get("scores", {})
-    fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
     parts = [
         f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
-        f"<p>EXAM {fmt(score.get('exam'))} · n-EXAM {fmt(score.get('n_exam'))} · gold article's EXAM "
-        f"{fmt(trace.get('gold_exam'))} (mean over {e(trace.get('gold_queries', 0))} queries "
-        f"{fmt(trace.get('gold_mean'))}) · answerer {e(trace.get('answerer', {}).get('answerer', '?'))}</p>",
+        f"<p>EXAM {fmt_score(score.get('exam'))} · n-EXAM {fmt_score(score.get('n_exam'))} · gold article's EXAM "
+        f"{fmt_score(trace.get('gold_exam'))} (mean over {e(trace.get('gold_queries', 0))} queries "
+        f"{fmt_score(trace.get('gold_mean'))}) · answerer {e(trace.get('answerer', {}).get('answerer', '?'))}</p>",
         "<table><tr><th>question</th><th>options (key ✓, chosen ▶)</th><th>evidence</th><th>verdict</th></tr>",
     ]
     for q in trace.get("questions", []):

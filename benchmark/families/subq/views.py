@@ -11,6 +11,7 @@ from typing import Any
 
 from benchmark.families.subq.formulas import TYPES
 from benchmark.results import TaskResult
+from benchmark.stats import fmt_score
 
 COLOURS = {"core": "#c44e52", "background": "#4c72b0", "follow-up": "#8c8c8c"}
 
@@ -56,12 +57,11 @@ def _mark(v: bool | None) -> str:
 def trace_html(trace: dict[str, Any]) -> str:
     e = lambda v: html.escape(str(v))  # noqa: E731
     scores = trace.get("scores", {})
-    fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
     parts = [
         f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
         "<p>"
-        + " · ".join(f"{e(t)} {fmt(scores.get('answer_' + t.replace('-', '_')))}" for t in TYPES)
-        + f" · hybrid {fmt(scores.get('subq_hybrid'))}</p>",
+        + " · ".join(f"{e(t)} {fmt_score(scores.get('answer_' + t.replace('-', '_')))}" for t in TYPES)
+        + f" · hybrid {fmt_score(scores.get('subq_hybrid'))}</p>",
         "<table><tr><th>type</th><th>sub-question</th><th>answer</th><th>retrieved chunks</th></tr>",
     ]
     for s in trace.get("sub_questions", []):
