@@ -313,3 +313,16 @@ def test_fit_weights_reports_accuracy_next_to_trivial_baselines(
     assert main(["subq", "fit-weights", "--preferences", str(prefs), "--task", task_dir]) == 2
     err = capsys.readouterr().err
     assert "line 2" in err and "preferred" in err and "line 3" in err and "answer_a" in err
+
+
+def test_one_undetermined_sub_question_leaves_the_hybrid_undetermined() -> None:
+    from benchmark.families.subq.trace import SubqTrace, SubQuestionTrace
+
+    t = SubqTrace(query_id="q", query="q", answer="a", weights=(0.6, 0.3, 0.1))
+    t.sub_questions = [
+        SubQuestionTrace(sub_question_id="1", text="a b c", type="core", in_answer=None),
+        SubQuestionTrace(sub_question_id="2", text="d e f", type="background", in_answer=True),
+    ]
+    scores = trace_scores(t)
+    assert scores["answer_core"] is None and scores["answer_background"] == 1.0
+    assert scores["subq_hybrid"] is None  # not the background coverage alone
