@@ -23,6 +23,7 @@ Usage (from the project root)::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -475,6 +476,10 @@ def load_exam_bank(aspects: list[Row], topics: list[str], directory: Path = EXAM
                 raise ConversionError(f"{where}: needs at least two distinct options")
             if (qid, str(q["aspect"])) not in known:
                 raise ConversionError(f"{where} names unknown subtopic {q['aspect']} of topic {qid}")
+            # the files list the key first; stored options follow an order drawn from a hash of
+            # the question id, so no answer position is favoured (an LLM reader prefers "A")
+            draw = {o: hashlib.sha256(f"{qid}/{q['id']}/{o}".encode()).hexdigest() for o in options}
+            options = sorted(options, key=draw.__getitem__)
             questions.append(
                 {
                     "query_id": qid,
@@ -630,7 +635,8 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
                 "gc-starter-<topic>-<nn>; each document gives aspect-level qrels (grade 1 or 2) and one "
                 "document-level row whose grade is the maximum of its aspect grades. Exam bank: "
                 "scripts/exam_bank/<topic>.yaml, written by the groundcover developers from the starter corpus's "
-                "facts (question_id <topic>/q<n>, facet_id the subtopic it tests, provenance 'written'); its gold "
+                "facts (question_id <topic>/q<n>, facet_id the subtopic it tests, provenance 'written'; options "
+                "ordered by a hash of question id and option, so the key's position is not always the same); its gold "
                 "article (article_id 'gold') states the answer to every question of the topic. Sub-questions: "
                 f"scripts/sub_questions/webtrack-2009-2012.jsonl, {'; '.join(subq_made)}; a 135M model's "
                 "decompositions, a working set for the pipeline rather than the paper's GPT-4 ones."

@@ -72,7 +72,9 @@ def test_exam_with_an_llm_reader_over_http(server: ServerThread, tmp_path: Path)
 
     result_file = next((tmp_path / "results").rglob("webtrack-2009-2012.exam.json"))
     result = json.loads(result_file.read_text())
-    gold_mean = 50 / 60  # the scripted reader finds 50 of the 60 keys verbatim in the gold articles
+    # the scripted reader answers with the first option its text contains: right on 44 of the
+    # 60 questions from the gold articles (paraphrased keys and distractors named too cost the rest)
+    gold_mean = 44 / 60
     assert result["curves"]["gold_exam"]["175"] == 1.0
     per_query = {q["query_id"]: q for q in result["per_query"]}
     assert per_query["175"]["scores"]["exam"] == pytest.approx(0.6)

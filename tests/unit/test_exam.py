@@ -111,11 +111,16 @@ def test_entailment_failure_is_a_failed_question() -> None:
 
 
 def test_parsers_are_strict() -> None:
-    assert parse_choice("Answer: B", 3) == 1 and parse_choice("answer: (a)", 3) == 0
-    assert parse_choice("Answer: none", 3) is None
-    for bad in ("Answer: D", "I think it is the second one", "Answer: BB"):
+    opts = ("Mars", "Uranus", "Venus")
+    assert parse_choice("Answer: B", opts) == 1 and parse_choice("answer: (a)", opts) == 0
+    assert parse_choice("Answer: none", opts) is None
+    assert parse_choice("B) Uranus", opts) == 1 and parse_choice("(c) Venus", opts) == 2
+    assert parse_choice("C)", opts) == 2 and parse_choice("uranus.", opts) == 1
+    for bad in ("Answer: D", "I think it is the second one", "Answer: BB", "D) Pluto", "A lot of planets"):
         with pytest.raises(ValueError):
-            parse_choice(bad, 3)
+            parse_choice(bad, opts)
+    with pytest.raises(ValueError, match="name different options"):
+        parse_choice("A) Uranus", opts)  # the label says Mars, the text Uranus: ambiguous, not read
     assert parse_rating("Rating: 4\nAnswer: William Herschel") == (4, "William Herschel")
     assert parse_rating("Rating: 0\nAnswer: -") == (0, "")
     for bad in ("Rating: 9\nAnswer: x", "four", "Answer: x"):
@@ -190,6 +195,9 @@ def test_the_written_webtrack_bank_is_valid_and_held_out() -> None:
     assert len(bank) == 12 and sum(map(len, bank.values())) == 60
     assert all(q.key_index is not None and q.provenance == "written" for qs in bank.values() for q in qs)
     assert set(bank) == set(task.card.corpus.covers_queries or [])
+    # the written files list the key first; the table must not (an LLM reader favours "A")
+    positions = [q.key_index for qs in bank.values() for q in qs]
+    assert all(positions.count(k) >= 8 for k in range(4)), positions
 
 
 # -- EXAM++ interoperability ---------------------------------------------------------
@@ -276,13 +284,15 @@ def test_family_scores_n_exam_against_the_gold_articles() -> None:
     stack = fake_stack(
         llm=FakeLLM(lambda m: ""), entailment=ContainsEntailment(), retriever=FakeRetriever({})
     )  # type: ignore[arg-type]
-    settings = ExamSettings(margin=0.0)
+    settings = ExamSettings()  # margin 0.02: a tie between two supported options is an abstention
     prep = fam.prepare(task, stack, ScoringInputs(), settings)
     gold = prep.state.gold_exam
-    # the fake supports only literal keys: 10 of the 60 are paraphrased in their gold article
-    assert set(gold) == set(task_bank(task)) and (gold["175"], gold["154"], gold["125"]) == (1.0, 0.6, 0.8)
+    # the fake supports only options written literally in the text. Topic 154's gold article
+    # names only the key of q1; q2 ("About 250", "About 74") and q3 (all four varieties) are
+    # ties, so abstentions; q4 and q5 are paraphrased: 1 of 5
+    assert set(gold) == set(task_bank(task)) and (gold["175"], gold["84"], gold["154"]) == (1.0, 1.0, 0.2)
     mean = prep.state.gold_mean
-    assert mean == pytest.approx(50 / 60)
+    assert mean == pytest.approx(43 / 60)
     bank = task_bank(task)["175"]
     answer = " ".join(f"{q.question} {q.answer}." for q in bank[:3])
     (t,) = fam.score_batch(prep, [("175", "signs of a heartattack", answer)], settings)

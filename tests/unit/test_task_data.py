@@ -141,8 +141,9 @@ def test_converter_is_deterministic(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("task_id", [c.id for c in list_tasks()])
-def test_every_table_loads_with_datasets(task_id: str) -> None:
-    """`datasets.load_dataset("tasks/<id>", "<table>")` reads what groundcover reads."""
+def test_every_table_loads_with_datasets(task_id: str, tmp_path: Path) -> None:
+    """`datasets.load_dataset("tasks/<id>", "<table>")` reads what groundcover reads (with a
+    fresh cache: `datasets` can serve a table rewritten in place from its cache)."""
     import datasets
 
     from benchmark.tasks import dataset_card
@@ -150,7 +151,9 @@ def test_every_table_loads_with_datasets(task_id: str) -> None:
     task = load_task(task_id)
     assert (task.root / "README.md").read_text(encoding="utf-8") == dataset_card(task.card)  # not stale
     for name in task.card.data.tables:
-        loaded = datasets.load_dataset(str(task.root), name, split="test").to_pandas()
+        loaded = datasets.load_dataset(
+            str(task.root), name, split="test", cache_dir=str(tmp_path)
+        ).to_pandas()
         ours = task.table(name)
         assert list(loaded.columns) == list(ours.columns) and len(loaded) == len(ours), name
         assert loaded.astype(str).equals(ours.astype(str)), name

@@ -111,3 +111,18 @@ def test_unexpected_and_missing_columns(tmp_path: Path) -> None:
 def test_unknown_task_lists_known(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such task"):
         load_task("does-not-exist", root=tmp_path)
+
+
+def test_a_table_rewritten_in_place_is_read_fresh(tmp_path: Path) -> None:
+    """Scores must come from the bytes the data fingerprint hashes, never from a cache."""
+    import pandas as pd
+
+    from tests.helpers import build_tiny_task
+
+    root = build_tiny_task(tmp_path, [("q1", "first text")])
+    assert load_task(root).table("queries")["text"].tolist() == ["first text"]
+    pd.DataFrame({"query_id": ["q1"], "text": ["other text"]}).to_parquet(
+        root / "data" / "queries.parquet", index=False
+    )
+    again = load_task(root)
+    assert again.table("queries")["text"].tolist() == ["other text"]

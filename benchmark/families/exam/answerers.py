@@ -138,15 +138,31 @@ class EntailmentAnswerer:
 # -- the LLM answerer -------------------------------------------------------------------
 
 
-def parse_choice(text: str, n_options: int) -> int | None:
-    """``Answer: B`` -> 1; ``Answer: none`` -> None; ``ValueError`` for anything else."""
-    m = re.search(r"answer\s*[:\-]?\s*\(?([A-Za-z]+)\)?", text, flags=re.IGNORECASE)
-    token = (m.group(1) if m else text.strip().strip(".()")).strip()
+def parse_choice(text: str, options: Sequence[str]) -> int | None:
+    """``Answer: B`` -> 1; ``Answer: none`` -> None; small models' echoes of the option list
+    are read when unambiguous: ``B) Uranus`` -> 1 (label and text must agree), ``Uranus``
+    -> 1; ``ValueError`` for anything else, including a label whose text is another option's."""
+    n = len(options)
+    reply = text.strip()
+    norm = lambda t: " ".join(t.lower().strip(" .").split())  # noqa: E731
+    m = re.search(r"answer\s*[:\-]?\s*\(?([A-Za-z]+)\)?", reply, flags=re.IGNORECASE)
+    label = re.match(r"\(?([A-Ja-j])\)\s*(.*)", reply, flags=re.S)
+    if m:
+        token = m.group(1)
+    elif label:
+        token, rest = label.group(1), norm(label.group(2).splitlines()[0] if label.group(2) else "")
+        k = LETTERS.find(token.upper())
+        if rest and k < n and not norm(options[k]).startswith(rest[:30]):
+            raise ValueError(f'the letter {token.upper()} and the text "{rest[:40]}" name different options')
+    elif norm(reply) in [norm(o) for o in options]:
+        return [norm(o) for o in options].index(norm(reply))
+    else:
+        token = reply.strip(".()")
     if token.lower() in ("none", "unanswerable", "no"):
         return None
-    if len(token) == 1 and token.upper() in LETTERS[:n_options]:
+    if len(token) == 1 and token.upper() in LETTERS[:n]:
         return LETTERS.index(token.upper())
-    raise ValueError(f'reply "Answer: " with one of {", ".join(LETTERS[:n_options])} or "none"')
+    raise ValueError(f'reply "Answer: " with one of {", ".join(LETTERS[:n])} or "none"')
 
 
 def parse_rating(text: str) -> tuple[int, str]:
@@ -203,7 +219,7 @@ class LLMAnswerer:
                 )
                 for i in mc
             ],
-            [partial(parse_choice, n_options=len(items[i][0].options)) for i in mc],
+            [partial(parse_choice, options=items[i][0].options) for i in mc],
         ) if mc else []  # fmt: skip
         for i, out in zip(mc, outs, strict=True):
             q, r = items[i][0], readings[i]
