@@ -243,3 +243,10 @@ def http_judge_profile(folder: Path, server: ServerThread, name: str, model: str
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(profile))
     return path
+
+
+def judged_text(messages: list[dict[str, str]], marker: str) -> tuple[str, str]:
+    """The last user turn holding ``marker`` (e.g. "Question:"), and the text it asks about
+    (between "Text:" and the marker), as groundcover's judge prompts lay them out."""
+    turn = next(m["content"] for m in reversed(messages) if marker in m["content"])
+    return turn, turn.split("Text:\n", 1)[1].split(f"\n\n{marker}", 1)[0]

@@ -20,15 +20,21 @@ import pytest
 from benchmark.cli.main import main
 from benchmark.families.exam.family import task_bank
 from benchmark.tasks import load_task
-from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app, http_judge_profile
+from tests.helpers.openai_server import (
+    ScriptedModel,
+    ServerThread,
+    control,
+    create_app,
+    http_judge_profile,
+    judged_text,
+)
 
 pytestmark = pytest.mark.slow
 
 
 def read(messages: list[dict[str, str]]) -> str:
     """The option the text states, as a letter; garbage when the text says GARBLE."""
-    turn = next(m["content"] for m in reversed(messages) if "Question:" in m["content"])
-    text = turn.split("Text:\n", 1)[1].split("\n\nQuestion:", 1)[0]
+    turn, text = judged_text(messages, "Question:")
     if "GARBLE" in text:
         return "I would rather not say."
     for letter, option in re.findall(r"^([A-J])\) (.+)$", turn, flags=re.M):

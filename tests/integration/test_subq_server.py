@@ -17,15 +17,21 @@ from pathlib import Path
 import pytest
 
 from benchmark.cli.main import main
-from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app, http_judge_profile
+from tests.helpers.openai_server import (
+    ScriptedModel,
+    ServerThread,
+    control,
+    create_app,
+    http_judge_profile,
+    judged_text,
+)
 from tests.unit.test_subq import tiny
 
 pytestmark = pytest.mark.slow
 
 
 def covered(messages: list[dict[str, str]]) -> str:
-    turn = next(m["content"] for m in reversed(messages) if "Questions:" in m["content"])
-    text = turn.split("Text:\n", 1)[1].split("\n\nQuestions:", 1)[0]
+    turn, text = judged_text(messages, "Questions:")
     if "GARBLE" in text:
         return "Some of them, I suppose."
     words = {w.strip(".,;?").lower() for w in text.split()}
