@@ -261,6 +261,14 @@ def traces_path(result_file: Path) -> Path:
     return result_file.with_name(result_file.stem + ".traces.jsonl")
 
 
+def read_traces(result_file: Path) -> list[dict[str, Any]]:
+    """The traces of a result, one per query.  Lines end at "\\n" only: traces are written
+    with ``ensure_ascii=False``, so an answer's U+2028 stands raw inside a line, and
+    ``str.splitlines`` would cut it there."""
+    text = traces_path(result_file).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.split("\n") if line.strip()]
+
+
 def write_result(result: TaskResult, path: Path) -> Path:
     """Write through a private temporary file and rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)

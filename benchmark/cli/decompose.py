@@ -9,7 +9,6 @@ leaderboard then ranks the methods on one board per texts × judge profile × gr
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from rich.console import Console
@@ -24,7 +23,7 @@ from benchmark.families.decompscore import views
 from benchmark.families.decompscore.family import DecompSettings
 from benchmark.families.decompscore.texts import read_texts, texts_task
 from benchmark.profiles import DEFAULT_PROFILE, load_profile
-from benchmark.results import ModelInfo, traces_path
+from benchmark.results import ModelInfo, read_traces
 from benchmark.tasks import load_task
 
 
@@ -120,9 +119,7 @@ def run(args: argparse.Namespace) -> int:
         save_figures(family, result, out)
         results.append(result)
         paths.append(out)
-        traces[method] = [
-            json.loads(line) for line in traces_path(out).read_text(encoding="utf-8").splitlines()
-        ]
+        traces[method] = read_traces(out)
     console.print(views.comparison_table(results))
     console.print(views.side_by_side(traces, args.examples))
     plot = Path(args.results_dir) / f"{task.id}.decompscore.methods.png"

@@ -102,7 +102,7 @@ def export_bank(args: argparse.Namespace) -> int:
 
 def export_grades(args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import write_grades
-    from benchmark.results import iter_results, read_result, traces_path
+    from benchmark.results import iter_results, read_result, read_traces
 
     _need(args, "out")
     root = Path(args.results)
@@ -111,8 +111,7 @@ def export_grades(args: argparse.Namespace) -> int:
     for path, result in found:
         if result.metric_family != "exam":
             continue
-        lines = traces_path(path).read_text(encoding="utf-8").splitlines()
-        systems.setdefault(result.model.label, []).extend(json.loads(line) for line in lines if line.strip())
+        systems.setdefault(result.model.label, []).extend(read_traces(path))
     if not systems:
         raise InputError(Problem(rel(root), "holds no EXAM results", field="--results"))
     out = write_grades(systems, Path(args.out))

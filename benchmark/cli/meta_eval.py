@@ -206,11 +206,10 @@ def _align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
 
 def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -> Scores:
     """ROUGE-1 F1 of each system's answers (from its result traces) against the gold articles."""
-    import json
 
     from benchmark.families.exam.family import gold_articles
     from benchmark.reference_measures import rouge1_scores
-    from benchmark.results import traces_path
+    from benchmark.results import read_traces
     from benchmark.tasks import load_task
 
     chosen = [e for e in entries if e.result.metric_family == family and e.path is not None]
@@ -225,8 +224,7 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
         )
     answers: dict[str, dict[str, str]] = {}
     for e in chosen:
-        lines = traces_path(e.path).read_text(encoding="utf-8").splitlines()  # type: ignore[arg-type]
-        rows = [json.loads(line) for line in lines if line.strip()]
+        rows = read_traces(e.path)  # type: ignore[arg-type]
         answers[e.model_label] = {str(r["query_id"]): str(r.get("answer", "")) for r in rows}
     return rouge1_scores(answers, gold)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from benchmark.checkpoint import JsonlCheckpoint
@@ -26,3 +27,15 @@ def test_rewrite_orders_items(tmp_path: Path) -> None:
         ck.append({"query_id": q})
     ck.rewrite([{"query_id": "1"}, {"query_id": "2"}])
     assert [line for line in ck.path.read_text().splitlines()] == ['{"query_id": "1"}', '{"query_id": "2"}']
+
+
+def test_traces_are_read_back_whole_when_an_answer_holds_a_line_separator(tmp_path: Path) -> None:
+    """Traces are written with ensure_ascii=False: U+2028 inside an answer is not a line end."""
+    from benchmark.results import read_traces, traces_path
+
+    result = tmp_path / "t.exam.json"
+    rows = [{"query_id": "1", "answer": "one\u2028two"}, {"query_id": "2", "answer": "three"}]
+    traces_path(result).write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    assert read_traces(result) == rows
