@@ -175,17 +175,11 @@ def evidence_texts(
 ) -> tuple[dict[str, str], str | None]:
     """Texts of the chunks (or whole documents) RAG outputs name, from the corpus they came
     from; or a note saying why there are none."""
-    from benchmark.retrieval import chunk_corpus, load_corpus, resolve_corpus
+    from benchmark.retrieval import corpus_passages, document_texts, resolve_corpus
 
     ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
     if ref.kind not in ("table", "file"):
         return {}, "retrieval coverage not computed: no corpus to read the given chunks from (pass --corpus)"
-    docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
-    spec = judges.profile.retriever
-    texts = {
-        p.passage_id: p.text for p in chunk_corpus(docs, size=spec.chunk_words, overlap=spec.chunk_overlap)
-    }
-    texts |= {
-        p.doc_id: p.text for p in chunk_corpus(docs, size=10**9, overlap=0)
-    }  # RAArg gives whole documents
+    texts = {p.passage_id: p.text for p in corpus_passages(ref, task, judges.profile.retriever)}
+    texts |= document_texts(ref, task)  # RAArg gives whole documents
     return texts, None
