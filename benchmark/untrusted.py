@@ -209,22 +209,26 @@ def text_problems(value: str) -> str | None:
     return None
 
 
-def read_rows(path: Any, flag: str) -> list[tuple[int, Any]]:
-    """``(line, row)`` pairs of a user's CSV file (with a header) or JSONL file (by suffix),
-    every JSON line parsed with :func:`load_json`; a missing file or a bad line is an
-    :class:`~benchmark.errors.InputError` naming the file (and line)."""
+def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) -> list[tuple[int, Any]]:
+    """``(line, row)`` pairs of a user's CSV file (with a header) or JSON-lines file (by
+    suffix, ``.jsonl`` or ``.jsonl.gz``, unless ``jsonl`` says), gzip read where the name
+    ends in ``.gz``, every JSON line parsed with :func:`load_json`; a missing file or a bad
+    line is an :class:`~benchmark.errors.InputError` naming the file (and line).  Lines end
+    at "\\n" only: U+2028 inside a JSON string is text, not a line end."""
     import csv
+    import gzip
     import io
     from pathlib import Path
 
     path = Path(path)
     if not path.is_file():
         raise errors.InputError(errors.Problem(errors.rel(path), "no such file", field=flag))
-    text = path.read_text(encoding="utf-8")
-    if path.suffix != ".jsonl":
+    raw = path.read_bytes()
+    text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+    if not (jsonl if jsonl is not None else ".jsonl" in path.suffixes):
         return list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
     rows = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
                 rows.append((n, load_json(line)))

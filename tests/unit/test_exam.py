@@ -211,6 +211,9 @@ def test_exampp_question_bank_round_trip(tmp_path: Path) -> None:
     assert line["query_id"] == "q1" and line["items"][1]["question_text"] == "Who discovered it?"
     assert line["items"][1]["gold_answers"] == ["William Herschel"]
     assert read_bank(path) == bank
+    # a question holding U+2028 (written raw: ensure_ascii=False) is one line, not two
+    odd = {"q1": [ExamQuestion("q1", "q1/c", "Which line\u2028separator?", "free-text", (), "this one")]}
+    assert read_bank(write_bank(odd, {}, tmp_path / "odd.jsonl", test_collection="t")) == odd
 
 
 def test_exampp_free_text_bank_from_the_reference_tool(tmp_path: Path) -> None:

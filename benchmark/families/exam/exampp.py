@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from benchmark.cache import content_hash
 from benchmark.errors import InputError, Problem, rel
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import Bank, questions_from_rows
-from benchmark.untrusted import load_json
+from benchmark.untrusted import read_rows
 
 TOOL = "groundcover"
 
@@ -42,18 +42,6 @@ def _open_text(path: Path, mode: str) -> Any:
         if path.suffix == ".gz"
         else path.open(mode, encoding="utf-8")
     )
-
-
-def _lines(path: Path) -> Iterator[tuple[int, Any]]:
-    if not path.is_file():
-        raise InputError(Problem(rel(path), "no such file"))
-    with _open_text(path, "r") as fh:
-        for n, line in enumerate(fh, start=1):
-            if line.strip():
-                try:
-                    yield n, load_json(line)
-                except ValueError as exc:
-                    raise InputError(Problem(rel(path), f"not JSON: {exc}", line=n)) from exc
 
 
 def _write_lines(path: Path, rows: Iterable[Any]) -> Path:
@@ -67,12 +55,12 @@ def _write_lines(path: Path, rows: Iterable[Any]) -> Path:
 # -- question banks ---------------------------------------------------------------------
 
 
-def read_bank(path: Path) -> Bank:
+def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
     """An EXAM++ question bank as our bank (free text unless ``info`` says otherwise)."""
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
-    for n, obj in _lines(path):
+    for n, obj in read_rows(path, flag, jsonl=True):
         if not isinstance(obj, dict) or not isinstance(obj.get("items"), list):
             problems.append(
                 Problem(rel(path), "each line must be an object with an 'items' list", line=n, field="items")
@@ -167,11 +155,11 @@ class GradedText:
     ratings: Mapping[str, int]
 
 
-def read_grades(path: Path) -> list[GradedText]:
+def read_grades(path: Path, flag: str = "--grades") -> list[GradedText]:
     """Every (system, paragraph) of an EXAM++ graded-paragraph file."""
     out: list[GradedText] = []
     problems: list[Problem] = []
-    for n, obj in _lines(path):
+    for n, obj in read_rows(path, flag, jsonl=True):
         if not (isinstance(obj, list) and len(obj) == 2 and isinstance(obj[1], list)):
             problems.append(Problem(rel(path), "each line must be [query_id, [paragraph, ...]]", line=n))
             continue
