@@ -495,6 +495,15 @@ class Task:
             df = df[df["query_id"].isin(wanted)]
         return df.head(limit) if limit is not None else df
 
+    def quick_order(self) -> list[str]:
+        """Every query id, those the task's corpus was written for first (in the card's
+        order): the order a quick or partial run should take them."""
+        ids = [str(q) for q in self.table("queries")["query_id"]]
+        known = set(ids)
+        first = [q for q in self.card.corpus.covers_queries or [] if q in known]
+        taken = set(first)
+        return first + [q for q in ids if q not in taken]
+
     def descriptions(self) -> dict[str, str]:
         """Query id -> the task's description of the information need (when it has one)."""
         df = self.table("queries")

@@ -101,16 +101,13 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
     from benchmark.tasks import load_task
 
     task = load_task(args.task)
-    q = task.table("queries")
+    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
     # the information need: a TREC title ("figs") says little; its description says what is wanted
-    described = q["description"] if "description" in q else [None] * len(q)
-    texts = {
-        str(i): f"{t} ({d})" if isinstance(d, str) and d.strip() else str(t)
-        for i, t, d in zip(q["query_id"], q["text"], described, strict=True)
-    }
-    order = task.card.corpus.covers_queries or list(texts)  # the queries its corpus can serve first
-    order = order + [x for x in texts if x not in set(order)]
-    return [(x, texts[x]) for x in order[: args.limit] if x in texts]
+    described = task.descriptions()
+    return [
+        (q, f"{texts[q]} ({described[q]})" if described.get(q, "").strip() else texts[q])
+        for q in task.quick_order()[: args.limit]
+    ]
 
 
 def generate(args: argparse.Namespace) -> int:

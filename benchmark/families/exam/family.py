@@ -166,8 +166,7 @@ class ExamFamily(MetricFamily):
         if not task.has_table("exam_questions"):
             return None
         asked = set(task.table("exam_questions")["query_id"].astype(str))
-        order = task.card.corpus.covers_queries or list(task.table("queries")["query_id"])
-        return [q for q in order if q in asked]
+        return [q for q in task.quick_order() if q in asked]
 
     def bank(self, task: Task, settings: ExamSettings) -> Bank:
         if settings.bank_file:

@@ -130,8 +130,7 @@ class SubqFamily(MetricFamily):
 
     def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
         asked = set(task.table("sub_questions")["query_id"].astype(str))
-        order = task.card.corpus.covers_queries or list(task.table("queries")["query_id"])
-        return [q for q in order if q in asked]
+        return [q for q in task.quick_order() if q in asked]
 
     def judge(self, judges: JudgeStack, settings: SubqSettings) -> CoverageJudge:
         if settings.judge == "llm":
