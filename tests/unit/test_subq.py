@@ -326,3 +326,14 @@ def test_one_undetermined_sub_question_leaves_the_hybrid_undetermined() -> None:
     scores = trace_scores(t)
     assert scores["answer_core"] is None and scores["answer_background"] == 1.0
     assert scores["subq_hybrid"] is None  # not the background coverage alone
+
+
+def test_scorable_queries_take_the_corpus_topics_first_and_drop_none(tmp_path: Path) -> None:
+    sq = pd.DataFrame(SUBQS, columns=["query_id", "sub_question_id", "text", "type"])
+    root = build_tiny_task(
+        tmp_path, [("q1", "tornadoes"), ("q2", "figs"), ("q3", "none")], task_id="order",
+        tables={"sub_questions": sq}, metrics=["subq"], corpus={"kind": "none", "covers_queries": ["q2"]},
+    )  # fmt: skip
+    task = load_task(root)
+    assert task.quick_order() == ["q2", "q1", "q3"]
+    assert SubqFamily().scorable_queries(task, ScoringInputs()) == ["q2", "q1"]
