@@ -262,12 +262,12 @@ def subq_context(
         found = retriever.search([texts[q] for q in query_ids], depth)
         pools = dict(zip(query_ids, found, strict=True))
     if mode in ("rerank", "all"):
-        embed = Embedder(profile.embedder, cache=cache)
+        probes = {q: [texts[q], *subqs[q]] for q in query_ids}
+        unique = list(dict.fromkeys(t for q in query_ids for t in [*probes[q], *(h.text for h in pools[q])]))
+        vecs = Embedder(profile.embedder, cache=cache).encode(unique, kind="query")  # one batch for all
+        row = {t: vecs[i] for i, t in enumerate(unique)}
         for q in query_ids:
-            probes = [texts[q], *subqs[q]]
-            vecs = embed.encode(probes + [h.text for h in pools[q]], kind="query")
-            pv, hv = vecs[: len(probes)], vecs[len(probes) :]
-            best = [max(float(h @ p) for p in pv) for h in hv]
+            best = [max(float(row[h.text] @ row[p]) for p in probes[q]) for h in pools[q]]
             order = sorted(range(len(pools[q])), key=lambda i: -best[i])
             pools[q] = [pools[q][i] for i in order]
     hits = {q: pools[q][:k] for q in query_ids}
