@@ -21,7 +21,6 @@ the file.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -94,24 +93,26 @@ class JsonlCheckpoint:
 def exclusive(path: Path, *, what: str = "this output") -> Iterator[None]:
     """Hold an advisory lock on ``path`` while writing it.
 
-    The lock file lives under ``$GROUNDCOVER_HOME/locks/``, named by a hash of the
-    output's absolute path, so result trees stay free of lock files.
+    The lock file lives beside the output, in the result folder itself
+    (``.<name>.lock``, ignored by git), so two runs writing the same file collide
+    whatever their ``GROUNDCOVER_HOME`` (a lock under the home held only within one home:
+    two runs with different homes both wrote one result folder and both exited 0).
 
     A second process asking for the same file fails at once with a message naming the
     holder, instead of interleaving its lines with the first's.  The lock is released
-    by the kernel when its holder exits, even after ``kill -9``.
+    by the kernel when its holder exits, even after ``kill -9``; the small lock file
+    stays (removing it would let a third run lock a fresh file while a second still
+    holds the old one).
     """
     try:
         import fcntl
     except ImportError:  # not POSIX: no advisory locks, but every write is still atomic
         yield
         return
-    from benchmark import paths
 
     path = Path(path)
-    key = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:24]
-    lock_path = paths.home() / "locks" / f"{key}.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = path.parent / f".{path.name}.lock"
     with open(lock_path, "a+", encoding="utf-8") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -49,6 +49,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a problem prints as o
 def printable(text: str) -> str:
     """``text`` with control characters shown as escapes: a file name or field holding an
     ANSI sequence is reported, never obeyed, by the terminal that prints the error."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # undecodable file-name bytes
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 

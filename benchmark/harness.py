@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -83,6 +84,13 @@ def _dict_action() -> type[argparse.Action]:
         return _Joined
 
 
+def batch_size(text: str) -> str:
+    """``--batch-size``: a whole number of at least 1, or lm-eval's ``auto`` / ``auto:N``."""
+    if text == "auto" or re.fullmatch(r"auto:[1-9][0-9]*", text) or re.fullmatch(r"[1-9][0-9]{0,5}", text):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: use a whole number of at least 1, or auto")
+
+
 def add_model_args(p: argparse.ArgumentParser) -> None:
     """The model options, spelled as in lm-evaluation-harness 0.4 (``--model_args``,
     ``--gen_kwargs``, ``--batch_size``, ``--apply_chat_template``) or with dashes."""
@@ -109,7 +117,8 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "-b",
         dest="batch_size",
         default="4",
-        help="generation batch size, or 'auto' (hf)",
+        type=batch_size,
+        help="generation batch size (a whole number of at least 1), or 'auto' / 'auto:N' (hf)",
     )
     g.add_argument(
         "--gen-kwargs",
@@ -197,6 +206,15 @@ def check_request(
     ]
     if bad:
         raise InputError(Problem("command line", "; ".join(bad), field="--gen-kwargs"))
+    if model == OFFLINE_MODEL and margs:
+        raise InputError(
+            Problem(
+                "command line",
+                f"{OFFLINE_MODEL} takes no model arguments (got {', '.join(sorted(margs))}); it is one fixed "
+                "model. For another model use --model hf --model-args pretrained=ORG/NAME",
+                field="--model-args",
+            )
+        )
     if model != OFFLINE_MODEL:
         from lm_eval.api.registry import get_model
 

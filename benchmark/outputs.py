@@ -32,6 +32,10 @@ class OutputRow(BaseModel):
     model_args: dict[str, Any] = Field(default_factory=dict, description="backend arguments, secrets removed")
     generation: dict[str, Any] = Field(default_factory=dict)
     task: str | None = None
+    generated_by: str | None = Field(
+        default=None,
+        description="model@revision that wrote the answer, kept when `benchmark submit` files it under another name",
+    )
     created: str | None = None
     item_key: str | None = Field(
         default=None, description="checkpoint key: hash of what determined this answer"
@@ -105,46 +109,60 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
     path = Path(path)
     if not path.exists():
         raise InputError(Problem(rel(path), "outputs file does not exist"))
+    if path.is_dir():
+        raise InputError(Problem(rel(path), "is a folder; give the outputs JSONL file(s) inside it"))
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(
+            Problem(
+                rel(path),
+                f"not UTF-8 text (byte offset {exc.start}); outputs files are UTF-8 JSON lines",
+                line,
+            )
+        ) from None
     rows: list[OutputRow] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for line_no, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(rel(path), f"invalid JSON: {exc.msg}", line=line_no))
-                continue
-            try:
-                if is_lm_eval_sample(obj):
-                    row = _from_lm_eval(obj, path, line_no, model_name)
-                else:
-                    if model_name and isinstance(obj, dict) and "model" not in obj:
-                        obj["model"] = model_name
-                    row = OutputRow.model_validate(obj)
-            except ValidationError as exc:
-                problems.extend(
-                    Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"]))
-                    for e in exc.errors()
+    # lines end at "\n" only: U+2028 inside a JSON string is text, not a line end
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(rel(path), f"invalid JSON: {exc.msg}", line=line_no))
+            continue
+        try:
+            if is_lm_eval_sample(obj):
+                row = _from_lm_eval(obj, path, line_no, model_name)
+            else:
+                if model_name and isinstance(obj, dict) and "model" not in obj:
+                    obj["model"] = model_name
+                row = OutputRow.model_validate(obj)
+        except ValidationError as exc:
+            problems.extend(
+                Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"]))
+                for e in exc.errors()
+            )
+            continue
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        if row.query_id in seen:
+            problems.append(
+                Problem(
+                    rel(path),
+                    f"duplicate query_id {row.query_id!r} (first on line {seen[row.query_id]})",
+                    line=line_no,
+                    field="query_id",
                 )
-                continue
-            except InputError as exc:
-                problems.extend(exc.problems)
-                continue
-            if row.query_id in seen:
-                problems.append(
-                    Problem(
-                        rel(path),
-                        f"duplicate query_id {row.query_id!r} (first on line {seen[row.query_id]})",
-                        line=line_no,
-                        field="query_id",
-                    )
-                )
-                continue
-            seen[row.query_id] = line_no
-            rows.append(row)
+            )
+            continue
+        seen[row.query_id] = line_no
+        rows.append(row)
     if problems:
         raise InputError(problems)
     return rows
@@ -177,6 +195,16 @@ def answers_and_model(
                 rel(Path(path)),
                 f"answers come from several models or settings {sorted(models)}; one file per model and setting",
                 field="model",
+            )
+        )
+    stray = [r.query_id for r in rows if r.rag is None and r.retrieval is not None]
+    if stray:
+        raise InputError(
+            Problem(
+                rel(Path(path)),
+                f"closed-book rows carry 'retrieval' records (queries {stray[:5]}); a closed-book answer has "
+                "no evidence: remove them, or give the rows their 'rag' setting",
+                field="retrieval",
             )
         )
     first = rows[0]

@@ -49,3 +49,29 @@ def tasks_dir() -> Path:
     if "GROUNDCOVER_TASKS" in os.environ:
         return Path(os.environ["GROUNDCOVER_TASKS"])
     return PACKAGED_TASKS if PACKAGED_TASKS.is_dir() else REPO_ROOT / "tasks"
+
+
+def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
+    """Make sure ``path`` is a folder this process can write, before any model loads.
+
+    A real write is tried (a probe file, removed at once): permission bits say nothing
+    for root, and a read-only mount or a path through a file only shows on writing.  The
+    folder is created if missing; a failure is a one-line error naming ``flag``.
+    """
+    import tempfile
+
+    from benchmark.errors import InputError, Problem, printable
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError(Problem(printable(str(p)), "is a file, not a folder", field=flag))
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=p, prefix=".groundcover-write-check-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(
+            Problem(printable(str(p)), f"cannot write here ({exc.strerror or exc})", field=flag)
+        ) from None
+    return p

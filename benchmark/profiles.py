@@ -167,7 +167,12 @@ def load_profile(ref: str | Path | None = None, **overrides: Any) -> JudgeProfil
                     field="--judge-profile",
                 )
             )
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            Problem(rel(path), f"not UTF-8 text (byte offset {exc.start})", field="--judge-profile")
+        ) from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark import stats
+from benchmark.exports import write_csv
 from benchmark.families import REGISTRY, MetricFamily
 from benchmark.leaderboard import Leaderboard
 from benchmark.stats import MISSING, fmt_score
@@ -263,10 +264,10 @@ def write_snapshot(lb: Leaderboard, out_dir: Path | str) -> list[Path]:
         old.unlink()
     for fid, df in lb.tables.items():
         path = out / f"{fid}.csv"
-        df.to_csv(path, index=False)
+        write_csv(df, path)
         written.append(path)
         payload["families"][fid] = json.loads(df.to_json(orient="records")) if not df.empty else []  # type: ignore[index]
-    lb.overall.to_csv(out / "overall.csv", index=False)
+    write_csv(lb.overall, out / "overall.csv")
     written.append(out / "overall.csv")
     payload["overall"] = json.loads(lb.overall.to_json(orient="records")) if not lb.overall.empty else []
     payload["skipped"] = lb.skipped

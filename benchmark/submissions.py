@@ -19,6 +19,7 @@ import re
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,7 +41,15 @@ from pydantic import (
 from benchmark.errors import InputError, Problem
 from benchmark.outputs import OutputRow
 from benchmark.results import SEGMENT_CHARS, RAGSetting
-from benchmark.untrusted import YAMLDataError, load_json, load_yaml, strings, text_problems, yaml_key_lines
+from benchmark.untrusted import (
+    YAMLDataError,
+    load_json,
+    load_yaml,
+    name_problems,
+    strings,
+    text_problems,
+    yaml_key_lines,
+)
 
 MODEL_CARD = "model.yaml"
 MAX_FILES = 64
@@ -49,6 +58,17 @@ MAX_TOTAL_BYTES = 200 * 1024 * 1024
 MAX_ANSWER_CHARS = 50_000
 MAX_LINE_CHARS = 200_000
 MAX_CARD_CHARS = 64_000
+#: problems collected per file before its reading stops (the first ones tell what to fix)
+MAX_PROBLEMS_PER_FILE = 50
+#: rows an outputs file may hold: this many per query of the task (a few spare for mistakes)
+ROWS_PER_QUERY = 2
+#: seconds one folder's validation may take before it ends with an error, not a stalled CI job
+TIME_BUDGET_S = 60.0
+#: keys that hold credentials: never published, so never accepted in a submission
+_SECRET_KEY = re.compile(
+    r"(^|[_\-.])(api[_\-]?key|secrets?|token|passw(or)?d|credentials?|auth|bearer|cookies?|headers?)($|[_\-.])",
+    re.I,
+)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 # a revision names a results folder: the characters result paths keep (SEGMENT_CHARS)
 _REVISION_RE = re.compile(rf"^[A-Za-z0-9][{SEGMENT_CHARS}]{{0,63}}$")
@@ -166,12 +186,20 @@ def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
 
 
 def _text_field_problems(
-    value: Any, file: str, line: int | None, lines: dict[str, int] | None = None
+    value: Any,
+    file: str,
+    line: int | None,
+    lines: dict[str, int] | None = None,
+    *,
+    free_text: tuple[str, ...] = (),
 ) -> list[Problem]:
-    """Lone surrogates and control characters anywhere in a parsed value (keys included)."""
+    """Lone surrogates and control characters anywhere in a parsed value (keys included),
+    and invisible or direction-changing characters anywhere but in the ``free_text``
+    fields (answers may quote any script; names and identifiers may not hide characters)."""
     out = []
     for where, text in strings(value):
-        why = text_problems(text)
+        check = text_problems if where.split(".")[0].split("[")[0] in free_text else name_problems
+        why = check(text)
         if why:
             top = where.split(".")[0].split("[")[0]
             out.append(Problem(file, why, line if lines is None else lines.get(top), where or None))
@@ -189,6 +217,7 @@ def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, lis
         return None, [Problem(shown, "model card must be a mapping of fields")]
     lines = yaml_key_lines(text)
     problems = _text_field_problems(raw, shown, None, lines)
+    problems += _secret_problems(raw.get("generation"), shown, lines.get("generation"), "generation")
     try:
         card = ModelCard.model_validate(raw)
     except ValidationError as exc:
@@ -201,14 +230,129 @@ def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, lis
     return (card if not problems else None), problems
 
 
+def _secret_problems(value: Any, file: str, line: int | None, where: str) -> list[Problem]:
+    """Keys named like credentials (``api_key``, ``token``, …) anywhere in ``value``: a
+    submission is published as it is, so a secret in it would be published too."""
+    found: list[str] = []
+
+    def walk(v: Any, path: str) -> None:
+        if isinstance(v, dict):
+            for k, inner in v.items():
+                here = f"{path}.{k}"
+                if _SECRET_KEY.search(str(k)):
+                    found.append(here)
+                walk(inner, here)
+        elif isinstance(v, list):
+            for i, inner in enumerate(v):
+                walk(inner, f"{path}[{i}]")
+
+    walk(value, where)
+    return [
+        Problem(file, "looks like a credential; remove it (submissions are published as they are)", line, p)
+        for p in found
+    ]
+
+
+def _rag_difference(row: RAGSetting | None, card: RAGSetting | None) -> str:
+    """What differs between a row's retrieval setting and the card's, field by field."""
+    if (row is None) != (card is None):
+        got = row.slug if row else "closed-book"
+        want = card.slug if card else "closed-book"
+        return f"row was generated {got}, model.yaml says {want}"
+    assert row is not None and card is not None
+    fields = [
+        f"{name}: row {getattr(row, name)!r}, model.yaml {getattr(card, name)!r}"
+        for name in type(row).model_fields
+        if getattr(row, name) != getattr(card, name)
+    ]
+    return "the row's retrieval setting differs from model.yaml's rag (" + "; ".join(fields) + ")"
+
+
+class _Deadline:
+    """The time budget of one validation: :meth:`check` raises when it is spent."""
+
+    def __init__(self, seconds: float, shown: str) -> None:
+        self.seconds, self.shown = seconds, shown
+        self.end = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise InputError(
+                Problem(
+                    self.shown,
+                    f"validation stopped after {self.seconds:g} s; a submission this slow to read is refused "
+                    "(is a file far larger or more deeply nested than a task's answers need?)",
+                )
+            )
+
+
+def _row_problems(
+    row: OutputRow, obj: dict[str, Any], shown: str, line_no: int, card: ModelCard | None, task_id: str
+) -> list[Problem]:
+    """What is wrong with one parsed row against the card and the task."""
+    problems = _secret_problems(obj.get("model_args"), shown, line_no, "model_args")
+    problems += _secret_problems(obj.get("generation"), shown, line_no, "generation")
+    if row.task is not None and row.task != task_id:
+        problems.append(
+            Problem(shown, f"row names task {row.task!r}, but this file is for {task_id!r}", line_no, "task")
+        )
+    if card is not None and (row.model != card.model_id or row.revision != card.revision):
+        problems.append(
+            Problem(
+                shown,
+                f"row is from {row.model}@{row.revision}, model.yaml says {card.model_id}@{card.revision}",
+                line_no,
+                "model",
+            )
+        )
+    if card is not None and row.rag != card.rag:
+        problems.append(Problem(shown, _rag_difference(row.rag, card.rag), line_no, "rag"))
+    if row.rag is not None and row.retrieval is None:
+        problems.append(Problem(shown, "a RAG answer needs its 'retrieval' record", line_no, "retrieval"))
+    if row.rag is None and row.retrieval is not None:
+        problems.append(
+            Problem(
+                shown,
+                "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting",
+                line_no,
+                "retrieval",
+            )
+        )
+    return problems
+
+
 def _load_outputs(
-    text: str, shown: str, card: ModelCard | None, known: set[str], required: list[str]
+    text: str,
+    shown: str,
+    card: ModelCard | None,
+    task_id: str,
+    deadline: _Deadline,
 ) -> tuple[list[OutputRow], list[Problem]]:
+    """Rows of one outputs file, and its problems: at most :data:`MAX_PROBLEMS_PER_FILE`,
+    and none of it read when the file has more lines than the task could need."""
+    known, required = required_queries(task_id)
+    max_rows = ROWS_PER_QUERY * len(known) + 10
+    n_lines = text.count("\n") + (not text.endswith("\n"))
+    if n_lines > max_rows and sum(1 for line in text.split("\n") if line.strip()) > max_rows:
+        return [], [
+            Problem(
+                shown,
+                f"{n_lines} lines; task {task_id} has {len(known)} queries, so at most {max_rows} rows are read",
+            )
+        ]
     rows: list[OutputRow] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     # JSONL lines end at "\n" only: U+2028, U+2029 and U+0085 may appear inside answers
     for line_no, line in enumerate(text.split("\n"), start=1):
+        if len(problems) >= MAX_PROBLEMS_PER_FILE:
+            problems.append(
+                Problem(
+                    shown, f"stopped reading after {MAX_PROBLEMS_PER_FILE} problems; fix these first", line_no
+                )
+            )
+            return rows, problems
+        deadline.check()
         if not line.strip():
             continue
         if len(line) > MAX_LINE_CHARS:
@@ -222,7 +366,7 @@ def _load_outputs(
         if not isinstance(obj, dict):
             problems.append(Problem(shown, "each line must be a JSON object", line_no))
             continue
-        bad_text = _text_field_problems(obj, shown, line_no)
+        bad_text = _text_field_problems(obj, shown, line_no, free_text=("answer",))
         if bad_text:
             problems.extend(bad_text)
             continue
@@ -252,22 +396,7 @@ def _load_outputs(
                 )
             )
         seen.setdefault(row.query_id, line_no)
-        if card is not None and (row.model != card.model_id or row.revision != card.revision):
-            problems.append(
-                Problem(
-                    shown,
-                    f"row is from {row.model}@{row.revision}, model.yaml says {card.model_id}@{card.revision}",
-                    line_no,
-                    "model",
-                )
-            )
-        if card is not None and row.rag != card.rag:
-            got = row.rag.slug if row.rag else "closed-book"
-            problems.append(
-                Problem(shown, f"row was generated {got}, model.yaml says {card.setting}", line_no, "rag")
-            )
-        if row.rag is not None and row.retrieval is None:
-            problems.append(Problem(shown, "a RAG answer needs its 'retrieval' record", line_no, "retrieval"))
+        problems += _row_problems(row, obj, shown, line_no, card, task_id)
         rows.append(row)
     missing = [q for q in required if q not in seen]
     if missing:
@@ -301,14 +430,50 @@ def _guarded(shown: str, load: Callable[[], tuple[Any, list[Problem]]]) -> tuple
     """Run one file's checks; anything unforeseen becomes a problem of that file, not a traceback."""
     try:
         return load()
+    except InputError:
+        raise  # the time budget: the whole validation ends here
     except Exception as exc:  # untrusted input must never crash the validator
         return None, [Problem(shown, f"could not be read ({type(exc).__name__}: {str(exc)[:200]})")]
 
 
-def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = None) -> Submission:
+def _count_entries(root: Path, shown_root: str) -> None:
+    """Refuse a folder with more entries than a submission may hold before reading any."""
+    with os.scandir(root) as entries:
+        for n, _ in enumerate(entries, start=1):
+            if n > MAX_FILES:
+                raise InputError(
+                    Problem(
+                        shown_root,
+                        f"more than {MAX_FILES} entries; a submission holds at most {MAX_FILES} files",
+                    )
+                )
+
+
+def _task_queries(task_id: str, shown: str) -> Problem | None:
+    """A problem when the project cannot score ``task_id`` from a submission (no shipped
+    corpus, say), in words for a submitter; ``None`` when it can."""
+    try:
+        required_queries(task_id)
+    except InputError as exc:
+        why = "; ".join(p.message.split(";")[0] for p in exc.problems)
+        return Problem(
+            shown,
+            f"the leaderboard cannot score task {task_id} from a submission ({why}); "
+            "submit tasks that ship their corpus, and score this one yourself with `benchmark score`",
+        )
+    return None
+
+
+def validate_submission(
+    folder: Path | str, *, task_ids: Iterable[str] | None = None, time_budget_s: float = TIME_BUDGET_S
+) -> Submission:
     """Check a submission folder completely; raise :class:`InputError` listing every problem.
 
     ``task_ids`` are the tasks a submission may contain (default: every task shipped).
+    Reading is bounded: a folder with too many entries is refused before any is read, each
+    file's problems stop at :data:`MAX_PROBLEMS_PER_FILE`, an outputs file with more rows
+    than its task could need is not parsed, and the whole check ends with an error after
+    ``time_budget_s`` seconds.
     """
     from benchmark.tasks import list_tasks
 
@@ -318,6 +483,8 @@ def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = 
         raise InputError(Problem(shown_root, "the submission folder is a symbolic link"))
     if not root.is_dir():
         raise InputError(Problem(shown_root, "submission folder does not exist"))
+    _count_entries(root, shown_root)
+    deadline = _Deadline(time_budget_s, shown_root)
     allowed_tasks = set(task_ids) if task_ids is not None else {c.id for c in list_tasks()}
     problems: list[Problem] = []
     resolved_root = root.resolve()
@@ -337,6 +504,10 @@ def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = 
                 problems.append(Problem(shown, "only regular files are allowed"))
             elif not p.resolve().is_relative_to(resolved_root):
                 problems.append(Problem(shown, "path escapes the submission folder"))
+            elif st.st_nlink > 1:
+                problems.append(
+                    Problem(shown, "a hard link (git cannot carry one): copy the file's content instead")
+                )
             else:
                 if st.st_mode & 0o111:
                     problems.append(Problem(shown, "executable files are not allowed (clear the x bit)"))
@@ -391,9 +562,13 @@ def validate_submission(folder: Path | str, *, task_ids: Iterable[str] | None = 
     for p, text in texts.items():
         if p.name == MODEL_CARD:
             continue
+        unscorable = _task_queries(p.stem, _display(p, root))
+        if unscorable:
+            problems.append(unscorable)
+            continue
         rows, out_problems = _guarded(
             _display(p, root),
-            lambda p=p, text=text: _load_outputs(text, _display(p, root), card, *required_queries(p.stem)),
+            lambda p=p, text=text: _load_outputs(text, _display(p, root), card, p.stem, deadline),
         )
         problems.extend(out_problems)
         outputs[p.stem] = rows or []
@@ -417,14 +592,18 @@ def build_submission(
     dest_root: Path,
     *,
     overwrite: bool = False,
+    relabelled: dict[str, int] | None = None,
 ) -> Path:
     """Write ``<dest_root>/<folder>/`` from outputs JSONL files and a card, all or nothing.
 
     Rows are re-serialised from the validated :class:`OutputRow` (so nothing a backend
     added beyond the schema leaks in) and their ``model``/``revision`` are set to the
-    card's, the identity the leaderboard shows.  The folder is built and validated beside
-    its destination and moved into place only when valid: a failed ``submit`` leaves
-    nothing behind, and an existing folder is replaced only with ``overwrite``.
+    card's, the identity the leaderboard shows.  A row written by another model keeps that
+    model's identity in ``generated_by``, and ``relabelled`` (when given) counts the rows
+    per original ``model@revision`` so the caller can say what was renamed.  The folder is
+    built and validated beside its destination and moved into place only when valid: a
+    failed ``submit`` leaves nothing behind, and an existing folder is replaced only with
+    ``overwrite``.
     """
     from benchmark.outputs import read_outputs
 
@@ -433,6 +612,7 @@ def build_submission(
         raise InputError(Problem(str(dest), "submission folder exists; pass --overwrite to replace it"))
     dest_root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{card.folder_name}.", dir=dest_root)) / card.folder_name
+    renamed = relabelled if relabelled is not None else {}
     try:
         staging.mkdir()
         written = 0
@@ -442,10 +622,16 @@ def build_submission(
             task_id = task_ids.pop() if len(task_ids) == 1 else Path(src).stem
             with open(staging / f"{task_id}.jsonl", "w", encoding="utf-8") as f:
                 for r in rows:
-                    r = r.model_copy(
-                        update={"model": card.model_id, "revision": card.revision, "task": task_id}
-                    )
-                    f.write(r.model_dump_json(exclude_none=True) + "\n")
+                    origin = f"{r.model}@{r.revision}"
+                    update: dict[str, Any] = {
+                        "model": card.model_id,
+                        "revision": card.revision,
+                        "task": task_id,
+                    }
+                    if (r.model, r.revision) != (card.model_id, card.revision):
+                        update["generated_by"] = r.generated_by or origin
+                        renamed[origin] = renamed.get(origin, 0) + 1
+                    f.write(r.model_copy(update=update).model_dump_json(exclude_none=True) + "\n")
             written += 1
         if not written:
             raise InputError(Problem(str(dest_root), "no outputs files given"))

@@ -35,7 +35,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from benchmark import results_dataset
+from benchmark import exports, results_dataset
 from benchmark.families import REGISTRY, MetricFamily
 from benchmark.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.profiles import DEFAULT_PROFILE
@@ -201,7 +201,7 @@ def write_csv(view: pd.DataFrame, family_id: str) -> str:
     """The shown table as a CSV file for the download button (a fresh file per view)."""
     folder = Path(tempfile.mkdtemp(prefix="groundcover-csv-"))
     path = folder / f"groundcover-{family_id}.csv"
-    view.to_csv(path, index=False)
+    exports.write_csv(view, path)
     return str(path)
 
 

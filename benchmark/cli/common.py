@@ -20,6 +20,7 @@ from benchmark import families
 from benchmark.errors import InputError, Problem
 from benchmark.families import REGISTRY, families_for
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+from benchmark.paths import check_writable
 from benchmark.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
 from benchmark.results import ModelInfo, TaskResult
 from benchmark.tasks import Task
@@ -80,12 +81,34 @@ def scorable_queries(args: argparse.Namespace, task: Task) -> list[str]:
     return families.scorable_queries(task, scoring_inputs(args), requested_metrics(args))
 
 
+def check_corpus(path: str) -> None:
+    """Read ``--corpus`` whole (every bad row named) before anything is generated or loaded;
+    retrieval reads it again later from the same, now known-good, file."""
+    from benchmark.retrieval import load_corpus
+
+    try:
+        load_corpus(path)
+    except InputError as exc:
+        raise InputError(
+            [Problem(p.file, p.message, p.line, p.field or "--corpus") for p in exc.problems]
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            Problem(path, f"not UTF-8 text (byte offset {exc.start})", field="--corpus")
+        ) from None
+    except (OSError, ValueError) as exc:  # a parquet file that is not one, say
+        raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None
+
+
 def plan(
     args: argparse.Namespace, tasks: list[Task]
 ) -> tuple[JudgeProfile, dict[str, list[tuple[MetricFamily, FamilySettings]]]]:
     """Check everything a scoring run needs; nothing is loaded yet."""
     if args.query_batch < 1:
         raise InputError(Problem("command line", "must be at least 1", field="--query-batch"))
+    check_writable(args.results_dir, "--results-dir")
+    if getattr(args, "corpus", None):
+        check_corpus(args.corpus)
     profile = load_profile(args.judge_profile)
     chosen = {}
     for task in tasks:

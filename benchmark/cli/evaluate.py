@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.cli import add_command
-from benchmark.cli.common import add_scoring_args, scorable_queries, score_answers
+from benchmark.cli.common import add_scoring_args, check_corpus, scorable_queries, score_answers
 from benchmark.errors import InputError, Problem
+from benchmark.paths import check_writable
 from benchmark.tasks import load_task
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,7 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
     """P@10 / nDCG@10 of the retrieved and the reranked lists, printed and saved beside the outputs."""
     from rich.console import Console
 
+    from benchmark.exports import write_csv
     from benchmark.raarg import ranking_quality
 
     failed = sum(len(f) for f in context.failures.values())
@@ -173,7 +175,7 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
         dict(zip(queries["query_id"], queries["stance"], strict=True)),
     )
     target = out.with_name(f"{out.stem}.ranking.csv")
-    table.to_csv(target, index=False)
+    write_csv(table, target)
     Console(stderr=True).print(table.round(3).to_string(index=False), f"\n(wrote {target})", markup=False)
 
 
@@ -197,12 +199,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(Problem("command line", "a count must be a whole number", field="--limit"))
     task_ids = task_list(args.tasks)
     tasks = [load_task(t) for t in task_ids]
+    check_writable(args.output_dir, "--output-dir")
     # everything scoring needs (profile, families, their settings, the corpus) is checked
     # before a single answer is generated; the profile also gives the RAG retrievers'
     # chunking and embedder
     if args.no_score:
         from benchmark.profiles import load_profile
 
+        if args.corpus:
+            check_corpus(args.corpus)
         profile = load_profile(args.judge_profile)  # the RAG retrievers' chunking and embedder
     else:
         profile, _ = plan(args, tasks)

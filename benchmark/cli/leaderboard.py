@@ -40,9 +40,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from benchmark.errors import InputError, Problem, printable
     from benchmark.leaderboard import build_leaderboard
+    from benchmark.paths import check_writable
     from benchmark.snapshot import print_leaderboard, to_markdown, write_snapshot
 
+    if not Path(args.results_dir).is_dir():
+        raise InputError(
+            Problem(printable(args.results_dir), "no such folder of result files", field="--results-dir")
+        )
+    if not args.no_write:
+        check_writable(args.out, "--out")
+    if args.markdown and Path(args.markdown).is_dir():
+        raise InputError(
+            Problem(printable(args.markdown), "is a folder; give a file name", field="--markdown")
+        )
     lb = build_leaderboard(args.results_dir, args.submissions_dir)
     print_leaderboard(lb)
     if not args.no_write:

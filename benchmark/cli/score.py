@@ -7,6 +7,7 @@ import argparse
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, score_answers
 from benchmark.cli.evaluate import task_list
+from benchmark.errors import InputError, Problem
 from benchmark.tasks import load_task
 
 
@@ -45,11 +46,17 @@ def run(args: argparse.Namespace) -> int:
     if args.submission:
         return _score_submission(args)
     if not args.tasks:
-        raise SystemExit("error: --outputs needs --tasks")
+        raise InputError(
+            Problem("command line", "--outputs needs --tasks (one task per file)", field="--tasks")
+        )
     task_ids = task_list(args.tasks)
     if len(task_ids) != len(args.outputs):
-        raise SystemExit(
-            f"error: {len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task"
+        raise InputError(
+            Problem(
+                "command line",
+                f"{len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task",
+                field="--tasks",
+            )
         )
     jobs = []
     for task_id, path in zip(task_ids, args.outputs, strict=True):

@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", required=True)
     p.add_argument("--revision", default="main")
     p.add_argument("--license", required=True)
-    p.add_argument("--parameters", type=float, help="parameter count (e.g. 1.5e9)")
+    p.add_argument("--parameters", type=parameter_count, help="parameter count (e.g. 1.5e9)")
     weights = p.add_mutually_exclusive_group(required=True)
     weights.add_argument("--open-weights", dest="open_weights", action="store_true")
     weights.add_argument("--closed-weights", dest="open_weights", action="store_false")
@@ -41,6 +41,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--submissions-dir", default="submissions")
     p.add_argument("--overwrite", action="store_true")
     p.set_defaults(func=run)
+
+
+def parameter_count(text: str) -> int:
+    """``1.5e9`` -> 1500000000; argparse turns the ValueError into a one-line error."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0 or value > 1e15:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a parameter count (a number from 0 to 1e15)")
+    return int(value)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             org=args.org,
             revision=args.revision,
             license=args.license,
-            parameters=None if args.parameters is None else int(args.parameters),
+            parameters=args.parameters,
             open_weights=args.open_weights,
             links=args.link,
             contact=args.contact,
@@ -76,6 +89,14 @@ def run(args: argparse.Namespace) -> int:
                 for e in exc.errors()
             ]
         ) from exc
-    dest = build_submission(files, card, Path(args.submissions_dir), overwrite=args.overwrite)
+    relabelled: dict[str, int] = {}
+    dest = build_submission(
+        files, card, Path(args.submissions_dir), overwrite=args.overwrite, relabelled=relabelled
+    )
+    for origin, n in sorted(relabelled.items()):
+        print(
+            f"note: {n} row(s) written by {origin} are filed as {card.model_id}@{card.revision}; "
+            "each keeps its origin in 'generated_by'"
+        )
     print(f"wrote {dest} ({len(files)} task file(s)); validated. Open a pull request adding this folder.")
     return 0

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 
 from rich.console import Console
 from rich.markup import escape
 
 from benchmark.cli import add_command
-from benchmark.errors import InputError
+from benchmark.errors import InputError, printable
+
+SHOWN = 20  # problems printed per folder: the first ones say what to fix
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,12 +44,21 @@ def run(args: argparse.Namespace) -> int:
             sub = validate_submission(folder)
         except InputError as exc:
             failed += 1
-            console.print(f"[red]✗[/] {escape(folder)}: {len(exc.problems)} problem(s)")
-            for problem in exc.problems:
+            console.print(f"[red]✗[/] {escape(printable(folder))}: {len(exc.problems)} problem(s)")
+            for problem in exc.problems[:SHOWN]:
                 console.print(f"  {escape(str(problem))}")
+            if len(exc.problems) > SHOWN:
+                console.print(
+                    f"  … and {len(exc.problems) - SHOWN} more (fix these first, then validate again)"
+                )
             continue
         tasks = ", ".join(f"{t} ({len(rows)} answers)" for t, rows in sorted(sub.outputs.items()))
         console.print(
-            f"[green]✓[/] {escape(folder)}: {escape(sub.card.model_id)}@{escape(sub.card.revision)} — {tasks}"
+            f"[green]✓[/] {escape(printable(folder))}: {escape(sub.card.model_id)}@{escape(sub.card.revision)} — {tasks}"
         )
+        origins = Counter(r.generated_by for rows in sub.outputs.values() for r in rows if r.generated_by)
+        for origin, n in sorted(origins.items()):
+            console.print(
+                f"  note: {n} answer(s) were written by {escape(origin)} and are filed under this name"
+            )
     return 2 if failed else 0

@@ -56,8 +56,11 @@ def test_two_processes_rewriting_one_file_never_tear_it(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_a_second_writer_is_told_who_holds_the_file(tmp_path: Path) -> None:
+def test_a_second_writer_is_told_who_holds_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each process with its own GROUNDCOVER_HOME: the lock lives in the result folder, so
+    it holds across homes (a lock under the home let both runs write one folder)."""
     target = tmp_path / "result.json"
+    monkeypatch.setenv("GROUNDCOVER_HOME", str(tmp_path / "home-b"))
     ready = tmp_path / "ready"
     holder = subprocess.Popen(
         [
@@ -69,7 +72,7 @@ def test_a_second_writer_is_told_who_holds_the_file(tmp_path: Path) -> None:
             f"    pathlib.Path({str(ready)!r}).touch()\n"
             "    time.sleep(60)\n",
         ],
-        env=os.environ.copy(),
+        env={**os.environ, "GROUNDCOVER_HOME": str(tmp_path / "home-a")},
     )
     try:
         deadline = time.time() + 60
@@ -291,3 +294,40 @@ def test_markup_in_a_profile_version_prints_literally(tmp_path: Path) -> None:
     buf = io.StringIO()
     print_leaderboard(from_results([result]), Console(file=buf, width=250))
     assert "offline-smollm2-minilm-sim@2[/]" in buf.getvalue()
+
+
+# -- exports ----------------------------------------------------------------------------------
+
+
+def test_every_csv_neutralises_formula_cells(tmp_path: Path) -> None:
+    """A model id like ``=HYPERLINK(…)`` (possible through `score --outputs`) must reach the
+    snapshot CSVs and the Space's download as text, not as a formula."""
+    import csv
+
+    import pandas as pd
+
+    from benchmark.exports import write_csv
+
+    df = pd.DataFrame(
+        {
+            "model": ['=HYPERLINK("http://x")', "+1", "-cmd", "@SUM(A1)", "plain"],
+            "score": [0.5, -0.5, 1, 0, 2],
+        }
+    )
+    path = write_csv(df, tmp_path / "t.csv")
+    rows = list(csv.DictReader(path.open(encoding="utf-8")))
+    assert [r["model"] for r in rows] == ['\'=HYPERLINK("http://x")', "'+1", "'-cmd", "'@SUM(A1)", "plain"]
+    assert [float(r["score"]) for r in rows] == [0.5, -0.5, 1, 0, 2]  # numbers stay numbers
+    assert df["model"][0].startswith("=")  # the caller's frame is not changed
+
+
+def test_the_snapshot_and_the_space_write_csv_through_the_guard() -> None:
+    """No CSV is written around :func:`benchmark.exports.write_csv`."""
+    root = Path(__file__).resolve().parents[2]
+    offenders = [
+        str(p.relative_to(root))
+        for folder in ("benchmark", "hf_space")
+        for p in (root / folder).rglob("*.py")
+        if ".to_csv(" in p.read_text(encoding="utf-8") and p.name != "exports.py"
+    ]
+    assert offenders == []

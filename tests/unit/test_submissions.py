@@ -221,3 +221,28 @@ def test_rows_must_have_the_cards_setting(tmp_path: Path) -> None:
     folder.parent.mkdir()
     make(tmp_path / "x", rows, {**CARD, "rag": RAG}).rename(folder)
     assert any("field 'retrieval'" in p for p in problems(folder))
+
+
+def test_a_task_the_board_cannot_score_is_refused_in_submitter_words(tmp_path: Path) -> None:
+    folder = make(tmp_path)
+    (folder / "webtrack-2013-2014.jsonl").write_text(json.dumps(_rows(["201"])[0]) + "\n", encoding="utf-8")
+    found = [p for p in problems(folder) if "webtrack-2013-2014" in p]
+    assert len(found) == 1 and "cannot score task webtrack-2013-2014" in found[0]
+    assert "--corpus" not in found[0]  # `validate` takes no --corpus: the hint must not suggest it
+
+
+def test_a_rag_setting_that_differs_names_the_field(tmp_path: Path) -> None:
+    from benchmark.results import RAGSetting
+
+    setting = {"retriever": "bm25", "k": 5, "prompt": "rag-answer@1", "corpus": "starter"}
+    card = {**CARD, "rag": setting}
+    _, required = required_queries(TASK)
+    retrieval = {"passages": ["d1"], "cited": []}
+    rows = _rows(required, rag={**setting, "prompt": "rag-answer@2"}, retrieval=retrieval)
+    folder = make(tmp_path, rows, card)
+    folder = folder.rename(folder.with_name(f"acme__tiny-model__{RAGSetting(**setting).slug}"))
+    found = problems(folder)
+    assert any(
+        "field 'rag'" in p and "prompt: row 'rag-answer@2', model.yaml 'rag-answer@1'" in p for p in found
+    )
+    assert not any("corpus:" in p for p in found)  # only the field that differs is named

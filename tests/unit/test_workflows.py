@@ -53,8 +53,10 @@ def add_folder(repo: Path, name: str) -> None:
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr")
 
 
-def run_step(repo: Path, name: str, **env: str) -> subprocess.CompletedProcess[str]:
-    script = steps("submission.yml")[name]["run"]
+def run_step(
+    repo: Path, name: str, workflow: str = "submission.yml", **env: str
+) -> subprocess.CompletedProcess[str]:
+    script = steps(workflow)[name]["run"]
     full_env = {"PATH": os.environ["PATH"], "HOME": str(repo), **env}
     return subprocess.run(
         ["bash", "-e", "-c", script], cwd=repo, env=full_env, capture_output=True, text=True
@@ -104,3 +106,100 @@ def test_code_changes_are_refused_in_a_submission_pull_request(repo: tuple[Path,
     add_folder(r, "acme__tiny-model")
     proc = run_step(r, "Changed submission folders", BASE=base)
     assert proc.returncode != 0 and "may only touch submissions/" in proc.stdout
+
+
+# -- the privileged half: comments from an artifact, publishes without racing --------------
+
+
+def jobs(workflow: str) -> dict[str, dict]:
+    return yaml.safe_load((WORKFLOWS / workflow).read_text(encoding="utf-8"))["jobs"]
+
+
+def test_no_job_that_reads_pull_request_files_can_write() -> None:
+    for name, job in jobs("submission.yml").items():
+        writes = [k for k, v in (job.get("permissions") or {}).items() if v == "write"]
+        if writes:  # only the publish job, and only on a push to main (after review and merge)
+            assert name == "publish" and job["if"] == "github.event_name == 'push'", name
+            assert job["concurrency"]["cancel-in-progress"] is False
+    comment = jobs("submission-comment.yml")["comment"]
+    assert comment["permissions"] == {"actions": "read", "pull-requests": "write"}
+    assert not any("checkout" in str(step.get("uses", "")) for step in comment["steps"])
+    on = yaml.safe_load((WORKFLOWS / "submission-comment.yml").read_text(encoding="utf-8"))[True]
+    assert list(on) == ["workflow_run"]
+
+
+@pytest.fixture
+def fake_gh(tmp_path: Path) -> Path:
+    """A stand-in for the GitHub CLI that records its arguments and answers `pr view` with
+    the head commit in $FAKE_HEAD."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    gh = bin_dir / "gh"
+    gh.write_text(
+        '#!/bin/sh\nfor a in "$@"; do printf "[%s]" "$a"; done >> "$FAKE_LOG"\necho >> "$FAKE_LOG"\n'
+        'if [ "$2" = view ]; then echo "$FAKE_HEAD"; fi\n'
+    )
+    gh.chmod(0o755)
+    return bin_dir
+
+
+def comment(tmp_path: Path, bin_dir: Path, pr_number: bytes, head: str = "abc") -> tuple[int, str]:
+    work = tmp_path / "work"
+    (work / "scored").mkdir(parents=True, exist_ok=True)
+    (work / "scored" / "pr_number.txt").write_bytes(pr_number)
+    (work / "scored" / "comment.md").write_text("| rank |\n$(touch INJECTED)\n")
+    log = tmp_path / "gh.log"
+    log.write_text("")
+    script = steps("submission-comment.yml")["Comment the table"]["run"]
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "HOME": str(work),
+        "REPO": "org/repo",
+        "HEAD_SHA": "abc",
+        "FAKE_HEAD": head,
+        "FAKE_LOG": str(log),
+    }
+    proc = subprocess.run(["bash", "-e", "-c", script], cwd=work, env=env, capture_output=True, text=True)
+    assert not list(tmp_path.rglob("INJECTED"))
+    return proc.returncode, log.read_text()
+
+
+@pytest.mark.parametrize(
+    "pr", [b"12; touch INJECTED", b"$(touch INJECTED)", b"12\n34", b"", b"-1", b"1" * 40]
+)
+def test_a_hostile_artifact_never_comments(tmp_path: Path, fake_gh: Path, pr: bytes) -> None:
+    code, calls = comment(tmp_path, fake_gh, pr)
+    assert code != 0 and "[comment]" not in calls
+
+
+def test_the_comment_goes_to_the_scored_pull_request_only(tmp_path: Path, fake_gh: Path) -> None:
+    code, calls = comment(tmp_path, fake_gh, b"12")
+    assert code == 0 and "[pr][comment][12][--repo][org/repo][--body-file][body.md]" in calls
+    code, calls = comment(tmp_path, fake_gh, b"12", head="another-commit")  # an artifact naming another PR
+    assert code != 0 and "[comment]" not in calls
+
+
+def test_publish_rebases_when_another_merge_published_first(tmp_path: Path) -> None:
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    seed = tmp_path / "seed"
+    git(tmp_path, "clone", "-q", str(origin), str(seed))
+    (seed / "leaderboard" / "results").mkdir(parents=True)
+    (seed / "leaderboard" / "results" / "README").write_text("results\n")
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    ours = tmp_path / "ours"
+    git(tmp_path, "clone", "-q", str(origin), str(ours))
+    # a first merge publishes while this job is still scoring
+    (seed / "leaderboard" / "results" / "a.json").write_text("{}\n")
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results: a")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    (ours / "leaderboard" / "results" / "b.json").write_text("{}\n")
+    (ours / "leaderboard" / "snapshot").mkdir()
+    proc = run_step(ours, "Commit results", SHA="cafe")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    published = git(origin, "ls-tree", "-r", "--name-only", "main")
+    assert "leaderboard/results/a.json" in published and "leaderboard/results/b.json" in published
+    assert git(origin, "log", "-1", "--format=%s", "main") == "results: score submissions cafe"
