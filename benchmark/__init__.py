@@ -2,9 +2,9 @@
 
 The import package is ``benchmark`` (the distribution is ``groundcover``).  Library
 entry points live in the modules named for each concept: :mod:`benchmark.tasks`,
-:mod:`benchmark.retrieval`, :mod:`benchmark.entailment`, :mod:`benchmark.llm`,
-:mod:`benchmark.judges`, :mod:`benchmark.runner`, :mod:`benchmark.results`,
-:mod:`benchmark.leaderboard`; each metric family lives in its own folder under
+:mod:`benchmark.retrieval`, :mod:`benchmark.models.entailment`, :mod:`benchmark.models.llm`,
+:mod:`benchmark.judging.stack`, :mod:`benchmark.scoring.runner`, :mod:`benchmark.core.results`,
+:mod:`benchmark.board.leaderboard`; each metric family lives in its own folder under
 :mod:`benchmark.families` (ICAT: :mod:`benchmark.families.icat`).
 """
 

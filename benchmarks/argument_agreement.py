@@ -28,8 +28,8 @@ from tabulate import tabulate
 
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
-from benchmark.judges import JudgeStack
-from benchmark.profiles import DEFAULT_PROFILE, load_profile
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.tasks import load_task
 
 DATA = Path.home() / ".cache" / "groundcover" / "argument-data"

@@ -20,12 +20,12 @@ from typing import Any
 
 from tabulate import tabulate
 
-from benchmark.cache import ModelCallCache
 from benchmark.families import REGISTRY
 from benchmark.families.arguments.formulas import DIMENSIONS
 from benchmark.families.base import ScoringInputs
-from benchmark.judges import JudgeStack
-from benchmark.profiles import DEFAULT_PROFILE, load_profile
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.tasks import load_task
 
 

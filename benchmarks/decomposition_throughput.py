@@ -18,12 +18,12 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from benchmark.cache import ModelCallCache
-from benchmark.decomposition import LLM_METHODS, METHODS, Decomposer, spacy_pipeline
-from benchmark.embeddings import Embedder
-from benchmark.llm import load_llm
-from benchmark.profiles import load_profile
-from benchmark.text import sentences
+from benchmark.core.text import sentences
+from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer, spacy_pipeline
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.embeddings import Embedder
+from benchmark.models.llm import load_llm
+from benchmark.models.profiles import load_profile
 
 TEXTS = Path(__file__).resolve().parents[1] / "leaderboard" / "texts" / "bm25-extractive-top3.jsonl"
 

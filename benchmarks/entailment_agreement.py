@@ -98,10 +98,10 @@ def evaluate(
     judge: str = "entailment",
     max_pairs: int | None = None,
 ) -> dict:
-    from benchmark.cache import ModelCallCache
-    from benchmark.entailment import LLMEntailment, load_entailment
-    from benchmark.llm import load_llm
-    from benchmark.profiles import EntailmentSpec, load_profile
+    from benchmark.models.cache import ModelCallCache
+    from benchmark.models.entailment import LLMEntailment, load_entailment
+    from benchmark.models.llm import load_llm
+    from benchmark.models.profiles import EntailmentSpec, load_profile
 
     prof = load_profile(profile_name)
     spec = prof.entailment if embedder is None else prof.entailment.model_copy(update={"model": embedder})

@@ -22,13 +22,13 @@ import time
 
 from tabulate import tabulate
 
-from benchmark.cache import ModelCallCache
 from benchmark.families.exam import formulas
 from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.family import ExamSettings, gold_articles, task_bank
 from benchmark.families.exam.pipeline import read_all
-from benchmark.judges import JudgeStack
-from benchmark.profiles import DEFAULT_PROFILE, load_profile
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.tasks import load_task
 
 

@@ -38,9 +38,9 @@ def peak_rss_mb() -> float:
 
 
 def entailment_rate(n_claims: int, k: int = 10) -> list[tuple[str, str, str]]:
-    from benchmark.cache import ModelCallCache
-    from benchmark.entailment import load_entailment
-    from benchmark.profiles import load_profile
+    from benchmark.models.cache import ModelCallCache
+    from benchmark.models.entailment import load_entailment
+    from benchmark.models.profiles import load_profile
 
     prof = load_profile()
     pairs_src = [

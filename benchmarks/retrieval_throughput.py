@@ -115,9 +115,9 @@ def timed(fn: Any, *args: Any, **kw: Any) -> tuple[Any, float]:
 
 
 def run(sizes: list[int], n_queries: int, dense_sample: int, k: int) -> list[tuple[str, str, str, str]]:
-    from benchmark.cache import ModelCallCache
-    from benchmark.embeddings import Embedder
-    from benchmark.profiles import EmbedderSpec
+    from benchmark.models.cache import ModelCallCache
+    from benchmark.models.embeddings import Embedder
+    from benchmark.models.profiles import EmbedderSpec
     from benchmark.retrieval import BM25Retriever, build_faiss_index, default_nprobe, ivf_nlist, set_nprobe
 
     words, p = vocabulary()

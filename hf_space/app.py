@@ -2,7 +2,7 @@
 
 Run locally with ``benchmark space serve`` (or ``python hf_space/app.py``).  It reads
 result JSON, traces and model cards from the results dataset pinned in ``results.yaml``
-next to this file (:mod:`benchmark.results_dataset`), or, when that cannot be read or
+next to this file (:mod:`benchmark.board.results_dataset`), or, when that cannot be read or
 ``$GROUNDCOVER_RESULTS`` is set, from a local folder (default: the repository's
 ``leaderboard/results/`` and ``submissions/``); the page says which.
 
@@ -35,13 +35,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from benchmark import exports, results_dataset
+from benchmark.board import results_dataset
+from benchmark.board.leaderboard import Entry, Leaderboard, build_leaderboard
+from benchmark.board.render import RANKS_EXPLAINED, entry_cells, fmt_ci
+from benchmark.core import exports
+from benchmark.core.results import traces_path
+from benchmark.core.stats import MISSING
 from benchmark.families import REGISTRY, MetricFamily
-from benchmark.leaderboard import Entry, Leaderboard, build_leaderboard
-from benchmark.profiles import DEFAULT_PROFILE
-from benchmark.results import traces_path
-from benchmark.snapshot import RANKS_EXPLAINED, entry_cells, fmt_ci
-from benchmark.stats import MISSING
+from benchmark.models.profiles import DEFAULT_PROFILE
 
 HERE = Path(__file__).resolve().parent
 ANY = "any"

@@ -22,11 +22,11 @@ import argparse
 from pathlib import Path
 
 from benchmark import retrieval
-from benchmark.cache import content_hash
-from benchmark.outputs import OutputRow
-from benchmark.profiles import DEFAULT_PROFILE, load_profile
-from benchmark.results import now_iso
-from benchmark.submissions import required_queries
+from benchmark.board.submissions import required_queries
+from benchmark.core.results import now_iso
+from benchmark.generation.outputs import OutputRow
+from benchmark.models.cache import content_hash
+from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.tasks import load_task
 
 MODEL = "groundcover/bm25-extractive-top3"

@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import NoReturn
 
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 
 # The project's own scores of merged submissions (relative to the repository root): what
 # `benchmark leaderboard` and the Space rank by default. Local runs write to ./results,

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from benchmark import families
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
+from benchmark.core.paths import check_writable
+from benchmark.core.results import ModelInfo, TaskResult
 from benchmark.families import REGISTRY, families_for
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
-from benchmark.paths import check_writable
-from benchmark.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
-from benchmark.results import ModelInfo, TaskResult
+from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
 from benchmark.tasks import Task
 
 if TYPE_CHECKING:
-    from benchmark.runner import RunOptions
+    from benchmark.scoring.runner import RunOptions
 
 
 def add_scoring_args(p: argparse.ArgumentParser) -> None:
@@ -121,9 +121,9 @@ def plan(
 
 
 def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = True) -> list[TaskResult]:
-    from benchmark.judges import JudgeStack
-    from benchmark.report import print_results
-    from benchmark.runner import score_task
+    from benchmark.board.report import print_results
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.scoring.runner import score_task
 
     profile, chosen = plan(args, [job[0] for job in jobs])
     judges = JudgeStack.load(profile, progress=not args.no_progress)
@@ -156,7 +156,7 @@ def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = Tru
 
 def run_options(args: argparse.Namespace) -> RunOptions:
     """The runner's options from the shared flags, with the command line recorded in results."""
-    from benchmark.runner import RunOptions
+    from benchmark.scoring.runner import RunOptions
 
     return RunOptions(
         seed=args.seed,

@@ -15,15 +15,15 @@ from rich.console import Console
 
 from benchmark.cli import add_command
 from benchmark.cli.common import run_options, save_figures
-from benchmark.decomposition import LLM_METHODS, METHODS, spacy_pipeline
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
+from benchmark.core.results import ModelInfo, read_traces
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
 from benchmark.families.decompscore import views
 from benchmark.families.decompscore.family import DecompSettings
 from benchmark.families.decompscore.texts import read_texts, texts_task
-from benchmark.profiles import DEFAULT_PROFILE, load_profile
-from benchmark.results import ModelInfo, read_traces
+from benchmark.judging.decomposition import LLM_METHODS, METHODS, spacy_pipeline
+from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.tasks import load_task
 
 
@@ -55,7 +55,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--corpus", help="a knowledge corpus (.jsonl/.parquet, doc_id and text) for the S_fact effect"
     )
-    p.add_argument("--no-ground", action="store_true", help="skip grounding subclaims in a corpus")
     p.add_argument("--examples", type=int, default=3, help="source sentences shown side by side (default 3)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--query-batch", type=int, default=4)
@@ -65,8 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark.judges import JudgeStack
-    from benchmark.runner import score_task
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.scoring.runner import score_task
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
@@ -74,16 +73,7 @@ def run(args: argparse.Namespace) -> int:
             Problem("command line", f"name methods from: {', '.join(METHODS)}", field="--methods")
         )
     # every method's settings are checked (its name among them) before any model loads
-    settings = {
-        m: DecompSettings.from_options(
-            method=m,
-            granularity=args.decomposition_granularity,
-            static_examples=args.static_examples,
-            retrieved_examples=args.retrieved_examples,
-            ground=not args.no_ground,
-        )
-        for m in methods
-    }
+    settings = {m: DecompSettings.from_args(args, method=m) for m in methods}
     if "dependency" in methods:
         try:
             spacy_pipeline()
@@ -99,11 +89,11 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     results, traces, paths = [], {}, []
     for method in methods:
-        counts = ""
+        counts, chosen = "", settings[method]
         if method in LLM_METHODS and (
-            args.static_examples is not None or args.retrieved_examples is not None
+            chosen.static_examples is not None or chosen.retrieved_examples is not None
         ):
-            counts = f"-s{args.static_examples}-r{args.retrieved_examples}"
+            counts = f"-s{chosen.static_examples}-r{chosen.retrieved_examples}"
         model = ModelInfo(id=f"decomposer/{method}", revision=f"v1{counts}", backend="decomposition")
         result, out = score_task(
             family,

@@ -10,15 +10,15 @@ from typing import Any
 
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, check_corpus, scorable_queries, score_answers
-from benchmark.errors import InputError, Problem
-from benchmark.paths import check_writable
+from benchmark.core.errors import InputError, Problem
+from benchmark.core.paths import check_writable
 from benchmark.tasks import load_task
 
 log = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from benchmark.harness import add_model_args
+    from benchmark.generation.harness import add_model_args
 
     p = add_command(
         sub,
@@ -113,7 +113,7 @@ def generatable_queries(args: argparse.Namespace, task: Any) -> list[str]:
 def raarg_settings(settings: list[Any], rerank: str, depth: int) -> list[Any]:
     """``--rerank`` turns every retrieval setting into RAArg (whole documents, reranked, the
     argument prompt); it needs one."""
-    from benchmark.raarg import ARGUMENT_PROMPT
+    from benchmark.generation.raarg import ARGUMENT_PROMPT
 
     if all(s is None for s in settings):
         raise InputError(
@@ -129,7 +129,7 @@ def raarg_settings(settings: list[Any], rerank: str, depth: int) -> list[Any]:
 
 def subq_settings(settings: list[Any], value: str) -> list[Any]:
     """``--rag-subq none,all`` -> each retrieval setting once plain and once per mode."""
-    from benchmark.rag import SUBQ_PROMPT
+    from benchmark.generation.rag import SUBQ_PROMPT
 
     modes = [m.strip() for m in value.split(",") if m.strip()]
     bad = [m for m in modes if m not in ("none", "retrieval", "rerank", "prompt", "all")]
@@ -159,8 +159,8 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
     """P@10 / nDCG@10 of the retrieved and the reranked lists, printed and saved beside the outputs."""
     from rich.console import Console
 
-    from benchmark.exports import write_csv
-    from benchmark.raarg import ranking_quality
+    from benchmark.core.exports import write_csv
+    from benchmark.generation.raarg import ranking_quality
 
     failed = sum(len(f) for f in context.failures.values())
     if failed:
@@ -180,11 +180,11 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark import rag
     from benchmark.cli.common import plan
-    from benchmark.harness import check_request, generate_outputs, make_backend
-    from benchmark.outputs import answers_and_model
-    from benchmark.raarg import BackendLLM
+    from benchmark.generation import rag
+    from benchmark.generation.harness import check_request, generate_outputs, make_backend
+    from benchmark.generation.outputs import answers_and_model
+    from benchmark.generation.raarg import BackendLLM
 
     settings = rag.parse_settings(args.rag, args.rag_k)
     if args.rerank:
@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     # before a single answer is generated; the profile also gives the RAG retrievers'
     # chunking and embedder
     if args.no_score:
-        from benchmark.profiles import load_profile
+        from benchmark.models.profiles import load_profile
 
         if args.corpus:
             check_corpus(args.corpus)
@@ -262,8 +262,8 @@ def run(args: argparse.Namespace) -> int:
     if len(results) > 1:
         from rich.console import Console
 
-        from benchmark.leaderboard import from_results
-        from benchmark.snapshot import print_leaderboard
+        from benchmark.board.leaderboard import from_results
+        from benchmark.board.render import print_leaderboard
 
         console = Console(width=200)
         console.rule("the runs of this command, ranked")

@@ -17,8 +17,8 @@ from pathlib import Path
 from rich.console import Console
 
 from benchmark.cli import add_command
-from benchmark.errors import InputError, Problem, rel
-from benchmark.profiles import DEFAULT_PROFILE
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.models.profiles import DEFAULT_PROFILE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -101,8 +101,8 @@ def export_bank(args: argparse.Namespace) -> int:
 
 
 def export_grades(args: argparse.Namespace) -> int:
+    from benchmark.core.results import iter_results, read_result, read_traces
     from benchmark.families.exam.exampp import write_grades
-    from benchmark.results import iter_results, read_result, read_traces
 
     _need(args, "out")
     root = Path(args.results)
@@ -144,8 +144,8 @@ def score_grades(args: argparse.Namespace) -> int:
 def generate(args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import write_bank
     from benchmark.families.exam.generate import draft_bank
-    from benchmark.judges import JudgeStack
-    from benchmark.profiles import load_profile
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.models.profiles import load_profile
     from benchmark.tasks import load_task
 
     _need(args, "task", "out")

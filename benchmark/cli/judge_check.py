@@ -14,11 +14,11 @@ from rich.text import Text
 
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, plan, run_options, scorable_queries, scoring_inputs
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 from benchmark.tasks import load_task
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
-    from benchmark import judge_check
+    from benchmark.metaeval import judge_check
 
 KINDS = {
     "irrelevant": "% of retrieved passages replaced by irrelevant ones",
@@ -67,11 +67,11 @@ def levels(text: str, flag: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark import judge_check
-    from benchmark.judges import JudgeStack
-    from benchmark.outputs import answers_and_model
+    from benchmark.generation.outputs import answers_and_model
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.metaeval import judge_check
     from benchmark.retrieval import build_retriever, corpus_passages
-    from benchmark.runner import score_task
+    from benchmark.scoring.runner import score_task
 
     task = load_task(args.tasks)
     perturbations = {"irrelevant": levels(args.irrelevant, "--irrelevant")}

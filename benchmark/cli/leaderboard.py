@@ -40,10 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from benchmark.errors import InputError, Problem, printable
-    from benchmark.leaderboard import build_leaderboard
-    from benchmark.paths import check_writable
-    from benchmark.snapshot import print_leaderboard, to_markdown, write_snapshot
+    from benchmark.board.leaderboard import build_leaderboard
+    from benchmark.board.render import print_leaderboard, to_markdown, write_snapshot
+    from benchmark.core.errors import InputError, Problem, printable
+    from benchmark.core.paths import check_writable
 
     if not Path(args.results_dir).is_dir():
         raise InputError(

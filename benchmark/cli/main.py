@@ -3,7 +3,7 @@
 Each subcommand lives in its own module under :mod:`benchmark.cli` and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking
 the parsed namespace and returning an exit code.  Library errors about bad input
-(:class:`benchmark.errors.InputError`) are printed without a traceback and exit 2.
+(:class:`benchmark.core.errors.InputError`) are printed without a traceback and exit 2.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from benchmark import __version__
 from benchmark.cli import Parser
-from benchmark.errors import InputError
+from benchmark.core.errors import InputError
 
 COMMANDS = (
     "tasks",

@@ -10,15 +10,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchmark.board.leaderboard import Entry, load_entries
 from benchmark.cli import add_command
-from benchmark.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.results import ModelInfo
+from benchmark.core.untrusted import read_rows
 from benchmark.families import REGISTRY
-from benchmark.leaderboard import Entry, load_entries
-from benchmark.results import ModelInfo
-from benchmark.untrusted import read_rows
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
-    from benchmark import meta_eval
+    from benchmark.metaeval import measures as meta_eval
 
 Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
 
@@ -152,7 +152,7 @@ def item_lengths(path: Path) -> dict[str, float]:
 
 
 def _ratings_report(args: argparse.Namespace) -> int:
-    from benchmark import meta_eval
+    from benchmark.metaeval import measures as meta_eval
 
     path = Path(args.ratings)
     lengths = item_lengths(path)
@@ -194,7 +194,7 @@ def _align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
     """Scores keyed by result label, where the source names a system by its label, by its
     submission folder's name (``org__name`` for closed-book, ``org__name__<setting>`` with
     retrieval), or by a model id that only one of the systems has."""
-    from benchmark.results import model_dir_name
+    from benchmark.core.results import model_dir_name
 
     names: dict[str, str] = {}
     for label, m in models.items():
@@ -207,9 +207,9 @@ def _align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
 def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -> Scores:
     """ROUGE-1 F1 of each system's answers (from its result traces) against the gold articles."""
 
+    from benchmark.core.results import read_traces
     from benchmark.families.exam.family import gold_articles
-    from benchmark.reference_measures import rouge1_scores
-    from benchmark.results import read_traces
+    from benchmark.metaeval.reference import rouge1_scores
     from benchmark.tasks import load_task
 
     chosen = [e for e in entries if e.result.metric_family == family and e.path is not None]
@@ -231,7 +231,7 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
 
 def trec_against_runs(args: argparse.Namespace) -> Scores:
     """A trec_eval measure of each run file, per judged query."""
-    from benchmark.reference_measures import read_runs, trec_scores
+    from benchmark.metaeval.reference import read_runs, trec_scores
     from benchmark.tasks import load_task
 
     if not args.runs:
@@ -257,7 +257,7 @@ def trec_against_runs(args: argparse.Namespace) -> Scores:
 def systems_table(metric: str, scores: Scores, seed: int) -> Table:
     """The metric's systems: mean with its bootstrap CI, and the rank from paired
     permutation tests (Holm–Bonferroni over each system's comparisons)."""
-    from benchmark import stats
+    from benchmark.core import stats
 
     ranks = stats.paired_ranks(scores, seed=seed)
     table = Table(
@@ -293,7 +293,7 @@ def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
 
 def summarise(scores: Scores) -> dict[str, tuple[float, float]]:
     """Each system's mean and standard error over its queries (systems with no score left out)."""
-    from benchmark import meta_eval
+    from benchmark.metaeval import measures as meta_eval
 
     out = {}
     for system, per_query in scores.items():
@@ -308,7 +308,7 @@ def compare(
 ) -> dict[str, meta_eval.Correlation]:
     """Query-level correlation over the (system, query) pairs both measures have, and
     system-level correlation of the means ``sa`` and ``sb`` (:func:`summarise`)."""
-    from benchmark import meta_eval
+    from benchmark.metaeval import measures as meta_eval
 
     systems = sorted(set(a) & set(b))
     pairs = [(a[s][q], b[s][q]) for s in systems for q in sorted(set(a[s]) & set(b[s]))]
@@ -321,7 +321,7 @@ def compare(
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark import meta_eval
+    from benchmark.metaeval import measures as meta_eval
 
     if args.ratings:
         return _ratings_report(args)

@@ -7,7 +7,7 @@ import argparse
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, score_answers
 from benchmark.cli.evaluate import task_list
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 from benchmark.tasks import load_task
 
 
@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark.outputs import answers_and_model
+    from benchmark.generation.outputs import answers_and_model
 
     if args.submission:
         return _score_submission(args)
@@ -69,9 +69,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _score_submission(args: argparse.Namespace) -> int:
     """Score a submission the way the submission workflow does: all or nothing."""
-    from benchmark.outputs import evidence_of
-    from benchmark.results import ModelInfo
-    from benchmark.submissions import validate_submission
+    from benchmark.board.submissions import validate_submission
+    from benchmark.core.results import ModelInfo
+    from benchmark.generation.outputs import evidence_of
 
     sub = validate_submission(args.submission)
     model = ModelInfo(

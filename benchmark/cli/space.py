@@ -1,5 +1,5 @@
 """``benchmark space``: run the leaderboard Space locally, publish the results dataset it
-reads, or publish the Space itself (:mod:`benchmark.results_dataset` explains the split)."""
+reads, or publish the Space itself (:mod:`benchmark.board.results_dataset` explains the split)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from benchmark import paths, results_dataset
+from benchmark.board import results_dataset
 from benchmark.cli import PUBLISHED_RESULTS, add_command
-from benchmark.errors import InputError, Problem
-from benchmark.results import git_sha
+from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem
+from benchmark.core.results import git_sha
 
 SPACE_DIR = paths.REPO_ROOT / "hf_space"
 PIN_FILE = SPACE_DIR / "results.yaml"

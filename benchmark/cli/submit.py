@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from benchmark.cli import add_command
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,8 +59,8 @@ def parameter_count(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from benchmark.outputs import read_outputs
-    from benchmark.submissions import ModelCard, build_submission
+    from benchmark.board.submissions import ModelCard, build_submission
+    from benchmark.generation.outputs import read_outputs
 
     files: list[Path] = []
     for item in map(Path, args.outputs):

@@ -21,9 +21,9 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark.cli import add_command
-from benchmark.errors import InputError, Problem, rel
-from benchmark.profiles import DEFAULT_PROFILE
-from benchmark.untrusted import read_rows
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.untrusted import read_rows
+from benchmark.models.profiles import DEFAULT_PROFILE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stack(args: argparse.Namespace) -> Any:
-    from benchmark.judges import JudgeStack
-    from benchmark.profiles import load_profile
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.models.profiles import load_profile
 
     return JudgeStack.load(load_profile(args.judge_profile))
 
@@ -112,7 +112,7 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def generate(args: argparse.Namespace) -> int:
     from benchmark.families.subq.generate import PROMPT, decompose
-    from benchmark.prompts import load_prompt
+    from benchmark.models.prompts import load_prompt
 
     if not args.out:
         raise InputError(Problem("command line", "give --out FILE.jsonl", field="--out"))
@@ -229,9 +229,9 @@ def fit_weights(args: argparse.Namespace) -> int:
 
 
 def compare(args: argparse.Namespace) -> int:
-    from benchmark import stats
+    from benchmark.core import stats
     from benchmark.families.subq.pairwise import judge_pairs
-    from benchmark.outputs import read_outputs
+    from benchmark.generation.outputs import read_outputs
     from benchmark.tasks import load_task
 
     if not (args.task and args.baseline and args.system):

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmark.cli import add_command
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 from benchmark.tasks import list_tasks, load_task
 
 
@@ -107,11 +107,11 @@ def _export(args: argparse.Namespace, console: Console) -> int:
 
     from rich.text import Text
 
-    from benchmark import rag
     from benchmark.families import scorable_queries
     from benchmark.families.base import ScoringInputs
-    from benchmark.lm_eval_export import export_task
-    from benchmark.profiles import load_profile
+    from benchmark.generation import rag
+    from benchmark.generation.lm_eval_export import export_task
+    from benchmark.models.profiles import load_profile
 
     settings = rag.parse_settings(args.rag, args.rag_k)
     if len(settings) != 1:

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from benchmark.cli import add_command
-from benchmark.errors import InputError, printable
+from benchmark.core.errors import InputError, printable
 
 SHOWN = 20  # problems printed per folder: the first ones say what to fix
 
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark.submissions import validate_submission
+    from benchmark.board.submissions import validate_submission
 
     console = Console(stderr=False, highlight=False)
     failed = 0

@@ -8,7 +8,7 @@ Adding one is a folder under ``benchmark/families/`` and a line below (CONTRIBUT
 
 from __future__ import annotations
 
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import ArgumentsFamily
 from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.decompscore import DecompScoreFamily

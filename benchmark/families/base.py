@@ -11,7 +11,7 @@ A family folder keeps three kinds of code apart, as nuggetizer and ragas do:
 
 * ``formulas.py`` — the paper's equations as pure functions of plain data; it imports
   nothing that calls a model, so it is tested exhaustively and cheaply;
-* ``pipeline.py`` — the stages that call models (through the :class:`~benchmark.judges.JudgeStack`),
+* ``pipeline.py`` — the stages that call models (through the :class:`~benchmark.judging.stack.JudgeStack`),
   batched across queries, ending in one call to the formulas per query;
 * ``views.py`` — tables, plots and the drill-down of one trace.
 """
@@ -22,16 +22,16 @@ import argparse
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from types import ModuleType, UnionType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 
 if TYPE_CHECKING:
-    from benchmark.judges import JudgeStack
-    from benchmark.results import TaskResult
+    from benchmark.core.results import TaskResult
+    from benchmark.judging.stack import JudgeStack
     from benchmark.tasks import Task
 
 
@@ -71,16 +71,111 @@ class QueryTrace(BaseModel):
         return all(v is None for v in self.scores.values()) and bool(self.failures)
 
 
+def option(default: Any, help: str, *, flag: str | None = None, cli: bool = True, **kw: Any) -> Any:
+    """A settings field with its command-line flag: the one place a setting is declared.
+
+    ``help`` is the field's description and the flag's help text; ``default`` is the
+    default everywhere (the flag's help prints it, and an absent flag leaves it alone).
+    ``flag`` overrides the derived name (``--<prefix>-<field>``); ``cli=False`` keeps a
+    field off the command line (recorded, or set by a command of the family's own)."""
+    extra: dict[str, Any] = {"cli": cli}
+    if flag:
+        extra["flag"] = flag
+    return Field(default=default, description=help, json_schema_extra=extra, **kw)
+
+
+def _choices(annotation: Any) -> list[Any] | None:
+    args = get_args(annotation)
+    if get_origin(annotation) is Literal:
+        return list(args)
+    inner = [a for a in args if a is not type(None)]
+    return _choices(inner[0]) if len(inner) == 1 and get_origin(annotation) in (Union, UnionType) else None
+
+
+def _scalar(annotation: Any) -> Any:
+    """The argparse ``type`` of a field: its non-None member's type, for int, float, str."""
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    base = args[0] if get_origin(annotation) in (Union, UnionType) and len(args) == 1 else annotation
+    return base if base in (int, float, str) else None
+
+
+def _is_tuple(annotation: Any) -> bool:
+    return get_origin(annotation) is tuple
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return ",".join(map(str, value)) or "none"
+    return "none" if value is None else str(value)
+
+
 class FamilySettings(BaseModel):
     """A family's scoring options.  Recorded in every result, and part of the board key:
-    results computed with different settings are never ranked together."""
+    results computed with different settings are never ranked together.
+
+    Each field is declared once, with :func:`option`: its type, default, validation and
+    help.  The command-line flags (:meth:`add_arguments`), the settings a command line
+    gives (:meth:`from_args`) and the recorded settings all derive from the model, so a
+    default can never differ between the CLI, the library and a test."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: flags are ``--<flag_prefix>-<field>`` where a bare name would clash across families
+    flag_prefix: ClassVar[str] = ""
+
+    @classmethod
+    def flags(cls) -> dict[str, str]:
+        """Field name -> its flag, for the fields on the command line."""
+        out = {}
+        for name, info in cls.model_fields.items():
+            extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+            if extra.get("cli", True) is False:
+                continue
+            derived = "-".join(x for x in (cls.flag_prefix, name.replace("_", "-")) if x)
+            out[name] = str(extra.get("flag") or f"--{derived}")
+        return out
+
+    @staticmethod
+    def dest(flag: str) -> str:
+        return flag.lstrip("-").replace("-", "_")
+
+    @classmethod
+    def add_arguments(cls, group: argparse._ArgumentGroup) -> None:
+        """One flag per field: choices from a ``Literal``, a comma list for a tuple,
+        ``--x/--no-x`` for a bool; absent flags leave the model's default in place."""
+        for name, flag in cls.flags().items():
+            info = cls.model_fields[name]
+            kw: dict[str, Any] = {"dest": cls.dest(flag), "default": argparse.SUPPRESS}
+            help_text = f"{info.description or name} (default: {_shown(info.default)})"
+            if (choices := _choices(info.annotation)) is not None:
+                kw["choices"] = choices
+            elif info.annotation is bool:
+                kw["action"] = argparse.BooleanOptionalAction
+            elif _is_tuple(info.annotation):
+                kw["metavar"] = "A,B,..."
+                help_text = f"{info.description or name}, comma-separated (default: {_shown(info.default)})"
+            elif (kind := _scalar(info.annotation)) is not None:
+                kw["type"] = kind
+            group.add_argument(flag, help=help_text, **kw)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, **fixed: Any) -> Self:
+        """The settings a parsed command line gives: the flags present, over the model's
+        defaults; ``fixed`` values come from the command itself (e.g. a method name)."""
+        values: dict[str, Any] = {}
+        for name, flag in cls.flags().items():
+            if hasattr(args, cls.dest(flag)):
+                value = getattr(args, cls.dest(flag))
+                if _is_tuple(cls.model_fields[name].annotation) and isinstance(value, str):
+                    value = [v.strip() for v in value.split(",") if v.strip()]
+                values[name] = value
+        return cls.from_options(**values, **fixed)
 
     @classmethod
     def from_options(cls, **values: Any) -> Self:
         """Settings from command-line values; a bad one is an :class:`InputError` naming
         its flag (``static_examples`` -> ``--static-examples``), never a traceback."""
+        flags = cls.flags()
         try:
             return cls(**values)
         except ValidationError as exc:
@@ -89,7 +184,9 @@ class FamilySettings(BaseModel):
                     Problem(
                         "command line",
                         e["msg"],
-                        field=f"--{str(e['loc'][0]).replace('_', '-')}" if e["loc"] else None,
+                        field=flags.get(str(e["loc"][0]), f"--{str(e['loc'][0]).replace('_', '-')}")
+                        if e["loc"]
+                        else None,
                     )
                     for e in exc.errors()
                 ]
@@ -143,11 +240,13 @@ class MetricFamily(ABC):
     views: ClassVar[ModuleType | None] = None
 
     # -- command line --------------------------------------------------------------
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:  # noqa: B027 (optional hook)
-        """Add this family's options to ``benchmark evaluate`` / ``benchmark score``."""
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
+        """Add this family's options to ``benchmark evaluate`` / ``benchmark score``: one
+        flag per field of :attr:`settings_model`."""
+        self.settings_model.add_arguments(group)
 
     def settings_from_args(self, args: argparse.Namespace) -> FamilySettings:
-        return self.settings_model()
+        return self.settings_model.from_args(args)
 
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         """The settings that change the ranked numbers; part of the board key."""
@@ -165,7 +264,7 @@ class MetricFamily(ABC):
         self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
     ) -> Prepared:
         """Resolve what scoring this task needs (corpus, retriever, qrels); fail early,
-        before any answer is scored, with an :class:`~benchmark.errors.InputError`."""
+        before any answer is scored, with an :class:`~benchmark.core.errors.InputError`."""
 
     def score_batch(
         self, prepared: Prepared, items: Sequence[tuple[str, str, str]], settings: FamilySettings

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.cache import ModelCallCache
-from benchmark.judges import JudgeStack
-from benchmark.profiles import JudgeProfile, load_profile
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.profiles import JudgeProfile, load_profile
 from benchmark.retrieval import Allowed, Hit
 
 Messages = list[dict[str, str]]

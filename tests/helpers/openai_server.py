@@ -227,7 +227,7 @@ def http_judge_profile(folder: Path, server: ServerThread, name: str, model: str
     written to ``folder``; fast retries so injected faults cost nothing."""
     import yaml
 
-    from benchmark import paths
+    from benchmark.core import paths
 
     profile = yaml.safe_load((paths.PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
     profile["name"], profile["offline"] = name, False

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmark.results import (
+from benchmark.core.results import (
     ModelInfo,
     QueryScores,
     QuerySet,

@@ -17,7 +17,7 @@ import pytest
 from benchmark.cli.main import main
 from benchmark.families.arguments.formulas import DIMENSIONS
 from benchmark.families.arguments.trace import ArgumentTrace
-from benchmark.outputs import read_outputs
+from benchmark.generation.outputs import read_outputs
 
 pytestmark = pytest.mark.slow
 

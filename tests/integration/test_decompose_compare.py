@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.cache import default_cache
+from benchmark.board.leaderboard import build_leaderboard
 from benchmark.cli.main import main
-from benchmark.leaderboard import build_leaderboard
-from benchmark.results import read_result
+from benchmark.core.results import read_result
+from benchmark.models.cache import default_cache
 
 pytestmark = pytest.mark.slow
 

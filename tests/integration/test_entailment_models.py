@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from benchmark.cache import ModelCallCache
-from benchmark.entailment import NLIEntailment, SimilarityEntailment
-from benchmark.profiles import EntailmentSpec, load_profile
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.entailment import NLIEntailment, SimilarityEntailment
+from benchmark.models.profiles import EntailmentSpec, load_profile
 
 pytestmark = pytest.mark.slow
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "entailment_pairs.jsonl"

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from benchmark import harness
-from benchmark.harness import build_messages, generate_outputs
-from benchmark.outputs import read_outputs
-from benchmark.rag import RAGContext
-from benchmark.results import RAGSetting
+from benchmark.core.results import RAGSetting
+from benchmark.generation import harness
+from benchmark.generation.harness import build_messages, generate_outputs
+from benchmark.generation.outputs import read_outputs
+from benchmark.generation.rag import RAGContext
 from benchmark.retrieval import Hit
 from benchmark.tasks import Task, load_task
 from tests.helpers import build_tiny_gpt2, build_tiny_task
@@ -135,7 +135,7 @@ def test_lm_eval_two_step_matches_the_harness(
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from benchmark.lm_eval_export import export_name, export_task
+    from benchmark.generation.lm_eval_export import export_name, export_task
 
     rag = _rag_context() if with_rag else None
     import shutil
@@ -204,7 +204,7 @@ def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
 
 
 def test_vllm_without_vllm_says_what_to_do(task: Task, tmp_path: Path) -> None:
-    from benchmark.errors import InputError
+    from benchmark.core.errors import InputError
 
     with pytest.raises(InputError, match="local-chat-completions"):
         generate_outputs("vllm", "pretrained=x", task, tmp_path / "o.jsonl", progress=False)
@@ -234,7 +234,7 @@ def test_openai_compatible_server_through_lm_eval(
 def test_an_argument_the_backend_does_not_take_is_one_line(
     tiny_model: Path, task: Task, tmp_path: Path
 ) -> None:
-    from benchmark.errors import InputError
+    from benchmark.core.errors import InputError
 
     with pytest.raises(InputError, match="--model-args"):
         generate_outputs(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.cli.main import main
-from benchmark.results import read_result
+from benchmark.core.results import read_result
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

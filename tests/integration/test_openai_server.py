@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmark.cache import ModelCallCache
-from benchmark.llm import LLMUnavailable, OpenAILLM
-from benchmark.profiles import LLMSpec
-from benchmark.structured import run_structured
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.llm import LLMUnavailable, OpenAILLM
+from benchmark.models.profiles import LLMSpec
+from benchmark.models.structured import run_structured
 from tests.helpers import build_tiny_gpt2, build_tiny_task
 from tests.helpers.openai_server import LocalModel, ServerThread, create_app
 
@@ -106,8 +106,8 @@ def test_malformed_replies_are_retried_then_recorded_as_failure(server: ServerTh
 
 
 def test_generate_outputs_through_local_chat_completions(server: ServerThread, tmp_path: Path) -> None:
-    from benchmark.harness import generate_outputs
-    from benchmark.outputs import read_outputs
+    from benchmark.generation.harness import generate_outputs
+    from benchmark.generation.outputs import read_outputs
     from benchmark.tasks import load_task
 
     control(server, ["500"])  # one transient failure on the way

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchmark.core.paths import PROFILES_DIR
+from benchmark.core.results import read_result
 from benchmark.families.icat.claims import select_claims, sentence_claims
-from benchmark.paths import PROFILES_DIR
-from benchmark.results import read_result
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

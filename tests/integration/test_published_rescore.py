@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.cli.main import main
-from benchmark.results import read_result, traces_path
+from benchmark.core.results import read_result, traces_path
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

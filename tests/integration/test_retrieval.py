@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmark.cache import ModelCallCache
-from benchmark.errors import InputError
-from benchmark.profiles import EmbedderSpec, RetrieverSpec
+from benchmark.core.errors import InputError
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.profiles import EmbedderSpec, RetrieverSpec
 from benchmark.retrieval import (
     BM25Retriever,
     DenseRetriever,

@@ -233,7 +233,7 @@ def test_evidence_given_needs_the_corpus_and_is_cited() -> None:
 
 
 def test_settings_name_their_flag() -> None:
-    from benchmark.errors import InputError
+    from benchmark.core.errors import InputError
 
     fam = REGISTRY["arguments"]
     with pytest.raises(InputError) as err:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmark.cache import ModelCallCache, content_hash
+from benchmark.models.cache import ModelCallCache, content_hash
 
 
 def test_same_payload_same_key_and_order_independent_dicts() -> None:

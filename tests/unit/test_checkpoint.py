@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmark.checkpoint import JsonlCheckpoint
+from benchmark.core.checkpoint import JsonlCheckpoint
 
 
 def test_torn_last_line_is_dropped_and_file_truncated(tmp_path: Path) -> None:
@@ -31,7 +31,7 @@ def test_rewrite_orders_items(tmp_path: Path) -> None:
 
 def test_traces_are_read_back_whole_when_an_answer_holds_a_line_separator(tmp_path: Path) -> None:
     """Traces are written with ensure_ascii=False: U+2028 inside an answer is not a line end."""
-    from benchmark.results import read_traces, traces_path
+    from benchmark.core.results import read_traces, traces_path
 
     result = tmp_path / "t.exam.json"
     rows = [{"query_id": "1", "answer": "one\u2028two"}, {"query_id": "2", "answer": "three"}]

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from benchmark.errors import InputError
+from benchmark.core.errors import InputError
 from benchmark.retrieval import Passage, chunk_corpus, chunk_words, corpus_fingerprint
 
 

@@ -205,7 +205,7 @@ def test_an_undecodable_file_name_prints_as_escapes(tmp_path: Path) -> None:
 def test_submit_says_what_it_relabelled_and_keeps_the_origin(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from benchmark.submissions import validate_submission
+    from benchmark.board.submissions import validate_submission
 
     src = tmp_path / f"{TASK}.jsonl"
     shutil.copy(OUTPUTS, src)

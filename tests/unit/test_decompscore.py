@@ -14,15 +14,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmark.decomposition import Decomposer, Example, parse_subclaims, select_examples, units_of
+from benchmark.core.results import ModelInfo
 from benchmark.families import REGISTRY
 from benchmark.families.decompscore import formulas
 from benchmark.families.decompscore.family import DecompSettings
 from benchmark.families.decompscore.pipeline import trace_scores
 from benchmark.families.decompscore.trace import DecompTrace
-from benchmark.judges import JudgeStack
-from benchmark.results import ModelInfo
-from benchmark.runner import RunOptions, score_task
+from benchmark.judging.decomposition import Decomposer, Example, parse_subclaims, select_examples, units_of
+from benchmark.judging.stack import JudgeStack
+from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import Task, load_task
 from tests.helpers import build_tiny_task
 from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
@@ -282,7 +282,7 @@ def test_dependency_method_on_fixed_sentences(sentence: str, expected: list[str]
 
 
 def test_texts_file_errors_name_file_line_and_field(tmp_path: Path) -> None:
-    from benchmark.errors import InputError
+    from benchmark.core.errors import InputError
     from benchmark.families.decompscore.texts import read_texts
 
     path = tmp_path / "texts.jsonl"
@@ -306,7 +306,7 @@ def test_texts_file_errors_name_file_line_and_field(tmp_path: Path) -> None:
 
 
 def test_texts_become_a_task_with_the_base_tasks_queries_and_corpus(tmp_path: Path) -> None:
-    from benchmark.errors import InputError
+    from benchmark.core.errors import InputError
     from benchmark.families.decompscore.texts import load_texts_task, read_texts, texts_task
 
     path = tmp_path / "My Answers.v2.jsonl"  # an outputs file: query_id and answer

@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
+from benchmark.board.render import md_cell
 from benchmark.families.icat.views import trace_html
-from benchmark.snapshot import md_cell
 from tests.unit.test_submissions import HOSTILE_MARKUP
 
 
@@ -74,8 +74,8 @@ def test_space_reads_traces_with_unicode_line_separators(tmp_path: Path) -> None
     """JSONL lines end at "\\n" only: an answer holding U+2028 / U+2029 / U+0085 still has its trace."""
     import importlib.util
 
-    from benchmark.leaderboard import Entry
-    from benchmark.results import traces_path, write_result
+    from benchmark.board.leaderboard import Entry
+    from benchmark.core.results import traces_path, write_result
     from tests.helpers.results_fixture import MODELS, PROFILE, QUERIES, make_result, trace
 
     spec = importlib.util.spec_from_file_location(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from benchmark.errors import InputError
+from benchmark.core.errors import InputError
 from benchmark.families.base import ScoringInputs
 from benchmark.families.exam import formulas
 from benchmark.families.exam.answerers import EntailmentAnswerer, LLMAnswerer, parse_choice, parse_rating
@@ -272,12 +272,12 @@ def test_exampp_grades_round_trip(tmp_path: Path) -> None:
 
 
 def test_a_held_out_question_in_a_generation_prompt_is_refused() -> None:
-    from benchmark.harness import build_messages
+    from benchmark.generation.harness import build_messages
 
     task = load_task("webtrack-2009-2012")
     build_messages(task, "signs of a heartattack", "175")  # the query itself is fine
     question = task.table("exam_questions").question.iloc[0]
-    with pytest.raises(InputError, match="held-out exam question"):
+    with pytest.raises(InputError, match="held-out text from table exam_questions"):
         build_messages(task, f"signs of a heartattack. {question.upper()}", "175")
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from benchmark.core.results import ModelInfo, read_result
 from benchmark.families import REGISTRY, families_for
-from benchmark.judges import JudgeStack
-from benchmark.results import ModelInfo, read_result
-from benchmark.runner import RunOptions, score_task
+from benchmark.judging.stack import JudgeStack
+from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import Task, load_task
 from tests.unit import test_icat_pipeline as icat_mock
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from benchmark.entailment import (
+from benchmark.judging.grounding import ground_claims
+from benchmark.models.entailment import (
     LLMEntailment,
     entailment_label_index,
     guard_conflict,
     parse_yes_no,
     sentence_windows,
 )
-from benchmark.grounding import ground_claims
-from benchmark.profiles import EntailmentSpec
+from benchmark.models.profiles import EntailmentSpec
 from benchmark.retrieval import Hit
 
 

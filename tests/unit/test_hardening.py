@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from benchmark.cache import ModelCallCache
-from benchmark.checkpoint import JsonlCheckpoint, exclusive
 from benchmark.cli.main import main
-from benchmark.errors import InputError
+from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
+from benchmark.core.errors import InputError
+from benchmark.models.cache import ModelCallCache
 
 TASK = "webtrack-2009-2012"
 
@@ -67,7 +67,7 @@ def test_a_second_writer_is_told_who_holds_the_file(tmp_path: Path, monkeypatch:
             sys.executable,
             "-c",
             "import sys, time, pathlib\n"
-            "from benchmark.checkpoint import exclusive\n"
+            "from benchmark.core.checkpoint import exclusive\n"
             f"with exclusive(pathlib.Path({str(target)!r})):\n"
             f"    pathlib.Path({str(ready)!r}).touch()\n"
             "    time.sleep(60)\n",
@@ -193,7 +193,7 @@ def test_a_profile_path_that_does_not_exist_says_so(capsys: pytest.CaptureFixtur
 def test_bad_chunking_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import yaml
 
-    from benchmark.paths import PROFILES_DIR
+    from benchmark.core.paths import PROFILES_DIR
 
     raw = yaml.safe_load((PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
     raw["retriever"]["chunk_overlap"] = raw["retriever"]["chunk_words"]
@@ -219,7 +219,7 @@ def test_bad_chunking_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def _outputs(tmp_path: Path, answer: str = "An answer.") -> Path:
-    from benchmark.submissions import required_queries
+    from benchmark.board.submissions import required_queries
 
     path = tmp_path / "out" / f"{TASK}.jsonl"
     path.parent.mkdir(parents=True)
@@ -244,7 +244,7 @@ def test_a_failed_submit_leaves_nothing_behind(tmp_path: Path) -> None:
 def test_a_full_disk_is_one_line_and_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import benchmark.submissions as submissions
+    import benchmark.board.submissions as submissions
 
     def full(*a: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", "submissions/acme__m")
@@ -259,10 +259,10 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(
 
 
 def test_a_result_is_not_overwritten_by_other_settings(tmp_path: Path) -> None:
+    from benchmark.core.results import ModelInfo
     from benchmark.families import REGISTRY
     from benchmark.families.icat import ICATSettings
-    from benchmark.results import ModelInfo
-    from benchmark.runner import RunOptions, score_task
+    from benchmark.scoring.runner import RunOptions, score_task
     from tests.unit.test_families import MOCKS
 
     task, answers, judges = MOCKS["icat"](tmp_path)
@@ -286,8 +286,8 @@ def test_a_result_is_not_overwritten_by_other_settings(tmp_path: Path) -> None:
 
 
 def test_markup_in_a_profile_version_prints_literally(tmp_path: Path) -> None:
-    from benchmark.leaderboard import from_results
-    from benchmark.snapshot import print_leaderboard
+    from benchmark.board.leaderboard import from_results
+    from benchmark.board.render import print_leaderboard
     from tests.helpers.results_fixture import MODELS, PROFILE, make_result
 
     result = make_result("a/b", MODELS["acme/strong"], {**PROFILE, "version": "2[/]"})
@@ -306,7 +306,7 @@ def test_every_csv_neutralises_formula_cells(tmp_path: Path) -> None:
 
     import pandas as pd
 
-    from benchmark.exports import write_csv
+    from benchmark.core.exports import write_csv
 
     df = pd.DataFrame(
         {
@@ -322,7 +322,7 @@ def test_every_csv_neutralises_formula_cells(tmp_path: Path) -> None:
 
 
 def test_the_snapshot_and_the_space_write_csv_through_the_guard() -> None:
-    """No CSV is written around :func:`benchmark.exports.write_csv`."""
+    """No CSV is written around :func:`benchmark.core.exports.write_csv`."""
     root = Path(__file__).resolve().parents[2]
     offenders = [
         str(p.relative_to(root))

@@ -23,11 +23,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from benchmark.core.results import ModelInfo, read_result
 from benchmark.families import REGISTRY
 from benchmark.families.icat import ICATSettings
 from benchmark.families.icat.formulas import icat_beta
-from benchmark.results import ModelInfo, read_result
-from benchmark.runner import RunOptions, score_task
+from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import load_task
 from tests.helpers import build_tiny_task
 from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, alignment_reply, fake_stack
@@ -330,8 +330,8 @@ def test_user_corpus_needs_aspect_qrels_for_icat_m(task, tmp_path: Path) -> None
     ],
 )
 def test_aspect_qrels_errors_name_line_and_field(task, tmp_path: Path, line: str, message: str) -> None:
-    from benchmark.errors import InputError
-    from benchmark.tasks import load_aspect_qrels
+    from benchmark.core.errors import InputError
+    from benchmark.families.icat.qrels import load_aspect_qrels
 
     path = tmp_path / "q.txt"
     path.write_text(f"1 a1 D1 1\n{line}\n")
@@ -349,7 +349,7 @@ def test_cli_options_reach_the_settings() -> None:
     )
     settings = ICAT.settings_from_args(args)
     assert settings.beta == 2.0 and settings.variants == ("m", "a")
-    from benchmark.errors import InputError
+    from benchmark.core.errors import InputError
 
     for bad in (["--beta", "-1"], ["--variants", "x,y"], ["--variants", ","], ["--beta", "nan"]):
         with pytest.raises(InputError):
@@ -359,8 +359,8 @@ def test_cli_options_reach_the_settings() -> None:
 
 
 def test_evaluate_rejects_bad_scoring_options_before_generating(monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchmark import harness
     from benchmark.cli.main import main
+    from benchmark.generation import harness
 
     def no_generation(*a: object, **k: object) -> None:
         raise AssertionError("generation started before the options were checked")

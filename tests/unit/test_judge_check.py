@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from scipy import stats as st
 
-from benchmark.judge_check import IrrelevantHits, inject_contradictions, parse_rewrite, trend
+from benchmark.metaeval.judge_check import IrrelevantHits, inject_contradictions, parse_rewrite, trend
 from benchmark.retrieval import Passage
 from tests.helpers.fakes import FakeLLM, FakeRetriever
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmark.cache import ModelCallCache
-from benchmark.llm import LLMUnavailable, _CachedLLM, parse_retry_after
-from benchmark.profiles import LLMSpec
-from benchmark.structured import Outcome, majority, mean, run_structured, sample_structured
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.llm import LLMUnavailable, _CachedLLM, parse_retry_after
+from benchmark.models.profiles import LLMSpec
+from benchmark.models.structured import Outcome, majority, mean, run_structured, sample_structured
 
 
 def parse_int(text: str) -> int:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchmark.board.leaderboard import build_leaderboard, from_results, overall_table
+from benchmark.board.render import display_frame, md_cell, to_html, to_markdown
 from benchmark.cli.main import main
-from benchmark.leaderboard import build_leaderboard, from_results, overall_table
-from benchmark.results import result_path, write_result
-from benchmark.snapshot import display_frame, md_cell, to_html, to_markdown
+from benchmark.core.results import result_path, write_result
 from tests.helpers.results_fixture import (
     EVIL,
     EXPECTED_RANKS,

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from benchmark import meta_eval
 from benchmark.cli.main import main
-from benchmark.errors import InputError
+from benchmark.core.errors import InputError
+from benchmark.metaeval import measures as meta_eval
 from tests.helpers.results_fixture import MODELS, QUERIES, write_fixture
 
 X = [0.1, 0.4, 0.35, 0.8, 0.6, None, 0.9, 0.2]
@@ -184,7 +184,7 @@ def test_ratings_report_pools_every_dimension_into_an_overall_row(
 
 
 def test_rouge1_removes_stopwords_and_stems_before_counting_unigrams() -> None:
-    from benchmark.reference_measures import rouge1_f1
+    from benchmark.metaeval.reference import rouge1_f1
 
     assert rouge1_f1("The cats are running in the garden.", "A cat runs through gardens!") == 1.0
     # content words: candidate {cat, dog}, reference {cat, bird, fish}: P 1/2, R 1/3, F 0.4
@@ -193,7 +193,7 @@ def test_rouge1_removes_stopwords_and_stems_before_counting_unigrams() -> None:
 
 
 def test_trec_measures_by_hand(tmp_path: Path) -> None:
-    from benchmark.reference_measures import read_runs, trec_scores
+    from benchmark.metaeval.reference import read_runs, trec_scores
 
     run = tmp_path / "sys-A.run"
     run.write_text("q1 Q0 d1 1 3.0 a\nq1 Q0 d3 2 2.0 a\nq1 Q0 d2 3 1.0 a\n")

@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
+from benchmark.core.results import read_result, traces_path
 from benchmark.families import REGISTRY
 from benchmark.families.decompscore.texts import load_texts_task
-from benchmark.results import read_result, traces_path
-from benchmark.runner import RunOptions, aggregate
+from benchmark.scoring.runner import RunOptions, aggregate
 from benchmark.tasks import list_tasks, load_task
 
 PUBLISHED = Path(__file__).resolve().parents[2] / "leaderboard" / "results"

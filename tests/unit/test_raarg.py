@@ -9,10 +9,10 @@ import re
 import pandas as pd
 import pytest
 
-from benchmark import raarg
-from benchmark.results import RAGSetting
+from benchmark.core.results import RAGSetting
+from benchmark.core.text import trim_proportionally
+from benchmark.generation import raarg
 from benchmark.retrieval import Hit
-from benchmark.text import trim_proportionally
 from tests.helpers.fakes import FakeLLM
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.errors import InputError
-from benchmark.outputs import read_outputs
-from benchmark.rag import RAGContext, parse_citations, parse_settings, rag_prompt, record
-from benchmark.results import ModelInfo, RAGSetting
+from benchmark.core.errors import InputError
+from benchmark.core.results import ModelInfo, RAGSetting
+from benchmark.generation.outputs import read_outputs
+from benchmark.generation.rag import RAGContext, parse_citations, parse_settings, rag_prompt, record
 from benchmark.retrieval import Hit
 
 SETTING = RAGSetting(retriever="bm25", k=3, prompt="rag-answer@1", corpus="starter")

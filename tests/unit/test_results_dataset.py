@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 from huggingface_hub import constants
 
-from benchmark import results_dataset
-from benchmark.errors import InputError
-from benchmark.leaderboard import build_leaderboard
+from benchmark.board import results_dataset
+from benchmark.board.leaderboard import build_leaderboard
+from benchmark.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "leaderboard" / "results"
@@ -136,7 +136,7 @@ def test_publish_results_then_the_space_from_the_cli(
 
     from benchmark.cli import space
     from benchmark.cli.main import main
-    from benchmark.results import git_sha
+    from benchmark.core.results import git_sha
     from tests.helpers.results_fixture import write_fixture
 
     results, subs = write_fixture(tmp_path)

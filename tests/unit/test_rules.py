@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmark.core.results import ModelInfo
 from benchmark.families.exam.family import ExamFamily, ExamSettings
 from benchmark.families.exam.trace import ExamTrace, QuestionTrace
+from benchmark.families.icat.qrels import task_aspect_qrels
 from benchmark.families.subq.family import SubqSettings
 from benchmark.families.subq.judges import SimilarityCoverage
-from benchmark.results import ModelInfo
-from benchmark.runner import RunOptions, aggregate
+from benchmark.scoring.runner import RunOptions, aggregate
 from benchmark.tasks import load_task
 
 
@@ -31,7 +32,7 @@ def test_bundled_aspect_qrels_keep_only_relevant_rows() -> None:
     relevant = df[df["relevance"] > 0]
     zero = df[df["relevance"] <= 0]
     assert len(zero) > len(relevant) / 2  # the rule matters on this task: many judged-irrelevant rows
-    got = task.aspect_qrels()
+    got = task_aspect_qrels(task)
     want: dict[tuple[str, str], set[str]] = {}
     for q, d, a in zip(relevant["query_id"], relevant["doc_id"], relevant["aspect_id"], strict=True):
         want.setdefault((q, d), set()).add(a)
@@ -40,7 +41,7 @@ def test_bundled_aspect_qrels_keep_only_relevant_rows() -> None:
 
 def test_icat_traces_count_the_covered_aspects(tmp_path: Path) -> None:
     """Mutation: drop the ``covered_*`` counts the ICAT pipeline writes into each trace."""
-    from benchmark.results import traces_path
+    from benchmark.core.results import traces_path
     from tests.unit.test_icat_pipeline import build_task, run
 
     _, path, _ = run(load_task(build_task(tmp_path)), tmp_path)

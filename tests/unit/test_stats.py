@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmark import stats
+from benchmark.core import stats
 
 
 def test_small_consistent_difference_is_ranked_apart_where_unpaired_cis_overlap() -> None:
@@ -78,7 +78,7 @@ def test_holm_decides_a_borderline_difference() -> None:
 
 
 def test_a_missing_score_is_a_dash_and_nan_counts_as_missing() -> None:
-    from benchmark.stats import MISSING, fmt_score, missing
+    from benchmark.core.stats import MISSING, fmt_score, missing
 
     assert missing(None) and missing(float("nan")) and not missing(0.0)
     assert fmt_score(float("nan")) == MISSING and fmt_score(None) == MISSING

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.errors import InputError
-from benchmark.submissions import required_queries, validate_submission
+from benchmark.board.submissions import required_queries, validate_submission
+from benchmark.core.errors import InputError
 
 TASK = "webtrack-2009-2012"
 pytestmark = pytest.mark.timeout(30)  # a hang (an alias bomb once took 96 s) fails instead of stalling CI
@@ -509,7 +509,7 @@ def test_millions_of_short_lines_are_refused_unread(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(BOUNDED_S)
 def test_a_file_of_bad_lines_stops_after_a_bounded_number_of_problems(tmp_path: Path) -> None:
-    from benchmark.submissions import MAX_PROBLEMS_PER_FILE, ROWS_PER_QUERY, required_queries
+    from benchmark.board.submissions import MAX_PROBLEMS_PER_FILE, ROWS_PER_QUERY, required_queries
 
     n = ROWS_PER_QUERY * len(required_queries(TASK)[0])  # as many rows as may be read, all bad
     problems = _bounded(tmp_path, [json.dumps({"query_id": f"x{i}", "bogus": 1}) for i in range(n)])

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchmark.board.submissions import ModelCard, build_submission, required_queries, validate_submission
 from benchmark.cli.main import main
-from benchmark.errors import InputError
-from benchmark.submissions import ModelCard, build_submission, required_queries, validate_submission
+from benchmark.core.errors import InputError
 
 TASK = "webtrack-2009-2012"
 CARD = {
@@ -121,7 +121,7 @@ def test_revision_that_could_leave_the_results_folder_is_rejected(tmp_path: Path
 
 
 def test_result_path_stays_inside_the_results_root(tmp_path: Path) -> None:
-    from benchmark.results import ModelInfo, result_path
+    from benchmark.core.results import ModelInfo, result_path
 
     path = result_path(
         tmp_path, ModelInfo(id="acme/tiny", revision="../../../etc"), "../p@../../v", "../" + TASK, "../x"
@@ -162,7 +162,7 @@ def test_pickle_disguised_as_outputs_is_rejected(tmp_path: Path) -> None:
 
 
 def test_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import benchmark.submissions as subs
+    import benchmark.board.submissions as subs
 
     monkeypatch.setattr(subs, "MAX_FILE_BYTES", 100)
     text = "\n".join(problems(make(tmp_path)))
@@ -232,7 +232,7 @@ def test_a_task_the_board_cannot_score_is_refused_in_submitter_words(tmp_path: P
 
 
 def test_a_rag_setting_that_differs_names_the_field(tmp_path: Path) -> None:
-    from benchmark.results import RAGSetting
+    from benchmark.core.results import RAGSetting
 
     setting = {"retriever": "bm25", "k": 5, "prompt": "rag-answer@1", "corpus": "starter"}
     card = {**CARD, "rag": setting}

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmark.errors import InputError
+from benchmark.core.errors import InputError
 from benchmark.families.base import ScoringInputs
 from benchmark.families.subq import formulas
 from benchmark.families.subq.family import SubqFamily, SubqSettings, task_sub_questions
@@ -245,8 +245,8 @@ def test_pairwise_judge_asks_both_orders_and_cancels_position_bias() -> None:
 
 
 def test_interleave_and_subq_retrieval_use_core_sub_questions(tmp_path: Path) -> None:
-    from benchmark.rag import core_sub_questions, interleave, subq_context
-    from benchmark.results import RAGSetting
+    from benchmark.core.results import RAGSetting
+    from benchmark.generation.rag import core_sub_questions, interleave, subq_context
     from benchmark.retrieval import Hit
 
     a = [Hit("a1", "a", "x", 1.0, 1), Hit("b1", "b", "x", 0.5, 2)]

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from benchmark.errors import InputError
+from benchmark.core.errors import InputError
+from benchmark.families.icat.qrels import task_aspect_qrels
 from benchmark.tasks import load_task
 
 CARD = {
@@ -49,7 +50,7 @@ def make_task(root: Path, *, card: dict | None = None, queries=None, aspects=Non
 def test_valid_task_loads(tmp_path: Path) -> None:
     task = load_task(make_task(tmp_path / "tiny"))
     assert list(task.queries()["query_id"]) == ["1", "2"]
-    assert task.aspect_qrels() == {("1", "d1"): {"1"}}
+    assert task_aspect_qrels(task) == {("1", "d1"): {"1"}}
     assert task.data_fingerprint.startswith("sha256:")
 
 

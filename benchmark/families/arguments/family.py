@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import ValidationInfo, field_validator
 
-from benchmark.cache import content_hash
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import pipeline, views
+from benchmark.families.arguments import tables as tables  # registers its task tables
 from benchmark.families.arguments.formulas import DIMENSIONS
 from benchmark.families.arguments.judges import CONTEXT_JUDGES, JOINT_JUDGES
 from benchmark.families.arguments.pipeline import ArgumentState
@@ -21,8 +20,10 @@ from benchmark.families.base import (
     Prepared,
     ScoreColumn,
     ScoringInputs,
+    option,
 )
-from benchmark.judges import JudgeStack
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import content_hash
 from benchmark.tasks import Task
 
 CITATION = """@inproceedings{dhole2025conqret,
@@ -61,19 +62,20 @@ def _names(value: Any, known: tuple[str, ...], what: str) -> tuple[str, ...]:
 
 
 class ArgumentSettings(FamilySettings):
-    quality_judge: Literal["listwise", "listwise_sc", "pointwise"] = Field(
-        default="listwise_sc",
-        description="15 dimensions in one call, three orders combined (SC), or one per call",
+    quality_judge: Literal["listwise", "listwise_sc", "pointwise"] = option(
+        "listwise",
+        "argument-quality judge: listwise (15 dimensions in one call), listwise_sc (three dimension "
+        "orders, combined by --sc-combine), pointwise (one call per dimension)",
     )
-    sc_combine: Literal["mean", "majority"] = "mean"
-    context_judges: tuple[str, ...] = CONTEXT_JUDGES
-    joint_judges: tuple[str, ...] = JOINT_JUDGES
-    evidence_k: int = Field(
-        default=5, ge=1, le=20, description="documents the judge retrieves when none were given"
+    sc_combine: Literal["mean", "majority"] = option("mean", "how the SC orders combine")
+    context_judges: tuple[str, ...] = option(
+        DEFAULT_CONTEXT, f"context-relevance judges, or none; from {', '.join(CONTEXT_JUDGES)}"
     )
-    max_evidence_words: int = Field(
-        default=1500, ge=50, description="evidence is trimmed proportionally to this"
+    joint_judges: tuple[str, ...] = option(
+        DEFAULT_JOINT, f"joint judges, or none; from {', '.join(JOINT_JUDGES)}"
     )
+    evidence_k: int = option(5, "documents the judge retrieves when none were given", ge=1, le=20)
+    max_evidence_words: int = option(1500, "evidence budget in words (trimmed evenly)", ge=50)
 
     @field_validator("context_judges", "joint_judges", mode="before")
     @classmethod
@@ -182,45 +184,6 @@ class ArgumentsFamily(MetricFamily):
     views = views
     settings_model = ArgumentSettings
     columns = _columns()
-
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument(
-            "--quality-judge",
-            choices=["listwise", "listwise_sc", "pointwise"],
-            default="listwise",
-            help="argument-quality judge: listwise (default, 15 dimensions in one call), listwise_sc (three "
-            "dimension orders, combined by --sc-combine), pointwise (one call per dimension)",
-        )
-        group.add_argument(
-            "--sc-combine", choices=["mean", "majority"], default="mean", help="how SC orders combine"
-        )
-        group.add_argument(
-            "--context-judges",
-            default=",".join(DEFAULT_CONTEXT),
-            help=f"context-relevance judges, comma-separated, or none: {', '.join(CONTEXT_JUDGES)} "
-            f"(default: {','.join(DEFAULT_CONTEXT)})",
-        )
-        group.add_argument(
-            "--joint-judges",
-            default=",".join(DEFAULT_JOINT),
-            help=f"joint judges, comma-separated, or none: {', '.join(JOINT_JUDGES)} (default: {','.join(DEFAULT_JOINT)})",
-        )
-        group.add_argument(
-            "--evidence-k", type=int, default=5, help="documents retrieved when none were given"
-        )
-        group.add_argument(
-            "--max-evidence-words", type=int, default=1500, help="evidence budget (trimmed evenly)"
-        )
-
-    def settings_from_args(self, args: argparse.Namespace) -> ArgumentSettings:
-        return ArgumentSettings.from_options(
-            quality_judge=getattr(args, "quality_judge", "listwise"),
-            sc_combine=getattr(args, "sc_combine", "mean"),
-            context_judges=getattr(args, "context_judges", DEFAULT_CONTEXT),
-            joint_judges=getattr(args, "joint_judges", DEFAULT_JOINT),
-            evidence_k=getattr(args, "evidence_k", 5),
-            max_evidence_words=getattr(args, "max_evidence_words", 1500),
-        )
 
     def prepare(
         self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings

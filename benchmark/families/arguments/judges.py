@@ -1,7 +1,7 @@
 """ConQRet's LLM judges: their prompts (data files) and strict parsers of their replies.
 
 Each judge is a prompt under ``benchmark/prompts/`` and a parser that raises
-``ValueError`` on anything it cannot use, so :func:`~benchmark.structured.run_structured`
+``ValueError`` on anything it cannot use, so :func:`~benchmark.models.structured.run_structured`
 retries it with a repair instruction.  Parsers of multi-part replies raise
 :class:`Partial`, which carries what *was* usable: when the retries are spent, the
 pipeline keeps those parts and records every missing dimension as a failure — a
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from benchmark.core.text import bullet_text
 from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE, RATING_SCALE
-from benchmark.prompts import Prompt, load_prompt
-from benchmark.text import bullet_text
+from benchmark.models.prompts import Prompt, load_prompt
 
 QUALITY_JUDGES = ("listwise", "listwise_sc", "pointwise")
 CONTEXT_JUDGES = ("direct", "fine_grained", "geval", "query_rubric")

@@ -1,6 +1,6 @@
 """The argument family's pipeline: evidence → quality judge → context judges → joint judges.
 
-Every judge is one batched :func:`~benchmark.structured.run_structured` call across the
+Every judge is one batched :func:`~benchmark.models.structured.run_structured` call across the
 batch of arguments (Listwise+SC: its three orders together; pointwise: all 15
 dimensions together).  A reply that cannot be used is repaired and retried; when the
 retries are spent, the usable parts of the best reply are kept and every missing part
@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from benchmark.core.text import trim_proportionally
 from benchmark.families.arguments import formulas as F
 from benchmark.families.arguments import judges as J
 from benchmark.families.arguments.trace import ArgumentTrace, EvidenceDoc, JudgeRecord
-from benchmark.judges import JudgeStack
-from benchmark.llm import Messages
-from benchmark.rag import parse_citations
+from benchmark.generation.rag import parse_citations
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.llm import Messages
+from benchmark.models.structured import run_structured
 from benchmark.retrieval import Retriever
-from benchmark.structured import run_structured
-from benchmark.text import trim_proportionally
 
 
 @dataclass

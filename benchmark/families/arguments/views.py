@@ -10,8 +10,8 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from benchmark.core.results import TaskResult
 from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE
-from benchmark.results import TaskResult
 
 
 def entry_label(result: TaskResult) -> str:

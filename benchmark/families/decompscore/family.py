@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
-from benchmark.decomposition import LLM_METHODS, METHODS, Decomposer
-from benchmark.embeddings import Embedder
 from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
     Prepared,
     ScoreColumn,
     ScoringInputs,
+    option,
 )
 from benchmark.families.decompscore import pipeline, views
 from benchmark.families.decompscore.pipeline import DecompState
 from benchmark.families.decompscore.trace import DecompTrace
-from benchmark.judges import JudgeStack
+from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.embeddings import Embedder
 from benchmark.tasks import Task
 
 CITATION = """@inproceedings{wanner2024closer,
@@ -32,11 +32,21 @@ CITATION = """@inproceedings{wanner2024closer,
 
 
 class DecompSettings(FamilySettings):
-    method: str = Field(default="sentences", description="the decomposition method scored")
-    granularity: Literal["sentence", "passage"] = "sentence"
-    static_examples: int | None = Field(default=None, ge=0, description="override the method's count")
-    retrieved_examples: int | None = Field(default=None, ge=0, description="override the method's count")
-    ground: bool = Field(default=True, description="also ground subclaims in the corpus, when there is one")
+    method: str = option(
+        "sentences", "the decomposition method scored (decompose-compare --methods)", cli=False
+    )
+    granularity: Literal["sentence", "passage"] = option(
+        "sentence",
+        "decompose sentence by sentence (the paper) or whole passages",
+        flag="--decomposition-granularity",
+    )
+    static_examples: int | None = option(
+        None, "in-context examples taken as they come (overrides the method's count)", ge=0
+    )
+    retrieved_examples: int | None = option(
+        None, "in-context examples retrieved by similarity (overrides the method's count)", ge=0
+    )
+    ground: bool = option(True, "also ground subclaims in the corpus, when there is one")
 
     @field_validator("method")
     @classmethod
@@ -88,26 +98,6 @@ class DecompScoreFamily(MetricFamily):
         ),
     )
 
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument(
-            "--decomposition-granularity",
-            choices=["sentence", "passage"],
-            default="sentence",
-            help="decompose sentence by sentence (the paper) or whole passages",
-        )
-        group.add_argument("--static-examples", type=int, help="in-context examples taken as they come")
-        group.add_argument(
-            "--retrieved-examples", type=int, help="in-context examples retrieved by similarity"
-        )
-
-    def settings_from_args(self, args: argparse.Namespace) -> DecompSettings:
-        return DecompSettings.from_options(
-            method=getattr(args, "method", "sentences"),
-            granularity=getattr(args, "decomposition_granularity", "sentence"),
-            static_examples=getattr(args, "static_examples", None),
-            retrieved_examples=getattr(args, "retrieved_examples", None),
-        )
-
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         """The method is the entry, not the board: methods are ranked against each other."""
         assert isinstance(settings, DecompSettings)
@@ -128,7 +118,7 @@ class DecompScoreFamily(MetricFamily):
         retriever, corpus_id, notes = None, None, []
         has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"
         if settings.ground and has_corpus:
-            from benchmark.cache import content_hash
+            from benchmark.models.cache import content_hash
             from benchmark.retrieval import resolve_corpus
 
             retriever = judges.retriever(resolve_corpus(task, inputs.corpus, inputs.lucene_index), task)

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmark.decomposition import Decomposer, Granularity, units_of
-from benchmark.entailment import LLMEntailment
 from benchmark.families.decompscore import formulas
 from benchmark.families.decompscore.trace import DecompTrace, SubclaimTrace, UnitTrace
-from benchmark.grounding import ground_claims
-from benchmark.judges import JudgeStack
-from benchmark.profiles import EntailmentSpec
+from benchmark.judging.decomposition import Decomposer, Granularity, units_of
+from benchmark.judging.grounding import ground_claims
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.entailment import LLMEntailment
+from benchmark.models.profiles import EntailmentSpec
 from benchmark.retrieval import Retriever
 
 

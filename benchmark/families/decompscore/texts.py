@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchmark.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.untrusted import load_json
 from benchmark.tasks import CorpusSpec, DataSource, Source, Task, TaskCard, load_task
-from benchmark.untrusted import load_json
 
 
 def read_texts(path: Path) -> list[tuple[str, str]]:

@@ -13,8 +13,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.results import TaskResult
-from benchmark.stats import fmt_score
+from benchmark.core.results import TaskResult
+from benchmark.core.stats import fmt_score
 
 TABLE_KEYS = (
     ("decompscore", "DecompScore"),

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from benchmark.entailment import EntailmentModel, parse_yes_no, sentence_windows
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import ExamQuestion
-from benchmark.llm import LLM
-from benchmark.prompts import load_prompt
-from benchmark.structured import run_structured
+from benchmark.models.entailment import EntailmentModel, parse_yes_no, sentence_windows
+from benchmark.models.llm import LLM
+from benchmark.models.prompts import load_prompt
+from benchmark.models.structured import run_structured
 
 PROMPTS = {"reader": "exam-reader@1", "rate": "exam-rate@1", "verify": "exam-verify@1"}
 LETTERS = "ABCDEFGHIJ"

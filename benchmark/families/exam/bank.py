@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from benchmark.cache import content_hash
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
+from benchmark.models.cache import content_hash
 
 Kind = Literal["multiple-choice", "free-text"]
 KINDS: tuple[Kind, ...] = ("multiple-choice", "free-text")

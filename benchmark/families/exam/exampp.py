@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmark.cache import content_hash
-from benchmark.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.untrusted import read_rows
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import Bank, questions_from_rows
-from benchmark.untrusted import read_rows
+from benchmark.models.cache import content_hash
 
 TOOL = "groundcover"
 

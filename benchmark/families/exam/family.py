@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import Field
+from pydantic import model_validator
 
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
@@ -17,13 +16,15 @@ from benchmark.families.base import (
     QueryTrace,
     ScoreColumn,
     ScoringInputs,
+    option,
 )
 from benchmark.families.exam import formulas, pipeline, views
+from benchmark.families.exam import tables as tables  # registers its task tables
 from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
 from benchmark.families.exam.pipeline import ExamState
 from benchmark.families.exam.trace import ExamTrace
-from benchmark.judges import JudgeStack
+from benchmark.judging.stack import JudgeStack
 from benchmark.tasks import Task
 
 CITATION = """@inproceedings{sander2021exam,
@@ -41,25 +42,43 @@ CITATION = """@inproceedings{sander2021exam,
 
 
 class ExamSettings(FamilySettings):
-    answerer: Literal["entailment", "llm"] = Field(
-        default="entailment", description="entailment-based multiple choice, or an LLM reader"
+    flag_prefix: ClassVar[str] = "exam"
+
+    answerer: Literal["entailment", "llm"] = option(
+        "entailment", "EXAM question answerer: entailment-based multiple choice, or the judge LLM as reader"
     )
     # Chosen on the written webtrack bank (benchmarks/exam_throughput.py prints the table): with the
     # offline profile, 0.5 / 0.02 answers 72% of questions from the gold articles and 7% from texts
     # that only restate the query's aspects (on topic, no answers); 0.77, the claim-support
     # threshold, answers only 37% from the gold articles.
-    threshold: float = Field(default=0.5, description="entailment answerer: least support to answer")
-    margin: float = Field(default=0.02, ge=0, description="entailment answerer: abstain on closer calls")
-    min_rating: int = Field(
-        default=formulas.DEFAULT_MIN_RATING,
+    threshold: float = option(0.5, "entailment answerer: least support to answer", allow_inf_nan=False)
+    margin: float = option(
+        0.02, "entailment answerer: abstain when the best option leads the runner-up by no more", ge=0
+    )
+    min_rating: int = option(
+        formulas.DEFAULT_MIN_RATING,
+        "free-text questions: least answerability self-rating (0-5) that counts as answered",
         ge=0,
         le=5,
-        description="free text: least self-rating that answers",
     )
-    bank_file: str | None = Field(
-        default=None, description="an EXAM++ question bank used instead of the task's"
+    bank_file: str | None = option(
+        None, "an EXAM++ question-bank JSONL(.gz) to use instead of the task's exam", flag="--exam-bank"
     )
-    bank_sha256: str | None = None
+    bank_sha256: str | None = option(
+        None, "the bank file's SHA-256 (recorded: the board keys on it)", cli=False
+    )
+
+    @model_validator(mode="after")
+    def _fingerprint(self) -> Self:
+        """A bank file is recorded by content: its SHA-256 is read once, when given."""
+        if self.bank_file and self.bank_sha256 is None:
+            import hashlib
+
+            path = Path(self.bank_file)
+            if not path.is_file():
+                raise ValueError(f"no such question-bank file: {self.bank_file}")
+            object.__setattr__(self, "bank_sha256", hashlib.sha256(path.read_bytes()).hexdigest())
+        return self
 
 
 def task_bank(task: Task) -> Bank:
@@ -107,50 +126,6 @@ class ExamFamily(MetricFamily):
             default_shown=False,
         ),
     )
-
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument(
-            "--exam-answerer",
-            choices=["entailment", "llm"],
-            default="entailment",
-            help="EXAM question answerer: entailment-based multiple choice (default) or the judge LLM as reader",
-        )
-        group.add_argument(
-            "--exam-threshold",
-            type=float,
-            default=0.5,
-            help="entailment answerer: least support to answer (0.5)",
-        )
-        group.add_argument(
-            "--exam-margin", type=float, default=0.02,
-            help="entailment answerer: abstain when the best option leads the runner-up by no more (0.02)",
-        )  # fmt: skip
-        group.add_argument(
-            "--exam-min-rating", type=int, default=formulas.DEFAULT_MIN_RATING,
-            help="free-text questions: least answerability self-rating (0-5) that counts as answered (default 4)",
-        )  # fmt: skip
-        group.add_argument(
-            "--exam-bank", help="an EXAM++ question-bank JSONL(.gz) to use instead of the task's exam"
-        )
-
-    def settings_from_args(self, args: argparse.Namespace) -> ExamSettings:
-        bank_file = getattr(args, "exam_bank", None)
-        sha = None
-        if bank_file:
-            import hashlib
-
-            path = Path(bank_file)
-            if not path.is_file():
-                raise InputError(Problem(bank_file, "no such file", field="--exam-bank"))
-            sha = hashlib.sha256(path.read_bytes()).hexdigest()
-        return ExamSettings.from_options(
-            answerer=getattr(args, "exam_answerer", "entailment"),
-            threshold=getattr(args, "exam_threshold", 0.5),
-            margin=getattr(args, "exam_margin", 0.02),
-            min_rating=getattr(args, "exam_min_rating", formulas.DEFAULT_MIN_RATING),
-            bank_file=bank_file,
-            bank_sha256=sha,
-        )
 
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         """The answerer and what steers it, and the bank (by content; ``task``: the task's own)."""

@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from benchmark.families.exam.bank import Bank, ExamQuestion
-from benchmark.llm import LLM
-from benchmark.prompts import load_prompt
-from benchmark.structured import run_structured
+from benchmark.models.llm import LLM
+from benchmark.models.prompts import load_prompt
+from benchmark.models.structured import run_structured
 
 PROMPT = "exam-generate@1"
 

@@ -10,8 +10,8 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from benchmark.results import TaskResult
-from benchmark.stats import fmt_score
+from benchmark.core.results import TaskResult
+from benchmark.core.stats import fmt_score
 
 
 def figure(results: Sequence[TaskResult]) -> Any:

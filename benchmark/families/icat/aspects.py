@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from benchmark.prompts import load_prompt
-from benchmark.text import bullet_text
+from benchmark.core.text import bullet_text
+from benchmark.models.prompts import load_prompt
 
 MAX_ASPECTS = 10
 

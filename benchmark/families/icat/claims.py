@@ -4,11 +4,11 @@ The extractor is chosen by name in the judge profile's ``claims.extractor``:
 
 * ``llm`` (the paper's): an LLM rewrites an answer as self-contained single-fact
   sentences (prompt ``claims@1``).
-* any decomposition method of :mod:`benchmark.decomposition` (``factscore``, ``wice``,
+* any decomposition method of :mod:`benchmark.judging.decomposition` (``factscore``, ``wice``,
   ``chen``, ``russellian``, ``dependency``), applied sentence by sentence: the claims
   are the subclaims of all the answer's sentences.
 * ``sentences`` (the offline substitute): each sentence of the answer, split by
-  pysbd (:mod:`benchmark.text`), is one claim.  A 135M-parameter model cannot do the
+  pysbd (:mod:`benchmark.core.text`), is one claim.  A 135M-parameter model cannot do the
   paper's rewrite — given the prompt it copies the worked example or echoes the answer
   back — so the offline profile does not pretend to: its claims are the answer's own
   sentences, not decontextualised and not atomic, and the profile says so.
@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from benchmark.decomposition import parse_subclaims as parse_claims
-from benchmark.prompts import load_prompt
-from benchmark.text import same_words_key, sentences
+from benchmark.core.text import same_words_key, sentences
+from benchmark.judging.decomposition import parse_subclaims as parse_claims
+from benchmark.models.prompts import load_prompt
 
 __all__ = ["Claim", "ClaimList", "claim_messages", "parse_claims", "select_claims", "sentence_claims"]
 

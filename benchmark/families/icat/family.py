@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
-from benchmark.cache import content_hash
 from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
@@ -16,13 +14,16 @@ from benchmark.families.base import (
     QueryTrace,
     ScoreColumn,
     ScoringInputs,
+    option,
 )
 from benchmark.families.icat import formulas, pipeline, views
 from benchmark.families.icat.pipeline import ICATState
+from benchmark.families.icat.qrels import load_aspect_qrels, task_aspect_qrels
 from benchmark.families.icat.trace import ICATTrace
-from benchmark.judges import JudgeStack
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import content_hash
 from benchmark.retrieval import resolve_corpus
-from benchmark.tasks import Task, load_aspect_qrels
+from benchmark.tasks import Task
 
 CITATION = """@inproceedings{samarinas2025icat,
   title     = {Beyond Factual Accuracy: Evaluating Coverage of Diverse Factual Information in Long-form Text Generation},
@@ -32,9 +33,12 @@ CITATION = """@inproceedings{samarinas2025icat,
 
 
 class ICATSettings(FamilySettings):
-    variants: tuple[Literal["m", "s", "a"], ...] = formulas.VARIANTS
-    beta: float = Field(default=1.0, ge=0, allow_inf_nan=False, description="β of the reported ICAT_β")
-    betas: tuple[float, ...] = formulas.DEFAULT_BETAS
+    variants: tuple[Literal["m", "s", "a"], ...] = option(
+        formulas.VARIANTS,
+        "ICAT variants to compute: m (qrels), s (LLM, gold aspects), a (LLM, generated aspects)",
+    )
+    beta: float = option(1.0, "β of the reported ICAT_β", ge=0, allow_inf_nan=False)
+    betas: tuple[float, ...] = option(formulas.DEFAULT_BETAS, "the β sweep recorded beside it", cli=False)
 
     @field_validator("variants")
     @classmethod
@@ -87,14 +91,6 @@ class ICATFamily(MetricFamily):
         ),
     )
 
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument("--variants", default="m,s,a", help="ICAT variants to compute (default: m,s,a)")
-        group.add_argument("--beta", type=float, default=1.0, help="β of the reported ICAT_β (default 1)")
-
-    def settings_from_args(self, args: argparse.Namespace) -> ICATSettings:
-        variants = tuple(v.strip() for v in str(getattr(args, "variants", "m,s,a")).split(",") if v.strip())
-        return ICATSettings.from_options(variants=variants, beta=getattr(args, "beta", 1.0))
-
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         assert isinstance(settings, ICATSettings)
         return {"beta": settings.beta}
@@ -113,7 +109,7 @@ class ICATFamily(MetricFamily):
             qrels = load_aspect_qrels(inputs.aspect_qrels, task)
             qrels_id = content_hash(sorted((k, sorted(v)) for k, v in qrels.items()))
         elif corpus.task_corpus:
-            qrels, qrels_id = task.aspect_qrels(), "task"
+            qrels, qrels_id = task_aspect_qrels(task), "task"
         else:
             qrels, qrels_id = {}, "none"
         variants = settings.variants

@@ -9,7 +9,7 @@ score itself.
 What is decided here, once:
 
 * a query whose claim extraction failed, or with a claim whose grounding is
-  undetermined (see :mod:`~benchmark.grounding`), is a *failed* query:
+  undetermined (see :mod:`~benchmark.judging.grounding`), is a *failed* query:
   no scores, the reason in ``failures``, shown as failed on the board — never a zero;
 * only grounded claims are aligned to aspects (ICAT-S/A send only them to the LLM;
   ICAT-M reads the aspect-level qrels of their first supporting document *for this
@@ -24,8 +24,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.decomposition import LLM_METHODS, METHODS, Decomposer
-from benchmark.embeddings import Embedder
 from benchmark.families.icat import formulas
 from benchmark.families.icat.aspects import (
     Aspect,
@@ -44,10 +42,12 @@ from benchmark.families.icat.claims import (
     sentence_claims,
 )
 from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, PassageTrace
-from benchmark.grounding import ClaimGrounding, ground_claims
-from benchmark.judges import JudgeStack
+from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
+from benchmark.judging.grounding import ClaimGrounding, ground_claims
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.embeddings import Embedder
+from benchmark.models.structured import run_structured
 from benchmark.retrieval import Retriever, candidate_documents
-from benchmark.structured import run_structured
 from benchmark.tasks import Task
 
 PASSAGE_TEXT_CHARS = 600  # passage text kept in traces (enough to read the evidence)

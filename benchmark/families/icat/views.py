@@ -14,7 +14,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.results import TaskResult
+from benchmark.core.results import TaskResult
 
 
 def _variant_name(curve: str) -> str:

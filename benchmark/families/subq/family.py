@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
-from benchmark.errors import InputError, Problem
+from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
     MetricFamily,
     Prepared,
     ScoreColumn,
     ScoringInputs,
+    option,
 )
 from benchmark.families.subq import formulas, pipeline, views
+from benchmark.families.subq import tables as tables  # registers its task tables
 from benchmark.families.subq.judges import CoverageJudge, LLMCoverage, SimilarityCoverage
 from benchmark.families.subq.pipeline import SubqState, SubQuestion
 from benchmark.families.subq.trace import SubqTrace
-from benchmark.judges import JudgeStack
+from benchmark.judging.stack import JudgeStack
 from benchmark.tasks import Task
 
 CITATION = """@article{xie2024subquestion,
@@ -32,10 +33,15 @@ CITATION = """@article{xie2024subquestion,
 
 
 class SubqSettings(FamilySettings):
-    judge: Literal["similarity", "llm"] = Field(default="similarity", description="the coverage judge")
-    threshold: float = Field(default=0.5, description="similarity judge: least cosine that covers")
-    weights: tuple[float, float, float] = Field(
-        default=formulas.DEFAULT_WEIGHTS, description="hybrid weights: core, background, follow-up"
+    flag_prefix: ClassVar[str] = "subq"
+
+    judge: Literal["similarity", "llm"] = option(
+        "similarity", "sub-question coverage judge: embedding similarity, or the judge LLM"
+    )
+    threshold: float = option(0.5, "similarity judge: least cosine that covers", allow_inf_nan=False)
+    weights: tuple[float, float, float] = option(
+        formulas.DEFAULT_WEIGHTS,
+        "hybrid weights core,background,follow-up (fit them with `benchmark subq fit-weights`)",
     )
 
     @field_validator("weights")
@@ -97,37 +103,6 @@ class SubqFamily(MetricFamily):
         ),
     )  # fmt: skip
 
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument(
-            "--subq-judge", choices=["similarity", "llm"], default="similarity",
-            help="sub-question coverage judge: embedding similarity (default) or the judge LLM",
-        )  # fmt: skip
-        group.add_argument(
-            "--subq-threshold", type=float, default=0.5, help="similarity judge: least cosine (0.5)"
-        )
-        group.add_argument(
-            "--subq-weights", default=",".join(map(str, formulas.DEFAULT_WEIGHTS)),
-            help="hybrid weights core,background,follow-up (fit them with `benchmark subq fit-weights`)",
-        )  # fmt: skip
-
-    def settings_from_args(self, args: argparse.Namespace) -> SubqSettings:
-        raw = str(getattr(args, "subq_weights", None) or ",".join(map(str, formulas.DEFAULT_WEIGHTS)))
-        try:
-            weights = tuple(float(x) for x in raw.split(","))
-        except ValueError as exc:
-            raise InputError(
-                Problem("command line", f"not three numbers: {raw!r}", field="--subq-weights")
-            ) from exc
-        if len(weights) != 3:
-            raise InputError(
-                Problem("command line", f"give three weights, not {len(weights)}", field="--subq-weights")
-            )
-        return SubqSettings.from_options(
-            judge=getattr(args, "subq_judge", "similarity"),
-            threshold=getattr(args, "subq_threshold", 0.5),
-            weights=weights,
-        )
-
     def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
         asked = set(task.table("sub_questions")["query_id"].astype(str))
         return [q for q in task.quick_order() if q in asked]
@@ -135,7 +110,7 @@ class SubqFamily(MetricFamily):
     def judge(self, judges: JudgeStack, settings: SubqSettings) -> CoverageJudge:
         if settings.judge == "llm":
             return LLMCoverage(judges.llm, max_retries=judges.profile.llm.max_retries)
-        from benchmark.embeddings import Embedder
+        from benchmark.models.embeddings import Embedder
 
         return SimilarityCoverage(Embedder(judges.profile.embedder, cache=judges.cache), settings.threshold)
 

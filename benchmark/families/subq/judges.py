@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from benchmark.entailment import sentence_windows
-from benchmark.llm import LLM
-from benchmark.prompts import load_prompt
-from benchmark.structured import run_structured
+from benchmark.models.entailment import sentence_windows
+from benchmark.models.llm import LLM
+from benchmark.models.prompts import load_prompt
+from benchmark.models.structured import run_structured
 
 PROMPT = "subq-coverage@1"
 

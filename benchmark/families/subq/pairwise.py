@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from benchmark.llm import LLM
-from benchmark.prompts import load_prompt
-from benchmark.structured import run_structured
+from benchmark.models.llm import LLM
+from benchmark.models.prompts import load_prompt
+from benchmark.models.structured import run_structured
 
 PROMPT = "pairwise-answer@1"
 

@@ -9,9 +9,9 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from benchmark.core.results import TaskResult
+from benchmark.core.stats import fmt_score
 from benchmark.families.subq.formulas import TYPES
-from benchmark.results import TaskResult
-from benchmark.stats import fmt_score
 
 COLOURS = {"core": "#c44e52", "background": "#4c72b0", "follow-up": "#8c8c8c"}
 

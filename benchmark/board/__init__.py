@@ -1,0 +1,1 @@
+"""Boards: ranked leaderboards, their rendering, submissions, the results dataset, terminal reports."""

@@ -1,0 +1,245 @@
+"""Ranked tables from result files, for every registered metric family.
+
+Rules, each of which is a way leaderboards mislead when broken:
+
+* **Like with like.**  A *board* is everything that must be equal for two numbers to be
+  comparable (:meth:`~benchmark.core.results.TaskResult.board_key`): metric family, task and
+  version, task data fingerprint, knowledge corpus, the set of scored queries, judge
+  profile, the family's rank-relevant settings (ICAT's β) and the ranked score.  Only
+  results on the same board are ranked together; the same model judged by two profiles,
+  or scored on a ``--limit`` subset, lands on another board.
+* **Missing is missing.**  A model without a result on a board has no rank there, and no
+  overall rank until it has a result on every board of its profile; a failed query is
+  shown as failed (``failed`` column), never averaged in as zero.
+* **Ranks from paired tests.**  Every model on a board answered the same queries, so
+  models are compared on per-query differences (:func:`benchmark.core.stats.paired_ranks`):
+  a model's rank is one plus the number of models significantly better than it
+  (paired permutation test, Holm-corrected, α = 0.05); models not significantly
+  different share a rank.
+* **Closed-book and RAG are two entries.**  The retrieval setting is part of a model's
+  identity (:attr:`~benchmark.core.results.ModelInfo.label`).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from benchmark.board.submissions import ModelCard, load_model_cards
+from benchmark.core import stats
+from benchmark.core.results import TaskResult, read_result
+from benchmark.families import REGISTRY, MetricFamily
+from benchmark.models.cache import content_hash
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Entry:
+    """One result file, flattened for tables."""
+
+    path: Path | None
+    result: TaskResult
+    card: ModelCard | None
+
+    @property
+    def model_label(self) -> str:
+        return self.result.model.label
+
+    @cached_property
+    def board_id(self) -> str:
+        return content_hash(self.result.board_key())[:12]
+
+    @cached_property
+    def board(self) -> str:
+        """A readable board name (the full key is hashed into :attr:`board_id`)."""
+        r = self.result
+        extra = "".join(f" · {k}={v}" for k, v in sorted(r.board_settings.items()))
+        return (
+            f"{r.metric_family} · {r.task.id}@{r.task.version} · {r.profile_id} · "
+            f"{r.task.queries.n} queries{extra} · by {r.primary} [{self.board_id}]"
+        )
+
+
+@dataclass
+class Leaderboard:
+    entries: list[Entry]
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    overall: pd.DataFrame = field(default_factory=pd.DataFrame)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def profiles(self) -> list[str]:
+        return sorted({e.result.profile_id for e in self.entries})
+
+    @property
+    def tasks(self) -> list[str]:
+        return sorted({e.result.task.id for e in self.entries})
+
+
+# ---------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------
+
+
+def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
+    """One row per (board, model): scores with CIs, failed queries, paired-test rank."""
+    mine = [e for e in entries if e.result.metric_family == family.id]
+    if not mine:
+        return pd.DataFrame()
+    rows = []
+    ranks: dict[tuple[str, str], int] = {}
+    for board_id in sorted({e.board_id for e in mine}):
+        on_board = [e for e in mine if e.board_id == board_id]
+        primary = on_board[0].result.primary
+        col = family.column(primary)
+        per_query = {
+            e.model_label: {q.query_id: q.scores.get(primary) for q in e.result.per_query} for e in on_board
+        }
+        for model, rank in stats.paired_ranks(
+            per_query, higher_is_better=col.higher_is_better if col else True
+        ).items():
+            ranks[(board_id, model)] = rank
+    for e in mine:
+        r = e.result
+        row: dict[str, object] = {
+            "board": e.board,
+            "board_id": e.board_id,
+            "task": r.task.id,
+            "task_version": r.task.version,
+            "judge_profile": r.profile_id,
+            "model": e.model_label,
+            "model_id": r.model.id,
+            "setting": "closed-book" if r.model.rag is None else r.model.rag.label,
+            "open_weights": None if e.card is None else e.card.open_weights,
+            "parameters": None if e.card is None else e.card.parameters,
+            "queries": r.task.queries.n,
+            "failed": len(r.failed_queries),
+            "failures": int(sum(r.failures.values())),
+            "ranked_by": r.primary,
+            "rank_method": stats.RANK_METHOD,
+            "alpha": stats.ALPHA,
+        }
+        keys = [c.key for c in family.columns] + sorted(set(r.scores) - {c.key for c in family.columns})
+        for k in keys:
+            s = r.scores.get(k)
+            row[k] = None if s is None else s.value
+            row[f"{k}_ci_low"] = None if s is None else s.ci_low
+            row[f"{k}_ci_high"] = None if s is None else s.ci_high
+            row[f"{k}_n"] = None if s is None else s.n
+        row["rank"] = ranks.get((e.board_id, e.model_label))
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    df["rank"] = df["rank"].astype("Int64")
+    df["_primary"] = [row.get(row["ranked_by"]) for _, row in df.iterrows()]
+    df = df.sort_values(
+        ["board", "rank", "_primary", "model"], ascending=[True, True, False, True], na_position="last"
+    )
+    return df.drop(columns="_primary").reset_index(drop=True)
+
+
+def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per judge profile: each model's rank on every board, mean rank, overall rank.
+
+    A model missing from any board of its profile gets no overall rank and its missing
+    boards are listed.
+    """
+    frames = [t[["judge_profile", "board", "model", "rank"]] for t in tables.values() if not t.empty]
+    if not frames:
+        return pd.DataFrame()
+    long = pd.concat(frames, ignore_index=True)
+    out = []
+    for profile, sub in long.groupby("judge_profile"):
+        boards = sorted(sub["board"].unique())
+        wide = sub.pivot_table(index="model", columns="board", values="rank", aggfunc="first")
+        wide = wide.reindex(columns=boards)
+        for model, ranks in wide.iterrows():
+            missing = [b for b in boards if pd.isna(ranks[b])]
+            out.append(
+                {
+                    "judge_profile": profile,
+                    "model": model,
+                    "boards": len(boards) - len(missing),
+                    "of_boards": len(boards),
+                    "mean_rank": None if missing else float(ranks.astype(float).mean()),
+                    "missing": "; ".join(missing),
+                }
+            )
+    df = pd.DataFrame(out)
+    df["overall_rank"] = pd.Series(pd.NA, index=df.index, dtype="Int64")
+    for _, idx in df.groupby("judge_profile").groups.items():
+        sub = df.loc[idx]
+        complete = sub["mean_rank"].notna()
+        # lower mean rank is better; equal mean ranks share a rank (min method)
+        df.loc[sub.index[complete], "overall_rank"] = (
+            sub.loc[complete, "mean_rank"].rank(method="min").astype("Int64").to_numpy()
+        )
+    return df.sort_values(["judge_profile", "overall_rank", "model"], na_position="last").reset_index(
+        drop=True
+    )
+
+
+# ---------------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------------
+
+
+def load_entries(
+    results_dir: Path | str, submissions_dir: Path | str | None = None
+) -> tuple[list[Entry], list[str]]:
+    """Every valid result file under ``results_dir``; unreadable ones are listed, not ranked."""
+    cards = load_model_cards(submissions_dir) if submissions_dir else {}
+    entries: list[Entry] = []
+    skipped: list[str] = []
+    root = Path(results_dir)
+    if not root.is_dir():
+        return entries, skipped
+    for path in sorted(root.rglob("*.json")):
+        shown = str(path.relative_to(root))
+        if path.is_symlink():
+            skipped.append(f"{shown}: symbolic link")
+            continue
+        try:
+            result = read_result(path)
+        except (ValueError, OSError) as exc:
+            skipped.append(f"{shown}: not a valid result file ({str(exc).splitlines()[0][:200]})")
+            continue
+        entries.append(Entry(path=path, result=result, card=_card_for(cards, result)))
+    return latest(entries), skipped
+
+
+def _card_for(cards: dict[str, ModelCard], result: TaskResult) -> ModelCard | None:
+    setting = result.model.setting
+    return cards.get(f"{result.model.id}|{setting}") or cards.get(result.model.id)
+
+
+def latest(entries: list[Entry]) -> list[Entry]:
+    """The newest result when the same model was scored twice on one board."""
+    by_key: dict[tuple[str, str], Entry] = {}
+    for e in sorted(entries, key=lambda e: e.result.run.finished):
+        by_key[(e.model_label, e.board_id)] = e
+    return list(by_key.values())
+
+
+def build_from_entries(entries: list[Entry], skipped: list[str] | None = None) -> Leaderboard:
+    tables = {fid: family_table(entries, fam) for fid, fam in REGISTRY.items()}
+    model_boards = {fid: t for fid, t in tables.items() if REGISTRY[fid].ranks_models}
+    return Leaderboard(
+        entries=entries, tables=tables, overall=overall_table(model_boards), skipped=skipped or []
+    )
+
+
+def build_leaderboard(results_dir: Path | str, submissions_dir: Path | str | None = None) -> Leaderboard:
+    entries, skipped = load_entries(results_dir, submissions_dir)
+    for s in skipped:
+        log.warning("skipped %s", s)
+    return build_from_entries(entries, skipped)
+
+
+def from_results(results: list[TaskResult]) -> Leaderboard:
+    """A board of results held in memory (e.g. the runs of one ``benchmark evaluate``)."""
+    return build_from_entries(latest([Entry(path=None, result=r, card=None) for r in results]))

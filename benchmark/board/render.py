@@ -1,0 +1,281 @@
+"""Renderings of a :class:`~benchmark.board.leaderboard.Leaderboard`: terminal, CSV/JSON, Markdown, HTML.
+
+Every rendering shows a score with its confidence interval and a missing score as
+``—``.  Model names, card fields and answers come from submissions and are untrusted:
+the terminal prints them as :class:`rich.text.Text` (never as markup), the HTML page
+escapes every cell, and Markdown cells are rendered as inline code spans, inside which
+neither HTML nor Markdown links are interpreted.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchmark.board.leaderboard import Leaderboard
+from benchmark.core import stats
+from benchmark.core.exports import write_csv
+from benchmark.core.stats import MISSING, fmt_score
+from benchmark.families import REGISTRY, MetricFamily
+
+RANKS_EXPLAINED = (
+    "Rank = 1 + the number of models significantly better on the same queries (paired permutation test "
+    f"on per-query scores, Holm-corrected per model, α = {stats.ALPHA}); models not significantly "
+    "different share a rank. Intervals are 95% bootstrap CIs over queries (BCa from "
+    f"{stats.BCA_MIN_N} queries, percentile below). Failed queries are counted in 'failed', never as 0."
+)
+
+
+def fmt_ci(row: pd.Series, key: str) -> str:
+    """The interval of ``key`` alone (the Space shows it in its own column)."""
+    lo, hi = row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
+    if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+        return ""
+    return f"[{float(lo):.2f}, {float(hi):.2f}]"
+
+
+def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:
+    return fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
+
+
+def fmt_params(value: object) -> str:
+    """Parameter count as 1.5B / 135M; ``—`` when unknown or not applicable (0: no model)."""
+    if value is None or pd.isna(value) or float(value) <= 0:  # type: ignore[arg-type]
+        return MISSING
+    n = float(value)  # type: ignore[arg-type]
+    for unit, size in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= size:
+            return f"{n / size:.3g}{unit}"
+    return str(int(n))
+
+
+def score_keys(df: pd.DataFrame, family: MetricFamily) -> list[str]:
+    """The family's columns present in ``df``, then any extra scores, in a stable order."""
+    keys = [c.key for c in family.columns if c.key in df.columns]
+    extra = sorted(
+        c.removesuffix("_ci_low")
+        for c in df.columns
+        if c.endswith("_ci_low") and c.removesuffix("_ci_low") not in keys
+    )
+    return keys + extra
+
+
+def entry_cells(r: pd.Series) -> dict[str, object]:
+    """The cells that say who an entry is: rank, model, setting, size, open weights."""
+    return {
+        "rank": None if pd.isna(r["rank"]) else int(r["rank"]),
+        "model": r["model"],
+        "setting": r["setting"],
+        "size": fmt_params(r["parameters"]),
+        "open weights": MISSING
+        if r["open_weights"] is None or pd.isna(r["open_weights"])
+        else ("yes" if r["open_weights"] else "no"),
+    }
+
+
+def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd.DataFrame:
+    """Human columns: rank, model, setting, size, scores (with CIs), queries, failed, board."""
+    if df.empty:
+        return df
+    keys = score_keys(df, family)
+    rows = []
+    for _, r in df.iterrows():
+        rows.append(
+            {
+                **entry_cells(r),
+                "rank": MISSING if pd.isna(r["rank"]) else int(r["rank"]),
+                **{family.label(k): fmt_cell(r, k, ci) for k in keys},
+                "queries": int(r["queries"]),
+                "failed": int(r["failed"]),
+                "task": f"{r['task']}@{r['task_version']}",
+                "judge profile": r["judge_profile"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def overall_frame(df: pd.DataFrame) -> pd.DataFrame:
+    if df.empty:
+        return df
+    return pd.DataFrame(
+        {
+            "overall rank": [MISSING if pd.isna(x) else int(x) for x in df["overall_rank"]],
+            "model": df["model"],
+            "mean rank": [MISSING if x is None or pd.isna(x) else f"{x:.2f}" for x in df["mean_rank"]],
+            "boards": [f"{a}/{b}" for a, b in zip(df["boards"], df["of_boards"], strict=True)],
+            "missing": [m or MISSING for m in df["missing"]],
+            "judge profile": df["judge_profile"],
+        }
+    )
+
+
+def column_legend(family: MetricFamily, keys: list[str]) -> list[str]:
+    """One line per score column: what it means."""
+    return [f"{family.label(k)}: {c.description}" for k in keys if (c := family.column(k)) is not None]
+
+
+def terminal_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
+    """The display frame cut to what fits a terminal: the family's default-shown scores;
+    task and judge profile are in the board's title."""
+    view = display_frame(df, family)
+    shown = {family.label(c.key) for c in family.columns if c.default_shown}
+    keep = ["rank", "model", "setting", "size", *[c for c in view.columns if c in shown], "queries", "failed"]
+    return view[[c for c in keep if c in view.columns]]
+
+
+def print_leaderboard(
+    lb: Leaderboard, console: Console | None = None, *, legend: bool = False, skip_empty: bool = False
+) -> None:
+    """Every family's boards; ``skip_empty`` leaves out families without results (a run's
+    own report) instead of saying so (the published board)."""
+    console = console or Console(width=200)
+    if not lb.entries:
+        console.print("no results yet")
+    for fid, fam in REGISTRY.items():
+        df = lb.tables.get(fid, pd.DataFrame())
+        if df.empty:
+            if not skip_empty:
+                console.print(Text(f"{fam.title}: no results yet"))
+            continue
+        for board, sub in df.groupby("board", sort=True):
+            view = terminal_frame(sub, fam)
+            table = Table(title=Text(f"{fam.title} — {board}"))
+            for col in view.columns:
+                left = col in ("model", "setting")
+                table.add_column(
+                    col, justify="left" if left else "right", overflow="fold", min_width=6 if left else None
+                )
+            for _, row in view.iterrows():
+                # Text(...) so that markup in a model name is printed, never interpreted
+                table.add_row(*[Text(str(v)) for v in row])
+            console.print(table)
+            if legend:
+                for line in column_legend(fam, [c.key for c in fam.columns if c.default_shown]):
+                    console.print(Text(f"  {line}"))
+    console.print(Text(RANKS_EXPLAINED, style="dim"))
+    ov = overall_frame(lb.overall)
+    if not ov.empty and int(lb.overall["of_boards"].max()) > 1:  # one board: its table says it all
+        table = Table(
+            title="Overall (mean of per-board ranks; only models with every board of their profile)"
+        )
+        for col in ov.columns:
+            table.add_column(col)
+        for _, row in ov.iterrows():
+            table.add_row(*[Text(str(v)) for v in row])
+        console.print(table)
+    for s in lb.skipped:
+        console.print(Text(f"skipped {s}", style="yellow"))
+
+
+_PLAIN = re.compile(r"^[0-9.,\[\] —/-]*$")  # numbers, intervals, ranks: printed as they are
+
+
+def md_cell(value: object) -> str:
+    """A Markdown table cell that renders as plain text whatever it holds.
+
+    Numbers and intervals are written as they are; any other text goes in a code span,
+    inside which neither HTML tags nor ``[x](javascript:…)`` links are interpreted
+    (HTML escaping alone does not neutralise Markdown).  Backticks inside are matched
+    by a longer fence; pipes are escaped so a cell cannot split the table.
+    """
+    text = " ".join(str(value).split()).replace("|", "\\|")
+    if _PLAIN.match(text):
+        return text
+    fence = "`" * (_longest_backtick_run(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _longest_backtick_run(text: str) -> int:
+    best = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        best = max(best, run)
+    return best
+
+
+def to_markdown(lb: Leaderboard) -> str:
+    """Markdown for a pull-request comment: one table per board, then the overall table."""
+    parts = []
+    for fid, fam in REGISTRY.items():
+        df = lb.tables.get(fid, pd.DataFrame())
+        for board, sub in df.groupby("board", sort=True) if not df.empty else []:
+            view = display_frame(sub, fam).map(md_cell)
+            view.columns = [md_cell(c) for c in view.columns]
+            parts.append(f"### {fam.title} — {md_cell(board)}\n\n{view.to_markdown(index=False)}\n")
+    ov = overall_frame(lb.overall)
+    if not ov.empty:
+        ov = ov.map(md_cell)
+        parts.append(f"### Overall\n\n{ov.to_markdown(index=False)}\n")
+    if parts:
+        parts.append(RANKS_EXPLAINED + "\n")
+    return "\n".join(parts) if parts else "no results yet\n"
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:1400px}
+table{border-collapse:collapse;margin-bottom:2rem;font-size:.9rem}th,td{border:1px solid #ccc;padding:.3rem .5rem}
+th{background:#f3f3f3}td{text-align:right}td:nth-child(2){text-align:left}caption{text-align:left;font-weight:600;margin:.5rem 0}"""
+
+
+def to_html(lb: Leaderboard) -> str:
+    """A self-contained static page; pandas escapes every cell (``escape=True``)."""
+    body = [
+        f"<h1>groundcover leaderboard</h1><p>snapshot {datetime.now(UTC).isoformat(timespec='seconds')}</p>",
+        f"<p>{html.escape(RANKS_EXPLAINED)}</p>",
+    ]
+    for fid, fam in REGISTRY.items():
+        df = lb.tables.get(fid, pd.DataFrame())
+        body.append(f"<h2>{html.escape(fam.title)}</h2>")
+        if df.empty:
+            body.append("<p>no results yet</p>")
+            continue
+        for board, sub in df.groupby("board", sort=True):
+            body.append(f"<h3>{html.escape(str(board))}</h3>")
+            body.append(display_frame(sub, fam).to_html(index=False, escape=True, border=0))
+    ov = overall_frame(lb.overall)
+    if not ov.empty:
+        body.append("<h2>Overall</h2>" + ov.to_html(index=False, escape=True, border=0))
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>groundcover leaderboard</title>"
+        f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>"
+    )
+
+
+def write_snapshot(lb: Leaderboard, out_dir: Path | str) -> list[Path]:
+    """CSV per family (raw numbers), ``leaderboard.json``, ``leaderboard.md`` and ``index.html``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    payload: dict[str, object] = {
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "rank_method": stats.RANK_METHOD,
+        "alpha": stats.ALPHA,
+        "families": {},
+    }
+    for old in out.glob("*.csv"):
+        old.unlink()
+    for fid, df in lb.tables.items():
+        path = out / f"{fid}.csv"
+        write_csv(df, path)
+        written.append(path)
+        payload["families"][fid] = json.loads(df.to_json(orient="records")) if not df.empty else []  # type: ignore[index]
+    write_csv(lb.overall, out / "overall.csv")
+    written.append(out / "overall.csv")
+    payload["overall"] = json.loads(lb.overall.to_json(orient="records")) if not lb.overall.empty else []
+    payload["skipped"] = lb.skipped
+    for name, text in (
+        ("leaderboard.json", json.dumps(payload, indent=2, ensure_ascii=False)),
+        ("leaderboard.md", to_markdown(lb)),
+        ("index.html", to_html(lb)),
+    ):
+        (out / name).write_text(text, encoding="utf-8")
+        written.append(out / name)
+    return written

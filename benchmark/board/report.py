@@ -1,0 +1,82 @@
+"""What ``benchmark evaluate`` / ``score`` print after a run: one table per family, then the
+family's own views (e.g. ICAT's β sweep), notes, and what the judge profile can't judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchmark.core.results import Score, TaskResult
+from benchmark.core.stats import fmt_score
+from benchmark.families import REGISTRY
+
+
+def _score_parts(score: Score | None) -> tuple[float | None, float | None, float | None]:
+    return (None, None, None) if score is None else (score.value, score.ci_low, score.ci_high)
+
+
+MAX_COLUMNS = 10
+
+
+def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
+    fam = REGISTRY[family_id]
+    computed = [c for c in fam.columns if any(c.key in r.scores for r in results)]
+    # a family with many scores (argument quality has 32) shows the Space's default
+    # columns, so the table stays readable in a terminal; the result file has every score
+    keys = [
+        c.key for c in computed if c.default_shown or c.key == fam.primary or len(computed) <= MAX_COLUMNS
+    ]
+    hidden = len(computed) - len(keys)
+    note = f"; {hidden} more scores in the result file" if hidden else ""
+    table = Table(title=Text(f"{fam.title} (macro-average over queries, 95% bootstrap CI{note})"))
+    for col in ("model", "task", "judge profile"):
+        table.add_column(col)
+    for k in keys:
+        table.add_column(fam.label(k), justify="right")
+    table.add_column("queries", justify="right")
+    table.add_column("failed", justify="right")
+    for r in results:
+        table.add_row(
+            *[
+                Text(x)
+                for x in (
+                    r.model.label,
+                    f"{r.task.id}@{r.task.version}",
+                    r.profile_id,
+                    *[fmt_score(*_score_parts(r.scores.get(k))) for k in keys],
+                    str(r.task.queries.n),
+                    str(len(r.failed_queries)),
+                )
+            ]
+        )
+    return table
+
+
+def print_results(results: Sequence[TaskResult], console: Console | None = None) -> None:
+    console = console or Console(width=None if Console().is_terminal else 200)
+    for fid, fam in REGISTRY.items():
+        mine = [r for r in results if r.metric_family == fid]
+        if not mine:
+            continue
+        console.print(results_table(fid, mine))
+        fam.print_results(mine, console)
+        for r in mine:
+            for note in r.notes:
+                console.print(Text(f"note {r.task.id}: {note}", style="yellow"))
+            if r.failures:
+                shown = ", ".join(f"{k} {v}" for k, v in sorted(r.failures.items()))
+                console.print(
+                    Text(f"failures {r.model.label} on {r.task.id}: {shown} (see the traces)", style="yellow")
+                )
+    for pid in sorted({r.profile_id for r in results if r.judge_profile.get("offline")}):
+        console.print(
+            Text(
+                f"judge profile {pid} is the offline default: its scores check that the pipeline runs and tell "
+                "systems apart on the bundled data; they are not comparable with real-judge profiles "
+                "(README, 'What the offline default can and cannot judge').",
+                style="yellow",
+            )
+        )

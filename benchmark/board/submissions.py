@@ -1,0 +1,670 @@
+"""Submissions: data-only folders that a pull request adds under ``submissions/``.
+
+A submission is ``submissions/<org>__<model>/`` holding ``model.yaml`` (the model card,
+:class:`ModelCard`) and one outputs JSONL per task (``<task_id>.jsonl``, rows of
+:class:`benchmark.generation.outputs.OutputRow`).  It never carries scores: the project computes
+them with a pinned judge profile.
+
+Everything in a submission is untrusted.  :func:`validate_submission` looks at the raw
+bytes before any parser does, so a hostile folder cannot make us follow a link out of
+the tree, unpickle, execute, or load a multi-gigabyte file; YAML is read with the safe
+loader only.  It collects *every* problem (file, line, field) and a submission with any
+problem is rejected as a whole — nothing is partially accepted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
+
+from benchmark.core.errors import InputError, Problem
+from benchmark.core.results import SEGMENT_CHARS, RAGSetting
+from benchmark.core.untrusted import (
+    YAMLDataError,
+    load_json,
+    load_yaml,
+    name_problems,
+    strings,
+    text_problems,
+    yaml_key_lines,
+)
+from benchmark.generation.outputs import OutputRow
+
+MODEL_CARD = "model.yaml"
+MAX_FILES = 64
+MAX_FILE_BYTES = 25 * 1024 * 1024
+MAX_TOTAL_BYTES = 200 * 1024 * 1024
+MAX_ANSWER_CHARS = 50_000
+MAX_LINE_CHARS = 200_000
+MAX_CARD_CHARS = 64_000
+#: problems collected per file before its reading stops (the first ones tell what to fix)
+MAX_PROBLEMS_PER_FILE = 50
+#: rows an outputs file may hold: this many per query of the task (a few spare for mistakes)
+ROWS_PER_QUERY = 2
+#: seconds one folder's validation may take before it ends with an error, not a stalled CI job
+TIME_BUDGET_S = 60.0
+#: keys that hold credentials: never published, so never accepted in a submission
+_SECRET_KEY = re.compile(
+    r"(^|[_\-.])(api[_\-]?key|secrets?|token|passw(or)?d|credentials?|auth|bearer|cookies?|headers?)($|[_\-.])",
+    re.I,
+)
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+# a revision names a results folder: the characters result paths keep (SEGMENT_CHARS)
+_REVISION_RE = re.compile(rf"^[A-Za-z0-9][{SEGMENT_CHARS}]{{0,63}}$")
+
+#: Leading bytes of content that must never be in a data-only submission.
+_MAGIC = {
+    b"\x80\x02": "a Python pickle",
+    b"\x80\x03": "a Python pickle",
+    b"\x80\x04": "a Python pickle",
+    b"\x80\x05": "a Python pickle",
+    b"\x7fELF": "an ELF executable",
+    b"MZ": "a Windows executable",
+    b"#!": "a script (shebang)",
+    b"PK\x03\x04": "a zip archive",
+    b"\x1f\x8b": "a gzip archive",
+    b"\xca\xfe\xba\xbe": "a Mach-O/Java class file",
+    b"\xcf\xfa\xed\xfe": "a Mach-O executable",
+}
+_PICKLE_HINTS = (b"cposix\nsystem", b"cbuiltins\n", b"c__builtin__\n", b"\x93.", b"numpy.core.multiarray")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ModelCard(_Strict):
+    """``model.yaml``: who made the model and how its answers were generated."""
+
+    name: str = Field(min_length=1, max_length=96, description="model name, e.g. Llama-3.1-8B-Instruct")
+    org: str = Field(min_length=1, max_length=96, description="organisation or user, e.g. meta-llama")
+    revision: str = Field(default="main", min_length=1, max_length=64, description="commit or tag")
+    license: str = Field(min_length=1, max_length=96)
+    parameters: StrictInt | None = Field(
+        default=None, ge=0, description="parameter count; null if unknown, 0 if the system has no model"
+    )
+    open_weights: StrictBool
+    links: list[HttpUrl] = Field(default_factory=list, max_length=10)
+    contact: str = Field(min_length=1, max_length=200, description="e-mail or GitHub handle")
+    generation: dict[str, Any] = Field(default_factory=dict, description="backend, sampling settings")
+    rag: RAGSetting | None = Field(
+        default=None,
+        description="retrieval-augmented: the setting every answer was generated with; null: closed-book",
+    )
+    description: str | None = Field(default=None, max_length=2000)
+
+    @field_validator("name", "org")
+    @classmethod
+    def _plain_name(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError("use letters, digits, '.', '_' and '-' only (it names a folder and a URL)")
+        return v
+
+    @field_validator("revision")
+    @classmethod
+    def _plain_revision(cls, v: str) -> str:
+        if not _REVISION_RE.match(v):
+            raise ValueError(
+                "use letters, digits, '.', '_', '-', '+' and '=' only (it names a results folder)"
+            )
+        return v
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.org}/{self.name}"
+
+    @property
+    def setting(self) -> str:
+        return "closed-book" if self.rag is None else self.rag.slug
+
+    @property
+    def folder_name(self) -> str:
+        """``org__name``, and ``org__name__rag-bm25-k5`` for a RAG entry of the same model."""
+        return f"{self.org}__{self.name}" + ("" if self.rag is None else f"__{self.rag.slug}")
+
+
+@dataclass
+class Submission:
+    """A validated submission: its card and the answers per task."""
+
+    path: Path
+    card: ModelCard
+    outputs: dict[str, list[OutputRow]] = field(default_factory=dict)
+
+    def output_file(self, task_id: str) -> Path:
+        return self.path / f"{task_id}.jsonl"
+
+
+# ---------------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------------
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent))
+    except ValueError:
+        return str(path)
+
+
+def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
+    problems = []
+    for magic, what in _MAGIC.items():
+        if data.startswith(magic):
+            problems.append(Problem(shown, f"file looks like {what}; submissions are text data only"))
+    if any(h in data for h in _PICKLE_HINTS) and data[:1] == b"\x80":
+        problems.append(Problem(shown, "file contains pickle opcodes; submissions are text data only"))
+    if b"\x00" in data:
+        problems.append(Problem(shown, "file contains NUL bytes; submissions are UTF-8 text"))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problems.append(Problem(shown, f"not valid UTF-8 (byte offset {exc.start})", line=line))
+    return problems
+
+
+def _text_field_problems(
+    value: Any,
+    file: str,
+    line: int | None,
+    lines: dict[str, int] | None = None,
+    *,
+    free_text: tuple[str, ...] = (),
+) -> list[Problem]:
+    """Lone surrogates and control characters anywhere in a parsed value (keys included),
+    and invisible or direction-changing characters anywhere but in the ``free_text``
+    fields (answers may quote any script; names and identifiers may not hide characters)."""
+    out = []
+    for where, text in strings(value):
+        check = text_problems if where.split(".")[0].split("[")[0] in free_text else name_problems
+        why = check(text)
+        if why:
+            top = where.split(".")[0].split("[")[0]
+            out.append(Problem(file, why, line if lines is None else lines.get(top), where or None))
+    return out
+
+
+def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
+    if len(text) > MAX_CARD_CHARS:
+        return None, [Problem(shown, f"model card longer than {MAX_CARD_CHARS} characters")]
+    try:
+        raw = load_yaml(text)
+    except YAMLDataError as exc:
+        return None, [Problem(shown, str(exc), line=exc.line)]
+    if not isinstance(raw, dict):
+        return None, [Problem(shown, "model card must be a mapping of fields")]
+    lines = yaml_key_lines(text)
+    problems = _text_field_problems(raw, shown, None, lines)
+    problems += _secret_problems(raw.get("generation"), shown, lines.get("generation"), "generation")
+    try:
+        card = ModelCard.model_validate(raw)
+    except ValidationError as exc:
+        for e in exc.errors():
+            top = str(e["loc"][0]) if e["loc"] else None
+            problems.append(
+                Problem(shown, e["msg"], lines.get(top or ""), ".".join(str(x) for x in e["loc"]) or None)
+            )
+        return None, problems
+    return (card if not problems else None), problems
+
+
+def _secret_problems(value: Any, file: str, line: int | None, where: str) -> list[Problem]:
+    """Keys named like credentials (``api_key``, ``token``, …) anywhere in ``value``: a
+    submission is published as it is, so a secret in it would be published too."""
+    found: list[str] = []
+
+    def walk(v: Any, path: str) -> None:
+        if isinstance(v, dict):
+            for k, inner in v.items():
+                here = f"{path}.{k}"
+                if _SECRET_KEY.search(str(k)):
+                    found.append(here)
+                walk(inner, here)
+        elif isinstance(v, list):
+            for i, inner in enumerate(v):
+                walk(inner, f"{path}[{i}]")
+
+    walk(value, where)
+    return [
+        Problem(file, "looks like a credential; remove it (submissions are published as they are)", line, p)
+        for p in found
+    ]
+
+
+def _rag_difference(row: RAGSetting | None, card: RAGSetting | None) -> str:
+    """What differs between a row's retrieval setting and the card's, field by field."""
+    if (row is None) != (card is None):
+        got = row.slug if row else "closed-book"
+        want = card.slug if card else "closed-book"
+        return f"row was generated {got}, model.yaml says {want}"
+    assert row is not None and card is not None
+    fields = [
+        f"{name}: row {getattr(row, name)!r}, model.yaml {getattr(card, name)!r}"
+        for name in type(row).model_fields
+        if getattr(row, name) != getattr(card, name)
+    ]
+    return "the row's retrieval setting differs from model.yaml's rag (" + "; ".join(fields) + ")"
+
+
+class _Deadline:
+    """The time budget of one validation: :meth:`check` raises when it is spent."""
+
+    def __init__(self, seconds: float, shown: str) -> None:
+        self.seconds, self.shown = seconds, shown
+        self.end = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise InputError(
+                Problem(
+                    self.shown,
+                    f"validation stopped after {self.seconds:g} s; a submission this slow to read is refused "
+                    "(is a file far larger or more deeply nested than a task's answers need?)",
+                )
+            )
+
+
+def _row_problems(
+    row: OutputRow, obj: dict[str, Any], shown: str, line_no: int, card: ModelCard | None, task_id: str
+) -> list[Problem]:
+    """What is wrong with one parsed row against the card and the task."""
+    problems = _secret_problems(obj.get("model_args"), shown, line_no, "model_args")
+    problems += _secret_problems(obj.get("generation"), shown, line_no, "generation")
+    if row.task is not None and row.task != task_id:
+        problems.append(
+            Problem(shown, f"row names task {row.task!r}, but this file is for {task_id!r}", line_no, "task")
+        )
+    if card is not None and (row.model != card.model_id or row.revision != card.revision):
+        problems.append(
+            Problem(
+                shown,
+                f"row is from {row.model}@{row.revision}, model.yaml says {card.model_id}@{card.revision}",
+                line_no,
+                "model",
+            )
+        )
+    if card is not None and row.rag != card.rag:
+        problems.append(Problem(shown, _rag_difference(row.rag, card.rag), line_no, "rag"))
+    if row.rag is not None and row.retrieval is None:
+        problems.append(Problem(shown, "a RAG answer needs its 'retrieval' record", line_no, "retrieval"))
+    if row.rag is None and row.retrieval is not None:
+        problems.append(
+            Problem(
+                shown,
+                "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting",
+                line_no,
+                "retrieval",
+            )
+        )
+    return problems
+
+
+def _load_outputs(
+    text: str,
+    shown: str,
+    card: ModelCard | None,
+    task_id: str,
+    deadline: _Deadline,
+) -> tuple[list[OutputRow], list[Problem]]:
+    """Rows of one outputs file, and its problems: at most :data:`MAX_PROBLEMS_PER_FILE`,
+    and none of it read when the file has more lines than the task could need."""
+    known, required = required_queries(task_id)
+    max_rows = ROWS_PER_QUERY * len(known) + 10
+    n_lines = text.count("\n") + (not text.endswith("\n"))
+    if n_lines > max_rows and sum(1 for line in text.split("\n") if line.strip()) > max_rows:
+        return [], [
+            Problem(
+                shown,
+                f"{n_lines} lines; task {task_id} has {len(known)} queries, so at most {max_rows} rows are read",
+            )
+        ]
+    rows: list[OutputRow] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    # JSONL lines end at "\n" only: U+2028, U+2029 and U+0085 may appear inside answers
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        if len(problems) >= MAX_PROBLEMS_PER_FILE:
+            problems.append(
+                Problem(
+                    shown, f"stopped reading after {MAX_PROBLEMS_PER_FILE} problems; fix these first", line_no
+                )
+            )
+            return rows, problems
+        deadline.check()
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE_CHARS:
+            problems.append(Problem(shown, f"line longer than {MAX_LINE_CHARS} characters", line_no))
+            continue
+        try:
+            obj = load_json(line)
+        except ValueError as exc:
+            problems.append(Problem(shown, str(exc), line_no))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(shown, "each line must be a JSON object", line_no))
+            continue
+        bad_text = _text_field_problems(obj, shown, line_no, free_text=("answer",))
+        if bad_text:
+            problems.extend(bad_text)
+            continue
+        answer = obj.get("answer")
+        if isinstance(answer, str) and len(answer) > MAX_ANSWER_CHARS:
+            problems.append(
+                Problem(shown, f"answer longer than {MAX_ANSWER_CHARS} characters", line_no, "answer")
+            )
+        try:
+            row = OutputRow.model_validate(obj)
+        except ValidationError as exc:
+            problems.extend(
+                Problem(shown, e["msg"], line_no, ".".join(str(x) for x in e["loc"])) for e in exc.errors()
+            )
+            continue
+        if row.query_id not in known:
+            problems.append(
+                Problem(shown, f"query id {row.query_id!r} is not in the task", line_no, "query_id")
+            )
+        if row.query_id in seen:
+            problems.append(
+                Problem(
+                    shown,
+                    f"duplicate query id {row.query_id!r} (first on line {seen[row.query_id]})",
+                    line_no,
+                    "query_id",
+                )
+            )
+        seen.setdefault(row.query_id, line_no)
+        problems += _row_problems(row, obj, shown, line_no, card, task_id)
+        rows.append(row)
+    missing = [q for q in required if q not in seen]
+    if missing:
+        problems.append(
+            Problem(shown, f"{len(missing)} required query id(s) missing: {missing[:10]}", field="query_id")
+        )
+    if not rows and not problems:
+        problems.append(Problem(shown, "outputs file has no answers"))
+    return rows, problems
+
+
+def required_queries(task_id: str) -> tuple[set[str], list[str]]:
+    """All query ids of a task, and those a submission must answer (the scored ones)."""
+    from benchmark.core import paths
+
+    known, required = _required_queries(task_id, str(paths.tasks_dir()))
+    return set(known), list(required)
+
+
+@lru_cache(maxsize=32)
+def _required_queries(task_id: str, tasks_dir: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Cached per (task, tasks folder): reading a task's tables is what validation spends time on."""
+    from benchmark.families import scorable_queries
+    from benchmark.tasks import load_task
+
+    task = load_task(task_id)
+    return frozenset(task.table("queries")["query_id"]), tuple(scorable_queries(task))
+
+
+def _guarded(shown: str, load: Callable[[], tuple[Any, list[Problem]]]) -> tuple[Any, list[Problem]]:
+    """Run one file's checks; anything unforeseen becomes a problem of that file, not a traceback."""
+    try:
+        return load()
+    except InputError:
+        raise  # the time budget: the whole validation ends here
+    except Exception as exc:  # untrusted input must never crash the validator
+        return None, [Problem(shown, f"could not be read ({type(exc).__name__}: {str(exc)[:200]})")]
+
+
+def _count_entries(root: Path, shown_root: str) -> None:
+    """Refuse a folder with more entries than a submission may hold before reading any."""
+    with os.scandir(root) as entries:
+        for n, _ in enumerate(entries, start=1):
+            if n > MAX_FILES:
+                raise InputError(
+                    Problem(
+                        shown_root,
+                        f"more than {MAX_FILES} entries; a submission holds at most {MAX_FILES} files",
+                    )
+                )
+
+
+def _task_queries(task_id: str, shown: str) -> Problem | None:
+    """A problem when the project cannot score ``task_id`` from a submission (no shipped
+    corpus, say), in words for a submitter; ``None`` when it can."""
+    try:
+        required_queries(task_id)
+    except InputError as exc:
+        why = "; ".join(p.message.split(";")[0] for p in exc.problems)
+        return Problem(
+            shown,
+            f"the leaderboard cannot score task {task_id} from a submission ({why}); "
+            "submit tasks that ship their corpus, and score this one yourself with `benchmark score`",
+        )
+    return None
+
+
+def validate_submission(
+    folder: Path | str, *, task_ids: Iterable[str] | None = None, time_budget_s: float = TIME_BUDGET_S
+) -> Submission:
+    """Check a submission folder completely; raise :class:`InputError` listing every problem.
+
+    ``task_ids`` are the tasks a submission may contain (default: every task shipped).
+    Reading is bounded: a folder with too many entries is refused before any is read, each
+    file's problems stop at :data:`MAX_PROBLEMS_PER_FILE`, an outputs file with more rows
+    than its task could need is not parsed, and the whole check ends with an error after
+    ``time_budget_s`` seconds.
+    """
+    from benchmark.tasks import list_tasks
+
+    root = Path(folder)
+    shown_root = _display(root, root)
+    if root.is_symlink():
+        raise InputError(Problem(shown_root, "the submission folder is a symbolic link"))
+    if not root.is_dir():
+        raise InputError(Problem(shown_root, "submission folder does not exist"))
+    _count_entries(root, shown_root)
+    deadline = _Deadline(time_budget_s, shown_root)
+    allowed_tasks = set(task_ids) if task_ids is not None else {c.id for c in list_tasks()}
+    problems: list[Problem] = []
+    resolved_root = root.resolve()
+    files: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in sorted(dirnames + filenames):
+            p = Path(dirpath) / name
+            shown = _display(p, root)
+            st = p.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                problems.append(Problem(shown, "symbolic links are not allowed"))
+            elif stat.S_ISDIR(st.st_mode):
+                problems.append(
+                    Problem(shown, "sub-folders are not allowed; put files directly in the submission")
+                )
+            elif not stat.S_ISREG(st.st_mode):
+                problems.append(Problem(shown, "only regular files are allowed"))
+            elif not p.resolve().is_relative_to(resolved_root):
+                problems.append(Problem(shown, "path escapes the submission folder"))
+            elif st.st_nlink > 1:
+                problems.append(
+                    Problem(shown, "a hard link (git cannot carry one): copy the file's content instead")
+                )
+            else:
+                if st.st_mode & 0o111:
+                    problems.append(Problem(shown, "executable files are not allowed (clear the x bit)"))
+                files.append(p)
+        dirnames[:] = []  # never descend: sub-folders were reported above
+    if len(files) > MAX_FILES:
+        problems.append(Problem(shown_root, f"{len(files)} files; at most {MAX_FILES} are allowed"))
+    total = sum(p.stat().st_size for p in files)
+    if total > MAX_TOTAL_BYTES:
+        problems.append(Problem(shown_root, f"{total} bytes in all; at most {MAX_TOTAL_BYTES} are allowed"))
+
+    texts: dict[Path, str] = {}
+    for p in files:
+        shown = _display(p, root)
+        if p.name != MODEL_CARD and (p.suffix != ".jsonl" or p.stem not in allowed_tasks):
+            problems.append(
+                Problem(
+                    shown,
+                    f"unexpected file; a submission holds {MODEL_CARD} and <task_id>.jsonl for known tasks "
+                    f"({', '.join(sorted(allowed_tasks))})",
+                )
+            )
+            continue
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.append(Problem(shown, f"{size} bytes; at most {MAX_FILE_BYTES} per file"))
+            continue
+        data = p.read_bytes()
+        byte_problems = _check_bytes(p, data, shown)
+        problems.extend(byte_problems)
+        if not byte_problems:
+            texts[p] = data.decode("utf-8")
+
+    card_path = root / MODEL_CARD
+    card: ModelCard | None = None
+    if card_path not in texts and not any(pr.file == _display(card_path, root) for pr in problems):
+        problems.append(Problem(_display(card_path, root), "missing model card"))
+    if card_path in texts:
+        card, card_problems = _guarded(
+            _display(card_path, root),
+            lambda: _load_card(card_path, texts[card_path], _display(card_path, root)),
+        )
+        problems.extend(card_problems)
+        if card is not None and root.name != card.folder_name:
+            problems.append(
+                Problem(
+                    shown_root, f"folder must be named {card.folder_name!r} after org and name in model.yaml"
+                )
+            )
+
+    outputs: dict[str, list[OutputRow]] = {}
+    for p, text in texts.items():
+        if p.name == MODEL_CARD:
+            continue
+        unscorable = _task_queries(p.stem, _display(p, root))
+        if unscorable:
+            problems.append(unscorable)
+            continue
+        rows, out_problems = _guarded(
+            _display(p, root),
+            lambda p=p, text=text: _load_outputs(text, _display(p, root), card, p.stem, deadline),
+        )
+        problems.extend(out_problems)
+        outputs[p.stem] = rows or []
+    if not outputs and not any(p.suffix == ".jsonl" for p in files):
+        problems.append(Problem(shown_root, "no outputs: add one <task_id>.jsonl per task"))
+    if problems or card is None:
+        raise InputError(problems or [Problem(shown_root, "model card could not be read")])
+    return Submission(path=root, card=card, outputs=outputs)
+
+
+# ---------------------------------------------------------------------------------
+# Building a submission from an evaluation run
+# ---------------------------------------------------------------------------------
+
+Weights = Literal["yes", "no"]
+
+
+def build_submission(
+    outputs: Iterable[Path],
+    card: ModelCard,
+    dest_root: Path,
+    *,
+    overwrite: bool = False,
+    relabelled: dict[str, int] | None = None,
+) -> Path:
+    """Write ``<dest_root>/<folder>/`` from outputs JSONL files and a card, all or nothing.
+
+    Rows are re-serialised from the validated :class:`OutputRow` (so nothing a backend
+    added beyond the schema leaks in) and their ``model``/``revision`` are set to the
+    card's, the identity the leaderboard shows.  A row written by another model keeps that
+    model's identity in ``generated_by``, and ``relabelled`` (when given) counts the rows
+    per original ``model@revision`` so the caller can say what was renamed.  The folder is
+    built and validated beside its destination and moved into place only when valid: a
+    failed ``submit`` leaves nothing behind, and an existing folder is replaced only with
+    ``overwrite``.
+    """
+    from benchmark.generation.outputs import read_outputs
+
+    dest = dest_root / card.folder_name
+    if dest.exists() and any(dest.iterdir()) and not overwrite:
+        raise InputError(Problem(str(dest), "submission folder exists; pass --overwrite to replace it"))
+    dest_root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{card.folder_name}.", dir=dest_root)) / card.folder_name
+    renamed = relabelled if relabelled is not None else {}
+    try:
+        staging.mkdir()
+        written = 0
+        for src in outputs:
+            rows = read_outputs(src)
+            task_ids = {r.task for r in rows if r.task}
+            task_id = task_ids.pop() if len(task_ids) == 1 else Path(src).stem
+            with open(staging / f"{task_id}.jsonl", "w", encoding="utf-8") as f:
+                for r in rows:
+                    origin = f"{r.model}@{r.revision}"
+                    update: dict[str, Any] = {
+                        "model": card.model_id,
+                        "revision": card.revision,
+                        "task": task_id,
+                    }
+                    if (r.model, r.revision) != (card.model_id, card.revision):
+                        update["generated_by"] = r.generated_by or origin
+                        renamed[origin] = renamed.get(origin, 0) + 1
+                    f.write(r.model_copy(update=update).model_dump_json(exclude_none=True) + "\n")
+            written += 1
+        if not written:
+            raise InputError(Problem(str(dest_root), "no outputs files given"))
+        payload = card.model_dump(mode="json", exclude_none=True)
+        (staging / MODEL_CARD).write_text(
+            yaml.safe_dump(payload, sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
+        validate_submission(staging)
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(staging, dest)
+    finally:
+        shutil.rmtree(staging.parent, ignore_errors=True)
+    return dest
+
+
+def load_model_cards(root: Path | str) -> dict[str, ModelCard]:
+    """Model cards of every submission under ``root`` that has a readable card, by model id.
+
+    Used for display metadata (open weights, size) only; a folder whose card does not
+    validate is skipped, because display must never depend on unvalidated input.
+    """
+    cards: dict[str, ModelCard] = {}
+    root = Path(root)
+    if not root.is_dir():
+        return cards
+    for card_path in sorted(root.glob(f"*/{MODEL_CARD}")):
+        if card_path.is_symlink() or card_path.parent.is_symlink():
+            continue
+        text = card_path.read_text(encoding="utf-8", errors="replace")
+        card, problems = _load_card(card_path, text, str(card_path))
+        if card is not None and not problems:
+            cards[f"{card.model_id}|{card.setting}"] = card
+            if card.rag is None or card.model_id not in cards:
+                cards[card.model_id] = card
+    return cards

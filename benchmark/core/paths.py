@@ -1,0 +1,79 @@
+"""Where groundcover keeps things on disk.
+
+Everything that is derived (indexes, the model-call cache, downloaded models) lives
+under one home directory so that a user can wipe or relocate it in one place.  The
+home defaults to ``~/.cache/groundcover`` and is overridden by ``GROUNDCOVER_HOME``;
+tests point it at a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # benchmark/
+REPO_ROOT = PACKAGE_DIR.parent
+PROMPTS_DIR = PACKAGE_DIR / "prompts"
+PROFILES_DIR = PACKAGE_DIR / "profiles"
+
+
+def home() -> Path:
+    """The groundcover home directory (created on first use)."""
+    path = Path(os.environ.get("GROUNDCOVER_HOME", Path.home() / ".cache" / "groundcover"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cache_path() -> Path:
+    """The SQLite file that caches every model call by content hash."""
+    return Path(os.environ.get("GROUNDCOVER_CACHE", home() / "model_calls.sqlite"))
+
+
+def index_dir() -> Path:
+    path = home() / "indexes"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+#: Where an installed wheel keeps the task folders (pyproject maps the repo's tasks/ here).
+PACKAGED_TASKS = PACKAGE_DIR / "task_data"
+
+
+def tasks_dir() -> Path:
+    """Directory holding ``<task_id>/task.yaml`` cards.
+
+    ``GROUNDCOVER_TASKS`` if set; else the copy inside an installed wheel; else the
+    checkout's ``tasks/`` (in a checkout ``benchmark/task_data`` is a link to it, which is
+    how the wheel build finds the task files; error messages name ``tasks/``).
+    """
+    if "GROUNDCOVER_TASKS" in os.environ:
+        return Path(os.environ["GROUNDCOVER_TASKS"])
+    if PACKAGED_TASKS.is_dir() and not PACKAGED_TASKS.is_symlink():
+        return PACKAGED_TASKS
+    return REPO_ROOT / "tasks"  # a checkout: benchmark/task_data is only a link to tasks/
+
+
+def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
+    """Make sure ``path`` is a folder this process can write, before any model loads.
+
+    A real write is tried (a probe file, removed at once): permission bits say nothing
+    for root, and a read-only mount or a path through a file only shows on writing.  The
+    folder is created if missing; a failure is a one-line error naming ``flag``.
+    """
+    import tempfile
+
+    from benchmark.core.errors import InputError, Problem, printable
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError(Problem(printable(str(p)), "is a file, not a folder", field=flag))
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=p, prefix=".groundcover-write-check-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(
+            Problem(printable(str(p)), f"cannot write here ({exc.strerror or exc})", field=flag)
+        ) from None
+    return p

@@ -1,0 +1,348 @@
+"""Result files: one validated JSON per (model, task, judge profile).
+
+Layout (after MTEB)::
+
+    results/<org>__<model>/<revision>/<judge-profile>/<task>.json          aggregate + per-query
+    results/<org>__<model>/<revision>/<judge-profile>/<task>.traces.jsonl  one trace per query
+
+A result file carries everything needed to decide whether two results may be ranked
+together — task version and data fingerprint, the *full* judge profile, package and
+dependency versions — and everything needed to trust the number: bootstrap confidence
+intervals over queries, per-query scores, and counts of failures (a failure is never
+silently a zero).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark import __version__
+from benchmark.core import paths, stats
+
+RESULT_SCHEMA_VERSION = "2"
+
+TRACKED_PACKAGES = (
+    "torch",
+    "transformers",
+    "sentence-transformers",
+    "datasets",
+    "pyserini",
+    "faiss-cpu",
+    "lm-eval",
+    "vllm",
+    "numpy",
+    "scipy",
+    "pandas",
+    "pydantic",
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Score(_Strict):
+    """A macro-average over queries with a bootstrap confidence interval."""
+
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = Field(description="queries that contributed (failed queries are left out, never counted as 0)")
+    ci_method: str | None = Field(
+        default=None, description="BCa, percentile, constant, or null (no interval)"
+    )
+
+
+class RAGSetting(_Strict):
+    """How a retrieval-augmented system was given evidence: part of the model's identity."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    retriever: Literal["bm25", "dense", "hybrid"]
+    k: int = Field(ge=1, le=50, description="passages put in the prompt")
+    prompt: str = Field(description="prompt file id, e.g. rag-answer@1")
+    corpus: str = Field(description="label of the corpus retrieved from")
+    chunking: tuple[int, int] = (128, 32)
+    embedder: str | None = Field(default=None, description="dense and hybrid: the query/passage embedder")
+    rerank: Literal["generic", "stance"] | None = Field(
+        default=None,
+        description="RAArg: listwise LLM reranking of the retrieved documents, and its instruction",
+    )
+    depth: int | None = Field(default=None, ge=1, description="RAArg: documents retrieved, then reranked")
+    subq: Literal["retrieval", "rerank", "prompt", "all"] | None = Field(
+        default=None,
+        description="core sub-questions used in retrieval, in reranking, in the prompt, or all three (Xie et al.)",
+    )
+
+    @property
+    def slug(self) -> str:
+        """``rag-bm25-k5``: names folders and tells closed-book and RAG entries apart."""
+        rerank = f"-{self.rerank}-rerank{self.depth or ''}" if self.rerank else ""
+        subq = f"-subq-{self.subq}" if self.subq else ""
+        return f"rag-{self.retriever}{rerank}{subq}-k{self.k}"
+
+    @property
+    def label(self) -> str:
+        rerank = f" + {self.rerank} LLM rerank" if self.rerank else ""
+        subq = f" + core sub-questions ({self.subq})" if self.subq else ""
+        return f"RAG {self.retriever}{rerank}{subq} k={self.k}"
+
+
+class ModelInfo(_Strict):
+    id: str
+    revision: str = "main"
+    backend: str | None = None
+    generation: dict[str, Any] = Field(default_factory=dict)
+    rag: RAGSetting | None = Field(default=None, description="null: closed-book")
+
+    @property
+    def setting(self) -> str:
+        return "closed-book" if self.rag is None else self.rag.slug
+
+    @property
+    def label(self) -> str:
+        """How the leaderboard names this entry: closed-book and RAG runs are two entries."""
+        name = self.id if self.revision in ("main", "", None) else f"{self.id}@{self.revision}"
+        return name if self.rag is None else f"{name} ({self.rag.label})"
+
+
+class QuerySet(_Strict):
+    """Which queries were scored: results on different query sets are never ranked together."""
+
+    n: int
+    sha256: str = Field(description="hash of the sorted query ids")
+
+    @classmethod
+    def of(cls, query_ids: Iterable[str]) -> QuerySet:
+        ids = sorted(set(query_ids))
+        return cls(n=len(ids), sha256=hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest())
+
+
+class TaskInfo(_Strict):
+    id: str
+    version: str
+    data: str = Field(description="data fingerprint: sha256 of local files or hub repo@revision")
+    corpus: str | None = Field(default=None, description="fingerprint of the knowledge corpus used")
+    queries: QuerySet
+
+
+class Statistics(_Strict):
+    """How the intervals were computed, and how the leaderboard ranks this result (``benchmark.core.stats``)."""
+
+    ci_level: float
+    bootstrap_resamples: int
+    seed: int
+    bca_min_n: int
+    rank_test: str = stats.RANK_METHOD
+    alpha: float = stats.ALPHA
+    rank_resamples: int = stats.PERMUTATION_RESAMPLES
+
+
+class RunInfo(_Strict):
+    groundcover_version: str
+    packages: dict[str, str]
+    python: str
+    git_sha: str | None
+    seed: int
+    started: str
+    finished: str
+    durations_s: dict[str, float] = Field(default_factory=dict)
+    cache: dict[str, Any] = Field(default_factory=dict)
+    command: str | None = None
+
+
+class QueryScores(_Strict):
+    query_id: str
+    scores: dict[str, float | None]
+    counts: dict[str, int] = Field(default_factory=dict)
+    failures: list[str] = Field(default_factory=list)
+    failed: bool = Field(default=False, description="no score at all: shown as failed, never as 0")
+
+
+class TaskResult(_Strict):
+    schema_version: Literal["2"] = RESULT_SCHEMA_VERSION
+    model: ModelInfo
+    task: TaskInfo
+    judge_profile: dict[str, Any] = Field(description="the full, resolved judge profile")
+    metric_family: str
+    primary: str = Field(description="the score this result is ranked by")
+    settings: dict[str, Any] = Field(default_factory=dict, description="the family's scoring options")
+    board_settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the settings that change the ranked numbers (part of the board key)",
+    )
+    statistics: Statistics
+    scores: dict[str, Score]
+    curves: dict[str, dict[str, float | None]] = Field(
+        default_factory=dict, description="e.g. ICAT_beta sweep"
+    )
+    per_query: list[QueryScores]
+    failures: dict[str, int] = Field(default_factory=dict, description="failures by stage")
+    failed_queries: list[str] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict, description="per-query counts summed")
+    notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
+    run: RunInfo
+
+    @property
+    def profile_id(self) -> str:
+        return f"{self.judge_profile.get('name')}@{self.judge_profile.get('version')}"
+
+    def board_key(self) -> tuple[str, ...]:
+        """Everything that must be equal for two results to be ranked against each other."""
+        return (
+            self.metric_family,
+            f"{self.task.id}@{self.task.version}",
+            self.task.data,
+            self.task.corpus or "task",
+            self.task.queries.sha256,
+            self.profile_id,
+            json.dumps(self.board_settings, sort_keys=True),
+            self.primary,
+        )
+
+
+# ---------------------------------------------------------------------------------
+# Pure helpers
+# ---------------------------------------------------------------------------------
+
+
+def bootstrap_score(
+    values: Sequence[float | None], *, seed: int = 0, n_resamples: int = stats.BOOTSTRAP_RESAMPLES
+) -> Score:
+    """Mean over queries with a seeded bootstrap CI (:func:`benchmark.core.stats.mean_ci`)."""
+    ci = stats.mean_ci(values, seed=seed, n_resamples=n_resamples)
+    return Score(value=ci.value, ci_low=ci.low, ci_high=ci.high, n=ci.n, ci_method=ci.method)
+
+
+def model_dir_name(model_id: str) -> str:
+    """``org/model`` -> ``org__model`` (a local path becomes its last component)."""
+    name = model_id.rstrip("/")
+    if name.startswith((".", "/")) or Path(name).exists():
+        name = Path(name).name
+    return name.replace("/", "__")
+
+
+#: Characters allowed in one folder name of a result path (submission revisions too).
+SEGMENT_CHARS = "A-Za-z0-9._+=-"
+
+
+def path_segment(value: str) -> str:
+    """``value`` as one safe folder name: revisions come from users and submissions, and
+    one like ``../../x`` or ``a/b`` must never place a result outside its model's folder."""
+    segment = re.sub(f"[^{SEGMENT_CHARS}]+", "_", value).strip("._") or "_"
+    return segment[:96]
+
+
+def result_path(root: Path, model: ModelInfo, profile: str, task_id: str, family: str) -> Path:
+    """``<root>/<org__model>/<revision>/<setting>/<profile>-v<version>/<task>.<family>.json``.
+
+    ``profile`` is the profile's id (``name@version``).  The setting (closed-book or e.g.
+    rag-bm25-k5) keeps the two kinds of run apart, and the version keeps a re-score under
+    a bumped profile from overwriting the results of the previous one.
+    """
+    name, _, version = profile.partition("@")
+    folders = (model_dir_name(model.id), model.revision or "main", model.setting, f"{name}-v{version or '0'}")
+    return root.joinpath(*map(path_segment, folders), f"{path_segment(task_id)}.{path_segment(family)}.json")
+
+
+def traces_path(result_file: Path) -> Path:
+    return result_file.with_name(result_file.stem + ".traces.jsonl")
+
+
+def read_traces(result_file: Path) -> list[dict[str, Any]]:
+    """The traces of a result, one per query.  Lines end at "\\n" only: traces are written
+    with ``ensure_ascii=False``, so an answer's U+2028 stands raw inside a line, and
+    ``str.splitlines`` would cut it there."""
+    text = traces_path(result_file).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.split("\n") if line.strip()]
+
+
+def write_result(result: TaskResult, path: Path) -> Path:
+    """Write through a private temporary file and rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(result.model_dump_json(indent=2))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_result(path: Path) -> TaskResult:
+    return TaskResult.model_validate_json(Path(path).read_text(encoding="utf-8"))
+
+
+def iter_results(root: Path) -> Iterable[tuple[Path, TaskResult]]:
+    for path in sorted(Path(root).rglob("*.json")):
+        yield path, read_result(path)
+
+
+# ---------------------------------------------------------------------------------
+# Run metadata
+# ---------------------------------------------------------------------------------
+
+
+def package_versions(names: Iterable[str] = TRACKED_PACKAGES) -> dict[str, str]:
+    out = {}
+    for name in names:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def git_sha() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=paths.REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def run_info(
+    *, seed: int, started: str, durations: dict[str, float], cache: dict[str, Any], command: str | None
+) -> RunInfo:
+    return RunInfo(
+        groundcover_version=__version__,
+        packages=package_versions(),
+        python=platform.python_version(),
+        git_sha=git_sha(),
+        seed=seed,
+        started=started,
+        finished=now_iso(),
+        durations_s=durations,
+        cache=cache,
+        command=command,
+    )
+
+
+def dumps_line(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True)

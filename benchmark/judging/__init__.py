@@ -1,0 +1,1 @@
+"""Judges built from models and retrieval: the judge stack, grounding, claim decomposition."""

@@ -1,0 +1,67 @@
+"""The judge stack: the loaded models of one judge profile, shared by every family and task.
+
+A run loads its judges once — the LLM, the entailment model, the cache — and opens
+retrievers lazily, one per (corpus, retriever kind), because building an index is the
+slowest step and several families and tasks may search the same corpus.  Tests build a
+stack from fakes (``tests/helpers/fakes.py``) and run every family's whole pipeline
+without loading a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from benchmark.models.cache import ModelCallCache, default_cache
+from benchmark.models.entailment import EntailmentModel, load_entailment
+from benchmark.models.llm import LLM, load_llm
+from benchmark.models.profiles import JudgeProfile, RetrieverSpec
+from benchmark.retrieval import CorpusRef, Retriever
+
+if TYPE_CHECKING:
+    from benchmark.tasks import Task
+
+RetrieverFactory = Callable[[CorpusRef, "Task", RetrieverSpec], Retriever]
+
+
+@dataclass
+class JudgeStack:
+    profile: JudgeProfile
+    llm: LLM
+    entailment: EntailmentModel
+    cache: ModelCallCache
+    retriever_factory: RetrieverFactory | None = None
+    progress: bool = True
+    _retrievers: dict[tuple[str, str], Retriever] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(
+        cls, profile: JudgeProfile, cache: ModelCallCache | None = None, *, progress: bool = True
+    ) -> JudgeStack:
+        """The models a profile names; weights load lazily, on the first uncached call."""
+        cache = cache or default_cache()
+        llm = load_llm(profile.llm, cache=cache)
+        entailment = load_entailment(
+            profile.entailment, embedder_model=profile.embedder.model, llm=llm, cache=cache
+        )
+        return cls(profile=profile, llm=llm, entailment=entailment, cache=cache, progress=progress)
+
+    def retriever(self, corpus: CorpusRef, task: Task, kind: str | None = None) -> Retriever:
+        """A retriever over ``corpus`` of the profile's kind (or ``kind``), built once per run."""
+        spec = (
+            self.profile.retriever
+            if kind is None
+            else self.profile.retriever.model_copy(update={"kind": kind})
+        )
+        key = (corpus.key + f"|{task.id if corpus.kind == 'table' else ''}", spec.kind)
+        if key not in self._retrievers:
+            if self.retriever_factory is not None:
+                self._retrievers[key] = self.retriever_factory(corpus, task, spec)
+            else:
+                from benchmark.retrieval import open_retriever
+
+                self._retrievers[key] = open_retriever(
+                    corpus, task, spec, self.profile.embedder, cache=self.cache, progress=self.progress
+                )
+        return self._retrievers[key]

@@ -1,0 +1,1 @@
+"""Meta-evaluation: how far metrics and judges agree with references and with each other."""

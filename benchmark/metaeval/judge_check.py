@@ -1,0 +1,157 @@
+"""Judge robustness: do the scores fall when the evidence or the answer gets worse?
+
+ConQRet (§5) checks its judges by perturbing their inputs by known amounts and watching
+the scores: a judge worth trusting scores lower as more of the retrieved documents are
+replaced by irrelevant ones, and lower as more contradicting sentences are injected into
+an answer.  ``benchmark judge-check`` does this for any family whose judges retrieve
+(``irrelevant``: a share of every search's hits replaced by passages of other documents
+of the same corpus) or read the answer (``contradictions``: sentences rewritten by the
+judge LLM to state the opposite, each inserted after its original).  Per score it reports
+the value at each level, Pearson's r with the level (``scipy.stats``) and whether the
+decrease is monotonic.
+
+Everything is seeded: the hits replaced and the sentences contradicted depend only on the
+seed and the texts, so a re-run (served from the model-call cache) gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scipy import stats as st
+
+from benchmark.core.text import sentences
+from benchmark.models.llm import LLM
+from benchmark.models.prompts import load_prompt
+from benchmark.models.structured import run_structured
+from benchmark.retrieval import Allowed, Hit, Passage, Retriever
+
+
+def _rng(seed: int, *parts: str) -> random.Random:
+    digest = hashlib.sha256("\x1f".join([str(seed), *parts]).encode("utf-8")).hexdigest()
+    return random.Random(int(digest[:16], 16))
+
+
+@dataclass
+class IrrelevantHits:
+    """A retriever whose hits are partly replaced by passages of other documents.
+
+    ``fraction`` of each query's hits (rounded half up, so 10% of 10 hits is one) are
+    replaced, at seeded positions, by seeded passages of the ``pool`` whose document is not
+    among that query's hits — irrelevant to it, and not merely a different passage of a
+    relevant document.  Ranks and scores keep their places."""
+
+    base: Retriever
+    pool: Sequence[Passage]
+    fraction: float
+    seed: int = 0
+    identity: dict[str, object] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.identity = {**dict(self.base.identity), "irrelevant_fraction": self.fraction, "seed": self.seed}  # type: ignore[arg-type]
+
+    def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
+        out = []
+        for query, hits in zip(queries, self.base.search(queries, k, allowed), strict=True):
+            n = math.floor(self.fraction * len(hits) + 0.5)
+            if n == 0:
+                out.append(hits)
+                continue
+            rng = _rng(self.seed, "irrelevant", query)
+            docs = {h.doc_id for h in hits}
+            candidates = [p for p in self.pool if p.doc_id not in docs]
+            if not candidates:
+                out.append(hits)
+                continue
+            swap = set(rng.sample(range(len(hits)), min(n, len(hits))))
+            picked = iter(rng.sample(candidates, min(len(swap), len(candidates))))
+            replaced = []
+            for i, h in enumerate(hits):
+                p = next(picked, None) if i in swap else None
+                replaced.append(h if p is None else Hit(p.passage_id, p.doc_id, p.text, h.score, h.rank))
+            out.append(replaced)
+        return out
+
+
+@dataclass
+class Injected:
+    """An answer with contradicting sentences inserted, and the injections that failed."""
+
+    text: str
+    injected: int
+    failed: int
+
+
+def inject_contradictions(
+    answers: dict[str, str], k: int, llm: LLM, *, seed: int = 0, max_retries: int = 2
+) -> dict[str, Injected]:
+    """Each answer with ``k`` of its sentences (seeded; cycling when it has fewer) followed by
+    a rewrite that states the opposite.  One batched LLM call for all answers; a rewrite
+    that stays unusable after retries is left out and counted, never faked."""
+    if k == 0:
+        return {q: Injected(a, 0, 0) for q, a in answers.items()}
+    plan: dict[str, tuple[list[str], list[int]]] = {}
+    for qid, answer in answers.items():
+        sents = sentences(answer)
+        if not sents:
+            plan[qid] = (sents, [])
+            continue
+        order = list(range(len(sents)))
+        _rng(seed, "contradict", qid).shuffle(order)
+        plan[qid] = (sents, [order[i % len(order)] for i in range(k)])
+    prompt = load_prompt("contradict@1")
+    requests = [(qid, sents[i]) for qid, (sents, picks) in plan.items() for i in picks]
+    outcomes = iter(
+        run_structured(
+            llm, [prompt.render(sentence=s) for _, s in requests], parse_rewrite, max_retries=max_retries
+        )
+    )
+    out = {}
+    for qid, (sents, picks) in plan.items():
+        after: dict[int, list[str]] = {}
+        failed = 0
+        for i in picks:
+            res = next(outcomes)
+            if res.ok and res.value:
+                after.setdefault(i, []).append(res.value)
+            else:
+                failed += 1
+        parts: list[str] = []
+        for i, sentence in enumerate(sents):
+            parts += [sentence, *after.get(i, [])]
+        out[qid] = Injected(" ".join(parts) if sents else answers[qid], len(picks) - failed, failed)
+    return out
+
+
+def parse_rewrite(text: str) -> str:
+    """One non-empty sentence; ``ValueError`` for anything else (an echo is not a rewrite)."""
+    line = next((ln.strip().strip('"') for ln in text.strip().splitlines() if ln.strip()), "")
+    if not line or len(line.split()) < 3:
+        raise ValueError("reply with the rewritten sentence only")
+    return line
+
+
+@dataclass(frozen=True)
+class Trend:
+    levels: tuple[float, ...]
+    values: tuple[float | None, ...]
+    pearson: float | None
+    pearson_p: float | None
+    monotonic_decrease: bool | None
+
+
+def trend(levels: Sequence[float], values: Sequence[float | None]) -> Trend:
+    """Pearson's r of a score with the perturbation level, and whether it never rises from
+    one level to the next (``None`` when a level has no value)."""
+    pairs = [(lv, v) for lv, v in zip(levels, values, strict=True) if v is not None]
+    r = p = None
+    if len(pairs) >= 3 and len({v for _, v in pairs}) > 1:
+        res = st.pearsonr([lv for lv, _ in pairs], [v for _, v in pairs])
+        r, p = float(res.statistic), float(res.pvalue)
+    mono = None if len(pairs) < len(values) else all(b <= a for a, b in itertools.pairwise(values))  # type: ignore[operator]
+    return Trend(tuple(levels), tuple(values), r, p, mono)

@@ -1,0 +1,95 @@
+"""Reference measures that meta-evaluation compares a metric with (``benchmark meta-eval``).
+
+* **ROUGE-1 F1** against the gold articles (``rouge-score``), EXAM's baseline: unigram
+  overlap after lowercasing, removing punctuation and English stopwords (scikit-learn's
+  list) and stemming (Porter, where the EXAM paper lemmatised);
+* **trec_eval measures** of systems given as TREC run files (``ir_measures``): Prec@R
+  (``Rprec``), MAP (``AP``) and nDCG@20, per query, as the CAR Y3 leaderboard the EXAM
+  paper correlates with.
+
+Both return ``system -> query id -> score``, the shape every meta-evaluation takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from benchmark.core.errors import InputError, Problem, rel
+
+Scores = dict[str, dict[str, float | None]]
+TREC_MEASURES = {"Rprec": "Rprec", "P@R": "Rprec", "MAP": "AP", "AP": "AP", "nDCG@20": "nDCG@20"}
+
+
+@cache
+def _scorer() -> Any:
+    from rouge_score import rouge_scorer, tokenizers
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    class NoStopwords(tokenizers.Tokenizer):
+        def __init__(self) -> None:
+            self.inner = tokenizers.DefaultTokenizer(use_stemmer=False)
+            self.stem = tokenizers.DefaultTokenizer(use_stemmer=True)
+
+        def tokenize(self, text: str) -> list[str]:
+            kept = " ".join(t for t in self.inner.tokenize(text) if t not in ENGLISH_STOP_WORDS)
+            return self.stem.tokenize(kept)
+
+    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=NoStopwords())
+
+
+def rouge1_f1(candidate: str, reference: str) -> float:
+    """ROUGE-1 F1 of ``candidate`` against ``reference`` (0 when either has no content word)."""
+    return float(_scorer().score(reference, candidate)["rouge1"].fmeasure)
+
+
+def rouge1_scores(answers: Mapping[str, Mapping[str, str]], gold: Mapping[str, str]) -> Scores:
+    """Per system and query, ROUGE-1 F1 of its answer against the query's gold article."""
+    return {
+        system: {q: rouge1_f1(text, gold[q]) if q in gold else None for q, text in per_query.items()}
+        for system, per_query in answers.items()
+    }
+
+
+def read_runs(paths: Iterable[Path]) -> dict[str, dict[str, dict[str, float]]]:
+    """TREC run files (``qid Q0 docid rank score tag``) -> system (the file name without its
+    suffix, which names a result's model label or id) -> qid -> doc -> score."""
+    import ir_measures
+
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for path in paths:
+        try:
+            for row in ir_measures.read_trec_run(str(path)):
+                runs.setdefault(path.stem, {}).setdefault(row.query_id, {})[row.doc_id] = float(row.score)
+        except (ValueError, IndexError) as exc:
+            raise InputError(
+                Problem(rel(path), f"not a TREC run file (qid Q0 docid rank score tag): {exc}")
+            ) from exc
+    return runs
+
+
+def trec_scores(
+    runs: Mapping[str, Mapping[str, Mapping[str, float]]],
+    qrels: Mapping[str, Mapping[str, int]],
+    measure: str,
+) -> Scores:
+    """Per system and judged query, ``measure`` (Rprec / AP / nDCG@20) by ir_measures."""
+    import ir_measures
+
+    name = TREC_MEASURES.get(measure)
+    if name is None:
+        raise InputError(
+            Problem(
+                "command line",
+                f"unknown trec_eval measure {measure!r}; known: {', '.join(TREC_MEASURES)}",
+                field="--against",
+            )
+        )
+    m = ir_measures.parse_measure(name)
+    out: Scores = {}
+    for system, run in runs.items():
+        values = {r.query_id: float(r.value) for r in m.iter_calc(qrels, run)}
+        out[system] = {q: values.get(q, 0.0) for q in qrels}  # a judged query the run skipped scores 0
+    return out

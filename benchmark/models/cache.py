@@ -1,0 +1,295 @@
+"""One content-hash cache for every model call.
+
+Every call to a model — answer generation, claim extraction, embeddings, entailment,
+LLM judging — is keyed by a SHA-256 of *what determines its output*: a namespace (the
+kind of call), the model's identity (id + revision + relevant settings) and the request
+payload.  The value is stored as JSON in a single SQLite file shared by all runs, so a
+second run of the same evaluation makes no model calls at all, and two evaluations that
+happen to ask the same question share the answer.
+
+Why SQLite: one file, atomic writes (a ``kill -9`` never leaves a half-written entry),
+safe to read from several processes, and no server to run.  Values never go through
+``pickle``: arrays are stored as base64 float32 with their shape.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem
+
+log = logging.getLogger(__name__)
+
+_MISSING = object()
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace, so equal payloads hash equally."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default)
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.floating, np.integer)):
+        return obj.item()
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    raise TypeError(f"cannot hash object of type {type(obj).__name__}")
+
+
+def content_hash(*parts: Any) -> str:
+    """SHA-256 hex digest of the canonical JSON of ``parts``."""
+    return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()
+
+
+def encode_value(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        arr = np.ascontiguousarray(value, dtype=np.float32)
+        return canonical_json(
+            {"__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"), "shape": list(arr.shape)}
+        )
+    return canonical_json(value)
+
+
+def decode_value(text: str) -> Any:
+    value = json.loads(text)
+    if isinstance(value, dict) and "__ndarray__" in value:
+        arr = np.frombuffer(base64.b64decode(value["__ndarray__"]), dtype=np.float32)
+        return arr.reshape(value["shape"]).copy()
+    return value
+
+
+@dataclass
+class CacheStats:
+    """Counts of lookups in this process; ``misses`` is the number of model calls made."""
+
+    hits: int = 0
+    misses: int = 0
+    by_namespace: dict[str, list[int]] = field(default_factory=dict)
+
+    def record(self, namespace: str, hits: int, misses: int) -> None:
+        self.hits += hits
+        self.misses += misses
+        entry = self.by_namespace.setdefault(namespace, [0, 0])
+        entry[0] += hits
+        entry[1] += misses
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "by_namespace": {k: {"hits": v[0], "misses": v[1]} for k, v in self.by_namespace.items()},
+        }
+
+
+class ModelCallCache:
+    """SQLite-backed content-hash cache.
+
+    ``enabled=False`` turns it into a pass-through (every call is computed) while
+    still counting calls, which is what the throughput benchmark uses for "cold".
+    """
+
+    def __init__(self, path: Path | str | None = None, *, enabled: bool = True) -> None:
+        self.path = Path(path) if path is not None else paths.cache_path()
+        self.enabled = enabled
+        self.stats = CacheStats()
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._bad_values = 0
+        if enabled:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._conn = self._open()
+            except sqlite3.DatabaseError as exc:
+                aside = self._move_aside()
+                log.warning(
+                    "the model-call cache %s could not be read (%s); it was moved to %s and a new one started "
+                    "(delete the old one when you no longer need it)",
+                    self.path,
+                    exc,
+                    aside,
+                )
+                self._conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, namespace TEXT NOT NULL,"
+                " model TEXT NOT NULL, value TEXT NOT NULL, created REAL NOT NULL)"
+            )
+            conn.execute("SELECT key, value FROM calls LIMIT 1").fetchall()
+            conn.commit()
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+
+    def _move_aside(self) -> Path:
+        aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(self.path) + suffix)
+            if src.exists():
+                os.replace(src, Path(str(aside) + suffix))
+        return aside
+
+    def _damaged(self, exc: sqlite3.DatabaseError) -> InputError:
+        if "full" in str(exc).lower():
+            return InputError(Problem(str(self.path), f"no space left for the model-call cache ({exc})"))
+        return InputError(
+            Problem(
+                str(self.path),
+                f"the model-call cache is damaged ({exc}); delete it (rm '{self.path}'*) or set GROUNDCOVER_CACHE "
+                "to another file, and run again: it is rebuilt, and checkpointed work is kept",
+            )
+        )
+
+    def _decode(self, key: str, text: str) -> Any:
+        """A cached value, or ``None`` (a miss, recomputed and overwritten) if it cannot be read."""
+        try:
+            return decode_value(text)
+        except (ValueError, TypeError, KeyError, binascii.Error):
+            self._bad_values += 1
+            if self._bad_values == 1:
+                log.warning("%s: unreadable cached values are recomputed (first: %s)", self.path, key[:12])
+            return None
+
+    # -- keys -----------------------------------------------------------------
+    @staticmethod
+    def key(namespace: str, model: str, payload: Any) -> str:
+        return content_hash(namespace, model, payload)
+
+    # -- single entries ---------------------------------------------------------
+    def get(self, key: str) -> Any:
+        """The cached value, or ``None`` when absent (values are never ``None``)."""
+        if self._conn is None:
+            return None
+        try:
+            with self._lock:
+                row = self._conn.execute("SELECT value FROM calls WHERE key=?", (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from exc
+        return None if row is None else self._decode(key, row[0])
+
+    def put(self, key: str, value: Any, *, namespace: str, model: str) -> None:
+        if self._conn is None:
+            return
+        self._write([(key, namespace, model, encode_value(value), time.time())])
+
+    # -- the workhorse ----------------------------------------------------------
+    def cached_batch(
+        self,
+        namespace: str,
+        model: str,
+        payloads: Sequence[Any],
+        compute: Callable[[list[Any]], Sequence[Any]],
+        *,
+        batch_size: int | None = None,
+    ) -> list[Any]:
+        """Return one result per payload, computing only the misses, in batches.
+
+        ``compute`` receives a list of payloads and must return results in the same
+        order.  Duplicate payloads within one call are computed once.  Results are
+        written to the cache as soon as each batch finishes, so an interrupted run
+        keeps everything already paid for.
+        """
+        keys = [self.key(namespace, model, p) for p in payloads]
+        found: dict[str, Any] = {}
+        if self._conn is not None and keys:
+            unique = list(dict.fromkeys(keys))
+            try:
+                with self._lock:
+                    for start in range(0, len(unique), 500):
+                        chunk = unique[start : start + 500]
+                        marks = ",".join("?" * len(chunk))
+                        rows = self._conn.execute(
+                            f"SELECT key, value FROM calls WHERE key IN ({marks})", chunk
+                        ).fetchall()
+                        found.update({k: v for k, raw in rows if (v := self._decode(k, raw)) is not None})
+            except sqlite3.DatabaseError as exc:
+                raise self._damaged(exc) from exc
+        todo: dict[str, Any] = {}
+        for k, p in zip(keys, payloads, strict=True):
+            if k not in found and k not in todo:
+                todo[k] = p
+        hits = sum(1 for k in keys if k in found)
+        self.stats.record(namespace, hits, len(todo))
+        if todo:
+            items = list(todo.items())
+            step = batch_size or len(items)
+            for start in range(0, len(items), step):
+                chunk = items[start : start + step]
+                outputs = list(compute([p for _, p in chunk]))
+                if len(outputs) != len(chunk):
+                    raise RuntimeError(
+                        f"{namespace}: model returned {len(outputs)} results for {len(chunk)} inputs"
+                    )
+                for (k, _), out in zip(chunk, outputs, strict=True):
+                    found[k] = out
+                self._put_many(
+                    [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)], namespace, model
+                )
+        return [found[k] for k in keys]
+
+    def _put_many(self, entries: list[tuple[str, Any]], namespace: str, model: str) -> None:
+        if self._conn is None or not entries:
+            return
+        now = time.time()
+        self._write([(k, namespace, model, encode_value(v), now) for k, v in entries])
+
+    def _write(self, rows: list[tuple[str, str, str, str, float]]) -> None:
+        if self._conn is None:
+            return
+        try:
+            with self._lock:
+                self._conn.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?)", rows)
+                self._conn.commit()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from exc
+
+    def count(self, namespace: str | None = None) -> int:
+        if self._conn is None:
+            return 0
+        with self._lock:
+            if namespace is None:
+                return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+            return int(
+                self._conn.execute("SELECT COUNT(*) FROM calls WHERE namespace=?", (namespace,)).fetchone()[0]
+            )
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with self._lock:
+                self._conn.close()
+            self._conn = None
+
+
+_default_cache: ModelCallCache | None = None
+
+
+def default_cache() -> ModelCallCache:
+    """The process-wide cache at :func:`benchmark.core.paths.cache_path`."""
+    global _default_cache
+    if _default_cache is None or _default_cache.path != paths.cache_path():
+        _default_cache = ModelCallCache()
+    return _default_cache

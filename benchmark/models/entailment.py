@@ -1,0 +1,221 @@
+"""Entailment: does a passage support a claim?  One interface, three implementations.
+
+Used by ICAT's grounding ``CG(C; K)`` and by every later family that checks a
+statement against a text (EXAM's multiple-choice answerer, DecompScore's NLI
+variant).  Implementations:
+
+* :class:`NLIEntailment` — a transformers sequence-classification NLI model (the paper
+  uses ``MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli``); support = P(entailment).
+* :class:`LLMEntailment` — the judge LLM answers yes/no (prompt ``entailment@1``);
+  unparseable answers are retried, then recorded as failures.
+* :class:`SimilarityEntailment` — the *offline substitute* used when no NLI model can
+  be had.  It is not NLI: it says a passage supports a claim when some 1–2-sentence
+  window of the passage is semantically very close to the claim (cosine of sentence
+  embeddings) and does not disagree with it on numbers or negation.  It cannot
+  recognise support phrased very differently, and it cannot detect contradictions
+  that keep the same words.  Its agreement with hand labels is measured by
+  ``benchmarks/entailment_agreement.py`` on ``tests/fixtures/entailment_pairs.jsonl``.
+
+Every model call is batched and cached by content hash.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+from benchmark.core.text import sentences
+from benchmark.models import local_models
+from benchmark.models.cache import ModelCallCache, default_cache
+from benchmark.models.profiles import EmbedderSpec, EntailmentSpec
+
+
+class EntailmentModel(Protocol):
+    identity: str
+    threshold: float
+
+    def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]: ...
+
+
+# ---------------------------------------------------------------------------------
+# NLI cross-encoder
+# ---------------------------------------------------------------------------------
+
+
+def entailment_label_index(id2label: dict[int, str] | dict[str, str]) -> int:
+    """Index of the entailment class in a model's ``config.id2label``."""
+    for idx, label in id2label.items():
+        if str(label).lower().startswith("entail"):
+            return int(idx)
+    raise ValueError(f"the model's labels {dict(id2label)} have no entailment class; is it an NLI model?")
+
+
+class NLIEntailment:
+    def __init__(self, spec: EntailmentSpec, cache: ModelCallCache | None = None) -> None:
+        if not spec.model:
+            raise ValueError("entailment kind 'nli' needs a model")
+        self.spec = spec
+        self.threshold = spec.threshold
+        self.cache = cache if cache is not None else default_cache()
+        self.identity = f"nli:{local_models.hub_id(spec.model)}:max{spec.max_length}"
+        self._model: Any = None
+        self._tok: Any = None
+        self._entail: int | None = None
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        path, _ = local_models.resolve(self.spec.model)
+        self._tok = AutoTokenizer.from_pretrained(path)
+        self._model = AutoModelForSequenceClassification.from_pretrained(path).eval()
+        if torch.cuda.is_available():
+            self._model.to("cuda")
+        self._entail = entailment_label_index(self._model.config.id2label)
+
+    def _score(self, batch: list[dict[str, str]]) -> list[float]:
+        import torch
+
+        self._load()
+        enc = self._tok(
+            [p["premise"] for p in batch],
+            [p["hypothesis"] for p in batch],
+            truncation="only_first",
+            max_length=self.spec.max_length,
+            padding=True,
+            return_tensors="pt",
+        ).to(self._model.device)
+        with torch.inference_mode():
+            probs = torch.softmax(self._model(**enc).logits.float(), dim=-1)[:, self._entail]
+        return [float(p) for p in probs.cpu()]
+
+    def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:
+        payloads = [{"premise": p, "hypothesis": h} for p, h in pairs]
+        return self.cache.cached_batch(
+            "entail", self.identity, payloads, self._score, batch_size=self.spec.batch_size
+        )
+
+
+# ---------------------------------------------------------------------------------
+# The offline substitute
+# ---------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|won't|without|neither|nor)\b",
+    re.IGNORECASE,
+)
+
+
+def sentence_windows(passage: str, max_sentences: int = 2) -> list[str]:
+    """Windows of 1..``max_sentences`` consecutive sentences of a passage."""
+    sents = sentences(passage)
+    if not sents:
+        return [passage]
+    windows = []
+    for size in range(1, max_sentences + 1):
+        windows.extend(" ".join(sents[i : i + size]) for i in range(len(sents) - size + 1))
+    return windows or [passage]
+
+
+def guard_conflict(claim: str, window: str) -> bool:
+    """True when a claim and its evidence window disagree on numbers or negation.
+
+    Numbers (years, quantities) in the claim must appear in the window; and a claim
+    must not be negated when the window is not, or vice versa.  These catch the most
+    common ways a near-duplicate sentence says the opposite.
+    """
+    claim_numbers = {n.replace(",", "") for n in _NUMBER.findall(claim)}
+    window_numbers = {n.replace(",", "") for n in _NUMBER.findall(window)}
+    if claim_numbers - window_numbers:
+        return True
+    return bool(_NEGATION.search(claim)) != bool(_NEGATION.search(window))
+
+
+class SimilarityEntailment:
+    def __init__(
+        self, spec: EntailmentSpec, embedder_model: str | None, cache: ModelCallCache | None = None
+    ) -> None:
+        from benchmark.models.embeddings import Embedder
+
+        model = spec.model or embedder_model
+        if not model:
+            raise ValueError("entailment kind 'embedding-similarity' needs an embedding model")
+        self.spec = spec
+        self.threshold = spec.threshold
+        self.cache = cache if cache is not None else default_cache()
+        self.embedder = Embedder(EmbedderSpec(model=model, batch_size=spec.batch_size), self.cache)
+        self.identity = f"sim:{self.embedder.identity}:windows2-pysbd:guards1"
+
+    def _score(self, batch: list[dict[str, str]]) -> list[float]:
+        windows = [sentence_windows(p["premise"]) for p in batch]
+        flat = [w for ws in windows for w in ws]
+        texts = list(dict.fromkeys(flat + [p["hypothesis"] for p in batch]))
+        vecs = self.embedder.encode(texts, kind="query")
+        row = {t: vecs[i] for i, t in enumerate(texts)}
+        scores = []
+        for p, ws in zip(batch, windows, strict=True):
+            claim_vec = row[p["hypothesis"]]
+            # only windows that agree with the claim on numbers and negation can support it
+            sims = [float(row[w] @ claim_vec) for w in ws if not guard_conflict(p["hypothesis"], w)]
+            scores.append(max(0.0, max(sims, default=0.0)))
+        return scores
+
+    def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:
+        payloads = [{"premise": p, "hypothesis": h} for p, h in pairs]
+        return self.cache.cached_batch("entail", self.identity, payloads, self._score, batch_size=256)
+
+
+# ---------------------------------------------------------------------------------
+# LLM judge
+# ---------------------------------------------------------------------------------
+
+
+def parse_yes_no(text: str) -> float:
+    """1.0 for yes, 0.0 for no; ``ValueError`` for anything else."""
+    words = re.findall(r"[a-z]+", text.lower())
+    if words and words[0] in ("yes", "no"):
+        return 1.0 if words[0] == "yes" else 0.0
+    raise ValueError('answer with exactly one word: "yes" or "no"')
+
+
+class LLMEntailment:
+    def __init__(self, spec: EntailmentSpec, llm: Any, prompt_ref: str = "entailment@1") -> None:
+        if llm is None:
+            raise ValueError("entailment kind 'llm' needs the judge LLM")
+        self.spec = spec
+        self.llm = llm
+        self.prompt_ref = prompt_ref
+        self.threshold = 0.5
+        self.identity = f"llm:{llm.identity}:{prompt_ref}"
+        self.failures: list[str] = []
+
+    def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:
+        from benchmark.models.prompts import load_prompt
+        from benchmark.models.structured import run_structured
+
+        prompt = load_prompt(self.prompt_ref)
+        msgs = [prompt.render(passage=p, claim=h) for p, h in pairs]
+        outs = run_structured(self.llm, msgs, parse_yes_no, max_retries=1, max_new_tokens=4)
+        scores: list[float | None] = []
+        for out in outs:
+            if not out.ok:
+                self.failures.append(f"{out.error}: {out.raw[-1][:80] if out.raw else ''}")
+            scores.append(out.value if out.ok else None)
+        return scores
+
+
+def load_entailment(
+    spec: EntailmentSpec,
+    *,
+    embedder_model: str | None = None,
+    llm: Any = None,
+    cache: ModelCallCache | None = None,
+) -> Any:
+    if spec.kind == "nli":
+        return NLIEntailment(spec, cache)
+    if spec.kind == "llm":
+        return LLMEntailment(spec, llm)
+    return SimilarityEntailment(spec, embedder_model, cache)

@@ -1,0 +1,531 @@
+"""One interface to LLMs, three backends, every call cached and batched.
+
+The scoring stack asks LLMs to extract claims, generate aspects, align claims to
+aspects and (optionally) judge entailment.  It does so only through :class:`LLM`:
+``generate`` takes a batch of chat conversations and returns one text per
+conversation, so every stage can be written once and run on a laptop, a GPU box or a
+hosted API.  Backends:
+
+* :class:`TransformersLLM` — any local causal LM (safetensors, or GGUF dequantised by
+  transformers), batched greedy decoding on CPU or GPU;
+* :class:`OpenAILLM` — any OpenAI-compatible HTTP server (vLLM's server, llama.cpp's
+  server, hosted APIs) with a concurrency limit, timeouts and retries with backoff;
+* :class:`VLLMLLM` — vLLM's offline engine, for GPU machines (a thin wrapper).
+
+Every call goes through the content-hash cache (namespace ``llm.generate``, keyed by
+the backend's ``identity`` and the messages + generation settings), so a repeated
+evaluation makes no calls.  Parsing replies strictly, with repair turns, lives in
+:mod:`benchmark.models.structured`.
+
+Decoding is deterministic by default (temperature 0, fixed seed): a score must not
+change between two runs of the same evaluation; :func:`sample` draws seeded samples
+for self-consistency.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import email.utils
+import logging
+import os
+import random
+import shutil
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from benchmark.core import paths
+from benchmark.models import local_models
+from benchmark.models.cache import ModelCallCache, canonical_json, content_hash, default_cache
+from benchmark.models.profiles import LLMSpec
+
+log = logging.getLogger(__name__)
+Messages = list[dict[str, str]]
+NAMESPACE = "llm.generate"
+
+
+class LLM(Protocol):
+    """What the scoring stack needs from a judge LLM, whatever serves it.
+
+    ``identity`` names everything that changes outputs (backend, model, revision,
+    output-changing settings); it keys the cache and is recorded in results, so two
+    judges that could answer differently never share cached replies.
+    """
+
+    identity: str
+
+    def generate(
+        self,
+        requests: Sequence[Messages],
+        *,
+        max_new_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> list[str]:
+        """One reply per chat conversation, in order; ``None`` settings use the spec's."""
+        ...
+
+
+class LLMUnavailable(RuntimeError):
+    """The backend could not produce a reply at all (not a formatting problem).
+
+    ``failed`` lists the positions (in the ``generate`` call's requests) that got no
+    reply; ``None`` means all of them.  The others were answered and are cached, so a
+    caller can drop the failed items and ask again for the rest at no cost.
+    """
+
+    def __init__(
+        self, message: str, *, failed: list[int] | None = None, failed_payloads: list[Any] | None = None
+    ):
+        super().__init__(message)
+        self.failed = failed
+        self.failed_payloads = failed_payloads
+
+
+class _CachedLLM:
+    """Shared cache plumbing: subclasses implement ``_generate_uncached``.
+
+    ``_generate_uncached`` may return an :class:`LLMUnavailable` in place of a reply
+    for items that could not be answered; the answered ones are cached before the
+    error is raised, so a flaky server never makes us pay twice for the same reply.
+    """
+
+    spec: LLMSpec
+    cache: ModelCallCache
+    identity: str
+
+    def _params(
+        self, max_new_tokens: int | None, temperature: float | None, seed: int | None
+    ) -> dict[str, Any]:
+        return {
+            "max_new_tokens": max_new_tokens or self.spec.max_new_tokens,
+            "temperature": self.spec.temperature if temperature is None else temperature,
+            "seed": self.spec.seed if seed is None else seed,
+        }
+
+    def generate(
+        self,
+        requests: Sequence[Messages],
+        *,
+        max_new_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> list[str]:
+        """Cached, batched generation (``spec.batch_size`` conversations per model call)."""
+        params = self._params(max_new_tokens, temperature, seed)
+        payloads = [{"messages": list(m), **params} for m in requests]
+        try:
+            return self.cache.cached_batch(
+                NAMESPACE,
+                self.identity,
+                payloads,
+                lambda batch: self._compute(batch, params),
+                batch_size=max(1, self.spec.batch_size),
+            )
+        except LLMUnavailable as exc:
+            if exc.failed_payloads is None:
+                raise
+            bad = {canonical_json(p) for p in exc.failed_payloads}
+            failed = [i for i, p in enumerate(payloads) if canonical_json(p) in bad]
+            raise LLMUnavailable(str(exc), failed=failed) from exc
+
+    def _compute(self, batch: list[dict[str, Any]], params: dict[str, Any]) -> list[str]:
+        replies = self._generate_uncached([p["messages"] for p in batch], **params)
+        failed = [p for p, r in zip(batch, replies, strict=True) if isinstance(r, BaseException)]
+        if not failed:
+            return [str(r) for r in replies]
+        for p, r in zip(batch, replies, strict=True):
+            if isinstance(r, str):
+                self.cache.put(
+                    ModelCallCache.key(NAMESPACE, self.identity, p),
+                    r,
+                    namespace=NAMESPACE,
+                    model=self.identity,
+                )
+        first = next(r for r in replies if isinstance(r, BaseException))
+        raise LLMUnavailable(
+            f"{len(failed)}/{len(batch)} requests failed; first: {first}", failed_payloads=failed
+        )
+
+    def sample(self, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
+        """``n`` seeded samples per request, for self-consistency (seeds 0..n-1)."""
+        return sample(self, requests, n, temperature=temperature)
+
+    def _generate_uncached(
+        self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
+    ) -> list[str | LLMUnavailable]:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------
+# transformers
+# ---------------------------------------------------------------------------------
+
+
+class TransformersLLM(_CachedLLM):
+    """Local causal LM through transformers; weights load on the first uncached call.
+
+    Loading is lazy so that a fully cached re-run never touches the weights.  GGUF
+    files are dequantised by transformers, which is slow (tens of seconds for 135M
+    parameters), so the dequantised model is saved once under
+    ``$GROUNDCOVER_HOME/models/`` and loaded from there afterwards.  Prompts go through
+    the tokenizer's chat template when it has one (else a plain ``role: content``
+    transcript); padding is on the left so batched decoding continues every prompt
+    from its real end; decoding stops at the model's end-of-sequence token.
+
+    ``args``: ``gguf_file``, ``dtype`` (default ``auto``), ``device`` (default: CUDA if
+    available), ``repetition_penalty``.
+    """
+
+    def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
+        self.spec = spec
+        self.cache = cache or default_cache()
+        self.path, gguf = local_models.resolve(spec.model)
+        self.gguf_file = spec.args.get("gguf_file", gguf)
+        hub = local_models.hub_id(spec.model)
+        settings = {k: v for k, v in spec.args.items() if k != "device"}
+        self.identity = (
+            f"transformers:{content_hash(hub, spec.revision, self.gguf_file, settings)[:16]}:{hub}"
+        )
+        self._model: Any = None
+        self._tok: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        source, kwargs = self.path, {"revision": self.spec.revision}
+        materialised = _materialised_path(self.path, self.gguf_file)
+        if self.gguf_file:
+            if (materialised / "config.json").exists():
+                source, kwargs = str(materialised), {}
+            else:
+                kwargs = {"gguf_file": self.gguf_file}
+        log.info("loading %s from %s", self.spec.model, source)
+        tok = AutoTokenizer.from_pretrained(source, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(
+            source, dtype=self.spec.args.get("dtype", "auto"), **kwargs
+        )
+        if self.gguf_file and source == self.path and all(p.is_floating_point() for p in model.parameters()):
+            self._materialise(model, tok, materialised)
+        device = self.spec.args.get("device") or ("cuda" if torch.cuda.is_available() else "cpu")
+        model.to(device).eval()
+        tok.padding_side = "left"
+        if tok.pad_token is None:
+            tok.pad_token = tok.eos_token
+        self._model, self._tok = model, tok
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` under this model's tokenizer (cost reports, e.g. benchmarks/)."""
+        with self._lock:
+            self._load()
+        return len(self._tok(text, add_special_tokens=False)["input_ids"])
+
+    @staticmethod
+    def _materialise(model: Any, tok: Any, target: Path) -> None:
+        """Save dequantised GGUF weights so later loads skip the slow conversion.
+
+        The weights are plain floats once dequantised; the GGUF quantizer is dropped so
+        transformers will serialise them.  Written beside, then renamed: a killed save
+        never leaves a half model behind, and a concurrent writer's copy wins.
+        """
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        try:
+            tmp.replace(target)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def _prompt(self, messages: Messages) -> str:
+        if self._tok.chat_template:
+            return str(self._tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
+        return render_plain(messages)
+
+    def _generate_uncached(
+        self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
+    ) -> list[str | LLMUnavailable]:
+        import torch
+
+        with self._lock:
+            self._load()
+            prompts = [self._prompt(m) for m in requests]
+            enc = self._tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+            enc = enc.to(self._model.device)
+            torch.manual_seed(seed)
+            kwargs: dict[str, Any] = {
+                "max_new_tokens": max_new_tokens,
+                "pad_token_id": self._tok.pad_token_id,
+            }
+            if temperature > 0:
+                kwargs.update(do_sample=True, temperature=temperature)
+            else:
+                kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+            rep = self.spec.args.get("repetition_penalty")
+            if rep:
+                kwargs["repetition_penalty"] = float(rep)
+            with torch.inference_mode():
+                out = self._model.generate(**enc, **kwargs)
+            new = out[:, enc["input_ids"].shape[1] :]
+            return [t.strip() for t in self._tok.batch_decode(new, skip_special_tokens=True)]
+
+
+def local_model_folder(ref: str) -> str:
+    """A folder transformers (and lm-eval's ``hf`` backend) can load without GGUF parsing.
+
+    Plain references come back unchanged.  A packaged GGUF model is dequantised once
+    into ``$GROUNDCOVER_HOME/models/`` (the same copy :class:`TransformersLLM` uses),
+    so every later load — ours or lm-eval's — is an ordinary safetensors load.
+    """
+    path, gguf = local_models.resolve(ref)
+    if not gguf:
+        return path
+    target = _materialised_path(path, gguf)
+    if not (target / "config.json").exists():
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        log.info("dequantising %s once into %s", ref, target)
+        tok = AutoTokenizer.from_pretrained(path, gguf_file=gguf)
+        model = AutoModelForCausalLM.from_pretrained(path, gguf_file=gguf, dtype="auto")
+        TransformersLLM._materialise(model, tok, target)
+    return str(target)
+
+
+def _materialised_path(path: str, gguf_file: str | None) -> Path:
+    return paths.home() / "models" / content_hash(path, gguf_file)[:16]
+
+
+def render_plain(messages: Messages) -> str:
+    """Transcript prompt for models without a chat template (and the completions endpoint)."""
+    return "\n\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\n\nassistant:"
+
+
+# ---------------------------------------------------------------------------------
+# OpenAI-compatible HTTP
+# ---------------------------------------------------------------------------------
+
+
+class OpenAILLM(_CachedLLM):
+    """Any OpenAI-compatible server: vLLM's ``vllm serve``, llama.cpp's server, hosted APIs.
+
+    Plain ``httpx`` rather than the ``openai`` client, because the retry policy is
+    ours to control and record: timeouts, transport errors, HTTP 429 and 5xx, and
+    malformed response bodies are retried with exponential backoff and jitter (so a
+    fleet of workers does not hammer a recovering server in lockstep), honouring
+    ``Retry-After``.  401/403/404 are configuration errors and raise at once; other
+    4xx (e.g. a prompt too long) fail that one item without retrying.
+
+    ``args``: ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``), ``api_key`` (default:
+    ``OPENAI_API_KEY``, else ``EMPTY`` for local servers), ``endpoint`` (``chat`` or
+    ``completions``; the latter sends a plain transcript prompt), ``max_concurrency``
+    (parallel requests), ``timeout`` (seconds per request), ``max_attempts``,
+    ``backoff`` (first wait, seconds), ``max_backoff`` (cap on one wait).
+    """
+
+    def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
+        self.spec = spec
+        self.cache = cache or default_cache()
+        args = spec.args
+        self.base_url = str(args.get("base_url", "http://127.0.0.1:8000/v1")).rstrip("/")
+        self.api_key = args.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self.endpoint = str(args.get("endpoint", "chat"))
+        if self.endpoint not in ("chat", "completions"):
+            raise ValueError(
+                f"openai backend: endpoint must be 'chat' or 'completions', not {self.endpoint!r}"
+            )
+        self.max_concurrency = int(args.get("max_concurrency", 4))
+        self.timeout = float(args.get("timeout", 120))
+        self.max_attempts = max(1, int(args.get("max_attempts", 5)))
+        self.backoff = float(args.get("backoff", 1.0))
+        self.max_backoff = float(args.get("max_backoff", 60.0))
+        suffix = "" if self.endpoint == "chat" else ":completions"
+        self.identity = f"openai:{spec.model}@{spec.revision or 'served'}{suffix}"
+        self.http_failures: list[str] = []  # every failed attempt, for the run's record
+        self.requests_sent = 0
+
+    def _generate_uncached(
+        self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
+    ) -> list[str | LLMUnavailable]:
+        import httpx
+
+        headers = {"Authorization": f"Bearer {self.api_key}"}
+        with (
+            httpx.Client(timeout=self.timeout, headers=headers) as client,
+            concurrent.futures.ThreadPoolExecutor(self.max_concurrency) as pool,
+        ):
+            futures = [
+                pool.submit(
+                    self._one, client, m, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed
+                )
+                for m in requests
+            ]
+            results: list[str | LLMUnavailable] = []
+            for f in futures:
+                try:
+                    results.append(f.result())
+                except LLMUnavailable as exc:
+                    results.append(exc)
+            return results
+
+    def _body(self, messages: Messages, max_new_tokens: int, temperature: float, seed: int) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.spec.model,
+            "max_tokens": max_new_tokens,
+            "temperature": temperature,
+            "seed": seed,
+        }
+        if self.endpoint == "chat":
+            body["messages"] = messages
+        else:
+            body["prompt"] = render_plain(messages)
+        return body
+
+    def _text(self, data: Any) -> str:
+        choice = data["choices"][0]
+        text = choice["message"]["content"] if self.endpoint == "chat" else choice["text"]
+        if not isinstance(text, str):
+            raise TypeError(f"reply text is {type(text).__name__}, not a string")
+        return text.strip()
+
+    def _one(
+        self, client: Any, messages: Messages, *, max_new_tokens: int, temperature: float, seed: int
+    ) -> str:
+        import httpx
+
+        url = f"{self.base_url}/{'chat/completions' if self.endpoint == 'chat' else 'completions'}"
+        body = self._body(messages, max_new_tokens, temperature, seed)
+        last = ""
+        for attempt in range(1, self.max_attempts + 1):
+            wait = min(self.max_backoff, self.backoff * 2 ** (attempt - 1)) * (0.5 + random.random())
+            self.requests_sent += 1
+            try:
+                resp = client.post(url, json=body)
+            except httpx.TimeoutException:
+                last = f"timeout after {self.timeout}s"
+            except httpx.TransportError as exc:
+                last = f"transport error: {exc}"
+            else:
+                if resp.status_code == 200:
+                    try:
+                        return self._text(resp.json())
+                    except (ValueError, KeyError, IndexError, TypeError) as exc:
+                        last = f"malformed response body: {exc}"
+                elif resp.status_code in (401, 403, 404):
+                    raise RuntimeError(f"{url}: HTTP {resp.status_code}: {resp.text[:300]}")
+                elif resp.status_code == 429 or resp.status_code >= 500:
+                    last = f"HTTP {resp.status_code}"
+                    retry_after = parse_retry_after(resp.headers.get("retry-after"))
+                    if retry_after is not None:
+                        wait = min(self.max_backoff, max(wait, retry_after))
+                else:
+                    last = f"HTTP {resp.status_code}: {resp.text[:200]}"
+                    self.http_failures.append(last)
+                    raise LLMUnavailable(f"{url}: {last}")
+            self.http_failures.append(last)
+            if attempt < self.max_attempts:
+                log.warning(
+                    "%s attempt %d/%d failed (%s); retrying in %.1fs",
+                    url,
+                    attempt,
+                    self.max_attempts,
+                    last,
+                    wait,
+                )
+                time.sleep(wait)
+        raise LLMUnavailable(f"{url}: gave up after {self.max_attempts} attempts ({last})")
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+# ---------------------------------------------------------------------------------
+# vLLM offline engine
+# ---------------------------------------------------------------------------------
+
+
+class VLLMLLM(_CachedLLM):
+    """vLLM's offline engine (GPU). A thin wrapper: vLLM batches and schedules itself.
+
+    ``args`` go to ``vllm.LLM`` unchanged (``dtype``, ``max_model_len``,
+    ``gpu_memory_utilization``, ...).  The import is guarded so that machines without
+    vLLM get a message that names the alternative instead of an ImportError trace.
+    """
+
+    def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
+        try:
+            import vllm  # noqa: F401
+        except ImportError as exc:
+            raise ImportError(
+                "the vllm judge backend needs vLLM, which is not installed, and a CUDA GPU "
+                "(pip install 'groundcover[vllm]'); on other machines serve the model with "
+                "`vllm serve` and use `backend: openai` with its base_url"
+            ) from exc
+        self.spec = spec
+        self.cache = cache or default_cache()
+        settings = {
+            k: v for k, v in spec.args.items() if k not in ("gpu_memory_utilization", "tensor_parallel_size")
+        }
+        self.identity = f"vllm:{content_hash(settings)[:8]}:{spec.model}@{spec.revision or 'main'}"
+        self._engine: Any = None
+
+    def _generate_uncached(
+        self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
+    ) -> list[str | LLMUnavailable]:
+        from vllm import LLM as Engine
+        from vllm import SamplingParams
+
+        if self._engine is None:
+            self._engine = Engine(
+                model=self.spec.model, revision=self.spec.revision, seed=seed, **self.spec.args
+            )
+        params = SamplingParams(max_tokens=max_new_tokens, temperature=temperature, seed=seed)
+        outs = self._engine.chat([list(m) for m in requests], params, use_tqdm=False)
+        return [o.outputs[0].text.strip() for o in outs]
+
+
+BACKENDS: dict[str, Callable[..., LLM]] = {
+    "transformers": TransformersLLM,
+    "openai": OpenAILLM,
+    "vllm": VLLMLLM,
+}
+
+
+def load_llm(spec: LLMSpec, cache: ModelCallCache | None = None) -> LLM:
+    """The judge LLM a profile names (weights load lazily, on the first uncached call)."""
+    return BACKENDS[spec.backend](spec, cache=cache)
+
+
+def materialised_models() -> list[Path]:
+    """Dequantised GGUF copies under the groundcover home (for ``--clean`` and reports)."""
+    root = paths.home() / "models"
+    return sorted(root.glob("*")) if root.exists() else []
+
+
+def sample(llm: LLM, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
+    """``n`` samples per request (seeds 0..n-1), as ``[request][sample]``.
+
+    One seed per round rather than ``n`` choices per call keeps every sample a separate
+    cache entry, so raising ``n`` later only pays for the new samples.
+    """
+    per_seed = [llm.generate(requests, temperature=temperature, seed=s) for s in range(n)]
+    return [list(col) for col in zip(*per_seed, strict=True)] if per_seed else [[] for _ in requests]

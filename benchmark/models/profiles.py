@@ -1,0 +1,204 @@
+"""Judge profiles: named, versioned configurations of every model a score depends on.
+
+A score is only meaningful together with the judges that produced it: the LLM that
+extracted claims and aligned them to aspects, the entailment model, the embedder and
+retriever, ``k``, the chunking and the prompt versions.  A profile names all of them;
+the *resolved* profile is written into every result file, and the leaderboard only
+ranks results that share a profile name and version.
+
+Profiles are data (``benchmark/profiles/*.yaml``); users add their own with
+``--judge-profile path/to/profile.yaml``.  Changing anything that can change a
+score means bumping the profile's ``version``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem, rel, yaml_key_lines
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LLMSpec(_Strict):
+    """An LLM judge: which backend and which model (see :mod:`benchmark.judging.stack`)."""
+
+    backend: Literal["transformers", "openai", "vllm"] = "transformers"
+    model: str
+    revision: str | None = None
+    args: dict[str, Any] = Field(
+        default_factory=dict, description="backend-specific: base_url, gguf_file, dtype, ..."
+    )
+    max_new_tokens: int = Field(default=512, ge=1)
+    temperature: float = Field(default=0.0, ge=0)
+    seed: int = 0
+    batch_size: int = Field(default=4, ge=1)
+    max_retries: int = Field(default=2, ge=0)
+
+
+class EntailmentSpec(_Strict):
+    """How CG decides that a passage supports a claim."""
+
+    kind: Literal["nli", "llm", "embedding-similarity"]
+    model: str | None = (
+        None  # nli: HF id or path; embedding-similarity: embedder (defaults to embedder.model)
+    )
+    threshold: float = 0.5  # nli: P(entailment); similarity: cosine
+    batch_size: int = Field(default=16, ge=1)
+    max_length: int = Field(default=512, ge=8)
+
+
+class EmbedderSpec(_Strict):
+    model: str
+    revision: str | None = None
+    batch_size: int = 32
+    normalize: bool = True
+    query_prefix: str = ""
+    passage_prefix: str = ""
+
+
+class RetrieverSpec(_Strict):
+    kind: Literal["bm25", "dense", "hybrid"] = "hybrid"
+    k: int = Field(default=10, ge=1, description="passages retrieved per claim")
+    chunk_words: int = Field(default=128, ge=1)
+    chunk_overlap: int = Field(default=32, ge=0)
+    bm25_k1: float = 0.9
+    bm25_b: float = 0.4
+    rrf_k: int = 60
+    dense_index: Literal["auto", "flat", "ivf-hnsw"] = "auto"
+    ivf_threshold: int = 50_000  # passages above which "auto" builds IVF with an HNSW quantizer
+    candidate_docs: int | None = Field(
+        default=None,
+        ge=1,
+        description="ground a query's claims only in passages of its BM25 top-N documents "
+        "(the ICAT paper: 1000); null searches the whole corpus",
+    )
+    candidate_query: Literal["text", "text+description"] = Field(
+        default="text",
+        description="what the candidate search is given: the query text (the paper: the topic title) "
+        "or the text and the task's description of the information need",
+    )
+
+    @model_validator(mode="after")
+    def _chunking(self) -> RetrieverSpec:
+        if self.chunk_overlap >= self.chunk_words:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_words ({self.chunk_words})"
+            )
+        return self
+
+
+class ClaimsSpec(_Strict):
+    """How ``AC(y)`` is formed; every claim dropped by these settings is counted in the trace."""
+
+    extractor: Literal["llm", "sentences", "factscore", "wice", "chen", "russellian", "dependency"] = Field(
+        default="llm",
+        description="'llm' rewrites the answer into atomic facts (the paper); 'sentences' takes the "
+        "answer's own sentences (offline substitute for models too small to rewrite); the others are "
+        "claim decomposition methods (benchmark.judging.decomposition) applied sentence by sentence",
+    )
+    min_words: int = Field(default=1, ge=1, description="shorter candidates are not claims (counted)")
+    max_claims: int | None = Field(default=None, ge=1, description="cost cap; null: no cap (counted)")
+
+
+class JudgeProfile(_Strict):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    version: str
+    description: str
+    offline: bool = Field(description="runs with no network, on models shipped by PyPI packages")
+    limitations: list[str] = Field(default_factory=list, description="what this profile cannot judge well")
+    llm: LLMSpec
+    entailment: EntailmentSpec
+    embedder: EmbedderSpec
+    retriever: RetrieverSpec = Field(default_factory=RetrieverSpec)
+    claims: ClaimsSpec = Field(default_factory=ClaimsSpec)
+    prompts: dict[str, str] = Field(description="prompt name -> prompt file id (name@version)")
+    not_as_in_paper: list[str] = Field(
+        default_factory=list, description="where this profile departs from the papers it implements, and why"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and "claim_extractor" in raw:
+            raise ValueError(
+                "'claim_extractor' is now 'claims: {extractor: ...}' (with min_words and max_claims); "
+                "update the profile and bump its version"
+            )
+        return raw
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def resolved(self) -> dict[str, Any]:
+        """The full profile as recorded in results."""
+        return self.model_dump(mode="json")
+
+
+DEFAULT_PROFILE = "offline-smollm2-minilm-sim"
+
+
+def list_profiles() -> list[str]:
+    return sorted(p.stem for p in paths.PROFILES_DIR.glob("*.yaml"))
+
+
+def load_profile(ref: str | Path | None = None, **overrides: Any) -> JudgeProfile:
+    """Load a profile by name (shipped) or path; ``overrides`` replace top-level sections."""
+    ref = ref or DEFAULT_PROFILE
+    path = Path(ref)
+    if not path.is_file():
+        if path.suffix or os.sep in str(ref) or str(ref).startswith("."):
+            raise InputError(Problem(rel(path), "judge profile file does not exist", field="--judge-profile"))
+        path = paths.PROFILES_DIR / f"{ref}.yaml"
+        if not path.exists():
+            raise InputError(
+                Problem(
+                    str(ref),
+                    f"no such judge profile; shipped profiles: {list_profiles()} (or give a YAML file's path)",
+                    field="--judge-profile",
+                )
+            )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            Problem(rel(path), f"not UTF-8 text (byte offset {exc.start})", field="--judge-profile")
+        ) from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(
+            Problem(
+                rel(path),
+                f"not valid YAML: {getattr(exc, 'problem', exc)}",
+                line=mark.line + 1 if mark else None,
+            )
+        ) from exc
+    if not isinstance(raw, dict):
+        raise InputError(Problem(rel(path), "a judge profile must be a YAML mapping of sections"))
+    raw.update(overrides)
+    try:
+        return JudgeProfile.model_validate(raw)
+    except ValidationError as exc:
+        lines = yaml_key_lines(text)
+        raise InputError(
+            [
+                Problem(
+                    rel(path),
+                    e["msg"],
+                    line=lines.get(str(e["loc"][0])) if e["loc"] else None,
+                    field=".".join(str(x) for x in e["loc"]) or None,
+                )
+                for e in exc.errors()
+            ]
+        ) from exc

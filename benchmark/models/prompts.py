@@ -1,0 +1,81 @@
+"""Prompts are data: versioned YAML files under ``benchmark/prompts/``.
+
+A prompt is referenced as ``name@version`` (``claims@1`` -> ``claims-v1.yaml``).  The
+file text is hashed into every cache key that uses it, so editing a prompt in place
+can never return stale cached outputs — but the version must still be bumped, because
+results record prompt ids, not texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+import yaml
+
+from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem
+
+
+@dataclass(frozen=True)
+class Prompt:
+    id: str
+    system: str
+    template: str
+    output: Literal["lines", "jsonl", "json", "label", "text"]
+    description: str
+    sha256: str
+    examples: tuple[tuple[dict[str, Any], str], ...] = ()
+    #: the file's other top-level keys: settings that belong with the prompt's text
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def render(
+        self, examples: Sequence[tuple[dict[str, Any], str]] | None = None, **fields: Any
+    ) -> list[dict[str, str]]:
+        """Chat messages for this prompt with ``fields`` substituted.
+
+        Worked examples (the file's, or ``examples``) become earlier user/assistant
+        turns rendered with the same template: small models copy an output format from
+        an example far more reliably than from a description of it.
+        """
+        messages = []
+        if self.system:
+            messages.append({"role": "system", "content": self.system})
+        for example_fields, output in self.examples if examples is None else examples:
+            messages.append({"role": "user", "content": self._fill({**fields, **example_fields})})
+            messages.append({"role": "assistant", "content": output})
+        messages.append({"role": "user", "content": self._fill(fields)})
+        return messages
+
+    def _fill(self, fields: dict[str, Any]) -> str:
+        try:
+            return self.template.format(**fields)
+        except KeyError as exc:
+            raise KeyError(f"prompt {self.id} needs field {exc}") from exc
+
+
+PROMPT_KEYS = {"system", "template", "output", "description", "examples"}
+
+
+@cache
+def load_prompt(ref: str) -> Prompt:
+    name, _, version = ref.partition("@")
+    path = paths.PROMPTS_DIR / f"{name}-v{version or '1'}.yaml"
+    if not path.exists():
+        known = sorted(p.stem for p in paths.PROMPTS_DIR.glob("*.yaml"))
+        raise InputError(Problem(ref, f"no such prompt; known: {known}"))
+    text = path.read_text(encoding="utf-8")
+    raw = yaml.safe_load(text)
+    return Prompt(
+        id=f"{name}@{version or '1'}",
+        system=raw.get("system", "").strip(),
+        template=raw["template"].strip(),
+        output=raw["output"],
+        description=raw.get("description", "").strip(),
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        examples=tuple((dict(ex["fields"]), str(ex["output"]).strip()) for ex in raw.get("examples", [])),
+        meta={k: v for k, v in raw.items() if k not in PROMPT_KEYS},
+    )

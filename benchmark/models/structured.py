@@ -1,0 +1,143 @@
+"""Strict structured output from an LLM: parse, repair, retry, record the failure.
+
+Every scoring stage that asks an LLM for structured output (claims, aspects,
+alignments, yes/no verdicts, ratings) goes through :func:`run_structured`: replies are
+parsed strictly by a function that raises ``ValueError``; an unusable reply gets a
+repair turn (the bad reply, then the parse error) and is asked again; after
+``max_retries`` it is an :class:`Outcome` with ``ok=False`` and every raw reply kept,
+which the caller records as a failure — never silently as a zero.
+
+Self-consistency, where a paper uses it, is explicit: :func:`sample_structured` draws
+``n`` seeded samples and :func:`majority` / :func:`mean` reduce them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from benchmark.models.llm import LLM, LLMUnavailable, Messages
+
+T = TypeVar("T")
+
+REPAIR_INSTRUCTION = (
+    "Your reply could not be used: {error}. Reply again, in exactly the requested format and nothing else."
+)
+
+
+@dataclass
+class Outcome(Generic[T]):
+    """One request's parsed value, or the failure with every raw reply kept for inspection."""
+
+    value: T | None
+    ok: bool
+    raw: list[str] = field(default_factory=list)
+    error: str | None = None
+    attempts: int = 0
+
+
+def run_structured(
+    llm: LLM,
+    messages: Sequence[Messages],
+    parse: Callable[[str], T] | Sequence[Callable[[str], T]],
+    *,
+    max_retries: int = 2,
+    **gen_kw: Any,
+) -> list[Outcome[T]]:
+    """Generate, parse strictly, repair and retry; one :class:`Outcome` per request.
+
+    ``parse`` raises ``ValueError`` on unusable output; it may be one function for all
+    requests or one per request.  Every round is a single batched ``generate`` call
+    for the items still pending; a failed item gets a repair turn (its bad reply, then
+    the parse error) so the model sees what to fix.  Items the backend could not
+    answer at all (:class:`LLMUnavailable`) fail with the error recorded; the others
+    of that round carry on.
+    """
+    parsers = list(parse) if isinstance(parse, Sequence) else [parse] * len(messages)
+    if len(parsers) != len(messages):
+        raise ValueError("one parser per request is needed")
+    outcomes: list[Outcome[T]] = [Outcome(value=None, ok=False) for _ in messages]
+    convo = [list(m) for m in messages]
+    pending = list(range(len(messages)))
+    for _ in range(max_retries + 1):
+        if not pending:
+            break
+        replies, pending = _generate_surviving(llm, convo, pending, outcomes, gen_kw)
+        still = []
+        for i, reply in zip(pending, replies, strict=True):
+            out = outcomes[i]
+            out.raw.append(reply)
+            out.attempts += 1
+            try:
+                out.value, out.ok, out.error = parsers[i](reply), True, None
+            except ValueError as exc:
+                out.error = str(exc)
+                convo[i] = [
+                    *convo[i],
+                    {"role": "assistant", "content": reply},
+                    {"role": "user", "content": REPAIR_INSTRUCTION.format(error=exc)},
+                ]
+                still.append(i)
+        pending = still
+    return outcomes
+
+
+def _generate_surviving(
+    llm: LLM, convo: list[Messages], pending: list[int], outcomes: list[Outcome[Any]], gen_kw: dict[str, Any]
+) -> tuple[list[str], list[int]]:
+    """Replies for the pending items, dropping (as failed) those the backend cannot answer."""
+    while pending:
+        try:
+            return llm.generate([convo[i] for i in pending], **gen_kw), pending
+        except LLMUnavailable as exc:
+            failed = set(range(len(pending)) if exc.failed is None else exc.failed)
+            for pos in failed:
+                outcomes[pending[pos]].error = f"backend unavailable: {exc}"
+                outcomes[pending[pos]].attempts += 1
+            pending = [i for pos, i in enumerate(pending) if pos not in failed]
+    return [], []
+
+
+def sample_structured(
+    llm: LLM,
+    messages: Sequence[Messages],
+    parse: Callable[[str], T],
+    n: int,
+    *,
+    temperature: float = 0.7,
+    max_retries: int = 2,
+    **gen_kw: Any,
+) -> list[list[Outcome[T]]]:
+    """:func:`run_structured` ``n`` times with seeds 0..n-1; ``[request][sample]``."""
+    rounds = [
+        run_structured(
+            llm, messages, parse, max_retries=max_retries, temperature=temperature, seed=s, **gen_kw
+        )
+        for s in range(n)
+    ]
+    return [list(col) for col in zip(*rounds, strict=True)] if rounds else [[] for _ in messages]
+
+
+def _values(items: Sequence[Any]) -> list[Any]:
+    """Plain values, or the values of the successful :class:`Outcome` objects."""
+    return [x.value for x in items if x.ok] if items and isinstance(items[0], Outcome) else list(items)
+
+
+def majority(values: Sequence[Any]) -> Any:
+    """Most common value (ties: first seen); accepts values or Outcomes (failures skipped).
+
+    ``None`` when nothing usable was sampled, so a caller records a failure instead of
+    inventing a vote.
+    """
+    counts: dict[Any, int] = {}
+    for v in _values(values):
+        counts[v] = counts.get(v, 0) + 1
+    return max(counts, key=lambda v: counts[v]) if counts else None
+
+
+def mean(values: Sequence[Any]) -> float | None:
+    """Mean of numeric samples (values or Outcomes, failures skipped); ``None`` if none."""
+    nums = [float(v) for v in _values(values) if v is not None]
+    return statistics.fmean(nums) if nums else None

@@ -1,0 +1,139 @@
+"""BM25 over a Lucene index built and searched by Anserini."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmark.core.errors import InputError, Problem
+from benchmark.retrieval import lucene
+from benchmark.retrieval.chunking import Passage, corpus_fingerprint
+from benchmark.retrieval.index import (
+    RESTRICTED_DEPTH,
+    Allowed,
+    Hit,
+    building,
+    check_allowed,
+    index_complete,
+    index_home,
+    index_key,
+    split_doc_id,
+)
+
+log = logging.getLogger(__name__)
+
+
+class BM25Retriever:
+    """BM25 over a Lucene index searched by Anserini (:mod:`benchmark.retrieval.lucene`).
+
+    Built from ``passages`` (cached by corpus fingerprint and chunking), or opened from
+    ``lucene_index``: a local index directory, or ``prebuilt:<name>`` for a pyserini
+    prebuilt index (downloaded on first use, so it needs internet).  Hits from an
+    existing index take their text from the stored raw document (``contents``/``text``
+    of its JSON) or stored contents, so such an index must have been built with
+    ``-storeRaw`` or ``-storeContents``.
+    """
+
+    def __init__(
+        self,
+        passages: Sequence[Passage] | None,
+        *,
+        k1: float = 0.9,
+        b: float = 0.4,
+        lucene_index: str | None = None,
+        threads: int | None = None,
+        chunking: tuple[int, int] | None = None,
+    ) -> None:
+        self.threads = threads or min(8, os.cpu_count() or 1)
+        self.restricted_depth = RESTRICTED_DEPTH
+        self.reused = False
+        self._texts: dict[str, tuple[str, str]] = {}
+        if lucene_index is not None:
+            if lucene_index.startswith("prebuilt:"):
+                try:
+                    index_dir = lucene.prebuilt_index(lucene_index.removeprefix("prebuilt:"))
+                except ValueError as exc:
+                    raise InputError(
+                        Problem(lucene_index, f"pyserini does not know this prebuilt index: {exc}")
+                    ) from exc
+            else:
+                if not Path(lucene_index).is_dir():
+                    raise InputError(Problem(lucene_index, "Lucene index directory does not exist"))
+                index_dir = lucene_index
+            self.searcher = lucene.BM25Searcher(index_dir, k1=k1, b=b)
+            self.identity: dict[str, Any] = {"kind": "bm25", "lucene_index": lucene_index, "k1": k1, "b": b}
+            self.index_path = lucene_index
+            self.reused = True
+        else:
+            if not passages:
+                raise InputError(Problem("corpus", "no passages to index"))
+            fp = corpus_fingerprint(passages)
+            chunk = list(chunking) if chunking else None
+            self.identity = {
+                "kind": "bm25",
+                "corpus": fp,
+                "chunking": chunk,
+                "k1": k1,
+                "b": b,
+                "analyzer": "anserini-default",
+            }
+            meta = {
+                "kind": "bm25",
+                "corpus": fp,
+                "chunking": chunk,
+                "passages": len(passages),
+                "engine": lucene.anserini_jar().name,
+            }
+            final = index_home("bm25", index_key(kind="bm25", corpus=fp, chunking=chunk))
+            self._texts = {p.passage_id: (p.doc_id, p.text) for p in passages}
+            if index_complete(final):
+                self.reused = True
+                log.info("reusing BM25 index %s", final)
+            else:
+                log.info("building BM25 index over %d passages in %s", len(passages), final)
+                with building(final, meta) as tmp:
+                    lucene.build_index(passages, tmp, threads=self.threads)
+            self.searcher = lucene.BM25Searcher(str(final / "lucene"), k1=k1, b=b)
+            self.index_path = str(final)
+
+    def _text(self, docid: str) -> tuple[str, str]:
+        known = self._texts.get(docid)
+        if known is not None:
+            return known
+        raw = self.searcher.stored_text(docid)
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            obj = json.loads(raw)
+            raw = obj.get("contents") or obj.get("text") or raw
+        return split_doc_id(docid), raw
+
+    def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
+        """Top-``k`` passages per query (fewer when fewer passages share a term).
+
+        With ``allowed``, Lucene is searched ``restricted_depth`` deep and the hits are
+        filtered to the allowed documents: exact when the index holds at most that many
+        passages (the bundled corpora), approximate on web-scale indexes, where an
+        allowed passage ranked below the depth is missed.
+        """
+        if not queries:
+            return []
+        allow = check_allowed(queries, allowed)
+        depth = k if all(a is None for a in allow) else max(k, self.restricted_depth)
+        res = self.searcher.batch_search(queries, depth, self.threads)
+        out = []
+        for found, ok in zip(res, allow, strict=True):
+            hits: list[Hit] = []
+            for h in found:
+                known = self._texts.get(h.docid)
+                if ok is not None and (known[0] if known else split_doc_id(h.docid)) not in ok:
+                    continue  # decided before the stored text is fetched: deep searches stay cheap
+                doc_id, text = self._text(h.docid)
+                hits.append(Hit(h.docid, doc_id, text, float(h.score), len(hits) + 1))
+                if len(hits) == k:
+                    break
+            out.append(hits)
+        return out

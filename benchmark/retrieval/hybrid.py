@@ -1,0 +1,50 @@
+"""Hybrid retrieval: reciprocal rank fusion of BM25 and dense."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from benchmark.retrieval.index import Allowed, Hit, Retriever
+
+log = logging.getLogger(__name__)
+
+
+class HybridRetriever:
+    """Reciprocal rank fusion: score(p) = Σ_runs 1 / (rrf_k + rank_run(p)).
+
+    RRF needs no score calibration between BM25 and cosine, which live on unrelated
+    scales.  Each part is searched ``depth`` deep so that a passage ranked moderately by
+    both can overtake one ranked first by only one; passages are de-duplicated by id.
+    """
+
+    def __init__(self, retrievers: Sequence[Retriever], rrf_k: int = 60, depth: int = 50) -> None:
+        self.retrievers = list(retrievers)
+        self.rrf_k = rrf_k
+        self.depth = depth
+        self.identity: dict[str, Any] = {
+            "kind": "hybrid",
+            "rrf_k": rrf_k,
+            "depth": depth,
+            "parts": [r.identity for r in self.retrievers],
+        }
+
+    def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
+        runs = [r.search(queries, max(k, self.depth), allowed) for r in self.retrievers]
+        out = []
+        for qi in range(len(queries)):
+            fused: dict[str, float] = {}
+            first: dict[str, Hit] = {}
+            for run in runs:
+                for h in run[qi]:
+                    fused[h.passage_id] = fused.get(h.passage_id, 0.0) + 1.0 / (self.rrf_k + h.rank)
+                    first.setdefault(h.passage_id, h)
+            ranked = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
+            out.append(
+                [
+                    Hit(pid, first[pid].doc_id, first[pid].text, fused[pid], r)
+                    for r, pid in enumerate(ranked, start=1)
+                ]
+            )
+        return out

@@ -1,0 +1,80 @@
+"""A retriever of any kind, built from a profile's spec over a corpus, and candidate documents."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from benchmark.core.errors import InputError, Problem
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.profiles import EmbedderSpec, RetrieverSpec
+from benchmark.retrieval.bm25 import BM25Retriever
+from benchmark.retrieval.chunking import Passage
+from benchmark.retrieval.corpora import CorpusRef, corpus_passages
+from benchmark.retrieval.dense import DenseRetriever
+from benchmark.retrieval.hybrid import HybridRetriever
+from benchmark.retrieval.index import Retriever
+
+log = logging.getLogger(__name__)
+
+
+def build_retriever(
+    spec: RetrieverSpec,
+    embedder: EmbedderSpec,
+    passages: list[Passage] | None = None,
+    *,
+    lucene_index: str | None = None,
+    cache: ModelCallCache | None = None,
+    progress: bool = True,
+) -> Retriever:
+    """The retriever a judge profile asks for, over ``passages`` or an existing index.
+
+    An existing Lucene index (``lucene_index``) supports BM25 only — its text is not
+    embedded here — so other kinds fall back to BM25 with a warning; the returned
+    ``identity`` records what was actually used.
+    """
+    chunking = (spec.chunk_words, spec.chunk_overlap)
+    if lucene_index is not None:
+        if spec.kind != "bm25":
+            log.warning("an existing Lucene index supports BM25 only; using BM25 instead of %s", spec.kind)
+        return BM25Retriever(None, k1=spec.bm25_k1, b=spec.bm25_b, lucene_index=lucene_index)
+    if not passages:
+        raise InputError(Problem("corpus", "no passages to retrieve from (empty corpus?)"))
+    if spec.kind == "bm25":
+        return BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
+    dense = DenseRetriever(passages, spec, embedder, cache=cache, progress=progress, chunking=chunking)
+    if spec.kind == "dense":
+        return dense
+    bm25 = BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
+    return HybridRetriever([bm25, dense], rrf_k=spec.rrf_k)
+
+
+def open_retriever(
+    ref: CorpusRef,
+    task: Any,
+    spec: RetrieverSpec,
+    embedder: EmbedderSpec,
+    *,
+    cache: ModelCallCache | None = None,
+    progress: bool = True,
+) -> Retriever:
+    """A retriever of kind ``spec.kind`` over the corpus ``ref`` names (indexes cached on disk)."""
+    if ref.kind == "lucene":
+        return build_retriever(spec, embedder, lucene_index=ref.path, cache=cache, progress=progress)
+    return build_retriever(spec, embedder, corpus_passages(ref, task, spec), cache=cache, progress=progress)
+
+
+def candidate_documents(retriever: Retriever, queries: list[str], n: int) -> list[list[str]]:
+    """The ``n`` best documents per query, in rank order, from a passage retriever.
+
+    A document ranks by its best passage (MaxP); passages are fetched ``depth`` deep
+    until ``n`` distinct documents are found or the index is exhausted.
+    """
+    if n <= 0:
+        raise ValueError("the number of candidate documents must be positive")
+    depth = max(10 * n, 100)
+    out = []
+    for hits in retriever.search(queries, depth):
+        docs = list(dict.fromkeys(h.doc_id for h in hits))[:n]
+        out.append(docs)
+    return out

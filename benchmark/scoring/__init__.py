@@ -1,0 +1,1 @@
+"""Scoring answers with metric families: the runner and the one function every command scores through."""

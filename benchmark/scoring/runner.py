@@ -1,0 +1,272 @@
+"""The family-agnostic scoring loop: which queries, checkpoints, item keys, aggregation.
+
+For any :class:`~benchmark.families.base.MetricFamily`, :func:`score_task` scores a
+model's answers on one task and writes one result file and one traces file.  Work is
+done a few queries at a time (so every model the family calls sees batches); each
+finished query is appended to the traces file, which doubles as the checkpoint, before
+the next batch starts.  A killed run resumes where it stopped and — because every
+model call is cached by content hash — produces identical results.
+
+Aggregation is the same for every family: a macro-average per score over the queries
+that have one, with a seeded bootstrap interval; failed queries are listed and counted,
+never averaged in as zero.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from benchmark.core import stats
+from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.results import (
+    ModelInfo,
+    QueryScores,
+    QuerySet,
+    Statistics,
+    TaskInfo,
+    TaskResult,
+    bootstrap_score,
+    now_iso,
+    read_result,
+    result_path,
+    run_info,
+    traces_path,
+    write_result,
+)
+from benchmark.families.base import FamilySettings, MetricFamily, QueryTrace, ScoringInputs
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import content_hash
+from benchmark.tasks import Task
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunOptions:
+    seed: int = 0
+    query_batch: int = 4
+    bootstrap_resamples: int = stats.BOOTSTRAP_RESAMPLES
+    progress: bool = True
+    command: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.query_batch < 1:
+            raise InputError(Problem("command line", "must be at least 1", field="--query-batch"))
+
+
+def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str] | None) -> list[str]:
+    """The answered queries that can be scored, in the task's (or the corpus's) order.
+
+    ``scorable`` is the family's list (e.g. the queries a bundled corpus was written
+    for), ``None`` meaning every query.  Answers to unknown queries are an error; an
+    answered query outside ``scorable`` is logged and left out.
+    """
+    all_ids = list(task.table("queries")["query_id"])
+    unknown = sorted(set(answered) - set(all_ids))
+    if unknown:
+        raise InputError(
+            Problem(f"answers for task {task.id}", f"unknown query id(s) {unknown[:10]}", field="query_id")
+        )
+    answered_set = set(answered)
+    order = list(scorable) if scorable is not None else all_ids
+    ids = [q for q in order if q in answered_set]
+    left_out = len(answered_set) - len(ids)
+    if left_out:
+        log.warning("%s: %d answered queries cannot be scored here and are left out", task.id, left_out)
+    if not ids:
+        shown = ", ".join(list(scorable)[:20]) if scorable is not None else "all"
+        raise InputError(
+            Problem(
+                f"answers for task {task.id}",
+                f"none of the {len(answered_set)} answered queries can be scored on this corpus; the scorable "
+                f"queries are: {shown}. Answer those (`benchmark tasks export-lm-eval` exports only them "
+                "by default), or pass --corpus / --lucene-index for the others",
+            )
+        )
+    return ids
+
+
+def score_task(
+    family: MetricFamily,
+    task: Task,
+    answers: dict[str, str],
+    judges: JudgeStack,
+    *,
+    model: ModelInfo,
+    results_root: Path,
+    inputs: ScoringInputs | None = None,
+    settings: FamilySettings | None = None,
+    options: RunOptions | None = None,
+) -> tuple[TaskResult, Path]:
+    """Score ``answers`` (query id -> answer text); write the result and traces files."""
+    inputs = inputs or ScoringInputs()
+    settings = settings or family.settings_model()
+    opts = options or RunOptions()
+    started, t0 = now_iso(), time.perf_counter()
+    qids = queries_to_score(task, list(answers), family.scorable_queries(task, inputs))
+    prepared = family.prepare(task, judges, inputs, settings)
+    t_prepare = time.perf_counter() - t0
+
+    out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
+    refuse_to_overwrite(out_file, judges.profile.resolved(), settings)
+    with exclusive(out_file, what="this result"):
+        checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
+        done = checkpoint.load()
+        run_key = content_hash(
+            family.id,
+            judges.profile.resolved(),
+            task.card.version,
+            task.data_fingerprint,
+            prepared.corpus_id,
+            settings.model_dump(mode="json"),
+            prepared.run_key,
+        )
+        item_keys = {q: content_hash(run_key, answers[q]) for q in qids}
+        todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
+        log.info(
+            "%s %s: %d queries to score (%d already done)",
+            family.id,
+            task.id,
+            len(todo),
+            len(qids) - len(todo),
+        )
+
+        texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+        bar = tqdm(
+            total=len(qids),
+            initial=len(qids) - len(todo),
+            desc=f"{family.title} {task.id}",
+            unit="query",
+            disable=not opts.progress,
+            file=sys.stderr,
+        )
+        for start in range(0, len(todo), opts.query_batch):
+            batch = todo[start : start + opts.query_batch]
+            traces = family.score_batch(prepared, [(q, texts[q], answers[q]) for q in batch], settings)
+            for q, trace in zip(batch, traces, strict=True):
+                trace.item_key = item_keys[q]
+                row = trace.model_dump(mode="json")
+                checkpoint.append(row)
+                done[q] = row
+            bar.update(len(batch))
+        bar.close()
+
+        ordered = [family.trace_model.model_validate(done[q]) for q in qids]
+        checkpoint.rewrite([done[q] for q in qids])
+        result = aggregate(
+            family,
+            task,
+            ordered,
+            model,
+            judges.profile.resolved(),
+            prepared.corpus_id,
+            settings,
+            opts,
+            prepared.notes,
+        )
+        result.run = run_info(
+            seed=opts.seed,
+            started=started,
+            durations={"prepare": round(t_prepare, 3), "total": round(time.perf_counter() - t0, 3)},
+            cache=judges.cache.stats.as_dict(),
+            command=opts.command,
+        )
+        write_result(result, out_file)
+    return result, out_file
+
+
+def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySettings) -> None:
+    """A result is never replaced by one computed under other settings with the same name:
+    an edited profile that kept its name and version, or another β, would otherwise
+    silently overwrite the numbers it claims to be."""
+    if not path.exists():
+        return
+    try:
+        old = read_result(path)
+    except (ValueError, OSError):
+        return  # unreadable: nothing trustworthy to protect; it is rewritten
+    if old.judge_profile != profile or old.settings != settings.model_dump(mode="json"):
+        what = "judge profile" if old.judge_profile != profile else "settings"
+        raise InputError(
+            Problem(
+                rel(path),
+                f"holds a result computed with another {what} under the same name; pass another --results-dir "
+                "(or bump the profile's version), or delete the file to replace it",
+            )
+        )
+
+
+def aggregate(
+    family: MetricFamily,
+    task: Task,
+    traces: Sequence[QueryTrace],
+    model: ModelInfo,
+    profile: dict[str, Any],
+    corpus_id: str | None,
+    settings: FamilySettings,
+    opts: RunOptions,
+    notes: list[str],
+) -> TaskResult:
+    """One :class:`TaskResult` from the traces, the same way for every family (no model is
+    called: a published result can be recomputed from its traces)."""
+    per_query = [
+        QueryScores(
+            query_id=t.query_id, scores=t.scores, counts=t.counts, failures=t.failures, failed=t.failed
+        )
+        for t in traces
+    ]
+    keys = [c.key for c in family.columns]
+    keys += sorted({k for t in traces for k in t.scores} - set(keys))
+    scores = {
+        k: bootstrap_score(
+            [pq.scores.get(k) for pq in per_query], seed=opts.seed, n_resamples=opts.bootstrap_resamples
+        )
+        for k in keys
+        if any(pq.scores.get(k) is not None for pq in per_query)
+    }
+    failures: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for pq in per_query:
+        for f in pq.failures:
+            stage = f.split(":", 1)[0]
+            failures[stage] = failures.get(stage, 0) + 1
+        for k, v in pq.counts.items():
+            counts[k] = counts.get(k, 0) + int(v)
+    return TaskResult(
+        model=model,
+        task=TaskInfo(
+            id=task.id,
+            version=task.card.version,
+            data=task.data_fingerprint,
+            corpus=corpus_id,
+            queries=QuerySet.of(t.query_id for t in traces),
+        ),
+        judge_profile=profile,
+        metric_family=family.id,
+        primary=family.primary_for(task, scores),
+        settings=settings.model_dump(mode="json"),
+        board_settings=family.board_settings(settings),
+        statistics=Statistics(
+            ci_level=stats.CI_LEVEL,
+            bootstrap_resamples=opts.bootstrap_resamples,
+            seed=opts.seed,
+            bca_min_n=stats.BCA_MIN_N,
+        ),
+        scores=scores,
+        curves=family.curves(traces, settings),
+        per_query=per_query,
+        failures=failures,
+        failed_queries=[pq.query_id for pq in per_query if pq.failed],
+        counts=counts,
+        notes=notes,
+        run=run_info(seed=opts.seed, started=now_iso(), durations={}, cache={}, command=None),
+    )
