@@ -45,11 +45,6 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--lucene-index", help="an existing Lucene index dir, or prebuilt:<name> (pyserini, needs internet)"
     )
-    g.add_argument(
-        "--aspect-qrels",
-        help="aspect-level qrels in the TREC diversity format ('topic subtopic docid grade', as NIST's "
-        "qrels.*.ndeval.txt) for your own --corpus / --lucene-index (ICAT-M)",
-    )
     g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
     g.add_argument("--query-batch", type=int, default=4, help="queries scored together so models see batches")
     g.add_argument("--no-progress", action="store_true", help="hide progress bars")
@@ -59,7 +54,15 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
 
 def scoring_inputs(args: argparse.Namespace, evidence: dict[str, list[str]] | None = None) -> ScoringInputs:
     return ScoringInputs(
-        corpus=args.corpus, lucene_index=args.lucene_index, aspect_qrels=args.aspect_qrels, evidence=evidence
+        corpus=args.corpus,
+        lucene_index=args.lucene_index,
+        files={
+            i.name: getattr(args, i.dest)
+            for f in REGISTRY.values()
+            for i in f.inputs
+            if hasattr(args, i.dest)
+        },
+        evidence=evidence,
     )
 
 
@@ -121,34 +124,32 @@ def plan(
 
 
 def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = True) -> list[TaskResult]:
+    """Score the (task, answers, model, evidence) jobs a command built, under the families
+    and settings its flags chose, through :func:`benchmark.scoring.run.score_jobs`."""
     from benchmark.board.report import print_results
     from benchmark.judging.stack import JudgeStack
-    from benchmark.scoring.runner import score_task
+    from benchmark.scoring import run
 
     profile, chosen = plan(args, [job[0] for job in jobs])
     judges = JudgeStack.load(profile, progress=not args.no_progress)
-    options = run_options(args)
-    results = []
     console = Console(stderr=True)
-    for task, answers, model, evidence in jobs:
-        for fam, settings in chosen[task.id]:
-            result, path = score_task(
-                fam,
-                task,
-                answers,
-                judges,
-                model=model,
-                results_root=Path(args.results_dir),
-                inputs=scoring_inputs(args, evidence),
-                settings=settings,
-                options=options,
-            )
-            plots = save_figures(fam, result, path)
-            console.print(
-                f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
-                f"{', '.join(p.name for p in plots)})"
-            )
-            results.append(result)
+
+    def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
+        plots = save_figures(family, result, path)
+        console.print(
+            f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
+            f"{', '.join(p.name for p in plots)})"
+        )
+
+    scored = run.score_jobs(
+        [run.Job(task, answers, model, evidence, chosen[task.id]) for task, answers, model, evidence in jobs],
+        judges,
+        results_root=Path(args.results_dir),
+        inputs=scoring_inputs(args),
+        options=run_options(args),
+        on_result=written,
+    )
+    results = [result for result, _ in scored]
     if show:
         print_results(results)
     return results

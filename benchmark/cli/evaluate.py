@@ -127,7 +127,7 @@ def raarg_settings(settings: list[Any], rerank: str, depth: int) -> list[Any]:
     ]
 
 
-def subq_settings(settings: list[Any], value: str) -> list[Any]:
+def sub_question_settings(settings: list[Any], value: str) -> list[Any]:
     """``--rag-subq none,all`` -> each retrieval setting once plain and once per mode."""
     from benchmark.generation.rag import SUBQ_PROMPT
 
@@ -151,7 +151,7 @@ def subq_settings(settings: list[Any], value: str) -> list[Any]:
     for s in (s for s in settings if s is not None):
         for m in modes:
             prompt = SUBQ_PROMPT if m in ("prompt", "all") else s.prompt
-            out.append(s if m == "none" else s.model_copy(update={"subq": m, "prompt": prompt}))
+            out.append(s if m == "none" else s.model_copy(update={"sub_questions": m, "prompt": prompt}))
     return out
 
 
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rerank:
         settings = raarg_settings(settings, args.rerank, args.rerank_depth)
     if args.rag_subq:
-        settings = subq_settings(settings, args.rag_subq)
+        settings = sub_question_settings(settings, args.rag_subq)
     if args.limit is not None and not args.limit > 0:
         raise InputError(
             Problem("command line", "must be a count of at least 1, or a fraction above 0", field="--limit")

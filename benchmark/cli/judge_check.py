@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.judging.stack import JudgeStack
     from benchmark.metaeval import judge_check
     from benchmark.retrieval import build_retriever, corpus_passages
-    from benchmark.scoring.runner import score_task
+    from benchmark.scoring import run
 
     task = load_task(args.tasks)
     perturbations = {"irrelevant": levels(args.irrelevant, "--irrelevant")}
@@ -111,18 +111,14 @@ def run(args: argparse.Namespace) -> int:
                 failed = sum(i.failed for i in injected.values())
                 if failed:
                     notes.append(f"level {level:g}: {failed} rewrite(s) unusable after retries, left out")
-            for fam, settings in chosen[task.id]:
-                result, _ = score_task(
-                    fam,
-                    task,
-                    texts,
-                    stack,
-                    model=model,
-                    results_root=root / f"{kind}-{level:g}",
-                    inputs=scoring_inputs(args),
-                    settings=settings,
-                    options=options,
-                )
+            scored = run.score_jobs(
+                [run.Job(task, texts, model, None, chosen[task.id])],
+                stack,
+                results_root=root / f"{kind}-{level:g}",
+                inputs=scoring_inputs(args),
+                options=options,
+            )
+            for (fam, _), (result, _) in zip(chosen[task.id], scored, strict=True):
                 for col in fam.columns:
                     s = result.scores.get(col.key)
                     values.setdefault((fam.id, col.label), {})[level] = s.value if s else None

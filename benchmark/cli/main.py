@@ -11,28 +11,42 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import importlib.util
 import logging
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from benchmark import __version__
 from benchmark.cli import Parser
 from benchmark.core.errors import InputError
 
+#: the platform's commands; each metric family adds its own (see :func:`family_commands`)
 COMMANDS = (
     "tasks",
     "evaluate",
     "score",
-    "decompose",
     "judge_check",
     "meta_eval",
-    "exam",
-    "subq",
     "validate",
     "submit",
     "leaderboard",
     "space",
 )
+
+
+def family_commands() -> list[ModuleType]:
+    """The ``commands`` module of every registered family that has one: a family owns its
+    sub-commands (``benchmark exam …``, ``benchmark subq …``) in its own folder, and the
+    command line finds them through the registry."""
+    from benchmark.families import REGISTRY
+
+    out = []
+    for family in REGISTRY.values():
+        package = type(family).__module__.rpartition(".")[0]
+        if importlib.util.find_spec(f"{package}.commands") is not None:
+            out.append(importlib.import_module(f"{package}.commands"))
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,8 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
-    for name in COMMANDS:
-        importlib.import_module(f"benchmark.cli.{name}").register(sub)
+    for module in [
+        *(importlib.import_module(f"benchmark.cli.{name}") for name in COMMANDS),
+        *family_commands(),
+    ]:
+        module.register(sub)
     return parser
 
 

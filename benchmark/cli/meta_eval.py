@@ -208,7 +208,6 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
     """ROUGE-1 F1 of each system's answers (from its result traces) against the gold articles."""
 
     from benchmark.core.results import read_traces
-    from benchmark.families.exam.family import gold_articles
     from benchmark.metaeval.reference import rouge1_scores
     from benchmark.tasks import load_task
 
@@ -217,7 +216,8 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
     if len(tasks) != 1:
         raise InputError(Problem("command line", "pick one task with --task for ROUGE-1", field="--task"))
     (tid,) = tasks
-    gold = gold_articles(load_task(task_id or tid))
+    task = load_task(task_id or tid)
+    gold = next((texts for fam in REGISTRY.values() if (texts := fam.reference_texts(task))), {})
     if not gold:
         raise InputError(
             Problem(f"tasks/{tid}/task.yaml", "the task has no gold articles", field="data.tables")

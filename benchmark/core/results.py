@@ -69,7 +69,9 @@ class Score(_Strict):
 class RAGSetting(_Strict):
     """How a retrieval-augmented system was given evidence: part of the model's identity."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # `sub_questions` is written as "subq" in outputs, submissions and results (the key
+    # files have always used); in code the name says what it is
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True)
 
     retriever: Literal["bm25", "dense", "hybrid"]
     k: int = Field(ge=1, le=50, description="passages put in the prompt")
@@ -82,8 +84,9 @@ class RAGSetting(_Strict):
         description="RAArg: listwise LLM reranking of the retrieved documents, and its instruction",
     )
     depth: int | None = Field(default=None, ge=1, description="RAArg: documents retrieved, then reranked")
-    subq: Literal["retrieval", "rerank", "prompt", "all"] | None = Field(
+    sub_questions: Literal["retrieval", "rerank", "prompt", "all"] | None = Field(
         default=None,
+        alias="subq",
         description="core sub-questions used in retrieval, in reranking, in the prompt, or all three (Xie et al.)",
     )
 
@@ -91,13 +94,13 @@ class RAGSetting(_Strict):
     def slug(self) -> str:
         """``rag-bm25-k5``: names folders and tells closed-book and RAG entries apart."""
         rerank = f"-{self.rerank}-rerank{self.depth or ''}" if self.rerank else ""
-        subq = f"-subq-{self.subq}" if self.subq else ""
+        subq = f"-subq-{self.sub_questions}" if self.sub_questions else ""
         return f"rag-{self.retriever}{rerank}{subq}-k{self.k}"
 
     @property
     def label(self) -> str:
         rerank = f" + {self.rerank} LLM rerank" if self.rerank else ""
-        subq = f" + core sub-questions ({self.subq})" if self.subq else ""
+        subq = f" + core sub-questions ({self.sub_questions})" if self.sub_questions else ""
         return f"RAG {self.retriever}{rerank}{subq} k={self.k}"
 
 

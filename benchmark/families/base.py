@@ -193,13 +193,28 @@ class FamilySettings(BaseModel):
             ) from exc
 
 
+@dataclass(frozen=True)
+class InputFile:
+    """A data file a family reads beside the corpus (not a setting: its content, not its
+    path, is what the family records), with its command-line flag."""
+
+    name: str
+    flag: str
+    help: str
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
 @dataclass
 class ScoringInputs:
     """Where the knowledge and the judgements come from, as the user gave them."""
 
     corpus: str | None = None
     lucene_index: str | None = None
-    aspect_qrels: str | None = None
+    #: the families' own input files, by :class:`InputFile` name (e.g. ICAT-M's aspect qrels)
+    files: dict[str, str] = field(default_factory=dict)
     #: per query, the ids of the evidence documents the system was given (RAG outputs'
     #: ``retrieval.passages``); families that judge evidence use them
     evidence: dict[str, list[str]] | None = None
@@ -227,6 +242,8 @@ class MetricFamily(ABC):
     required_tables: ClassVar[tuple[str, ...]]
     trace_model: ClassVar[type[QueryTrace]]
     settings_model: ClassVar[type[FamilySettings]]
+    #: data files the family reads beside the corpus, each with its flag
+    inputs: ClassVar[tuple[InputFile, ...]] = ()
     citation: ClassVar[str] = ""
     #: choices for the family's figures (e.g. ICAT's variant), as (label, value)
     view_options: ClassVar[tuple[tuple[str, str], ...]] = ()
@@ -242,8 +259,10 @@ class MetricFamily(ABC):
     # -- command line --------------------------------------------------------------
     def add_arguments(self, group: argparse._ArgumentGroup) -> None:
         """Add this family's options to ``benchmark evaluate`` / ``benchmark score``: one
-        flag per field of :attr:`settings_model`."""
+        flag per field of :attr:`settings_model`, and one per input file."""
         self.settings_model.add_arguments(group)
+        for item in self.inputs:
+            group.add_argument(item.flag, dest=item.dest, default=argparse.SUPPRESS, help=item.help)
 
     def settings_from_args(self, args: argparse.Namespace) -> FamilySettings:
         return self.settings_model.from_args(args)
@@ -284,6 +303,11 @@ class MetricFamily(ABC):
         self, traces: Sequence[QueryTrace], settings: FamilySettings
     ) -> dict[str, dict[str, float | None]]:
         """Extra result series (e.g. ICAT's β sweep); none by default."""
+        return {}
+
+    def reference_texts(self, task: Task) -> dict[str, str]:
+        """Query id -> a reference text the family keeps for the task (EXAM's gold
+        articles), which meta-evaluation can compare answers with (ROUGE-1); none by default."""
         return {}
 
     def primary_for(self, task: Task, scores: dict[str, Any]) -> str:

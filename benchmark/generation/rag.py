@@ -122,7 +122,7 @@ class RAGContext:
 
     def prompt(self, instruction: str, query_id: str, query: str) -> str:
         extra = {}
-        if self.setting.subq in ("prompt", "all"):
+        if self.setting.sub_questions in ("prompt", "all"):
             extra["subquestions"] = "\n".join(f"- {q}" for q in self.prompt_subqs.get(query_id, []))
         return rag_prompt(
             instruction, query, [h.text for h in self.hits[query_id]], self.setting.prompt, **extra
@@ -168,8 +168,8 @@ def prepare(
             "embedder": None if setting.retriever == "bm25" else profile.embedder.model,
         }
     )
-    if setting.subq:
-        return subq_context(task, full, retriever, query_ids, profile, cache)
+    if setting.sub_questions:
+        return sub_question_context(task, full, retriever, query_ids, profile, cache)
     if not setting.rerank:
         hits = retriever.search([str(queries.at[q, "text"]) for q in query_ids], setting.k)
         return RAGContext(full, dict(zip(query_ids, hits, strict=True)))
@@ -232,7 +232,7 @@ def interleave(lists: Sequence[Sequence[Hit]]) -> list[Hit]:
     return out
 
 
-def subq_context(
+def sub_question_context(
     task: Any,
     setting: RAGSetting,
     retriever: Any,
@@ -249,7 +249,7 @@ def subq_context(
     queries = task.table("queries").set_index("query_id")
     subqs = core_sub_questions(task, query_ids)
     texts = {q: str(queries.at[q, "text"]) for q in query_ids}
-    k, mode = setting.k, setting.subq
+    k, mode = setting.k, setting.sub_questions
     depth = k * SUBQ_POOL if mode in ("rerank", "all") else k
     if mode in ("retrieval", "all"):
         flat = [(q, t) for q in query_ids for t in [texts[q], *subqs[q]]]

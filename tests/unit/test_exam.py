@@ -54,16 +54,16 @@ def test_exam_and_n_exam_by_hand() -> None:
     system = [formulas.exam(q) for q in (q1, q2, q3)]
     assert system == [0.5, 1.0, 0.0]
     gold = [1.0, 0.5, 0.5]
-    assert formulas.n_exam(system, gold) == pytest.approx(1.5 / 2.0)
+    assert formulas.pooled_n_exam(system, gold) == pytest.approx(1.5 / 2.0)
     mean_gold = sum(gold) / 3
     per_query = [formulas.normalised(s, mean_gold) for s in system]
-    assert sum(per_query) / 3 == pytest.approx(formulas.n_exam(system, gold))  # type: ignore[operator]
+    assert sum(per_query) / 3 == pytest.approx(formulas.pooled_n_exam(system, gold))  # type: ignore[operator]
     assert formulas.answered_share(q1) == 0.75
     # n-EXAM exceeds 1 when the system's texts answer more than the gold articles
-    assert formulas.n_exam([1.0, 1.0], [0.5, 0.5]) == 2.0
-    assert formulas.n_exam([0.3], [0.0]) is None
+    assert formulas.pooled_n_exam([1.0, 1.0], [0.5, 0.5]) == 2.0
+    assert formulas.pooled_n_exam([0.3], [0.0]) is None
     with pytest.raises(ValueError):
-        formulas.n_exam([0.1], [0.1, 0.2])
+        formulas.pooled_n_exam([0.1], [0.1, 0.2])
 
 
 def test_an_undetermined_verdict_leaves_exam_undetermined_never_zero() -> None:

@@ -315,7 +315,7 @@ def test_user_corpus_needs_aspect_qrels_for_icat_m(task, tmp_path: Path) -> None
     assert without.primary == "icat_s"  # the card's main score was not computed: the family's default
     qrels = tmp_path / "qrels.web.ndeval.txt"
     qrels.write_text("1 a1 D1 1\n1 a2 D3 1\n1 a4 D3 0\n2 b1 D1 2\n2 b2 D6 1\n")  # topic subtopic docid grade
-    with_file = score(ScoringInputs(corpus=str(corpus), aspect_qrels=str(qrels)), "b")
+    with_file = score(ScoringInputs(corpus=str(corpus), files={"aspect_qrels": str(qrels)}), "b")
     assert per_query(with_file)["1"]["s_coverage_m"] == pytest.approx(2 / 4)
     assert with_file.primary == "icat_m"
 

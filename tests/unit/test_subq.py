@@ -15,9 +15,9 @@ import pytest
 from benchmark.core.errors import InputError
 from benchmark.families.base import ScoringInputs
 from benchmark.families.subq import formulas
+from benchmark.families.subq.coverage_judges import LLMCoverage, Mark, SimilarityCoverage, parse_covered
 from benchmark.families.subq.family import SubqFamily, SubqSettings, task_sub_questions
 from benchmark.families.subq.generate import parse_sub_questions
-from benchmark.families.subq.judges import LLMCoverage, Mark, SimilarityCoverage, parse_covered
 from benchmark.families.subq.pairwise import PairVerdict, judge_pairs, parse_better
 from benchmark.families.subq.pipeline import SubqState, score_batch, trace_scores
 from benchmark.tasks import Task, load_task
@@ -246,7 +246,7 @@ def test_pairwise_judge_asks_both_orders_and_cancels_position_bias() -> None:
 
 def test_interleave_and_subq_retrieval_use_core_sub_questions(tmp_path: Path) -> None:
     from benchmark.core.results import RAGSetting
-    from benchmark.generation.rag import core_sub_questions, interleave, subq_context
+    from benchmark.generation.rag import core_sub_questions, interleave, sub_question_context
     from benchmark.retrieval import Hit
 
     a = [Hit("a1", "a", "x", 1.0, 1), Hit("b1", "b", "x", 0.5, 2)]
@@ -261,7 +261,7 @@ def test_interleave_and_subq_retrieval_use_core_sub_questions(tmp_path: Path) ->
     }
     retriever = FakeRetriever(hits)
     setting = RAGSetting(retriever="bm25", k=3, prompt="rag-answer-subq@1", corpus="c", subq="retrieval")
-    ctx = subq_context(
+    ctx = sub_question_context(
         task,
         setting,
         retriever,
@@ -271,8 +271,8 @@ def test_interleave_and_subq_retrieval_use_core_sub_questions(tmp_path: Path) ->
     )
     assert ctx.passage_ids("q1") == ["P1", "P2", "P3"] and setting.slug == "rag-bm25-subq-retrieval-k3"
     assert not ctx.prompt_subqs  # retrieval only: the prompt does not list them
-    prompt_setting = setting.model_copy(update={"subq": "prompt"})
-    ctx = subq_context(
+    prompt_setting = setting.model_copy(update={"sub_questions": "prompt"})
+    ctx = sub_question_context(
         task,
         prompt_setting,
         retriever,

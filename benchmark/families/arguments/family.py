@@ -11,7 +11,7 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import pipeline, views
 from benchmark.families.arguments import tables as tables  # registers its task tables
 from benchmark.families.arguments.formulas import DIMENSIONS
-from benchmark.families.arguments.judges import CONTEXT_JUDGES, JOINT_JUDGES
+from benchmark.families.arguments.judge_replies import CONTEXT_JUDGES, JOINT_JUDGES
 from benchmark.families.arguments.pipeline import ArgumentState
 from benchmark.families.arguments.trace import ArgumentTrace
 from benchmark.families.base import (

@@ -183,6 +183,9 @@ class ExamFamily(MetricFamily):
         state = ExamState(bank, fingerprint(bank), answerer, gold_articles(task), notes)
         return Prepared(state=state, notes=notes, run_key=(state.bank_id, answerer.identity))
 
+    def reference_texts(self, task: Task) -> dict[str, str]:
+        return gold_articles(task)
+
     def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
         """n-EXAM where the gold articles allow it, else EXAM."""
         chosen = super().primary_for(task, scores)

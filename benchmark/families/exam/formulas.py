@@ -69,8 +69,11 @@ def answered_share(verdicts: Sequence[Verdict]) -> float | None:
     return sum(bool(v.answered) for v in verdicts) / len(verdicts)
 
 
-def n_exam(system: Sequence[float], gold: Sequence[float]) -> float | None:
-    """Σ EXAM(system) / Σ EXAM(gold) over the same queries; ``None`` when the gold sum is 0."""
+def pooled_n_exam(system: Sequence[float], gold: Sequence[float]) -> float | None:
+    """The paper's n-EXAM as one pooled ratio: Σ EXAM(system) / Σ EXAM(gold) over the same
+    queries; ``None`` when the gold sum is 0.  The published n-EXAM column is the mean of
+    the per-query :func:`normalised` shares, which equals this ratio on the gold queries and
+    gets intervals and paired tests like every other score."""
     if len(system) != len(gold):
         raise ValueError("n-EXAM needs the system's and the gold articles' EXAM on the same queries")
     denominator = sum(gold)
@@ -80,7 +83,7 @@ def n_exam(system: Sequence[float], gold: Sequence[float]) -> float | None:
 def normalised(exam_score: float | None, gold_mean: float | None) -> float | None:
     """One query's share of n-EXAM: EXAM(d_q) / mean_q EXAM(d*_q).
 
-    Its mean over the queries the gold mean was taken over is exactly :func:`n_exam`
+    Its mean over the queries the gold mean was taken over is exactly :func:`pooled_n_exam`
     (Σ s_q / (N · Σ g_q / N)), so n-EXAM gets the same per-query intervals and paired
     tests as every other score."""
     if exam_score is None or not gold_mean:

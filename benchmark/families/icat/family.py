@@ -9,6 +9,7 @@ from pydantic import field_validator
 
 from benchmark.families.base import (
     FamilySettings,
+    InputFile,
     MetricFamily,
     Prepared,
     QueryTrace,
@@ -62,6 +63,14 @@ class ICATFamily(MetricFamily):
     pipeline = pipeline
     views = views
     settings_model = ICATSettings
+    inputs = (
+        InputFile(
+            "aspect_qrels",
+            "--aspect-qrels",
+            "aspect-level qrels in the TREC diversity format ('topic subtopic docid grade', as NIST's "
+            "qrels.*.ndeval.txt) for your own --corpus / --lucene-index (ICAT-M)",
+        ),
+    )
     view_options = (("ICAT-M", "m"), ("ICAT-S", "s"), ("ICAT-A", "a"))
     columns = (
         ScoreColumn(
@@ -105,8 +114,8 @@ class ICATFamily(MetricFamily):
         assert isinstance(settings, ICATSettings)
         corpus = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
         notes: list[str] = []
-        if inputs.aspect_qrels:
-            qrels = load_aspect_qrels(inputs.aspect_qrels, task)
+        if inputs.files.get("aspect_qrels"):
+            qrels = load_aspect_qrels(inputs.files["aspect_qrels"], task)
             qrels_id = content_hash(sorted((k, sorted(v)) for k, v in qrels.items()))
         elif corpus.task_corpus:
             qrels, qrels_id = task_aspect_qrels(task), "task"

@@ -18,7 +18,7 @@ from benchmark.families.base import (
 )
 from benchmark.families.subq import formulas, pipeline, views
 from benchmark.families.subq import tables as tables  # registers its task tables
-from benchmark.families.subq.judges import CoverageJudge, LLMCoverage, SimilarityCoverage
+from benchmark.families.subq.coverage_judges import CoverageJudge, LLMCoverage, SimilarityCoverage
 from benchmark.families.subq.pipeline import SubqState, SubQuestion
 from benchmark.families.subq.trace import SubqTrace
 from benchmark.judging.stack import JudgeStack

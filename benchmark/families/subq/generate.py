@@ -59,7 +59,7 @@ def example_questions(prompt: Any) -> frozenset[str]:
     )
 
 
-def decompose(
+def generate_sub_questions(
     llm: LLM, queries: Sequence[tuple[str, str]], *, n: int = 6, max_retries: int = 2
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """``sub_questions`` rows for ``(query_id, text)`` pairs, and the queries that failed."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchmark.families.subq import formulas
-from benchmark.families.subq.judges import CoverageJudge, Mark
+from benchmark.families.subq.coverage_judges import CoverageJudge, Mark
 from benchmark.families.subq.trace import SubqTrace, SubQuestionTrace
 
 

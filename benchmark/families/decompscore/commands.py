@@ -20,7 +20,7 @@ from benchmark.core.results import ModelInfo, read_traces
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
 from benchmark.families.decompscore import views
-from benchmark.families.decompscore.family import DecompSettings
+from benchmark.families.decompscore.family import DecompScoreFamily, DecompSettings
 from benchmark.families.decompscore.texts import read_texts, texts_task
 from benchmark.judging.decomposition import LLM_METHODS, METHODS, spacy_pipeline
 from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
@@ -59,13 +59,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--query-batch", type=int, default=4)
     p.add_argument("--no-progress", action="store_true")
-    REGISTRY["decompscore"].add_arguments(p.add_argument_group("DecompScore"))
+    REGISTRY[DecompScoreFamily.id].add_arguments(p.add_argument_group(DecompScoreFamily.title))
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from benchmark.judging.stack import JudgeStack
-    from benchmark.scoring.runner import score_task
+    from benchmark.scoring import run
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
@@ -83,11 +83,12 @@ def run(args: argparse.Namespace) -> int:
     rows = read_texts(path)[: args.limit or None]
     task = texts_task(path, rows, load_task(args.task) if args.task else None)
     profile = load_profile(args.judge_profile)
-    family = REGISTRY["decompscore"]
+    family = REGISTRY[DecompScoreFamily.id]
     judges = JudgeStack.load(profile, progress=not args.no_progress)
     options = run_options(args)
     console = Console()
     results, traces, paths = [], {}, []
+    jobs = []
     for method in methods:
         counts, chosen = "", settings[method]
         if method in LLM_METHODS and (
@@ -95,18 +96,16 @@ def run(args: argparse.Namespace) -> int:
         ):
             counts = f"-s{chosen.static_examples}-r{chosen.retrieved_examples}"
         model = ModelInfo(id=f"decomposer/{method}", revision=f"v1{counts}", backend="decomposition")
-        result, out = score_task(
-            family,
-            task,
-            dict(rows),
-            judges,
-            model=model,
-            results_root=Path(args.results_dir),
-            inputs=ScoringInputs(corpus=args.corpus),
-            settings=settings[method],
-            options=options,
-        )
-        save_figures(family, result, out)
+        jobs.append(run.Job(task, dict(rows), model, None, [(family, chosen)]))
+    scored = run.score_jobs(
+        jobs,
+        judges,
+        results_root=Path(args.results_dir),
+        inputs=ScoringInputs(corpus=args.corpus),
+        options=options,
+        on_result=lambda fam, result, out: save_figures(fam, result, out) and None,
+    )
+    for method, (result, out) in zip(methods, scored, strict=True):
         results.append(result)
         paths.append(out)
         traces[method] = read_traces(out)

@@ -111,14 +111,14 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def generate(args: argparse.Namespace) -> int:
-    from benchmark.families.subq.generate import PROMPT, decompose
+    from benchmark.families.subq.generate import PROMPT, generate_sub_questions
     from benchmark.models.prompts import load_prompt
 
     if not args.out:
         raise InputError(Problem("command line", "give --out FILE.jsonl", field="--out"))
     queries = _queries(args)
     stack = _stack(args)
-    rows, failures = decompose(
+    rows, failures = generate_sub_questions(
         stack.llm, queries, n=args.per_query, max_retries=stack.profile.llm.max_retries
     )
     provenance = f"generated: {getattr(stack.llm, 'identity', '?')} {load_prompt(PROMPT).id}"

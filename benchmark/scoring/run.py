@@ -1,0 +1,65 @@
+"""The one way answers are scored: jobs of (task, answers, model, evidence, families).
+
+``benchmark score``, ``evaluate``, ``decompose-compare`` and ``judge-check`` all score
+through :func:`score_jobs`; the command line only parses flags into :class:`Job` s and
+prints what comes back.  Each (job, family) is one :func:`~benchmark.scoring.runner.score_task`
+call, checkpointed per query, with the judge stack loaded once for all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmark.core.results import ModelInfo, TaskResult
+from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+from benchmark.judging.stack import JudgeStack
+from benchmark.scoring.runner import RunOptions, score_task
+from benchmark.tasks import Task
+
+
+@dataclass
+class Job:
+    """What is scored: a task, answers by query id, the model that wrote them, the evidence
+    each RAG answer was given (``None``: closed-book), and the families with their settings."""
+
+    task: Task
+    answers: dict[str, str]
+    model: ModelInfo
+    evidence: dict[str, list[str]] | None = None
+    families: list[tuple[MetricFamily, FamilySettings]] = field(default_factory=list)
+
+
+def score_jobs(
+    jobs: Sequence[Job],
+    judges: JudgeStack,
+    *,
+    results_root: Path,
+    inputs: ScoringInputs | None = None,
+    options: RunOptions | None = None,
+    on_result: Callable[[MetricFamily, TaskResult, Path], None] | None = None,
+) -> list[tuple[TaskResult, Path]]:
+    """Score every job under every family it names; ``on_result`` sees each result as it is
+    written (figures, a line on the terminal)."""
+    base = inputs or ScoringInputs()
+    out = []
+    for job in jobs:
+        job_inputs = dataclasses.replace(base, evidence=job.evidence)
+        for family, settings in job.families:
+            result, path = score_task(
+                family,
+                job.task,
+                job.answers,
+                judges,
+                model=job.model,
+                results_root=results_root,
+                inputs=job_inputs,
+                settings=settings,
+                options=options,
+            )
+            if on_result is not None:
+                on_result(family, result, path)
+            out.append((result, path))
+    return out
