@@ -250,10 +250,12 @@ class MetricFamily(ABC):
     #: whether its entries are evaluated models (and count toward their overall rank);
     #: DecompScore's entries are decomposition methods, ranked only against each other
     ranks_models: ClassVar[bool] = True
-    #: the family's ``pipeline`` module — ``score_batch(state, items)`` and
-    #: ``trace_scores(trace)`` — and its ``views`` module — ``trace_html(trace)``: what the
-    #: default :meth:`score_batch`, :meth:`recompute` and :meth:`trace_html` call
+    #: the family's ``pipeline`` module — ``score_batch(state, items)`` —, its ``scores``
+    #: module — ``trace_scores(trace)``, pure — and its ``views`` module —
+    #: ``trace_html(trace)``: what the default :meth:`score_batch`, :meth:`recompute` and
+    #: :meth:`trace_html` call
     pipeline: ClassVar[ModuleType]
+    scores: ClassVar[ModuleType]
     views: ClassVar[ModuleType | None] = None
 
     # -- command line --------------------------------------------------------------
@@ -297,7 +299,7 @@ class MetricFamily(ABC):
         result is checked (``tests/unit/test_published_results.py``)."""
         if not isinstance(trace, self.trace_model):
             raise TypeError(f"{self.id} recomputes {self.trace_model.__name__}s, not {type(trace).__name__}")
-        return dict(self.pipeline.trace_scores(trace))
+        return dict(self.scores.trace_scores(trace))
 
     def curves(
         self, traces: Sequence[QueryTrace], settings: FamilySettings

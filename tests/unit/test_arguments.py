@@ -5,6 +5,8 @@ a scripted judge whose every score is known."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -270,3 +272,19 @@ def test_plain_listwise_leaves_an_unrated_dimension_missing() -> None:
     )
     assert t.scores["clarity"] is None and t.scores["overall_quality"] == 3.0
     assert any("not rated: clarity" in f for f in t.failures)
+
+
+def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
+    from tests.helpers.arguments import scripted
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+    task = load_task("arguana-debates")
+    queries = task.table("queries")
+    docs = task.table("corpus").doc_id.tolist()[:3]
+    hits = {t: [(d, d, f"evidence {d}") for d in docs] for t in queries.topic}
+    stack = fake_stack(llm=FakeLLM(scripted), entailment=FakeEntailment({}), retriever=FakeRetriever(hits))
+    return task, {q: f"An argument for {q} [1]." for q in queries.query_id[:3]}, stack
+
+
+#: the platform contract test (tests/unit/test_families.py) runs this family on this mock
+CONTRACT_MOCKS = {"arguments": contract_mock}

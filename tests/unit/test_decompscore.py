@@ -18,7 +18,7 @@ from benchmark.core.results import ModelInfo
 from benchmark.families import REGISTRY
 from benchmark.families.decompscore import formulas
 from benchmark.families.decompscore.family import DecompSettings
-from benchmark.families.decompscore.pipeline import trace_scores
+from benchmark.families.decompscore.scores import trace_scores
 from benchmark.families.decompscore.trace import DecompTrace
 from benchmark.judging.decomposition import Decomposer, Example, parse_subclaims, select_examples, units_of
 from benchmark.judging.stack import JudgeStack
@@ -335,3 +335,11 @@ def test_the_retrieved_example_is_the_most_similar_not_the_next_in_line() -> Non
     assert [e.sentence for e in chosen] == ["a river", "a tower", "a bridge"]
     vector = bag_of_words(["they built the bridge"])[0]  # a caller's batched vector gives the same choice
     assert select_examples("ignored", pool, 2, 1, bag_of_words, source_vector=vector) == chosen
+
+
+def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
+    return mock(tmp_path)
+
+
+#: the platform contract test (tests/unit/test_families.py) runs this family on this mock
+CONTRACT_MOCKS = {"decompscore": contract_mock}

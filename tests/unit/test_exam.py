@@ -159,7 +159,8 @@ def test_malformed_llm_answers_are_retried_then_recorded_as_failures() -> None:
     assert mc.correct is None and mc.error and mc.error.startswith("reader:") and len(mc.raw) == 3
     assert ft.correct is None and ft.error and ft.error.startswith("rating:")
     trace = ExamTrace(query_id="q1", query="q", answer="a")
-    from benchmark.families.exam.pipeline import question_trace, trace_scores
+    from benchmark.families.exam.pipeline import question_trace
+    from benchmark.families.exam.scores import trace_scores
 
     trace.questions = [question_trace(MC, mc)]
     assert trace_scores(trace)["exam"] is None  # a failure, not a zero
@@ -351,3 +352,17 @@ def test_exam_cli_exchanges_the_published_grades_with_exampp(
     published = json.loads(result.read_text())["scores"]["exam"]["value"]
     assert f"{published:.3f}" in out and "groundcover/bm25-extractive-top3" in out
     assert main(["exam", "score-grades"]) == 2  # --grades is required
+
+
+def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
+    from tests.helpers.fakes import FakeLLM, FakeRetriever, fake_stack
+
+    task = load_task("webtrack-2009-2012")
+    stack = fake_stack(
+        llm=FakeLLM(lambda m: ""), entailment=ContainsEntailment(), retriever=FakeRetriever({})
+    )  # type: ignore[arg-type]
+    return task, {"175": "Chest pain or discomfort. Angina.", "182": "Within 20 minutes.", "196": ""}, stack
+
+
+#: the platform contract test (tests/unit/test_families.py) runs this family on this mock
+CONTRACT_MOCKS = {"exam": contract_mock}

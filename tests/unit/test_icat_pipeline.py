@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -375,3 +376,22 @@ def test_evaluate_rejects_bad_scoring_options_before_generating(monkeypatch: pyt
         ["--limit", "0"],
     ):
         assert main([*base, *bad]) == 2, bad
+
+
+def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+    task = load_task(build_task(tmp_path))
+    stack = fake_stack(
+        llm=FakeLLM(fake_reply),
+        entailment=FakeEntailment(SUPPORT),
+        retriever=FakeRetriever(HITS),
+    )
+    stack.profile = stack.profile.model_copy(
+        update={"retriever": stack.profile.retriever.model_copy(update={"candidate_docs": None})}
+    )
+    return task, dict(ANSWERS), stack
+
+
+#: the platform contract test (tests/unit/test_families.py) runs this family on this mock
+CONTRACT_MOCKS = {"icat": contract_mock}

@@ -19,7 +19,8 @@ from benchmark.families.subq.coverage_judges import LLMCoverage, Mark, Similarit
 from benchmark.families.subq.family import SubqFamily, SubqSettings, task_sub_questions
 from benchmark.families.subq.generate import parse_sub_questions
 from benchmark.families.subq.pairwise import PairVerdict, judge_pairs, parse_better
-from benchmark.families.subq.pipeline import SubqState, score_batch, trace_scores
+from benchmark.families.subq.pipeline import SubqState, score_batch
+from benchmark.families.subq.scores import trace_scores
 from benchmark.tasks import Task, load_task
 from tests.helpers import build_tiny_task
 from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
@@ -337,3 +338,18 @@ def test_scorable_queries_take_the_corpus_topics_first_and_drop_none(tmp_path: P
     task = load_task(root)
     assert task.quick_order() == ["q2", "q1", "q3"]
     assert SubqFamily().scorable_queries(task, ScoringInputs()) == ["q2", "q1"]
+
+
+def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+    stack = fake_stack(llm=FakeLLM(lambda m: ""), entailment=FakeEntailment({}), retriever=FakeRetriever({}))
+    return (
+        tiny(tmp_path),
+        {"q1": "Tornadoes are caused by rotating storms.", "q2": "Figs grow on trees."},
+        stack,
+    )
+
+
+#: the platform contract test (tests/unit/test_families.py) runs this family on this mock
+CONTRACT_MOCKS = {"subq": contract_mock}

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import ValidationInfo, field_validator
 
 from benchmark.core.errors import InputError, Problem
-from benchmark.families.arguments import pipeline, views
+from benchmark.families.arguments import pipeline, scores, views
 from benchmark.families.arguments import tables as tables  # registers its task tables
 from benchmark.families.arguments.formulas import DIMENSIONS
 from benchmark.families.arguments.judge_replies import CONTEXT_JUDGES, JOINT_JUDGES
@@ -181,6 +181,7 @@ class ArgumentsFamily(MetricFamily):
     required_tables = ("queries",)
     trace_model = ArgumentTrace
     pipeline = pipeline
+    scores = scores
     views = views
     settings_model = ArgumentSettings
     columns = _columns()

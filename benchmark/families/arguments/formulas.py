@@ -120,3 +120,9 @@ def nugget_preference(votes: Iterable[str | None]) -> float | None:
     """RAG-Rubric: the mean per-nugget preference for the system's argument."""
     given = [p for v in votes if (p := preference(v)) is not None]
     return statistics.fmean(given) if given else None
+
+
+#: the judges, by kind: quality of the argument, relevance of its evidence, both at once
+QUALITY_JUDGES = ("listwise", "listwise_sc", "pointwise")
+CONTEXT_JUDGES = ("direct", "fine_grained", "geval", "query_rubric")
+JOINT_JUDGES = ("rag_direct", "rag_rubric", "listwise_rag", "listwise_rag_fg")

@@ -18,12 +18,17 @@ from functools import cache
 from typing import Any
 
 from benchmark.core.text import bullet_text
-from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE, RATING_SCALE
+from benchmark.families.arguments.formulas import (
+    CONTEXT_JUDGES,
+    DIMENSIONS,
+    JOINT_JUDGES,
+    QUALITY_JUDGES,
+    QUALITY_SCALE,
+    RATING_SCALE,
+)
 from benchmark.models.prompts import Prompt, load_prompt
 
-QUALITY_JUDGES = ("listwise", "listwise_sc", "pointwise")
-CONTEXT_JUDGES = ("direct", "fine_grained", "geval", "query_rubric")
-JOINT_JUDGES = ("rag_direct", "rag_rubric", "listwise_rag", "listwise_rag_fg")
+__all__ = ["CONTEXT_JUDGES", "JOINT_JUDGES", "QUALITY_JUDGES"]  # the judges' names live in formulas
 RAG_KEYS = ("context_relevance", "answer_relevance", "answer_groundedness")
 
 PROMPTS = {

@@ -15,7 +15,7 @@ from benchmark.families.base import (
     ScoringInputs,
     option,
 )
-from benchmark.families.decompscore import pipeline, views
+from benchmark.families.decompscore import pipeline, scores, views
 from benchmark.families.decompscore.pipeline import DecompState
 from benchmark.families.decompscore.trace import DecompTrace
 from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
@@ -69,6 +69,7 @@ class DecompScoreFamily(MetricFamily):
     required_tables = ("queries",)
     trace_model = DecompTrace
     pipeline = pipeline
+    scores = scores
     views = views
     settings_model = DecompSettings
     ranks_models = False

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmark.families.decompscore import formulas
+from benchmark.families.decompscore.scores import trace_scores
 from benchmark.families.decompscore.trace import DecompTrace, SubclaimTrace, UnitTrace
 from benchmark.judging.decomposition import Decomposer, Granularity, units_of
 from benchmark.judging.grounding import ground_claims
@@ -124,21 +124,3 @@ def ground(state: DecompState, traces: Sequence[DecompTrace]) -> None:
                 g = next(verdicts)
                 s.grounded = None if g.failed else g.grounded
                 s.evidence = g.first_supporting.passage_id if g.first_supporting else None
-
-
-def trace_scores(trace: DecompTrace) -> dict[str, float | None]:
-    """The passage's scores from its trace alone (also how published results are checked)."""
-    if any(u.error for u in trace.units):
-        return {}
-    units = [
-        [
-            formulas.Verdicts(
-                supported=None if s.support is None else s.support >= 0.5,
-                entailed=s.entailed,
-                grounded=s.grounded,
-            )
-            for s in u.subclaims
-        ]
-        for u in trace.units
-    ]
-    return formulas.passage_scores(units, grounded=trace.grounded)

@@ -18,7 +18,7 @@ from benchmark.families.base import (
     ScoringInputs,
     option,
 )
-from benchmark.families.exam import formulas, pipeline, views
+from benchmark.families.exam import formulas, pipeline, scores, views
 from benchmark.families.exam import tables as tables  # registers its task tables
 from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
@@ -112,6 +112,7 @@ class ExamFamily(MetricFamily):
     required_tables = ("queries",)
     trace_model = ExamTrace
     pipeline = pipeline
+    scores = scores
     views = views
     settings_model = ExamSettings
     columns = (

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from benchmark.families.exam import formulas
 from benchmark.families.exam.answerers import Answerer, Reading
 from benchmark.families.exam.bank import Bank, ExamQuestion
+from benchmark.families.exam.scores import trace_scores
 from benchmark.families.exam.trace import ExamTrace, QuestionTrace
 
 
@@ -126,14 +127,3 @@ def question_trace(q: ExamQuestion, r: Reading) -> QuestionTrace:
         error=r.error,
         raw=r.raw,
     )
-
-
-def trace_scores(trace: ExamTrace) -> dict[str, float | None]:
-    """The query's scores from its trace alone (also how published results are checked)."""
-    verdicts = [formulas.Verdict(correct=q.correct, answered=q.answered) for q in trace.questions]
-    exam = formulas.exam(verdicts)
-    return {
-        "exam": exam,
-        "n_exam": formulas.normalised(exam, trace.gold_mean),
-        "answered": formulas.answered_share(verdicts),
-    }

@@ -17,7 +17,7 @@ from benchmark.families.base import (
     ScoringInputs,
     option,
 )
-from benchmark.families.icat import formulas, pipeline, views
+from benchmark.families.icat import formulas, pipeline, scores, views
 from benchmark.families.icat.pipeline import ICATState
 from benchmark.families.icat.qrels import load_aspect_qrels, task_aspect_qrels
 from benchmark.families.icat.trace import ICATTrace
@@ -61,6 +61,7 @@ class ICATFamily(MetricFamily):
     required_tables = ("queries", "aspects")
     trace_model = ICATTrace
     pipeline = pipeline
+    scores = scores
     views = views
     settings_model = ICATSettings
     inputs = (

@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.families.icat import formulas
 from benchmark.families.icat.aspects import (
     Aspect,
     alignment_messages,
@@ -40,6 +39,11 @@ from benchmark.families.icat.claims import (
     parse_claims,
     select_claims,
     sentence_claims,
+)
+from benchmark.families.icat.scores import (
+    covered_counts,
+    query_failed,
+    trace_scores,
 )
 from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, PassageTrace
 from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
@@ -93,13 +97,6 @@ class _Query:
 
 
 #: Stages whose failure leaves a query without any score: no claims, or an undetermined claim.
-QUERY_FAILING_STAGES = ("claims", "entailment")
-
-
-def query_failed(trace: ICATTrace) -> bool:
-    return any(f.split(":", 1)[0] in QUERY_FAILING_STAGES for f in trace.failures)
-
-
 def score_batch(state: ICATState, items: Sequence[tuple[str, str, str]]) -> list[ICATTrace]:
     """Traces for ``(query id, query text, answer)`` items, every stage batched across them."""
     queries = [_Query(q, text, ans, ICATTrace(query_id=q, query=text, answer=ans)) for q, text, ans in items]
@@ -298,53 +295,6 @@ def finish(state: ICATState, q: _Query) -> None:
         tr.counts["grounded"] = sum(c.grounded for c in tr.claims)
         for v, n in covered_counts(tr).items():
             tr.counts[f"covered_{v}"] = n
-
-
-def _inputs(tr: ICATTrace) -> tuple[dict[str, list[str] | None], dict[str, dict[str, list[str]] | None]]:
-    """Per variant, the aspect ids TQ(x) and the alignment TO(c) the trace records (``None``:
-    the variant was not computed for this query — not requested, or its stage failed)."""
-    stages = {f.split(":", 1)[0] for f in tr.failures}
-    gold = [a.aspect_id for a in tr.aspects]
-    aspects: dict[str, list[str] | None] = {
-        "m": gold,
-        "s": gold,
-        "a": None if "aspects_a" in stages else [a.aspect_id for a in tr.generated_aspects],
-    }
-    alignments: dict[str, dict[str, list[str]] | None] = {}
-    for v in formulas.VARIANTS:
-        if v not in tr.variants or f"alignment_{v}" in stages or aspects[v] is None:
-            aspects[v] = alignments[v] = None
-        else:
-            alignments[v] = {c.claim_id: list(getattr(c, f"aspects_{v}")) for c in tr.claims}
-    return aspects, alignments
-
-
-def trace_scores(tr: ICATTrace) -> dict[str, float | None]:
-    """Every ICAT number of one query, from its trace alone — the pipeline's own scoring
-    step, and how a published result is recomputed without any model."""
-    if query_failed(tr):
-        return dict.fromkeys(SCORE_KEYS)
-    aspects, alignments = _inputs(tr)
-    return formulas.icat_query_scores(
-        [c.claim_id for c in tr.claims],
-        [c.claim_id for c in tr.claims if c.grounded],
-        aspects,
-        alignments,
-        tr.beta,
-    )
-
-
-def covered_counts(tr: ICATTrace) -> dict[str, int]:
-    aspects, alignments = _inputs(tr)
-    grounded = [c.claim_id for c in tr.claims if c.grounded]
-    return {
-        v: len(formulas.covered_aspects(alignments[v] or {}, grounded, aspects[v] or []))
-        for v in formulas.VARIANTS
-        if alignments[v] is not None
-    }
-
-
-SCORE_KEYS = ("s_fact", *(f"{p}_{v}" for v in formulas.VARIANTS for p in ("s_coverage", "icat")))
 
 
 def _claim_trace(

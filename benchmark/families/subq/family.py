@@ -16,7 +16,7 @@ from benchmark.families.base import (
     ScoringInputs,
     option,
 )
-from benchmark.families.subq import formulas, pipeline, views
+from benchmark.families.subq import formulas, pipeline, scores, views
 from benchmark.families.subq import tables as tables  # registers its task tables
 from benchmark.families.subq.coverage_judges import CoverageJudge, LLMCoverage, SimilarityCoverage
 from benchmark.families.subq.pipeline import SubqState, SubQuestion
@@ -85,6 +85,7 @@ class SubqFamily(MetricFamily):
     required_tables = ("queries", "sub_questions")
     trace_model = SubqTrace
     pipeline = pipeline
+    scores = scores
     views = views
     settings_model = SubqSettings
     columns = (

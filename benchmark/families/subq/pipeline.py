@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from benchmark.families.subq import formulas
 from benchmark.families.subq.coverage_judges import CoverageJudge, Mark
+from benchmark.families.subq.scores import trace_scores
 from benchmark.families.subq.trace import SubqTrace, SubQuestionTrace
 
 
@@ -85,16 +85,3 @@ def _keep(s: SubQuestionTrace, m: Mark) -> None:
     if m.error:  # the raw replies of a failed judgement are kept with it
         s.errors.append(m.error)
         s.raw += m.raw
-
-
-def trace_scores(trace: SubqTrace) -> dict[str, float | None]:
-    """The six coverages and the hybrid from the trace alone (how published results are checked)."""
-    types = [s.type for s in trace.sub_questions]
-    answer = formulas.coverage(types, [s.in_answer for s in trace.sub_questions])
-    scores: dict[str, float | None] = {f"answer_{t.replace('-', '_')}": v for t, v in answer.items()}
-    if trace.retrieval_judged:
-        retrieval = formulas.coverage(types, [s.in_retrieval for s in trace.sub_questions])
-        scores |= {f"retrieval_{t.replace('-', '_')}": v for t, v in retrieval.items()}
-    undetermined = any(s.in_answer is None for s in trace.sub_questions)
-    scores["subq_hybrid"] = None if undetermined else formulas.hybrid(answer, trace.weights)
-    return scores
