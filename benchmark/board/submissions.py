@@ -464,6 +464,116 @@ def _task_queries(task_id: str, shown: str) -> Problem | None:
     return None
 
 
+def _entry_problem(p: Path, st: os.stat_result, resolved_root: Path) -> str | None:
+    """Why one folder entry cannot be part of a submission, or ``None`` for a plain file."""
+    if stat.S_ISLNK(st.st_mode):
+        return "symbolic links are not allowed"
+    if stat.S_ISDIR(st.st_mode):
+        return "sub-folders are not allowed; put files directly in the submission"
+    if not stat.S_ISREG(st.st_mode):
+        return "only regular files are allowed"
+    if not p.resolve().is_relative_to(resolved_root):
+        return "path escapes the submission folder"
+    if st.st_nlink > 1:
+        return "a hard link (git cannot carry one): copy the file's content instead"
+    return None
+
+
+def _folder_files(root: Path) -> tuple[list[Path], list[Problem]]:
+    """The folder's plain files (never following a link or descending), and what is wrong
+    with the rest and with their number and size."""
+    problems: list[Problem] = []
+    files: list[Path] = []
+    resolved_root = root.resolve()
+    for entry in sorted(os.scandir(root), key=lambda e: e.name):
+        p = Path(entry.path)
+        st = p.lstat()
+        why = _entry_problem(p, st, resolved_root)
+        if why:
+            problems.append(Problem(_display(p, root), why))
+            continue
+        if st.st_mode & 0o111:
+            problems.append(Problem(_display(p, root), "executable files are not allowed (clear the x bit)"))
+        files.append(p)
+    shown_root = _display(root, root)
+    if len(files) > MAX_FILES:
+        problems.append(Problem(shown_root, f"{len(files)} files; at most {MAX_FILES} are allowed"))
+    total = sum(p.stat().st_size for p in files)
+    if total > MAX_TOTAL_BYTES:
+        problems.append(Problem(shown_root, f"{total} bytes in all; at most {MAX_TOTAL_BYTES} are allowed"))
+    return files, problems
+
+
+def _read_texts(
+    files: list[Path], root: Path, allowed_tasks: set[str]
+) -> tuple[dict[Path, str], list[Problem]]:
+    """The text of every expected file whose bytes are plain UTF-8 data."""
+    problems: list[Problem] = []
+    texts: dict[Path, str] = {}
+    for p in files:
+        shown = _display(p, root)
+        if p.name != MODEL_CARD and (p.suffix != ".jsonl" or p.stem not in allowed_tasks):
+            problems.append(
+                Problem(
+                    shown,
+                    f"unexpected file; a submission holds {MODEL_CARD} and <task_id>.jsonl for known tasks "
+                    f"({', '.join(sorted(allowed_tasks))})",
+                )
+            )
+            continue
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.append(Problem(shown, f"{size} bytes; at most {MAX_FILE_BYTES} per file"))
+            continue
+        data = p.read_bytes()
+        byte_problems = _check_bytes(p, data, shown)
+        problems.extend(byte_problems)
+        if not byte_problems:
+            texts[p] = data.decode("utf-8")
+    return texts, problems
+
+
+def _check_card(
+    root: Path, texts: dict[Path, str], known: list[Problem]
+) -> tuple[ModelCard | None, list[Problem]]:
+    """The model card, and its problems (a missing one, a folder not named after it)."""
+    card_path = root / MODEL_CARD
+    shown = _display(card_path, root)
+    if card_path not in texts:
+        return None, [] if any(pr.file == shown for pr in known) else [Problem(shown, "missing model card")]
+    card, problems = _guarded(shown, lambda: _load_card(card_path, texts[card_path], shown))
+    if card is not None and root.name != card.folder_name:
+        problems.append(
+            Problem(
+                _display(root, root),
+                f"folder must be named {card.folder_name!r} after org and name in model.yaml",
+            )
+        )
+    return card, problems
+
+
+def _check_outputs(
+    root: Path, texts: dict[Path, str], card: ModelCard | None, deadline: _Deadline
+) -> tuple[dict[str, list[OutputRow]], list[Problem]]:
+    """Every outputs file's rows, checked against the card and its task."""
+    problems: list[Problem] = []
+    outputs: dict[str, list[OutputRow]] = {}
+    for p, text in texts.items():
+        if p.name == MODEL_CARD:
+            continue
+        shown = _display(p, root)
+        unscorable = _task_queries(p.stem, shown)
+        if unscorable:
+            problems.append(unscorable)
+            continue
+        rows, out_problems = _guarded(
+            shown, lambda p=p, text=text, shown=shown: _load_outputs(text, shown, card, p.stem, deadline)
+        )
+        problems.extend(out_problems)
+        outputs[p.stem] = rows or []
+    return outputs, problems
+
+
 def validate_submission(
     folder: Path | str, *, task_ids: Iterable[str] | None = None, time_budget_s: float = TIME_BUDGET_S
 ) -> Submission:
@@ -486,92 +596,13 @@ def validate_submission(
     _count_entries(root, shown_root)
     deadline = _Deadline(time_budget_s, shown_root)
     allowed_tasks = set(task_ids) if task_ids is not None else {c.id for c in list_tasks()}
-    problems: list[Problem] = []
-    resolved_root = root.resolve()
-    files: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        for name in sorted(dirnames + filenames):
-            p = Path(dirpath) / name
-            shown = _display(p, root)
-            st = p.lstat()
-            if stat.S_ISLNK(st.st_mode):
-                problems.append(Problem(shown, "symbolic links are not allowed"))
-            elif stat.S_ISDIR(st.st_mode):
-                problems.append(
-                    Problem(shown, "sub-folders are not allowed; put files directly in the submission")
-                )
-            elif not stat.S_ISREG(st.st_mode):
-                problems.append(Problem(shown, "only regular files are allowed"))
-            elif not p.resolve().is_relative_to(resolved_root):
-                problems.append(Problem(shown, "path escapes the submission folder"))
-            elif st.st_nlink > 1:
-                problems.append(
-                    Problem(shown, "a hard link (git cannot carry one): copy the file's content instead")
-                )
-            else:
-                if st.st_mode & 0o111:
-                    problems.append(Problem(shown, "executable files are not allowed (clear the x bit)"))
-                files.append(p)
-        dirnames[:] = []  # never descend: sub-folders were reported above
-    if len(files) > MAX_FILES:
-        problems.append(Problem(shown_root, f"{len(files)} files; at most {MAX_FILES} are allowed"))
-    total = sum(p.stat().st_size for p in files)
-    if total > MAX_TOTAL_BYTES:
-        problems.append(Problem(shown_root, f"{total} bytes in all; at most {MAX_TOTAL_BYTES} are allowed"))
-
-    texts: dict[Path, str] = {}
-    for p in files:
-        shown = _display(p, root)
-        if p.name != MODEL_CARD and (p.suffix != ".jsonl" or p.stem not in allowed_tasks):
-            problems.append(
-                Problem(
-                    shown,
-                    f"unexpected file; a submission holds {MODEL_CARD} and <task_id>.jsonl for known tasks "
-                    f"({', '.join(sorted(allowed_tasks))})",
-                )
-            )
-            continue
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            problems.append(Problem(shown, f"{size} bytes; at most {MAX_FILE_BYTES} per file"))
-            continue
-        data = p.read_bytes()
-        byte_problems = _check_bytes(p, data, shown)
-        problems.extend(byte_problems)
-        if not byte_problems:
-            texts[p] = data.decode("utf-8")
-
-    card_path = root / MODEL_CARD
-    card: ModelCard | None = None
-    if card_path not in texts and not any(pr.file == _display(card_path, root) for pr in problems):
-        problems.append(Problem(_display(card_path, root), "missing model card"))
-    if card_path in texts:
-        card, card_problems = _guarded(
-            _display(card_path, root),
-            lambda: _load_card(card_path, texts[card_path], _display(card_path, root)),
-        )
-        problems.extend(card_problems)
-        if card is not None and root.name != card.folder_name:
-            problems.append(
-                Problem(
-                    shown_root, f"folder must be named {card.folder_name!r} after org and name in model.yaml"
-                )
-            )
-
-    outputs: dict[str, list[OutputRow]] = {}
-    for p, text in texts.items():
-        if p.name == MODEL_CARD:
-            continue
-        unscorable = _task_queries(p.stem, _display(p, root))
-        if unscorable:
-            problems.append(unscorable)
-            continue
-        rows, out_problems = _guarded(
-            _display(p, root),
-            lambda p=p, text=text: _load_outputs(text, _display(p, root), card, p.stem, deadline),
-        )
-        problems.extend(out_problems)
-        outputs[p.stem] = rows or []
+    files, problems = _folder_files(root)
+    texts, read_problems = _read_texts(files, root, allowed_tasks)
+    problems += read_problems
+    card, card_problems = _check_card(root, texts, problems)
+    problems += card_problems
+    outputs, output_problems = _check_outputs(root, texts, card, deadline)
+    problems += output_problems
     if not outputs and not any(p.suffix == ".jsonl" for p in files):
         problems.append(Problem(shown_root, "no outputs: add one <task_id>.jsonl per task"))
     if problems or card is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 from pathlib import Path
 from typing import Any
 
@@ -110,51 +109,6 @@ def generatable_queries(args: argparse.Namespace, task: Any) -> list[str]:
         return list(task.table("queries")["query_id"])
 
 
-def raarg_settings(settings: list[Any], rerank: str, depth: int) -> list[Any]:
-    """``--rerank`` turns every retrieval setting into RAArg (whole documents, reranked, the
-    argument prompt); it needs one."""
-    from benchmark.generation.raarg import ARGUMENT_PROMPT
-
-    if all(s is None for s in settings):
-        raise InputError(
-            Problem("command line", "--rerank needs a retrieval setting, e.g. --rag bm25", field="--rerank")
-        )
-    if not 1 <= depth <= 100:
-        raise InputError(Problem("command line", "must be between 1 and 100", field="--rerank-depth"))
-    return [
-        s if s is None else s.model_copy(update={"rerank": rerank, "depth": depth, "prompt": ARGUMENT_PROMPT})
-        for s in settings
-    ]
-
-
-def sub_question_settings(settings: list[Any], value: str) -> list[Any]:
-    """``--rag-subq none,all`` -> each retrieval setting once plain and once per mode."""
-    from benchmark.generation.rag import SUBQ_PROMPT
-
-    modes = [m.strip() for m in value.split(",") if m.strip()]
-    bad = [m for m in modes if m not in ("none", "retrieval", "rerank", "prompt", "all")]
-    if bad or not modes:
-        raise InputError(
-            Problem(
-                "command line",
-                f"use none, retrieval, rerank, prompt or all, not {bad or value!r}",
-                field="--rag-subq",
-            )
-        )
-    if all(s is None for s in settings):
-        raise InputError(
-            Problem(
-                "command line", "--rag-subq needs a retrieval setting, e.g. --rag bm25", field="--rag-subq"
-            )
-        )
-    out = [s for s in settings if s is None]
-    for s in (s for s in settings if s is not None):
-        for m in modes:
-            prompt = SUBQ_PROMPT if m in ("prompt", "all") else s.prompt
-            out.append(s if m == "none" else s.model_copy(update={"sub_questions": m, "prompt": prompt}))
-    return out
-
-
 def report_rankings(task: Any, context: Any, out: Path) -> None:
     """P@10 / nDCG@10 of the retrieved and the reranked lists, printed and saved beside the outputs."""
     from rich.console import Console
@@ -181,24 +135,13 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmark.cli.common import plan
-    from benchmark.generation import rag
-    from benchmark.generation.harness import check_request, generate_outputs, make_backend
+    from benchmark.generation import plan as generation
+    from benchmark.generation.harness import check_request
     from benchmark.generation.outputs import answers_and_model
-    from benchmark.generation.raarg import BackendLLM
 
-    settings = rag.parse_settings(args.rag, args.rag_k)
-    if args.rerank:
-        settings = raarg_settings(settings, args.rerank, args.rerank_depth)
-    if args.rag_subq:
-        settings = sub_question_settings(settings, args.rag_subq)
-    if args.limit is not None and not args.limit > 0:
-        raise InputError(
-            Problem("command line", "must be a count of at least 1, or a fraction above 0", field="--limit")
-        )
-    if args.limit is not None and args.limit >= 1 and not float(args.limit).is_integer():
-        raise InputError(Problem("command line", "a count must be a whole number", field="--limit"))
-    task_ids = task_list(args.tasks)
-    tasks = [load_task(t) for t in task_ids]
+    settings = generation.expand_settings(args.rag, args.rag_k, args.rerank, args.rerank_depth, args.rag_subq)
+    generation.check_limit(args.limit)
+    tasks = [load_task(t) for t in task_list(args.tasks)]
     check_writable(args.output_dir, "--output-dir")
     # everything scoring needs (profile, families, their settings, the corpus) is checked
     # before a single answer is generated; the profile also gives the RAG retrievers'
@@ -208,54 +151,32 @@ def run(args: argparse.Namespace) -> int:
 
         if args.corpus:
             check_corpus(args.corpus)
-        profile = load_profile(args.judge_profile)  # the RAG retrievers' chunking and embedder
+        profile = load_profile(args.judge_profile)
     else:
         profile, _ = plan(args, tasks)
-    margs, _ = check_request(args.model, args.model_args or {}, args.gen_kwargs)
-    # RAArg reranks with the model under evaluation: one backend (loaded on first use) serves
-    # the reranking and the writing of every task
-    backend = (
-        make_backend(args.model, margs, args.batch_size, chat_template=args.chat_template)
-        if any(s is not None and s.rerank for s in settings)
-        else None
+    check_request(args.model, args.model_args or {}, args.gen_kwargs)
+    request = generation.Request(
+        model=args.model,
+        model_args=args.model_args or {},
+        output_dir=Path(args.output_dir),
+        batch_size=args.batch_size,
+        gen_kwargs=args.gen_kwargs,
+        chat_template=args.chat_template,
+        corpus=args.corpus,
+        lucene_index=args.lucene_index,
+        progress=not args.no_progress,
     )
+    queries = {
+        t.id: generation.limited(
+            scorable_queries(args, t) if not args.no_score else generatable_queries(args, t), args.limit
+        )
+        for t in tasks
+    }
     jobs = []
-    for task in tasks:
-        qids = scorable_queries(args, task) if not args.no_score else generatable_queries(args, task)
-        if args.limit is not None:
-            qids = qids[: math.ceil(len(qids) * args.limit) if args.limit < 1 else int(args.limit)]
-        for setting in settings:
-            context = (
-                None
-                if setting is None
-                else rag.prepare(
-                    task,
-                    setting,
-                    qids,
-                    profile=profile,
-                    corpus=args.corpus,
-                    lucene_index=args.lucene_index,
-                    progress=not args.no_progress,
-                    rerank_llm=BackendLLM(backend) if setting.rerank else None,
-                )
-            )
-            out = generate_outputs(
-                args.model,
-                args.model_args or {},
-                task,
-                Path(args.output_dir),
-                batch_size=args.batch_size,
-                gen_kwargs=args.gen_kwargs,
-                query_ids=qids,
-                progress=not args.no_progress,
-                rag=context,
-                chat_template=args.chat_template,
-                backend=backend,
-            )
-            if context is not None and context.rankings:
-                report_rankings(task, context, out)
-            answers, model, evidence = answers_and_model(out, task)
-            jobs.append((task, answers, model, evidence))
+    for run in generation.generate(request, tasks, settings, queries, profile):
+        if run.context is not None and run.context.rankings:
+            report_rankings(run.task, run.context, run.path)
+        jobs.append((run.task, *answers_and_model(run.path, run.task)))
     if args.no_score:
         return 0
     results = score_answers(args, jobs)

@@ -332,6 +332,21 @@ def check_held_out(task: Task, messages: Messages, query_id: str | None = None) 
                 )
 
 
+def answer_row(
+    identity: dict[str, Any], query_id: str, answer: str, item_key: str, rag: RAGContext | None
+) -> OutputRow:
+    """One outputs row: the answer, who wrote it and how, and (RAG) what it was given."""
+    return OutputRow(
+        query_id=query_id,
+        answer=answer,
+        **identity,
+        created=now_iso(),
+        item_key=item_key,
+        rag=rag.setting if rag else None,
+        retrieval=rag_record(answer, rag.passage_ids(query_id)) if rag else None,
+    )
+
+
 def generate_outputs(
     model: str,
     model_args: str | dict[str, Any],
@@ -392,26 +407,19 @@ def generate_outputs(
         if todo:
             # one already in use (RAArg's reranker) is reused: a model is loaded once per run
             backend = backend or make_backend(model, margs, batch_size, chat_template=chat_template)
-            step = backend.chunk
-            for start in range(0, len(todo), step):
-                batch = todo[start : start + step]
+            identity = {
+                "model": model_id,
+                "revision": revision,
+                "backend": backend.name,
+                "model_args": public_args(margs),
+                "generation": {**gkw, "chat_template": backend.chat_template, "batch_size": str(batch_size)},
+                "task": task.id,
+            }
+            for start in range(0, len(todo), backend.chunk):
+                batch = todo[start : start + backend.chunk]
                 answers = backend.generate([build_messages(task, t, q, rag) for q, t in batch], gkw)
-                generation = {**gkw, "chat_template": backend.chat_template, "batch_size": str(batch_size)}
                 for (qid, text), answer in zip(batch, answers, strict=True):
-                    row = OutputRow(
-                        query_id=qid,
-                        answer=answer,
-                        model=model_id,
-                        revision=revision,
-                        backend=backend.name,
-                        model_args=public_args(margs),
-                        generation=generation,
-                        task=task.id,
-                        created=now_iso(),
-                        item_key=item_key(qid, text),
-                        rag=rag.setting if rag else None,
-                        retrieval=rag_record(answer, rag.passage_ids(qid)) if rag else None,
-                    )
+                    row = answer_row(identity, qid, answer, item_key(qid, text), rag)
                     checkpoint.append(row.model_dump(mode="json"))
                 bar.update(len(batch))
         bar.close()

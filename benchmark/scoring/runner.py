@@ -139,27 +139,9 @@ def score_task(
             len(todo),
             len(qids) - len(todo),
         )
-
-        texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
-        bar = tqdm(
-            total=len(qids),
-            initial=len(qids) - len(todo),
-            desc=f"{family.title} {task.id}",
-            unit="query",
-            disable=not opts.progress,
-            file=sys.stderr,
+        _score_pending(
+            family, task, prepared, settings, answers, todo, item_keys, done, checkpoint, opts, len(qids)
         )
-        for start in range(0, len(todo), opts.query_batch):
-            batch = todo[start : start + opts.query_batch]
-            traces = family.score_batch(prepared, [(q, texts[q], answers[q]) for q in batch], settings)
-            for q, trace in zip(batch, traces, strict=True):
-                trace.item_key = item_keys[q]
-                row = trace.model_dump(mode="json")
-                checkpoint.append(row)
-                done[q] = row
-            bar.update(len(batch))
-        bar.close()
-
         ordered = [family.trace_model.model_validate(done[q]) for q in qids]
         checkpoint.rewrite([done[q] for q in qids])
         result = aggregate(
@@ -182,6 +164,42 @@ def score_task(
         )
         write_result(result, out_file)
     return result, out_file
+
+
+def _score_pending(
+    family: MetricFamily,
+    task: Task,
+    prepared: Any,
+    settings: FamilySettings,
+    answers: dict[str, str],
+    todo: list[str],
+    item_keys: dict[str, str],
+    done: dict[str, Any],
+    checkpoint: JsonlCheckpoint,
+    opts: RunOptions,
+    total: int,
+) -> None:
+    """Score the queries not yet checkpointed, ``opts.query_batch`` at a time so models see
+    batches; each trace is appended to the checkpoint as soon as it exists."""
+    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    bar = tqdm(
+        total=total,
+        initial=total - len(todo),
+        desc=f"{family.title} {task.id}",
+        unit="query",
+        disable=not opts.progress,
+        file=sys.stderr,
+    )
+    for start in range(0, len(todo), opts.query_batch):
+        batch = todo[start : start + opts.query_batch]
+        traces = family.score_batch(prepared, [(q, texts[q], answers[q]) for q in batch], settings)
+        for q, trace in zip(batch, traces, strict=True):
+            trace.item_key = item_keys[q]
+            row = trace.model_dump(mode="json")
+            checkpoint.append(row)
+            done[q] = row
+        bar.update(len(batch))
+    bar.close()
 
 
 def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySettings) -> None:

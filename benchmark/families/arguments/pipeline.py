@@ -315,6 +315,8 @@ def _pair_fields(t: ArgumentTrace, reference: str) -> dict[str, str]:
 
 
 def judge_joint(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
+    """The joint judges the settings chose, each batched over the traces: the two pairwise
+    ones against a human reference argument, then the two listwise RAG ones."""
     chosen = state.settings.joint_judges
     pairwise = [t for t in traces if t.query_id in state.references]
     for name in ("rag_direct", "rag_rubric"):
@@ -327,64 +329,78 @@ def judge_joint(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
     for t in pairwise:
         t.reference_id = state.references[t.query_id][0]
     if "rag_direct" in chosen:
-        reqs = [
-            J.prompt("rag_direct").render(
+        _judge_rag_direct(state, pairwise)
+    if "rag_rubric" in chosen:
+        _judge_rag_rubric(state, pairwise)
+    for name, fine in (("listwise_rag", False), ("listwise_rag_fg", True)):
+        if name in chosen:
+            _judge_listwise_rag(state, traces, name, fine)
+
+
+def _judge_rag_direct(state: ArgumentState, pairwise: Sequence[ArgumentTrace]) -> None:
+    """RAG-Direct: context relevance, groundedness and a preference, system vs reference."""
+    reqs = [
+        J.prompt("rag_direct").render(
+            topic=t.topic,
+            stance=t.stance,
+            documents=_docs(t),
+            **_pair_fields(t, state.references[t.query_id][1]),
+        )
+        for t in pairwise
+    ]
+    for t, a in zip(pairwise, ask(state, "rag_direct", reqs, J.parse_rag_direct), strict=True):
+        parsed = {"system_position": system_position(t)}
+        if a.value is not None:
+            parsed.update(
+                {k: list(getattr(a.value, k)) for k in J.RAG_KEYS} | {"preference": a.value.preference}
+            )
+        t.judges["rag_direct"] = _record("rag_direct", a, parsed)
+
+
+def _judge_rag_rubric(state: ArgumentState, pairwise: Sequence[ArgumentTrace]) -> None:
+    """RAG-Rubric: key points of the evidence, each judged for both arguments."""
+    ready = _with_key_points(state, pairwise, "rag_rubric")
+    p = J.prompt("rag_rubric")
+    reqs, parsers = [], []
+    for t in ready:
+        items = t.judges["rubric_items"].parsed["items"]
+        reqs.append(
+            p.render(
                 topic=t.topic,
                 stance=t.stance,
                 documents=_docs(t),
+                items=_numbered(items),
+                n_doc=p.meta.get("n_doc", 10),
                 **_pair_fields(t, state.references[t.query_id][1]),
             )
-            for t in pairwise
-        ]
-        for t, a in zip(pairwise, ask(state, "rag_direct", reqs, J.parse_rag_direct), strict=True):
-            parsed = {"system_position": system_position(t)}
-            if a.value is not None:
-                parsed.update(
-                    {k: list(getattr(a.value, k)) for k in J.RAG_KEYS} | {"preference": a.value.preference}
-                )
-            t.judges["rag_direct"] = _record("rag_direct", a, parsed)
-    if "rag_rubric" in chosen:
-        ready = _with_key_points(state, pairwise, "rag_rubric")
-        p = J.prompt("rag_rubric")
-        reqs, parsers = [], []
-        for t in ready:
-            items = t.judges["rubric_items"].parsed["items"]
-            reqs.append(
-                p.render(
-                    topic=t.topic,
-                    stance=t.stance,
-                    documents=_docs(t),
-                    items=_numbered(items),
-                    n_doc=p.meta.get("n_doc", 10),
-                    **_pair_fields(t, state.references[t.query_id][1]),
-                )
-            )
-            parsers.append(partial(J.parse_rag_rubric, n_items=len(items)))
-        for t, a in zip(ready, ask(state, "rag_rubric", reqs, parsers), strict=True):
-            parsed: dict[str, Any] = {"system_position": system_position(t)}
-            if a.value is not None:
-                parsed["key_points"] = [list(k) for k in a.value.key_points]
-                parsed["document_points"] = [list(d) for d in a.value.document_points]
-            t.judges["rag_rubric"] = _record("rag_rubric", a, parsed)
-    for name, fine in (("listwise_rag", False), ("listwise_rag_fg", True)):
-        if name not in chosen:
-            continue
-        keys = [*J.RAG_KEYS, *F.DIMENSIONS]
-        reqs = [
-            J.prompt(name).render(
-                topic=t.topic,
-                stance=t.stance,
-                documents=_docs(t),
-                argument=t.answer,
-                n_docs=len(t.evidence),
-                dimensions=J.dimension_block(),
-                example=J.example_json(keys),
-            )
-            for t in traces
-        ]
-        parsers = [partial(J.parse_listwise_rag, n_docs=len(t.evidence) if fine else None) for t in traces]
-        for t, a in zip(traces, ask(state, name, reqs, parsers), strict=True):
-            t.judges[name] = _record(name, a, a.value if a.value is not None else a.partial)
+        )
+        parsers.append(partial(J.parse_rag_rubric, n_items=len(items)))
+    for t, a in zip(ready, ask(state, "rag_rubric", reqs, parsers), strict=True):
+        parsed: dict[str, Any] = {"system_position": system_position(t)}
+        if a.value is not None:
+            parsed["key_points"] = [list(k) for k in a.value.key_points]
+            parsed["document_points"] = [list(d) for d in a.value.document_points]
+        t.judges["rag_rubric"] = _record("rag_rubric", a, parsed)
+
+
+def _judge_listwise_rag(state: ArgumentState, traces: Sequence[ArgumentTrace], name: str, fine: bool) -> None:
+    """Listwise+RAG (and its Fine-Grained form, one relevance verdict per document)."""
+    keys = [*J.RAG_KEYS, *F.DIMENSIONS]
+    reqs = [
+        J.prompt(name).render(
+            topic=t.topic,
+            stance=t.stance,
+            documents=_docs(t),
+            argument=t.answer,
+            n_docs=len(t.evidence),
+            dimensions=J.dimension_block(),
+            example=J.example_json(keys),
+        )
+        for t in traces
+    ]
+    parsers = [partial(J.parse_listwise_rag, n_docs=len(t.evidence) if fine else None) for t in traces]
+    for t, a in zip(traces, ask(state, name, reqs, parsers), strict=True):
+        t.judges[name] = _record(name, a, a.value if a.value is not None else a.partial)
 
 
 # -- scores from the trace alone --------------------------------------------------------
