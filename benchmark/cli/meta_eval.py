@@ -10,17 +10,27 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.board.leaderboard import Entry, load_entries
+from benchmark.board.leaderboard import load_entries
 from benchmark.cli import add_command
-from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.results import ModelInfo
-from benchmark.core.untrusted import read_rows
+from benchmark.core.errors import InputError, Problem
 from benchmark.families import REGISTRY
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
     from benchmark.metaeval import measures as meta_eval
 
-Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
+from benchmark.metaeval.systems import (
+    Scores,
+    align_human,
+    align_systems,
+    compare,
+    item_lengths,
+    metric_scores,
+    read_human,
+    read_ratings,
+    rouge_against_gold,
+    summarise,
+    trec_against_runs,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,72 +95,6 @@ def parse_measure(text: str, flag: str) -> tuple[str, str]:
     return family, key
 
 
-def metric_scores(entries: list[Entry], family: str, key: str) -> tuple[Scores, dict[str, ModelInfo]]:
-    """Per-query scores of ``key`` per system label, and each system's model."""
-    scores: Scores = {}
-    ids: dict[str, ModelInfo] = {}
-    for e in entries:
-        if e.result.metric_family != family:
-            continue
-        scores[e.model_label] = {q.query_id: q.scores.get(key) for q in e.result.per_query}
-        ids[e.model_label] = e.result.model
-    return scores, ids
-
-
-def read_human(path: Path) -> dict[str, dict[str, list[float]]]:
-    """system -> query id -> the scores given (several assessors kept, averaged later)."""
-    out: dict[str, dict[str, list[float]]] = {}
-    for row in _checked(path, "--human", ("system", "query_id", "score"), "score"):
-        out.setdefault(str(row["system"]), {}).setdefault(str(row["query_id"]), []).append(
-            float(row["score"])
-        )  # type: ignore[arg-type]
-    return out
-
-
-def _checked(path: Path, flag: str, fields: tuple[str, ...], number: str) -> list[dict[str, object]]:
-    """Rows with every field present and ``number`` a number; every problem named."""
-    out, problems = [], []
-    for n, row in read_rows(path, flag):
-        if not isinstance(row, dict):
-            problems.append(Problem(rel(path), "each row must be an object", line=n))
-            continue
-        missing = [f for f in fields if row.get(f) in (None, "")]
-        if missing:
-            problems.append(Problem(rel(path), "missing", line=n, field=missing[0]))
-            continue
-        try:
-            out.append({**row, number: float(row[number])})  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            problems.append(Problem(rel(path), f"not a number: {row[number]!r}", line=n, field=number))
-    if problems:
-        raise InputError(problems)
-    return out
-
-
-def read_ratings(path: Path, judge: str) -> dict[str, tuple[dict[str, dict[str, float]], dict[str, float]]]:
-    """dimension -> (human rater -> item -> rating, judge item -> rating); and item texts."""
-    rows = _checked(path, "--ratings", ("item", "dimension", "rater", "rating"), "rating")
-    out: dict[str, tuple[dict[str, dict[str, float]], dict[str, float]]] = {}
-    for r in rows:
-        humans, judged = out.setdefault(str(r["dimension"]), ({}, {}))
-        if str(r["rater"]) == judge:
-            judged[str(r["item"])] = float(r["rating"])  # type: ignore[arg-type]
-        else:
-            humans.setdefault(str(r["rater"]), {})[str(r["item"])] = float(r["rating"])  # type: ignore[arg-type]
-    if not any(j for _, j in out.values()):
-        raise InputError(Problem(rel(path), f"no ratings by the judge rater {judge!r}", field="rater"))
-    return out
-
-
-def item_lengths(path: Path) -> dict[str, float]:
-    """Words in each item's text (the length baseline's input)."""
-    return {
-        str(r["item"]): float(len(str(r.get("text") or "").split()))
-        for _, r in read_rows(path, "--ratings")
-        if isinstance(r, dict)
-    }
-
-
 def _ratings_report(args: argparse.Namespace) -> int:
     from benchmark.metaeval import measures as meta_eval
 
@@ -190,70 +134,6 @@ def _ratings_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
-    """Scores keyed by result label, where the source names a system by its label, by its
-    submission folder's name (``org__name`` for closed-book, ``org__name__<setting>`` with
-    retrieval), or by a model id that only one of the systems has."""
-    from benchmark.core.results import model_dir_name
-
-    names: dict[str, str] = {}
-    for label, m in models.items():
-        names[model_dir_name(m.id) + ("" if m.rag is None else f"__{m.setting}")] = label
-    shared = [m.id for m in models.values()]
-    names |= {m.id: label for label, m in models.items() if shared.count(m.id) == 1}
-    return {label: v for s, v in scores.items() if (label := s if s in models else names.get(s)) is not None}
-
-
-def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -> Scores:
-    """ROUGE-1 F1 of each system's answers (from its result traces) against the gold articles."""
-
-    from benchmark.core.results import read_traces
-    from benchmark.metaeval.reference import rouge1_scores
-    from benchmark.tasks import load_task
-
-    chosen = [e for e in entries if e.result.metric_family == family and e.path is not None]
-    tasks = {e.result.task.id for e in chosen}
-    if len(tasks) != 1:
-        raise InputError(Problem("command line", "pick one task with --task for ROUGE-1", field="--task"))
-    (tid,) = tasks
-    task = load_task(task_id or tid)
-    gold = next((texts for fam in REGISTRY.values() if (texts := fam.reference_texts(task))), {})
-    if not gold:
-        raise InputError(
-            Problem(f"tasks/{tid}/task.yaml", "the task has no gold articles", field="data.tables")
-        )
-    answers: dict[str, dict[str, str]] = {}
-    for e in chosen:
-        rows = read_traces(e.path)  # type: ignore[arg-type]
-        answers[e.model_label] = {str(r["query_id"]): str(r.get("answer", "")) for r in rows}
-    return rouge1_scores(answers, gold)
-
-
-def trec_against_runs(args: argparse.Namespace) -> Scores:
-    """A trec_eval measure of each run file, per judged query."""
-    from benchmark.metaeval.reference import read_runs, trec_scores
-    from benchmark.tasks import load_task
-
-    if not args.runs:
-        raise InputError(Problem("command line", "trec measures need --runs FILE...", field="--runs"))
-    files = [f for p in map(Path, args.runs) for f in (sorted(p.iterdir()) if p.is_dir() else [p])]
-    if args.qrels:
-        import ir_measures
-
-        qrels: dict[str, dict[str, int]] = {}
-        for q in ir_measures.read_trec_qrels(args.qrels):
-            qrels.setdefault(q.query_id, {})[q.doc_id] = int(q.relevance)
-    elif args.task:
-        table = load_task(args.task).table("qrels")
-        table = table[table["aspect_id"].isna()] if "aspect_id" in table else table
-        qrels = {}
-        for row in table.itertuples():
-            qrels.setdefault(str(row.query_id), {})[str(row.doc_id)] = int(row.relevance)
-    else:
-        raise InputError(Problem("command line", "give --qrels FILE or --task", field="--qrels"))
-    return trec_scores(read_runs(files), qrels, args.against.split(":", 1)[1])
-
-
 def systems_table(metric: str, scores: Scores, seed: int) -> Table:
     """The metric's systems: mean with its bootstrap CI, and the rank from paired
     permutation tests (Holm–Bonferroni over each system's comparisons)."""
@@ -274,11 +154,6 @@ def systems_table(metric: str, scores: Scores, seed: int) -> Table:
     return table
 
 
-def _align(human: dict[str, dict[str, list[float]]], labels: dict[str, ModelInfo]) -> Scores:
-    """Human scores keyed by result label, several assessors of one answer averaged."""
-    return _align_systems({s: {q: sum(v) / len(v) for q, v in pq.items()} for s, pq in human.items()}, labels)
-
-
 def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
     table = Table(title=Text(title))
     for col in ("level", "n", "Pearson r", "p", "Spearman ρ", "p", "Kendall τ", "p"):
@@ -289,35 +164,6 @@ def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
             cells += ["—", "—"] if coef is None or p is None else [f"{coef:.3f}", f"{p:.2g}"]
         table.add_row(level, str(c.n), *cells)
     return table
-
-
-def summarise(scores: Scores) -> dict[str, tuple[float, float]]:
-    """Each system's mean and standard error over its queries (systems with no score left out)."""
-    from benchmark.metaeval import measures as meta_eval
-
-    out = {}
-    for system, per_query in scores.items():
-        mean, se = meta_eval.mean_and_se(list(per_query.values()))
-        if mean is not None and se is not None:
-            out[system] = (mean, se)
-    return out
-
-
-def compare(
-    a: Scores, b: Scores, sa: dict[str, tuple[float, float]], sb: dict[str, tuple[float, float]]
-) -> dict[str, meta_eval.Correlation]:
-    """Query-level correlation over the (system, query) pairs both measures have, and
-    system-level correlation of the means ``sa`` and ``sb`` (:func:`summarise`)."""
-    from benchmark.metaeval import measures as meta_eval
-
-    systems = sorted(set(a) & set(b))
-    pairs = [(a[s][q], b[s][q]) for s in systems for q in sorted(set(a[s]) & set(b[s]))]
-    return {
-        "query": meta_eval.correlate([p[0] for p in pairs], [p[1] for p in pairs]),
-        "system": meta_eval.correlate(
-            [sa[s][0] if s in sa else None for s in systems], [sb[s][0] if s in sb else None for s in systems]
-        ),
-    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -351,11 +197,16 @@ def run(args: argparse.Namespace) -> int:
         )
     a, labels = metric_scores(entries, family, key)
     if args.human:
-        b, other = _align(read_human(Path(args.human)), labels), f"human ({Path(args.human).name})"
+        b, other = align_human(read_human(Path(args.human)), labels), f"human ({Path(args.human).name})"
     elif args.against == "rouge1":
         b, other = rouge_against_gold(entries, family, args.task), "ROUGE-1 F1 vs gold articles"
     elif args.against.startswith("trec:"):
-        b, other = _align_systems(trec_against_runs(args), labels), args.against
+        b, other = (
+            align_systems(
+                trec_against_runs(args.runs, args.qrels, args.task, args.against.split(":", 1)[1]), labels
+            ),
+            args.against,
+        )
     else:
         fam_b, key_b = parse_measure(args.against, "--against")
         b, other = metric_scores(entries, fam_b, key_b)[0], args.against

@@ -77,7 +77,7 @@ def test_cli_metric_against_human_judgements(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_human_file_errors_name_line_and_field(tmp_path: Path) -> None:
-    from benchmark.cli.meta_eval import read_human
+    from benchmark.metaeval.systems import read_human
 
     bad = tmp_path / "h.jsonl"
     bad.write_text(
@@ -129,7 +129,7 @@ def test_a_judge_that_only_measures_length_is_exposed(
         rows.append(f"a{i},{text},overall,judge,{1 + min(2, words // 67)}")
     path = tmp_path / "ratings.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    from benchmark.cli.meta_eval import item_lengths, read_ratings
+    from benchmark.metaeval.systems import item_lengths, read_ratings
 
     humans, judged = read_ratings(path, "judge")["overall"]
     a = meta_eval.rater_agreement(humans, judged, item_lengths(path), "overall")

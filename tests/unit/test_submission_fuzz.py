@@ -77,6 +77,16 @@ def with_line(i: int, text: str) -> list[str]:
     return ls
 
 
+def refused_in_names(kind: str, ch: str, code: str) -> list[Case]:
+    """``ch`` inside the card's licence, contact and description, and a row's model name."""
+    out = [
+        reject(f"card-{kind}-{key}-{code}", CARD_FILE, None, key, card=card_text({**CARD, key: f"x{ch}y"}))
+        for key in ("license", "contact", "description")
+    ]
+    out.append(reject(f"model-{kind}-{code}", OUT_FILE, 1, "model", outputs=with_row(0, model=f"acme/m{ch}")))
+    return out
+
+
 def cases() -> list[Case]:
     out: list[Case] = [Case("valid", True)]
     # -- control characters and broken Unicode: everywhere refused, line breaks inside answers fine
@@ -90,21 +100,7 @@ def cases() -> list[Case]:
             )
         )
     for ch in ("\x1b", "\x00", "\x07", "\x9b"):
-        for key in ("license", "contact", "description"):
-            out.append(
-                reject(
-                    f"card-control-{key}-{ord(ch):02x}",
-                    CARD_FILE,
-                    None,
-                    key,
-                    card=card_text({**CARD, key: f"x{ch}y"}),
-                )
-            )
-        out.append(
-            reject(
-                f"model-control-{ord(ch):02x}", OUT_FILE, 1, "model", outputs=with_row(0, model=f"acme/m{ch}")
-            )
-        )
+        out += refused_in_names("control", ch, f"{ord(ch):02x}")
     for sur in ("\\ud800", "\\udfff", "\\udc00\\ud800", "x\\ud83dy"):
         out.append(
             reject(
@@ -414,21 +410,7 @@ def cases() -> list[Case]:
     # -- invisible and direction-changing characters: refused in names, kept in answers
     for ch in ("\u200b", "\u200d", "\u202e", "\u2066", "\ufeff", "\u061c"):
         code = f"{ord(ch):04x}"
-        for key in ("license", "contact", "description"):
-            out.append(
-                reject(
-                    f"card-invisible-{key}-{code}",
-                    CARD_FILE,
-                    None,
-                    key,
-                    card=card_text({**CARD, key: f"x{ch}y"}),
-                )
-            )
-        out.append(
-            reject(
-                f"row-invisible-model-{code}", OUT_FILE, 1, "model", outputs=with_row(0, model=f"acme/m{ch}")
-            )
-        )
+        out += refused_in_names("invisible", ch, code)
         out.append(
             reject(
                 f"row-invisible-backend-{code}",

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -58,7 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--exam-bank", help="score-grades: an EXAM++ bank as the denominator instead of the task's"
     )
     p.add_argument(
-        "--min-rating", type=int, default=4, help="score-grades: least self-rating that answers (4)"
+        "--min-rating",
+        type=int,
+        default=DEFAULT_MIN_RATING,
+        help=f"score-grades: least self-rating that answers ({DEFAULT_MIN_RATING}, as --exam-min-rating)",
     )
     p.set_defaults(func=run)
 

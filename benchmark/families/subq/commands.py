@@ -22,11 +22,12 @@ from rich.text import Text
 
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.untrusted import read_rows
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from benchmark.families.subq.family import SubqSettings
+
     p = add_command(
         sub,
         "subq",
@@ -57,8 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="file to write")
     p.add_argument("--preferences", help="fit-weights: the labelled preference file")
     p.add_argument("--step", type=float, default=0.1, help="fit-weights: grid step (0.1)")
-    p.add_argument("--subq-judge", choices=["similarity", "llm"], default="similarity")
-    p.add_argument("--subq-threshold", type=float, default=0.5)
+    SubqSettings.add_arguments(
+        p.add_argument_group("fit-weights: the coverage judge (as in `benchmark score`)")
+    )
     p.add_argument("--baseline", help="compare: outputs JSONL of the reference system")
     p.add_argument("--system", help="compare: outputs JSONL of the system compared with it")
     p.add_argument("--judge-profile", default=DEFAULT_PROFILE, help=f"the judge models ({DEFAULT_PROFILE})")
@@ -136,91 +138,27 @@ def generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_preferences(path: Path) -> list[dict[str, str]]:
-    """Rows of query_id, answer_a, answer_b, preferred (A/B); every problem named."""
-    rows = read_rows(path, "--preferences")
-    out, problems = [], []
-    for n, row in rows:
-        if not isinstance(row, dict):
-            problems.append(Problem(rel(path), "each row must be an object", line=n))
-            continue
-        missing = [
-            f for f in ("query_id", "answer_a", "answer_b", "preferred") if not str(row.get(f) or "").strip()
-        ]
-        if missing:
-            problems.append(Problem(rel(path), "missing", line=n, field=missing[0]))
-        elif str(row["preferred"]).strip().upper() not in ("A", "B"):
-            problems.append(
-                Problem(rel(path), f"must be A or B, not {row['preferred']!r}", line=n, field="preferred")
-            )
-        else:
-            out.append(
-                {k: str(row[k]) for k in ("query_id", "answer_a", "answer_b")}
-                | {"preferred": str(row["preferred"]).strip().upper()}
-            )
-    if problems:
-        raise InputError(problems)
-    return out
-
-
 def fit_weights(args: argparse.Namespace) -> int:
-    from benchmark.families.subq import formulas
-    from benchmark.families.subq.family import SubqFamily, SubqSettings, task_sub_questions
+    from benchmark.families.subq.family import SubqFamily, SubqSettings
+    from benchmark.families.subq.fitting import fit_on_preferences, read_preferences
     from benchmark.tasks import load_task
 
     if not (args.preferences and args.task):
         raise InputError(
             Problem("command line", "fit-weights needs --preferences and --task", field="--preferences")
         )
-    prefs = read_preferences(Path(args.preferences))
-    subqs = task_sub_questions(load_task(args.task))
-    unknown = sorted({p["query_id"] for p in prefs} - set(subqs))
-    if unknown:
-        raise InputError(
-            Problem(
-                rel(Path(args.preferences)),
-                f"queries without sub-questions in {args.task}: {unknown[:5]}",
-                field="query_id",
-            )
-        )
-    judge = SubqFamily().judge(
-        _stack(args), SubqSettings(judge=args.subq_judge, threshold=args.subq_threshold)
-    )
-    items = [
-        ([p[side]], [s.text for s in subqs[p["query_id"]]])
-        for p in prefs
-        for side in ("answer_a", "answer_b")
-    ]
-    marks = judge.judge(items)
-    pairs = []
-    for k, p in enumerate(prefs):
-        types = [s.type for s in subqs[p["query_id"]]]
-        a, b = (formulas.coverage(types, [m.covered for m in marks[2 * k + j]]) for j in (0, 1))
-        pairs.append(formulas.Preference(a, b, p["preferred"]))
-    best, acc = formulas.fit_weights(pairs, args.step)
-    fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
+    path = Path(args.preferences)
+    prefs = read_preferences(path)
+    task = load_task(args.task)
+    judge = SubqFamily().judge(_stack(args), SubqSettings.from_args(args))
+    best, rows = fit_on_preferences(prefs, task, judge, args.step, source=rel(path))
     table = Table(
-        title=Text(
-            f"pairwise preference accuracy on {len(prefs)} pairs ({Path(args.preferences).name}); ties count ½"
-        )
+        title=Text(f"pairwise preference accuracy on {len(prefs)} pairs ({path.name}); ties count ½")
     )
     table.add_column("scorer")
     table.add_column("accuracy", justify="right")
-    table.add_row(f"hybrid, fitted weights {best}", fmt(acc))
-    table.add_row(
-        f"hybrid, default weights {formulas.DEFAULT_WEIGHTS}",
-        fmt(formulas.preference_accuracy(pairs, formulas.DEFAULT_WEIGHTS)),
-    )
-    for i, t in enumerate(formulas.TYPES):
-        w = tuple(1.0 if j == i else 0.0 for j in range(3))
-        table.add_row(f"{t} coverage only", fmt(formulas.preference_accuracy(pairs, w)))
-    lengths = [
-        formulas.agreement(len(p["answer_a"].split()), len(p["answer_b"].split()), p["preferred"])
-        for p in prefs
-    ]
-    table.add_row("baseline: the longer answer", fmt(sum(x for x in lengths if x is not None) / len(prefs)))
-    share_a = sum(p["preferred"] == "A" for p in prefs) / len(prefs)
-    table.add_row("baseline: the majority label", fmt(max(share_a, 1 - share_a)))
+    for scorer, accuracy in rows:
+        table.add_row(scorer, "—" if accuracy is None else f"{accuracy:.3f}")
     Console().print(table)
     Console().print(
         f"use: --subq-weights {','.join(str(w) for w in best)}  (fitted on these pairs: report accuracy on held-out pairs)"
