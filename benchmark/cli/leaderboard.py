@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchmark.cli import PUBLISHED_RESULTS, add_command
+from benchmark.cli import PUBLISHED_RESULTS, add_command, default_results_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,11 +27,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--results-dir",
-        default=PUBLISHED_RESULTS,
-        help="result files to rank (default: the published ones in leaderboard/results)",
+        help=f"result files to rank (default: the published ones in {PUBLISHED_RESULTS} inside a checkout, "
+        "else ./results, where `benchmark evaluate` writes)",
     )
     p.add_argument("--submissions-dir", default="submissions", help="model cards (open weights, size)")
-    p.add_argument("--out", default="leaderboard/snapshot", help="snapshot folder (CSV, JSON, MD, HTML)")
+    p.add_argument(
+        "--out",
+        help="snapshot folder (CSV, JSON, MD, HTML; default: leaderboard/snapshot for the published results, "
+        "else ./snapshot)",
+    )
     p.add_argument("--markdown", help="also write the Markdown tables to this file")
     p.add_argument("--no-write", action="store_true", help="only print")
     p.set_defaults(func=run)
@@ -45,9 +49,19 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.core.errors import InputError, Problem, printable
     from benchmark.core.paths import check_writable
 
+    if args.results_dir is None:
+        args.results_dir = default_results_dir()
+        print(f"ranking the results under {args.results_dir}/ (--results-dir to choose another folder)")
+    if args.out is None:
+        args.out = "leaderboard/snapshot" if args.results_dir == PUBLISHED_RESULTS else "snapshot"
     if not Path(args.results_dir).is_dir():
         raise InputError(
-            Problem(printable(args.results_dir), "no such folder of result files", field="--results-dir")
+            Problem(
+                printable(args.results_dir),
+                "no such folder of result files (outside a checkout the default is ./results, where "
+                "`benchmark evaluate` writes)",
+                field="--results-dir",
+            )
         )
     if not args.no_write:
         check_writable(args.out, "--out")

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from benchmark.board import results_dataset
-from benchmark.cli import PUBLISHED_RESULTS, add_command
+from benchmark.cli import PUBLISHED_RESULTS, add_command, default_results_dir
 from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import git_sha
@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("action", choices=["serve", "publish-results", "publish"])
     p.add_argument(
         "--results-dir",
-        default=PUBLISHED_RESULTS,
-        help="result files to serve (default: the published ones in leaderboard/results)",
+        help=f"result files to serve (default: the published ones in {PUBLISHED_RESULTS} inside a checkout, "
+        "else ./results)",
     )
     p.add_argument("--submissions-dir", default="submissions")
     p.add_argument("--port", type=int, default=7860)
@@ -93,7 +93,8 @@ def _list(files: list[Path], root: str, target: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    results_dir, submissions_dir = Path(args.results_dir), Path(args.submissions_dir)
+    results_dir = Path(args.results_dir or default_results_dir())
+    submissions_dir = Path(args.submissions_dir)
     if args.action == "serve":
         os.environ["GROUNDCOVER_RESULTS"] = str(results_dir.resolve())
         os.environ["GROUNDCOVER_SUBMISSIONS"] = str(submissions_dir.resolve())

@@ -125,11 +125,17 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     )
     for task_id in ids:
         task = load_task(task_id)
-        qids = (
-            list(task.table("queries")["query_id"])
-            if args.all_queries
-            else scorable_queries(task, ScoringInputs(args.corpus, args.lucene_index))
-        )
+        try:
+            qids = (
+                list(task.table("queries")["query_id"])
+                if args.all_queries
+                else scorable_queries(task, ScoringInputs(args.corpus, args.lucene_index))
+            )
+        except InputError as exc:
+            if args.tasks:  # asked for by name: say why it cannot be exported
+                raise
+            console.print(Text(f"skipped {task_id}: {exc.problems[0].message}"))
+            continue
         context = (
             None
             if setting is None
