@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,7 +69,6 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.generation.outputs import answers_and_model
     from benchmark.judging.stack import JudgeStack
     from benchmark.metaeval import judge_check
-    from benchmark.retrieval import build_retriever, corpus_passages
     from benchmark.scoring import run
 
     task = load_task(args.tasks)
@@ -83,46 +81,23 @@ def run(args: argparse.Namespace) -> int:
     answers = {q: answers[q] for q in qids}
     profile, chosen = plan(args, [task])
     judges = JudgeStack.load(profile, progress=not args.no_progress)
-    options = run_options(args)
     root = Path(args.results_dir)
     console = Console(width=160)
-    for kind, lv in perturbations.items():
-        if not lv:
-            continue
-        values: dict[tuple[str, str], dict[float, float | None]] = {}
-        notes = []
-        for level in lv:
-            stack, texts = judges, answers
-            if kind == "irrelevant":
-
-                def factory(corpus: Any, t: Any, spec: Any, fraction: float = level / 100) -> Any:
-                    passages = corpus_passages(corpus, t, spec)  # chunked once: index and pool
-                    base = build_retriever(
-                        spec, profile.embedder, passages, cache=judges.cache, progress=False
-                    )
-                    return judge_check.IrrelevantHits(base, passages, fraction, args.seed)
-
-                stack = dataclasses.replace(judges, retriever_factory=factory, _retrievers={})
-            else:
-                injected = judge_check.inject_contradictions(
-                    answers, int(level), judges.llm, seed=args.seed, max_retries=profile.llm.max_retries
-                )
-                texts = {q: i.text for q, i in injected.items()}
-                failed = sum(i.failed for i in injected.values())
-                if failed:
-                    notes.append(f"level {level:g}: {failed} rewrite(s) unusable after retries, left out")
-            scored = run.score_jobs(
-                [run.Job(task, texts, model, None, chosen[task.id])],
-                stack,
-                results_root=root / f"{kind}-{level:g}",
-                inputs=scoring_inputs(args),
-                options=options,
-            )
-            for (fam, _), (result, _) in zip(chosen[task.id], scored, strict=True):
-                for col in fam.columns:
-                    s = result.scores.get(col.key)
-                    values.setdefault((fam.id, col.label), {})[level] = s.value if s else None
-        trends = {k: judge_check.trend(lv, [v.get(x) for x in lv]) for k, v in values.items()}
+    checked = judge_check.check(
+        judges,
+        score_jobs=lambda stack, texts, out: run.score_jobs(
+            [run.Job(task, texts, model, None, chosen[task.id])],
+            stack,
+            results_root=out,
+            inputs=scoring_inputs(args),
+            options=run_options(args),
+        ),
+        answers=answers,
+        perturbations=perturbations,
+        results_root=root,
+        seed=args.seed,
+    )
+    for kind, (lv, trends, notes) in checked.items():
         console.print(_table(kind, lv, trends))
         for note in notes:
             console.print(f"note: {note}")

@@ -20,8 +20,10 @@ import hashlib
 import itertools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from scipy import stats as st
 
@@ -155,3 +157,60 @@ def trend(levels: Sequence[float], values: Sequence[float | None]) -> Trend:
         r, p = float(res.statistic), float(res.pvalue)
     mono = None if len(pairs) < len(values) else all(b <= a for a, b in itertools.pairwise(values))  # type: ignore[operator]
     return Trend(tuple(levels), tuple(values), r, p, mono)
+
+
+def check(
+    judges: Any,
+    *,
+    score_jobs: Callable[[Any, dict[str, str], Path], Sequence[tuple[Any, Path]]],
+    answers: dict[str, str],
+    perturbations: dict[str, list[float]],
+    results_root: Path,
+    seed: int = 0,
+) -> dict[str, tuple[list[float], dict[tuple[str, str], Trend], list[str]]]:
+    """Score the answers at every level of every perturbation and fit each score's trend.
+
+    ``score_jobs(stack, texts, folder)`` scores ``texts`` with ``stack`` into ``folder`` and
+    returns (result, path) pairs in the order of the families chosen; ``irrelevant`` swaps a
+    share of every retriever's hits for passages of other documents, ``contradictions``
+    rewrites sentences of the answers.  Per kind: the levels, each (family, score label)'s
+    :class:`Trend`, and notes on rewrites left out."""
+    import dataclasses
+
+    from benchmark.families import REGISTRY
+    from benchmark.retrieval import build_retriever, corpus_passages
+
+    out: dict[str, tuple[list[float], dict[tuple[str, str], Trend], list[str]]] = {}
+    for kind, levels in perturbations.items():
+        if not levels:
+            continue
+        values: dict[tuple[str, str], dict[float, float | None]] = {}
+        notes: list[str] = []
+        for level in levels:
+            stack, texts = judges, answers
+            if kind == "irrelevant":
+
+                def factory(corpus: Any, t: Any, spec: Any, fraction: float = level / 100) -> Any:
+                    passages = corpus_passages(corpus, t, spec)  # chunked once: index and pool
+                    base = build_retriever(
+                        spec, judges.profile.embedder, passages, cache=judges.cache, progress=False
+                    )
+                    return IrrelevantHits(base, passages, fraction, seed)
+
+                stack = dataclasses.replace(judges, retriever_factory=factory, _retrievers={})
+            else:
+                injected = inject_contradictions(
+                    answers, int(level), judges.llm, seed=seed, max_retries=judges.profile.llm.max_retries
+                )
+                texts = {q: i.text for q, i in injected.items()}
+                failed = sum(i.failed for i in injected.values())
+                if failed:
+                    notes.append(f"level {level:g}: {failed} rewrite(s) unusable after retries, left out")
+            for result, _ in score_jobs(stack, texts, results_root / f"{kind}-{level:g}"):
+                family = REGISTRY[result.metric_family]
+                for col in family.columns:
+                    s = result.scores.get(col.key)
+                    values.setdefault((family.id, col.label), {})[level] = s.value if s else None
+        trends = {k: trend(levels, [v.get(x) for x in levels]) for k, v in values.items()}
+        out[kind] = (levels, trends, notes)
+    return out
