@@ -22,7 +22,15 @@ from benchmark.core.paths import check_writable
 from benchmark.core.results import ModelInfo, TaskResult
 from benchmark.families import REGISTRY, families_for
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
-from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
+from benchmark.models.profiles import (
+    DEFAULT_PROFILE,
+    JUDGE_MODEL_ENV,
+    JUDGE_URL_ENV,
+    JudgeProfile,
+    list_profiles,
+    load_profile,
+    with_judge,
+)
 from benchmark.tasks import Task
 
 if TYPE_CHECKING:
@@ -35,6 +43,16 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
         "--judge-profile",
         default=DEFAULT_PROFILE,
         help=f"judge profile name or YAML path (shipped: {', '.join(list_profiles())}; default {DEFAULT_PROFILE})",
+    )
+    g.add_argument(
+        "--judge-url",
+        help=f"serve the profile's LLM judge from this OpenAI-compatible endpoint, e.g. http://127.0.0.1:8001/v1 "
+        f"(or ${JUDGE_URL_ENV}); the profile stays the same judge",
+    )
+    g.add_argument(
+        "--judge-model",
+        help=f"the LLM judge's model name at that endpoint (or ${JUDGE_MODEL_ENV}); another model is another "
+        "judge: results carry the profile version +llm:<model> and get boards of their own",
     )
     g.add_argument(
         "--metrics",
@@ -103,6 +121,15 @@ def check_corpus(path: str) -> None:
         raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None
 
 
+def judge_profile(args: argparse.Namespace) -> JudgeProfile:
+    """The profile ``--judge-profile`` names, with ``--judge-url`` / ``--judge-model`` applied."""
+    return with_judge(
+        load_profile(args.judge_profile),
+        model=getattr(args, "judge_model", None),
+        url=getattr(args, "judge_url", None),
+    )
+
+
 def plan(
     args: argparse.Namespace, tasks: list[Task]
 ) -> tuple[JudgeProfile, dict[str, list[tuple[MetricFamily, FamilySettings]]]]:
@@ -112,7 +139,7 @@ def plan(
     check_writable(args.results_dir, "--results-dir")
     if getattr(args, "corpus", None):
         check_corpus(args.corpus)
-    profile = load_profile(args.judge_profile)
+    profile = judge_profile(args)
     chosen = {}
     for task in tasks:
         chosen[task.id] = [

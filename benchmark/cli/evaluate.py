@@ -147,11 +147,11 @@ def run(args: argparse.Namespace) -> int:
     # before a single answer is generated; the profile also gives the RAG retrievers'
     # chunking and embedder
     if args.no_score:
-        from benchmark.models.profiles import load_profile
+        from benchmark.cli.common import judge_profile
 
         if args.corpus:
             check_corpus(args.corpus)
-        profile = load_profile(args.judge_profile)
+        profile = judge_profile(args)
     else:
         profile, _ = plan(args, tasks)
     check_request(args.model, args.model_args or {}, args.gen_kwargs)

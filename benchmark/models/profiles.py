@@ -202,3 +202,54 @@ def load_profile(ref: str | Path | None = None, **overrides: Any) -> JudgeProfil
                 for e in exc.errors()
             ]
         ) from exc
+
+
+#: environment variables that point a profile's LLM judge elsewhere without copying its YAML
+JUDGE_URL_ENV = "GROUNDCOVER_JUDGE_URL"
+JUDGE_MODEL_ENV = "GROUNDCOVER_JUDGE_MODEL"
+
+
+def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | None = None) -> JudgeProfile:
+    """``profile`` with its LLM judge served at ``url`` (an OpenAI-compatible server) and/or
+    named ``model`` (``--judge-url``/``--judge-model``, or the environment variables above).
+
+    The endpoint is where the judge runs, not who it is: a URL alone keeps the profile's id.
+    Another model is another judge, so the profile's version gains ``+llm:<model>`` and its
+    results are ranked on boards of their own; every result records the whole profile,
+    endpoint included.  A local (transformers) judge moved to a server must be named."""
+    import os
+
+    model = model or os.environ.get(JUDGE_MODEL_ENV) or None
+    url = url or os.environ.get(JUDGE_URL_ENV) or None
+    if model is None and url is None:
+        return profile
+    llm = profile.llm
+    if url is not None:
+        if not url.startswith(("http://", "https://")):
+            raise InputError(Problem("command line", f"{url!r} is not an http(s) URL", field="--judge-url"))
+        if llm.backend != "openai" and model is None:
+            raise InputError(
+                Problem(
+                    "command line",
+                    f"profile {profile.id} runs {llm.model} locally; name the model the server at {url} "
+                    "serves with --judge-model",
+                    field="--judge-model",
+                )
+            )
+        args = {k: v for k, v in llm.args.items() if llm.backend == "openai"}
+        llm = llm.model_copy(update={"backend": "openai", "args": {**args, "base_url": url.rstrip("/")}})
+    elif llm.backend == "transformers":
+        raise InputError(
+            Problem(
+                "command line",
+                f"profile {profile.id} runs its judge locally; give --judge-url with --judge-model",
+                field="--judge-url",
+            )
+        )
+    version = profile.version
+    if model is not None and model != profile.llm.model:
+        llm = llm.model_copy(update={"model": model, "revision": None})
+        version = f"{profile.version}+llm:{model}"
+    return profile.model_copy(
+        update={"llm": llm, "version": version, "offline": False if url else profile.offline}
+    )
