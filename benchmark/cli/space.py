@@ -98,13 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "serve":
         os.environ["GROUNDCOVER_RESULTS"] = str(results_dir.resolve())
         os.environ["GROUNDCOVER_SUBMISSIONS"] = str(submissions_dir.resolve())
-        import importlib.util
+        from benchmark.space.app import build_app
 
-        spec = importlib.util.spec_from_file_location("groundcover_space", SPACE_DIR / "app.py")
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        module.build_app().launch(server_name="127.0.0.1", server_port=args.port)
+        build_app().launch(server_name="127.0.0.1", server_port=args.port)
         return 0
     if not args.repo_id:
         raise InputError(Problem("--repo-id", f"`benchmark space {args.action}` needs --repo-id ORG/NAME"))

@@ -41,6 +41,7 @@ LAYERS = (
     "scoring",
     "board",
     "metaeval",
+    "space",
     "cli",
 )
 
