@@ -407,17 +407,21 @@ def generate_outputs(
         if todo:
             # one already in use (RAArg's reranker) is reused: a model is loaded once per run
             backend = backend or make_backend(model, margs, batch_size, chat_template=chat_template)
-            identity = {
-                "model": model_id,
-                "revision": revision,
-                "backend": backend.name,
-                "model_args": public_args(margs),
-                "generation": {**gkw, "chat_template": backend.chat_template, "batch_size": str(batch_size)},
-                "task": task.id,
-            }
             for start in range(0, len(todo), backend.chunk):
                 batch = todo[start : start + backend.chunk]
                 answers = backend.generate([build_messages(task, t, q, rag) for q, t in batch], gkw)
+                identity = {  # after generating: a backend learns its chat template when the model loads
+                    "model": model_id,
+                    "revision": revision,
+                    "backend": backend.name,
+                    "model_args": public_args(margs),
+                    "generation": {
+                        **gkw,
+                        "chat_template": backend.chat_template,
+                        "batch_size": str(batch_size),
+                    },
+                    "task": task.id,
+                }
                 for (qid, text), answer in zip(batch, answers, strict=True):
                     row = answer_row(identity, qid, answer, item_key(qid, text), rag)
                     checkpoint.append(row.model_dump(mode="json"))
