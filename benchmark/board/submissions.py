@@ -198,10 +198,9 @@ def _text_field_problems(
     fields (answers may quote any script; names and identifiers may not hide characters)."""
     out = []
     for where, text in strings(value):
-        check = text_problems if where.split(".")[0].split("[")[0] in free_text else name_problems
-        why = check(text)
+        top = where.split(".")[0].split("[")[0]
+        why = (text_problems if top in free_text else name_problems)(text)
         if why:
-            top = where.split(".")[0].split("[")[0]
             out.append(Problem(file, why, line if lines is None else lines.get(top), where or None))
     return out
 
@@ -332,8 +331,10 @@ def _load_outputs(
     and none of it read when the file has more lines than the task could need."""
     known, required = required_queries(task_id)
     max_rows = ROWS_PER_QUERY * len(known) + 10
-    n_lines = text.count("\n") + (not text.endswith("\n"))
-    if n_lines > max_rows and sum(1 for line in text.split("\n") if line.strip()) > max_rows:
+    # JSONL lines end at "\n" only: U+2028, U+2029 and U+0085 may appear inside answers
+    lines = text.split("\n")
+    n_lines = len(lines) - (text.endswith("\n"))
+    if n_lines > max_rows and sum(1 for line in lines if line.strip()) > max_rows:
         return [], [
             Problem(
                 shown,
@@ -343,8 +344,7 @@ def _load_outputs(
     rows: list[OutputRow] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
-    # JSONL lines end at "\n" only: U+2028, U+2029 and U+0085 may appear inside answers
-    for line_no, line in enumerate(text.split("\n"), start=1):
+    for line_no, line in enumerate(lines, start=1):
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             problems.append(
                 Problem(

@@ -104,7 +104,7 @@ def scorable_queries(args: argparse.Namespace, task: Task) -> list[str]:
 
 def check_corpus(path: str) -> None:
     """Read ``--corpus`` whole (every bad row named) before anything is generated or loaded;
-    retrieval reads it again later from the same, now known-good, file."""
+    retrieval then takes the documents from :func:`~benchmark.retrieval.load_corpus`'s cache."""
     from benchmark.retrieval import load_corpus
 
     try:
@@ -112,10 +112,6 @@ def check_corpus(path: str) -> None:
     except InputError as exc:
         raise InputError(
             [Problem(p.file, p.message, p.line, p.field or "--corpus") for p in exc.problems]
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            Problem(path, f"not UTF-8 text (byte offset {exc.start})", field="--corpus")
         ) from None
     except (OSError, ValueError) as exc:  # a parquet file that is not one, say
         raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None

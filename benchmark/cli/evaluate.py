@@ -136,7 +136,6 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark.cli.common import plan
     from benchmark.generation import plan as generation
-    from benchmark.generation.harness import check_request
     from benchmark.generation.outputs import answers_and_model
 
     settings = generation.expand_settings(args.rag, args.rag_k, args.rerank, args.rerank_depth, args.rag_subq)
@@ -154,7 +153,6 @@ def run(args: argparse.Namespace) -> int:
         profile = judge_profile(args)
     else:
         profile, _ = plan(args, tasks)
-    check_request(args.model, args.model_args or {}, args.gen_kwargs)
     request = generation.Request(
         model=args.model,
         model_args=args.model_args or {},

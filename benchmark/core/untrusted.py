@@ -240,6 +240,23 @@ def name_problems(value: str) -> str | None:
     return None
 
 
+def read_text(path: Any, *, field: str | None = None, data: bytes | None = None) -> str:
+    """A user's file (or its ``data``, already read) as UTF-8 text; anything else is an
+    :class:`~benchmark.core.errors.InputError` naming the file, the line and the byte."""
+    from pathlib import Path
+
+    raw = Path(path).read_bytes() if data is None else data
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise errors.InputError(
+            errors.Problem(
+                errors.rel(path), f"not UTF-8 text (byte offset {exc.start})", line=line, field=field
+            )
+        ) from None
+
+
 def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) -> list[tuple[int, Any]]:
     """``(line, row)`` pairs of a user's CSV file (with a header) or JSON-lines file (by
     suffix, ``.jsonl`` or ``.jsonl.gz``, unless ``jsonl`` says), gzip read where the name
@@ -255,7 +272,7 @@ def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) 
     if not path.is_file():
         raise errors.InputError(errors.Problem(errors.rel(path), "no such file", field=flag))
     raw = path.read_bytes()
-    text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+    text = read_text(path, field=flag, data=gzip.decompress(raw) if path.suffix == ".gz" else raw)
     if not (jsonl if jsonl is not None else ".jsonl" in path.suffixes):
         return list(enumerate(csv.DictReader(io.StringIO(text)), start=2))
     rows = []

@@ -204,7 +204,7 @@ class InputFile:
 
     @property
     def dest(self) -> str:
-        return self.flag.lstrip("-").replace("-", "_")
+        return FamilySettings.dest(self.flag)
 
 
 @dataclass

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.results import ModelInfo, RAGSetting
+from benchmark.core.untrusted import read_text
 from benchmark.generation.rag import RAGRecord, record
 from benchmark.tasks import Task
 
@@ -111,18 +112,7 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
         raise InputError(Problem(rel(path), "outputs file does not exist"))
     if path.is_dir():
         raise InputError(Problem(rel(path), "is a folder; give the outputs JSONL file(s) inside it"))
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            Problem(
-                rel(path),
-                f"not UTF-8 text (byte offset {exc.start}); outputs files are UTF-8 JSON lines",
-                line,
-            )
-        ) from None
+    text = read_text(path)
     rows: list[OutputRow] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}

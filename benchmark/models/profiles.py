@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem, rel, yaml_key_lines
+from benchmark.core.untrusted import read_text
 
 
 class _Strict(BaseModel):
@@ -167,12 +168,7 @@ def load_profile(ref: str | Path | None = None, **overrides: Any) -> JudgeProfil
                     field="--judge-profile",
                 )
             )
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            Problem(rel(path), f"not UTF-8 text (byte offset {exc.start})", field="--judge-profile")
-        ) from None
+    text = read_text(path, field="--judge-profile")
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -236,7 +232,9 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
                     field="--judge-model",
                 )
             )
-        args = {k: v for k, v in llm.args.items() if llm.backend == "openai"}
+        args = (
+            dict(llm.args) if llm.backend == "openai" else {}
+        )  # a local backend's args mean nothing to a server
         llm = llm.model_copy(update={"backend": "openai", "args": {**args, "base_url": url.rstrip("/")}})
     elif llm.backend == "transformers":
         raise InputError(

@@ -8,6 +8,7 @@ import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,23 @@ def load_corpus(ref: str | os.PathLike[str]) -> list[dict[str, Any]]:
     and optional ``title`` — the BEIR and pyserini conventions, so existing corpora load
     unchanged.  Every bad row is collected and reported together, each with its file,
     line (parquet: 1-based row) and field, instead of failing deep inside indexing.
+
+    A file is read once per run: the command line checks ``--corpus`` before any model
+    loads, and retrieval takes the same documents from the cache (keyed by the file's
+    path, size and modification time, so an edited file is read again).
     """
     path = Path(ref)
     if not path.exists():
         raise InputError(Problem(rel(path), "corpus file does not exist"))
+    st = path.stat()
+    return list(_read_corpus(str(path), st.st_size, st.st_mtime_ns))
+
+
+@lru_cache(maxsize=1)
+def _read_corpus(name: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], ...]:
+    """The documents of one corpus file (see :func:`load_corpus`); ``size`` and ``mtime_ns``
+    are only part of the cache key."""
+    path = Path(name)
     problems: list[Problem] = []
     rows: Iterator[tuple[int, Any]]
     if path.suffix == ".parquet":
@@ -87,12 +101,19 @@ def load_corpus(ref: str | os.PathLike[str]) -> list[dict[str, Any]]:
         raise InputError(problems)
     if not docs:
         raise InputError(Problem(where, "corpus has no documents"))
-    return docs
+    return tuple(docs)
 
 
 def _jsonl_rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
-    with open(path, encoding="utf-8") as f:
-        for line_no, line in enumerate(f, start=1):
+    with open(path, "rb") as f:
+        for line_no, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                problems.append(
+                    Problem(rel(path), f"not UTF-8 text (byte offset {exc.start} of the line)", line_no)
+                )
+                continue
             if not line.strip():
                 continue
             try:

@@ -331,3 +331,32 @@ def test_the_snapshot_and_the_space_write_csv_through_the_guard() -> None:
         if ".to_csv(" in p.read_text(encoding="utf-8") and p.name != "exports.py"
     ]
     assert offenders == []
+
+
+def test_a_corpus_is_read_once_until_it_changes(tmp_path: Path) -> None:
+    """`--corpus` is checked before any model loads and then indexed: one read, not two."""
+    from benchmark.retrieval import load_corpus
+    from benchmark.retrieval.corpora import _read_corpus
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"doc_id": "a", "text": "one"}\n', encoding="utf-8")
+    _read_corpus.cache_clear()
+    assert load_corpus(path) == load_corpus(str(path)) == [{"doc_id": "a", "title": None, "text": "one"}]
+    assert _read_corpus.cache_info().misses == 1
+    path.write_text('{"doc_id": "a", "text": "one"}\n{"doc_id": "b", "text": "two"}\n', encoding="utf-8")
+    assert [d["doc_id"] for d in load_corpus(path)] == ["a", "b"]  # an edited file is read again
+
+
+@pytest.mark.parametrize("reader", ["corpus", "rows", "outputs"])
+def test_non_utf8_user_files_name_file_and_line(tmp_path: Path, reader: str) -> None:
+    from benchmark.core.untrusted import read_rows
+    from benchmark.generation.outputs import read_outputs
+    from benchmark.retrieval import load_corpus
+
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b'{"doc_id": "a", "text": "fine"}\n{"doc_id": "b", "text": "\xff"}\n')
+    read = {"corpus": load_corpus, "rows": read_rows, "outputs": read_outputs}[reader]
+    with pytest.raises(InputError) as err:
+        read(path)
+    (problem,) = err.value.problems
+    assert problem.line == 2 and "UTF-8" in problem.message and problem.file.endswith("f.jsonl")
