@@ -79,8 +79,10 @@ def _question(i: int, correct: bool) -> QuestionTrace:
 
 
 def test_exam_is_a_macro_average_over_queries() -> None:
-    """Mutation: EXAM as one share over all questions (micro) instead of a mean of per-query
-    shares. Every published query has 5 questions, so only unequal counts tell them apart."""
+    """Mutations: EXAM as one share over all questions (micro, 2/5) instead of the mean of
+    per-query shares ((1 + 1/4) / 2), or a query's count of right answers instead of its
+    share (seen to fail). Every published query has 5 questions, so only unequal counts tell
+    macro and micro apart."""
     fam = ExamFamily()
     traces = [
         ExamTrace(query_id="a", query="a", answer="x", questions=[_question(0, True)], gold_mean=0.5),
@@ -88,13 +90,13 @@ def test_exam_is_a_macro_average_over_queries() -> None:
             query_id="b",
             query="b",
             answer="x",
-            questions=[_question(i, False) for i in range(4)],
+            questions=[_question(i, i == 0) for i in range(4)],  # 1 of 4 right
             gold_mean=0.5,
         ),
     ]
     for t in traces:
         t.scores = fam.recompute(t)
-    assert [t.scores["exam"] for t in traces] == [1.0, 0.0]
+    assert [t.scores["exam"] for t in traces] == [1.0, 0.25]
     result = aggregate(
         fam,
         load_task("webtrack-2009-2012"),
@@ -106,5 +108,5 @@ def test_exam_is_a_macro_average_over_queries() -> None:
         RunOptions(progress=False),
         [],
     )
-    assert result.scores["exam"].value == pytest.approx(0.5)  # micro would be 1/5
-    assert result.scores["n_exam"].value == pytest.approx(float(F(1, 2) / F(1, 2)))
+    assert result.scores["exam"].value == pytest.approx(0.625)  # micro would be 2/5
+    assert result.scores["n_exam"].value == pytest.approx(float(F(5, 8) / F(1, 2)))
