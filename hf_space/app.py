@@ -14,7 +14,7 @@ from pathlib import Path
 os.environ.setdefault("GROUNDCOVER_SPACE_DIR", str(Path(__file__).resolve().parent))
 
 from benchmark.space.app import *  # noqa: F403  (tests and the Space use its names from here)
-from benchmark.space.app import build_app
+from benchmark.space.app import build_app, launch
 
 if __name__ == "__main__":
-    build_app().launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    launch(build_app())

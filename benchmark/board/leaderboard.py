@@ -114,6 +114,7 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
             "judge_profile": r.profile_id,
             "model": e.model_label,
             "model_id": r.model.id,
+            "revision": r.model.revision,
             "setting": "closed-book" if r.model.rag is None else r.model.rag.label,
             "open_weights": None if e.card is None else e.card.open_weights,
             "parameters": None if e.card is None else e.card.parameters,

@@ -39,7 +39,7 @@ def fmt_ci(row: pd.Series, key: str) -> str:
     lo, hi = row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
     if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
         return ""
-    return f"[{float(lo):.2f}, {float(hi):.2f}]"
+    return f"[{float(lo):.3f}, {float(hi):.3f}]"
 
 
 def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from benchmark import families
+from benchmark.core import figures
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.paths import check_writable
 from benchmark.core.results import ModelInfo, TaskResult
@@ -194,12 +195,10 @@ def save_figures(family: MetricFamily, result: TaskResult, path: Path) -> list[P
     """The family's figures for one result, as PNGs beside the result file."""
     import re
 
-    import matplotlib.pyplot as plt
-
     out = []
     for title, fig in family.figures([result]).items():
         target = path.with_name(f"{path.stem}.{re.sub(r'[^a-z0-9]+', '_', title.lower()).strip('_')}.png")
         fig.savefig(target, dpi=120)
-        plt.close(fig)
+        figures.pyplot().close(fig)
         out.append(target)
     return out

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, plan, run_options, scorable_queries, scoring_inputs
+from benchmark.core import figures
 from benchmark.core.errors import InputError, Problem
 from benchmark.tasks import load_task
 
@@ -126,18 +127,13 @@ def _table(kind: str, lv: list[float], trends: dict[tuple[str, str], judge_check
 
 
 def _figure(kind: str, trends: dict[tuple[str, str], judge_check.Trend]) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for (fid, label), t in trends.items():
+    labels = [f"{fid}:{label}" for fid, label in trends]
+    fig, ax = figures.new_figure(6.4, 3.6 + figures.legend_height(labels))
+    for name, t in zip(labels, trends.values(), strict=True):
         pts = [(lv, v) for lv, v in zip(t.levels, t.values, strict=True) if v is not None]
         if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{fid}:{label}")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
     ax.set_xlabel(re.sub(r"^%", "share (%)", KINDS[kind]))
     ax.set_ylabel("score")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    figures.legend_below(fig, labels)
     return fig

@@ -98,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "serve":
         os.environ["GROUNDCOVER_RESULTS"] = str(results_dir.resolve())
         os.environ["GROUNDCOVER_SUBMISSIONS"] = str(submissions_dir.resolve())
-        from benchmark.space.app import build_app
+        from benchmark.space.app import build_app, launch
 
-        build_app().launch(server_name="127.0.0.1", server_port=args.port)
+        launch(build_app(), port=args.port)
         return 0
     if not args.repo_id:
         raise InputError(Problem("--repo-id", f"`benchmark space {args.action}` needs --repo-id ORG/NAME"))

@@ -103,6 +103,13 @@ class RAGSetting(_Strict):
         subq = f" + core sub-questions ({self.sub_questions})" if self.sub_questions else ""
         return f"RAG {self.retriever}{rerank}{subq} k={self.k}"
 
+    @property
+    def short(self) -> str:
+        """``RAG bm25+subq(all) k5``: the setting in a figure's legend or on an axis."""
+        rerank = f"+{self.rerank} rerank" if self.rerank else ""
+        subq = f"+subq({self.sub_questions})" if self.sub_questions else ""
+        return f"RAG {self.retriever}{rerank}{subq} k{self.k}"
+
 
 class ModelInfo(_Strict):
     id: str
@@ -120,6 +127,14 @@ class ModelInfo(_Strict):
         """How the leaderboard names this entry: closed-book and RAG runs are two entries."""
         name = self.id if self.revision in ("main", "", None) else f"{self.id}@{self.revision}"
         return name if self.rag is None else f"{name} ({self.rag.label})"
+
+    @property
+    def short_label(self) -> str:
+        """The name a figure shows: the model's own name (no organisation, no revision) and,
+        for a RAG run, its setting in short; :func:`benchmark.core.figures.entry_labels`
+        falls back to :attr:`label` where two entries would read alike."""
+        name = self.id.rsplit("/", 1)[-1]
+        return name if self.rag is None else f"{name} · {self.rag.short}"
 
 
 class QuerySet(_Strict):

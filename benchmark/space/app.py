@@ -24,22 +24,17 @@ import html
 import json
 import os
 import tempfile
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from benchmark.board import results_dataset
 from benchmark.board.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.board.render import RANKS_EXPLAINED, entry_cells, fmt_ci
-from benchmark.core import exports, paths
+from benchmark.core import exports, figures, paths
 from benchmark.core.results import traces_path
 from benchmark.core.stats import MISSING
 from benchmark.families import REGISTRY, MetricFamily
@@ -51,10 +46,12 @@ ANY = "any"
 SIZES = {ANY: None, "≤ 1B": 1e9, "≤ 10B": 1e10, "≤ 100B": 1e11}
 FIXED_COLUMNS = ("rank", "model")
 SIZE = "params (B)"
-INFO_COLUMNS = ("setting", SIZE, "open weights")
+#: what says who a model entry is; decomposition methods have no setting, size or weights
+MODEL_ONLY = ("setting", SIZE, "open weights")
 TAIL_COLUMNS = ("queries", "failed", "task", "judge profile", "board")
-DEFAULT_INFO = ("setting", SIZE, "failed")
+DEFAULT_TAIL = (SIZE, "failed")
 NUMBER_COLUMNS = {"rank", SIZE, "queries", "failed"}
+DECIMALS = 3
 
 
 def locate() -> results_dataset.Located:
@@ -101,38 +98,61 @@ def filter_rows(
 
 
 def score_columns(family: MetricFamily) -> list[tuple[str, str]]:
-    """(score key, label) and (score key, label + ' CI') for every column of the family."""
+    """(score key, label) and (score key, label + ' CI') for every column of the family,
+    the headline score first."""
     out = []
-    for col in family.columns:
+    for col in (headline(family), *(c for c in family.columns if c is not headline(family))):
         out += [(col.key, col.label), (col.key, f"{col.label} CI")]
     return out
 
 
-def info_columns(family: MetricFamily, columns: Sequence[str]) -> list[str]:
-    """The model-only columns (setting, size, weights) where a family's entries are models."""
-    return list(columns) if family.ranks_models else [c for c in columns if c not in INFO_COLUMNS]
+def headline(family: MetricFamily) -> Any:
+    """The score a board is read by: the family's first column shown by default."""
+    return next((c for c in family.columns if c.default_shown), family.columns[0])
+
+
+def column_order(family: MetricFamily) -> list[str]:
+    """Every column in the order a reader wants them, left to right: who (rank, a short
+    model name), how good (the headline score and its interval), in which setting, the other
+    scores, then the details (revision, size, weights, counts, task, judges, board).  At
+    1366 px the headline score is in view without scrolling sideways."""
+    scores = [label for _, label in score_columns(family)]
+    cols = [
+        *FIXED_COLUMNS,
+        *scores[:2],
+        "setting",
+        *scores[2:],
+        "revision",
+        SIZE,
+        "open weights",
+        *TAIL_COLUMNS,
+    ]
+    return cols if family.ranks_models else [c for c in cols if c not in MODEL_ONLY]
 
 
 def all_columns(family: MetricFamily) -> list[str]:
-    return info_columns(
-        family, [*INFO_COLUMNS, *(label for _, label in score_columns(family)), *TAIL_COLUMNS]
-    )
+    return [c for c in column_order(family) if c not in FIXED_COLUMNS]
 
 
 def default_columns(family: MetricFamily) -> list[str]:
-    """What fits a laptop screen: the headline score with its interval, the other shown scores."""
-    shown = [c for c in family.columns if c.default_shown]
-    scores = [shown[0].label, f"{shown[0].label} CI", *(c.label for c in shown[1:])] if shown else []
-    return info_columns(family, [*DEFAULT_INFO[:2], *scores, *DEFAULT_INFO[2:]])
+    """What fits a laptop screen: the headline score with its interval, the setting, the
+    other scores shown by default (no intervals), size and failed queries."""
+    head = headline(family)
+    shown = {head.label, f"{head.label} CI", "setting", *DEFAULT_TAIL}
+    shown |= {c.label for c in family.columns if c.default_shown}
+    return [c for c in all_columns(family) if c in shown]
 
 
 def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
-    """One row per result: numeric scores (3 decimals) with their intervals in their own columns."""
+    """One row per result: a short model name (the revision and setting in their own
+    columns), numeric scores with their intervals in their own columns."""
     if df.empty:
         return pd.DataFrame()
     rows = []
     for _, r in df.iterrows():
         row: dict[str, Any] = entry_cells(r)
+        row["model"] = r["model_id"]
+        row["revision"] = r["revision"]
         del row["size"]  # as text ("8B"); a number here, so that it sorts as one
         params = pd.to_numeric(r["parameters"], errors="coerce")
         row[SIZE] = round(float(params) / 1e9, 3) if pd.notna(params) and params > 0 else None
@@ -141,7 +161,7 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
                 row[label] = fmt_ci(r, key) if key in r else ""
             else:
                 value = r.get(key)
-                row[label] = None if value is None or pd.isna(value) else round(float(value), 3)
+                row[label] = None if value is None or pd.isna(value) else round(float(value), DECIMALS)
         row.update(
             {
                 "queries": int(r["queries"]),
@@ -152,7 +172,7 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
             }
         )
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows)[column_order(family)]
 
 
 def table_view(
@@ -195,9 +215,19 @@ def datatypes(view: pd.DataFrame, family: MetricFamily) -> list[str]:
     return ["number" if is_number(c, family) else "str" for c in view.columns]
 
 
+def styled(view: pd.DataFrame, family: MetricFamily) -> Any:
+    """``view`` with every score shown to the same number of decimals ("0.500", not "0.5");
+    the cells keep their numbers, so the column menu still sorts them as numbers."""
+    scores = [c for c in view.columns if c in {col.label for col in family.columns}]
+    sizes = [c for c in view.columns if c == SIZE]  # 0.135, 8, 70: as few digits as they need
+    return view.style.format(precision=DECIMALS, na_rep="", subset=scores).format(
+        "{:g}", na_rep="", subset=sizes
+    )
+
+
 def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
     """The Dataframe update for ``view``: its values and each column's datatype."""
-    return gr.Dataframe(value=view, datatype=datatypes(view, family))
+    return gr.Dataframe(value=styled(view, family), datatype=datatypes(view, family))
 
 
 def write_csv(view: pd.DataFrame, family_id: str) -> str:
@@ -219,7 +249,7 @@ def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
 
 
 def family_figures(lb: Leaderboard, family_id: str, option: str | None, *filters: str) -> list[Any]:
-    plt.close("all")
+    figures.pyplot().close("all")
     return list(REGISTRY[family_id].figures(select_results(lb, family_id, *filters), option).values())
 
 
@@ -287,6 +317,8 @@ def detail_html(entry: Entry, query_id: str) -> str:
 # ---------------------------------------------------------------------------------
 # Text views
 # ---------------------------------------------------------------------------------
+
+PICK_A_RESULT = "*Choose a result above to see its scores, each query's scores, and what the judges saw.*"
 
 INTRO = """# groundcover leaderboard
 Is what an answer says **grounded**, and does it **cover** what matters? Scores are computed by the project
@@ -377,12 +409,13 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
         f"{html.escape(fam.description)} Ranked by each board's main score; see *About* for how ranks work."
     )
     table = gr.Dataframe(
-        value=first,
+        value=styled(first, fam),
         datatype=datatypes(first, fam),
         interactive=False,
         wrap=True,
         pinned_columns=2,
         elem_id=f"gc-table-{fid}",
+        elem_classes=["gc-board"],
     )
     download = gr.DownloadButton(
         "Download this table (CSV)", value=write_csv(first, fid), size="sm", elem_id=f"gc-download-{fid}"
@@ -421,8 +454,13 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     values = dict(fam.view_options)
     start = values.get(fam.view_options[0][0]) if fam.view_options else None
     figures = fam.figures(select_results(lb, fid, "", ANY, ANY, default_profile or ANY, ANY), start)
-    with gr.Row():
-        plots = [gr.Plot(fig, label=title) for title, fig in figures.items()]
+    plots = []
+    with gr.Row(equal_height=False):
+        for title, fig in figures.items():
+            # the title as text above the figure: Gradio's label badge covered the figure's own
+            with gr.Column(min_width=420):
+                gr.Markdown(f"**{html.escape(title)}**")
+                plots.append(gr.Plot(fig, show_label=False, elem_classes=["gc-figure"]))
 
     def _table(*vals: Any) -> tuple[Any, str]:
         view = table_view(lb, fid, *vals)
@@ -468,14 +506,26 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
                     label="Result (model · task · judge profile · family)",
                     elem_id="gc-run",
                 )
-                summary = gr.Dataframe(interactive=False, elem_id="gc-summary")
-                queries = gr.Dataframe(interactive=False, wrap=True, elem_id="gc-queries")
-                query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query")
-                detail = gr.HTML(elem_id="gc-detail")
+                hint = gr.Markdown(PICK_A_RESULT, elem_id="gc-details-hint")
+                # nothing below shows until a result is chosen (empty tables read "1 2 3")
+                with gr.Column(visible=False, elem_id="gc-details") as details:
+                    summary = gr.Dataframe(interactive=False, label="Scores", elem_id="gc-summary")
+                    queries = gr.Dataframe(
+                        interactive=False, wrap=True, label="Per query", elem_id="gc-queries"
+                    )
+                    query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query")
+                    detail = gr.HTML(elem_id="gc-detail")
 
-                def _open(idx: str | None) -> tuple[Any, Any, Any, str]:
+                def _open(idx: str | None) -> tuple[Any, ...]:
                     if idx is None or not str(idx).isdigit() or int(idx) >= len(lb.entries):
-                        return pd.DataFrame(), pd.DataFrame(), gr.update(choices=[], value=None), ""
+                        return (
+                            gr.update(visible=True),
+                            gr.update(visible=False),
+                            pd.DataFrame(),
+                            pd.DataFrame(),
+                            gr.update(choices=[], value=None),
+                            "",
+                        )
                     entry = lb.entries[int(idx)]
                     fam = REGISTRY.get(entry.result.metric_family)
                     table = lb.tables.get(entry.result.metric_family, pd.DataFrame())
@@ -484,16 +534,23 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
                         if not table.empty
                         else table
                     )
-                    summ = numeric_frame(row, fam) if fam and not row.empty else pd.DataFrame()
+                    summ = styled(numeric_frame(row, fam), fam) if fam and not row.empty else pd.DataFrame()
                     qids = [q.query_id for q in entry.result.per_query]
-                    return summ, per_query_frame(entry), gr.update(choices=qids, value=None), ""
+                    return (
+                        gr.update(visible=False),
+                        gr.update(visible=True),
+                        summ,
+                        per_query_frame(entry),
+                        gr.update(choices=qids, value=None),
+                        "",
+                    )
 
                 def _detail(idx: str | None, qid: str | None) -> str:
                     if idx is None or qid is None or not str(idx).isdigit() or int(idx) >= len(lb.entries):
                         return ""
                     return detail_html(lb.entries[int(idx)], qid)
 
-                run.change(_open, inputs=run, outputs=[summary, queries, query, detail])
+                run.change(_open, inputs=run, outputs=[hint, details, summary, queries, query, detail])
                 query.change(_detail, inputs=[run, query], outputs=detail)
             with gr.Tab("About", id="tab-about", elem_id="gc-tab-about"):
                 gr.Markdown(ABOUT)
@@ -506,5 +563,19 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
     return demo
 
 
+#: page styles Gradio's defaults lack: a rank header that does not wrap ("ra/nk"), and
+#: headers of at most three lines, never a column of letters
+CSS = """
+.gc-board thead th:first-child, .gc-board tbody td:first-child { min-width: 3.6em; }
+.gc-board thead th { min-width: 5.5em; }
+.gc-board thead th * { word-break: normal !important; overflow-wrap: normal !important; }
+"""
+
+
+def launch(demo: gr.Blocks, port: int | None = None) -> None:
+    """Serve ``demo`` with the page's styles (Gradio takes them at launch)."""
+    demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port, css=CSS)
+
+
 if __name__ == "__main__":
-    build_app().launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    launch(build_app())

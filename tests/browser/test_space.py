@@ -18,9 +18,10 @@ import pytest
 from tests.helpers.results_fixture import EVIL, EXPECTED_RANKS, RAG_LABEL, write_fixture
 
 playwright = pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Locator, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+LAPTOP = {"width": 1366, "height": 768}
 # A busy 2-core CI machine can take seconds to answer a filter change; waits poll, never sleep.
 expect.set_options(timeout=30_000)
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "space"
@@ -38,9 +39,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    results, submissions = write_fixture(tmp_path_factory.mktemp("space"))
+def _serve(results: Path, submissions: Path) -> Iterator[str]:
+    """``benchmark space serve`` on a free port; the URL once it answers."""
     port = _free_port()
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"}
     proc = subprocess.Popen(
@@ -80,15 +80,33 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Page]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from _serve(*write_fixture(tmp_path_factory.mktemp("space")))
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    """One headless Debian Chromium for the module (Playwright's sync API runs one at a time)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        pg = browser.new_page(viewport={"width": 1400, "height": 1000})
-        pg.goto(server)
-        pg.wait_for_selector("#gc-table-icat")
-        yield pg
+        yield browser
         browser.close()
+
+
+def _open(chromium: Browser, url: str) -> Page:
+    """A laptop's screen: 1366 × 768, the width the boards must be read at."""
+    pg = chromium.new_page(viewport=LAPTOP)
+    pg.goto(url)
+    pg.wait_for_selector("#gc-table-icat")
+    return pg
+
+
+@pytest.fixture(scope="module")
+def page(chromium: Browser, server: str) -> Iterator[Page]:
+    pg = _open(chromium, server)
+    yield pg
+    pg.close()
 
 
 def choose(page: Page, elem_id: str, option: str) -> None:
@@ -107,44 +125,75 @@ def sort_column(page: Page, elem_id: str, column: str, action: str) -> None:
     expect(page.get_by_role("menuitem")).to_have_count(0)
 
 
-def order(text: str, names: list[str]) -> list[str]:
-    """``names`` in the order they appear in ``text`` (absent ones dropped)."""
-    return sorted((n for n in names if n in text), key=text.index)
+def rows(table: Locator) -> list[dict[str, str]]:
+    """The table's rows as shown, each a mapping from column header to cell text (Gradio
+    draws the body as rows of cells under a header table)."""
+    return table.evaluate(
+        """el => {
+            const heads = [...el.querySelectorAll('thead th')].map(th => th.getAttribute('title'));
+            return [...el.querySelectorAll('.virtual-row')].map(tr => {
+                const cells = [...tr.querySelectorAll('.body-cell')].map(td => td.innerText.trim());
+                return Object.fromEntries(heads.map((h, i) => [h, cells[i] ?? '']));
+            });
+        }"""
+    )
+
+
+def entry(row: dict[str, str]) -> str:
+    """An entry's full name: the short model name, with its setting when it is not closed-book
+    (the leaderboard's label, which the fixture's names use)."""
+    setting = row.get("setting", "closed-book")
+    return row["model"] if setting in ("closed-book", "") else f"{row['model']} ({setting})"
+
+
+def entries(table: Locator) -> list[str]:
+    return [entry(r) for r in rows(table) if r.get("model") in SHORT_NAMES]
 
 
 def expect_order(table: Locator, expected: list[str], timeout_s: float = 30) -> None:
-    """Poll until the models shown in ``table`` are exactly ``expected``, in that order
+    """Poll until the entries shown in ``table`` are exactly ``expected``, in that order
     (Python Playwright has no ``expect.poll``)."""
     deadline = time.time() + timeout_s
-    while (got := order(table.inner_text(), MODELS)) != expected:
+    while (got := entries(table)) != expected:
         assert time.time() < deadline, f"order {got}, expected {expected}"
         time.sleep(0.25)
 
 
+def expect_in_view(page: Page, elem_id: str, column: str) -> None:
+    """The column's header lies wholly inside the laptop screen, with no sideways scroll."""
+    box = page.locator(f"#{elem_id} thead th[title='{column}']").bounding_box()
+    assert box is not None, column
+    assert box["x"] >= 0 and box["x"] + box["width"] <= LAPTOP["width"], (column, box)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= LAPTOP["height"], (column, box)
+
+
 MODELS = sorted(EXPECTED_RANKS, key=lambda m: (EXPECTED_RANKS[m], m))  # as the table orders them
+SHORT_NAMES = {m.split(" (")[0] for m in MODELS}
 
 
 def test_ranked_table_first_with_paired_ranks_and_escaped_names(page: Page) -> None:
     table = page.locator("#gc-table-icat")
     expect(table).to_contain_text(EVIL)  # shown literally, as text
-    text = table.inner_text()
-    assert order(text, MODELS) == MODELS
+    shown = {entry(r): r for r in rows(table)}
+    assert entries(table) == MODELS
     # the default board is one judge profile: the other profile's entry is not here
-    assert "paper-deberta-llama" not in text
+    assert "paper-deberta-llama" not in table.inner_text()
     # paired-test ranks: close, its RAG entry and mid are not significantly different
-    ranks = [re.search(r"(\d+)\s*\n\s*" + re.escape(m) + r"\s", text) for m in MODELS]
-    assert [r.group(1) if r else None for r in ranks] == ["1", "2", "2", "2", "5", "6"], text[:800]
-    # the table comes before every control, and fits 1400 px without scrolling sideways
+    assert [shown[m]["rank"] for m in MODELS] == ["1", "2", "2", "2", "5", "6"], shown
+    # a short model name; the setting in its own column
+    assert shown[RAG_LABEL]["model"] == "acme/close" and shown[RAG_LABEL]["setting"] == "RAG bm25 k=5"
+    # the table comes before every control; at laptop width the main score is in view,
+    # right after the model, and every score has three decimals
     table_top = table.bounding_box()["y"]  # type: ignore[index]
     assert table_top < page.locator("#gc-search-icat").bounding_box()["y"]  # type: ignore[index]
-    overflow = page.evaluate(
-        "() => { const el = document.querySelector('#gc-table-icat .table-wrap') "
-        "|| document.querySelector('#gc-table-icat'); return el.scrollWidth - el.clientWidth; }"
-    )
-    assert overflow <= 2, overflow
+    expect_in_view(page, "gc-table-icat", "ICAT-M")
+    assert list(shown["acme/strong"])[:4] == ["rank", "model", "ICAT-M", "ICAT-M CI"]
+    for r in shown.values():
+        for col in ("ICAT-M", "S_fact"):
+            assert re.fullmatch(r"\d\.\d{3}", r[col]), (col, r[col])
     # a size that does not apply (a copy baseline has no parameters) is blank, not 0
-    assert re.search(r"groundcover/copy-baseline\s+closed-book\s+0\.", text), text[:800]
-    assert re.search(r"beta-lab/mid\s+closed-book\s+0\.5\s", text), text[:800]
+    assert shown["groundcover/copy-baseline"]["params (B)"] == ""
+    assert shown["beta-lab/mid"]["params (B)"] == "0.5"
     assert page.evaluate("window.__pwned") is None
     # no injected element: the payload would be a <script> whose whole text is the assignment
     assert (
@@ -242,9 +291,15 @@ def test_about_how_to_submit_and_citation(page: Page) -> None:
 
 def test_drill_down_to_claims_and_evidence(page: Page) -> None:
     page.get_by_role("tab", name="Model details").click()
+    # until a result is chosen: a hint, and no empty tables (their headers read "1 2 3")
+    expect(page.locator("#gc-details-hint")).to_contain_text("Choose a result above")
+    expect(page.locator("#gc-summary")).to_be_hidden()
+    expect(page.locator("#gc-queries")).to_be_hidden()
+    page.screenshot(path=str(ARTIFACTS / "04-details-empty.png"))
     page.locator("#gc-run input").click()
     page.get_by_role("option").filter(has_text="acme/strong · webtrack-2009-2012 · offline").click()
     expect(page.locator("#gc-queries")).to_contain_text("What are the effects of <b>acid</b> rain?")
+    expect(page.locator("#gc-details-hint")).to_be_hidden()
     choose(page, "gc-query", "100")
     detail = page.locator("#gc-detail")
     expect(detail).to_contain_text("Acid rain damages forest soils. — grounded")
@@ -270,11 +325,21 @@ def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
     page.get_by_role("tab", name="Argument quality").click()
     table = page.locator("#gc-table-arguments")
     expect(table).to_contain_text("acme/strong")
-    assert order(table.inner_text(), list(ARG_MODELS)) == ["acme/strong", EVIL]
+    assert [r["model"] for r in rows(table)] == list(ARG_MODELS) == ["acme/strong", EVIL]
     expect(table.locator("thead")).to_contain_text("overall quality")
+    expect_in_view(page, "gc-table-arguments", "overall quality")
+    header = table.locator("thead").bounding_box()
+    assert header is not None and header["height"] < 100, header  # it was ~250 px
+    # the four top-level scores first, then the 15-axis radar; both drawn
     tab = page.locator("#gc-tab-arguments")
-    expect(tab).to_contain_text("Argument quality by dimension")
-    expect(tab.locator("[data-testid='matplotlib'] img").first).to_be_visible()  # the radar, drawn
+    expect(tab).to_contain_text("Overall quality and its three aspects")
+    expect(tab).to_contain_text("All 15 dimensions")
+    text = tab.inner_text()
+    assert text.index("Overall quality and its three aspects") < text.index("All 15 dimensions")
+    images = tab.locator(".gc-figure img")
+    expect(images).to_have_count(2)
+    for i in range(2):
+        expect(images.nth(i)).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "05-arguments.png"), full_page=True)
 
     page.get_by_role("tab", name="Model details").click()
@@ -291,3 +356,39 @@ def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
     expect(detail).to_contain_text("<b>Meat</b> is nutritious.")
     page.screenshot(path=str(ARTIFACTS / "06-argument-drilldown.png"), full_page=True)
     assert page.evaluate("window.__pwned") is None
+
+
+@pytest.fixture(scope="module")
+def published_page(chromium: Browser) -> Iterator[Page]:
+    """The published boards (``leaderboard/results``), as a visitor to the Space sees them."""
+    root = Path(__file__).resolve().parents[2]
+    server = _serve(root / "leaderboard" / "results", root / "submissions")
+    pg = _open(chromium, next(server))
+    yield pg
+    pg.close()
+    next(server, None)
+
+
+def test_every_published_board_at_laptop_width(published_page: Page) -> None:
+    """Each family's tab at 1366 × 768: its headline score in view, every figure drawn at a
+    size that fits its column; a screenshot of each tab and each figure for a person to look
+    at (``tests/artifacts/space/board-*.png``, ``figure-*.png``)."""
+    from benchmark.families import REGISTRY
+    from benchmark.space.app import headline
+
+    page = published_page
+    for n, (fid, fam) in enumerate(REGISTRY.items(), start=1):
+        page.get_by_role("tab", name=fam.title, exact=True).click()
+        table = page.locator(f"#gc-table-{fid}")
+        expect(table.locator(".virtual-row").first).to_be_visible()
+        assert "no results match" not in table.inner_text(), fid
+        expect_in_view(page, f"gc-table-{fid}", headline(fam).label)
+        images = page.locator(f"#gc-tab-{fid} .gc-figure img")
+        expect(images.first).to_be_visible()
+        for i in range(images.count()):
+            img = images.nth(i)
+            expect(img).to_be_visible()
+            size = img.evaluate("el => [el.naturalWidth, el.clientWidth, el.parentElement.clientWidth]")
+            assert size[0] > 0 and 0 < size[1] <= size[2] + 1, (fid, i, size)
+            img.screenshot(path=str(ARTIFACTS / f"figure-{n}-{fid}-{i + 1}.png"))
+        page.screenshot(path=str(ARTIFACTS / f"board-{n}-{fid}.png"), full_page=True)

@@ -10,7 +10,7 @@ from pydantic import ValidationInfo, field_validator
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import pipeline, scores, views
 from benchmark.families.arguments import tables as tables  # registers its task tables
-from benchmark.families.arguments.formulas import DIMENSIONS
+from benchmark.families.arguments.formulas import DIMENSIONS, TOP_LEVEL
 from benchmark.families.arguments.judge_replies import CONTEXT_JUDGES, JOINT_JUDGES
 from benchmark.families.arguments.pipeline import ArgumentState
 from benchmark.families.arguments.trace import ArgumentTrace
@@ -49,7 +49,7 @@ DEFAULT_CONTEXT = ("direct",)
 DEFAULT_JOINT = ("listwise_rag_fg",)
 
 #: shown by default: overall quality and the three aspect-level dimensions
-SHOWN = {"overall_quality", "cogency", "effectiveness", "reasonableness"}
+SHOWN = set(TOP_LEVEL)
 
 
 def _names(value: Any, known: tuple[str, ...], what: str) -> tuple[str, ...]:
@@ -242,4 +242,9 @@ class ArgumentsFamily(MetricFamily):
         )
 
     def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
-        return {"Argument quality by dimension": views.radar(results)} if results else {}
+        if not results:
+            return {}
+        return {
+            "Overall quality and its three aspects": views.top_level(results),
+            "All 15 dimensions": views.radar(results),
+        }

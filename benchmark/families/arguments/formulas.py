@@ -42,6 +42,8 @@ DIMENSIONS: tuple[str, ...] = (
     "reasonableness",
     "overall_quality",
 )
+#: the taxonomy's top level: overall quality and its three aspects (what a reader wants first)
+TOP_LEVEL: tuple[str, ...] = ("overall_quality", "cogency", "effectiveness", "reasonableness")
 QUALITY_SCALE = (1, 3)
 RATING_SCALE = (1, 5)
 DIRECT_SCALE = (0, 10)

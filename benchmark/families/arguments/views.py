@@ -10,31 +10,67 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from benchmark.core import figures
 from benchmark.core.results import TaskResult
-from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE
+from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE, TOP_LEVEL
 
 
-def entry_label(result: TaskResult) -> str:
-    rag = f" +{result.model.rag.slug}" if result.model.rag else ""
-    return f"{result.model.id}{rag}"
+def top_level(results: Sequence[TaskResult]) -> Any:
+    """Overall quality and cogency, effectiveness and reasonableness (1-3, 95% CI) per
+    entry: the four numbers a reader compares first, before the 15-axis radar."""
+
+    rows = [
+        (name, r)
+        for r, name in zip(results, figures.entry_labels(results), strict=True)
+        if any((s := r.scores.get(d)) is not None and s.value is not None for d in TOP_LEVEL)
+    ]
+    if not rows:
+        return figures.empty_figure("no argument-quality results")
+    fig, ax = figures.new_figure(6.4, 1.2 + 0.6 * len(rows) + figures.LEGEND_ROW_IN)
+    step = 0.6 / len(TOP_LEVEL)
+    for j, d in enumerate(TOP_LEVEL):  # points, not bars: a rating of 1 is not an empty bar
+        ys, xs, lo, hi = [], [], [], []
+        for i, (_, r) in enumerate(rows):
+            s = r.scores.get(d)
+            if s is None or s.value is None:
+                continue  # not rated: no point, never one at the minimum
+            ys.append(i + (j - (len(TOP_LEVEL) - 1) / 2) * step)
+            xs.append(s.value)
+            lo.append(s.value - (s.ci_low if s.ci_low is not None else s.value))
+            hi.append((s.ci_high if s.ci_high is not None else s.value) - s.value)
+        ax.errorbar(
+            xs, ys, xerr=[lo, hi], fmt=figures.MARKERS[j], color=figures.colour(j), capsize=2,
+            label=d.replace("_", " "),
+        )  # fmt: skip
+    ax.set_yticks(range(len(rows)), [figures.stacked(name) for name, _ in rows])
+    ax.set_xlim(QUALITY_SCALE[0] - 0.1, QUALITY_SCALE[1] + 0.1)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xticks(range(QUALITY_SCALE[0], QUALITY_SCALE[1] + 1))
+    ax.set_xlabel("rating (1-3, 95% CI)")
+    ax.grid(axis="x", alpha=0.3)
+    figures.legend_below(fig, [], columns=len(TOP_LEVEL))
+    return fig
 
 
 def radar(results: Sequence[TaskResult], most: int = 6) -> Any:
     """The 15 dimensions (1-3) of up to ``most`` entries on one radar; a dimension no judge
     rated is left out of the entry's polygon (a gap), not drawn at the minimum."""
-    import matplotlib.pyplot as plt
     import numpy as np
 
-    rows = [r for r in results if any((s := r.scores.get(d)) and s.value is not None for d in DIMENSIONS)][
-        :most
-    ]
-    if not rows:
-        from benchmark.families.icat.views import empty_figure
-
-        return empty_figure("no argument-quality results")
+    named = [
+        (name, r)
+        for r, name in zip(results, figures.entry_labels(results), strict=True)
+        if any((s := r.scores.get(d)) and s.value is not None for d in DIMENSIONS)
+    ][:most]
+    if not named:
+        return figures.empty_figure("no argument-quality results")
     angles = np.linspace(0, 2 * np.pi, len(DIMENSIONS), endpoint=False)
-    fig, ax = plt.subplots(figsize=(6.4, 6.4), subplot_kw={"projection": "polar"})
-    for r in rows:
+    fig, ax = figures.new_figure(
+        6.4,
+        6.0 + figures.legend_height([name for name, _ in named]),
+        subplot_kw={"projection": "polar"},
+    )
+    for i, (name, r) in enumerate(named):
         values = np.array(
             [
                 s.value if (s := r.scores.get(d)) is not None and s.value is not None else np.nan
@@ -42,14 +78,13 @@ def radar(results: Sequence[TaskResult], most: int = 6) -> Any:
             ]
         )
         closed_a, closed_v = np.append(angles, angles[0]), np.append(values, values[0])
-        ax.plot(closed_a, closed_v, marker="o", markersize=3, label=entry_label(r))
-        ax.fill(angles[~np.isnan(values)], values[~np.isnan(values)], alpha=0.08)
+        ax.plot(closed_a, closed_v, marker="o", markersize=3, color=figures.colour(i), label=name)
+        ax.fill(angles[~np.isnan(values)], values[~np.isnan(values)], color=figures.colour(i), alpha=0.08)
     ax.set_xticks(angles)
     ax.set_xticklabels([d.replace("_", "\n") for d in DIMENSIONS], fontsize=7)
     ax.set_ylim(QUALITY_SCALE[0] - 0.2, QUALITY_SCALE[1])
     ax.set_yticks([1, 2, 3])
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2, fontsize=7, frameon=False)
-    fig.tight_layout()
+    figures.legend_below(fig, [name for name, _ in named])
     return fig
 
 

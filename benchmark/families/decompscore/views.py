@@ -13,6 +13,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from benchmark.core import figures
 from benchmark.core.results import TaskResult
 from benchmark.core.stats import fmt_score
 
@@ -90,12 +91,8 @@ def figure(results: Sequence[TaskResult]) -> Any:
         [(m, s, c) for m, s, c in rows if s is not None and s.value is not None], key=lambda r: -r[1].value
     )
     if not rows:
-        from benchmark.families.icat.views import empty_figure
-
-        return empty_figure("no DecompScore results")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 0.5 + 0.45 * len(rows)))
+        return figures.empty_figure("no DecompScore results")
+    fig, ax = figures.new_figure(6.4, 1.0 + 0.4 * len(rows))
     values = [s.value for _, s, _ in rows]
     err = [
         [v - (s.ci_low if s.ci_low is not None else v) for v, (_, s, _) in zip(values, rows, strict=True)],
@@ -108,7 +105,6 @@ def figure(results: Sequence[TaskResult]) -> Any:
     ax.invert_yaxis()
     ax.set_xlim(0, max((s.ci_high or s.value) for _, s, _ in rows) * 1.35)
     ax.set_xlabel("DecompScore: supported subclaims per passage (95% CI)")
-    fig.tight_layout()
     return fig
 
 

@@ -10,6 +10,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from benchmark.core import figures
 from benchmark.core.results import TaskResult
 from benchmark.core.stats import fmt_score
 
@@ -17,25 +18,22 @@ from benchmark.core.stats import fmt_score
 def figure(results: Sequence[TaskResult]) -> Any:
     """EXAM and n-EXAM per system (95% CI); n-EXAM's line at 1 is the gold articles."""
     rows = []
-    for r in results:
+    for r, name in zip(results, figures.entry_labels(results), strict=True):
         n, e = r.scores.get("n_exam"), r.scores.get("exam")
         if e is not None and e.value is not None:
-            rows.append((r.model.label, e, n))
+            rows.append((figures.stacked(name), e, n))
     if not rows:
-        from benchmark.families.icat.views import empty_figure
-
-        return empty_figure("no EXAM results")
-    import matplotlib.pyplot as plt
+        return figures.empty_figure("no EXAM results")
 
     rows.sort(key=lambda t: -(t[2].value if t[2] is not None and t[2].value is not None else t[1].value))
     has_n = any(n is not None and n.value is not None for _, _, n in rows)
-    fig, axes = plt.subplots(
-        1, 2 if has_n else 1, figsize=(9 if has_n else 5.5, 0.6 + 0.45 * len(rows)), sharey=True
+    fig, axes = figures.new_figure(
+        9 if has_n else 5.5, 1.0 + 0.4 * len(rows), ncols=2 if has_n else 1, sharey=True
     )
     axes = list(axes) if has_n else [axes]
-    for ax, idx, label, colour in (
-        (axes[0], 1, "EXAM (share of questions answered correctly)", "#4c72b0"),
-    ) + (((axes[1], 2, "n-EXAM (1 = the gold articles)", "#4c9a6a"),) if has_n else ()):
+    for ax, idx, label, colour in ((axes[0], 1, "EXAM (share answered correctly)", "#4c72b0"),) + (
+        ((axes[1], 2, "n-EXAM (1 = gold articles)", "#4c9a6a"),) if has_n else ()
+    ):
         names, vals, lo, hi = [], [], [], []
         for name, *scores in rows:
             s = scores[idx - 1]
@@ -49,7 +47,6 @@ def figure(results: Sequence[TaskResult]) -> Any:
         if idx == 2:
             ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
     axes[0].invert_yaxis()
-    fig.tight_layout()
     return fig
 
 

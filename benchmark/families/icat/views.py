@@ -14,6 +14,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from benchmark.core import figures
 from benchmark.core.results import TaskResult
 
 
@@ -37,67 +38,63 @@ def beta_table(result: TaskResult) -> Table:
     return table
 
 
-def _figure(width: float = 6.4, height: float = 4.0) -> tuple[Any, Any]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt.subplots(figsize=(width, height))
-
-
-def empty_figure(message: str) -> Any:
-    fig, ax = _figure(6, 3.6)
-    ax.text(0.5, 0.5, message, ha="center", va="center")
-    ax.set_axis_off()
-    return fig
-
-
 def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> Any:
-    """ICAT_β against β, one line per (result, variant); ``variant`` picks one variant."""
+    """ICAT_β against β, one line per (result, variant); ``variant`` picks one variant.
+
+    An entry has the same colour here as in :func:`scatter_figure`; without ``variant``
+    its variants differ by line style."""
     keys = [f"icat_{variant}_beta"] if variant else None
-    lines = [
-        (r.model.label + ("" if variant else f" {_variant_name(name)}"), curve)
-        for r in results
-        for name, curve in r.curves.items()
-        if name.endswith("_beta") and (keys is None or name in keys)
-    ]
-    lines = [(label, c) for label, c in lines if any(v is not None for v in c.values())]
+    styles = ("-", "--", ":")
+    lines = []
+    for i, (r, name) in enumerate(zip(results, figures.entry_labels(results), strict=True)):
+        curves = [
+            (k, c)
+            for k, c in r.curves.items()
+            if k.endswith("_beta") and (keys is None or k in keys) and any(v is not None for v in c.values())
+        ]
+        for j, (k, c) in enumerate(curves):
+            label = name if variant else f"{name} {_variant_name(k)}"
+            lines.append((label, c, figures.colour(i), styles[j % len(styles)], figures.marker(i)))
     if not lines:
-        return empty_figure("no ICAT β sweep for this selection")
-    fig, ax = _figure()
-    for label, curve in lines:
+        return figures.empty_figure("no ICAT β sweep for this selection")
+    labels = [line[0] for line in lines]
+    fig, ax = figures.new_figure(6.4, 3.6 + figures.legend_height(labels))
+    for label, curve, col, style, mark in lines:
         pts = sorted((float(b), v) for b, v in curve.items() if v is not None)
-        ax.plot([b for b, _ in pts], [v for _, v in pts], marker="o", label=label)
+        ax.plot(
+            [b for b, _ in pts], [v for _, v in pts], marker=mark, markersize=4, color=col, linestyle=style,
+            label=label,
+        )  # fmt: skip
     ax.set_xlabel("β (<1 favours factuality, >1 coverage)")
     ax.set_ylabel("ICAT_β" if not variant else f"ICAT-{variant.upper()}_β")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("ICAT_β sweep")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    figures.legend_below(fig, labels)
     return fig
 
 
 def scatter_figure(results: Sequence[TaskResult], variant: str = "m") -> Any:
-    """S_fact against S_coverage of one variant, a point per result."""
+    """S_fact against S_coverage of one variant, a point per result, named in the legend
+    (labels next to points overlapped and ran off the axes)."""
     pts = []
-    for r in results:
+    for i, (r, name) in enumerate(zip(results, figures.entry_labels(results), strict=True)):
         f, c = r.scores.get("s_fact"), r.scores.get(f"s_coverage_{variant}")
         if f is not None and c is not None and f.value is not None and c.value is not None:
-            pts.append((r.model.label, f.value, c.value))
+            pts.append((name, f.value, c.value, i))
     if not pts:
-        return empty_figure(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
-    fig, ax = _figure()
-    for label, f, c in pts:
-        ax.scatter([f], [c])
-        ax.annotate(label, (f, c), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        return figures.empty_figure(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
+    labels = [p[0] for p in pts]
+    fig, ax = figures.new_figure(6.4, 3.6 + figures.legend_height(labels))
+    for name, f, c, i in pts:
+        ax.scatter([f], [c], color=figures.colour(i), marker=figures.marker(i), s=40, label=name)
     ax.set_xlabel("S_fact (share of claims grounded)")
-    ax.set_ylabel(f"S_coverage-{variant.upper()} (share of aspects covered)")
+    ax.set_ylabel(f"S_coverage-{variant.upper()}\n(share of aspects covered)")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("Factuality vs coverage")
-    fig.tight_layout()
+    ax.grid(alpha=0.3)
+    figures.legend_below(fig, labels)
     return fig
 
 

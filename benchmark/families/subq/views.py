@@ -9,6 +9,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from benchmark.core import figures
 from benchmark.core.results import TaskResult
 from benchmark.core.stats import fmt_score
 from benchmark.families.subq.formulas import TYPES
@@ -21,14 +22,12 @@ def figure(results: Sequence[TaskResult]) -> Any:
     retrieved chunks (hatched, where judged), with 95% intervals."""
     rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
     if not rows:
-        from benchmark.families.icat.views import empty_figure
-
-        return empty_figure("no sub-question coverage results")
-    import matplotlib.pyplot as plt
+        return figures.empty_figure("no sub-question coverage results")
     import numpy as np
 
-    fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.9 * len(rows)))
+    fig, ax = figures.new_figure(7.5, 1.3 + 0.9 * len(rows) + figures.LEGEND_ROW_IN * 2)
     height = 0.13
+    named: set[tuple[str, str]] = set()  # each (type, where) named once in the legend
     for i, r in enumerate(rows):
         for j, t in enumerate(TYPES):
             for k, where in enumerate(("answer", "retrieval")):
@@ -39,14 +38,14 @@ def figure(results: Sequence[TaskResult]) -> Any:
                 err = np.array([[s.value - (s.ci_low or s.value)], [(s.ci_high or s.value) - s.value]])
                 ax.barh(
                     y, s.value, height=height * 0.9, xerr=err, color=COLOURS[t], hatch="//" if k else None,
-                    alpha=0.6 if k else 1.0, capsize=2, label=f"{t} ({where})" if i == 0 else None,
+                    alpha=0.6 if k else 1.0, capsize=2, label=f"{t} ({where})" if (t, where) not in named else None,
                 )  # fmt: skip
-    ax.set_yticks(range(len(rows)), [r.model.label for r in rows])
+                named.add((t, where))
+    ax.set_yticks(range(len(rows)), [figures.stacked(n) for n in figures.entry_labels(rows)])
     ax.invert_yaxis()
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("share of sub-questions covered (95% CI)")
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+    figures.legend_below(fig, [], columns=3)
     return fig
 
 
