@@ -264,7 +264,10 @@ def test_exampp_grades_round_trip(tmp_path: Path) -> None:
     assert exam_from_grades(grades, bank, min_rating=2) == {"sys-A": {"q1": 0.5}}
     assert exam_from_grades(grades, bank, min_rating=None) == {"sys-A": {"q1": 0.5}}
     assert exam_from_grades(grades, bank, min_rating=3) == {"sys-A": {"q1": 0.0}}
-    (tmp_path / "bad.jsonl").write_text('["q1", [{"text": "x"}]]\n')
+    # a ranking must name its system (a paragraph with no rankings at all is a judged passage)
+    (tmp_path / "bad.jsonl").write_text(
+        '["q1", [{"text": "x", "paragraph_data": {"rankings": [{"rank": 1}]}}]]\n'
+    )
     with pytest.raises(InputError, match=r"line 1.*rankings"):
         read_grades(tmp_path / "bad.jsonl")
 
@@ -366,3 +369,87 @@ def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
 
 #: the platform contract test (tests/unit/test_families.py) runs this family on this mock
 CONTRACT_MOCKS = {"exam": contract_mock}
+
+
+def _exampp_passage(pid: str, qid: str, text: str, relevance: int | None, ratings: dict[str, int]) -> dict:
+    """One paragraph as EXAM++ writes a judged passage from a qrels pool: no rankings."""
+    return {
+        "paragraph_id": pid,
+        "text": text,
+        "paragraph": None,
+        "paragraph_data": {
+            "judgments": []
+            if relevance is None
+            else [{"paragraphId": pid, "query": qid, "relevance": relevance, "titleQuery": qid}],
+            "rankings": [],
+        },
+        "exam_grades": [
+            {
+                "correctAnswered": [q for q, r in ratings.items() if r >= 4],
+                "wrongAnswered": [q for q, r in ratings.items() if r < 4],
+                "answers": [[q, "..."] for q in ratings],
+                "llm": "google/flan-t5-large",
+                "llm_options": {},
+                "exam_ratio": sum(r >= 4 for r in ratings.values()) / len(ratings),
+                "prompt_info": {
+                    "prompt_class": "QuestionSelfRatedUnanswerablePromptWithChoices",
+                    "is_self_rated": True,
+                },
+                "self_ratings": [{"question_id": q, "self_rating": r} for q, r in ratings.items()],
+                "prompt_type": "question",
+            }
+        ],
+        "grades": None,
+    }
+
+
+def test_exampp_judged_passages_are_read_and_compared_with_relevance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A graded file of judged passages (empty rankings, as EXAM++ writes for relevance
+    analyses) is read, counts for no system, and its answerability is correlated with the
+    relevance grades: EXAM++'s qrels mode."""
+    from benchmark.cli.main import main
+    from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
+
+    qs = ("q1/a", "q1/b", "q1/c")
+    rows = [  # relevant passages answer more questions; the long ones are not the relevant ones
+        _exampp_passage("p1", "q1", "short relevant", 2, dict(zip(qs, (5, 5, 4), strict=True))),
+        _exampp_passage("p2", "q1", "short relevant too", 1, dict(zip(qs, (5, 0, 1), strict=True))),
+        _exampp_passage(
+            "p3", "q1", "a long passage about something else " * 5, 0, dict(zip(qs, (0, 1, 0), strict=True))
+        ),
+        _exampp_passage(
+            "p4", "q1", "another long passage off the topic " * 6, 0, dict(zip(qs, (0, 0, 0), strict=True))
+        ),
+        _exampp_passage("p5", "q1", "not judged", None, dict(zip(qs, (5, 5, 5), strict=True))),
+    ]
+    path = tmp_path / "qrels-graded.jsonl"
+    path.write_text(json.dumps(["q1", rows]) + "\n", encoding="utf-8")
+    grades = read_grades(path)
+    assert [(g.system, g.paragraph_id, g.relevance) for g in grades] == [
+        (None, "p1", 2), (None, "p2", 1), (None, "p3", 0), (None, "p4", 0), (None, "p5", None),
+    ]  # fmt: skip
+    assert exam_from_grades(grades, min_rating=4) == {}  # passages count for no system
+    judged = [
+        JudgedPassage(g.query_id, len(g.answered(4)), g.relevance, g.text)
+        for g in grades
+        if g.relevance is not None
+    ]
+    agreement = answerability_vs_relevance(judged)
+    assert agreement is not None and (agreement.passages, agreement.relevant) == (4, 2)
+    assert agreement.answered.spearman is not None and agreement.answered.spearman > 0.8
+    assert agreement.length.spearman is not None and agreement.length.spearman < 0  # the baseline
+    assert agreement.kappa == 1.0 and agreement.accuracy == 1.0 and agreement.majority == 0.5
+
+    out = tmp_path / "out.json"
+    assert main(["exam", "score-grades", "--grades", str(path), "--min-rating", "4", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "qrels mode" in printed and "4 judged passages" in printed and "passage length" in printed
+    assert json.loads(out.read_text())["qrels_mode"]["relevant"] == 2
+
+    bad = [_exampp_passage("p1", "q1", "x", 1, {"q1/a": 5})]
+    bad[0]["paragraph_data"]["judgments"][0]["relevance"] = "high"
+    (tmp_path / "bad.jsonl").write_text(json.dumps(["q1", bad]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.jsonl, line 1.*judgments.*integer relevance"):
+        read_grades(tmp_path / "bad.jsonl")

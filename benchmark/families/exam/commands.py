@@ -5,16 +5,22 @@
   question says it was generated, by which model and prompt; score with ``--exam-bank``;
 * ``export-bank`` — a task's exam as an EXAM++ question bank;
 * ``export-grades`` — EXAM result traces as EXAM++ graded paragraphs;
-* ``score-grades`` — EXAM per system from an EXAM++ graded-paragraph file.
+* ``score-grades`` — EXAM per system from an EXAM++ graded-paragraph file and, for the
+  judged passages in it (empty ``rankings``), how far answerability follows relevance
+  (EXAM++'s qrels mode, next to a length and a majority-class baseline).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem, rel
@@ -34,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "export-bank: a task's own exam in EXAM++'s question-bank format. export-grades: EXAM result "
             "traces as EXAM++ graded paragraphs. score-grades: EXAM per system from an EXAM++ graded-paragraph "
             "file (a question counts when a paragraph's self-rating reaches --min-rating, else when the "
-            "grader marked it correct)."
+            "grader marked it correct); its judged passages (empty rankings, a relevance grade) are compared "
+            "with their relevance labels, as EXAM++'s qrels mode validates the answerer."
         ),
         examples=[
             "benchmark exam generate --task webtrack-2013-2014 --limit 5 --out bank.jsonl.gz",
@@ -128,6 +135,7 @@ def score_grades(args: argparse.Namespace) -> int:
     from benchmark.cli.meta_eval import systems_table
     from benchmark.families.exam.exampp import exam_from_grades, read_bank, read_grades
     from benchmark.families.exam.family import task_bank
+    from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
     from benchmark.tasks import load_task
 
     _need(args, "grades")
@@ -136,14 +144,58 @@ def score_grades(args: argparse.Namespace) -> int:
         if args.exam_bank
         else (task_bank(load_task(args.task)) if args.task else None)
     )
-    per_system = exam_from_grades(read_grades(Path(args.grades)), bank, min_rating=args.min_rating)
+    grades = read_grades(Path(args.grades))
+    per_system = exam_from_grades(grades, bank, min_rating=args.min_rating)
     queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
     # a query a system has no paragraph for counts 0, as EXAM counts a skipped query
     scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
-    Console().print(systems_table(f"EXAM from {Path(args.grades).name}", scores, seed=0))
+    console = Console()
+    if scores:
+        console.print(systems_table(f"EXAM from {Path(args.grades).name}", scores, seed=0))
+    agreement = answerability_vs_relevance(
+        [
+            JudgedPassage(g.query_id, len(g.answered(args.min_rating)), g.relevance, g.text)
+            for g in grades
+            if g.system is None and g.relevance is not None
+        ]
+    )
+    if agreement is not None:
+        console.print(agreement_table(agreement))
+    if not scores and agreement is None:
+        raise InputError(
+            Problem(
+                rel(Path(args.grades)),
+                "holds neither system paragraphs nor judged passages",
+                field="--grades",
+            )
+        )
     if args.out:
-        Path(args.out).write_text(json.dumps(per_system, indent=1, sort_keys=True), encoding="utf-8")
+        out = {**per_system, **({"qrels_mode": asdict(agreement)} if agreement is not None else {})}
+        Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True), encoding="utf-8")
     return 0
+
+
+def agreement_table(a: Any) -> Table:
+    """EXAM++'s qrels mode as a table: the answerer's agreement with relevance, and what a
+    trivial baseline gets on the same passages."""
+    table = Table(
+        title=Text(
+            f"Answerability vs relevance (EXAM++ qrels mode): {a.passages} judged passages, "
+            f"{a.queries} queries, {a.relevant} relevant"
+        )
+    )
+    for col in ("measure", "Spearman ρ", "Kendall τ", "Cohen κ", "accuracy"):
+        table.add_column(col, justify="left" if col == "measure" else "right")
+
+    def num(x: float | None) -> str:
+        return "—" if x is None else f"{x:.3f}"
+
+    table.add_row(
+        "questions answered", num(a.answered.spearman), num(a.answered.kendall), num(a.kappa), num(a.accuracy)
+    )
+    table.add_row("baseline: passage length", num(a.length.spearman), num(a.length.kendall), "—", "—")
+    table.add_row("baseline: majority class", "—", "—", "0.000", num(a.majority))
+    return table
 
 
 def generate(args: argparse.Namespace) -> int:

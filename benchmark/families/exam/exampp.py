@@ -7,11 +7,16 @@ Two of its file formats, both JSON lines, optionally gzipped:
   "question_text", "gold_answers"}]}``.  Its questions are free text; ours travel with
   their kind, options and provenance in ``info`` so a round trip loses nothing.
 * **graded paragraphs** — one line per query: ``[query_id, [paragraph, ...]]``; a paragraph
-  is ``{"paragraph_id", "text", "paragraph", "paragraph_data": {"judgments", "rankings":
-  [{"method", "paragraphId", "queryId", "rank", "score"}]}, "exam_grades": [{"correctAnswered",
-  "wrongAnswered", "answers", "llm", "llm_options", "exam_ratio", "prompt_info",
-  "self_ratings": [{"question_id", "self_rating"}], "prompt_type"}], "grades"}``.  Here a
-  paragraph is one system's answer to one query, and ``rankings[].method`` names the system.
+  is ``{"paragraph_id", "text", "paragraph", "paragraph_data": {"judgments": [{"paragraphId",
+  "query", "relevance", "titleQuery"}], "rankings": [{"method", "paragraphId", "queryId",
+  "rank", "score"}]}, "exam_grades": [{"correctAnswered", "wrongAnswered", "answers", "llm",
+  "llm_options", "exam_ratio", "prompt_info", "self_ratings": [{"question_id", "self_rating"}],
+  "prompt_type"}], "grades"}``.  A paragraph with ``rankings`` is one system's answer to one
+  query (``rankings[].method`` names the system); one whose ``rankings`` list is empty is a
+  passage, as EXAM++ writes for its relevance analyses (graded passages from a qrels pool,
+  ``judgments[].relevance`` their assessed grade): it counts for no system, and its
+  answerability is compared with its relevance label (EXAM++'s qrels mode;
+  :mod:`benchmark.metaeval.answerability`).
 
 So a bank written by either tool is scored by the other (``--exam-bank``; ``benchmark exam
 export-bank``), and so are grades (``benchmark exam score-grades``; ``benchmark exam
@@ -145,14 +150,24 @@ def write_bank(bank: Bank, queries: Mapping[str, str], path: Path, test_collecti
 
 @dataclass(frozen=True)
 class GradedText:
-    """One system's text for one query, with the questions it was graded as answering."""
+    """One system's text for one query (or, with no ``system``, a judged passage), with
+    the questions it was graded as answering."""
 
     query_id: str
-    system: str
+    system: str | None
     text: str
     correct: frozenset[str]
     graded: frozenset[str]
     ratings: Mapping[str, int]
+    paragraph_id: str = ""
+    relevance: int | None = None  # the assessors' grade (judgments[].relevance), if any
+
+    def answered(self, min_rating: int | None = formulas.DEFAULT_MIN_RATING) -> set[str]:
+        """Questions this text answers: self-rating ≥ ``min_rating`` where ratings exist,
+        else the grader's correct answers (as EXAM++ counts them)."""
+        if self.ratings and min_rating is not None:
+            return {q for q, r in self.ratings.items() if formulas.rated_answerable(r, min_rating)}
+        return set(self.correct)
 
 
 def read_grades(path: Path, flag: str = "--grades") -> list[GradedText]:
@@ -168,19 +183,22 @@ def read_grades(path: Path, flag: str = "--grades") -> list[GradedText]:
             if not isinstance(para, dict):
                 problems.append(Problem(rel(path), "a paragraph must be an object", line=n))
                 continue
-            rankings = (para.get("paragraph_data") or {}).get("rankings") or []
-            methods = sorted(
-                {str(r.get("method")) for r in rankings if isinstance(r, dict) and r.get("method")}
-            )
-            if not methods:
+            data = para.get("paragraph_data") or {}
+            rankings = data.get("rankings") or []
+            if not isinstance(rankings, list) or not all(isinstance(r, dict) for r in rankings):
                 problems.append(
-                    Problem(
-                        rel(path),
-                        "a paragraph without rankings[].method (the system)",
-                        line=n,
-                        field="rankings",
-                    )
+                    Problem(rel(path), "rankings must be a list of objects", line=n, field="rankings")
                 )
+                continue
+            methods = sorted({str(r.get("method")) for r in rankings if r.get("method")})
+            if rankings and not methods:
+                problems.append(
+                    Problem(rel(path), "a ranking without its method (the system)", line=n, field="rankings")
+                )
+                continue
+            relevance, bad = _relevance(data.get("judgments"))
+            if bad:
+                problems.append(Problem(rel(path), bad, line=n, field="judgments"))
                 continue
             correct: set[str] = set()
             graded: set[str] = set()
@@ -207,15 +225,38 @@ def read_grades(path: Path, flag: str = "--grades") -> list[GradedText]:
                             )
                         )
                 graded |= set(ratings)
-            for m in methods:
+            for m in methods or [None]:  # no rankings: a passage, counted for no system
                 out.append(
                     GradedText(
-                        qid, m, str(para.get("text") or ""), frozenset(correct), frozenset(graded), ratings
+                        qid,
+                        m,
+                        str(para.get("text") or ""),
+                        frozenset(correct),
+                        frozenset(graded),
+                        ratings,
+                        paragraph_id=str(para.get("paragraph_id") or ""),
+                        relevance=relevance,
                     )
                 )
     if problems:
         raise InputError(problems)
     return out
+
+
+def _relevance(judgments: Any) -> tuple[int | None, str | None]:
+    """The highest assessed grade among a paragraph's judgments (``None``: not judged), or
+    what is wrong with them."""
+    if judgments in (None, []):
+        return None, None
+    if not isinstance(judgments, list):
+        return None, "judgments must be a list"
+    grades = []
+    for j in judgments:
+        value = j.get("relevance") if isinstance(j, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int):
+            return None, "a judgment needs an integer relevance"
+        grades.append(value)
+    return max(grades), None
 
 
 def exam_from_grades(
@@ -230,12 +271,9 @@ def exam_from_grades(
     answered: dict[tuple[str, str], set[str]] = {}
     asked: dict[str, set[str]] = {}
     for g in grades:
-        if g.ratings and min_rating is not None:
-            hit = {q for q, r in g.ratings.items() if formulas.rated_answerable(r, min_rating)}
-        else:
-            hit = set(g.correct)
-        answered.setdefault((g.system, g.query_id), set()).update(hit)
         asked.setdefault(g.query_id, set()).update(g.graded)
+        if g.system is not None:  # a judged passage counts for no system
+            answered.setdefault((g.system, g.query_id), set()).update(g.answered(min_rating))
     questions = {q: {x.question_id for x in qs} for q, qs in bank.items()} if bank is not None else asked
     out: dict[str, dict[str, float]] = {}
     for (system, qid), hits in answered.items():
