@@ -121,6 +121,7 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
             "queries": r.task.queries.n,
             "failed": len(r.failed_queries),
             "failures": int(sum(r.failures.values())),
+            "copies": int(sum(r.example_copies.values())),
             "ranked_by": r.primary,
             "rank_method": stats.RANK_METHOD,
             "alpha": stats.ALPHA,

@@ -95,6 +95,7 @@ def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd
                 **{family.label(k): fmt_cell(r, k, ci) for k in keys},
                 "queries": int(r["queries"]),
                 "failed": int(r["failed"]),
+                "copies": int(r["copies"]),
                 "task": f"{r['task']}@{r['task_version']}",
                 "judge profile": r["judge_profile"],
             }

@@ -209,6 +209,11 @@ class TaskResult(_Strict):
     )
     per_query: list[QueryScores]
     failures: dict[str, int] = Field(default_factory=dict, description="failures by stage")
+    example_copies: dict[str, int] = Field(
+        default_factory=dict,
+        description="failures by stage whose judge reproduced its prompt's worked example "
+        "(benchmark.models.example_copies); part of `failures`",
+    )
     failed_queries: list[str] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict, description="per-query counts summed")
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")

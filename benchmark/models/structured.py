@@ -5,7 +5,9 @@ alignments, yes/no verdicts, ratings) goes through :func:`run_structured`: repli
 parsed strictly by a function that raises ``ValueError``; an unusable reply gets a
 repair turn (the bad reply, then the parse error) and is asked again; after
 ``max_retries`` it is an :class:`Outcome` with ``ok=False`` and every raw reply kept,
-which the caller records as a failure — never silently as a zero.
+which the caller records as a failure — never silently as a zero.  A reply that
+reproduces one of the prompt's worked examples (:mod:`benchmark.models.example_copies`)
+is unusable too, however well it parses.
 
 Self-consistency, where a paper uses it, is explicit: :func:`sample_structured` draws
 ``n`` seeded samples and :func:`majority` / :func:`mean` reduce them.
@@ -18,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from benchmark.models import example_copies
 from benchmark.models.llm import LLM, LLMUnavailable, Messages
 
 T = TypeVar("T")
@@ -36,6 +39,10 @@ class Outcome(Generic[T]):
     raw: list[str] = field(default_factory=list)
     error: str | None = None
     attempts: int = 0
+    #: replies refused for reproducing a worked example (each one retried, then a failure)
+    copies: int = 0
+    #: the accepted reply's ratings and labels equal an example's (counted, never refused)
+    matched_example: bool = False
 
 
 def run_structured(
@@ -60,6 +67,10 @@ def run_structured(
         raise ValueError("one parser per request is needed")
     outcomes: list[Outcome[T]] = [Outcome(value=None, ok=False) for _ in messages]
     convo = [list(m) for m in messages]
+    examples = [example_copies.example_outputs(m) for m in messages]
+    requests = [
+        example_copies.request_text(m) if ex else "" for m, ex in zip(messages, examples, strict=True)
+    ]
     pending = list(range(len(messages)))
     for _ in range(max_retries + 1):
         if not pending:
@@ -71,7 +82,12 @@ def run_structured(
             out.raw.append(reply)
             out.attempts += 1
             try:
+                copy = example_copies.copied(reply, examples[i], requests[i]) if examples[i] else None
+                if copy is not None:
+                    out.copies += 1
+                    raise ValueError(f"{example_copies.COPY_ERROR} ({copy})")
                 out.value, out.ok, out.error = parsers[i](reply), True, None
+                out.matched_example = bool(examples[i]) and example_copies.matches(reply, examples[i])
             except ValueError as exc:
                 out.error = str(exc)
                 convo[i] = [

@@ -44,6 +44,7 @@ from benchmark.core.results import (
 )
 from benchmark.families.base import FamilySettings, MetricFamily, QueryTrace, ScoringInputs
 from benchmark.judging.stack import JudgeStack
+from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
 from benchmark.tasks import Task
 
@@ -252,11 +253,14 @@ def aggregate(
         if any(pq.scores.get(k) is not None for pq in per_query)
     }
     failures: dict[str, int] = {}
+    copies: dict[str, int] = {}
     counts: dict[str, int] = {}
     for pq in per_query:
         for f in pq.failures:
             stage = f.split(":", 1)[0]
             failures[stage] = failures.get(stage, 0) + 1
+            if example_copies.COPY_ERROR in f:
+                copies[stage] = copies.get(stage, 0) + 1
         for k, v in pq.counts.items():
             counts[k] = counts.get(k, 0) + int(v)
     return TaskResult(
@@ -283,6 +287,7 @@ def aggregate(
         curves=family.curves(traces, settings),
         per_query=per_query,
         failures=failures,
+        example_copies=copies,
         failed_queries=[pq.query_id for pq in per_query if pq.failed],
         counts=counts,
         notes=notes,

@@ -48,9 +48,10 @@ FIXED_COLUMNS = ("rank", "model")
 SIZE = "params (B)"
 #: what says who a model entry is; decomposition methods have no setting, size or weights
 MODEL_ONLY = ("setting", SIZE, "open weights")
-TAIL_COLUMNS = ("queries", "failed", "task", "judge profile", "board")
-DEFAULT_TAIL = (SIZE, "failed")
-NUMBER_COLUMNS = {"rank", SIZE, "queries", "failed"}
+#: "copies": failures whose judge reproduced its prompt's worked example (part of "failed")
+TAIL_COLUMNS = ("queries", "failed", "copies", "task", "judge profile", "board")
+DEFAULT_TAIL = (SIZE, "failed", "copies")
+NUMBER_COLUMNS = {"rank", SIZE, "queries", "failed", "copies"}
 DECIMALS = 3
 
 
@@ -166,6 +167,7 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
             {
                 "queries": int(r["queries"]),
                 "failed": int(r["failed"]),
+                "copies": int(r["copies"]),
                 "task": f"{r['task']}@{r['task_version']}",
                 "judge profile": r["judge_profile"],
                 "board": r["board"],
@@ -338,6 +340,8 @@ each a *metric family*: {", ".join(f"**{f.title}** ({html.escape(f.description)}
 * **Ranks.** {RANKS_EXPLAINED}
 * **Closed-book and retrieval-augmented runs** of one model are two entries (the *setting* column).
 * **Missing is missing** (—), never zero; a query the scorer could not judge is counted under *failed*.
+* **Copies** counts judge replies that reproduced their prompt's worked example instead of judging
+  (after a retry with a repair turn, they are failures with their raw text kept, never ratings).
 * **The offline judge profile** (`{DEFAULT_PROFILE}`) runs anywhere with no model hub; its judges are
   small stand-ins (see the project README), so its numbers tell systems apart on the bundled data but
   are not comparable with real-judge profiles, and are never ranked beside them.

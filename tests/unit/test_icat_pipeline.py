@@ -147,9 +147,17 @@ def task(tmp_path: Path):
     return load_task(build_task(tmp_path))
 
 
-def run(task, tmp_path: Path, *, beta: float = 1.0, candidates: FakeRetriever | None = None, **profile):
+def run(
+    task,
+    tmp_path: Path,
+    *,
+    beta: float = 1.0,
+    candidates: FakeRetriever | None = None,
+    reply=fake_reply,
+    **profile,
+):
     """Score ANSWERS through the real runner and ICAT pipeline on the fakes."""
-    llm = FakeLLM(fake_reply)
+    llm = FakeLLM(reply)
     judges = fake_stack(
         llm=llm, entailment=FakeEntailment(SUPPORT), retriever=FakeRetriever(HITS), candidates=candidates
     )
@@ -211,6 +219,32 @@ def test_overall_means_leave_failed_queries_out(task, tmp_path: Path) -> None:
     assert result.failures == {"alignment_s": 1, "entailment": 1}
     assert result.primary == "icat_m"  # the card's main_score
     assert result.counts["claims_too_short"] == 1 and result.counts["claims"] == 7
+
+
+def test_generated_aspects_copied_from_the_example_are_counted_failures(task, tmp_path: Path) -> None:
+    """A judge that returns the aspects prompt's worked example for the alpha query: refused,
+    retried, then a failure of that stage, counted in the result and on the board."""
+    from benchmark.board.leaderboard import build_leaderboard
+    from benchmark.models.prompts import load_prompt
+
+    example = load_prompt("aspects@1").examples[0][1]
+
+    def copying(messages: list[dict[str, str]]) -> str:
+        if (
+            "List the distinct aspects" in messages[-1]["content"]
+            and "alpha topic" in messages[-1]["content"]
+        ):
+            return example
+        if "worked example" in messages[-1]["content"]:
+            return example  # the repair turn gets the same copy
+        return fake_reply(messages)
+
+    result, _, _ = run(task, tmp_path, reply=copying)
+    assert result.example_copies == {"aspects_a": 1} and result.failures["aspects_a"] == 1
+    q1 = next(q for q in result.per_query if q.query_id == "1")
+    assert any("worked example" in f for f in q1.failures) and q1.scores["icat_a"] is None
+    row = build_leaderboard(tmp_path / "results", tmp_path / "none").tables["icat"].iloc[0]
+    assert row["copies"] == 1
 
 
 def test_beta_reaches_every_score(task, tmp_path: Path) -> None:

@@ -1,0 +1,187 @@
+"""Replies that reproduce the prompt's worked example instead of answering.
+
+Prompts carry worked examples as earlier user/assistant turns
+(:meth:`benchmark.models.prompts.Prompt.render`), because small models copy a format from
+an example far more reliably than from a description.  They also copy the example's
+*content*: the offline argument judge returned the listwise example's ratings and
+rationales verbatim for every argument, and the EXAM reader returned one of its two
+examples for every passage.  Such a reply parses, so without this check it would be
+scored as a judgement.
+
+A reply is a **copy** when it reproduces an example's output after normalising case and
+whitespace — the whole reply, where that output is *distinctive* (it holds free text — an
+answer, a rationale, a claim, an aspect — that the request does not, or at least
+:data:`DISTINCTIVE_VALUES` ratings or labels: fifteen ratings equal to the example's are
+not a coincidence), or any free-text part of it that the request does not hold (a real
+input may well say what an example says).  A copy is an
+unusable reply: :func:`benchmark.models.structured.run_structured` asks again with a
+repair turn, then records a failure with the raw replies, never a rating.
+
+A reply whose few ratings or labels equal an example's ("Answer: B", "Rating: 0 / Answer:
+-", the honest reply whenever a text is silent), or whose ratings equal an example's with
+fresh wording, is only a **match**: a real judge may agree with an example by chance, so
+matches are counted (on judge cards), never refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+#: a free-text part has at least this many words, one of them with a letter; shorter
+#: values are labels ("yes", "B") and digits are ratings ("1: 5", "[2] > [1]")
+FREE_TEXT_WORDS = 2
+#: a part of a longer reply counts as copied only from this many words up: two-word
+#: phrases ("330 metres") recur by chance, whole sentences do not
+COPIED_PART_WORDS = 4
+
+#: a whole-reply copy of an example with no free text needs this many ratings or labels
+DISTINCTIVE_VALUES = 4
+
+COPY_ERROR = "the reply reproduces the prompt's worked example instead of answering for this input"
+
+_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_KEY = re.compile(r"^\s*([A-Za-z][\w \-]{0,30}?)\s*:\s*(.+)$")
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .;,")
+
+
+def example_outputs(messages: Sequence[dict[str, str]]) -> list[str]:
+    """The worked examples' outputs: the assistant turns before the request's last user turn."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return [m["content"] for m in messages[:last_user] if m.get("role") == "assistant"]
+
+
+def request_text(messages: Sequence[dict[str, str]]) -> str:
+    """The input being answered (the last user turn), normalised."""
+    return normalise(next((m["content"] for m in reversed(messages) if m.get("role") == "user"), ""))
+
+
+def _json_values(text: str) -> list[Any] | None:
+    """The reply as JSON (one document, or one per line), or ``None`` when it is not JSON."""
+    try:
+        return [json.loads(text)]
+    except ValueError:
+        pass
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    try:
+        return [json.loads(ln) for ln in lines] if lines else None
+    except ValueError:
+        return None
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _is_free(part: str) -> bool:
+    return len(part.split()) >= FREE_TEXT_WORDS and any(c.isalpha() for c in part)
+
+
+def free_text(text: str) -> set[str]:
+    """The reply's free-text parts (normalised): JSON string values, else each line's value
+    (list markers and a short "Key:" dropped), of at least :data:`FREE_TEXT_WORDS` words."""
+    values = _json_values(text)
+    if values is not None:
+        parts = [s for v in values for s in _strings(v)]
+    else:
+        parts = []
+        for line in text.splitlines():
+            line = _MARKER.sub("", line)
+            key = _KEY.match(line)
+            parts.append(key.group(2) if key else line)
+    return {p for p in map(normalise, parts) if _is_free(p)}
+
+
+def values(text: str) -> int:
+    """How many ratings and labels the reply holds: JSON scalars, else the lines' values
+    (comma-separated ones counted one by one)."""
+    parsed = _json_values(text)
+    if parsed is not None:
+
+        def count(v: Any) -> int:
+            if isinstance(v, dict):
+                return sum(count(x) for x in v.values())
+            if isinstance(v, list):
+                return sum(count(x) for x in v)
+            return 1
+
+        return sum(count(v) for v in parsed)
+    n = 0
+    for line in text.splitlines():
+        key = _KEY.match(_MARKER.sub("", line))
+        value = key.group(2) if key else line
+        n += len([x for x in value.split(",") if x.strip()])
+    return n
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _foreign(parts: set[str], request: str) -> set[str]:
+    """The parts the request does not already say: a part is the request's own when it is
+    in it, or when every word of it (three letters or more) is (a real input about Marie
+    Curie may be decomposed into "Marie Curie won Nobel Prizes" as an example is)."""
+    words = set(_WORD.findall(request))
+    return {p for p in parts if p not in request and not set(_WORD.findall(p)) <= words}
+
+
+def distinctive(example: str, request: str) -> bool:
+    """Whether returning ``example`` whole, for ``request``, can only be a copy."""
+    return bool(_foreign(free_text(example), request)) or values(example) >= DISTINCTIVE_VALUES
+
+
+def skeleton(text: str) -> str:
+    """The reply with its free text blanked: what is left is its ratings and labels."""
+    values = _json_values(text)
+    if values is not None:
+
+        def blank(v: Any) -> Any:
+            if isinstance(v, str):
+                return "…" if _is_free(v) else v.lower().strip()
+            if isinstance(v, dict):
+                return {k: blank(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [blank(x) for x in v]
+            return v
+
+        return json.dumps([blank(v) for v in values], sort_keys=True)
+    out = []
+    for line in text.splitlines():
+        line = _MARKER.sub("", line)
+        key = _KEY.match(line)
+        value = key.group(2) if key else line
+        value = "…" if _is_free(normalise(value)) else normalise(value)
+        out.append(f"{normalise(key.group(1))}: {value}" if key else value)
+    return "\n".join(x for x in out if x)
+
+
+def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
+    """What the reply copied from an example (``None``: nothing); ``request`` is the
+    normalised input, whose own text a reply may repeat."""
+    whole = normalise(reply)
+    mine = free_text(reply)
+    for example in examples:
+        if whole == normalise(example) and distinctive(example, request):
+            return "the whole reply"
+        theirs = _foreign(free_text(example), request)
+        shared = sorted(p for p in mine & theirs if len(p.split()) >= COPIED_PART_WORDS)
+        if shared:
+            return repr(shared[0][:80])
+    return None
+
+
+def matches(reply: str, examples: Sequence[str]) -> bool:
+    """Whether the reply's ratings and labels equal an example's (its wording aside)."""
+    mine = skeleton(reply)
+    return any(mine == skeleton(example) for example in examples)
