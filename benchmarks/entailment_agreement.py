@@ -7,7 +7,7 @@ labels this project did not write:
 * ``fixture`` — ``tests/fixtures/entailment_pairs.jsonl``: 120 pairs written for this
   project (a test of the code, not evidence of agreement); its dev split (50 pairs)
   picks each embedder's threshold, by Cohen's kappa;
-* ``sick``, ``rte`` — public human-labelled NLI data (``benchmarks/nli_data.py``: sources,
+* ``sick``, ``rte`` — public human-labelled NLI data (``benchmark.metaeval.human_sets``: sources,
   pinned commits, licences), never used to pick anything.
 
 For every source it reports n, the accuracy of always answering the majority class,
@@ -29,16 +29,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import accuracy_score, cohen_kappa_score, precision_recall_fscore_support, roc_auc_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import nli_data
+from benchmark.metaeval import human_sets
+from benchmark.metaeval.judge_cards import overlap as overlap_score
+from benchmark.metaeval.judge_cards import sample
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "entailment_pairs.jsonl"
@@ -47,13 +46,6 @@ FIXTURE = REPO / "tests" / "fixtures" / "entailment_pairs.jsonl"
 def fixture_pairs() -> list[dict]:
     rows = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [{**r, "label": int(r["label"] == "entailment")} for r in rows]
-
-
-def overlap_score(premise: str, hypothesis: str) -> float:
-    """Share of the claim's content words found in the passage (a lexical baseline)."""
-    words = lambda s: {w for w in re.findall(r"[a-z0-9]+", s.lower()) if len(w) > 3}  # noqa: E731
-    h = words(hypothesis)
-    return len(h & words(premise)) / len(h) if h else 0.0
 
 
 def length_score(premise: str, hypothesis: str) -> float:
@@ -117,7 +109,7 @@ def evaluate(
     dev_scores = judge_scores(model, dev)
     threshold = best_threshold([p["label"] for p in dev], dev_scores) if embedder else spec.threshold
     data = {"fixture test (project-written)": test} | {
-        nli_data.SOURCES[s].name: _sample(nli_data.load_pairs(s), max_pairs) for s in sources
+        human_sets.SETS[s].title: [p.__dict__ for p in sample(human_sets.load(s), max_pairs)] for s in sources
     }
     rows = {}
     for name, pairs in data.items():
@@ -147,21 +139,13 @@ def evaluate(
     }
 
 
-def _sample(pairs: list[dict], n: int | None) -> list[dict]:
-    """A seeded sample of ``n`` pairs (all when ``n`` is None or larger)."""
-    if n is None or n >= len(pairs):
-        return pairs
-    idx = np.random.default_rng(0).choice(len(pairs), size=n, replace=False)
-    return [pairs[i] for i in sorted(idx)]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="offline-smollm2-minilm-sim")
     ap.add_argument(
         "--embedder", help="another sentence-transformers model (path or id) in place of the profile's"
     )
-    ap.add_argument("--sources", default="sick,rte", help="public sources (benchmarks/nli_data.py)")
+    ap.add_argument("--sources", default="sick,rte", help="public sets (benchmark.metaeval.human_sets)")
     ap.add_argument("--judge", choices=["entailment", "llm"], default="entailment")
     ap.add_argument("--max-pairs", type=int, help="a seeded sample of each public source")
     ap.add_argument("--json", type=Path)

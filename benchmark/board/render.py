@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark.board.leaderboard import Leaderboard
+from benchmark.board.trust import trust_text, trusts
 from benchmark.core import stats
 from benchmark.core.exports import write_csv
 from benchmark.core.stats import MISSING, fmt_score
@@ -158,6 +159,9 @@ def print_leaderboard(
                 # Text(...) so that markup in a model name is printed, never interpreted
                 table.add_row(*[Text(str(v)) for v in row])
             console.print(table)
+            for line in _trust_lines(fam, sub):
+                style = "bold yellow" if line.startswith("Warning:") else "dim"
+                console.print(Text(line, style=style))
             if legend:
                 for line in column_legend(fam, [c.key for c in fam.columns if c.default_shown]):
                     console.print(Text(f"  {line}"))
@@ -174,6 +178,23 @@ def print_leaderboard(
         console.print(table)
     for s in lb.skipped:
         console.print(Text(f"skipped {s}", style="yellow"))
+
+
+def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
+    """The judge card's lines (and banner) for one board's rows."""
+    return [
+        line
+        for t in trusts(family, zip(board["judge_profile"], board["ranked_by"], strict=True))
+        for line in trust_text(t)
+    ]
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>#|!~])")
+
+
+def md_text(text: str) -> str:
+    """Prose in Markdown that renders as the text itself: every special character escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
 _PLAIN = re.compile(r"^[0-9.,\[\] —/-]*$")  # numbers, intervals, ranks: printed as they are
@@ -212,6 +233,10 @@ def to_markdown(lb: Leaderboard) -> str:
             view = display_frame(sub, fam).map(md_cell)
             view.columns = [md_cell(c) for c in view.columns]
             parts.append(f"### {fam.title} — {md_cell(board)}\n\n{view.to_markdown(index=False)}\n")
+            parts += [
+                f"> **{md_text(line)}**\n" if line.startswith("Warning:") else f"* {md_text(line)}\n"
+                for line in _trust_lines(fam, sub)
+            ]
     ov = overall_frame(lb.overall)
     if not ov.empty:
         ov = ov.map(md_cell)
@@ -223,7 +248,7 @@ def to_markdown(lb: Leaderboard) -> str:
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:1400px}
 table{border-collapse:collapse;margin-bottom:2rem;font-size:.9rem}th,td{border:1px solid #ccc;padding:.3rem .5rem}
-th{background:#f3f3f3}td{text-align:right}td:nth-child(2){text-align:left}caption{text-align:left;font-weight:600;margin:.5rem 0}"""
+th{background:#f3f3f3}.warning{background:#fff3cd;padding:.5rem;border-left:4px solid #e0a800}.card{color:#555;font-size:.85rem}td{text-align:right}td:nth-child(2){text-align:left}caption{text-align:left;font-weight:600;margin:.5rem 0}"""
 
 
 def to_html(lb: Leaderboard) -> str:
@@ -241,6 +266,10 @@ def to_html(lb: Leaderboard) -> str:
         for board, sub in df.groupby("board", sort=True):
             body.append(f"<h3>{html.escape(str(board))}</h3>")
             body.append(display_frame(sub, fam).to_html(index=False, escape=True, border=0))
+            body += [
+                f"<p class='{'warning' if line.startswith('Warning:') else 'card'}'>{html.escape(line)}</p>"
+                for line in _trust_lines(fam, sub)
+            ]
     ov = overall_frame(lb.overall)
     if not ov.empty:
         body.append("<h2>Overall</h2>" + ov.to_html(index=False, escape=True, border=0))

@@ -27,6 +27,7 @@ COMMANDS = (
     "evaluate",
     "score",
     "judge_check",
+    "judge_card",
     "meta_eval",
     "validate",
     "submit",

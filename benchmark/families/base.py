@@ -245,6 +245,9 @@ class MetricFamily(ABC):
     #: data files the family reads beside the corpus, each with its flag
     inputs: ClassVar[tuple[InputFile, ...]] = ()
     citation: ClassVar[str] = ""
+    #: the judge roles each score depends on (``benchmark.models.cards``): a board shows the
+    #: judge card's lines for the roles of its main score, and a banner where one is at chance
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {}
     #: choices for the family's figures (e.g. ICAT's variant), as (label, value)
     view_options: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: whether its entries are evaluated models (and count toward their overall rank);

@@ -34,6 +34,7 @@ import pandas as pd
 from benchmark.board import results_dataset
 from benchmark.board.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.board.render import RANKS_EXPLAINED, entry_cells, fmt_ci
+from benchmark.board.trust import trusts
 from benchmark.core import exports, figures, paths
 from benchmark.core.results import traces_path
 from benchmark.core.stats import MISSING
@@ -250,6 +251,23 @@ def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
     ]
 
 
+def trust_html(lb: Leaderboard, family_id: str, *filters: str) -> str:
+    """The judge card's lines for the boards shown, a banner first where a main-score judge is
+    at chance or below a baseline (:mod:`benchmark.board.trust`); escaped text only."""
+    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), *filters)
+    if df.empty:
+        return ""
+    parts = []
+    for t in trusts(REGISTRY[family_id], zip(df["judge_profile"], df["ranked_by"], strict=True)):
+        if t.banner:
+            parts.append(f"<div class='gc-banner' role='alert'>{html.escape(t.banner)}</div>")
+        parts += [
+            f"<div class='gc-card'>Judge card ({html.escape(t.profile)}, {html.escape(t.score)}): {html.escape(x)}</div>"
+            for x in t.lines
+        ]
+    return "".join(parts)
+
+
 def family_figures(lb: Leaderboard, family_id: str, option: str | None, *filters: str) -> list[Any]:
     figures.pyplot().close("all")
     return list(REGISTRY[family_id].figures(select_results(lb, family_id, *filters), option).values())
@@ -412,6 +430,7 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     gr.Markdown(
         f"{html.escape(fam.description)} Ranked by each board's main score; see *About* for how ranks work."
     )
+    trust = gr.HTML(trust_html(lb, fid, "", ANY, ANY, default_profile or ANY, ANY), elem_id=f"gc-trust-{fid}")
     table = gr.Dataframe(
         value=styled(first, fam),
         datatype=datatypes(first, fam),
@@ -466,9 +485,9 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
                 gr.Markdown(f"**{html.escape(title)}**")
                 plots.append(gr.Plot(fig, show_label=False, elem_classes=["gc-figure"]))
 
-    def _table(*vals: Any) -> tuple[Any, str]:
+    def _table(*vals: Any) -> tuple[Any, str, str]:
         view = table_view(lb, fid, *vals)
-        return shown_table(view, fam), write_csv(view, fid)
+        return shown_table(view, fam), write_csv(view, fid), trust_html(lb, fid, *vals[:-1])
 
     def _plots(*vals: Any) -> list[Any]:
         *flt, opt = vals if option is not None else (*vals, None)
@@ -479,7 +498,7 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
         [*filters, columns],
         _table,
         [*filters, columns],
-        [table, download],
+        [table, download, trust],
     )
     if plots:
         plot_inputs = [*filters, *([option] if option is not None else [])]
@@ -573,6 +592,8 @@ CSS = """
 .gc-board thead th:first-child, .gc-board tbody td:first-child { min-width: 3.6em; }
 .gc-board thead th { min-width: 5.5em; }
 .gc-board thead th * { word-break: normal !important; overflow-wrap: normal !important; }
+.gc-banner { background: #fff3cd; border-left: 4px solid #e0a800; padding: .5rem .75rem; margin: .25rem 0; }
+.gc-card { color: #555; font-size: .85rem; }
 """
 
 

@@ -383,6 +383,12 @@ def test_every_published_board_at_laptop_width(published_page: Page) -> None:
         expect(table.locator(".virtual-row").first).to_be_visible()
         assert "no results match" not in table.inner_text(), fid
         expect_in_view(page, f"gc-table-{fid}", headline(fam).label)
+        # the judge card's line for the main score's judge; a banner where it fails (ICAT's
+        # entailment stand-in is below a baseline on RTE)
+        trust = page.locator(f"#gc-trust-{fid}")
+        expect(trust).to_contain_text("Judge card (offline-smollm2-minilm-sim@3")
+        if fid == "icat":
+            expect(trust.locator(".gc-banner")).to_contain_text("relies on its entailment judge")
         images = page.locator(f"#gc-tab-{fid} .gc-figure img")
         expect(images.first).to_be_visible()
         for i in range(images.count()):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ValidationInfo, field_validator
 
@@ -177,6 +177,7 @@ class ArgumentsFamily(MetricFamily):
         "human argument."
     )
     primary = "overall_quality"
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"overall_quality": ("argument-quality",)}
     citation = CITATION
     required_tables = ("queries",)
     trace_model = ArgumentTrace

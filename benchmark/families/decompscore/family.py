@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -65,6 +65,7 @@ class DecompScoreFamily(MetricFamily):
         "the unsupported ones. Entries are decomposition methods."
     )
     primary = "decompscore"
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"decompscore": ("llm-support",)}
     citation = CITATION
     required_tables = ("queries",)
     trace_model = DecompTrace

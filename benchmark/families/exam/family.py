@@ -108,6 +108,10 @@ class ExamFamily(MetricFamily):
         "divides by the gold articles' EXAM and may exceed 1 when a system's texts answer more than they do."
     )
     primary = "n_exam"
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {
+        "exam": ("exam-answerer",),
+        "n_exam": ("exam-answerer",),
+    }
     citation = CITATION
     required_tables = ("queries",)
     trace_model = ExamTrace

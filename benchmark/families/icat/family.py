@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -57,6 +57,12 @@ class ICATFamily(MetricFamily):
         "share of the query's aspects covered by grounded claims (S_coverage); ICAT_β combines the two."
     )
     primary = "icat_s"
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {
+        "s_fact": ("entailment",),
+        "icat_m": ("entailment",),  # coverage through the task's aspect-level qrels: no judge
+        "icat_s": ("entailment", "aspects-alignment"),
+        "icat_a": ("entailment", "aspects-alignment"),
+    }
     citation = CITATION
     required_tables = ("queries", "aspects")
     trace_model = ICATTrace

@@ -81,6 +81,7 @@ class SubqFamily(MetricFamily):
         "answer covers — and, for RAG outputs, the retrieved chunks; the hybrid is their weighted sum."
     )
     primary = "subq_hybrid"
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"subq_hybrid": ("subq-coverage",)}
     citation = CITATION
     required_tables = ("queries", "sub_questions")
     trace_model = SubqTrace

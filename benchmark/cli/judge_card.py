@@ -1,0 +1,175 @@
+"""``benchmark judge-card``: measure a profile's judges on public human labels; write its card."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from benchmark.cli import add_command
+from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem
+from benchmark.models.profiles import DEFAULT_PROFILE
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "judge-card",
+        help="measure a judge profile's judges on public human-labelled sets; write its judge card",
+        description=(
+            "Runs each judge of the profile that can be measured on public human-labelled sets (fetched at "
+            "pinned commits and checked against their SHA-256, or read from --data-dir), next to trivial "
+            "baselines on the same items (majority class, hypothesis length, word overlap, plain cosine), "
+            "and writes a versioned card: per role, per set, the figure with a 95%% bootstrap interval and a "
+            "verdict (informative / at chance / below a baseline / not measured here). Boards, `benchmark "
+            "leaderboard` and the Space show the card's line for the judge each main score depends on."
+        ),
+        examples=[
+            "benchmark judge-card --judge-profile offline-smollm2-minilm-sim",
+            "benchmark judge-card --judge-profile offline-smollm2-minilm-sim --data-dir ./human-sets --llm-pairs 200",
+            "benchmark judge-card --judge-profile paper-deberta-llama --not-measured 'its models were not "
+            "available where this card was written'",
+        ],
+    )
+    p.add_argument(
+        "--judge-profile", default=DEFAULT_PROFILE, help=f"profile name or YAML ({DEFAULT_PROFILE})"
+    )
+    p.add_argument("--sets", default="sick,rte", help="public entailment sets to measure on (sick,rte)")
+    p.add_argument("--data-dir", help="local copies of the sets (<dir>/<set>/<file>) instead of downloading")
+    p.add_argument("--max-pairs", type=int, help="a seeded sample of each set (default: all of it)")
+    p.add_argument(
+        "--llm-pairs",
+        type=int,
+        default=0,
+        help="also measure the LLM as a yes/no support judge (DecompScore's) on a seeded sample of this "
+        "many pairs per set (slow on CPU; default 0: not measured)",
+    )
+    p.add_argument(
+        "--not-measured",
+        metavar="REASON",
+        help="load no model: write every role as 'not measured here', for this reason",
+    )
+    p.add_argument("--out", help="card file (default: the profile's card beside the profiles, in a checkout)")
+    p.set_defaults(func=run)
+
+
+def roles() -> list[str]:
+    """Every judge role a registered family's scores depend on."""
+    from benchmark.families import REGISTRY
+
+    return sorted({r for fam in REGISTRY.values() for rs in fam.judged_by.values() for r in rs})
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmark.metaeval import human_sets, judge_cards
+    from benchmark.models.cards import write_card
+    from benchmark.models.profiles import load_profile
+
+    prof = load_profile(args.judge_profile)
+    if args.max_pairs is not None and args.max_pairs < 10:
+        raise InputError(Problem("--max-pairs", "at least 10 pairs per set, or leave it out for all"))
+    set_ids = [s.strip() for s in args.sets.split(",") if s.strip()]
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    if args.not_measured:
+        card = judge_cards.measure(prof, {}, {}, None, roles())
+        card = card.model_copy(
+            update={
+                "roles": [
+                    r.model_copy(
+                        update={
+                            "reason": f"{args.not_measured}; {r.reason}" if r.reason else args.not_measured
+                        }
+                    )
+                    for r in card.roles
+                ]
+            }
+        )
+    else:
+        sets = {s: judge_cards.sample(human_sets.load(s, data_dir), args.max_pairs) for s in set_ids}
+        measured, cosine = _judges(prof, args.llm_pairs, sets)
+        card = judge_cards.measure(prof, measured, sets, cosine, roles())
+        if args.llm_pairs:  # the LLM on its own (smaller) sample of each set
+            llm_sets = {s: judge_cards.sample(p, args.llm_pairs) for s, p in sets.items()}
+            llm_card = judge_cards.measure(
+                prof, {"llm-support": measured.pop("llm-support")}, llm_sets, cosine, roles()
+            )
+            card = card.model_copy(
+                update={
+                    "roles": [llm_card.role(r.role) if r.role == "llm-support" else r for r in card.roles]
+                }
+            )
+    out = Path(args.out) if args.out else _default_out(prof.id)
+    write_card(card, out)
+    _print(card)
+    Console(stderr=True).print(f"wrote {out}")
+    return 0
+
+
+def _judges(prof, llm_pairs: int, sets):  # type: ignore[no-untyped-def]
+    """The profile's scorers per role, and the plain-cosine baseline (its embedder)."""
+    import numpy as np
+
+    from benchmark.models.cache import default_cache
+    from benchmark.models.embeddings import Embedder
+    from benchmark.models.entailment import LLMEntailment, load_entailment
+    from benchmark.models.llm import load_llm
+    from benchmark.models.profiles import EntailmentSpec
+
+    cache = default_cache()
+    entail = load_entailment(prof.entailment, embedder_model=prof.embedder.model, cache=cache)
+    measured = {
+        "entailment": (
+            entail.support_scores,
+            prof.entailment.threshold,
+            f"{prof.entailment.kind}: {prof.entailment.model}",
+        )
+    }
+    if llm_pairs:
+        llm = LLMEntailment(
+            EntailmentSpec(kind="llm", threshold=0.5, model=prof.llm.model), load_llm(prof.llm, cache=cache)
+        )
+        measured["llm-support"] = (llm.support_scores, 0.5, f"LLM yes/no (entailment@1): {prof.llm.model}")
+    embedder = Embedder(prof.embedder, cache=cache)
+
+    def cosine(pairs: list[tuple[str, str]]) -> list[float]:
+        a = embedder.encode([p for p, _ in pairs])
+        b = embedder.encode([h for _, h in pairs])
+        na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+        return [float(x) for x in (a * b).sum(axis=1) / np.maximum(na * nb, 1e-12)]
+
+    return measured, cosine
+
+
+def _default_out(profile_id: str) -> Path:
+    from benchmark.models.cards import CARDS_DIR, card_path
+
+    in_checkout = (paths.REPO_ROOT / "pyproject.toml").exists() and CARDS_DIR.is_relative_to(paths.REPO_ROOT)
+    return card_path(profile_id) if in_checkout else Path.cwd() / card_path(profile_id).name
+
+
+def _print(card) -> None:  # type: ignore[no-untyped-def]
+    table = Table(title=Text(f"Judge card: {card.profile} (measured {card.created})"))
+    for col in ("role", "judge", "set", "n", "figure", "95% CI", "best baseline", "verdict"):
+        table.add_column(col, justify="right" if col in ("n", "figure") else "left")
+    for r in card.roles:
+        if not r.figures:
+            table.add_row(r.role, Text(r.judge), "—", "—", "—", "—", "—", r.verdict)
+        for f in r.figures:
+            best = max(
+                ((k, v) for k, v in f.baselines.items() if v is not None), key=lambda kv: kv[1], default=None
+            )
+            table.add_row(
+                r.role,
+                Text(r.judge),
+                f.title,
+                f"{f.n:,}",
+                "—" if f.value is None else f"{f.metric} {f.value:.3f}",
+                "—" if f.ci_low is None else f"[{f.ci_low:.3f}, {f.ci_high:.3f}]",
+                "—" if best is None else f"{best[0]} {best[1]:.3f}",
+                f.verdict,
+            )
+    Console().print(table)

@@ -1,0 +1,200 @@
+"""Measuring a profile's judges on public human-labelled sets: the numbers of a judge card.
+
+Each role is measured with the judge the profile actually uses, on sets this project did
+not label (:mod:`benchmark.metaeval.human_sets`), next to trivial baselines computed on the
+same items — the majority class, the hypothesis's length (short hypotheses are more often
+entailed), content-word overlap, and plain cosine between the whole premise and the
+hypothesis (the profile's embedder).  The verdict is plain: *at chance* when the figure's
+95% interval reaches the chance level, *below a baseline* when a trivial baseline ranks the
+items better, else *informative*.
+
+Roles measured here:
+
+* ``entailment`` — the profile's entailment model (an NLI model, or the offline cosine
+  stand-in), as ROC AUC of its support score against the human label;
+* ``llm-support`` — the profile's LLM asked "is the claim supported?" (prompt
+  ``entailment@1``, what DecompScore asks of every subclaim), as ROC AUC of its yes/no.
+
+Other roles are listed as *not measured here* with the reason, never left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+from scipy import stats as st
+from sklearn.metrics import roc_auc_score
+
+from benchmark import __version__
+from benchmark.metaeval import human_sets
+from benchmark.metaeval.human_sets import Pair
+from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, worst
+from benchmark.models.profiles import JudgeProfile
+
+CHANCE_AUC = 0.5
+RESAMPLES = 1000
+
+#: what each role of a profile means, and why a role is not measured yet
+NOT_MEASURED = {
+    "argument-quality": "UKPConvArg2 / IBM ArgQ-Rank-30k loaders are not in the package yet "
+    "(benchmarks/argument_agreement.py measures the Listwise judge on UKPConvArg2 by hand)",
+    "exam-answerer": "needs passages with relevance grades in EXAM++'s graded format "
+    "(benchmark exam score-grades reports answerability vs relevance for such a file)",
+    "subq-coverage": "no public set with human sub-question coverage labels is loaded yet",
+    "aspects-alignment": "no public set with human claim-aspect alignments is loaded yet",
+    "llm-support": "measured only with --llm-pairs N (the profile's LLM as a yes/no support judge)",
+}
+
+
+def overlap(premise: str, hypothesis: str) -> float:
+    """Share of the hypothesis's content words (4+ letters) found in the premise."""
+    words = lambda s: {w for w in re.findall(r"[a-z0-9]+", s.lower()) if len(w) > 3}  # noqa: E731
+    h = words(hypothesis)
+    return len(h & words(premise)) / len(h) if h else 0.0
+
+
+def auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
+    y = np.asarray(labels)
+    return float(roc_auc_score(y, np.asarray(scores))) if 0 < y.sum() < y.size else None
+
+
+def auc_interval(labels: Sequence[int], scores: Sequence[float], seed: int = 0) -> tuple[float, float] | None:
+    """95% percentile bootstrap interval of the ROC AUC, resampling items (scipy.stats)."""
+    y, s = np.asarray(labels), np.asarray(scores, dtype=float)
+    if not 0 < y.sum() < y.size:
+        return None
+
+    def stat(yy: np.ndarray, ss: np.ndarray) -> float:
+        return float(roc_auc_score(yy, ss)) if 0 < yy.sum() < yy.size else CHANCE_AUC
+
+    res = st.bootstrap(
+        (y, s),
+        stat,
+        paired=True,
+        vectorized=False,
+        n_resamples=RESAMPLES,
+        method="percentile",
+        random_state=seed,
+    )
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def verdict(
+    value: float | None, ci: tuple[float, float] | None, chance: float, baselines: dict[str, float | None]
+):  # type: ignore[no-untyped-def]
+    """Plain words for a figure: at chance, below a (trivial) baseline, or informative."""
+    if value is None or ci is None or ci[0] <= chance:
+        return "at chance"
+    best = max((v for v in baselines.values() if v is not None), default=None)
+    return "below a baseline" if best is not None and value < best else "informative"
+
+
+def entailment_figure(
+    set_id: str,
+    pairs: Sequence[Pair],
+    support: Callable[[list[tuple[str, str]]], list[float | None]],
+    threshold: float,
+    cosine: Callable[[list[tuple[str, str]]], list[float]] | None = None,
+    seed: int = 0,
+) -> SetFigure:
+    """A support scorer on entailment pairs: ROC AUC with its interval, accuracy and recall at
+    the profile's threshold, and the baselines.  A pair the judge could not score is left
+    out and counted (``extra["failed"]``), never scored 0."""
+    hs = human_sets.SETS[set_id]
+    raw = support([(p.premise, p.hypothesis) for p in pairs])
+    kept = [(p, s) for p, s in zip(pairs, raw, strict=True) if s is not None]
+    labels = [p.label for p, _ in kept]
+    scores = [float(s) for _, s in kept]
+    value, ci = auc(labels, scores), auc_interval(labels, scores, seed)
+    share = float(np.mean(labels)) if labels else 0.0
+    baselines: dict[str, float | None] = {
+        "word overlap": auc(labels, [overlap(p.premise, p.hypothesis) for p, _ in kept]),
+        "hypothesis length": auc(labels, [-float(len(p.hypothesis.split())) for p, _ in kept]),
+    }
+    if cosine is not None:
+        baselines["plain cosine"] = auc(labels, cosine([(p.premise, p.hypothesis) for p, _ in kept]))
+    said = [s >= threshold for s in scores]
+    extra: dict[str, float | None] = {
+        "failed": float(len(pairs) - len(kept)),
+        "threshold": threshold,
+        "accuracy": float(np.mean([a == bool(y) for a, y in zip(said, labels, strict=True)]))
+        if kept
+        else None,
+        "majority-class accuracy": max(share, 1 - share) if kept else None,
+        "recall of support": float(np.mean([a for a, y in zip(said, labels, strict=True) if y]))
+        if any(labels)
+        else None,
+        "share said supported": float(np.mean(said)) if kept else None,
+    }
+    return SetFigure(
+        set=set_id,
+        title=hs.title,
+        licence=hs.licence,
+        n=len(kept),
+        metric="ROC AUC",
+        value=value,
+        ci_low=None if ci is None else ci[0],
+        ci_high=None if ci is None else ci[1],
+        chance=CHANCE_AUC,
+        baselines=baselines,
+        extra=extra,
+        verdict=verdict(value, ci, CHANCE_AUC, baselines),
+    )
+
+
+def sample(pairs: list[Pair], n: int | None, seed: int = 0) -> list[Pair]:
+    """A seeded sample of ``n`` items (all when ``n`` is None or larger)."""
+    if n is None or n >= len(pairs):
+        return pairs
+    idx = np.random.default_rng(seed).choice(len(pairs), size=n, replace=False)
+    return [pairs[i] for i in sorted(idx)]
+
+
+def measure(
+    profile: JudgeProfile,
+    roles: dict[str, tuple[Callable[[list[tuple[str, str]]], list[float | None]], float, str]],
+    sets: dict[str, list[Pair]],
+    cosine: Callable[[list[tuple[str, str]]], list[float]] | None,
+    all_roles: Sequence[str],
+    seed: int = 0,
+) -> JudgeCard:
+    """The card: each role in ``roles`` — (support scorer, threshold, judge name) — on every
+    set of its kind; every other role of ``all_roles`` listed as not measured here."""
+    cards = []
+    for role in all_roles:
+        if role in roles:
+            support, threshold, judge = roles[role]
+            figures = [
+                entailment_figure(set_id, pairs, support, threshold, cosine, seed)
+                for set_id, pairs in sets.items()
+            ]
+            cards.append(RoleCard(role=role, judge=judge, verdict=worst(figures), figures=figures))
+        else:
+            cards.append(
+                RoleCard(
+                    role=role,
+                    judge=judge_name(profile, role),
+                    verdict="not measured here",
+                    reason=NOT_MEASURED.get(role, "no measurement for this role yet"),
+                )
+            )
+    return JudgeCard(
+        profile=profile.id,
+        created=datetime.now(UTC).strftime("%Y-%m-%d"),
+        groundcover=__version__,
+        roles=cards,
+    )
+
+
+def judge_name(profile: JudgeProfile, role: str) -> str:
+    """Which model fills ``role`` in ``profile``, in words."""
+    if role == "entailment":
+        return f"{profile.entailment.kind}: {profile.entailment.model}"
+    if role == "exam-answerer":
+        return f"entailment answerer ({profile.entailment.model}) or the LLM reader ({profile.llm.model})"
+    if role == "subq-coverage":
+        return f"embedding similarity ({profile.embedder.model}) or the LLM ({profile.llm.model})"
+    return f"LLM: {profile.llm.model}"

@@ -1,0 +1,176 @@
+"""Judge cards: public sets read at pinned checksums, figures next to trivial baselines, a
+verdict in plain words, and every board showing the card of its main-score judge.
+
+The sets are small local copies written here in the public files' own formats (the real
+ones are fetched at pinned commits by ``benchmark judge-card``); the entailment judge is the
+offline profile's real one (MiniLM, shipped by a PyPI package)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmark.core.errors import InputError
+from benchmark.metaeval import human_sets, judge_cards
+from benchmark.metaeval.human_sets import Pair
+from benchmark.models import cards
+
+SICK_HEAD = "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\tentailment_AB\tentailment_BA\tsentence_A_original\tsentence_B_original\tsentence_A_dataset\tsentence_B_dataset\tSemEval_set"
+ROWS = [  # (premise, hypothesis, entailed)
+    ("A man is playing a guitar on the stage", "A man is playing a guitar", True),
+    ("A woman is slicing an onion in the kitchen", "A woman is cutting an onion", True),
+    ("Two dogs are running through a grassy field", "Two dogs are running outside", True),
+    ("A child is riding a red bicycle down the street", "A child is riding a bicycle", True),
+    ("A chef is cooking pasta in a large pot", "A chef is cooking food", True),
+    ("The cat is sleeping on the sofa", "A dog is barking at the mailman", False),
+    ("A boy is kicking a football in the park", "A woman is reading a newspaper on a train", False),
+    ("Three people are hiking up a snowy mountain", "A man is swimming in a pool", False),
+    ("A girl is painting a picture of a house", "An old man is fixing a car engine", False),
+    ("A band is performing music at a festival", "A baby is sleeping in a crib", False),
+]
+
+
+def _local_copies(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Small files in SICK's and RTE's formats, with the sets' checksums pinned to them."""
+    sick = [SICK_HEAD] + [
+        f"{i}\t{p}\t{h}\t{'ENTAILMENT' if y else 'NEUTRAL'}\t3.0\tx\tx\t{p}\t{h}\tFLICKR\tFLICKR\t{'TEST' if i % 5 else 'TRAIN'}"
+        for i, (p, h, y) in enumerate(ROWS * 3, start=1)
+    ]
+    rte = ["index\tsentence1\tsentence2\tlabel"] + [
+        f"{i}\t{p}\t{h}\t{'entailment' if y else 'not_entailment'}" for i, (p, h, y) in enumerate(ROWS)
+    ]
+    sets = {}
+    for set_id, lines in (("sick", sick), ("rte", rte)):
+        hs = human_sets.SETS[set_id]
+        path = root / set_id / hs.file
+        path.parent.mkdir(parents=True)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        sets[set_id] = human_sets.HumanSet(
+            **{**hs.__dict__, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        )
+    monkeypatch.setattr(human_sets, "SETS", sets)
+    return root
+
+
+def test_sets_are_read_in_their_formats_and_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _local_copies(tmp_path / "sets", monkeypatch)
+    sick = human_sets.load("sick", root)
+    assert len(sick) == 24 and all(isinstance(p, Pair) for p in sick)  # TEST rows only
+    assert sum(p.label for p in sick) == 12
+    assert len(human_sets.load("rte", root)) == 10
+    (root / "rte" / "dev.tsv").write_text("index\tsentence1\tsentence2\tlabel\n1\ta\tb\tentailment\n")
+    with pytest.raises(InputError, match=r"dev.tsv.*SHA-256.*not the pinned"):
+        human_sets.load("rte", root)
+    with pytest.raises(InputError, match="no copy of"):
+        human_sets.load("sick", tmp_path / "empty")
+    with pytest.raises(InputError, match="no public set 'snli'"):
+        human_sets.load("snli", root)
+
+
+def _pairs() -> list[Pair]:
+    return [Pair(p, h, int(y)) for p, h, y in ROWS * 4]
+
+
+def test_a_perfect_judge_is_informative_a_blind_one_at_chance() -> None:
+    pairs = _pairs()
+    perfect = judge_cards.entailment_figure("sick", pairs, lambda ps: [float(p.label) for p in pairs], 0.5)
+    assert (
+        perfect.value == 1.0 and perfect.verdict == "informative" and perfect.ci_low and perfect.ci_low > 0.9
+    )
+    assert perfect.extra["accuracy"] == 1.0 and perfect.extra["majority-class accuracy"] == 0.5
+    rng = np.random.default_rng(0)
+    blind = judge_cards.entailment_figure("sick", pairs, lambda ps: list(rng.random(len(ps))), 0.5)
+    assert blind.verdict == "at chance" and blind.ci_low is not None and blind.ci_low <= 0.5
+    # a judge that ranks worse than word overlap (which separates these pairs well)
+    noisy = [float(p.label) * 0.3 + float(rng.random()) for p in pairs]
+    worse = judge_cards.entailment_figure("sick", pairs, lambda ps: noisy, 0.5)
+    assert worse.baselines["word overlap"] is not None and worse.baselines["word overlap"] > 0.9
+    assert worse.verdict in ("below a baseline", "at chance")
+    # a pair the judge could not score is left out and counted, never scored 0
+    failing = judge_cards.entailment_figure(
+        "sick", pairs, lambda ps: [None] + [float(p.label) for p in pairs[1:]], 0.5
+    )
+    assert failing.n == len(pairs) - 1 and failing.extra["failed"] == 1.0
+
+
+def test_judge_card_cli_writes_a_card_the_boards_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real offline entailment judge on the local copies: the card's file, its table,
+    and the published boards printing its lines (and a banner where it fails)."""
+    from benchmark.board.leaderboard import build_leaderboard
+    from benchmark.board.render import print_leaderboard, to_markdown
+    from benchmark.cli.main import main
+
+    root = _local_copies(tmp_path / "sets", monkeypatch)
+    folder = tmp_path / "cards"
+    out = folder / "offline-smollm2-minilm-sim-v3.yaml"
+    assert main(["judge-card", "--data-dir", str(root), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    card = cards.JudgeCard.model_validate(__import__("yaml").safe_load(out.read_text()))
+    entail = card.role("entailment")
+    assert entail is not None and [f.set for f in entail.figures] == ["sick", "rte"]
+    assert entail.figures[0].n == 24 and set(entail.figures[0].baselines) == {
+        "word overlap",
+        "hypothesis length",
+        "plain cosine",
+    }
+    assert card.role("argument-quality").verdict == "not measured here"  # type: ignore[union-attr]
+    assert "Judge card: offline-smollm2-minilm-sim@3" in printed and "ROC AUC" in printed
+
+    # the boards read the card of their profile: at chance -> a banner in plain words
+    bad = card.model_copy(
+        update={
+            "roles": [
+                r.model_copy(update={"verdict": "at chance"}) if r.role == "entailment" else r
+                for r in card.roles
+            ]
+        }
+    )
+    cards.write_card(bad, out)
+    monkeypatch.setattr(cards, "CARDS_DIR", folder)
+    cards.load_card.cache_clear()
+    repo = Path(__file__).resolve().parents[2]
+    lb = build_leaderboard(repo / "leaderboard" / "results", repo / "submissions")
+    from rich.console import Console
+
+    console = Console(width=300, record=True)
+    print_leaderboard(lb, console)
+    text = console.export_text()
+    assert (
+        "Warning: ICAT-M under offline-smollm2-minilm-sim@3 depends on a judge that is entailment (at chance)"
+        in text
+    )
+    assert "Judge card (offline-smollm2-minilm-sim@3, ICAT-M): entailment" in text
+    assert "argument-quality" in text and "not measured here" in text
+    md = to_markdown(lb)
+    assert "> **Warning: ICAT-M under offline-smollm2-minilm-sim@3" in md
+    cards.load_card.cache_clear()
+
+
+def test_not_measured_card_names_every_role_and_why(tmp_path: Path) -> None:
+    from benchmark.cli.main import main
+
+    out = tmp_path / "paper.yaml"
+    reason = "its models (DeBERTa-v3 NLI, Llama-3.1) could not be downloaded where this card was written"
+    assert (
+        main(
+            [
+                "judge-card",
+                "--judge-profile",
+                "paper-deberta-llama",
+                "--not-measured",
+                reason,
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    card = cards.JudgeCard.model_validate(__import__("yaml").safe_load(out.read_text()))
+    assert card.profile.startswith("paper-deberta-llama@")
+    assert {r.role for r in card.roles} >= {"entailment", "argument-quality", "exam-answerer", "llm-support"}
+    assert all(r.verdict == "not measured here" and r.reason and reason in r.reason for r in card.roles)
