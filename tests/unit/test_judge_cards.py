@@ -141,7 +141,7 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
     print_leaderboard(lb, console)
     text = console.export_text()
     assert (
-        "Warning: ICAT-M under offline-smollm2-minilm-sim@3 depends on a judge that is entailment (at chance)"
+        "Warning: ICAT-M under offline-smollm2-minilm-sim@3 relies on its entailment judge, which is at chance"
         in text
     )
     assert "Judge card (offline-smollm2-minilm-sim@3, ICAT-M): entailment" in text
