@@ -91,12 +91,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         sets = {s: judge_cards.sample(human_sets.load(s, data_dir), args.max_pairs) for s in set_ids}
         measured, cosine = _judges(prof, args.llm_pairs, sets)
+        llm = measured.pop("llm-support", None)  # slow: measured on its own, smaller sample below
         card = judge_cards.measure(prof, measured, sets, cosine, roles())
-        if args.llm_pairs:  # the LLM on its own (smaller) sample of each set
+        if llm is not None:
             llm_sets = {s: judge_cards.sample(p, args.llm_pairs) for s, p in sets.items()}
-            llm_card = judge_cards.measure(
-                prof, {"llm-support": measured.pop("llm-support")}, llm_sets, cosine, roles()
-            )
+            llm_card = judge_cards.measure(prof, {"llm-support": llm}, llm_sets, cosine, roles())
             card = card.model_copy(
                 update={
                     "roles": [llm_card.role(r.role) if r.role == "llm-support" else r for r in card.roles]

@@ -174,3 +174,38 @@ def test_not_measured_card_names_every_role_and_why(tmp_path: Path) -> None:
     assert card.profile.startswith("paper-deberta-llama@")
     assert {r.role for r in card.roles} >= {"entailment", "argument-quality", "exam-answerer", "llm-support"}
     assert all(r.verdict == "not measured here" and r.reason and reason in r.reason for r in card.roles)
+
+
+def test_the_llm_judge_sees_only_its_own_smaller_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--llm-pairs N: the (slow) LLM support judge is asked about N pairs per set, never all
+    of them, while the entailment judge sees every pair."""
+    from benchmark.cli import judge_card
+    from benchmark.cli.main import main
+
+    root = _local_copies(tmp_path / "sets", monkeypatch)
+    seen: dict[str, int] = {"entailment": 0, "llm-support": 0}
+
+    def scorer(role: str):  # type: ignore[no-untyped-def]
+        def support(pairs: list[tuple[str, str]]) -> list[float | None]:
+            seen[role] += len(pairs)
+            return [float(len(set(p.split()) & set(h.split())) > 2) for p, h in pairs]
+
+        return support
+
+    def fake_judges(prof, llm_pairs, sets):  # type: ignore[no-untyped-def]
+        return (
+            {
+                "entailment": (scorer("entailment"), 0.5, "fake"),
+                "llm-support": (scorer("llm-support"), 0.5, "fake LLM"),
+            },
+            lambda pairs: [0.5] * len(pairs),
+        )
+
+    monkeypatch.setattr(judge_card, "_judges", fake_judges)
+    out = tmp_path / "card.yaml"
+    assert main(["judge-card", "--data-dir", str(root), "--llm-pairs", "12", "--out", str(out)]) == 0
+    assert seen == {"entailment": 24 + 10, "llm-support": 12 + 10}  # rte has only 10 pairs
+    card = cards.JudgeCard.model_validate(__import__("yaml").safe_load(out.read_text()))
+    assert [f.n for f in card.role("llm-support").figures] == [12, 10]  # type: ignore[union-attr]
