@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--judge-profile", default=DEFAULT_PROFILE, help=f"profile name or YAML ({DEFAULT_PROFILE})"
     )
     p.add_argument("--sets", default="sick,rte", help="public entailment sets to measure on (sick,rte)")
+    p.add_argument(
+        "--argument-sets", default="ukpconvarg2", help="public argument-preference sets (ukpconvarg2)"
+    )
     p.add_argument("--data-dir", help="local copies of the sets (<dir>/<set>/<file>) instead of downloading")
     p.add_argument("--max-pairs", type=int, help="a seeded sample of each set (default: all of it)")
     p.add_argument(
@@ -47,6 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="also measure the LLM as a yes/no support judge (DecompScore's) on a seeded sample of this "
         "many pairs per set (slow on CPU; default 0: not measured)",
+    )
+    p.add_argument(
+        "--argument-items",
+        type=int,
+        default=0,
+        help="also measure the argument-quality judge on UKPConvArg2's preference pairs among a seeded "
+        "sample of this many arguments (its LLM rates each once; slow on CPU; default 0: not measured)",
     )
     p.add_argument(
         "--not-measured",
@@ -101,11 +111,53 @@ def run(args: argparse.Namespace) -> int:
                     "roles": [llm_card.role(r.role) if r.role == "llm-support" else r for r in card.roles]
                 }
             )
+        if args.argument_items:
+            figures = _argument_figures(prof, args, data_dir)
+            card = card.model_copy(update={"roles": [figures.get(r.role, r) for r in card.roles]})
     out = Path(args.out) if args.out else _default_out(prof.id)
     write_card(card, out)
     _print(card)
     Console(stderr=True).print(f"wrote {out}")
     return 0
+
+
+def _argument_figures(prof, args: argparse.Namespace, data_dir: Path | None):  # type: ignore[no-untyped-def]
+    """The roles a family rates standalone texts for (argument quality), on preference pairs."""
+    from benchmark.families import REGISTRY, MetricFamily
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.metaeval import human_sets, judge_cards
+    from benchmark.models.cards import RoleCard, worst
+
+    judges = JudgeStack.load(prof)
+    out = {}
+    for role in roles():
+        family = next(
+            (
+                f
+                for f in REGISTRY.values()
+                if type(f).rate_for_card is not MetricFamily.rate_for_card
+                and any(role in rs for rs in f.judged_by.values())
+            ),
+            None,
+        )
+        if family is None:
+            continue
+        figures = []
+        for set_id in [s.strip() for s in args.argument_sets.split(",") if s.strip()]:
+            if human_sets.SETS.get(set_id) is None or human_sets.SETS[set_id].role != role:
+                continue
+            pairs = judge_cards.sample_arguments(human_sets.load(set_id, data_dir), args.argument_items)
+            figures.append(
+                judge_cards.argument_figure(
+                    set_id, pairs, lambda items, f=family, r=role: f.rate_for_card(r, judges, items) or []
+                )
+            )
+        if figures:
+            judge = (
+                judge_cards.judge_name(prof, role) + " (overall quality, default quality judge, no evidence)"
+            )
+            out[role] = RoleCard(role=role, judge=judge, verdict=worst(figures), figures=figures)
+    return out
 
 
 def _judges(prof, llm_pairs: int, sets):  # type: ignore[no-untyped-def]

@@ -310,6 +310,14 @@ class MetricFamily(ABC):
         """Extra result series (e.g. ICAT's β sweep); none by default."""
         return {}
 
+    def rate_for_card(
+        self, role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
+    ) -> list[tuple[float | None, list[str]]] | None:
+        """How a judge card measures ``role`` through this family: its judge's score of each
+        standalone ``(topic, stance, text)`` item, with the failures recorded for it; ``None``
+        when the family has no judge for the role (the default)."""
+        return None
+
     def reference_texts(self, task: Task) -> dict[str, str]:
         """Query id -> a reference text the family keeps for the task (EXAM's gold
         articles), which meta-evaluation can compare answers with (ROUGE-1); none by default."""

@@ -13,7 +13,10 @@ Roles measured here:
 * ``entailment`` — the profile's entailment model (an NLI model, or the offline cosine
   stand-in), as ROC AUC of its support score against the human label;
 * ``llm-support`` — the profile's LLM asked "is the claim supported?" (prompt
-  ``entailment@1``, what DecompScore asks of every subclaim), as ROC AUC of its yes/no.
+  ``entailment@1``, what DecompScore asks of every subclaim), as ROC AUC of its yes/no;
+* ``argument-quality`` — the family judge that rates an argument's overall quality, on
+  pairs of arguments where people chose the more convincing one: the share of pairs it
+  orders as people did (a tie counts half; chance 0.5), next to the longer-argument baseline.
 
 Other roles are listed as *not measured here* with the reason, never left out.
 """
@@ -30,8 +33,9 @@ from sklearn.metrics import roc_auc_score
 
 from benchmark import __version__
 from benchmark.metaeval import human_sets
-from benchmark.metaeval.human_sets import Pair
+from benchmark.metaeval.human_sets import ArgumentPair, Pair
 from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, worst
+from benchmark.models.example_copies import COPY_ERROR
 from benchmark.models.profiles import JudgeProfile
 
 CHANCE_AUC = 0.5
@@ -39,8 +43,7 @@ RESAMPLES = 1000
 
 #: what each role of a profile means, and why a role is not measured yet
 NOT_MEASURED = {
-    "argument-quality": "UKPConvArg2 / IBM ArgQ-Rank-30k loaders are not in the package yet "
-    "(benchmarks/argument_agreement.py measures the Listwise judge on UKPConvArg2 by hand)",
+    "argument-quality": "measured only with --argument-items N (the LLM judge rates N arguments; slow on CPU)",
     "exam-answerer": "needs passages with relevance grades in EXAM++'s graded format "
     "(benchmark exam score-grades reports answerability vs relevance for such a file)",
     "subq-coverage": "no public set with human sub-question coverage labels is loaded yet",
@@ -145,6 +148,83 @@ def entailment_figure(
     )
 
 
+def ordered(pairs: Sequence[tuple[float, float]]) -> float:
+    """Share of pairs whose first item scores higher (a tie counts half)."""
+    return float(np.mean([1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs]))
+
+
+def pairwise_interval(pairs: Sequence[tuple[float, float]], seed: int = 0) -> tuple[float, float] | None:
+    """95% percentile bootstrap interval of :func:`ordered`, resampling pairs."""
+    if len(pairs) < 2:
+        return None
+    points = np.array([1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs])
+    if np.ptp(points) == 0:  # the bootstrap has nothing to resample: the exact binomial interval
+        ci = st.binomtest(int(points.sum()), len(points)).proportion_ci()
+        return float(ci.low), float(ci.high)
+    res = st.bootstrap((points,), np.mean, n_resamples=RESAMPLES, method="percentile", random_state=seed)
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def argument_figure(
+    set_id: str,
+    pairs: Sequence[ArgumentPair],
+    rate: Callable[[list[tuple[str, str, str]]], list[tuple[float | None, list[str]]]],
+    seed: int = 0,
+) -> SetFigure:
+    """A quality judge on preference pairs: each distinct argument rated once; a pair where
+    either argument got no rating is left out and counted, never a tie."""
+    hs = human_sets.SETS[set_id]
+    items = sorted({(p.topic, p.stance, t) for p in pairs for t in (p.better, p.worse)})
+    rated = dict(zip(items, rate(list(items)), strict=True))
+    score = {k: v for k, (v, _) in rated.items() if v is not None}
+    used = [
+        ((p.topic, p.stance, p.better), (p.topic, p.stance, p.worse))
+        for p in pairs
+        if (p.topic, p.stance, p.better) in score and (p.topic, p.stance, p.worse) in score
+    ]
+    judged = [(score[a], score[b]) for a, b in used]
+    length = [(float(len(a[2].split())), float(len(b[2].split()))) for a, b in used]
+    value = ordered(judged) if judged else None
+    ci = pairwise_interval(judged, seed) if judged else None
+    baselines: dict[str, float | None] = {"longer argument": ordered(length) if length else None}
+    values = list(score.values())
+    failures = [f for _, fs in rated.values() for f in fs]
+    extra: dict[str, float | None] = {
+        "arguments": float(len(items)),
+        "arguments rated": float(len(score)),
+        "pairs left out (an argument unrated)": float(len(pairs) - len(used)),
+        "replies refused as example copies": float(sum(COPY_ERROR in f for f in failures)),
+        "ties": float(sum(a == b for a, b in judged)),
+        "share with the commonest rating": max(values.count(v) for v in set(values)) / len(values)
+        if values
+        else None,
+    }
+    return SetFigure(
+        set=set_id,
+        title=hs.title,
+        licence=hs.licence,
+        n=len(used),
+        metric="pairwise accuracy",
+        value=value,
+        ci_low=None if ci is None else ci[0],
+        ci_high=None if ci is None else ci[1],
+        chance=0.5,
+        baselines=baselines,
+        extra=extra,
+        verdict=verdict(value, ci, 0.5, baselines),
+    )
+
+
+def sample_arguments(pairs: list[ArgumentPair], n: int | None, seed: int = 0) -> list[ArgumentPair]:
+    """The pairs among a seeded sample of ``n`` distinct arguments (all when ``n`` is None):
+    the judge rates arguments, so this is what bounds its cost."""
+    args = sorted({t for p in pairs for t in (p.better, p.worse)})
+    if n is None or n >= len(args):
+        return pairs
+    keep = {args[i] for i in np.random.default_rng(seed).choice(len(args), size=n, replace=False)}
+    return [p for p in pairs if p.better in keep and p.worse in keep]
+
+
 def sample(pairs: list[Pair], n: int | None, seed: int = 0) -> list[Pair]:
     """A seeded sample of ``n`` items (all when ``n`` is None or larger)."""
     if n is None or n >= len(pairs):
@@ -160,18 +240,23 @@ def measure(
     cosine: Callable[[list[tuple[str, str]]], list[float]] | None,
     all_roles: Sequence[str],
     seed: int = 0,
+    figures: dict[str, tuple[str, list[SetFigure]]] | None = None,
 ) -> JudgeCard:
     """The card: each role in ``roles`` — (support scorer, threshold, judge name) — on every
-    set of its kind; every other role of ``all_roles`` listed as not measured here."""
+    entailment set; each role in ``figures`` — (judge name, figures measured elsewhere) —
+    as given; every other role of ``all_roles`` listed as not measured here."""
     cards = []
     for role in all_roles:
-        if role in roles:
+        if figures and role in figures:
+            judge, done = figures[role]
+            cards.append(RoleCard(role=role, judge=judge, verdict=worst(done), figures=done))
+        elif role in roles:
             support, threshold, judge = roles[role]
-            figures = [
+            measured = [
                 entailment_figure(set_id, pairs, support, threshold, cosine, seed)
                 for set_id, pairs in sets.items()
             ]
-            cards.append(RoleCard(role=role, judge=judge, verdict=worst(figures), figures=figures))
+            cards.append(RoleCard(role=role, judge=judge, verdict=worst(measured), figures=measured))
         else:
             cards.append(
                 RoleCard(

@@ -33,6 +33,17 @@ ROWS = [  # (premise, hypothesis, entailed)
 ]
 
 
+ARGUMENT_PAIRS = [
+    (
+        "Uniforms save parents money because they cost less than a wardrobe of fashionable clothes.",
+        "uniforms r bad",
+    ),
+    ("Uniforms reduce bullying about brands, since every pupil wears the same clothes.", "no"),
+    ("A uniform stops pupils from expressing who they are, and that matters at school age.", "i hate it"),
+    ("Uniforms are uncomfortable in summer and schools rarely let pupils adapt them.", "meh whatever"),
+]
+
+
 def _local_copies(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Small files in SICK's and RTE's formats, with the sets' checksums pinned to them."""
     sick = [SICK_HEAD] + [
@@ -42,15 +53,23 @@ def _local_copies(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     rte = ["index\tsentence1\tsentence2\tlabel"] + [
         f"{i}\t{p}\t{h}\t{'entailment' if y else 'not_entailment'}" for i, (p, h, y) in enumerate(ROWS)
     ]
+    uniform = [  # UKPConvArg2's format: pair id, labels, more convincing, less convincing
+        f"a{i}_b{i}\to{i}_1\t{better}\t{worse}" for i, (better, worse) in enumerate(ARGUMENT_PAIRS)
+    ]
     sets = {}
-    for set_id, lines in (("sick", sick), ("rte", rte)):
+    for set_id, files in (
+        ("sick", [sick]),
+        ("rte", [rte]),
+        ("ukpconvarg2", [uniform[:2], uniform[2:]]),
+    ):
         hs = human_sets.SETS[set_id]
-        path = root / set_id / hs.file
-        path.parent.mkdir(parents=True)
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        sets[set_id] = human_sets.HumanSet(
-            **{**hs.__dict__, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
-        )
+        pinned = []
+        for (repo_path, _), lines in zip(hs.files, files, strict=True):
+            path = root / set_id / Path(repo_path).name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            pinned.append((repo_path, hashlib.sha256(path.read_bytes()).hexdigest()))
+        sets[set_id] = human_sets.HumanSet(**{**hs.__dict__, "files": tuple(pinned)})
     monkeypatch.setattr(human_sets, "SETS", sets)
     return root
 
@@ -61,6 +80,9 @@ def test_sets_are_read_in_their_formats_and_checked(tmp_path: Path, monkeypatch:
     assert len(sick) == 24 and all(isinstance(p, Pair) for p in sick)  # TEST rows only
     assert sum(p.label for p in sick) == 12
     assert len(human_sets.load("rte", root)) == 10
+    uniform = human_sets.load("ukpconvarg2", root)
+    assert [p.stance for p in uniform] == ["con", "con", "pro", "pro"]  # from the file names
+    assert uniform[0].better.startswith("Uniforms save") and uniform[0].topic == human_sets.UNIFORM
     (root / "rte" / "dev.tsv").write_text("index\tsentence1\tsentence2\tlabel\n1\ta\tb\tentailment\n")
     with pytest.raises(InputError, match=r"dev.tsv.*SHA-256.*not the pinned"):
         human_sets.load("rte", root)
@@ -209,3 +231,57 @@ def test_the_llm_judge_sees_only_its_own_smaller_sample(
     assert seen == {"entailment": 24 + 10, "llm-support": 12 + 10}  # rte has only 10 pairs
     card = cards.JudgeCard.model_validate(__import__("yaml").safe_load(out.read_text()))
     assert [f.n for f in card.role("llm-support").figures] == [12, 10]  # type: ignore[union-attr]
+
+
+def test_argument_figure_orders_pairs_and_counts_what_it_leaves_out() -> None:
+    from benchmark.metaeval.human_sets import UNIFORM, ArgumentPair
+    from benchmark.models.example_copies import COPY_ERROR
+
+    pairs = [ArgumentPair(UNIFORM, "pro", b, w) for b, w in ARGUMENT_PAIRS]
+
+    def rate(items):  # type: ignore[no-untyped-def]
+        out = []
+        for _, _, text in items:
+            if text == "no":
+                out.append((None, [f"quality: {COPY_ERROR} (the whole reply)"]))
+            else:
+                out.append((3.0 if len(text.split()) > 5 else 2.0 if "hate" in text else 1.0, []))
+        return out
+
+    fig = judge_cards.argument_figure("ukpconvarg2", pairs, rate)
+    assert fig.n == 3 and fig.extra["pairs left out (an argument unrated)"] == 1.0
+    assert fig.extra["replies refused as example copies"] == 1.0
+    assert fig.value == 1.0 and fig.baselines["longer argument"] == 1.0
+    assert (
+        fig.verdict == "at chance" and fig.ci_low is not None and fig.ci_low < 0.5
+    )  # 3 of 3: exact interval
+    same = judge_cards.argument_figure("ukpconvarg2", pairs, lambda items: [(2.0, [])] * len(items))
+    assert same.value == 0.5 and same.extra["ties"] == 4.0 and same.verdict == "at chance"
+    assert same.extra["share with the commonest rating"] == 1.0
+
+
+def test_the_argument_family_rates_for_the_card_and_refuses_copies() -> None:
+    """The family's own judge rates standalone arguments; a reply that is its prompt's
+    worked example is refused (retried, then a failure), not a rating."""
+    from benchmark.families import REGISTRY, MetricFamily
+    from benchmark.models.prompts import load_prompt
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+    example = load_prompt("argument-quality-listwise@1").examples[0][1]
+    own = example.replace('"overall_quality": 2', '"overall_quality": 3').replace(
+        '"cogency": 1', '"cogency": 3'
+    )
+
+    def reply(messages):  # type: ignore[no-untyped-def]
+        return example if "copy me" in messages[-1]["content"] or "copy me" in str(messages) else own
+
+    judges = fake_stack(llm=FakeLLM(reply), entailment=FakeEntailment({}), retriever=FakeRetriever({}))
+    fam = next(f for f in REGISTRY.values() if type(f).rate_for_card is not MetricFamily.rate_for_card)
+    assert fam.rate_for_card("entailment", judges, []) is None
+    rated = fam.rate_for_card(
+        "argument-quality",
+        judges,
+        [("Uniforms?", "pro", "Uniforms are cheap."), ("Uniforms?", "pro", "copy me")],
+    )
+    assert rated is not None and rated[0][0] == 3.0 and rated[0][1] == []
+    assert rated[1][0] is None and any("worked example" in f for f in rated[1][1])

@@ -242,6 +242,25 @@ class ArgumentsFamily(MetricFamily):
             run_key=(content_hash(sorted(state.given.items())),),
         )
 
+    def rate_for_card(
+        self, role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
+    ) -> list[tuple[float | None, list[str]]] | None:
+        """Overall quality (1-3) of standalone arguments by the default quality judge, with no
+        evidence and no other judge: what the argument-quality role's card measures."""
+        if role not in self.judged_by.get(self.primary, ()):
+            return None
+        settings = ArgumentSettings(context_judges=(), joint_judges=())
+        ids = [f"card-{i}" for i in range(len(items))]
+        state = ArgumentState(
+            judges=judges,
+            settings=settings,
+            topics={q: (t, s) for q, (t, s, _) in zip(ids, items, strict=True)},
+        )
+        traces = pipeline.score_batch(
+            state, [(q, "", text) for q, (_, _, text) in zip(ids, items, strict=True)]
+        )
+        return [(t.scores.get(self.primary), list(t.failures)) for t in traces]
+
     def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
         if not results:
             return {}
