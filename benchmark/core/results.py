@@ -215,6 +215,11 @@ class TaskResult(_Strict):
         "(benchmark.models.example_copies); part of `failures`",
     )
     failed_queries: list[str] = Field(default_factory=list)
+    judge_card: dict[str, str] = Field(
+        default_factory=dict,
+        description="the judge card's verdict, when this was scored, for each judge role the ranked "
+        "score depends on (benchmark.models.cards; 'card' names the card's date)",
+    )
     counts: dict[str, int] = Field(default_factory=dict, description="per-query counts summed")
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
     run: RunInfo

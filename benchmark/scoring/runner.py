@@ -46,6 +46,7 @@ from benchmark.families.base import FamilySettings, MetricFamily, QueryTrace, Sc
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
+from benchmark.models.cards import load_card
 from benchmark.tasks import Task
 
 log = logging.getLogger(__name__)
@@ -224,6 +225,15 @@ def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySet
         )
 
 
+def card_verdicts(family: MetricFamily, profile_id: str, primary: str) -> dict[str, str]:
+    """What the profile's judge card said of the judges the ranked score depends on."""
+    card = load_card(profile_id)
+    roles = family.judged_by.get(primary, ())
+    if card is None or not roles:
+        return {"card": "none"} if roles else {}
+    return {"card": card.created, **{r: rc.verdict for r in roles if (rc := card.role(r)) is not None}}
+
+
 def aggregate(
     family: MetricFamily,
     task: Task,
@@ -263,6 +273,7 @@ def aggregate(
                 copies[stage] = copies.get(stage, 0) + 1
         for k, v in pq.counts.items():
             counts[k] = counts.get(k, 0) + int(v)
+    primary = family.primary_for(task, scores)
     return TaskResult(
         model=model,
         task=TaskInfo(
@@ -274,7 +285,7 @@ def aggregate(
         ),
         judge_profile=profile,
         metric_family=family.id,
-        primary=family.primary_for(task, scores),
+        primary=primary,
         settings=settings.model_dump(mode="json"),
         board_settings=family.board_settings(settings),
         statistics=Statistics(
@@ -288,6 +299,7 @@ def aggregate(
         per_query=per_query,
         failures=failures,
         example_copies=copies,
+        judge_card=card_verdicts(family, f"{profile.get('name')}@{profile.get('version')}", primary),
         failed_queries=[pq.query_id for pq in per_query if pq.failed],
         counts=counts,
         notes=notes,
