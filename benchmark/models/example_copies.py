@@ -166,14 +166,47 @@ def skeleton(text: str) -> str:
     return "\n".join(x for x in out if x)
 
 
+def _flat(text: str) -> dict[str, Any] | None:
+    """A JSON reply's scalar values by their path (``{"a": {"b": 1}}`` -> ``{"a.b": 1}``)."""
+    parsed = _json_values(text)
+    if parsed is None:
+        return None
+    out: dict[str, Any] = {}
+
+    def walk(v: Any, path: str) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, f"{path}.{k}" if path else str(k))
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(x, f"{path}[{i}]")
+        else:
+            out[path] = v.lower().strip() if isinstance(v, str) else v
+
+    for i, v in enumerate(parsed):
+        walk(v, f"#{i}")
+    return out
+
+
 def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
     """What the reply copied from an example (``None``: nothing); ``request`` is the
-    normalised input, whose own text a reply may repeat."""
+    normalised input, whose own text a reply may repeat.  A JSON reply whose every value
+    is the example's, for at least :data:`DISTINCTIVE_VALUES` of its fields, is a copy
+    even when it leaves some out (fourteen of the example's fifteen ratings)."""
     whole = normalise(reply)
     mine = free_text(reply)
+    flat = _flat(reply)
     for example in examples:
         if whole == normalise(example) and distinctive(example, request):
             return "the whole reply"
+        theirs_flat = _flat(example)
+        if (
+            flat is not None
+            and theirs_flat is not None
+            and len(flat) >= DISTINCTIVE_VALUES
+            and all(k in theirs_flat and theirs_flat[k] == v for k, v in flat.items())
+        ):
+            return f"{len(flat)} of the example's values"
         theirs = _foreign(free_text(example), request)
         shared = sorted(p for p in mine & theirs if len(p.split()) >= COPIED_PART_WORDS)
         if shared:

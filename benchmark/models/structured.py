@@ -97,6 +97,10 @@ def run_structured(
                 ]
                 still.append(i)
         pending = still
+    for out in outcomes:  # a failure that began with a copy says so, whatever its last reply did
+        if not out.ok and out.copies and example_copies.COPY_ERROR not in (out.error or ""):
+            replies = "reply" if out.copies == 1 else "replies"
+            out.error = f"{out.error} (after {out.copies} {replies} refused: {example_copies.COPY_ERROR})"
     return outcomes
 
 

@@ -140,3 +140,21 @@ def test_decomposition_subclaims_borrowed_from_an_example_sentence_fail() -> Non
     llm = FakeLLM(reply=lambda _m: honest)
     (unit,) = Decomposer("factscore", llm=llm, max_retries=2, retrieved_examples=0).decompose([source])
     assert unit.error is None and len(unit.subclaims) == 2
+
+
+def test_the_example_minus_a_field_is_still_a_copy_and_a_later_failure_says_so() -> None:
+    """Fourteen of the listwise example's fifteen ratings, unchanged, are a copy; a failure
+    whose first reply was refused as a copy says so even when its last reply failed otherwise."""
+    import json
+
+    example = load_prompt("argument-quality-listwise@1").examples[0][1]
+    partial = json.loads(example)
+    partial.pop("appropriateness")
+    assert example_copies.copied(json.dumps(partial), [example], "") == "14 of the example's values"
+    changed = {**partial, "cogency": 3 if partial["cogency"] != 3 else 1}
+    assert example_copies.copied(json.dumps(changed), [example], "") is None  # its own ratings
+    messages = _fresh_messages("argument-quality-listwise@1")
+    replies = iter([json.dumps(partial), "I am sorry, here is my answer.", "still no JSON"])
+    (out,) = run_structured(FakeLLM(reply=lambda _m: next(replies)), [messages], json.loads, max_retries=2)
+    assert not out.ok and out.copies == 1
+    assert example_copies.COPY_ERROR in (out.error or "") and "after 1 reply refused" in (out.error or "")

@@ -285,3 +285,26 @@ def test_the_argument_family_rates_for_the_card_and_refuses_copies() -> None:
     )
     assert rated is not None and rated[0][0] == 3.0 and rated[0][1] == []
     assert rated[1][0] is None and any("worked example" in f for f in rated[1][1])
+
+
+def test_a_partial_copy_is_not_salvaged_into_a_rating() -> None:
+    """The argument judge salvages the parts of an incomplete reply; never those of a reply
+    refused as the worked example (fourteen of its fifteen ratings)."""
+    import json
+
+    from benchmark.families import REGISTRY, MetricFamily
+    from benchmark.models.prompts import load_prompt
+    from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+
+    partial = json.loads(load_prompt("argument-quality-listwise@1").examples[0][1])
+    partial.pop("appropriateness")
+    judges = fake_stack(
+        llm=FakeLLM(lambda _m: json.dumps(partial)),
+        entailment=FakeEntailment({}),
+        retriever=FakeRetriever({}),
+    )
+    fam = next(f for f in REGISTRY.values() if type(f).rate_for_card is not MetricFamily.rate_for_card)
+    ((rating, failures),) = (
+        fam.rate_for_card("argument-quality", judges, [("Uniforms?", "pro", "Cheap.")]) or []
+    )
+    assert rating is None and any("worked example" in f for f in failures)
