@@ -190,8 +190,8 @@ def argument_figure(
     values = list(score.values())
     failures = [f for _, fs in rated.values() for f in fs]
     extra: dict[str, float | None] = {
-        "arguments": float(len(items)),
-        "arguments rated": float(len(score)),
+        "distinct texts": float(len(items)),
+        "texts rated": float(len(score)),
         "pairs left out (an argument unrated)": float(len(pairs) - len(used)),
         "replies refused as example copies": float(sum(COPY_ERROR in f for f in failures)),
         "ties": float(sum(a == b for a, b in judged)),
