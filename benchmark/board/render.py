@@ -182,11 +182,7 @@ def print_leaderboard(
 
 def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
     """The judge card's lines (and banner) for one board's rows."""
-    return [
-        line
-        for t in trusts(family, zip(board["judge_profile"], board["ranked_by"], strict=True))
-        for line in trust_text(t)
-    ]
+    return [line for t in trusts(family, board) for line in trust_text(t)]
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>#|!~])")

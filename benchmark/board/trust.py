@@ -10,8 +10,9 @@ or below a trivial baseline carries a banner in plain words.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+import pandas as pd
 
 from benchmark.families import MetricFamily
 from benchmark.models.cards import WARNINGS, load_card
@@ -58,9 +59,11 @@ def board_trust(family: MetricFamily, profile_id: str, primary: str) -> Trust:
     return Trust(profile_id, label, lines, banner)
 
 
-def trusts(family: MetricFamily, boards: Iterable[tuple[str, str]]) -> list[Trust]:
-    """One :class:`Trust` per distinct (judge profile, ranked-by score) among ``boards``."""
-    return [board_trust(family, profile, primary) for profile, primary in sorted(set(boards))]
+def trusts(family: MetricFamily, table: pd.DataFrame) -> list[Trust]:
+    """One :class:`Trust` per distinct (judge profile, ranked-by score) among the rows of a
+    family's leaderboard table."""
+    boards = set(zip(table["judge_profile"], table["ranked_by"], strict=True))
+    return [board_trust(family, profile, primary) for profile, primary in sorted(boards)]
 
 
 def trust_text(t: Trust) -> list[str]:

@@ -99,21 +99,26 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     else:
+        from benchmark.judging.stack import JudgeStack
+
+        judges = JudgeStack.load(prof, progress=False)  # weights load on first use, once for every role
         sets = {s: judge_cards.sample(human_sets.load(s, data_dir), args.max_pairs) for s in set_ids}
-        measured, cosine = _judges(prof, args.llm_pairs, sets)
-        llm = measured.pop("llm-support", None)  # slow: measured on its own, smaller sample below
-        card = judge_cards.measure(prof, measured, sets, cosine, roles())
-        if llm is not None:
-            llm_sets = {s: judge_cards.sample(p, args.llm_pairs) for s, p in sets.items()}
-            llm_card = judge_cards.measure(prof, {"llm-support": llm}, llm_sets, cosine, roles())
-            card = card.model_copy(
-                update={
-                    "roles": [llm_card.role(r.role) if r.role == "llm-support" else r for r in card.roles]
-                }
+        measured, cosine = _judges(judges)
+        given: dict[str, tuple[str, list]] = {}
+        if args.llm_pairs:  # slow: on its own, smaller sample of each set
+            support, judge = _llm_support(judges)
+            given["llm-support"] = (
+                judge,
+                [
+                    judge_cards.entailment_figure(
+                        s, judge_cards.sample(p, args.llm_pairs), support, 0.5, cosine
+                    )
+                    for s, p in sets.items()
+                ],
             )
         if args.argument_items:
-            figures = _argument_figures(prof, args, data_dir)
-            card = card.model_copy(update={"roles": [figures.get(r.role, r) for r in card.roles]})
+            given |= _argument_figures(judges, args, data_dir)
+        card = judge_cards.measure(prof, measured, sets, cosine, roles(), figures=given)
     out = Path(args.out) if args.out else _default_out(prof.id)
     write_card(card, out)
     _print(card)
@@ -121,14 +126,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _argument_figures(prof, args: argparse.Namespace, data_dir: Path | None):  # type: ignore[no-untyped-def]
-    """The roles a family rates standalone texts for (argument quality), on preference pairs."""
+def _argument_figures(judges, args: argparse.Namespace, data_dir: Path | None):  # type: ignore[no-untyped-def]
+    """(judge, figures) for the roles a family rates standalone texts for (argument quality),
+    on preference pairs."""
     from benchmark.families import REGISTRY, MetricFamily
-    from benchmark.judging.stack import JudgeStack
     from benchmark.metaeval import human_sets, judge_cards
-    from benchmark.models.cards import RoleCard, worst
 
-    judges = JudgeStack.load(prof)
     out = {}
     for role in roles():
         family = next(
@@ -153,38 +156,26 @@ def _argument_figures(prof, args: argparse.Namespace, data_dir: Path | None):  #
                 )
             )
         if figures:
-            judge = (
-                judge_cards.judge_name(prof, role) + " (overall quality, default quality judge, no evidence)"
-            )
-            out[role] = RoleCard(role=role, judge=judge, verdict=worst(figures), figures=figures)
+            judge = judge_cards.judge_name(judges.profile, role)
+            out[role] = (f"{judge} (overall quality, default quality judge, no evidence)", figures)
     return out
 
 
-def _judges(prof, llm_pairs: int, sets):  # type: ignore[no-untyped-def]
-    """The profile's scorers per role, and the plain-cosine baseline (its embedder)."""
+def _judges(judges):  # type: ignore[no-untyped-def]
+    """The profile's entailment scorer, and the plain-cosine baseline (its embedder)."""
     import numpy as np
 
-    from benchmark.models.cache import default_cache
     from benchmark.models.embeddings import Embedder
-    from benchmark.models.entailment import LLMEntailment, load_entailment
-    from benchmark.models.llm import load_llm
-    from benchmark.models.profiles import EntailmentSpec
 
-    cache = default_cache()
-    entail = load_entailment(prof.entailment, embedder_model=prof.embedder.model, cache=cache)
+    prof = judges.profile
     measured = {
         "entailment": (
-            entail.support_scores,
+            judges.entailment.support_scores,
             prof.entailment.threshold,
             f"{prof.entailment.kind}: {prof.entailment.model}",
         )
     }
-    if llm_pairs:
-        llm = LLMEntailment(
-            EntailmentSpec(kind="llm", threshold=0.5, model=prof.llm.model), load_llm(prof.llm, cache=cache)
-        )
-        measured["llm-support"] = (llm.support_scores, 0.5, f"LLM yes/no (entailment@1): {prof.llm.model}")
-    embedder = Embedder(prof.embedder, cache=cache)
+    embedder = Embedder(prof.embedder, cache=judges.cache)
 
     def cosine(pairs: list[tuple[str, str]]) -> list[float]:
         a = embedder.encode([p for p, _ in pairs])
@@ -195,6 +186,15 @@ def _judges(prof, llm_pairs: int, sets):  # type: ignore[no-untyped-def]
     return measured, cosine
 
 
+def _llm_support(judges):  # type: ignore[no-untyped-def]
+    """The profile's LLM as a yes/no support judge (DecompScore's), and its name."""
+    from benchmark.models.entailment import LLMEntailment
+    from benchmark.models.profiles import EntailmentSpec
+
+    llm = LLMEntailment(EntailmentSpec(kind="llm", threshold=0.5, model=judges.profile.llm.model), judges.llm)
+    return llm.support_scores, f"LLM yes/no (entailment@1): {judges.profile.llm.model}"
+
+
 def _default_out(profile_id: str) -> Path:
     from benchmark.models.cards import CARDS_DIR, card_path
 
@@ -203,6 +203,8 @@ def _default_out(profile_id: str) -> Path:
 
 
 def _print(card) -> None:  # type: ignore[no-untyped-def]
+    from benchmark.models.cards import best_baseline
+
     table = Table(title=Text(f"Judge card: {card.profile} (measured {card.created})"))
     for col in ("role", "judge", "set", "n", "figure", "95% CI", "best baseline", "verdict"):
         table.add_column(col, justify="right" if col in ("n", "figure") else "left")
@@ -210,9 +212,7 @@ def _print(card) -> None:  # type: ignore[no-untyped-def]
         if not r.figures:
             table.add_row(r.role, Text(r.judge), "—", "—", "—", "—", "—", r.verdict)
         for f in r.figures:
-            best = max(
-                ((k, v) for k, v in f.baselines.items() if v is not None), key=lambda kv: kv[1], default=None
-            )
+            best = best_baseline(f.baselines)
             table.add_row(
                 r.role,
                 Text(r.judge),

@@ -34,7 +34,7 @@ from sklearn.metrics import roc_auc_score
 from benchmark import __version__
 from benchmark.metaeval import human_sets
 from benchmark.metaeval.human_sets import ArgumentPair, Pair
-from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, worst
+from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, best_baseline, worst
 from benchmark.models.example_copies import COPY_ERROR
 from benchmark.models.profiles import JudgeProfile
 
@@ -91,8 +91,36 @@ def verdict(
     """Plain words for a figure: at chance, below a (trivial) baseline, or informative."""
     if value is None or ci is None or ci[0] <= chance:
         return "at chance"
-    best = max((v for v in baselines.values() if v is not None), default=None)
-    return "below a baseline" if best is not None and value < best else "informative"
+    best = best_baseline(baselines)
+    return "below a baseline" if best is not None and value < best[1] else "informative"
+
+
+def _figure(
+    set_id: str,
+    n: int,
+    metric: str,
+    value: float | None,
+    ci: tuple[float, float] | None,
+    chance: float,
+    baselines: dict[str, float | None],
+    extra: dict[str, float | None],
+) -> SetFigure:
+    """One set's figure, with the set's title and licence and the verdict it earns."""
+    hs = human_sets.SETS[set_id]
+    return SetFigure(
+        set=set_id,
+        title=hs.title,
+        licence=hs.licence,
+        n=n,
+        metric=metric,
+        value=value,
+        ci_low=None if ci is None else ci[0],
+        ci_high=None if ci is None else ci[1],
+        chance=chance,
+        baselines=baselines,
+        extra=extra,
+        verdict=verdict(value, ci, chance, baselines),
+    )
 
 
 def entailment_figure(
@@ -106,7 +134,6 @@ def entailment_figure(
     """A support scorer on entailment pairs: ROC AUC with its interval, accuracy and recall at
     the profile's threshold, and the baselines.  A pair the judge could not score is left
     out and counted (``extra["failed"]``), never scored 0."""
-    hs = human_sets.SETS[set_id]
     raw = support([(p.premise, p.hypothesis) for p in pairs])
     kept = [(p, s) for p, s in zip(pairs, raw, strict=True) if s is not None]
     labels = [p.label for p, _ in kept]
@@ -132,32 +159,24 @@ def entailment_figure(
         else None,
         "share said supported": float(np.mean(said)) if kept else None,
     }
-    return SetFigure(
-        set=set_id,
-        title=hs.title,
-        licence=hs.licence,
-        n=len(kept),
-        metric="ROC AUC",
-        value=value,
-        ci_low=None if ci is None else ci[0],
-        ci_high=None if ci is None else ci[1],
-        chance=CHANCE_AUC,
-        baselines=baselines,
-        extra=extra,
-        verdict=verdict(value, ci, CHANCE_AUC, baselines),
-    )
+    return _figure(set_id, len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra)
+
+
+def _points(pairs: Sequence[tuple[float, float]]) -> np.ndarray:
+    """1 where a pair's first item scores higher, 0.5 for a tie, 0 otherwise."""
+    return np.array([1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs])
 
 
 def ordered(pairs: Sequence[tuple[float, float]]) -> float:
     """Share of pairs whose first item scores higher (a tie counts half)."""
-    return float(np.mean([1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs]))
+    return float(_points(pairs).mean())
 
 
 def pairwise_interval(pairs: Sequence[tuple[float, float]], seed: int = 0) -> tuple[float, float] | None:
     """95% percentile bootstrap interval of :func:`ordered`, resampling pairs."""
     if len(pairs) < 2:
         return None
-    points = np.array([1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs])
+    points = _points(pairs)
     if np.ptp(points) == 0:  # the bootstrap has nothing to resample: the exact binomial interval
         ci = st.binomtest(int(points.sum()), len(points)).proportion_ci()
         return float(ci.low), float(ci.high)
@@ -173,7 +192,6 @@ def argument_figure(
 ) -> SetFigure:
     """A quality judge on preference pairs: each distinct argument rated once; a pair where
     either argument got no rating is left out and counted, never a tie."""
-    hs = human_sets.SETS[set_id]
     items = sorted({(p.topic, p.stance, t) for p in pairs for t in (p.better, p.worse)})
     rated = dict(zip(items, rate(list(items)), strict=True))
     score = {k: v for k, (v, _) in rated.items() if v is not None}
@@ -199,20 +217,7 @@ def argument_figure(
         if values
         else None,
     }
-    return SetFigure(
-        set=set_id,
-        title=hs.title,
-        licence=hs.licence,
-        n=len(used),
-        metric="pairwise accuracy",
-        value=value,
-        ci_low=None if ci is None else ci[0],
-        ci_high=None if ci is None else ci[1],
-        chance=0.5,
-        baselines=baselines,
-        extra=extra,
-        verdict=verdict(value, ci, 0.5, baselines),
-    )
+    return _figure(set_id, len(used), "pairwise accuracy", value, ci, 0.5, baselines, extra)
 
 
 def sample_arguments(pairs: list[ArgumentPair], n: int | None, seed: int = 0) -> list[ArgumentPair]:

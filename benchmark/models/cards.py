@@ -35,6 +35,12 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def best_baseline(baselines: dict[str, float | None]) -> tuple[str, float] | None:
+    """The trivial baseline that scored highest, by name, or ``None`` when none scored."""
+    scored = [(k, v) for k, v in baselines.items() if v is not None]
+    return max(scored, key=lambda kv: kv[1], default=None)
+
+
 class SetFigure(_Strict):
     """One judge on one public set."""
 
@@ -60,9 +66,7 @@ class SetFigure(_Strict):
             if self.ci_low is not None and self.ci_high is not None
             else ""
         )
-        best = max(
-            ((k, v) for k, v in self.baselines.items() if v is not None), key=lambda kv: kv[1], default=None
-        )
+        best = best_baseline(self.baselines)
         base = f"; best baseline {best[0]} {best[1]:.3f}" if best else ""
         return f"{self.title}: {self.metric} {self.value:.3f}{ci}, n={self.n:,}{base} — {self.verdict}"
 

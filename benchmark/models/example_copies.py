@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 #: a free-text part has at least this many words, one of them with a letter; shorter
@@ -74,14 +75,39 @@ def _json_values(text: str) -> list[Any] | None:
         return None
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
+@lru_cache(maxsize=1024)
+def _flat(text: str) -> dict[str, Any] | None:
+    """A JSON reply's scalar values by their path (``{"a": {"b": 1}}`` -> ``{"#0.a.b": 1}``;
+    strings lowercased), or ``None`` when it is not JSON.  Cached: a prompt's few examples
+    are compared with every reply.  Callers must not change the mapping."""
+    parsed = _json_values(text)
+    if parsed is None:
+        return None
+    out: dict[str, Any] = {}
+
+    def walk(v: Any, path: str) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, f"{path}.{k}")
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(x, f"{path}[{i}]")
+        else:
+            out[path] = v.lower().strip() if isinstance(v, str) else v
+
+    for i, v in enumerate(parsed):
+        walk(v, f"#{i}")
+    return out
+
+
+def _lines(text: str) -> list[tuple[str | None, str]]:
+    """A text reply's lines as (key, value): list markers dropped, a short "Key:" split off."""
+    out = []
+    for line in text.splitlines():
+        line = _MARKER.sub("", line)
+        key = _KEY.match(line)
+        out.append((key.group(1), key.group(2)) if key else (None, line))
+    return out
 
 
 def _is_free(part: str) -> bool:
@@ -91,38 +117,20 @@ def _is_free(part: str) -> bool:
 def free_text(text: str) -> set[str]:
     """The reply's free-text parts (normalised): JSON string values, else each line's value
     (list markers and a short "Key:" dropped), of at least :data:`FREE_TEXT_WORDS` words."""
-    values = _json_values(text)
-    if values is not None:
-        parts = [s for v in values for s in _strings(v)]
-    else:
-        parts = []
-        for line in text.splitlines():
-            line = _MARKER.sub("", line)
-            key = _KEY.match(line)
-            parts.append(key.group(2) if key else line)
+    flat = _flat(text)
+    parts = (
+        [v for v in flat.values() if isinstance(v, str)] if flat is not None else [v for _, v in _lines(text)]
+    )
     return {p for p in map(normalise, parts) if _is_free(p)}
 
 
 def values(text: str) -> int:
     """How many ratings and labels the reply holds: JSON scalars, else the lines' values
     (comma-separated ones counted one by one)."""
-    parsed = _json_values(text)
-    if parsed is not None:
-
-        def count(v: Any) -> int:
-            if isinstance(v, dict):
-                return sum(count(x) for x in v.values())
-            if isinstance(v, list):
-                return sum(count(x) for x in v)
-            return 1
-
-        return sum(count(v) for v in parsed)
-    n = 0
-    for line in text.splitlines():
-        key = _KEY.match(_MARKER.sub("", line))
-        value = key.group(2) if key else line
-        n += len([x for x in value.split(",") if x.strip()])
-    return n
+    flat = _flat(text)
+    if flat is not None:
+        return len(flat)
+    return sum(len([x for x in value.split(",") if x.strip()]) for _, value in _lines(text))
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -136,9 +144,13 @@ def _foreign(parts: set[str], request: str) -> set[str]:
     return {p for p in parts if p not in request and not set(_WORD.findall(p)) <= words}
 
 
+def _distinctive(example: str, foreign: set[str]) -> bool:
+    return bool(foreign) or values(example) >= DISTINCTIVE_VALUES
+
+
 def distinctive(example: str, request: str) -> bool:
     """Whether returning ``example`` whole, for ``request``, can only be a copy."""
-    return bool(_foreign(free_text(example), request)) or values(example) >= DISTINCTIVE_VALUES
+    return _distinctive(example, _foreign(free_text(example), request))
 
 
 def skeleton(text: str) -> str:
@@ -157,35 +169,10 @@ def skeleton(text: str) -> str:
 
         return json.dumps([blank(v) for v in values], sort_keys=True)
     out = []
-    for line in text.splitlines():
-        line = _MARKER.sub("", line)
-        key = _KEY.match(line)
-        value = key.group(2) if key else line
+    for key, value in _lines(text):
         value = "…" if _is_free(normalise(value)) else normalise(value)
-        out.append(f"{normalise(key.group(1))}: {value}" if key else value)
+        out.append(f"{normalise(key)}: {value}" if key is not None else value)
     return "\n".join(x for x in out if x)
-
-
-def _flat(text: str) -> dict[str, Any] | None:
-    """A JSON reply's scalar values by their path (``{"a": {"b": 1}}`` -> ``{"a.b": 1}``)."""
-    parsed = _json_values(text)
-    if parsed is None:
-        return None
-    out: dict[str, Any] = {}
-
-    def walk(v: Any, path: str) -> None:
-        if isinstance(v, dict):
-            for k, x in v.items():
-                walk(x, f"{path}.{k}" if path else str(k))
-        elif isinstance(v, list):
-            for i, x in enumerate(v):
-                walk(x, f"{path}[{i}]")
-        else:
-            out[path] = v.lower().strip() if isinstance(v, str) else v
-
-    for i, v in enumerate(parsed):
-        walk(v, f"#{i}")
-    return out
 
 
 def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
@@ -197,7 +184,8 @@ def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
     mine = free_text(reply)
     flat = _flat(reply)
     for example in examples:
-        if whole == normalise(example) and distinctive(example, request):
+        theirs = _foreign(free_text(example), request)
+        if whole == normalise(example) and _distinctive(example, theirs):
             return "the whole reply"
         theirs_flat = _flat(example)
         if (
@@ -207,7 +195,6 @@ def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
             and all(k in theirs_flat and theirs_flat[k] == v for k, v in flat.items())
         ):
             return f"{len(flat)} of the example's values"
-        theirs = _foreign(free_text(example), request)
         shared = sorted(p for p in mine & theirs if len(p.split()) >= COPIED_PART_WORDS)
         if shared:
             return repr(shared[0][:80])

@@ -39,10 +39,15 @@ class Outcome(Generic[T]):
     raw: list[str] = field(default_factory=list)
     error: str | None = None
     attempts: int = 0
-    #: replies refused for reproducing a worked example (each one retried, then a failure)
-    copies: int = 0
+    #: positions in ``raw`` of the replies refused for reproducing a worked example
+    copied: list[int] = field(default_factory=list)
     #: the accepted reply's ratings and labels equal an example's (counted, never refused)
     matched_example: bool = False
+
+    @property
+    def copies(self) -> int:
+        """Replies refused as copies of a worked example (each retried, then a failure)."""
+        return len(self.copied)
 
 
 def run_structured(
@@ -84,7 +89,7 @@ def run_structured(
             try:
                 copy = example_copies.copied(reply, examples[i], requests[i]) if examples[i] else None
                 if copy is not None:
-                    out.copies += 1
+                    out.copied.append(len(out.raw) - 1)
                     raise ValueError(f"{example_copies.COPY_ERROR} ({copy})")
                 out.value, out.ok, out.error = parsers[i](reply), True, None
                 out.matched_example = bool(examples[i]) and example_copies.matches(reply, examples[i])

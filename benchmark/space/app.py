@@ -258,7 +258,7 @@ def trust_html(lb: Leaderboard, family_id: str, *filters: str) -> str:
     if df.empty:
         return ""
     parts = []
-    for t in trusts(REGISTRY[family_id], zip(df["judge_profile"], df["ranked_by"], strict=True)):
+    for t in trusts(REGISTRY[family_id], df):
         if t.banner:
             parts.append(f"<div class='gc-banner' role='alert'>{html.escape(t.banner)}</div>")
         parts += [

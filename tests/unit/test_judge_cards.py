@@ -216,16 +216,11 @@ def test_the_llm_judge_sees_only_its_own_smaller_sample(
 
         return support
 
-    def fake_judges(prof, llm_pairs, sets):  # type: ignore[no-untyped-def]
-        return (
-            {
-                "entailment": (scorer("entailment"), 0.5, "fake"),
-                "llm-support": (scorer("llm-support"), 0.5, "fake LLM"),
-            },
-            lambda pairs: [0.5] * len(pairs),
-        )
+    def fake_judges(judges):  # type: ignore[no-untyped-def]
+        return {"entailment": (scorer("entailment"), 0.5, "fake")}, lambda pairs: [0.5] * len(pairs)
 
     monkeypatch.setattr(judge_card, "_judges", fake_judges)
+    monkeypatch.setattr(judge_card, "_llm_support", lambda judges: (scorer("llm-support"), "fake LLM"))
     out = tmp_path / "card.yaml"
     assert main(["judge-card", "--data-dir", str(root), "--llm-pairs", "12", "--out", str(out)]) == 0
     assert seen == {"entailment": 24 + 10, "llm-support": 12 + 10}  # rte has only 10 pairs

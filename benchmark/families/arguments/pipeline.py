@@ -23,7 +23,6 @@ from benchmark.families.arguments.scores import trace_scores
 from benchmark.families.arguments.trace import ArgumentTrace, EvidenceDoc, JudgeRecord
 from benchmark.generation.rag import parse_citations
 from benchmark.judging.stack import JudgeStack
-from benchmark.models import example_copies
 from benchmark.models.llm import Messages
 from benchmark.models.structured import run_structured
 from benchmark.retrieval import Retriever
@@ -68,13 +67,12 @@ def ask(
         max_new_tokens=prompt.meta.get("max_new_tokens"),
     )
     parsers = list(parse) if isinstance(parse, Sequence) else [parse] * len(requests)
-    examples = [o for _, o in prompt.examples]
     out = []
     for o, p in zip(outcomes, parsers, strict=True):
         best: dict[str, Any] = {}
         if not o.ok:
-            for reply in o.raw:
-                if o.copies and example_copies.copied(reply, examples, "") is not None:
+            for n, reply in enumerate(o.raw):
+                if n in o.copied:
                     continue  # a reply refused as the worked example is not salvaged for parts
                 try:
                     p(reply)
