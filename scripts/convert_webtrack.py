@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 STARTER_DIR = REPO / "scripts" / "starter_corpus"
 EXAM_DIR = REPO / "scripts" / "exam_bank"
 SUBQ_FILE = REPO / "scripts" / "sub_questions" / "webtrack-2009-2012.jsonl"
+NUGGET_FILE = REPO / "scripts" / "nuggets" / "webtrack-2009-2012.jsonl"
 SCRIPT = "scripts/convert_webtrack.py"
 
 # The order of ``corpus.covers_queries``: a quickstart runs the first ten, so the topics
@@ -96,6 +97,15 @@ ARROW_SCHEMAS: dict[str, pa.Schema] = {
     ),
     "gold_articles": pa.schema(
         [("query_id", pa.string()), ("article_id", pa.string()), ("text", pa.string())]
+    ),
+    "nuggets": pa.schema(
+        [
+            ("query_id", pa.string()),
+            ("nugget_id", pa.string()),
+            ("text", pa.string()),
+            ("importance", pa.string()),
+            ("provenance", pa.string()),
+        ]
     ),
 }
 
@@ -496,8 +506,8 @@ def load_exam_bank(aspects: list[Row], topics: list[str], directory: Path = EXAM
 
 
 def load_sub_questions(topics: list[str], path: Path = SUBQ_FILE) -> tuple[list[Row], list[str]]:
-    """Generated sub-questions (``benchmark subq generate``) of the starter topics, and how
-    they were made (each row names its model and prompt)."""
+    """Sub-questions of the starter topics, and how they were made (each row says who wrote
+    it, or names the model and prompt that generated it)."""
     rows: list[Row] = []
     made: set[str] = set()
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -509,6 +519,22 @@ def load_sub_questions(topics: list[str], path: Path = SUBQ_FILE) -> tuple[list[
         rows.append({k: r[k] for k in ("query_id", "sub_question_id", "text", "type")})
         made.add(r["provenance"])
     return rows, sorted(made)
+
+
+def load_nuggets(topics: list[str], path: Path = NUGGET_FILE) -> list[Row]:
+    """The starter topics' nuggets for the TREC RAG nugget evaluation, each with its
+    importance (vital / okay) and who wrote it."""
+    rows: list[Row] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if r["query_id"] not in topics or r["importance"] not in ("vital", "okay"):
+            raise ConversionError(
+                f"{path}, line {n}: query {r['query_id']!r} / importance {r['importance']!r}"
+            )
+        rows.append({k: r[k] for k in ("query_id", "nugget_id", "text", "importance", "provenance")})
+    return rows
 
 
 # ---------------------------------------------------------------------------------
@@ -531,6 +557,7 @@ SORT_KEYS: dict[str, Callable[[Row], tuple[Any, ...]]] = {
     "exam_questions": lambda r: (_num(r["query_id"]), r["question_id"]),
     "gold_articles": lambda r: (_num(r["query_id"]), r["article_id"]),
     "sub_questions": lambda r: (_num(r["query_id"]), r["sub_question_id"]),
+    "nuggets": lambda r: (_num(r["query_id"]), int(r["nugget_id"].rsplit("/n", 1)[1])),
 }
 
 
@@ -596,6 +623,8 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
     bank = load_exam_bank(aspects, starter.topics)
     subqs, subq_made = load_sub_questions(starter.topics)
     subq_topics = sorted({r["query_id"] for r in subqs}, key=starter.topics.index)
+    nuggets = load_nuggets(starter.topics)
+    vital = sum(r["importance"] == "vital" for r in nuggets)
     qrels = merge_duplicates(adhoc + starter.qrels, notes)
     qrels = drop_unknown_aspects(qrels, aspects, notes)
     n_docs, n_topics = len(starter.corpus), len(starter.topics)
@@ -604,7 +633,7 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
     )
     card: dict[str, Any] = {
         "id": "webtrack-2009-2012",
-        "version": "1.1.0",
+        "version": "1.2.0",
         "name": "TREC Web Track 2009-2012 (diversity topics)",
         "description": (
             "The 200 TREC Web Track 2009-2012 topics with their subtopics as the aspects a complete answer should "
@@ -615,15 +644,16 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
             "that grounding has something to reject. Point --corpus at your own ClueWeb09 index for the paper's "
             f"setting. For EXAM, the same {n_topics} topics carry {len(bank.questions)} hand-written multiple-choice "
             "exam questions with answer keys (held out: never shown to the evaluated model) and one hand-written "
-            f"gold article each, which normalises n-EXAM; {len(subq_topics)} of them carry {len(subqs)} generated "
-            "sub-questions (core / background / follow-up) for sub-question coverage."
+            f"gold article each, which normalises n-EXAM; {len(subq_topics)} of them carry {len(subqs)} written "
+            "sub-questions (core / background / follow-up) for sub-question coverage, and "
+            f"{len(nuggets)} written information nuggets ({vital} vital) for the TREC RAG nugget evaluation."
         ),
         "source": {"name": "TREC Web Track 2009-2012 (NIST)", "url": SOURCE_URL, "notes": notes.text()},
         "license": NIST_LICENSE + STARTER_LICENSE,
         "citation": CITATION_2009_2012,
-        "metrics": ["icat", "exam", "subq"],
+        "metrics": ["icat", "exam", "subq", "nuggets"],
         # the starter corpus has aspect-level qrels, and ICAT-M needs no LLM in the alignment
-        "main_score": {"icat": "icat_m", "exam": "n_exam", "subq": "subq_hybrid"},
+        "main_score": {"icat": "icat_m", "exam": "n_exam", "subq": "subq_hybrid", "nuggets": "vital_strict"},
         "splits": ["test"],
         "instruction": INSTRUCTION,
         "corpus": {"kind": "table", "label": label, "covers_queries": starter.topics},
@@ -638,8 +668,12 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
                 "facts (question_id <topic>/q<n>, facet_id the subtopic it tests, provenance 'written'; options "
                 "ordered by a hash of question id and option, so the key's position is not always the same); its gold "
                 "article (article_id 'gold') states the answer to every question of the topic. Sub-questions: "
-                f"scripts/sub_questions/webtrack-2009-2012.jsonl, {'; '.join(subq_made)}; a 135M model's "
-                "decompositions, a working set for the pipeline rather than the paper's GPT-4 ones."
+                f"scripts/sub_questions/webtrack-2009-2012.jsonl, {'; '.join(subq_made)}, typed core / "
+                "background / follow-up (version 1.2.0; 1.1.0 held 25 that SmolLM2-135M generated, many "
+                "restating the query); not the paper's GPT-4 decompositions. Nuggets: "
+                "scripts/nuggets/webtrack-2009-2012.jsonl, written from each topic's starter documents (the facts "
+                "its gold article states) and checked against its subtopics, vital when the topic's description "
+                "asks for it, else okay (nugget_id <topic>/n<k>)."
             ),
         },
         "tags": TAGS,
@@ -652,8 +686,9 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
         "exam_questions": bank.questions,
         "gold_articles": bank.articles,
         "sub_questions": subqs,
+        "nuggets": nuggets,
     }
-    inputs = topic_files + qrel_files + starter.files + bank.files + [SUBQ_FILE]
+    inputs = topic_files + qrel_files + starter.files + bank.files + [SUBQ_FILE, NUGGET_FILE]
     write_task(out / "webtrack-2009-2012", card, tables, inputs, shared)
     print(
         f"webtrack-2009-2012: {len(queries)} queries, {len(aspects)} aspects, {len(qrels)} qrels, "

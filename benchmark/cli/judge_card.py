@@ -38,9 +38,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--judge-profile", default=DEFAULT_PROFILE, help=f"profile name or YAML ({DEFAULT_PROFILE})"
     )
-    p.add_argument("--sets", default="sick,rte", help="public entailment sets to measure on (sick,rte)")
     p.add_argument(
-        "--argument-sets", default="ukpconvarg2", help="public argument-preference sets (ukpconvarg2)"
+        "--sets",
+        default="sick,rte",
+        help="public entailment sets to measure on (default sick,rte; also anli, llm-aggrefact from the Hub)",
+    )
+    p.add_argument(
+        "--argument-sets",
+        default="ukpconvarg2",
+        help="public argument-preference sets (default ukpconvarg2; also argq-30k from the Hub)",
     )
     p.add_argument("--data-dir", help="local copies of the sets (<dir>/<set>/<file>) instead of downloading")
     p.add_argument("--max-pairs", type=int, help="a seeded sample of each set (default: all of it)")
@@ -57,6 +63,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="also measure the argument-quality judge on UKPConvArg2's preference pairs among a seeded "
         "sample of this many arguments (its LLM rates each once; slow on CPU; default 0: not measured)",
+    )
+    p.add_argument(
+        "--exam-grades",
+        metavar="FILE",
+        help="measure the exam answerer on the judged passages (relevance grades, no rankings) of this "
+        "EXAM++ graded-paragraph file, with --exam-bank: answerability against relevance",
+    )
+    p.add_argument("--exam-bank", metavar="FILE", help="the EXAM++ question bank of --exam-grades")
+    p.add_argument(
+        "--exam-licence",
+        default="as its owner licenses it",
+        help="the licence of --exam-grades, written on the card",
     )
     p.add_argument(
         "--not-measured",
@@ -82,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
     prof = load_profile(args.judge_profile)
     if args.max_pairs is not None and args.max_pairs < 10:
         raise InputError(Problem("--max-pairs", "at least 10 pairs per set, or leave it out for all"))
-    set_ids = [s.strip() for s in args.sets.split(",") if s.strip()]
+    set_ids = _set_ids(args.sets, "--sets", "entailment")
+    _set_ids(args.argument_sets, "--argument-sets", "argument-quality")
+    if args.exam_grades and not args.exam_bank:
+        raise InputError(Problem("--exam-bank", "--exam-grades needs the question bank its grades refer to"))
     data_dir = Path(args.data_dir) if args.data_dir else None
     if args.not_measured:
         card = judge_cards.measure(prof, {}, {}, None, roles())
@@ -104,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         judges = JudgeStack.load(prof, progress=False)  # weights load on first use, once for every role
         sets = {s: judge_cards.sample(human_sets.load(s, data_dir), args.max_pairs) for s in set_ids}
         measured, cosine = _judges(judges)
+        variants = {"entailment": _similarity_variants(judges)}
         given: dict[str, tuple[str, list]] = {}
         if args.llm_pairs:  # slow: on its own, smaller sample of each set
             support, judge = _llm_support(judges)
@@ -118,12 +140,42 @@ def run(args: argparse.Namespace) -> int:
             )
         if args.argument_items:
             given |= _argument_figures(judges, args, data_dir)
-        card = judge_cards.measure(prof, measured, sets, cosine, roles(), figures=given)
+        if args.exam_grades:
+            given |= _answerability_figures(judges, args)
+        card = judge_cards.measure(prof, measured, sets, cosine, roles(), figures=given, variants=variants)
     out = Path(args.out) if args.out else _default_out(prof.id)
     write_card(card, out)
     _print(card)
     Console(stderr=True).print(f"wrote {out}")
     return 0
+
+
+def _answerability_figures(judges, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """(judge, figures) for the roles a family answers questions from passages for."""
+    from benchmark.families import REGISTRY
+    from benchmark.metaeval import judge_cards
+
+    out = {}
+    for role in roles():
+        for family in REGISTRY.values():
+            got = family.answer_for_card(role, judges, Path(args.exam_grades), Path(args.exam_bank))
+            if got is not None:
+                figure = judge_cards.answerability_figure(Path(args.exam_grades).name, got, args.exam_licence)
+                out[role] = (judge_cards.judge_name(judges.profile, role), [figure])
+                break
+    return out
+
+
+def _set_ids(value: str, flag: str, role: str) -> list[str]:
+    """The set ids a flag names; an unknown one, or one for another role, is an error."""
+    from benchmark.metaeval import human_sets
+
+    ids = [s.strip() for s in value.split(",") if s.strip()]
+    fit = [k for k, v in human_sets.SETS.items() if v.role == role]
+    for set_id in ids:
+        if set_id not in fit:
+            raise InputError(Problem(flag, f"no public {role} set {set_id!r}; known: {', '.join(fit)}"))
+    return ids
 
 
 def _argument_figures(judges, args: argparse.Namespace, data_dir: Path | None):  # type: ignore[no-untyped-def]
@@ -146,8 +198,8 @@ def _argument_figures(judges, args: argparse.Namespace, data_dir: Path | None): 
         if family is None:
             continue
         figures = []
-        for set_id in [s.strip() for s in args.argument_sets.split(",") if s.strip()]:
-            if human_sets.SETS.get(set_id) is None or human_sets.SETS[set_id].role != role:
+        for set_id in _set_ids(args.argument_sets, "--argument-sets", "argument-quality"):
+            if human_sets.SETS[set_id].role != role:
                 continue
             pairs = judge_cards.sample_arguments(human_sets.load(set_id, data_dir), args.argument_items)
             figures.append(
@@ -165,6 +217,7 @@ def _judges(judges):  # type: ignore[no-untyped-def]
     """The profile's entailment scorer, and the plain-cosine baseline (its embedder)."""
     import numpy as np
 
+    from benchmark.metaeval import judge_cards
     from benchmark.models.embeddings import Embedder
 
     prof = judges.profile
@@ -172,7 +225,7 @@ def _judges(judges):  # type: ignore[no-untyped-def]
         "entailment": (
             judges.entailment.support_scores,
             prof.entailment.threshold,
-            f"{prof.entailment.kind}: {prof.entailment.model}",
+            judge_cards.judge_name(prof, "entailment"),
         )
     }
     embedder = Embedder(prof.embedder, cache=judges.cache)
@@ -184,6 +237,28 @@ def _judges(judges):  # type: ignore[no-untyped-def]
         return [float(x) for x in (a * b).sum(axis=1) / np.maximum(na * nb, 1e-12)]
 
     return measured, cosine
+
+
+def _similarity_variants(judges):  # type: ignore[no-untyped-def]
+    """The offline stand-in's other settings (windows and guards on or off), scored on the
+    same pairs, so the card shows whether the profile keeps the best; none for a real NLI
+    or LLM judge."""
+    from benchmark.metaeval import judge_cards
+    from benchmark.models.entailment import SimilarityEntailment
+
+    spec = judges.profile.entailment
+    if spec.kind != "embedding-similarity":
+        return {}
+    out = {}
+    for windows in sorted({0, spec.windows or 2}):
+        for guards in (False, True):
+            if (windows, guards) in ((spec.windows, spec.guards), (0, False)):  # the judge; plain cosine
+                continue
+            other = spec.model_copy(update={"windows": windows, "guards": guards})
+            out[judge_cards.similarity_setting(windows, guards)] = SimilarityEntailment(
+                other, judges.profile.embedder.model, judges.cache
+            ).support_scores
+    return out
 
 
 def _llm_support(judges):  # type: ignore[no-untyped-def]

@@ -321,6 +321,12 @@ def iter_results(root: Path) -> Iterable[tuple[Path, TaskResult]]:
         yield path, read_result(path)
 
 
+def family_results(root: Path, family_id: str) -> list[tuple[Path, TaskResult]]:
+    """The results of one metric family under ``root`` (a folder, or one result file)."""
+    found = [(root, read_result(root))] if Path(root).is_file() else list(iter_results(root))
+    return [(path, r) for path, r in found if r.metric_family == family_id]
+
+
 # ---------------------------------------------------------------------------------
 # Run metadata
 # ---------------------------------------------------------------------------------

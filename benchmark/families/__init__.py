@@ -14,11 +14,20 @@ from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.decompscore import DecompScoreFamily
 from benchmark.families.exam import ExamFamily
 from benchmark.families.icat import ICATFamily
+from benchmark.families.nuggets import NuggetsFamily
 from benchmark.families.subq import SubqFamily
 from benchmark.tasks import Task
 
 REGISTRY: dict[str, MetricFamily] = {
-    f.id: f for f in (ICATFamily(), ExamFamily(), SubqFamily(), ArgumentsFamily(), DecompScoreFamily())
+    f.id: f
+    for f in (
+        ICATFamily(),
+        ExamFamily(),
+        SubqFamily(),
+        NuggetsFamily(),
+        ArgumentsFamily(),
+        DecompScoreFamily(),
+    )
 }
 
 __all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "scorable_queries"]

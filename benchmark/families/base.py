@@ -30,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from benchmark.core.errors import InputError, Problem
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from benchmark.core.results import TaskResult
     from benchmark.judging.stack import JudgeStack
     from benchmark.tasks import Task
@@ -231,6 +233,20 @@ class Prepared:
     run_key: tuple[Any, ...] = ()
 
 
+@dataclass(frozen=True)
+class JudgedPassage:
+    """A passage assessors graded for relevance, as a judge card measures an answerer on it:
+    how many of its query's questions the family's answerer answers from it (``None``: it
+    could not, see ``failures``), and how many the file's own grader did."""
+
+    query_id: str
+    relevance: int
+    words: int
+    ours: int | None
+    theirs: int
+    failures: tuple[str, ...] = ()
+
+
 class MetricFamily(ABC):
     """One paper's metric, as the platform sees it."""
 
@@ -312,10 +328,19 @@ class MetricFamily(ABC):
 
     def rate_for_card(
         self, role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
-    ) -> list[tuple[float | None, list[str]]] | None:
+    ) -> list[tuple[float | None, list[str], int]] | None:
         """How a judge card measures ``role`` through this family: its judge's score of each
-        standalone ``(topic, stance, text)`` item, with the failures recorded for it; ``None``
-        when the family has no judge for the role (the default)."""
+        standalone ``(topic, stance, text)`` item, with the failures recorded for it and how
+        many of its accepted replies equal the prompt's worked example in their ratings;
+        ``None`` when the family has no judge for the role (the default)."""
+        return None
+
+    def answer_for_card(
+        self, role: str, judges: JudgeStack, grades: Path, bank: Path
+    ) -> list[JudgedPassage] | None:
+        """How a judge card measures ``role`` on passages with relevance grades (an EXAM++
+        graded file, its questions in ``bank``): per judged passage, the questions this
+        family's answerer answers from it; ``None`` when the family has no such judge."""
         return None
 
     def reference_texts(self, task: Task) -> dict[str, str]:

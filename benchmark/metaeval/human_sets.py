@@ -21,6 +21,29 @@ arg2       EMNLP 2016): the 674 argument pairs     LICENSE.txt); arguments by cr
            convincing
 =========  ======================================  ===========================================
 
+Sets on the Hugging Face Hub are read with ``datasets`` at a pinned revision (a commit of
+the dataset repository; where none is pinned, the commit the Hub resolves is recorded on
+the card, so the figure says exactly what it was measured on).  Offline, ``--data-dir``
+holds ``<data-dir>/<set>/<split>.parquet`` (or ``.jsonl``) with the same columns:
+
+==============  ===============================  ==========================================
+set             items used                       licence
+==============  ===============================  ==========================================
+anli            the 3,200 pairs of ANLI's three  CC BY-NC 4.0 (Nie et al., ACL 2020)
+                test rounds; entailment vs
+                neutral/contradiction
+llm-aggrefact   LLM-AggreFact's test split: a    per its Hub card (CC BY-ND 4.0, for
+                claim from an LLM or summariser  evaluation); gated: accept its terms on
+                against its grounding document,  the Hub and set HF_TOKEN (Tang et al.,
+                supported or not, 11 RAG and     EMNLP 2024)
+                summarisation sets
+argq-30k        IBM ArgQ-Rank-30k's test split:  CC BY-SA 3.0 (Gretz et al., AAAI 2020)
+                pairs of arguments on one topic
+                and stance whose weighted
+                quality scores differ by at
+                least 0.3
+==============  ===============================  ==========================================
+
 SNLI, MultiNLI and ChaosNLI are deliberately not used: they are kept for independent
 checks of this project's judges.
 """
@@ -73,6 +96,35 @@ class HumanSet:
     def url(self, path: str) -> str:
         return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{path}"
 
+    @property
+    def source(self) -> str:
+        return f"github:{self.repo}@{self.commit[:12]}"
+
+
+@dataclass(frozen=True)
+class HubSet:
+    """A set read from the Hugging Face Hub with ``datasets``, at a pinned revision."""
+
+    id: str
+    title: str
+    role: str
+    repo: str  # dataset repository on the Hub
+    revision: str | None  # a commit; None: the one the Hub resolves, recorded when loaded
+    config: str | None
+    splits: tuple[str, ...]
+    licence: str
+    parse: Callable[[list[dict[str, Any]]], list[Any]]  # rows of every split, to items
+    gated: bool = False
+
+    @property
+    def source(self) -> str:
+        revision = self.revision or RESOLVED.get(self.id) or "unresolved"
+        return f"hf:{self.repo}@{revision[:12]}"
+
+
+#: the commit each Hub set without a pinned revision resolved to when it was loaded
+RESOLVED: dict[str, str] = {}
+
 
 def _tsv(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -95,6 +147,38 @@ def _rte(texts: dict[str, str]) -> list[Pair]:
     return [Pair(r["sentence1"], r["sentence2"], int(r["label"] == "entailment")) for r in _tsv(_one(texts))]
 
 
+def _anli(rows: list[dict[str, Any]]) -> list[Pair]:
+    """ANLI's labels: 0 entailment, 1 neutral, 2 contradiction."""
+    return [Pair(str(r["premise"]), str(r["hypothesis"]), int(int(r["label"]) == 0)) for r in rows]
+
+
+def _aggrefact(rows: list[dict[str, Any]]) -> list[Pair]:
+    """LLM-AggreFact: label 1 when the document supports the claim."""
+    return [Pair(str(r["doc"]), str(r["claim"]), int(int(r["label"]) == 1)) for r in rows]
+
+
+#: two arguments form a preference pair when their weighted quality scores differ by this much
+ARGQ_MARGIN = 0.3
+
+
+def _argq(rows: list[dict[str, Any]]) -> list[ArgumentPair]:
+    """IBM ArgQ-Rank-30k gives each argument a weighted-average quality score (``WA``, 0-1,
+    from about ten annotators); pairs are formed within one topic and stance
+    (``stance_WA``: 1 pro, -1 con) where the scores differ by at least :data:`ARGQ_MARGIN`."""
+    groups: dict[tuple[str, str], list[tuple[float, str]]] = {}
+    for r in rows:
+        stance = "pro" if float(r["stance_WA"]) > 0 else "con"
+        groups.setdefault((str(r["topic"]), stance), []).append((float(r["WA"]), str(r["argument"])))
+    out = []
+    for (topic, stance), scored in sorted(groups.items()):
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        for i, (hi, better) in enumerate(scored):
+            for lo, worse in scored[i + 1 :]:
+                if round(hi - lo, 9) >= ARGQ_MARGIN:  # 0.7 - 0.4 is 0.2999… in floating point
+                    out.append(ArgumentPair(topic, stance, better, worse))
+    return out
+
+
 UNIFORM = "Is the school uniform a good or bad idea?"
 
 
@@ -112,7 +196,7 @@ def _ukpconvarg2(texts: dict[str, str]) -> list[ArgumentPair]:
     return out
 
 
-SETS = {
+SETS: dict[str, HumanSet | HubSet] = {
     s.id: s
     for s in (
         HumanSet(
@@ -153,6 +237,40 @@ SETS = {
             ),
             "CC BY-NC-SA 4.0",
             _ukpconvarg2,
+        ),
+        HubSet(
+            "anli",
+            "ANLI (test rounds 1-3)",
+            "entailment",
+            "facebook/anli",
+            "8e4813d81f46d313dac7892e1c28076917cfcdf9",
+            None,
+            ("test_r1", "test_r2", "test_r3"),
+            "CC BY-NC 4.0",
+            _anli,
+        ),
+        HubSet(
+            "llm-aggrefact",
+            "LLM-AggreFact (test)",
+            "entailment",
+            "lytang/LLM-AggreFact",
+            None,
+            None,
+            ("test",),
+            "CC BY-ND 4.0 (per its Hub card; evaluation only)",
+            _aggrefact,
+            gated=True,
+        ),
+        HubSet(
+            "argq-30k",
+            "IBM ArgQ-Rank-30k (test, pairs 0.3 apart)",
+            "argument-quality",
+            "ibm/argument_quality_ranking_30k",
+            None,
+            "argument_quality_ranking",
+            ("test",),
+            "CC BY-SA 3.0",
+            _argq,
         ),
     )
 }
@@ -199,8 +317,63 @@ def fetch(hs: HumanSet, data_dir: Path | None = None) -> dict[str, str]:
     return out
 
 
+def _local_rows(hs: HubSet, data_dir: Path) -> list[dict[str, Any]]:
+    """A Hub set's local copy: one parquet or JSON-lines file per split."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for split in hs.splits:
+        found = [data_dir / hs.id / f"{split}.{ext}" for ext in ("parquet", "jsonl")]
+        path = next((p for p in found if p.exists()), None)
+        if path is None:
+            raise InputError(
+                Problem(
+                    str(found[0]),
+                    f"no copy of {hs.title} here (save split {split!r} of {hs.repo} at revision "
+                    f"{hs.revision or 'main'} as {found[0].name} or {found[1].name})",
+                )
+            )
+        frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_json(path, lines=True)
+        rows.extend(frame.to_dict("records"))
+    return rows
+
+
+def _hub_rows(hs: HubSet) -> list[dict[str, Any]]:
+    """A Hub set's rows at its pinned revision (or the one the Hub resolves, recorded)."""
+    try:
+        import datasets
+        from huggingface_hub import HfApi
+
+        token = os.environ.get("HF_TOKEN")
+        revision = hs.revision or HfApi().dataset_info(hs.repo, token=token).sha
+        RESOLVED[hs.id] = revision or "main"
+        rows: list[dict[str, Any]] = []
+        for split in hs.splits:
+            ds = datasets.load_dataset(
+                hs.repo,
+                hs.config,
+                split=split,
+                revision=revision,
+                token=token,
+                cache_dir=str(cache_dir() / "hub"),
+            )
+            rows.extend(ds.to_list())
+        return rows
+    except (OSError, ValueError, ImportError) as exc:
+        gated = " It is gated: accept its terms on the Hub and set HF_TOKEN." if hs.gated else ""
+        raise InputError(
+            Problem(
+                f"hf:{hs.repo}",
+                f"cannot load {hs.title} ({type(exc).__name__}: {exc}).{gated} Offline, give --data-dir "
+                f"with <dir>/{hs.id}/<split>.parquet for splits {', '.join(hs.splits)}",
+            )
+        ) from exc
+
+
 def load(set_id: str, data_dir: Path | None = None) -> list[Any]:
     if set_id not in SETS:
         raise InputError(Problem("--sets", f"no public set {set_id!r}; known: {', '.join(SETS)}"))
     hs = SETS[set_id]
+    if isinstance(hs, HubSet):
+        return hs.parse(_local_rows(hs, data_dir) if data_dir is not None else _hub_rows(hs))
     return hs.parse(fetch(hs, data_dir))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats as st
@@ -38,16 +39,25 @@ from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, best_baseline
 from benchmark.models.example_copies import COPY_ERROR
 from benchmark.models.profiles import JudgeProfile
 
+if TYPE_CHECKING:
+    from benchmark.families.base import JudgedPassage
+
 CHANCE_AUC = 0.5
 RESAMPLES = 1000
+#: the extra figure a rating judge's example matches are counted under, and the share that flags it
+MATCH_SHARE = "share of ratings equal to the worked example's"
+MOSTLY = 0.5
 
 #: what each role of a profile means, and why a role is not measured yet
 NOT_MEASURED = {
+    "entailment": "measured on the public entailment sets of --sets when its model loads",
     "argument-quality": "measured only with --argument-items N (the LLM judge rates N arguments; slow on CPU)",
-    "exam-answerer": "needs passages with relevance grades in EXAM++'s graded format "
-    "(benchmark exam score-grades reports answerability vs relevance for such a file)",
+    "exam-answerer": "measured only with --exam-grades FILE --exam-bank FILE: passages with relevance "
+    "grades in EXAM++'s graded format and their questions (no public one is loaded here)",
     "subq-coverage": "no public set with human sub-question coverage labels is loaded yet",
     "aspects-alignment": "no public set with human claim-aspect alignments is loaded yet",
+    "nugget-assignment": "no public set with human nugget assignments is loaded yet (the TREC RAG "
+    "track's assessor assignments are not public at the time of writing)",
     "llm-support": "measured only with --llm-pairs N (the profile's LLM as a yes/no support judge)",
 }
 
@@ -104,13 +114,16 @@ def _figure(
     chance: float,
     baselines: dict[str, float | None],
     extra: dict[str, float | None],
+    about: tuple[str, str, str | None] | None = None,
 ) -> SetFigure:
-    """One set's figure, with the set's title and licence and the verdict it earns."""
-    hs = human_sets.SETS[set_id]
+    """One set's figure, with the set's title, licence and source (``about``, for a file the
+    user gave; else from :data:`human_sets.SETS`) and the verdict it earns."""
+    title, licence, source = about or (lambda hs: (hs.title, hs.licence, hs.source))(human_sets.SETS[set_id])
     return SetFigure(
         set=set_id,
-        title=hs.title,
-        licence=hs.licence,
+        title=title,
+        licence=licence,
+        source=source,
         n=n,
         metric=metric,
         value=value,
@@ -130,10 +143,14 @@ def entailment_figure(
     threshold: float,
     cosine: Callable[[list[tuple[str, str]]], list[float]] | None = None,
     seed: int = 0,
+    variants: dict[str, Callable[[list[tuple[str, str]]], list[float | None]]] | None = None,
 ) -> SetFigure:
     """A support scorer on entailment pairs: ROC AUC with its interval, accuracy and recall at
     the profile's threshold, and the baselines.  A pair the judge could not score is left
-    out and counted (``extra["failed"]``), never scored 0."""
+    out and counted (``extra["failed"]``), never scored 0.  ``variants`` are other settings
+    of the same judge (the offline stand-in without its windows or guards): their AUCs on
+    the same items go into ``extra`` as ``ROC AUC, <name>``, so a card shows whether what
+    the profile keeps ranks best."""
     raw = support([(p.premise, p.hypothesis) for p in pairs])
     kept = [(p, s) for p, s in zip(pairs, raw, strict=True) if s is not None]
     labels = [p.label for p, _ in kept]
@@ -159,7 +176,35 @@ def entailment_figure(
         else None,
         "share said supported": float(np.mean(said)) if kept else None,
     }
+    for name, scorer in (variants or {}).items():
+        other = scorer([(p.premise, p.hypothesis) for p, _ in kept])
+        extra[f"ROC AUC, {name}"] = auc(labels, [0.0 if v is None else float(v) for v in other])
     return _figure(set_id, len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra)
+
+
+def answerability_figure(
+    grades: str, passages: Sequence[JudgedPassage], licence: str, seed: int = 0
+) -> SetFigure:
+    """An exam answerer on passages assessors graded (EXAM++'s qrels mode, as its authors
+    validate their grader): ROC AUC of the number of questions it answers from a passage
+    against the passage being relevant (grade ≥ 1), next to passage length; the file's own
+    grader's AUC on the same passages is in ``extra`` for comparison.  A passage the
+    answerer failed on is left out and counted."""
+    kept = [p for p in passages if p.ours is not None]
+    labels = [int(p.relevance >= 1) for p in kept]
+    ours = [float(p.ours or 0) for p in kept]
+    value, ci = auc(labels, ours), auc_interval(labels, ours, seed)
+    share = float(np.mean(labels)) if labels else 0.0
+    extra: dict[str, float | None] = {
+        "failed": float(len(passages) - len(kept)),
+        "queries": float(len({p.query_id for p in kept})),
+        "relevant passages": float(sum(labels)),
+        "majority-class accuracy": max(share, 1 - share) if kept else None,
+        "ROC AUC, the file's own grades": auc(labels, [float(p.theirs) for p in kept]),
+    }
+    baselines: dict[str, float | None] = {"passage length": auc(labels, [float(p.words) for p in kept])}
+    about = (f"EXAM++ judged passages ({grades})", licence, f"file:{grades}")
+    return _figure("exampp-qrels", len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra, about)
 
 
 def _points(pairs: Sequence[tuple[float, float]]) -> np.ndarray:
@@ -187,14 +232,17 @@ def pairwise_interval(pairs: Sequence[tuple[float, float]], seed: int = 0) -> tu
 def argument_figure(
     set_id: str,
     pairs: Sequence[ArgumentPair],
-    rate: Callable[[list[tuple[str, str, str]]], list[tuple[float | None, list[str]]]],
+    rate: Callable[[list[tuple[str, str, str]]], list[tuple[float | None, list[str], int]]],
     seed: int = 0,
 ) -> SetFigure:
     """A quality judge on preference pairs: each distinct argument rated once; a pair where
-    either argument got no rating is left out and counted, never a tie."""
+    either argument got no rating is left out and counted, never a tie.  Ratings that equal
+    the prompt's worked example's (wording aside) are counted, and their share of the
+    ratings is what :func:`flags` reads."""
     items = sorted({(p.topic, p.stance, t) for p in pairs for t in (p.better, p.worse)})
     rated = dict(zip(items, rate(list(items)), strict=True))
-    score = {k: v for k, (v, _) in rated.items() if v is not None}
+    score = {k: v for k, (v, *_) in rated.items() if v is not None}
+    matched = sum(rest[0] > 0 for k, (v, _, *rest) in rated.items() if v is not None and rest)
     used = [
         ((p.topic, p.stance, p.better), (p.topic, p.stance, p.worse))
         for p in pairs
@@ -206,18 +254,35 @@ def argument_figure(
     ci = pairwise_interval(judged, seed) if judged else None
     baselines: dict[str, float | None] = {"longer argument": ordered(length) if length else None}
     values = list(score.values())
-    failures = [f for _, fs in rated.values() for f in fs]
+    failures = [f for _, fs, *_ in rated.values() for f in fs]
     extra: dict[str, float | None] = {
         "distinct texts": float(len(items)),
         "texts rated": float(len(score)),
         "pairs left out (an argument unrated)": float(len(pairs) - len(used)),
         "replies refused as example copies": float(sum(COPY_ERROR in f for f in failures)),
+        MATCH_SHARE: matched / len(score) if score else None,
         "ties": float(sum(a == b for a, b in judged)),
         "share with the commonest rating": max(values.count(v) for v in set(values)) / len(values)
         if values
         else None,
     }
     return _figure(set_id, len(used), "pairwise accuracy", value, ci, 0.5, baselines, extra)
+
+
+def flags(figures: Sequence[SetFigure]) -> list[str]:
+    """What a reader must know beyond the verdict: a judge whose accepted ratings mostly
+    equal its prompt's worked example's (fresh wording, same numbers) is flagged — each such
+    reply is allowed, since a real judge may agree with an example, but most of them is a
+    judge echoing its prompt."""
+    out = []
+    for f in figures:
+        share = f.extra.get(MATCH_SHARE)
+        if share is not None and share >= MOSTLY:
+            out.append(
+                f"{f.title}: {share:.0%} of its ratings equal the prompt's worked example's "
+                "(fresh wording, same numbers): it mostly echoes its example"
+            )
+    return out
 
 
 def sample_arguments(pairs: list[ArgumentPair], n: int | None, seed: int = 0) -> list[ArgumentPair]:
@@ -246,6 +311,7 @@ def measure(
     all_roles: Sequence[str],
     seed: int = 0,
     figures: dict[str, tuple[str, list[SetFigure]]] | None = None,
+    variants: dict[str, dict[str, Callable[[list[tuple[str, str]]], list[float | None]]]] | None = None,
 ) -> JudgeCard:
     """The card: each role in ``roles`` — (support scorer, threshold, judge name) — on every
     entailment set; each role in ``figures`` — (judge name, figures measured elsewhere) —
@@ -254,11 +320,13 @@ def measure(
     for role in all_roles:
         if figures and role in figures:
             judge, done = figures[role]
-            cards.append(RoleCard(role=role, judge=judge, verdict=worst(done), figures=done))
+            cards.append(
+                RoleCard(role=role, judge=judge, verdict=worst(done), figures=done, flags=flags(done))
+            )
         elif role in roles:
             support, threshold, judge = roles[role]
             measured = [
-                entailment_figure(set_id, pairs, support, threshold, cosine, seed)
+                entailment_figure(set_id, pairs, support, threshold, cosine, seed, (variants or {}).get(role))
                 for set_id, pairs in sets.items()
             ]
             cards.append(RoleCard(role=role, judge=judge, verdict=worst(measured), figures=measured))
@@ -279,12 +347,23 @@ def measure(
     )
 
 
+def similarity_setting(windows: int, guards: bool) -> str:
+    """The offline stand-in's setting in words, as its card names it."""
+    shape = f"windows of 1-{windows} sentences" if windows else "whole premise"
+    return f"{shape}, guards {'on' if guards else 'off'}"
+
+
 def judge_name(profile: JudgeProfile, role: str) -> str:
     """Which model fills ``role`` in ``profile``, in words."""
     if role == "entailment":
-        return f"{profile.entailment.kind}: {profile.entailment.model}"
+        spec = profile.entailment
+        if spec.kind == "embedding-similarity":
+            return f"{spec.kind}: {spec.model} ({similarity_setting(spec.windows, spec.guards)})"
+        return f"{spec.kind}: {spec.model}"
     if role == "exam-answerer":
         return f"entailment answerer ({profile.entailment.model}) or the LLM reader ({profile.llm.model})"
+    if role == "nugget-assignment":
+        return f"entailment assigner ({profile.entailment.model}) or the LLM ({profile.llm.model})"
     if role == "subq-coverage":
         return f"embedding similarity ({profile.embedder.model}) or the LLM ({profile.llm.model})"
     return f"LLM: {profile.llm.model}"

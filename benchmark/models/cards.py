@@ -47,6 +47,9 @@ class SetFigure(_Strict):
     set: str = Field(description="the set's id in benchmark.metaeval.human_sets")
     title: str
     licence: str
+    source: str | None = Field(
+        default=None, description="where it was read, at which commit (github:owner/repo@…, hf:org/name@…)"
+    )
     n: int
     metric: str = Field(description="e.g. ROC AUC, pairwise accuracy")
     value: float | None
@@ -79,13 +82,18 @@ class RoleCard(_Strict):
     verdict: Verdict
     reason: str | None = Field(default=None, description="why it was not measured, or what to know")
     figures: list[SetFigure] = Field(default_factory=list)
+    flags: list[str] = Field(
+        default_factory=list,
+        description="what a reader must know beyond the verdict (a judge that mostly echoes its example)",
+    )
 
     def line(self) -> str:
         if not self.figures:
             return f"{self.role} ({self.judge}): {self.verdict}" + (
                 f" — {self.reason}" if self.reason else ""
             )
-        return f"{self.role} ({self.judge}): " + "; ".join(f.line() for f in self.figures)
+        flagged = "".join(f" Flag: {f}." for f in self.flags)
+        return f"{self.role} ({self.judge}): " + "; ".join(f.line() for f in self.figures) + flagged
 
 
 class JudgeCard(_Strict):

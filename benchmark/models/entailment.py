@@ -9,12 +9,13 @@ variant).  Implementations:
 * :class:`LLMEntailment` — the judge LLM answers yes/no (prompt ``entailment@1``);
   unparseable answers are retried, then recorded as failures.
 * :class:`SimilarityEntailment` — the *offline substitute* used when no NLI model can
-  be had.  It is not NLI: it says a passage supports a claim when some 1–2-sentence
-  window of the passage is semantically very close to the claim (cosine of sentence
-  embeddings) and does not disagree with it on numbers or negation.  It cannot
+  be had.  It is not NLI: it says a passage supports a claim when some window of 1 to
+  ``entailment.windows`` consecutive sentences of the passage (or the whole passage, with
+  0) is semantically very close to the claim (cosine of sentence embeddings) and, with
+  ``entailment.guards``, does not disagree with it on numbers or negation.  It cannot
   recognise support phrased very differently, and it cannot detect contradictions
-  that keep the same words.  Its agreement with hand labels is measured by
-  ``benchmarks/entailment_agreement.py`` on ``tests/fixtures/entailment_pairs.jsonl``.
+  that keep the same words.  ``benchmark judge-card`` measures every combination of
+  windows and guards on public human-labelled sets; the profile keeps the best.
 
 Every model call is batched and cached by content hash.
 """
@@ -147,10 +148,14 @@ class SimilarityEntailment:
         self.threshold = spec.threshold
         self.cache = cache if cache is not None else default_cache()
         self.embedder = Embedder(EmbedderSpec(model=model, batch_size=spec.batch_size), self.cache)
-        self.identity = f"sim:{self.embedder.identity}:windows2-pysbd:guards1"
+        self.windows, self.guards = spec.windows, spec.guards
+        shape = f"windows{spec.windows}-pysbd" if spec.windows else "whole"
+        self.identity = f"sim:{self.embedder.identity}:{shape}:guards{int(spec.guards)}"
 
     def _score(self, batch: list[dict[str, str]]) -> list[float]:
-        windows = [sentence_windows(p["premise"]) for p in batch]
+        windows = [
+            sentence_windows(p["premise"], self.windows) if self.windows else [p["premise"]] for p in batch
+        ]
         flat = [w for ws in windows for w in ws]
         texts = list(dict.fromkeys(flat + [p["hypothesis"] for p in batch]))
         vecs = self.embedder.encode(texts, kind="query")
@@ -159,7 +164,11 @@ class SimilarityEntailment:
         for p, ws in zip(batch, windows, strict=True):
             claim_vec = row[p["hypothesis"]]
             # only windows that agree with the claim on numbers and negation can support it
-            sims = [float(row[w] @ claim_vec) for w in ws if not guard_conflict(p["hypothesis"], w)]
+            sims = [
+                float(row[w] @ claim_vec)
+                for w in ws
+                if not (self.guards and guard_conflict(p["hypothesis"], w))
+            ]
             scores.append(max(0.0, max(sims, default=0.0)))
         return scores
 

@@ -202,6 +202,9 @@ def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
 
 
 def matches(reply: str, examples: Sequence[str]) -> bool:
-    """Whether the reply's ratings and labels equal an example's (its wording aside)."""
+    """Whether the reply's ratings and labels equal an example's (its wording aside).  Only
+    a vector of two or more counts: a one-word label ("yes") equals some example's by design."""
+    if values(reply) < 2:
+        return False
     mine = skeleton(reply)
     return any(mine == skeleton(example) for example in examples)

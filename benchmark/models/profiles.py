@@ -55,6 +55,12 @@ class EntailmentSpec(_Strict):
     threshold: float = 0.5  # nli: P(entailment); similarity: cosine
     batch_size: int = Field(default=16, ge=1)
     max_length: int = Field(default=512, ge=8)
+    # embedding-similarity only: the claim is compared with every run of 1..windows
+    # consecutive sentences of the passage (0: with the whole passage), and with guards a
+    # window that disagrees with the claim on numbers or negation cannot support it.  The
+    # judge card measures each combination; the profile records the one it keeps.
+    windows: int = Field(default=2, ge=0, le=8)
+    guards: bool = True
 
 
 class EmbedderSpec(_Strict):

@@ -420,9 +420,19 @@ def _on_change(components: list[Any], fn: Any, inputs: list[Any], outputs: Any) 
     )
 
 
+def default_profile_of(profiles: list[str]) -> str | None:
+    """The profile a tab opens on: the newest version of the offline default among the
+    tab's own results (a family re-scored under a new version opens on it, one not yet
+    re-scored on the version it has), else the first."""
+    mine = [p for p in profiles if p.split("@")[0] == DEFAULT_PROFILE]
+    version = lambda p: int(v) if (v := p.partition("@")[2]).isdigit() else -1  # noqa: E731
+    return max(mine, key=version) if mine else (profiles[0] if profiles else None)
+
+
 def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: str | None) -> None:
     table = lb.tables.get(fid, pd.DataFrame())
     profiles = sorted(set(table["judge_profile"])) if not table.empty else lb.profiles
+    default_profile = default_profile_of(profiles) if not table.empty else default_profile
     tasks = [ANY, *lb.tasks]
     cols = all_columns(fam)
     defaults = default_columns(fam)
@@ -510,10 +520,7 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
 def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Blocks:
     if lb is None:
         lb, source = load()
-    default_profile = next(
-        (p for p in lb.profiles if p.split("@")[0] == DEFAULT_PROFILE),
-        lb.profiles[0] if lb.profiles else None,
-    )
+    default_profile = default_profile_of(list(lb.profiles))
     with gr.Blocks(title="groundcover leaderboard") as demo:
         gr.Markdown(INTRO)
         if source:  # a path or dataset id: escaped, as everything else shown

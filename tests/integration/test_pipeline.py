@@ -95,7 +95,7 @@ def test_full_run_writes_traces_and_scores(setup: dict[str, Path]) -> None:
     assert result.judge_profile["name"] == "offline-test" and result.judge_profile["offline"] is True
     assert result.metric_family == "icat" and result.primary == "icat_m" and result.settings["beta"] == 1.0
     assert result.task.queries.n == 2 and result.statistics.seed == 0
-    assert result.task.version == "1.1.0" and result.task.data.startswith("sha256:")
+    assert result.task.version == "1.2.0" and result.task.data.startswith("sha256:")
     assert set(result.scores) == {
         "s_fact",
         "s_coverage_m",

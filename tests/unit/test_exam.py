@@ -453,3 +453,49 @@ def test_exampp_judged_passages_are_read_and_compared_with_relevance(
     (tmp_path / "bad.jsonl").write_text(json.dumps(["q1", bad]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"bad.jsonl, line 1.*judgments.*integer relevance"):
         read_grades(tmp_path / "bad.jsonl")
+
+
+def test_the_exam_answerer_is_measured_on_judged_passages_for_its_card(tmp_path: Path) -> None:
+    """A judge card measures the family's default answerer on an EXAM++ file of judged
+    passages: per passage, the questions it answers from it, next to the file's own grades;
+    a passage whose query has no questions is kept as a failure, never as answering none."""
+    from benchmark.families import REGISTRY
+    from benchmark.metaeval import judge_cards
+    from tests.helpers.fakes import FakeLLM, FakeRetriever, fake_stack
+
+    class WordSupport:  # a window supports "question option" when it holds the option's words
+        identity, threshold = "word-support", 0.5
+
+        def support_scores(self, pairs):  # type: ignore[no-untyped-def]
+            return [float(c.split("? ")[-1].lower() in w.lower()) for w, c in pairs]
+
+    bank = {"q1": [MC]}
+    bank_path = write_bank(bank, {"q1": "uranus"}, tmp_path / "bank.jsonl", test_collection="t")
+    key = MC.answer or ""
+    rows = [
+        _exampp_passage("p1", "q1", f"It is {key}, as probes found.", 2, {MC.question_id: 5}),
+        _exampp_passage("p2", "q1", f"Astronomers agree: {key}.", 1, {MC.question_id: 4}),
+        _exampp_passage("p3", "q1", "A passage about Jupiter's storms.", 0, {MC.question_id: 5}),
+        _exampp_passage("p4", "q1", "Nothing on the topic here at all.", 0, {MC.question_id: 0}),
+    ]
+    grades = tmp_path / "qrels-graded.jsonl"
+    grades.write_text(
+        json.dumps(["q1", rows])
+        + "\n"
+        + json.dumps(["q9", [_exampp_passage("p9", "q9", "x", 1, {"q9/a": 0})]])
+        + "\n",
+        encoding="utf-8",
+    )
+    judges = fake_stack(llm=FakeLLM(lambda _m: ""), entailment=WordSupport(), retriever=FakeRetriever({}))  # type: ignore[arg-type]
+    family = REGISTRY["exam"]
+    assert family.answer_for_card("entailment", judges, grades, bank_path) is None
+    got = family.answer_for_card("exam-answerer", judges, grades, bank_path)
+    assert got is not None
+    assert [(p.relevance, p.ours, p.theirs) for p in got[:4]] == [(2, 1, 1), (1, 1, 1), (0, 0, 1), (0, 0, 0)]
+    assert got[4].ours is None and "no questions" in got[4].failures[0]
+    fig = judge_cards.answerability_figure(grades.name, got, "CC BY 4.0")
+    assert fig.n == 4 and fig.value == 1.0 and fig.extra["failed"] == 1.0
+    assert fig.extra["ROC AUC, the file's own grades"] == 0.75 and "passage length" in fig.baselines
+    assert (
+        fig.title == "EXAM++ judged passages (qrels-graded.jsonl)" and fig.source == "file:qrels-graded.jsonl"
+    )

@@ -58,8 +58,9 @@ def test_the_example_returned_verbatim_is_refused_or_only_counted(ref: str) -> N
         assert out.copies == 2 and out.raw == [example, example] and out.value is None
         repair = llm.requests[1][-1]["content"]
         assert "worked example" in repair  # the repair turn says what was wrong
-    else:  # a few ratings or labels: a real judge may agree with an example
-        assert out.ok and out.matched_example and out.copies == 0, (ref, out)
+    else:  # a few ratings or labels: a real judge may agree with an example; counted when a vector
+        assert out.ok and out.copies == 0, (ref, out)
+        assert out.matched_example == (example_copies.values(example) >= 2), (ref, out)
 
 
 def test_listwise_argument_judge_copy_and_a_fresh_judgement() -> None:
@@ -97,6 +98,7 @@ def test_exam_reader_copies_and_the_honest_no_answer() -> None:
     assert example_copies.matches("Rating: 0\nAnswer: -", examples)
     assert example_copies.copied("Rating: 5\nAnswer: grass", examples, request) is None
     assert example_copies.matches("Rating: 5\nAnswer: grass", examples) is False  # "grass" is a label here
+    assert not example_copies.matches("yes", ["yes", "no"])  # one label is no rating vector
     # when the input itself says what the example says, repeating it is answering
     eiffel = "text: the tower is 330 metres tall. question: how tall is it?"
     assert example_copies.copied("Rating: 5\nAnswer: 330 metres", examples, eiffel) is None

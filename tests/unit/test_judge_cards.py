@@ -129,7 +129,7 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
 
     root = _local_copies(tmp_path / "sets", monkeypatch)
     folder = tmp_path / "cards"
-    out = folder / "offline-smollm2-minilm-sim-v3.yaml"
+    out = folder / "offline-smollm2-minilm-sim-v4.yaml"
     assert main(["judge-card", "--data-dir", str(root), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     card = cards.JudgeCard.model_validate(__import__("yaml").safe_load(out.read_text()))
@@ -140,8 +140,14 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
         "hypothesis length",
         "plain cosine",
     }
+    # the offline stand-in's other settings, on the same items, so the card shows what the profile keeps
+    assert {k for k in entail.figures[0].extra if k.startswith("ROC AUC, ")} == {
+        "ROC AUC, whole premise, guards on",
+        "ROC AUC, windows of 1-2 sentences, guards off",
+    }
+    assert "(windows of 1-2 sentences, guards on)" in entail.judge
     assert card.role("argument-quality").verdict == "not measured here"  # type: ignore[union-attr]
-    assert "Judge card: offline-smollm2-minilm-sim@3" in printed and "ROC AUC" in printed
+    assert "Judge card: offline-smollm2-minilm-sim@4" in printed and "ROC AUC" in printed
 
     # the boards read the card of their profile: at chance -> a banner in plain words
     bad = card.model_copy(
@@ -163,13 +169,13 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
     print_leaderboard(lb, console)
     text = console.export_text()
     assert (
-        "Warning: ICAT-M under offline-smollm2-minilm-sim@3 relies on its entailment judge, which is at chance"
+        "Warning: ICAT-M under offline-smollm2-minilm-sim@4 relies on its entailment judge, which is at chance"
         in text
     )
-    assert "Judge card (offline-smollm2-minilm-sim@3, ICAT-M): entailment" in text
-    assert "argument-quality" in text and "not measured here" in text
+    assert "Judge card (offline-smollm2-minilm-sim@4, ICAT-M): entailment" in text
+    assert "exam-answerer" in text and "not measured here" in text
     md = to_markdown(lb)
-    assert "> **Warning: ICAT-M under offline-smollm2-minilm-sim@3" in md
+    assert "> **Warning: ICAT-M under offline-smollm2-minilm-sim@4" in md
     cards.load_card.cache_clear()
 
 
@@ -253,6 +259,33 @@ def test_argument_figure_orders_pairs_and_counts_what_it_leaves_out() -> None:
     same = judge_cards.argument_figure("ukpconvarg2", pairs, lambda items: [(2.0, [])] * len(items))
     assert same.value == 0.5 and same.extra["ties"] == 4.0 and same.verdict == "at chance"
     assert same.extra["share with the commonest rating"] == 1.0
+    assert same.extra[judge_cards.MATCH_SHARE] == 0.0 and judge_cards.flags([fig, same]) == []
+
+
+def test_a_judge_that_mostly_echoes_its_example_is_flagged() -> None:
+    """Ratings equal to the worked example's with fresh wording are allowed one by one, but a
+    judge whose ratings mostly are is flagged on its card, in the line boards show."""
+    from benchmark.metaeval.human_sets import UNIFORM, ArgumentPair
+
+    pairs = [ArgumentPair(UNIFORM, "pro", b, w) for b, w in ARGUMENT_PAIRS]
+    texts = sorted({t for p in pairs for t in (p.better, p.worse)})
+    echoing = {t for t in texts[: len(texts) // 2 + 1]}  # just over half
+
+    def rate(items):  # type: ignore[no-untyped-def]
+        return [(float(len(t)), [], int(t in echoing)) for _, _, t in items]
+
+    fig = judge_cards.argument_figure("ukpconvarg2", pairs, rate)
+    assert fig.extra[judge_cards.MATCH_SHARE] == len(echoing) / len(texts)
+    (flag,) = judge_cards.flags([fig])
+    assert "worked example" in flag and "UKPConvArg2" in flag
+    role = cards.RoleCard(
+        role="argument-quality", judge="j", verdict=fig.verdict, figures=[fig], flags=[flag]
+    )
+    assert role.line().endswith(f"Flag: {flag}.")
+    fewer = judge_cards.argument_figure(
+        "ukpconvarg2", pairs, lambda items: [(float(len(t)), [], int(t == texts[0])) for _, _, t in items]
+    )
+    assert judge_cards.flags([fewer]) == []
 
 
 def test_the_argument_family_rates_for_the_card_and_refuses_copies() -> None:
@@ -299,7 +332,133 @@ def test_a_partial_copy_is_not_salvaged_into_a_rating() -> None:
         retriever=FakeRetriever({}),
     )
     fam = next(f for f in REGISTRY.values() if type(f).rate_for_card is not MetricFamily.rate_for_card)
-    ((rating, failures),) = (
+    ((rating, failures, matches),) = (
         fam.rate_for_card("argument-quality", judges, [("Uniforms?", "pro", "Cheap.")]) or []
     )
+    assert matches == 0
     assert rating is None and any("worked example" in f for f in failures)
+
+
+def _hub_copies(root: Path) -> Path:
+    """Small local copies of the Hub sets, in their columns (parquet and JSON lines)."""
+    import pandas as pd
+
+    anli = [
+        {"uid": str(i), "premise": p, "hypothesis": h, "label": 0 if y else 1 + i % 2, "reason": ""}
+        for i, (p, h, y) in enumerate(ROWS)
+    ]
+    for n, split in enumerate(("test_r1", "test_r2", "test_r3")):
+        (root / "anli").mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(anli[n::3]).to_parquet(root / "anli" / f"{split}.parquet")
+    (root / "llm-aggrefact").mkdir(parents=True)
+    pd.DataFrame(
+        [{"dataset": "RAGTruth", "doc": p, "claim": h, "label": int(y)} for p, h, y in ROWS]
+    ).to_json(root / "llm-aggrefact" / "test.jsonl", orient="records", lines=True)
+    argq = [  # topic, stance_WA, WA, argument
+        (
+            "Ban smoking",
+            1,
+            0.9,
+            "Smoking harms bystanders through second-hand smoke, so a ban protects them.",
+        ),
+        ("Ban smoking", 1, 0.4, "smoking is gross"),
+        ("Ban smoking", 1, 0.7, "A ban lowers health costs."),
+        ("Ban smoking", -1, 0.8, "Adults should decide for themselves what risks they take."),
+        ("Ban smoking", -1, 0.3, "no ban"),
+    ]
+    (root / "argq-30k").mkdir(parents=True)
+    pd.DataFrame(
+        [
+            {
+                "argument": a,
+                "topic": t,
+                "set": "test",
+                "WA": w,
+                "MACE-P": w,
+                "stance_WA": s,
+                "stance_WA_conf": 1.0,
+            }
+            for t, s, w, a in argq
+        ]
+    ).to_parquet(root / "argq-30k" / "test.parquet")
+    return root
+
+
+def test_hub_sets_read_from_local_copies_in_their_columns(tmp_path: Path) -> None:
+    root = _hub_copies(tmp_path / "sets")
+    anli = human_sets.load("anli", root)
+    assert len(anli) == len(ROWS) and sum(p.label for p in anli) == sum(y for _, _, y in ROWS)
+    aggre = human_sets.load("llm-aggrefact", root)
+    assert [p.label for p in aggre] == [int(y) for _, _, y in ROWS] and aggre[0].premise == ROWS[0][0]
+    argq = human_sets.load("argq-30k", root)
+    # within one topic and stance, 0.3 apart or more: pro 0.9>0.4, 0.7>0.4; con 0.8>0.3 (0.9 vs 0.7 is too close)
+    assert [(p.stance, p.better[:12], p.worse[:12]) for p in argq] == [
+        ("con", "Adults shoul", "no ban"),
+        ("pro", "Smoking harm", "smoking is g"),
+        ("pro", "A ban lowers", "smoking is g"),
+    ]
+    (root / "anli" / "test_r2.parquet").unlink()
+    with pytest.raises(
+        InputError, match=r"test_r2.parquet.*no copy of ANLI.*facebook/anli at revision 8e4813d"
+    ):
+        human_sets.load("anli", root)
+
+
+def test_hub_sets_load_at_their_pinned_revision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Online, ``datasets`` reads each split at the pinned commit; a set with none pinned
+    records the commit the Hub resolved, and the card names it."""
+    import datasets
+    import huggingface_hub
+
+    calls = []
+
+    class Rows:
+        def __init__(self, rows):  # type: ignore[no-untyped-def]
+            self.rows = rows
+
+        def to_list(self):  # type: ignore[no-untyped-def]
+            return self.rows
+
+    def load_dataset(repo, config, split, revision, token, cache_dir):  # type: ignore[no-untyped-def]
+        calls.append((repo, config, split, revision))
+        return Rows([{"premise": "a b", "hypothesis": "a", "label": 0, "doc": "a b", "claim": "a"}])
+
+    class Api:
+        def dataset_info(self, repo, token=None):  # type: ignore[no-untyped-def]
+            return type("Info", (), {"sha": "0123456789abcdef0123"})()
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    monkeypatch.setattr(huggingface_hub, "HfApi", Api)
+    assert len(human_sets.load("anli")) == 3
+    assert calls == [
+        ("facebook/anli", None, s, "8e4813d81f46d313dac7892e1c28076917cfcdf9")
+        for s in ("test_r1", "test_r2", "test_r3")
+    ]
+    human_sets.load("llm-aggrefact")
+    assert calls[-1] == ("lytang/LLM-AggreFact", None, "test", "0123456789abcdef0123")
+    assert human_sets.SETS["llm-aggrefact"].source == "hf:lytang/LLM-AggreFact@0123456789ab"
+    fig = judge_cards.entailment_figure("anli", _pairs(), lambda ps: [float(p.label) for p in _pairs()], 0.5)
+    assert fig.source == "hf:facebook/anli@8e4813d81f46"
+
+
+def test_an_unreachable_hub_set_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(InputError, match=r"hf:lytang/LLM-AggreFact.*gated.*HF_TOKEN.*--data-dir"):
+        human_sets.load("llm-aggrefact")
+
+
+def test_an_unknown_set_name_is_an_error_for_either_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmark.cli.main import main
+
+    out = str(tmp_path / "c.yaml")
+    assert main(["judge-card", "--argument-sets", "sick", "--not-measured", "x", "--out", out]) != 0
+    assert "--argument-sets: no public argument-quality set 'sick'; known: ukpconvarg2, argq-30k" in (
+        capsys.readouterr().err
+    )
+    assert main(["judge-card", "--sets", "snli", "--not-measured", "x", "--out", out]) != 0
+    assert "--sets: no public entailment set 'snli'" in capsys.readouterr().err
+    assert main(["judge-card", "--exam-grades", "g.jsonl", "--not-measured", "x", "--out", out]) != 0
+    assert "--exam-bank: --exam-grades needs the question bank" in capsys.readouterr().err
+    assert not Path(out).exists()

@@ -244,7 +244,7 @@ class ArgumentsFamily(MetricFamily):
 
     def rate_for_card(
         self, role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
-    ) -> list[tuple[float | None, list[str]]] | None:
+    ) -> list[tuple[float | None, list[str], int]] | None:
         """Overall quality (1-3) of standalone arguments by the default quality judge, with no
         evidence and no other judge: what the argument-quality role's card measures."""
         if role not in self.judged_by.get(self.primary, ()):
@@ -259,7 +259,10 @@ class ArgumentsFamily(MetricFamily):
         traces = pipeline.score_batch(
             state, [(q, "", text) for q, (_, _, text) in zip(ids, items, strict=True)]
         )
-        return [(t.scores.get(self.primary), list(t.failures)) for t in traces]
+        return [
+            (t.scores.get(self.primary), list(t.failures), int(t.counts.get("example_matches", 0)))
+            for t in traces
+        ]
 
     def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
         if not results:

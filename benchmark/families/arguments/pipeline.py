@@ -48,6 +48,7 @@ class Asked:
     partial: dict[str, Any]
     raw: list[str]
     error: str | None
+    matched: bool = False  # the accepted reply's ratings equal the worked example's
 
 
 def ask(
@@ -80,7 +81,15 @@ def ask(
                     best = exc.found if len(exc.found) > len(best) else best
                 except ValueError:
                     pass
-        out.append(Asked(o.value if o.ok else None, best, o.raw, None if o.ok else o.error or "no reply"))
+        out.append(
+            Asked(
+                o.value if o.ok else None,
+                best,
+                o.raw,
+                None if o.ok else o.error or "no reply",
+                o.ok and o.matched_example,
+            )
+        )
     return out
 
 
@@ -102,6 +111,7 @@ def score_batch(state: ArgumentState, items: Sequence[tuple[str, str, str]]) -> 
             "evidence_docs": len(t.evidence),
             "cited": len(t.cited),
             "judge_calls": sum(len(r.raw) for r in t.judges.values()),
+            "example_matches": sum(r.example_matches for r in t.judges.values()),
         }
     return traces
 
@@ -142,7 +152,9 @@ def _docs(t: ArgumentTrace) -> str:
 
 
 def _record(judge: str, asked: Asked, parsed: dict[str, Any]) -> JudgeRecord:
-    rec = JudgeRecord(prompt=J.PROMPTS[judge], parsed=parsed, raw=asked.raw)
+    rec = JudgeRecord(
+        prompt=J.PROMPTS[judge], parsed=parsed, raw=asked.raw, example_matches=int(asked.matched)
+    )
     if asked.error:
         rec.failures.append(asked.error)
     return rec
@@ -179,6 +191,7 @@ def judge_quality(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None
             for d in F.DIMENSIONS:
                 a = next(asked)
                 rec.raw.extend(a.raw)
+                rec.example_matches += a.matched
                 if a.error:
                     rec.failures.append(f"{d}: {a.error}")
                 else:
@@ -199,6 +212,7 @@ def judge_quality(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None
         for i, _ in enumerate(orders):
             a = next(asked)
             rec.raw.extend(a.raw)
+            rec.example_matches += a.matched
             got = a.value if a.value is not None else a.partial
             samples.append(got)
             if a.error:

@@ -27,6 +27,11 @@ class JudgeRecord(BaseModel):
     )
     raw: list[str] = Field(default_factory=list, description="every raw reply, repairs included")
     failures: list[str] = Field(default_factory=list)
+    example_matches: int = Field(
+        default=0,
+        description="accepted replies whose ratings equal the prompt's worked example's, wording aside "
+        "(counted, not refused: a real judge may agree with an example)",
+    )
 
 
 class ArgumentTrace(QueryTrace):

@@ -112,17 +112,14 @@ def export_bank(args: argparse.Namespace) -> int:
 
 
 def export_grades(args: argparse.Namespace) -> int:
-    from benchmark.core.results import iter_results, read_result, read_traces
+    from benchmark.core.results import family_results, read_traces
     from benchmark.families.exam.exampp import write_grades
     from benchmark.families.exam.family import ExamFamily
 
     _need(args, "out")
     root = Path(args.results)
-    found = [(root, read_result(root))] if root.is_file() else list(iter_results(root))
     systems: dict[str, list[dict[str, object]]] = {}
-    for path, result in found:
-        if result.metric_family != ExamFamily.id:
-            continue
+    for path, result in family_results(root, ExamFamily.id):
         systems.setdefault(result.model.label, []).extend(read_traces(path))
     if not systems:
         raise InputError(Problem(rel(root), "holds no EXAM results", field="--results"))

@@ -11,6 +11,7 @@ from pydantic import model_validator
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
+    JudgedPassage,
     MetricFamily,
     Prepared,
     QueryTrace,
@@ -171,6 +172,43 @@ class ExamFamily(MetricFamily):
                 judges.llm, min_rating=settings.min_rating, max_retries=judges.profile.llm.max_retries
             )
         return EntailmentAnswerer(judges.entailment, settings.threshold, settings.margin)
+
+    def answer_for_card(
+        self, role: str, judges: JudgeStack, grades: Path, bank: Path
+    ) -> list[JudgedPassage] | None:
+        """The default answerer (the family's default settings, the profile's models) on the
+        judged passages of an EXAM++ graded file: per passage, how many of its query's
+        questions in ``bank`` it answers correctly.  A passage the answerer failed on is
+        kept with ``ours`` None and its failures, never counted as answering nothing."""
+        from benchmark.families.exam.exampp import read_bank, read_grades
+
+        if role not in self.judged_by.get(self.primary, ()):
+            return None
+        questions = read_bank(bank)
+        judged = [g for g in read_grades(grades) if g.system is None and g.relevance is not None]
+        if not judged:
+            raise InputError(
+                Problem(str(grades), "holds no judged passages (paragraphs with grades and no rankings)")
+            )
+        items = [(q, g.text) for g in judged for q in questions.get(g.query_id, [])]
+        readings = iter(self.answerer(judges, ExamSettings()).read(items))
+        out = []
+        for g in judged:
+            got = [next(readings) for _ in questions.get(g.query_id, [])]
+            failures = tuple(r.error for r in got if r.error)
+            if not got:
+                failures = (f"no questions for query {g.query_id!r} in the bank",)
+            out.append(
+                JudgedPassage(
+                    g.query_id,
+                    int(g.relevance or 0),
+                    len(g.text.split()),
+                    None if failures else sum(bool(r.correct) for r in got),
+                    len(g.answered()),
+                    failures,
+                )
+            )
+        return out
 
     def prepare(
         self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings

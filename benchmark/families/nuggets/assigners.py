@@ -1,0 +1,157 @@
+"""Nugget assignment judges: is a nugget captured by an answer — fully, partly or not at all?
+
+* :class:`EntailmentAssigner` (the offline default) — the profile's entailment judge: a
+  nugget is *supported* when some sentence window of the answer entails it (support score
+  at or above the judge's threshold), else *not supported*.  It has no partial level, and
+  its traces say so (``partial_level: false``), so its partial scores equal its strict ones.
+* :class:`LLMAssigner` — the judge LLM labels up to ``batch`` numbered nuggets per request
+  (``prompts/nugget-assign-v1.yaml``; nuggetizer batches ten), one label per line; a reply
+  that stays unusable after the repairs leaves those nuggets' judgements failed, with the
+  raw replies kept — never "not supported".
+
+Both take every (answer, nuggets) item of a batch in one call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Protocol
+
+from benchmark.families.nuggets.formulas import LABELS
+from benchmark.models.entailment import EntailmentModel, sentence_windows
+from benchmark.models.llm import LLM
+from benchmark.models.prompts import load_prompt
+from benchmark.models.structured import run_structured
+
+PROMPT = "nugget-assign@1"
+
+
+@dataclass
+class Judged:
+    """One nugget's judgement on one answer."""
+
+    label: str | None
+    support: float | None = None
+    evidence: str | None = None
+    error: str | None = None
+    raw: list[str] = field(default_factory=list)
+
+
+Item = tuple[str, str, Sequence[str]]  # (the query, the answer, its topic's nugget texts)
+
+
+class Assigner(Protocol):
+    partial_level: bool
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    def assign(self, items: Sequence[Item]) -> list[list[Judged]]: ...
+
+
+class EntailmentAssigner:
+    partial_level = False
+
+    def __init__(self, entailment: EntailmentModel) -> None:
+        self.entailment = entailment
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "assigner": "entailment",
+            "entailment": getattr(self.entailment, "identity", type(self.entailment).__name__),
+            "threshold": self.entailment.threshold,
+        }
+
+    def assign(self, items: Sequence[Item]) -> list[list[Judged]]:
+        windows = [sentence_windows(answer) if answer.strip() else [] for _, answer, _ in items]
+        pairs = [
+            (w, n) for ws, (_, _, nuggets) in zip(windows, items, strict=True) for n in nuggets for w in ws
+        ]
+        scores = iter(self.entailment.support_scores(pairs) if pairs else [])
+        out = []
+        for ws, (_, _, nuggets) in zip(windows, items, strict=True):
+            judged = []
+            for _n in nuggets:
+                got = [(next(scores), w) for w in ws]
+                if any(s is None for s, _ in got):
+                    judged.append(Judged(None, error="entailment: a support score could not be computed"))
+                    continue
+                best, window = max(got, key=lambda g: float(g[0] or 0.0), default=(0.0, None))
+                ok = float(best or 0.0) >= self.entailment.threshold
+                judged.append(
+                    Judged(
+                        "support" if ok else "not_support",
+                        support=round(float(best or 0.0), 4),
+                        evidence=window if ok else None,
+                    )
+                )
+            out.append(judged)
+        return out
+
+
+_LINE = re.compile(r"^\s*(\d+)\s*[:.)-]\s*([a-z_ ]+?)\s*$")
+
+
+def parse_labels(text: str, n: int) -> list[str]:
+    """``n`` labels from "<number>: <label>" lines, numbered 1..n in order; ``ValueError``
+    naming what is wrong otherwise (so the repair turn can say it)."""
+    labels: dict[int, str] = {}
+    for line in text.strip().splitlines():
+        if not line.strip():
+            continue
+        m = _LINE.match(line.lower())
+        if not m:
+            raise ValueError(f'every line must be "<number>: <label>", not {line.strip()[:60]!r}')
+        label = m.group(2).strip().replace(" ", "_")
+        if label not in LABELS:
+            raise ValueError(f"a label must be one of {', '.join(LABELS)}, not {label!r}")
+        labels[int(m.group(1))] = label
+    if sorted(labels) != list(range(1, n + 1)):
+        raise ValueError(f"give exactly one label for each of the {n} facts, numbered 1 to {n}")
+    return [labels[i] for i in range(1, n + 1)]
+
+
+class LLMAssigner:
+    partial_level = True
+
+    def __init__(self, llm: LLM, max_retries: int = 2) -> None:
+        self.llm = llm
+        self.max_retries = max_retries
+        self.prompt = load_prompt(PROMPT)
+        self.batch = int(self.prompt.meta.get("batch", 10))
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"assigner": "llm", "llm": self.llm.identity, "prompt": PROMPT, "batch": self.batch}
+
+    def assign(self, items: Sequence[Item]) -> list[list[Judged]]:
+        requests, parsers, owners = [], [], []
+        for i, (query, answer, nuggets) in enumerate(items):
+            for start in range(0, len(nuggets), self.batch):
+                chunk = nuggets[start : start + self.batch]
+                listed = "\n".join(f"{k}. {t}" for k, t in enumerate(chunk, start=1))
+                requests.append(self.prompt.render(query=query, answer=answer, nuggets=listed))
+                parsers.append(partial(parse_labels, n=len(chunk)))
+                owners.append((i, len(chunk)))
+        outcomes = (
+            run_structured(
+                self.llm,
+                requests,
+                parsers,
+                max_retries=self.max_retries,
+                max_new_tokens=self.prompt.meta.get("max_new_tokens"),
+            )
+            if requests
+            else []
+        )
+        out: list[list[Judged]] = [[] for _ in items]
+        for (i, size), o in zip(owners, outcomes, strict=True):
+            if o.ok:
+                out[i] += [Judged(label) for label in o.value or []]
+            else:
+                out[i] += [Judged(None, error=o.error or "no reply", raw=list(o.raw)) for _ in range(size)]
+        return out

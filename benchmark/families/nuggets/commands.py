@@ -1,0 +1,272 @@
+"""``benchmark nuggets``: exchange nugget and assignment files with castorini's nuggetizer.
+
+* ``export-nuggets`` — a task's nuggets as a nuggetizer nugget file (its create output);
+* ``export-assignments`` — nugget result traces as a nuggetizer assignment file (its assign
+  output, one line per system and topic, ``run_id`` the system), which nuggetizer's
+  metrics score;
+* ``score-assignments`` — the four scores per run from an assignment file nuggetizer or
+  assessors wrote, with 95% intervals and paired ranks;
+* ``generate`` — an LLM creates each topic's nuggets from its relevant passages (the task's
+  qrels and corpus, or a nuggetizer create-input file) and labels them vital or okay; the
+  nugget file names the model and prompts, and ``--write-task`` stores them as the task's
+  ``nuggets`` table, marked generated, with a new patch version.
+
+Scoring answers against a nuggetizer nugget file needs no command: ``benchmark score
+--metrics nuggets --nuggets FILE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from benchmark.cli import add_command
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.models.profiles import DEFAULT_PROFILE
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "nuggets",
+        help="exchange nugget and assignment files with nuggetizer; score an assignment file",
+        description=(
+            "export-nuggets: a task's nuggets as a nuggetizer nugget file (JSON lines: qid, query, nuggets "
+            "[{text, importance}]). export-assignments: nugget result traces as a nuggetizer assignment file "
+            "(qid, answer_text, run_id, nuggets [{text, importance, assignment}]). score-assignments: the "
+            "TREC RAG track's four scores (vital/all, strict/partial) per run of an assignment file. To score "
+            "answers against nuggets from nuggetizer or assessors: benchmark score --metrics nuggets --nuggets FILE."
+        ),
+        examples=[
+            "benchmark nuggets export-nuggets --task webtrack-2009-2012 --out nuggets.jsonl",
+            "benchmark nuggets export-assignments --results results --out assignments.jsonl",
+            "benchmark nuggets score-assignments --assignments assignments.jsonl",
+        ],
+    )
+    p.add_argument(
+        "action", choices=["generate", "export-nuggets", "export-assignments", "score-assignments"]
+    )
+    p.add_argument("--task", help="generate, export-nuggets: task id")
+    p.add_argument(
+        "--candidates",
+        help="generate: relevant passages per topic in nuggetizer's create-input format (JSON lines: query "
+        "{qid, text}, candidates [{docid, doc {segment}}]) instead of the task's qrels and corpus",
+    )
+    p.add_argument("--limit", type=int, help="generate: only the first N topics")
+    p.add_argument("--window", type=int, default=10, help="generate: passages per creation request (10)")
+    p.add_argument("--max-nuggets", type=int, default=30, help="generate: nuggets per topic at most (30)")
+    p.add_argument(
+        "--write-task", action="store_true", help="generate: also store them as --task's nuggets table"
+    )
+    p.add_argument(
+        "--judge-profile", default=DEFAULT_PROFILE, help=f"generate: the LLM's profile ({DEFAULT_PROFILE})"
+    )
+    p.add_argument("--out", help="file to write (JSON lines)")
+    p.add_argument("--results", default="results", help="export-assignments: a results folder or result file")
+    p.add_argument("--assignments", help="score-assignments: a nuggetizer assignment file")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return {
+        "generate": generate,
+        "export-nuggets": export_nuggets,
+        "export-assignments": export_assignments,
+        "score-assignments": score_assignments,
+    }[args.action](args)
+
+
+def _need(args: argparse.Namespace, *names: str) -> None:
+    missing = [n for n in names if not getattr(args, n)]
+    if missing:
+        raise InputError([Problem(f"--{n}", f"{args.action} needs --{n}") for n in missing])
+
+
+def export_nuggets(args: argparse.Namespace) -> int:
+    from benchmark.families.nuggets.family import task_nuggets
+    from benchmark.families.nuggets.nuggetizer_files import write_nuggets
+    from benchmark.tasks import load_task
+
+    _need(args, "task", "out")
+    task = load_task(args.task)
+    if not task.has_table("nuggets"):
+        raise InputError(
+            Problem(f"tasks/{task.id}/task.yaml", "the task has no nuggets table", field="data.tables")
+        )
+    nuggets = task_nuggets(task)
+    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    path = write_nuggets(nuggets, texts, Path(args.out))
+    Console(stderr=True).print(
+        f"wrote {path}: {sum(map(len, nuggets.values()))} nuggets for {len(nuggets)} queries"
+    )
+    return 0
+
+
+def export_assignments(args: argparse.Namespace) -> int:
+    from benchmark.core.results import family_results, read_traces
+    from benchmark.families.nuggets.family import NuggetsFamily
+    from benchmark.families.nuggets.nuggetizer_files import Assigned, Nugget, write_assignments
+
+    _need(args, "out")
+    root = Path(args.results)
+    assigned, queries, skipped = [], {}, 0
+    for path, result in family_results(root, NuggetsFamily.id):
+        for t in read_traces(path):
+            nuggets = t.get("nuggets", [])
+            if not nuggets or any(n.get("assignment") is None for n in nuggets):
+                skipped += 1  # a failed judgement is not written as a label nuggetizer would count
+                continue
+            queries[t["query_id"]] = t.get("query", "")
+            assigned.append(
+                Assigned(
+                    t["query_id"],
+                    result.model.label,
+                    t.get("answer", ""),
+                    tuple(Nugget(t["query_id"], n["nugget_id"], n["text"], n["importance"]) for n in nuggets),
+                    tuple(n["assignment"] for n in nuggets),
+                )
+            )
+    if not assigned:
+        raise InputError(Problem(rel(root), "holds no nugget results with judged nuggets", field="--results"))
+    out = write_assignments(assigned, queries, Path(args.out))
+    note = f"; {skipped} answer(s) with a failed judgement left out" if skipped else ""
+    Console(stderr=True).print(f"wrote {out}: {len(assigned)} judged answers{note}")
+    return 0
+
+
+def score_assignments(args: argparse.Namespace) -> int:
+    from benchmark.cli.meta_eval import systems_table
+    from benchmark.families.nuggets import formulas
+    from benchmark.families.nuggets.nuggetizer_files import read_assignments
+
+    _need(args, "assignments")
+    per_run: dict[str, dict[str, dict[str, float | None]]] = {}
+    for a in read_assignments(args.assignments):
+        got = formulas.nugget_scores([n.importance for n in a.nuggets], list(a.labels))
+        per_run.setdefault(a.run_id or "run", {})[a.query_id] = got
+    console = Console()
+    for key in formulas.SCORES:
+        scores = {
+            run: {q: s[key] for q, s in qs.items() if s[key] is not None} for run, qs in per_run.items()
+        }
+        console.print(systems_table(key, {r: s for r, s in scores.items() if s}, seed=0))
+    return 0
+
+
+def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, list[str]]]:  # type: ignore[no-untyped-def]
+    """Per topic with judged documents in the task's corpus: its text and the texts of its
+    relevant documents (document-level grade ≥ 1), in the corpus's order."""
+    if not (task.has_table("qrels") and task.has_table("corpus")):
+        raise InputError(
+            Problem(
+                f"tasks/{task.id}/task.yaml",
+                "needs qrels and a corpus table to find relevant passages; or pass --candidates FILE",
+                field="data.tables",
+            )
+        )
+    corpus = task.table("corpus")
+    texts = dict(zip(corpus["doc_id"].astype(str), corpus["text"].astype(str), strict=True))
+    qrels = task.table("qrels")
+    docs = qrels[qrels["aspect_id"].isna() & (qrels["relevance"] >= 1)]
+    wanted: dict[str, set[str]] = {}
+    for q, d in zip(docs["query_id"].astype(str), docs["doc_id"].astype(str), strict=True):
+        if d in texts:
+            wanted.setdefault(q, set()).add(d)
+    queries = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    order = [q for q in task.quick_order() if q in wanted][:limit]
+    return [(q, queries[q], [texts[d] for d in texts if d in wanted[q]]) for q in order]
+
+
+def read_candidates(path: Path, limit: int | None = None) -> list[tuple[str, str, list[str]]]:
+    """nuggetizer's create input: per line a query {qid, text} and its candidates, each a
+    string or {docid, doc: {segment}}."""
+    from benchmark.core.untrusted import read_rows
+
+    out, problems = [], []
+    for n, row in read_rows(path, "--candidates", jsonl=True):
+        q = row.get("query") if isinstance(row, dict) else None
+        cands = row.get("candidates") if isinstance(row, dict) else None
+        if not isinstance(q, dict) or not q.get("qid") or not isinstance(q.get("text"), str):
+            problems.append(Problem(rel(path), "needs query {qid, text}", line=n, field="query"))
+            continue
+        if not isinstance(cands, list):
+            problems.append(Problem(rel(path), "must be a list", line=n, field="candidates"))
+            continue
+        texts = []
+        for i, c in enumerate(cands):
+            text = (
+                c
+                if isinstance(c, str)
+                else ((c.get("doc") or {}).get("segment") if isinstance(c, dict) else None)
+            )
+            if not isinstance(text, str):
+                problems.append(Problem(rel(path), "needs doc.segment", line=n, field=f"candidates[{i}]"))
+                continue
+            texts.append(text)
+        out.append((str(q["qid"]), q["text"], texts))
+    if problems:
+        raise InputError(problems)
+    return out[:limit]
+
+
+def generate(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from benchmark.families.nuggets.generate import CREATE, IMPORTANCE, generate_nuggets
+    from benchmark.families.nuggets.nuggetizer_files import Nugget, write_nuggets
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.models.profiles import load_profile
+    from benchmark.tasks import add_table, load_task
+
+    _need(args, "out")
+    if not (args.task or args.candidates):
+        raise InputError(
+            Problem("--task", "generate needs --task (its qrels and corpus) or --candidates FILE")
+        )
+    task = load_task(args.task) if args.task else None
+    topics = (
+        read_candidates(Path(args.candidates), args.limit)
+        if args.candidates
+        else relevant_passages(task, args.limit)
+    )
+    judges = JudgeStack.load(load_profile(args.judge_profile))
+    made = generate_nuggets(
+        judges.llm, topics, window=args.window, max_nuggets=args.max_nuggets,
+        max_retries=judges.profile.llm.max_retries,
+    )  # fmt: skip
+    provenance = f"generated: {getattr(judges.llm, 'identity', '?')} {CREATE} {IMPORTANCE}"
+    nuggets = {
+        m.query_id: [
+            Nugget(m.query_id, f"{m.query_id}/g{k}", t, imp, provenance)
+            for k, (t, imp) in enumerate(zip(m.nuggets, m.importance, strict=True), start=1)
+        ]
+        for m in made
+        if m.nuggets
+    }
+    texts = {q: text for q, text, _ in topics}
+    path = write_nuggets(nuggets, texts, Path(args.out))
+    console = Console(stderr=True)
+    console.print(
+        f"wrote {path}: {sum(map(len, nuggets.values()))} nuggets for {len(nuggets)} of {len(topics)} topics "
+        f"({provenance})"
+    )
+    for m in made:
+        for f in m.failures:
+            console.print(f"failed, topic {m.query_id}: {f}")
+    if args.write_task:
+        if task is None:
+            raise InputError(Problem("--write-task", "needs --task"))
+        rows = pd.DataFrame([vars(x) for xs in nuggets.values() for x in xs])
+        table = add_table(
+            task,
+            "nuggets",
+            rows,
+            f"nuggets: {len(rows)} {provenance}.",
+            "benchmark nuggets generate --write-task",
+        )
+        console.print(
+            f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
+        )
+    return 0

@@ -1,0 +1,149 @@
+"""The TREC RAG nugget evaluation as a metric family: its scores, options, preparation and views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from benchmark.core.errors import InputError, Problem
+from benchmark.families.base import (
+    FamilySettings,
+    InputFile,
+    MetricFamily,
+    Prepared,
+    ScoreColumn,
+    ScoringInputs,
+    option,
+)
+from benchmark.families.nuggets import pipeline, scores, views
+from benchmark.families.nuggets import tables as tables  # registers its task table
+from benchmark.families.nuggets.assigners import Assigner, EntailmentAssigner, LLMAssigner
+from benchmark.families.nuggets.formulas import IMPORTANCE
+from benchmark.families.nuggets.nuggetizer_files import Nugget, read_nuggets
+from benchmark.families.nuggets.pipeline import NuggetsState
+from benchmark.families.nuggets.trace import NuggetsTrace
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import content_hash
+from benchmark.tasks import Task
+
+CITATION = """@article{pradeep2024nuggets,
+  title   = {Initial Nugget Evaluation Results for the {TREC} 2024 {RAG} Track with the {AutoNuggetizer} Framework},
+  author  = {Pradeep, Ronak and Thakur, Nandan and Upadhyay, Shivani and Campos, Daniel and Craswell, Nick and Lin, Jimmy},
+  journal = {arXiv preprint arXiv:2411.09607},
+  year    = {2024}
+}"""
+
+
+class NuggetsSettings(FamilySettings):
+    flag_prefix: ClassVar[str] = "nuggets"
+
+    assigner: Literal["entailment", "llm"] = option(
+        "entailment",
+        "nugget assignment judge: the profile's entailment judge (support / not support), or the judge "
+        "LLM (support / partial support / not support, as the TREC RAG track)",
+    )
+
+
+def task_nuggets(task: Task) -> dict[str, list[Nugget]]:
+    """The task's nuggets, importance checked (the error names the row)."""
+    source = f"tasks/{task.id}/data/nuggets.parquet"
+    out: dict[str, list[Nugget]] = {}
+    problems = []
+    for n, row in enumerate(task.table("nuggets").to_dict("records"), start=1):
+        if row["importance"] not in IMPORTANCE:
+            problems.append(
+                Problem(
+                    source, f"importance must be one of {IMPORTANCE}, not {row['importance']!r}", line=n,
+                    field="importance",
+                )
+            )  # fmt: skip
+            continue
+        qid = str(row["query_id"])
+        out.setdefault(qid, []).append(
+            Nugget(
+                qid, str(row["nugget_id"]), str(row["text"]), str(row["importance"]), str(row["provenance"])
+            )
+        )
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+class NuggetsFamily(MetricFamily):
+    id = "nuggets"
+    title = "Nuggets"
+    description = (
+        "The TREC RAG nugget evaluation: each topic's information nuggets, vital or okay, and per answer "
+        "the share it supports — vital or all nuggets, strict or with partial support counting half."
+    )
+    primary = "vital_strict"
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {
+        k: ("nugget-assignment",) for k in ("vital_strict", "vital_partial", "all_strict", "all_partial")
+    }
+    citation = CITATION
+    required_tables = ("queries",)
+    trace_model = NuggetsTrace
+    pipeline = pipeline
+    scores = scores
+    views = views
+    settings_model = NuggetsSettings
+    inputs = (
+        InputFile(
+            "nuggets",
+            "--nuggets",
+            "a nugget file as castorini's nuggetizer writes it (JSON lines: qid, nuggets [{text, importance}]) "
+            "instead of the task's nuggets table",
+        ),
+    )
+    columns = (
+        ScoreColumn("vital_strict", "vital (strict)", "share of the vital nuggets the answer supports"),
+        ScoreColumn("vital_partial", "vital (partial)", "the same, a partially supported nugget counting ½"),
+        ScoreColumn("all_strict", "all (strict)", "share of all nuggets the answer supports"),
+        ScoreColumn("all_partial", "all (partial)", "the same over all nuggets, partial support counting ½"),
+    )
+
+    def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
+        if inputs.files.get("nuggets"):
+            asked = set(read_nuggets(inputs.files["nuggets"]))
+        elif task.has_table("nuggets"):
+            asked = set(task.table("nuggets")["query_id"].astype(str))
+        else:
+            return []
+        return [q for q in task.quick_order() if q in asked]
+
+    def assigner(self, judges: JudgeStack, settings: NuggetsSettings) -> Assigner:
+        if settings.assigner == "llm":
+            return LLMAssigner(judges.llm, max_retries=judges.profile.llm.max_retries)
+        return EntailmentAssigner(judges.entailment)
+
+    def prepare(
+        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
+    ) -> Prepared:
+        assert isinstance(settings, NuggetsSettings)
+        if inputs.files.get("nuggets"):
+            nuggets = read_nuggets(inputs.files["nuggets"])
+            source = "nuggets:" + content_hash(
+                sorted((q, [(n.text, n.importance) for n in ns]) for q, ns in nuggets.items())
+            )
+        elif task.has_table("nuggets"):
+            nuggets, source = task_nuggets(task), "nuggets:task"
+        else:
+            raise InputError(
+                Problem(
+                    f"tasks/{task.id}/task.yaml",
+                    "the task has no nuggets table: pass --nuggets FILE (a nuggetizer nugget file)",
+                    field="data.tables",
+                )
+            )
+        assigner = self.assigner(judges, settings)
+        n = sum(len(v) for v in nuggets.values())
+        vital = sum(x.importance == "vital" for v in nuggets.values() for x in v)
+        notes = [f"nuggets: {n} ({vital} vital) for {len(nuggets)} queries"]
+        if not assigner.partial_level:
+            notes.append("the entailment assigner has no partial level: partial scores equal strict ones")
+        return Prepared(
+            state=NuggetsState(nuggets, assigner), corpus_id=source, notes=notes, run_key=(assigner.identity,)
+        )
+
+    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
+        return {"Vital and all nuggets, strict and partial": views.figure(results)}

@@ -1,0 +1,32 @@
+"""The nugget family's per-query trace: every nugget, its importance, and how the answer was judged on it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark.families.base import QueryTrace
+
+
+class NuggetTrace(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    nugget_id: str
+    text: str
+    importance: str
+    assignment: str | None = Field(
+        default=None, description="support / partial_support / not_support (null: the judgement failed)"
+    )
+    support: float | None = Field(default=None, description="the entailment judge's support score")
+    evidence: str | None = Field(default=None, description="the answer's sentence window that supports it")
+    errors: list[str] = Field(default_factory=list)
+    raw: list[str] = Field(default_factory=list, description="raw LLM replies")
+
+
+class NuggetsTrace(QueryTrace):
+    judge: dict[str, Any] = Field(default_factory=dict, description="the assignment judge's identity")
+    partial_level: bool = Field(
+        default=True, description="whether the judge can say partial_support (the entailment judge cannot)"
+    )
+    nuggets: list[NuggetTrace] = Field(default_factory=list)

@@ -1,0 +1,81 @@
+"""How nugget scores look: vital against all, strict against partial; and one query's nuggets.
+
+Nothing here calls a model; texts are untrusted and escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from benchmark.core import figures
+from benchmark.core.results import TaskResult
+from benchmark.core.stats import fmt_score
+
+BARS = (  # (score, label, colour, hatched)
+    ("vital_strict", "vital, strict", "#c44e52", False),
+    ("vital_partial", "vital, partial ½", "#c44e52", True),
+    ("all_strict", "all, strict", "#4c72b0", False),
+    ("all_partial", "all, partial ½", "#4c72b0", True),
+)
+
+
+def figure(results: Sequence[TaskResult]) -> Any:
+    """Per system, the four nugget scores with their 95% intervals: vital (red) against all
+    nuggets (blue), strict (solid) against partial credit (hatched)."""
+    rows = [r for r in results if any(r.scores.get(k) for k, *_ in BARS)]
+    if not rows:
+        return figures.empty_figure("no nugget results")
+    import numpy as np
+
+    fig, ax = figures.new_figure(7.5, 1.3 + 0.8 * len(rows) + figures.LEGEND_ROW_IN * 2)
+    height = 0.18
+    for i, r in enumerate(rows):
+        for j, (key, label, colour, hatched) in enumerate(BARS):
+            s = r.scores.get(key)
+            if s is None or s.value is None:
+                continue
+            err = np.array([[s.value - (s.ci_low or s.value)], [(s.ci_high or s.value) - s.value]])
+            ax.barh(
+                i + (j - 1.5) * height, s.value, height=height * 0.9, xerr=err, color=colour,
+                hatch="//" if hatched else None, alpha=0.6 if hatched else 1.0, capsize=2,
+                label=label if i == 0 else None,
+            )  # fmt: skip
+    ax.set_yticks(range(len(rows)), [figures.stacked(n) for n in figures.entry_labels(rows)])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("share of nuggets the answer supports (95% CI)")
+    figures.legend_below(fig, [], columns=4)
+    return fig
+
+
+MARKS = {
+    "support": "✓ support",
+    "partial_support": "◐ partial",
+    "not_support": "✗ not supported",
+    None: "? failed",
+}
+
+
+def trace_html(trace: dict[str, Any]) -> str:
+    e = lambda v: html.escape(str(v))  # noqa: E731
+    scores = trace.get("scores", {})
+    parts = [
+        f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
+        "<p>" + " · ".join(f"{e(label)} {fmt_score(scores.get(k))}" for k, label, *_ in BARS) + "</p>",
+    ]
+    if not trace.get("partial_level", True):
+        parts.append("<p>This judge has no partial level: partial scores equal strict ones.</p>")
+    parts.append(
+        "<table><tr><th>importance</th><th>nugget</th><th>assignment</th><th>answer sentence</th></tr>"
+    )
+    for n in trace.get("nuggets", []):
+        parts.append(
+            f"<tr><td>{e(n.get('importance'))}</td><td>{e(n.get('text'))}</td>"
+            f"<td>{e(MARKS.get(n.get('assignment'), n.get('assignment')))}</td><td>{e(n.get('evidence') or '')}</td></tr>"
+        )
+    parts.append("</table>")
+    for f in trace.get("failures", []):
+        parts.append(f"<p>failure: {e(f)}</p>")
+    return "".join(parts)
