@@ -83,7 +83,7 @@ def result_file(setup: dict[str, Path], results: str) -> Path:
         / "test__reference"
         / "r1"
         / "closed-book"
-        / "offline-test-v3"
+        / "offline-test-v4"
         / "webtrack-2009-2012.icat.json"
     )
 
