@@ -45,3 +45,15 @@ def add_command(
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
     )
+
+
+def require(args: argparse.Namespace, command: str, *names: str) -> None:
+    """A family command's action (``args.action``) needs these options: the first missing
+    one is an error naming it."""
+    missing = [n for n in names if not getattr(args, n.replace("-", "_"))]
+    if missing:
+        raise InputError(
+            Problem(
+                "command line", f"`{command} {args.action}` needs --{missing[0]}", field=f"--{missing[0]}"
+            )
+        )

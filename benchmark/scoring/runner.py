@@ -183,7 +183,7 @@ def _score_pending(
 ) -> None:
     """Score the queries not yet checkpointed, ``opts.query_batch`` at a time so models see
     batches; each trace is appended to the checkpoint as soon as it exists."""
-    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    texts = task.query_texts()
     bar = tqdm(
         total=total,
         initial=total - len(todo),

@@ -84,6 +84,10 @@ class Task:
         return problems
 
     # -- convenience accessors -------------------------------------------------
+    def query_texts(self) -> dict[str, str]:
+        """Query id -> query text, for every query of the task."""
+        return self.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+
     def queries(self, limit: int | None = None, query_ids: Iterable[str] | None = None) -> pd.DataFrame:
         df = self.table("queries")
         if query_ids is not None:

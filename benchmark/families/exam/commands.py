@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.cli import add_command
+from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
@@ -75,11 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _need(args: argparse.Namespace, *names: str) -> None:
-    missing = [n for n in names if not getattr(args, n.replace("-", "_"))]
-    if missing:
-        raise InputError(
-            Problem("command line", f"`exam {args.action}` needs --{missing[0]}", field=f"--{missing[0]}")
-        )
+    require(args, "exam", *names)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,7 +99,7 @@ def export_bank(args: argparse.Namespace) -> int:
         raise InputError(
             Problem(f"tasks/{task.id}/task.yaml", "the task has no exam_questions table", field="data.tables")
         )
-    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    texts = task.query_texts()
     path = write_bank(bank, texts, Path(args.out), test_collection=f"{task.id}@{task.card.version}")
     Console(stderr=True).print(
         f"wrote {path}: {sum(map(len, bank.values()))} questions for {len(bank)} queries"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from benchmark.cli import add_command
+from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.models.profiles import DEFAULT_PROFILE
 
@@ -79,9 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _need(args: argparse.Namespace, *names: str) -> None:
-    missing = [n for n in names if not getattr(args, n)]
-    if missing:
-        raise InputError([Problem(f"--{n}", f"{args.action} needs --{n}") for n in missing])
+    require(args, "nuggets", *names)
 
 
 def export_nuggets(args: argparse.Namespace) -> int:
@@ -96,7 +94,7 @@ def export_nuggets(args: argparse.Namespace) -> int:
             Problem(f"tasks/{task.id}/task.yaml", "the task has no nuggets table", field="data.tables")
         )
     nuggets = task_nuggets(task)
-    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    texts = task.query_texts()
     path = write_nuggets(nuggets, texts, Path(args.out))
     Console(stderr=True).print(
         f"wrote {path}: {sum(map(len, nuggets.values()))} nuggets for {len(nuggets)} queries"
@@ -174,7 +172,7 @@ def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, li
     for q, d in zip(docs["query_id"].astype(str), docs["doc_id"].astype(str), strict=True):
         if d in texts:
             wanted.setdefault(q, set()).add(d)
-    queries = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    queries = task.query_texts()
     order = [q for q in task.quick_order() if q in wanted][:limit]
     return [(q, queries[q], [texts[d] for d in texts if d in wanted[q]]) for q in order]
 

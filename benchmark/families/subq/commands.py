@@ -103,7 +103,7 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
     from benchmark.tasks import load_task
 
     task = load_task(args.task)
-    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    texts = task.query_texts()
     # the information need: a TREC title ("figs") says little; its description says what is wanted
     described = task.descriptions()
     return [
@@ -182,7 +182,7 @@ def compare(args: argparse.Namespace) -> int:
     shared = [q for q in task.table("queries")["query_id"].astype(str) if q in base and q in mine]
     if not shared:
         raise InputError(Problem(args.system, "no query answered by both systems", field="query_id"))
-    texts = task.table("queries").set_index("query_id")["text"].astype(str).to_dict()
+    texts = task.query_texts()
     stack = _stack(args)
     verdicts = judge_pairs(stack.llm, [(texts[q], base[q], mine[q]) for q in shared], seed=args.seed)
     scores = {q: v.system_score for q, v in zip(shared, verdicts, strict=True)}
