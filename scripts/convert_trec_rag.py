@@ -11,7 +11,8 @@ every row saying who made it), as the exam questions were written; the first ver
 these tasks held ones SmolLM2-135M generated, many off-topic or restating the query.  The
 card says where they came from and how many, and its version changes whenever that file
 does.  ``benchmark subq generate`` drafts such a file with a capable model.  Only queries
-with sub-questions are scored.  No corpus ships (MS MARCO v2.1 segments): RAG needs ``--corpus`` /
+with sub-questions are scored.  Both list the ``nuggets`` family too, scored only when the
+user passes a nugget file (``--nuggets``); without one it is skipped with a note.  No corpus ships (MS MARCO v2.1 segments): RAG needs ``--corpus`` /
 ``--lucene-index``.
 
 Run ``python scripts/convert_trec_rag.py``; outputs are byte-stable.
@@ -123,14 +124,18 @@ def convert(task_id: str, shared: Path, out: Path) -> None:
     made = "written" if written else "generated"
     card: dict[str, Any] = {
         "id": task_id,
-        "version": "1.1.0" if written else "1.0.0",
+        # 1.2.0: the card lists the nuggets family (scored with a user's --nuggets file)
+        "version": "1.2.0" if written else "1.0.0",
         "name": f"{title} with {made} sub-questions",
         "description": (
             f"The {len(queries)} {title}, real query texts, for sub-question coverage (Xie et al., 2024). "
             f"Sub-questions are {made}, not {'generated' if written else 'written'}: {len(subqs)} for the first {len(covered)} queries "
             f"({counts['core']} core, {counts['background']} background, {counts['follow-up']} follow-up), "
             "and only those queries are scored. No corpus ships: pass MS MARCO v2.1 segments (or any corpus) "
-            "with --corpus / --lucene-index for RAG and retrieval coverage."
+            "with --corpus / --lucene-index for RAG and retrieval coverage. Nugget evaluation (the track's "
+            "own measure) needs a nugget file in nuggetizer's format: --nuggets FILE (the track's assessor "
+            "nuggets, nuggetizer's, or `benchmark nuggets generate --candidates FILE` on relevant segments); "
+            "without one the nuggets family is skipped with a note."
         ),
         "source": {
             "name": "TREC 2024 RAG Track topics",
@@ -150,8 +155,8 @@ def convert(task_id: str, shared: Path, out: Path) -> None:
         },
         "license": LICENSE,
         "citation": CITATION,
-        "metrics": ["subq"],
-        "main_score": {"subq": "subq_hybrid"},
+        "metrics": ["subq", "nuggets"],
+        "main_score": {"subq": "subq_hybrid", "nuggets": "vital_strict"},
         "splits": ["test"],
         "instruction": INSTRUCTION,
         "corpus": {

@@ -137,14 +137,41 @@ def plan(
     if getattr(args, "corpus", None):
         check_corpus(args.corpus)
     profile = judge_profile(args)
+    requested, inputs = requested_metrics(args), scoring_inputs(args)
     chosen = {}
     for task in tasks:
-        chosen[task.id] = [
-            (fam, fam.settings_from_args(args)) for fam in families_for(task, requested_metrics(args))
-        ]
-        for fam, _ in chosen[task.id]:
-            fam.scorable_queries(task, scoring_inputs(args))  # resolves the corpus: fails early
+        chosen[task.id] = []
+        for fam in families_for(task, requested):
+            # resolves the corpus and the family's files: fails early
+            if fam.scorable_queries(task, inputs) == []:
+                nothing_to_score(fam, task, explicit=bool(requested))
+                continue
+            chosen[task.id].append((fam, fam.settings_from_args(args)))
+        if not chosen[task.id]:
+            raise InputError(
+                Problem(
+                    f"tasks/{task.id}/task.yaml",
+                    "none of the families its card lists can score a query with these inputs (see the "
+                    "notes above)",
+                    field="metrics",
+                )
+            )
     return profile, chosen
+
+
+def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> None:
+    """A family with no scorable query on ``task`` (nuggets on a task that ships none, say):
+    an error when ``--metrics`` asked for it; otherwise a note, and the card's other
+    families are scored, so listing a family a user completes with a file is no trap."""
+    needs = (
+        "pass " + " or ".join(f"{i.flag} FILE" for i in family.inputs)
+        if family.inputs
+        else f"it needs the table(s) {list(family.required_tables)}"
+    )
+    message = f"{family.id} can score no query of task {task.id} with these inputs; {needs}"
+    if explicit:
+        raise InputError(Problem("--metrics", message))
+    Console(stderr=True).print(f"[yellow]note:[/] {message}. Skipped; the card's other families are scored.")
 
 
 def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = True) -> list[TaskResult]:

@@ -84,11 +84,12 @@ def scorable_queries(
     Cheap: no model loads, so the CLI, the submission validator and the lm-eval export all
     ask it first."""
     qids = list(task.table("queries")["query_id"])
-    restricted = [
-        allowed
-        for fam in families_for(task, requested)
-        if (allowed := fam.scorable_queries(task, inputs or ScoringInputs())) is not None
-    ]
+    lists = [fam.scorable_queries(task, inputs or ScoringInputs()) for fam in families_for(task, requested)]
+    if all(allowed == [] for allowed in lists):
+        return []
+    # a family with nothing to score here (nuggets without a nugget file) is skipped by the
+    # run, so it restricts nothing
+    restricted = [allowed for allowed in lists if allowed]
     if not restricted:
         return qids
     known = set(qids)

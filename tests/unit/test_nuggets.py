@@ -332,3 +332,45 @@ def test_nuggets_are_created_window_by_window_then_labelled() -> None:
     assert q3.nuggets == [] and q3.failures == ["creation: no relevant passages"]
     # q1's 5 passages in 3 windows of 2; q2's one passage is a fourth request, in the first round's batch
     assert sum("Update the list" in r[-1]["content"] for r in llm.requests) == 4
+
+
+# -- a card that lists the family with nothing to score it on ------------------------------
+
+
+def _score_args(tmp_path: Path, *extra: str) -> Any:
+    from benchmark.cli.main import build_parser
+
+    return build_parser().parse_args(
+        ["score", "--outputs", "x.jsonl", "--tasks", "trec-rag24", "--results-dir", str(tmp_path), *extra]
+    )
+
+
+def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """trec-rag24 lists nuggets but ships none: without --nuggets the family is skipped with a
+    note and sub-questions are still scored; asked for by --metrics it is an error naming
+    the flag; with a file it scores exactly the file's topics."""
+    from benchmark.cli.common import plan
+
+    task = load_task("trec-rag24")
+    assert "nuggets" in task.card.metrics and not task.has_table("nuggets")
+
+    from benchmark.families import REGISTRY, scorable_queries
+    from benchmark.families.base import ScoringInputs
+
+    subq_queries = REGISTRY["subq"].scorable_queries(task, ScoringInputs())
+    assert len(subq_queries) == 20 and scorable_queries(task) == subq_queries  # answered, exported
+    _, chosen = plan(_score_args(tmp_path), [task])
+    assert [f.id for f, _ in chosen["trec-rag24"]] == ["subq"]
+    assert "nuggets can score no query of task trec-rag24" in capsys.readouterr().err
+
+    with pytest.raises(InputError, match="--nuggets FILE"):
+        plan(_score_args(tmp_path, "--metrics", "nuggets"), [task])
+
+    first = str(task.table("queries")["query_id"].iloc[0])
+    path = write_nuggets({first: [Nugget(first, f"{first}/n1", "A fact.", "vital")]}, {}, tmp_path / "n.jsonl")
+    _, chosen = plan(_score_args(tmp_path, "--nuggets", str(path)), [task])
+    assert [f.id for f, _ in chosen["trec-rag24"]] == ["subq", "nuggets"]
+    inputs = ScoringInputs(files={"nuggets": str(path)})
+    assert REGISTRY["nuggets"].scorable_queries(task, inputs) == [first]
