@@ -12,7 +12,8 @@ these tasks held ones SmolLM2-135M generated, many off-topic or restating the qu
 card says where they came from and how many, and its version changes whenever that file
 does.  ``benchmark subq generate`` drafts such a file with a capable model.  Only queries
 with sub-questions are scored.  Both list the ``nuggets`` family too, scored only when the
-user passes a nugget file (``--nuggets``); without one it is skipped with a note.  No corpus ships (MS MARCO v2.1 segments): RAG needs ``--corpus`` /
+user passes a nugget file (``--nuggets``; without one it is skipped with a note), and the
+``attribution`` family, which reads the cited segments from the user's corpus.  No corpus ships (MS MARCO v2.1 segments): RAG needs ``--corpus`` /
 ``--lucene-index``.
 
 Run ``python scripts/convert_trec_rag.py``; outputs are byte-stable.
@@ -124,8 +125,8 @@ def convert(task_id: str, shared: Path, out: Path) -> None:
     made = "written" if written else "generated"
     card: dict[str, Any] = {
         "id": task_id,
-        # 1.2.0: the card lists the nuggets family (scored with a user's --nuggets file)
-        "version": "1.2.0" if written else "1.0.0",
+        # the version follows the data: listing a family (nuggets, attribution) changes none
+        "version": "1.1.0" if written else "1.0.0",
         "name": f"{title} with {made} sub-questions",
         "description": (
             f"The {len(queries)} {title}, real query texts, for sub-question coverage (Xie et al., 2024). "
@@ -135,7 +136,9 @@ def convert(task_id: str, shared: Path, out: Path) -> None:
             "with --corpus / --lucene-index for RAG and retrieval coverage. Nugget evaluation (the track's "
             "own measure) needs a nugget file in nuggetizer's format: --nuggets FILE (the track's assessor "
             "nuggets, nuggetizer's, or `benchmark nuggets generate --candidates FILE` on relevant segments); "
-            "without one the nuggets family is skipped with a note."
+            "without one the nuggets family is skipped with a note. Attribution (are the citations right?) "
+            "scores RAG answers and TREC RAG run files (`benchmark score --trec-rag-run FILE`) against the "
+            "cited segments of the corpus given with --corpus / --lucene-index."
         ),
         "source": {
             "name": "TREC 2024 RAG Track topics",
@@ -155,8 +158,8 @@ def convert(task_id: str, shared: Path, out: Path) -> None:
         },
         "license": LICENSE,
         "citation": CITATION,
-        "metrics": ["subq", "nuggets"],
-        "main_score": {"subq": "subq_hybrid", "nuggets": "vital_strict"},
+        "metrics": ["subq", "nuggets", "attribution"],
+        "main_score": {"subq": "subq_hybrid", "nuggets": "vital_strict", "attribution": "citation_recall"},
         "splits": ["test"],
         "instruction": INSTRUCTION,
         "corpus": {

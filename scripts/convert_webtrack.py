@@ -651,9 +651,15 @@ def convert_2009_2012(shared: Path, out: Path) -> None:
         "source": {"name": "TREC Web Track 2009-2012 (NIST)", "url": SOURCE_URL, "notes": notes.text()},
         "license": NIST_LICENSE + STARTER_LICENSE,
         "citation": CITATION_2009_2012,
-        "metrics": ["icat", "exam", "subq", "nuggets"],
+        "metrics": ["icat", "exam", "subq", "nuggets", "attribution"],
         # the starter corpus has aspect-level qrels, and ICAT-M needs no LLM in the alignment
-        "main_score": {"icat": "icat_m", "exam": "n_exam", "subq": "subq_hybrid", "nuggets": "vital_strict"},
+        "main_score": {
+            "icat": "icat_m",
+            "exam": "n_exam",
+            "subq": "subq_hybrid",
+            "nuggets": "vital_strict",
+            "attribution": "citation_recall",
+        },
         "splits": ["test"],
         "instruction": INSTRUCTION,
         "corpus": {"kind": "table", "label": label, "covers_queries": starter.topics},

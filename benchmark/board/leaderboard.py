@@ -148,26 +148,36 @@ def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Per judge profile: each model's rank on every board, mean rank, overall rank.
 
     A model missing from any board of its profile gets no overall rank and its missing
-    boards are listed.
+    boards are listed.  A board of a family that needs evidence (``MetricFamily.needs_evidence``:
+    attribution) does not apply to a closed-book entry: it is neither counted nor missing.
     """
-    frames = [t[["judge_profile", "board", "model", "rank"]] for t in tables.values() if not t.empty]
+    frames = [
+        t[["judge_profile", "board", "model", "rank", "setting"]].assign(
+            needs_evidence=REGISTRY[fid].needs_evidence if fid in REGISTRY else False
+        )
+        for fid, t in tables.items()
+        if not t.empty
+    ]
     if not frames:
         return pd.DataFrame()
     long = pd.concat(frames, ignore_index=True)
     out = []
     for profile, sub in long.groupby("judge_profile"):
         boards = sorted(sub["board"].unique())
+        evidence_only = set(sub.loc[sub["needs_evidence"], "board"])
+        closed_book = set(sub.loc[sub["setting"] == "closed-book", "model"])
         wide = sub.pivot_table(index="model", columns="board", values="rank", aggfunc="first")
         wide = wide.reindex(columns=boards)
         for model, ranks in wide.iterrows():
-            missing = [b for b in boards if pd.isna(ranks[b])]
+            applies = [b for b in boards if not (model in closed_book and b in evidence_only)]
+            missing = [b for b in applies if pd.isna(ranks[b])]
             out.append(
                 {
                     "judge_profile": profile,
                     "model": model,
-                    "boards": len(boards) - len(missing),
-                    "of_boards": len(boards),
-                    "mean_rank": None if missing else float(ranks.astype(float).mean()),
+                    "boards": len(applies) - len(missing),
+                    "of_boards": len(applies),
+                    "mean_rank": None if missing else float(ranks[applies].astype(float).mean()),
                     "missing": "; ".join(missing),
                 }
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ from benchmark.models.profiles import (
 from benchmark.tasks import Task
 
 if TYPE_CHECKING:
+    from benchmark.generation.rag import CitedSentence
     from benchmark.scoring.runner import RunOptions
 
 
@@ -174,9 +176,17 @@ def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> Non
     Console(stderr=True).print(f"[yellow]note:[/] {message}. Skipped; the card's other families are scored.")
 
 
-def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = True) -> list[TaskResult]:
+def score_answers(
+    args: argparse.Namespace,
+    jobs: list[Job],
+    *,
+    show: bool = True,
+    split: Sequence[dict[str, list[CitedSentence]] | None] | None = None,
+) -> list[TaskResult]:
     """Score the (task, answers, model, evidence) jobs a command built, under the families
-    and settings its flags chose, through :func:`benchmark.scoring.run.score_jobs`."""
+    and settings its flags chose, through :func:`benchmark.scoring.run.score_jobs`;
+    ``split`` gives, per job, its answers' sentences as their input split them (TREC RAG runs)."""
+    split = list(split) if split is not None else [None] * len(jobs)
     from benchmark.board.report import print_results
     from benchmark.judging.stack import JudgeStack
     from benchmark.scoring import run
@@ -192,13 +202,20 @@ def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = Tru
             f"{', '.join(p.name for p in plots)})"
         )
 
+    def skipped(family: MetricFamily, job: run.Job, reason: str) -> None:
+        console.print(f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})")
+
     scored = run.score_jobs(
-        [run.Job(task, answers, model, evidence, chosen[task.id]) for task, answers, model, evidence in jobs],
+        [
+            run.Job(task, answers, model, evidence, chosen[task.id], sentences=sentences)
+            for (task, answers, model, evidence), sentences in zip(jobs, split, strict=True)
+        ],
         judges,
         results_root=Path(args.results_dir),
         inputs=scoring_inputs(args),
         options=run_options(args),
         on_result=written,
+        on_skip=skipped,
     )
     results = [result for result, _ in scored]
     if show:

@@ -25,12 +25,20 @@ def register(sub: argparse._SubParsersAction) -> None:
             "benchmark score --outputs lm_eval_out/org__model/samples_groundcover_webtrack-2009-2012_*.jsonl \\",
             "    --tasks webtrack-2009-2012 --judge-profile paper-deberta-llama",
             "benchmark score --submission submissions/org__model   # validates first, scores every task",
+            "benchmark score --trec-rag-run run.jsonl --tasks trec-rag24 --corpus segments.jsonl.gz \\",
+            "    --metrics attribution,nuggets --nuggets nuggets.jsonl   # a TREC RAG 2024/2025 run file as it is",
         ],
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--outputs", nargs="+", help="outputs file(s), one per task, in the order of --tasks")
     src.add_argument(
         "--submission", help="a submission folder: validated as a whole, then every task in it is scored"
+    )
+    src.add_argument(
+        "--trec-rag-run",
+        metavar="FILE",
+        help="a TREC RAG run file (2024 or 2025 track format: JSON lines with references and answer "
+        "sentences with citations), scored on one --tasks task; each run_id in it is one entry",
     )
     p.add_argument(
         "--tasks", nargs="+", help="task ids, one per outputs file (with --outputs), commas or spaces"
@@ -45,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.submission:
         return _score_submission(args)
+    if args.trec_rag_run:
+        return _score_trec_rag_run(args)
     if not args.tasks:
         raise InputError(
             Problem("command line", "--outputs needs --tasks (one task per file)", field="--tasks")
@@ -86,4 +96,53 @@ def _score_submission(args: argparse.Namespace) -> int:
         for task_id, rows in sorted(sub.outputs.items())
     ]
     score_answers(args, jobs)
+    return 0
+
+
+def _score_trec_rag_run(args: argparse.Namespace) -> int:
+    """Score a TREC RAG run file as it is: one entry per run id, the run's own sentence
+    split and citations kept, its references as the evidence each answer was given."""
+    from benchmark.core.results import ModelInfo, RAGSetting
+    from benchmark.generation.trec_rag_run import read_trec_rag_run
+
+    task_ids = task_list(args.tasks or [])
+    if len(task_ids) != 1:
+        raise InputError(
+            Problem(
+                "command line", "--trec-rag-run needs exactly one task (--tasks trec-rag24)", field="--tasks"
+            )
+        )
+    task = load_task(task_ids[0])
+    known = set(task.table("queries")["query_id"].astype(str))
+    runs = read_trec_rag_run(args.trec_rag_run)
+    problems = [
+        Problem(
+            run.path,
+            f"topic {t.topic_id} of run {run.run_id} is not a query of task {task.id}",
+            t.line,
+            "topic_id",
+        )
+        for run in runs
+        for t in run.topics.values()
+        if t.topic_id not in known
+    ]
+    if problems:
+        raise InputError(problems)
+    corpus = task.card.corpus.label or ("user corpus" if args.corpus or args.lucene_index else "unknown")
+    jobs, split = [], []
+    for run in runs:
+        model = ModelInfo(
+            id=f"{run.team_id}/{run.run_id}" if run.team_id else run.run_id,
+            revision="run",
+            backend="trec-rag-run",
+            generation={"run_file": run.path},
+            rag=RAGSetting(
+                retriever="run", k=max(1, min(run.depth, 100)), prompt="(the run's own)", corpus=corpus
+            ),
+        )
+        answers = {q: t.answer for q, t in run.topics.items()}
+        evidence = {q: t.references for q, t in run.topics.items()}
+        jobs.append((task, answers, model, evidence))
+        split.append({q: t.sentences for q, t in run.topics.items()})
+    score_answers(args, jobs, split=split)
     return 0

@@ -73,8 +73,12 @@ class RAGSetting(_Strict):
     # files have always used); in code the name says what it is
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True)
 
-    retriever: Literal["bm25", "dense", "hybrid"]
-    k: int = Field(ge=1, le=50, description="passages put in the prompt")
+    #: "run": the system's own retrieval, known only by the passages it returned (a TREC
+    #: RAG run file records the references, not how they were found)
+    retriever: Literal["bm25", "dense", "hybrid", "run"]
+    k: int = Field(
+        ge=1, le=100, description="passages put in the prompt (a TREC RAG run: the most references)"
+    )
     prompt: str = Field(description="prompt file id, e.g. rag-answer@1")
     corpus: str = Field(description="label of the corpus retrieved from")
     chunking: tuple[int, int] = (128, 32)

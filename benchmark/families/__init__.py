@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import ArgumentsFamily
+from benchmark.families.attribution import AttributionFamily
 from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.decompscore import DecompScoreFamily
 from benchmark.families.exam import ExamFamily
@@ -25,6 +26,7 @@ REGISTRY: dict[str, MetricFamily] = {
         ExamFamily(),
         SubqFamily(),
         NuggetsFamily(),
+        AttributionFamily(),
         ArgumentsFamily(),
         DecompScoreFamily(),
     )

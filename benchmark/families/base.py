@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from benchmark.core.results import TaskResult
+    from benchmark.generation.rag import CitedSentence
     from benchmark.judging.stack import JudgeStack
     from benchmark.tasks import Task
 
@@ -220,6 +221,9 @@ class ScoringInputs:
     #: per query, the ids of the evidence documents the system was given (RAG outputs'
     #: ``retrieval.passages``); families that judge evidence use them
     evidence: dict[str, list[str]] | None = None
+    #: per query, the answer's sentences with what each cites, where the input split them
+    #: itself (a TREC RAG run); otherwise families split answers and parse ``[n]`` markers
+    sentences: dict[str, list[CitedSentence]] | None = None
 
 
 @dataclass
@@ -269,6 +273,8 @@ class MetricFamily(ABC):
     #: whether its entries are evaluated models (and count toward their overall rank);
     #: DecompScore's entries are decomposition methods, ranked only against each other
     ranks_models: ClassVar[bool] = True
+    #: scores only answers that were given evidence (RAG); closed-book ones are not applicable
+    needs_evidence: ClassVar[bool] = False
     #: the family's ``pipeline`` module — ``score_batch(state, items)`` —, its ``scores``
     #: module — ``trace_scores(trace)``, pure — and its ``views`` module —
     #: ``trace_html(trace)``: what the default :meth:`score_batch`, :meth:`recompute` and
@@ -293,6 +299,16 @@ class MetricFamily(ABC):
         return settings.model_dump(mode="json")
 
     # -- scoring -------------------------------------------------------------------
+    def not_applicable(self, inputs: ScoringInputs) -> str | None:
+        """Why this family does not apply to a job's answers at all, or ``None``: a family that
+        :attr:`needs_evidence` does not apply to closed-book answers, which were given no
+        passages.  Such a job is not scored by the family and the run says so, and the
+        overall ranking neither counts the board for it nor calls it missing: a score that
+        does not apply is not a 0."""
+        if self.needs_evidence and inputs.evidence is None:
+            return "closed-book answers were given no passages and cite none"
+        return None
+
     def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
         """The queries this family can score with these inputs, in the order a quick run
         should take them; ``None`` means all.  Cheap: called before any model loads, also

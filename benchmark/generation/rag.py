@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.core.results import RAGSetting
+from benchmark.core.text import sentences
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.profiles import JudgeProfile
 from benchmark.models.prompts import load_prompt
@@ -60,6 +61,49 @@ def parse_citations(answer: str, n_passages: int) -> tuple[list[int], list[int]]
             if num not in target:
                 target.append(num)
     return valid, invalid
+
+
+@dataclass(frozen=True)
+class CitedSentence:
+    """One answer sentence with the passages it cites: ``citations`` are 0-based places
+    among the passages the answer was given; ``invalid`` what it cites that names none
+    of them (an out-of-range number, or a segment id outside a TREC run's references)."""
+
+    text: str
+    citations: tuple[int, ...] = ()
+    invalid: tuple[str, ...] = ()
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without its ``[n]`` markers (and the space before each)."""
+    return re.sub(r"\s*" + _CITATION.pattern, "", text).strip()
+
+
+def cited_sentences(answer: str, n_passages: int) -> list[CitedSentence]:
+    """An answer's sentences, each with the passages its ``[n]`` markers cite.
+
+    Markers belong to the sentence they close: a run of markers that pysbd leaves at the
+    start of the next sentence ("... in 1889. [2] It was ...") or alone on a line is
+    given back to the sentence before, as ALCE reads citations.
+    """
+    out: list[CitedSentence] = []
+    for sent in sentences(answer):
+        lead = re.match(r"^(?:\s*" + _CITATION.pattern + r")+", sent)
+        if lead and out:
+            valid, invalid = parse_citations(lead.group(0), n_passages)
+            prev = out[-1]
+            out[-1] = CitedSentence(
+                prev.text,
+                prev.citations + tuple(v - 1 for v in valid if v - 1 not in prev.citations),
+                prev.invalid + tuple(str(i) for i in invalid if str(i) not in prev.invalid),
+            )
+            sent = sent[lead.end() :]
+        text = strip_citations(sent)
+        if not re.search(r"\w", text):
+            continue
+        valid, invalid = parse_citations(sent, n_passages)
+        out.append(CitedSentence(text, tuple(v - 1 for v in valid), tuple(str(i) for i in invalid)))
+    return out
 
 
 def record(answer: str, passage_ids: Sequence[str]) -> RAGRecord:

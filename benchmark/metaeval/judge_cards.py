@@ -59,6 +59,9 @@ NOT_MEASURED = {
     "nugget-assignment": "no public set with human nugget assignments is loaded yet (the TREC RAG "
     "track's assessor assignments are not public at the time of writing)",
     "llm-support": "measured only with --llm-pairs N (the profile's LLM as a yes/no support judge)",
+    "citation-support": "no public set with human citation-support labels is loaded yet (the TREC RAG "
+    "track's support assessments are not public at the time of writing); with the default entailment "
+    "judge, its line on this card is what the attribution scores rest on",
 }
 
 
@@ -364,6 +367,8 @@ def judge_name(profile: JudgeProfile, role: str) -> str:
         return f"entailment answerer ({profile.entailment.model}) or the LLM reader ({profile.llm.model})"
     if role == "nugget-assignment":
         return f"entailment assigner ({profile.entailment.model}) or the LLM ({profile.llm.model})"
+    if role == "citation-support":
+        return f"entailment judge ({profile.entailment.model}) or the LLM ({profile.llm.model})"
     if role == "subq-coverage":
         return f"embedding similarity ({profile.embedder.model}) or the LLM ({profile.llm.model})"
     return f"LLM: {profile.llm.model}"

@@ -108,8 +108,14 @@ class BM25Retriever:
         raw = self.searcher.stored_text(docid)
         with contextlib.suppress(ValueError, TypeError, AttributeError):
             obj = json.loads(raw)
-            raw = obj.get("contents") or obj.get("text") or raw
+            raw = obj.get("contents") or obj.get("text") or obj.get("segment") or raw
         return split_doc_id(docid), raw
+
+    def passage_text(self, docid: str) -> str | None:
+        """The stored text of one passage or document by its id (``None``: not in the
+        index), as a cited passage is looked up."""
+        text = self._text(docid)[1]
+        return text or None
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
         """Top-``k`` passages per query (fewer when fewer passages share a term).

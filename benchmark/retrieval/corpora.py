@@ -19,7 +19,7 @@ from benchmark.retrieval.chunking import Passage, chunk_corpus
 log = logging.getLogger(__name__)
 
 _ID_FIELDS = ("doc_id", "_id", "id", "docid")
-_TEXT_FIELDS = ("text", "contents", "body")
+_TEXT_FIELDS = ("text", "contents", "body", "segment")  # segment: MS MARCO v2.1 segmented (TREC RAG)
 
 
 def _missing(value: Any) -> bool:
@@ -33,9 +33,10 @@ def _missing(value: Any) -> bool:
 def load_corpus(ref: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Documents from a ``.jsonl`` or ``.parquet`` file.
 
-    Fields: ``doc_id`` (or ``_id``/``id``/``docid``), ``text`` (or ``contents``/``body``)
-    and optional ``title`` — the BEIR and pyserini conventions, so existing corpora load
-    unchanged.  Every bad row is collected and reported together, each with its file,
+    Fields: ``doc_id`` (or ``_id``/``id``/``docid``), ``text`` (or ``contents``/``body``/
+    ``segment``) and optional ``title`` — the BEIR, pyserini and MS MARCO v2.1 segment
+    conventions, so existing corpora (the TREC RAG segments too) load unchanged; a
+    ``.jsonl.gz`` / ``.json.gz`` file is read as it is.  Every bad row is collected and reported together, each with its file,
     line (parquet: 1-based row) and field, instead of failing deep inside indexing.
 
     A file is read once per run: the command line checks ``--corpus`` before any model
@@ -61,10 +62,10 @@ def _read_corpus(name: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], .
 
         df = pd.read_parquet(path)
         rows = ((i + 1, r) for i, r in enumerate(df.to_dict("records")))
-    elif path.suffix in (".jsonl", ".json"):
+    elif path.suffix in (".jsonl", ".json") or path.name.endswith((".jsonl.gz", ".json.gz")):
         rows = _jsonl_rows(path, problems)
     else:
-        raise InputError(Problem(rel(path), "corpus must be a .jsonl or .parquet file"))
+        raise InputError(Problem(rel(path), "corpus must be a .jsonl(.gz) or .parquet file"))
     docs: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     where = rel(path)
@@ -105,7 +106,9 @@ def _read_corpus(name: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], .
 
 
 def _jsonl_rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
-    with open(path, "rb") as f:
+    import gzip
+
+    with gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb") as f:
         for line_no, raw in enumerate(f, start=1):
             try:
                 line = raw.decode("utf-8")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from benchmark.core.results import ModelInfo, TaskResult
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+from benchmark.generation.rag import CitedSentence
 from benchmark.judging.stack import JudgeStack
 from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import Task
@@ -30,6 +31,8 @@ class Job:
     model: ModelInfo
     evidence: dict[str, list[str]] | None = None
     families: list[tuple[MetricFamily, FamilySettings]] = field(default_factory=list)
+    #: per query, the sentences and their citations as the input split them (TREC RAG runs)
+    sentences: dict[str, list[CitedSentence]] | None = None
 
 
 def score_jobs(
@@ -40,14 +43,21 @@ def score_jobs(
     inputs: ScoringInputs | None = None,
     options: RunOptions | None = None,
     on_result: Callable[[MetricFamily, TaskResult, Path], None] | None = None,
+    on_skip: Callable[[MetricFamily, Job, str], None] | None = None,
 ) -> list[tuple[TaskResult, Path]]:
     """Score every job under every family it names; ``on_result`` sees each result as it is
-    written (figures, a line on the terminal)."""
+    written (figures, a line on the terminal), ``on_skip`` each (family, job) the family
+    does not apply to, with the reason (attribution for closed-book answers)."""
     base = inputs or ScoringInputs()
     out = []
     for job in jobs:
-        job_inputs = dataclasses.replace(base, evidence=job.evidence)
+        job_inputs = dataclasses.replace(base, evidence=job.evidence, sentences=job.sentences)
         for family, settings in job.families:
+            reason = family.not_applicable(job_inputs)
+            if reason is not None:
+                if on_skip is not None:
+                    on_skip(family, job, reason)
+                continue
             result, path = score_task(
                 family,
                 job.task,

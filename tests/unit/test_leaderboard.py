@@ -77,6 +77,7 @@ def test_missing_board_means_no_overall_rank() -> None:
                 "board": ["t1", "t1", "t2"],
                 "model": ["a", "b", "a"],
                 "rank": pd.Series([2, 1, 1], dtype="Int64"),
+                "setting": ["closed-book"] * 3,
             }
         )
     }
@@ -84,6 +85,33 @@ def test_missing_board_means_no_overall_rank() -> None:
     assert ov.loc["a", "mean_rank"] == 1.5 and ov.loc["a", "overall_rank"] == 1
     assert pd.isna(ov.loc["b", "overall_rank"]) and pd.isna(ov.loc["b", "mean_rank"])
     assert ov.loc["b", "missing"] == "t2"
+
+
+def test_a_board_that_does_not_apply_is_neither_counted_nor_missing() -> None:
+    """Attribution needs evidence: a closed-book model is not on its board and still gets
+    an overall rank from the boards that apply; a RAG model missing from it gets none."""
+    icat = pd.DataFrame(
+        {
+            "judge_profile": ["p"] * 3,
+            "board": ["icat"] * 3,
+            "model": ["closed", "rag", "rag2"],
+            "rank": pd.Series([2, 1, 1], dtype="Int64"),
+            "setting": ["closed-book", "rag-bm25-k5", "rag-bm25-k5"],
+        }
+    )
+    attribution = pd.DataFrame(
+        {
+            "judge_profile": ["p"],
+            "board": ["attr"],
+            "model": ["rag"],
+            "rank": pd.Series([1], dtype="Int64"),
+            "setting": ["rag-bm25-k5"],
+        }
+    )
+    ov = overall_table({"icat": icat, "attribution": attribution}).set_index("model")
+    assert ov.loc["closed", "of_boards"] == 1 and ov.loc["closed", "overall_rank"] == 2
+    assert ov.loc["rag", "of_boards"] == 2 and ov.loc["rag", "mean_rank"] == 1.0
+    assert ov.loc["rag2", "missing"] == "attr" and pd.isna(ov.loc["rag2", "overall_rank"])
 
 
 def test_size_that_does_not_apply_is_a_dash(tmp_path: Path) -> None:

@@ -1,0 +1,139 @@
+"""Attribution as a metric family: are an answer's citations right?  Its scores, options,
+preparation and views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from benchmark.families.attribution import pipeline, scores, views
+from benchmark.families.attribution.judges import EntailmentSupport, LLMSupport, SupportJudge
+from benchmark.families.attribution.pipeline import AttributionState
+from benchmark.families.attribution.trace import AttributionTrace
+from benchmark.families.base import (
+    FamilySettings,
+    MetricFamily,
+    Prepared,
+    ScoreColumn,
+    ScoringInputs,
+    option,
+)
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import content_hash
+from benchmark.tasks import Task
+
+CITATION = """@inproceedings{gao2023alce,
+  title     = {Enabling Large Language Models to Generate Text with Citations},
+  author    = {Gao, Tianyu and Yen, Howard and Yu, Jiatong and Chen, Danqi},
+  booktitle = {Proceedings of EMNLP},
+  year      = {2023}
+}
+@inproceedings{thakur2025support,
+  title     = {Support Evaluation for the {TREC} 2024 {RAG} Track: Comparing Human versus {LLM} Judges},
+  author    = {Thakur, Nandan and Pradeep, Ronak and Upadhyay, Shivani and Campos, Daniel and Craswell, Nick and Lin, Jimmy},
+  booktitle = {Proceedings of SIGIR},
+  year      = {2025}
+}"""
+
+SUPPORT_SCORES = ("citation_recall", "citation_precision", "support_recall", "support_precision")
+
+
+class AttributionSettings(FamilySettings):
+    flag_prefix: ClassVar[str] = "attribution"
+
+    judge: Literal["entailment", "llm"] = option(
+        "entailment",
+        "citation support judge: the profile's entailment judge (full / none), or the judge LLM (full / "
+        "partial / none, as the TREC RAG support evaluation)",
+    )
+
+
+class AttributionFamily(MetricFamily):
+    id = "attribution"
+    title = "Attribution"
+    description = (
+        "Are the citations right? Per answer sentence, whether the passages it cites support it: ALCE's "
+        "citation recall and precision, the TREC RAG track's weighted support recall and precision, and "
+        "the shares of uncited sentences and of citations to passages the answer was not given."
+    )
+    primary = "citation_recall"
+    needs_evidence = True
+    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {
+        k: ("entailment", "citation-support") for k in SUPPORT_SCORES
+    }
+    citation = CITATION
+    required_tables = ("queries",)
+    trace_model = AttributionTrace
+    pipeline = pipeline
+    scores = scores
+    views = views
+    settings_model = AttributionSettings
+    columns = (
+        ScoreColumn(
+            "citation_recall",
+            "citation recall",
+            "share of sentences the passages they cite, together, fully support (uncited ones count against)",
+        ),
+        ScoreColumn(
+            "citation_precision",
+            "citation precision",
+            "share of citations that support their sentence alone or are needed by the others (ALCE)",
+        ),
+        ScoreColumn(
+            "support_recall",
+            "support recall (weighted)",
+            "per sentence the best support among its citations, full 1 / partial ½ / none 0 (TREC RAG)",
+        ),
+        ScoreColumn(
+            "support_precision",
+            "support precision (weighted)",
+            "mean support of every citation, full 1 / partial ½ / none 0 (TREC RAG)",
+        ),
+        ScoreColumn("uncited", "uncited sentences", "share of sentences citing nothing", False, False),
+        ScoreColumn(
+            "invalid_citations",
+            "citations not given",
+            "share of citations naming a passage the answer was not given",
+            False,
+            False,
+        ),
+    )
+
+    def support_judge(self, judges: JudgeStack, settings: AttributionSettings) -> SupportJudge:
+        if settings.judge == "llm":
+            return LLMSupport(judges.llm, max_retries=judges.profile.llm.max_retries)
+        return EntailmentSupport(judges.entailment)
+
+    def prepare(
+        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
+    ) -> Prepared:
+        assert isinstance(settings, AttributionSettings)
+        from benchmark.retrieval import resolve_corpus
+        from benchmark.retrieval.lookup import PassageLookup
+
+        ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+        stored = judges.retriever(ref, task, "bm25").passage_text if ref.kind == "lucene" else None  # type: ignore[attr-defined]
+        lookup = PassageLookup(ref, task, judges.profile.retriever, stored=stored)
+        judge = self.support_judge(judges, settings)
+        given = {q: list(ids) for q, ids in (inputs.evidence or {}).items()}
+        split = dict(inputs.sentences or {})
+        notes = [f"cited passages looked up in {ref.label}"]
+        if not judge.partial_level:
+            notes.append("the entailment judge has no partial level: support is full or none")
+        if split:
+            notes.append("sentences and citations as the run file split them")
+        return Prepared(
+            state=AttributionState(judge, lookup, given, split),
+            corpus_id="passages:" + content_hash(ref.key, task.data_fingerprint if ref.task_corpus else ""),
+            notes=notes,
+            run_key=(
+                judge.identity,
+                content_hash(sorted(given.items())),
+                content_hash(
+                    sorted((q, [(s.text, s.citations, s.invalid) for s in ss]) for q, ss in split.items())
+                ),
+            ),
+        )
+
+    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
+        return {"Citation recall and precision": views.figure(results)}

@@ -1,0 +1,149 @@
+"""Attribution scores as pure functions of plain data: which sentence cites what, and
+what the support judge said.  Nothing here calls a model.
+
+Each answer sentence cites passages (by their place among the passages the answer was
+given).  The support judge labels a premise (one or several passages) against the
+sentence with a level: :data:`FULL` (1), :data:`PARTIAL` (½) or :data:`NONE` (0); an
+entailment judge has no partial level.  ``None`` is a judgement that failed: it leaves
+the answer's scores undetermined — a failure on the board, never a 0.
+
+* ``citation_recall`` and ``citation_precision`` — ALCE (Gao et al., "Enabling Large
+  Language Models to Generate Text with Citations", EMNLP 2023, §4.2): a sentence counts
+  for recall when the union of its cited passages fully supports it (an uncited sentence
+  counts against it); a citation counts for precision unless it is *irrelevant* — it
+  does not support the sentence alone **and** the sentence's other citations still
+  support it without it.  ALCE asks an NLI model; partial support is not support.
+* ``support_precision`` and ``support_recall`` — the support-based weighted precision
+  and recall of the TREC 2024 RAG track (Thakur et al., "Support Evaluation for the TREC
+  2024 RAG Track: Comparing Human versus LLM Judges", SIGIR 2025): each (sentence, cited
+  passage) pair is judged full / partial / no support, weighted 1 / ½ / 0; precision is
+  the mean weight over citations, recall the mean over sentences of the best weight among
+  each sentence's citations (0 when it cites nothing).
+* ``uncited`` — share of sentences without a citation; ``invalid_citations`` — share of
+  citations naming a passage the answer was not given (an out-of-range ``[7]`` of five,
+  or a segment id outside a TREC run's references).  Such a citation supports nothing:
+  it counts against both precisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+FULL, PARTIAL, NONE = 1.0, 0.5, 0.0
+LEVELS = {"full": FULL, "partial": PARTIAL, "none": NONE}
+SCORES = (
+    "citation_recall",
+    "citation_precision",
+    "support_recall",
+    "support_precision",
+    "uncited",
+    "invalid_citations",
+)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One answer sentence's citations and their judgements.
+
+    ``alone[i]`` is the level of the ``i``-th valid citation's passage alone; ``joint``
+    that of all valid cited passages together (equal to ``alone[0]`` for one citation;
+    ignored when nothing is cited); ``without[i]`` that of the others without the
+    ``i``-th, needed only when several are cited, the union supports the sentence and
+    the ``i``-th alone does not (``None`` elsewhere, where it decides nothing)."""
+
+    alone: tuple[float | None, ...] = ()
+    joint: float | None = None
+    without: tuple[float | None, ...] = ()
+    invalid: int = 0
+
+    @property
+    def cited(self) -> int:
+        return len(self.alone)
+
+    @property
+    def others(self) -> tuple[float | None, ...]:
+        """``without``, one per citation (``None`` where not judged)."""
+        return tuple(self.without) + (None,) * (self.cited - len(self.without))
+
+
+def _joint_known(sentences: Sequence[Sentence]) -> bool:
+    return all(not s.cited or s.joint is not None for s in sentences)
+
+
+def _precision_known(sentences: Sequence[Sentence]) -> bool:
+    """Every judgement ALCE precision reads is there: each citation alone and, where one
+    does not support alone under a supporting union, the others without it."""
+    for s in sentences:
+        if s.cited and (s.joint is None or any(a is None for a in s.alone)):
+            return False
+        for a, w in zip(s.alone, s.others, strict=True):
+            if s.cited > 1 and s.joint == FULL and a != FULL and w is None:
+                return False
+    return True
+
+
+def citation_recall(sentences: Sequence[Sentence]) -> float | None:
+    """ALCE citation recall: the share of sentences whose cited passages, together, fully
+    support them; ``None`` with no sentence or an undetermined judgement."""
+    if not sentences or not _joint_known(sentences):
+        return None
+    return sum(1.0 for s in sentences if s.cited and s.joint == FULL) / len(sentences)
+
+
+def citation_counts(s: Sentence) -> int:
+    """How many of one sentence's valid citations ALCE counts as relevant."""
+    if not s.cited or s.joint != FULL:
+        return 0
+    if s.cited == 1:
+        return 1
+    return sum(1 for a, w in zip(s.alone, s.others, strict=True) if a == FULL or w != FULL)
+
+
+def citation_precision(sentences: Sequence[Sentence]) -> float | None:
+    """ALCE citation precision: relevant citations over all citations, invalid ones
+    included; ``None`` when the answer cites nothing (there is nothing to be precise
+    about) or a judgement is undetermined."""
+    total = sum(s.cited + s.invalid for s in sentences)
+    if not total or not _precision_known(sentences):
+        return None
+    return sum(citation_counts(s) for s in sentences) / total
+
+
+def support_precision(sentences: Sequence[Sentence]) -> float | None:
+    """TREC RAG weighted precision: mean support weight over every citation (an invalid
+    citation weighs 0); ``None`` when nothing is cited or a judgement failed."""
+    weights = [a for s in sentences for a in s.alone] + [NONE] * sum(s.invalid for s in sentences)
+    if not weights or any(w is None for w in weights):
+        return None
+    return sum(w for w in weights if w is not None) / len(weights)
+
+
+def support_recall(sentences: Sequence[Sentence]) -> float | None:
+    """TREC RAG weighted recall: mean over sentences of the best support weight among a
+    sentence's citations (0 for an uncited sentence)."""
+    if not sentences or any(a is None for s in sentences for a in s.alone):
+        return None
+    return sum(max((a for a in s.alone if a is not None), default=NONE) for s in sentences) / len(sentences)
+
+
+def uncited(sentences: Sequence[Sentence]) -> float | None:
+    """Share of sentences that cite no passage they were given."""
+    return sum(1.0 for s in sentences if not s.cited) / len(sentences) if sentences else None
+
+
+def invalid_citations(sentences: Sequence[Sentence]) -> float | None:
+    """Share of citations that name no passage the answer was given."""
+    total = sum(s.cited + s.invalid for s in sentences)
+    return sum(s.invalid for s in sentences) / total if total else None
+
+
+def attribution_scores(sentences: Sequence[Sentence]) -> dict[str, float | None]:
+    return {
+        "citation_recall": citation_recall(sentences),
+        "citation_precision": citation_precision(sentences),
+        "support_recall": support_recall(sentences),
+        "support_precision": support_precision(sentences),
+        "uncited": uncited(sentences),
+        "invalid_citations": invalid_citations(sentences),
+    }

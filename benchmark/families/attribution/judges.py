@@ -1,0 +1,117 @@
+"""Citation support judges: does this cited text back that sentence — fully, partly, not at all?
+
+* :class:`EntailmentSupport` (the offline default) — the profile's entailment judge with
+  the cited passages as premise: ``full`` at or above its threshold, else ``none``.  It
+  has no partial level; results and drill-downs say so, and the TREC weighted scores then
+  weigh every citation 1 or 0.
+* :class:`LLMSupport` — the judge LLM reads the numbered cited passages and the sentence
+  and answers ``full`` / ``partial`` / ``none`` (``prompts/citation-support-v1.yaml``),
+  parsed strictly, repaired, then a failure with its raw replies — never "none".
+
+Both take every request of a batch of answers in one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from benchmark.families.attribution.formulas import LEVELS
+from benchmark.models.entailment import EntailmentModel
+from benchmark.models.llm import LLM
+from benchmark.models.prompts import load_prompt
+from benchmark.models.structured import run_structured
+
+PROMPT = "citation-support@1"
+
+
+@dataclass
+class Verdict:
+    """One judgement of cited passages against a sentence."""
+
+    level: str | None  # full / partial / none; None: the judgement failed
+    support: float | None = None
+    error: str | None = None
+    raw: list[str] = field(default_factory=list)
+
+
+#: (the cited passages' texts, the sentence)
+Request = tuple[Sequence[str], str]
+
+
+class SupportJudge(Protocol):
+    partial_level: bool
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    def judge(self, requests: Sequence[Request]) -> list[Verdict]: ...
+
+
+def numbered(passages: Sequence[str]) -> str:
+    return "\n\n".join(f"[{i}] {' '.join(p.split())}" for i, p in enumerate(passages, start=1))
+
+
+class EntailmentSupport:
+    partial_level = False
+
+    def __init__(self, entailment: EntailmentModel) -> None:
+        self.entailment = entailment
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "judge": "entailment",
+            "entailment": getattr(self.entailment, "identity", type(self.entailment).__name__),
+            "threshold": self.entailment.threshold,
+        }
+
+    def judge(self, requests: Sequence[Request]) -> list[Verdict]:
+        pairs = [("\n\n".join(passages), sentence) for passages, sentence in requests]
+        scores = self.entailment.support_scores(pairs) if pairs else []
+        out = []
+        for s in scores:
+            if s is None:
+                out.append(Verdict(None, error="entailment: a support score could not be computed"))
+            else:
+                level = "full" if float(s) >= self.entailment.threshold else "none"
+                out.append(Verdict(level, support=round(float(s), 4)))
+        return out
+
+
+def parse_level(text: str) -> str:
+    """``full`` / ``partial`` / ``none`` from a one-word reply; ``ValueError`` otherwise."""
+    word = text.strip().strip(".\"'*").lower()
+    if word not in LEVELS:
+        raise ValueError(f"reply with one word: full, partial or none (not {text.strip()[:40]!r})")
+    return word
+
+
+class LLMSupport:
+    partial_level = True
+
+    def __init__(self, llm: LLM, max_retries: int = 2) -> None:
+        self.llm = llm
+        self.max_retries = max_retries
+        self.prompt = load_prompt(PROMPT)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"judge": "llm", "llm": self.llm.identity, "prompt": PROMPT}
+
+    def judge(self, requests: Sequence[Request]) -> list[Verdict]:
+        if not requests:
+            return []
+        messages = [self.prompt.render(passages=numbered(p), sentence=s) for p, s in requests]
+        outcomes = run_structured(
+            self.llm,
+            messages,
+            parse_level,
+            max_retries=self.max_retries,
+            max_new_tokens=self.prompt.meta.get("max_new_tokens"),
+        )
+        return [
+            Verdict(o.value) if o.ok else Verdict(None, error=o.error or "no reply", raw=list(o.raw))
+            for o in outcomes
+        ]

@@ -1,0 +1,91 @@
+"""How attribution looks: citation recall against precision per system, and one answer's
+sentences beside the passages they cite.
+
+Nothing here calls a model; texts are untrusted and escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from benchmark.core import figures
+from benchmark.core.results import TaskResult
+from benchmark.core.stats import fmt_score
+
+SHOWN = (
+    ("citation_recall", "citation recall"),
+    ("citation_precision", "citation precision"),
+    ("support_recall", "support recall (weighted)"),
+    ("support_precision", "support precision (weighted)"),
+    ("uncited", "uncited sentences"),
+    ("invalid_citations", "citations to passages not given"),
+)
+
+
+def figure(results: Sequence[TaskResult]) -> Any:
+    """Citation recall (x) against citation precision (y), one point per system with its
+    95% intervals as error bars: up and to the right is better."""
+    rows = [r for r in results if r.scores.get("citation_recall") is not None]
+    if not rows:
+        return figures.empty_figure("no attribution results")
+    fig, ax = figures.new_figure(6.5, 4.8 + figures.LEGEND_ROW_IN * (1 + len(rows) // 3))
+    for r, label in zip(rows, figures.entry_labels(rows), strict=True):
+        rec, prec = r.scores["citation_recall"], r.scores.get("citation_precision")
+        y = prec.value if prec is not None and prec.value is not None else 0.0
+        xerr = [[rec.value - (rec.ci_low or rec.value)], [(rec.ci_high or rec.value) - rec.value]]
+        yerr = (
+            [[y - (prec.ci_low or y)], [(prec.ci_high or y) - y]]
+            if prec is not None and prec.value is not None
+            else None
+        )
+        ax.errorbar(
+            rec.value, y, xerr=xerr, yerr=yerr, fmt="o" if yerr is not None else "x", capsize=3,
+            label=label if yerr is not None else f"{label} (cites nothing: no precision)",
+        )  # fmt: skip
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("citation recall: sentences their citations support (95% CI)")
+    ax.set_ylabel("citation precision: citations that support")
+    ax.grid(alpha=0.3)
+    figures.legend_below(fig, ax.get_legend_handles_labels()[1], columns=1)
+    return fig
+
+
+def trace_html(trace: dict[str, Any]) -> str:
+    e = lambda v: html.escape(str(v))  # noqa: E731
+    scores = trace.get("scores", {})
+    parts = [
+        f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
+        "<p>" + " · ".join(f"{e(label)} {fmt_score(scores.get(k))}" for k, label in SHOWN) + "</p>",
+    ]
+    if not trace.get("partial_level", True):
+        parts.append("<p>This judge has no partial level: support is full or none.</p>")
+    parts.append("<table><tr><th>sentence</th><th>cited passage</th><th>alone</th><th>together</th></tr>")
+    for s in trace.get("sentences", []):
+        cites = s.get("citations", [])
+        invalid = s.get("invalid", [])
+        rows = max(1, len(cites) + bool(invalid))
+        head = f"<td rowspan='{rows}'>{e(s.get('text'))}</td>"
+        joint = f"<td rowspan='{rows}'>{e(s.get('joint') or ('—' if not cites else '? failed'))}</td>"
+        if not cites and not invalid:
+            parts.append(f"<tr>{head}<td><i>no citation</i></td><td></td>{joint}</tr>")
+        for n, c in enumerate(cites):
+            without = f" (others without it: {e(c['without'])})" if c.get("without") else ""
+            parts.append(
+                f"<tr>{head if n == 0 else ''}<td>[{e(c.get('number'))}] <code>{e(c.get('passage_id'))}</code> "
+                f"{e(c.get('text'))}</td><td>{e(c.get('alone') or '? failed')}{without}</td>"
+                f"{joint if n == 0 else ''}</tr>"
+            )
+        if invalid:
+            parts.append(
+                f"<tr>{head if not cites else ''}<td>not given: {e(', '.join(invalid))}</td><td>none</td>"
+                f"{joint if not cites else ''}</tr>"
+            )
+        for err in s.get("errors", []):
+            parts.append(f"<tr><td colspan='4'>failure: {e(err)}</td></tr>")
+    parts.append("</table>")
+    for f in trace.get("failures", []):
+        parts.append(f"<p>failure: {e(f)}</p>")
+    return "".join(parts)
