@@ -312,3 +312,35 @@ def test_a_trec_rag_run_scores_through_the_command_line(tmp_path: Path) -> None:
     assert res.scores["citation_recall"].value == pytest.approx(1 / 3)
     assert res.scores["citation_precision"].value == pytest.approx(1 / 2)
     assert res.scores["uncited"].value == pytest.approx(1 / 3)
+
+
+# -- RAG diagnostics ----------------------------------------------------------------------------
+
+
+def test_rag_diagnostics_tell_context_self_knowledge_and_hallucination_apart() -> None:
+    from benchmark.families.attribution.pipeline import Diagnostics
+
+    in_context, known, made_up = "Paris is the capital.", "Lyon is in France.", "The moon is cheese."
+    ent = FakeEntailment(
+        {(TEXTS["A"], in_context): 0.9, ("Lyon is a French city on the Rhone.", known): 0.8}, threshold=0.5
+    )
+    corpus = FakeRetriever({known: [("L#0", "L", "Lyon is a French city on the Rhone.")], made_up: []})
+    d = Diagnostics(ent, corpus, 10, relevant={"q": {"A", "B"}})  # type: ignore[arg-type]
+    state = _state(EntailmentSupport(ent), {"q": ["A", "B", "C"]})
+    state.diagnostics = d
+    answer = f"{in_context} [1] {known} {made_up} [3]"
+    (t,) = score_batch(state, [("q", "x", answer)])
+    assert [s.source for s in t.sentences] == ["context", "corpus", "neither"]
+    assert t.sentences[0].context_support == ["A"] and t.sentences[1].corpus_passage == "L#0"
+    assert t.relevant_given == ["A", "B"]
+    assert t.scores["faithfulness"] == pytest.approx(1 / 3)
+    assert t.scores["self_knowledge"] == pytest.approx(1 / 3)
+    assert t.scores["hallucination"] == pytest.approx(1 / 3)
+    assert t.scores["context_utilisation"] == pytest.approx(1 / 2)  # A used, B (relevant) not
+    assert not t.failures
+
+    # a check that fails leaves that sentence's source undetermined, recorded, never "neither"
+    ent.table[(TEXTS["B"], made_up)] = None
+    (t,) = score_batch(state, [("q", "x", answer)])
+    assert t.sentences[2].source is None and t.scores["hallucination"] is None
+    assert any(f.startswith("diagnostics:") for f in t.failures)

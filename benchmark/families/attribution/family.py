@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from benchmark.families.attribution import pipeline, scores, views
 from benchmark.families.attribution.judges import EntailmentSupport, LLMSupport, SupportJudge
-from benchmark.families.attribution.pipeline import AttributionState
+from benchmark.families.attribution.pipeline import AttributionState, Diagnostics
 from benchmark.families.attribution.trace import AttributionTrace
 from benchmark.families.base import (
     FamilySettings,
@@ -46,6 +46,25 @@ class AttributionSettings(FamilySettings):
         "citation support judge: the profile's entailment judge (full / none), or the judge LLM (full / "
         "partial / none, as the TREC RAG support evaluation)",
     )
+    diagnostics: bool = option(
+        True,
+        "RAG diagnostics (RAGChecker): per sentence, supported by a given passage, by the corpus only "
+        "(self-knowledge) or by neither (hallucination), and the relevant given passages the answer uses",
+    )
+
+
+def relevant_documents(task: Task) -> dict[str, set[str]] | None:
+    """Per query, the documents the task's document-level qrels grade relevant (>= 1)."""
+    if not task.has_table("qrels"):
+        return None
+    q = task.table("qrels")
+    if "aspect_id" in q:
+        q = q[q["aspect_id"].isna()]
+    q = q[q["relevance"] >= 1]
+    out: dict[str, set[str]] = {}
+    for qid, doc in zip(q["query_id"].astype(str), q["doc_id"].astype(str), strict=True):
+        out.setdefault(qid, set()).add(doc)
+    return out
 
 
 class AttributionFamily(MetricFamily):
@@ -89,6 +108,34 @@ class AttributionFamily(MetricFamily):
             "support precision (weighted)",
             "mean support of every citation, full 1 / partial ½ / none 0 (TREC RAG)",
         ),
+        ScoreColumn(
+            "faithfulness",
+            "faithfulness",
+            "RAG diagnostics: share of sentences some passage the answer was given supports",
+            True,
+            False,
+        ),
+        ScoreColumn(
+            "self_knowledge",
+            "self-knowledge",
+            "share of sentences only the corpus supports, not the passages given",
+            True,
+            False,
+        ),
+        ScoreColumn(
+            "hallucination",
+            "hallucination",
+            "share of sentences neither the passages given nor the corpus support",
+            False,
+            False,
+        ),
+        ScoreColumn(
+            "context_utilisation",
+            "context utilisation",
+            "share of the relevant passages given (task qrels) that support a sentence",
+            True,
+            False,
+        ),
         ScoreColumn("uncited", "uncited sentences", "share of sentences citing nothing", False, False),
         ScoreColumn(
             "invalid_citations",
@@ -117,13 +164,21 @@ class AttributionFamily(MetricFamily):
         judge = self.support_judge(judges, settings)
         given = {q: list(ids) for q, ids in (inputs.evidence or {}).items()}
         split = dict(inputs.sentences or {})
+        diagnostics = None
         notes = [f"cited passages looked up in {ref.label}"]
+        if settings.diagnostics:
+            relevant = relevant_documents(task) if ref.task_corpus else None
+            diagnostics = Diagnostics(
+                judges.entailment, judges.retriever(ref, task), judges.profile.retriever.k, relevant
+            )
+            if relevant is None:
+                notes.append("context utilisation not computed: no qrels for this corpus")
         if not judge.partial_level:
             notes.append("the entailment judge has no partial level: support is full or none")
         if split:
             notes.append("sentences and citations as the run file split them")
         return Prepared(
-            state=AttributionState(judge, lookup, given, split),
+            state=AttributionState(judge, lookup, given, split, diagnostics),
             corpus_id="passages:" + content_hash(ref.key, task.data_fingerprint if ref.task_corpus else ""),
             notes=notes,
             run_key=(

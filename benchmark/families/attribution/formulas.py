@@ -19,6 +19,14 @@ the answer's scores undetermined — a failure on the board, never a 0.
   passage) pair is judged full / partial / no support, weighted 1 / ½ / 0; precision is
   the mean weight over citations, recall the mean over sentences of the best weight among
   each sentence's citations (0 when it cites nothing).
+* RAG diagnostics in the manner of RAGChecker (Ru et al., "RAGChecker: A Fine-grained
+  Framework for Diagnosing Retrieval-Augmented Generation", NeurIPS 2024 D&B), per sentence
+  rather than per claim: each sentence is supported by a passage the answer was given
+  (``context``), else by the corpus (``corpus``: the model's own knowledge, found true),
+  else by neither (``neither``: unsupported, RAGChecker's hallucination).
+  ``faithfulness``, ``self_knowledge`` and ``hallucination`` are the three shares;
+  ``context_utilisation`` is the share of the *relevant* passages the answer was given
+  (by the task's qrels) that support at least one of its sentences.
 * ``uncited`` — share of sentences without a citation; ``invalid_citations`` — share of
   citations naming a passage the answer was not given (an out-of-range ``[7]`` of five,
   or a segment id outside a TREC run's references).  Such a citation supports nothing:
@@ -136,6 +144,37 @@ def invalid_citations(sentences: Sequence[Sentence]) -> float | None:
     """Share of citations that name no passage the answer was given."""
     total = sum(s.cited + s.invalid for s in sentences)
     return sum(s.invalid for s in sentences) / total if total else None
+
+
+SOURCES = ("context", "corpus", "neither")
+DIAGNOSTICS = ("faithfulness", "self_knowledge", "hallucination", "context_utilisation")
+
+
+def source_share(sources: Sequence[str | None], which: str) -> float | None:
+    """Share of sentences whose support comes from ``which``; ``None`` with no sentence or
+    one whose source could not be determined."""
+    if not sources or any(s is None for s in sources):
+        return None
+    return sum(1.0 for s in sources if s == which) / len(sources)
+
+
+def context_utilisation(relevant_given: Sequence[str], used: Sequence[str]) -> float | None:
+    """Share of the relevant passages the answer was given that support one of its
+    sentences; ``None`` when it was given no relevant passage (or relevance is unknown)."""
+    if not relevant_given:
+        return None
+    return sum(1.0 for p in relevant_given if p in set(used)) / len(relevant_given)
+
+
+def diagnostic_scores(
+    sources: Sequence[str | None], relevant_given: Sequence[str] | None, used: Sequence[str]
+) -> dict[str, float | None]:
+    return {
+        "faithfulness": source_share(sources, "context"),
+        "self_knowledge": source_share(sources, "corpus"),
+        "hallucination": source_share(sources, "neither"),
+        "context_utilisation": context_utilisation(relevant_given or [], used),
+    }
 
 
 def attribution_scores(sentences: Sequence[Sentence]) -> dict[str, float | None]:

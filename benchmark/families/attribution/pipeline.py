@@ -12,6 +12,21 @@ from benchmark.families.attribution.judges import Request, SupportJudge, Verdict
 from benchmark.families.attribution.scores import trace_scores
 from benchmark.families.attribution.trace import AttributionTrace, CitationTrace, SentenceTrace
 from benchmark.generation.rag import CitedSentence, cited_sentences
+from benchmark.judging.grounding import ground_claims
+from benchmark.models.entailment import EntailmentModel
+from benchmark.retrieval import Retriever
+
+
+@dataclass
+class Diagnostics:
+    """What the RAG diagnostics need: the profile's entailment judge (given passages against
+    each sentence), its retriever over the corpus with ICAT's grounding, and relevance."""
+
+    entailment: EntailmentModel
+    retriever: Retriever
+    k: int
+    #: per query, the documents the task's qrels call relevant (``None``: unknown)
+    relevant: dict[str, set[str]] | None = None
 
 
 @dataclass
@@ -22,6 +37,7 @@ class AttributionState:
     given: dict[str, list[str]]
     #: per query, the sentences as the run split them (TREC RAG runs); otherwise parsed
     split: dict[str, list[CitedSentence]] = field(default_factory=dict)
+    diagnostics: Diagnostics | None = None
 
 
 def _sentences(state: AttributionState, qid: str, answer: str) -> AttributionTrace:
@@ -84,6 +100,8 @@ def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) 
                     others = [d.text for d in st.citations if d is not c]
                     second.append(((others, st.text), st, lambda v, c=c: setattr(c, "without", v)))
     _ask(state.judge, second)
+    if state.diagnostics is not None:
+        diagnose(state.diagnostics, state.lookup, traces)
     for t in traces:
         failed = [st for st in t.sentences if st.errors]
         if failed:
@@ -99,3 +117,56 @@ def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) 
             + sum(c.without is not None for st in t.sentences for c in st.citations),
         }
     return traces
+
+
+def diagnose(d: Diagnostics, lookup: Callable[[str], str | None], traces: Sequence[AttributionTrace]) -> None:
+    """Where each sentence's support comes from: a passage the answer was given (any of them,
+    cited or not), else the corpus (grounded as ICAT grounds a claim: the profile's
+    retriever, k passages, entailment), else neither.  A check that fails leaves the
+    sentence's source undetermined, recorded under ``diagnostics``."""
+    pairs: list[tuple[str, str]] = []
+    owners: list[tuple[SentenceTrace, str]] = []
+    for t in traces:
+        t.diagnosed = True
+        if d.relevant is not None:
+            rel = d.relevant.get(t.query_id, set())
+            t.relevant_given = [p for p in t.passages if p.split("#", 1)[0] in rel]
+        given = [(p, lookup(p)) for p in t.passages]
+        missing = [p for p, text in given if text is None]
+        if missing:
+            t.failures.append(f"diagnostics: given passage {missing[0]!r} is not in the corpus")
+            continue
+        for st in t.sentences:
+            for p, text in given:
+                pairs.append((text or "", st.text))
+                owners.append((st, p))
+    scores = d.entailment.support_scores(pairs) if pairs else []
+    undetermined: set[int] = set()
+    for (st, p), score in zip(owners, scores, strict=True):
+        if score is None:
+            undetermined.add(id(st))
+        elif score >= d.entailment.threshold and p not in st.context_support:
+            st.context_support.append(p)
+    need: dict[str, list[tuple[str, str]]] = {}
+    where: dict[tuple[str, str], SentenceTrace] = {}
+    for t in traces:
+        if any(f.startswith("diagnostics:") for f in t.failures):
+            continue
+        for n, st in enumerate(t.sentences):
+            if st.context_support:
+                st.source = "context"
+            elif id(st) not in undetermined:
+                need.setdefault(t.query_id, []).append((f"s{n}", st.text))
+                where[(t.query_id, f"s{n}")] = st
+    for qid, found in ground_claims(need, d.retriever, d.entailment, k=d.k).items():
+        for g in found:
+            st = where[(qid, g.claim_id)]
+            if g.grounded:
+                st.source = "corpus"
+                st.corpus_passage = g.first_supporting.passage_id if g.first_supporting else None
+            elif not g.failed:
+                st.source = "neither"
+    for t in traces:
+        unknown = sum(st.source is None for st in t.sentences)
+        if unknown and not any(f.startswith("diagnostics:") for f in t.failures):
+            t.failures.append(f"diagnostics: the source of {unknown} sentence(s) could not be determined")

@@ -25,4 +25,8 @@ def sentence(s: SentenceTrace) -> formulas.Sentence:
 
 
 def trace_scores(trace: AttributionTrace) -> dict[str, float | None]:
-    return formulas.attribution_scores([sentence(s) for s in trace.sentences])
+    out = formulas.attribution_scores([sentence(s) for s in trace.sentences])
+    if trace.diagnosed:
+        used = sorted({p for s in trace.sentences for p in s.context_support})
+        out |= formulas.diagnostic_scores([s.source for s in trace.sentences], trace.relevant_given, used)
+    return out

@@ -31,6 +31,13 @@ class SentenceTrace(BaseModel):
     joint: str | None = Field(default=None, description="full / partial / none: all cited passages together")
     errors: list[str] = Field(default_factory=list)
     raw: list[str] = Field(default_factory=list, description="raw LLM replies of failed judgements")
+    source: str | None = Field(
+        default=None,
+        description="RAG diagnostics: context (a given passage supports it), corpus (only the corpus "
+        "does), neither; null when not diagnosed or undetermined",
+    )
+    context_support: list[str] = Field(default_factory=list, description="given passages that support it")
+    corpus_passage: str | None = Field(default=None, description="the corpus passage that supports it")
 
 
 class AttributionTrace(QueryTrace):
@@ -40,3 +47,8 @@ class AttributionTrace(QueryTrace):
     )
     passages: list[str] = Field(default_factory=list, description="ids of the passages the answer was given")
     sentences: list[SentenceTrace] = Field(default_factory=list)
+    diagnosed: bool = Field(default=False, description="whether the RAG diagnostics ran")
+    relevant_given: list[str] | None = Field(
+        default=None,
+        description="given passages whose document the task's qrels call relevant (null: unknown)",
+    )

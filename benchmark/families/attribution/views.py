@@ -19,6 +19,10 @@ SHOWN = (
     ("citation_precision", "citation precision"),
     ("support_recall", "support recall (weighted)"),
     ("support_precision", "support precision (weighted)"),
+    ("faithfulness", "faithfulness"),
+    ("self_knowledge", "self-knowledge"),
+    ("hallucination", "hallucination"),
+    ("context_utilisation", "context utilisation"),
     ("uncited", "uncited sentences"),
     ("invalid_citations", "citations to passages not given"),
 )
@@ -53,12 +57,21 @@ def figure(results: Sequence[TaskResult]) -> Any:
     return fig
 
 
+SOURCES = {
+    "context": "a passage it was given",
+    "corpus": "the corpus only (self-knowledge)",
+    "neither": "neither (hallucination)",
+}
+
+
 def trace_html(trace: dict[str, Any]) -> str:
     e = lambda v: html.escape(str(v))  # noqa: E731
     scores = trace.get("scores", {})
     parts = [
         f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
-        "<p>" + " · ".join(f"{e(label)} {fmt_score(scores.get(k))}" for k, label in SHOWN) + "</p>",
+        "<p>"
+        + " · ".join(f"{e(label)} {fmt_score(scores.get(k))}" for k, label in SHOWN if k in scores)
+        + "</p>",
     ]
     if not trace.get("partial_level", True):
         parts.append("<p>This judge has no partial level: support is full or none.</p>")
@@ -67,7 +80,12 @@ def trace_html(trace: dict[str, Any]) -> str:
         cites = s.get("citations", [])
         invalid = s.get("invalid", [])
         rows = max(1, len(cites) + bool(invalid))
-        head = f"<td rowspan='{rows}'>{e(s.get('text'))}</td>"
+        where = (
+            f"<br><small>support from: {e(SOURCES.get(s['source'], s['source']))}</small>"
+            if s.get("source")
+            else ""
+        )
+        head = f"<td rowspan='{rows}'>{e(s.get('text'))}{where}</td>"
         joint = f"<td rowspan='{rows}'>{e(s.get('joint') or ('—' if not cites else '? failed'))}</td>"
         if not cites and not invalid:
             parts.append(f"<tr>{head}<td><i>no citation</i></td><td></td>{joint}</tr>")
