@@ -62,7 +62,11 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
         help=f"comma-separated metric families (registered: {', '.join(REGISTRY)}; default: the task card's list)",
     )
     g.add_argument("--results-dir", default="results", help="where result files go (default: results/)")
-    g.add_argument("--corpus", help="your own knowledge corpus: .jsonl or .parquet with doc_id and text")
+    g.add_argument(
+        "--corpus",
+        help="your own knowledge corpus: .jsonl(.gz) or .parquet with doc_id and text (MS MARCO v2.1 "
+        "segment files as they are), or irds:<ir_datasets id> for looking up cited documents",
+    )
     g.add_argument(
         "--lucene-index", help="an existing Lucene index dir, or prebuilt:<name> (pyserini, needs internet)"
     )
@@ -136,7 +140,7 @@ def plan(
     if args.query_batch < 1:
         raise InputError(Problem("command line", "must be at least 1", field="--query-batch"))
     check_writable(args.results_dir, "--results-dir")
-    if getattr(args, "corpus", None):
+    if getattr(args, "corpus", None) and not args.corpus.startswith("irds:"):
         check_corpus(args.corpus)
     profile = judge_profile(args)
     requested, inputs = requested_metrics(args), scoring_inputs(args)

@@ -55,12 +55,9 @@ class BM25Retriever:
         self._texts: dict[str, tuple[str, str]] = {}
         if lucene_index is not None:
             if lucene_index.startswith("prebuilt:"):
-                try:
-                    index_dir = lucene.prebuilt_index(lucene_index.removeprefix("prebuilt:"))
-                except ValueError as exc:
-                    raise InputError(
-                        Problem(lucene_index, f"pyserini does not know this prebuilt index: {exc}")
-                    ) from exc
+                from benchmark.retrieval.prebuilt import prebuilt_index_dir
+
+                index_dir = prebuilt_index_dir(lucene_index.removeprefix("prebuilt:"))
             else:
                 if not Path(lucene_index).is_dir():
                     raise InputError(Problem(lucene_index, "Lucene index directory does not exist"))

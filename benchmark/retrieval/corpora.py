@@ -136,7 +136,7 @@ class CorpusRef:
     corpus is taken to cover every query.
     """
 
-    kind: str  # table | file | lucene
+    kind: str  # table | file | lucene | irds (ir_datasets: lookups only)
     label: str
     path: str | None = None
     task_corpus: bool = False
@@ -153,6 +153,8 @@ def resolve_corpus(task: Any, corpus: str | None = None, lucene_index: str | Non
         raise InputError(
             Problem("command line", "give --corpus or --lucene-index, not both", field="--corpus")
         )
+    if corpus is not None and corpus.startswith("irds:"):
+        return CorpusRef("irds", f"ir_datasets {corpus.removeprefix('irds:')}", corpus.removeprefix("irds:"))
     if corpus is not None:
         path = Path(corpus)
         if path.is_dir():
@@ -185,6 +187,15 @@ def resolve_corpus(task: Any, corpus: str | None = None, lucene_index: str | Non
 
 def corpus_passages(ref: CorpusRef, task: Any, spec: RetrieverSpec) -> list[Passage]:
     """The passages of a table or file corpus, chunked as the profile says."""
+    if ref.kind == "irds":
+        raise InputError(
+            Problem(
+                f"irds:{ref.path}",
+                "an ir_datasets corpus serves lookups by id only (the passages answers cite); give "
+                "--lucene-index (e.g. prebuilt:msmarco-v2.1-doc-segmented) or a --corpus file to retrieve from",
+                field="--corpus",
+            )
+        )
     if ref.kind == "lucene":
         raise InputError(
             Problem(str(ref.path), "the passages of a Lucene index cannot be listed; give --corpus")
@@ -195,7 +206,7 @@ def corpus_passages(ref: CorpusRef, task: Any, spec: RetrieverSpec) -> list[Pass
 
 def document_texts(ref: CorpusRef, task: Any) -> dict[str, str]:
     """Every document of a table or file corpus, whole and titled as passages are, by id."""
-    if ref.kind == "lucene":
+    if ref.kind in ("lucene", "irds"):
         return {}
     docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
     return {p.doc_id: p.text for p in chunk_corpus(docs, size=10**9, overlap=0)}

@@ -4,7 +4,8 @@ A RAG answer names the passages it was given by id: chunks ``<doc_id>#<i>`` of t
 task's corpus (chunked as the judge profile chunks, the way ``benchmark evaluate --rag``
 retrieved them), whole documents, or — for TREC RAG runs — MS MARCO v2.1 segment ids,
 which are the documents of a segment file passed with ``--corpus``.  A Lucene index is
-asked for its stored text instead.
+asked for its stored text instead, and an ``ir_datasets`` corpus (``--corpus irds:<id>``)
+its document store.
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ class PassageLookup:
         self.ref = ref
         self._stored = stored
         self._texts: dict[str, str] = {}
-        if ref.kind != "lucene":
+        if ref.kind == "irds" and stored is None:
+            from benchmark.retrieval.irds import IrdsLookup
+
+            self._stored = IrdsLookup(str(ref.path))
+        elif ref.kind != "lucene":
             docs = (
                 task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
             )

@@ -157,20 +157,6 @@ def build_index(passages: Sequence[IndexablePassage], out_dir: Path, *, threads:
     return lucene
 
 
-def prebuilt_index(name: str) -> str:
-    """Download (once) one of pyserini's prebuilt indexes and return its directory.
-
-    ``pyserini.util`` needs only urllib, pandas and tqdm, so this works with the lean
-    install too, but importing it loads an Anserini class: the JVM is started first, with
-    the Java 21 runtime and classpath chosen here (pyserini's own start-up would take the
-    system ``java``).  Needs internet on first use.
-    """
-    _jvm()
-    from pyserini.util import download_prebuilt_index
-
-    return str(download_prebuilt_index(name))
-
-
 class BM25Searcher:
     """Anserini's ``SimpleSearcher`` over one Lucene index, with BM25(k1, b)."""
 

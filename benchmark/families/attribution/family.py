@@ -166,7 +166,9 @@ class AttributionFamily(MetricFamily):
         split = dict(inputs.sentences or {})
         diagnostics = None
         notes = [f"cited passages looked up in {ref.label}"]
-        if settings.diagnostics:
+        if settings.diagnostics and ref.kind == "irds":
+            notes.append("RAG diagnostics not run: an ir_datasets corpus serves lookups only, not retrieval")
+        elif settings.diagnostics:
             relevant = relevant_documents(task) if ref.task_corpus else None
             diagnostics = Diagnostics(
                 judges.entailment, judges.retriever(ref, task), judges.profile.retriever.k, relevant
