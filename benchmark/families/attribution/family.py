@@ -73,7 +73,9 @@ class AttributionFamily(MetricFamily):
     description = (
         "Are the citations right? Per answer sentence, whether the passages it cites support it: ALCE's "
         "citation recall and precision, the TREC RAG track's weighted support recall and precision, and "
-        "the shares of uncited sentences and of citations to passages the answer was not given."
+        "the shares of uncited sentences and of citations to passages the answer was not given; and, as "
+        "RAGChecker, whether each sentence is backed by a passage given, the corpus only, or neither. "
+        "Closed-book answers cite nothing: not applicable, so they are not on this board (never a 0)."
     )
     primary = "citation_recall"
     needs_evidence = True
