@@ -50,7 +50,8 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--judge-url",
         help=f"serve the profile's LLM judge from this OpenAI-compatible endpoint, e.g. http://127.0.0.1:8001/v1 "
-        f"(or ${JUDGE_URL_ENV}); the profile stays the same judge",
+        f"(or ${JUDGE_URL_ENV}); several, comma-separated, are a fleet of one model (requests spread by least "
+        "outstanding, retries move to another server); the profile stays the same judge",
     )
     g.add_argument(
         "--judge-model",

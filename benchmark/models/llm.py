@@ -323,18 +323,27 @@ class OpenAILLM(_CachedLLM):
     ``Retry-After``.  401/403/404 are configuration errors and raise at once; other
     4xx (e.g. a prompt too long) fail that one item without retrying.
 
-    ``args``: ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``), ``api_key`` (default:
-    ``OPENAI_API_KEY``, else ``EMPTY`` for local servers), ``endpoint`` (``chat`` or
-    ``completions``; the latter sends a plain transcript prompt), ``max_concurrency``
-    (parallel requests), ``timeout`` (seconds per request), ``max_attempts``,
-    ``backoff`` (first wait, seconds), ``max_backoff`` (cap on one wait).
+    ``args``: ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``; a list is a *fleet* of
+    servers of one model), ``api_key`` (default: ``OPENAI_API_KEY``, else ``EMPTY`` for
+    local servers), ``endpoint`` (``chat`` or ``completions``; the latter sends a plain
+    transcript prompt), ``max_concurrency`` (parallel requests per server), ``timeout``
+    (seconds per request), ``max_attempts``, ``backoff`` (first wait, seconds),
+    ``max_backoff`` (cap on one wait).
+
+    A fleet spreads requests over its servers by least outstanding requests
+    (:class:`Fleet`), each server at most ``max_concurrency`` at a time, and a retry goes
+    to another server than the one that just failed.  Where a reply came from is not who
+    the judge is: the identity, and so every cache key, names the model, never a URL.
     """
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec
         self.cache = cache or default_cache()
         args = spec.args
-        self.base_url = str(args.get("base_url", "http://127.0.0.1:8000/v1")).rstrip("/")
+        urls = args.get("base_url", "http://127.0.0.1:8000/v1")
+        self.base_urls = [str(u).rstrip("/") for u in (urls if isinstance(urls, list | tuple) else [urls])]
+        if not self.base_urls:
+            raise ValueError("openai backend: base_url names no server")
         self.api_key = args.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
         self.endpoint = str(args.get("endpoint", "chat"))
         if self.endpoint not in ("chat", "completions"):
@@ -350,6 +359,7 @@ class OpenAILLM(_CachedLLM):
         self.identity = f"openai:{spec.model}@{spec.revision or 'served'}{suffix}"
         self.http_failures: list[str] = []  # every failed attempt, for the run's record
         self.requests_sent = 0
+        self.fleet = Fleet(self.base_urls, self.max_concurrency)
 
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
@@ -359,7 +369,7 @@ class OpenAILLM(_CachedLLM):
         headers = {"Authorization": f"Bearer {self.api_key}"}
         with (
             httpx.Client(timeout=self.timeout, headers=headers) as client,
-            concurrent.futures.ThreadPoolExecutor(self.max_concurrency) as pool,
+            concurrent.futures.ThreadPoolExecutor(self.max_concurrency * len(self.base_urls)) as pool,
         ):
             futures = [
                 pool.submit(
@@ -400,12 +410,15 @@ class OpenAILLM(_CachedLLM):
     ) -> str:
         import httpx
 
-        url = f"{self.base_url}/{'chat/completions' if self.endpoint == 'chat' else 'completions'}"
+        path = "chat/completions" if self.endpoint == "chat" else "completions"
         body = self._body(messages, max_new_tokens, temperature, seed)
-        last = ""
+        last, failed_at = "", set()
+        url = f"{self.base_urls[0]}/{path}"
         for attempt in range(1, self.max_attempts + 1):
             wait = min(self.max_backoff, self.backoff * 2 ** (attempt - 1)) * (0.5 + random.random())
             self.requests_sent += 1
+            server = self.fleet.acquire(avoid=failed_at)
+            url = f"{server}/{path}"
             try:
                 resp = client.post(url, json=body)
             except httpx.TimeoutException:
@@ -429,7 +442,12 @@ class OpenAILLM(_CachedLLM):
                     last = f"HTTP {resp.status_code}: {resp.text[:200]}"
                     self.http_failures.append(last)
                     raise LLMUnavailable(f"{url}: {last}")
-            self.http_failures.append(last)
+            finally:
+                self.fleet.release(server)
+            failed_at.add(server)
+            if len(failed_at) == len(self.base_urls):
+                failed_at.clear()  # every server failed once: any may be tried again
+            self.http_failures.append(f"{server}: {last}" if len(self.base_urls) > 1 else last)
             if attempt < self.max_attempts:
                 log.warning(
                     "%s attempt %d/%d failed (%s); retrying in %.1fs",
@@ -441,6 +459,39 @@ class OpenAILLM(_CachedLLM):
                 )
                 time.sleep(wait)
         raise LLMUnavailable(f"{url}: gave up after {self.max_attempts} attempts ({last})")
+
+
+class Fleet:
+    """Servers of one model, chosen per request by least outstanding requests.
+
+    Each server takes at most ``per_server`` requests at a time; a caller waits for a free
+    slot.  ``avoid`` (the servers a request already failed on) is honoured while another
+    server has room, so a retry moves on instead of hitting the one that just failed.
+    """
+
+    def __init__(self, servers: Sequence[str], per_server: int) -> None:
+        self.servers = list(servers)
+        self.per_server = max(1, per_server)
+        self.outstanding = dict.fromkeys(self.servers, 0)
+        self.sent = dict.fromkeys(self.servers, 0)
+        self._free = threading.Condition()
+
+    def acquire(self, avoid: set[str] | frozenset[str] = frozenset()) -> str:
+        with self._free:
+            while True:
+                room = [s for s in self.servers if self.outstanding[s] < self.per_server]
+                preferred = [s for s in room if s not in avoid] or room
+                if preferred:
+                    server = min(preferred, key=lambda s: (self.outstanding[s], self.sent[s]))
+                    self.outstanding[server] += 1
+                    self.sent[server] += 1
+                    return server
+                self._free.wait()
+
+    def release(self, server: str) -> None:
+        with self._free:
+            self.outstanding[server] -= 1
+            self._free.notify()
 
 
 def parse_retry_after(value: str | None) -> float | None:

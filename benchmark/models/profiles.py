@@ -227,8 +227,12 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         return profile
     llm = profile.llm
     if url is not None:
-        if not url.startswith(("http://", "https://")):
-            raise InputError(Problem("command line", f"{url!r} is not an http(s) URL", field="--judge-url"))
+        urls = [u.strip().rstrip("/") for u in url.split(",") if u.strip()]
+        bad = [u for u in urls if not u.startswith(("http://", "https://"))]
+        if bad or not urls:
+            raise InputError(
+                Problem("command line", f"{(bad or [url])[0]!r} is not an http(s) URL", field="--judge-url")
+            )
         if llm.backend != "openai" and model is None:
             raise InputError(
                 Problem(
@@ -241,7 +245,8 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         args = (
             dict(llm.args) if llm.backend == "openai" else {}
         )  # a local backend's args mean nothing to a server
-        llm = llm.model_copy(update={"backend": "openai", "args": {**args, "base_url": url.rstrip("/")}})
+        served: str | list[str] = urls[0] if len(urls) == 1 else urls  # several: a fleet of one model
+        llm = llm.model_copy(update={"backend": "openai", "args": {**args, "base_url": served}})
     elif llm.backend == "transformers":
         raise InputError(
             Problem(
