@@ -60,7 +60,7 @@ def test_citation_support_with_an_llm_judge_over_http(server: ServerThread, tmp_
     args = [
         "score", "--outputs", str(outputs), "--tasks", str(tmp_path / "tiny-attribution"), "--metrics",
         "attribution", "--attribution-judge", "llm", "--judge-profile", str(profile_file),
-        "--results-dir", str(tmp_path / "results"), "--no-progress",
+        "--results-dir", str(tmp_path / "results"), "--no-progress", "--no-attribution-diagnostics",
     ]  # fmt: skip
     assert main(args) == 0
     stats = control(server, "stats")

@@ -113,7 +113,7 @@ def test_existing_lucene_index_serves_stored_text(passages: list[Passage], fresh
     with pytest.raises(InputError, match="does not exist"):
         BM25Retriever(None, lucene_index=str(fresh_home / "nope"))
     # pyserini's prebuilt-index helper works without its Python search layer (not imported)
-    with pytest.raises(InputError, match=r"prebuilt:no-such-index.*does not know"):
+    with pytest.raises(InputError, match=r"prebuilt:no-such-index.*publishes no prebuilt Lucene index"):
         BM25Retriever(None, lucene_index="prebuilt:no-such-index")
 
 
@@ -306,5 +306,5 @@ def test_user_corpus_errors_name_file_line_field(tmp_path: Path, monkeypatch: py
     with pytest.raises(InputError, match="does not exist"):
         load_corpus(tmp_path / "missing.jsonl")
     (tmp_path / "c.csv").write_text("doc_id,text\n")
-    with pytest.raises(InputError, match=r"\.jsonl or \.parquet"):
+    with pytest.raises(InputError, match=r"\.jsonl\(\.gz\) or \.parquet"):
         load_corpus(tmp_path / "c.csv")
