@@ -344,3 +344,37 @@ def test_rag_diagnostics_tell_context_self_knowledge_and_hallucination_apart() -
     (t,) = score_batch(state, [("q", "x", answer)])
     assert t.sentences[2].source is None and t.scores["hallucination"] is None
     assert any(f.startswith("diagnostics:") for f in t.failures)
+
+
+def test_claims_as_units_inherit_their_sentences_citations() -> None:
+    from benchmark.judging.decomposition import Decomposer
+
+    def split(messages: list[dict[str, str]]) -> str:
+        text = messages[-1]["content"]
+        if "Lyon" in text:
+            return "- Paris is the capital of France.\n- Lyon is a city."
+        return "I cannot do that."
+
+    both = TEXTS["A"] + "\n\n" + TEXTS["C"]
+    ent = FakeEntailment(
+        {
+            (TEXTS["A"], "Paris is the capital of France."): 0.9,
+            (both, "Paris is the capital of France."): 0.9,
+            (TEXTS["C"], "Lyon is a city."): 0.9,
+            (both, "Lyon is a city."): 0.9,
+        }
+    )
+    state = _state(EntailmentSupport(ent), {"q": ["A", "B", "C"]})
+    state.decomposer = Decomposer("factscore", llm=FakeLLM(split), retrieved_examples=0, max_retries=1)  # type: ignore[arg-type]
+    answer = "Paris is the capital of France and Lyon is a city [1][3]. Figs grow [2]."
+    (t,) = score_batch(state, [("q", "x", answer)])
+    first, second, third = t.sentences
+    assert [first.text, second.text] == ["Paris is the capital of France.", "Lyon is a city."]
+    assert first.sentence == second.sentence == "Paris is the capital of France and Lyon is a city."
+    assert [c.number for c in first.citations] == [c.number for c in second.citations] == [1, 3]
+    # each claim is supported by one of the two citations: recall counts both, precision ½ each
+    assert (first.joint, second.joint) == ("full", "full")
+    assert [c.alone for c in first.citations] == ["full", "none"] and first.citations[1].without == "full"
+    # the sentence the method could not split stays one unit, failed, not "no claims"
+    assert third.text == "Figs grow." and third.errors[0].startswith("claims:")
+    assert t.scores["citation_recall"] is None and t.failures

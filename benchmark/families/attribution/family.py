@@ -18,8 +18,10 @@ from benchmark.families.base import (
     ScoringInputs,
     option,
 )
+from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import content_hash
+from benchmark.models.embeddings import Embedder
 from benchmark.tasks import Task
 
 CITATION = """@inproceedings{gao2023alce,
@@ -45,6 +47,12 @@ class AttributionSettings(FamilySettings):
         "entailment",
         "citation support judge: the profile's entailment judge (full / none), or the judge LLM (full / "
         "partial / none, as the TREC RAG support evaluation)",
+    )
+    units: Literal["sentences", "claims"] = option(
+        "sentences",
+        "what is checked: the answer's sentences, or the claims the profile's decomposition method "
+        "splits each into (claims.extractor; ICAT's whole-answer 'llm' extractor splits as factscore), "
+        "each citing what its sentence cites",
     )
     diagnostics: bool = option(
         True,
@@ -168,6 +176,17 @@ class AttributionFamily(MetricFamily):
         split = dict(inputs.sentences or {})
         diagnostics = None
         notes = [f"cited passages looked up in {ref.label}"]
+        decomposer = None
+        if settings.units == "claims":
+            method = judges.profile.claims.extractor
+            method = method if method in METHODS else "factscore"
+            decomposer = Decomposer(
+                method,
+                llm=judges.llm if method in LLM_METHODS else None,
+                embed=Embedder(judges.profile.embedder, cache=judges.cache).encode,
+                max_retries=judges.profile.llm.max_retries,
+            )
+            notes.append(f"units: claims, split sentence by sentence by the {method} method")
         if settings.diagnostics and ref.kind == "irds":
             notes.append("RAG diagnostics not run: an ir_datasets corpus serves lookups only, not retrieval")
         elif settings.diagnostics:
@@ -182,11 +201,12 @@ class AttributionFamily(MetricFamily):
         if split:
             notes.append("sentences and citations as the run file split them")
         return Prepared(
-            state=AttributionState(judge, lookup, given, split, diagnostics),
+            state=AttributionState(judge, lookup, given, split, diagnostics, decomposer),
             corpus_id="passages:" + content_hash(ref.key, task.data_fingerprint if ref.task_corpus else ""),
             notes=notes,
             run_key=(
                 judge.identity,
+                decomposer.identity if decomposer is not None else None,
                 content_hash(sorted(given.items())),
                 content_hash(
                     sorted((q, [(s.text, s.citations, s.invalid) for s in ss]) for q, ss in split.items())

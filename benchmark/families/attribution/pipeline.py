@@ -12,6 +12,7 @@ from benchmark.families.attribution.judges import Request, SupportJudge, Verdict
 from benchmark.families.attribution.scores import trace_scores
 from benchmark.families.attribution.trace import AttributionTrace, CitationTrace, SentenceTrace
 from benchmark.generation.rag import CitedSentence, cited_sentences
+from benchmark.judging.decomposition import Decomposer
 from benchmark.judging.grounding import ground_claims
 from benchmark.models.entailment import EntailmentModel
 from benchmark.retrieval import Retriever
@@ -38,6 +39,8 @@ class AttributionState:
     #: per query, the sentences as the run split them (TREC RAG runs); otherwise parsed
     split: dict[str, list[CitedSentence]] = field(default_factory=dict)
     diagnostics: Diagnostics | None = None
+    #: units: claims — each sentence split into claims that inherit its citations
+    decomposer: Decomposer | None = None
 
 
 def _sentences(state: AttributionState, qid: str, answer: str) -> AttributionTrace:
@@ -80,6 +83,8 @@ def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) 
         if not trace.sentences:
             trace.failures.append("sentences: the answer has none")
         traces.append(trace)
+    if state.decomposer is not None:
+        into_claims(state.decomposer, traces)
     judged = [st for t in traces for st in t.sentences if st.citations and not st.errors]
     first: list[tuple[Request, SentenceTrace, Callable[[str | None], None]]] = []
     for st in judged:
@@ -170,3 +175,22 @@ def diagnose(d: Diagnostics, lookup: Callable[[str], str | None], traces: Sequen
         unknown = sum(st.source is None for st in t.sentences)
         if unknown and not any(f.startswith("diagnostics:") for f in t.failures):
             t.failures.append(f"diagnostics: the source of {unknown} sentence(s) could not be determined")
+
+
+def into_claims(decomposer: Decomposer, traces: Sequence[AttributionTrace]) -> None:
+    """Each sentence replaced by its claims (the profile's decomposition method, every
+    sentence of the batch at once), each citing what its sentence cites.  A sentence that
+    could not be split stays one unit marked failed — never read as having no claims."""
+    units = iter(decomposer.decompose([st.text for t in traces for st in t.sentences]))
+    for t in traces:
+        claims: list[SentenceTrace] = []
+        for st in t.sentences:
+            unit = next(units)
+            if unit.error is not None:
+                st.errors.append(f"claims: the sentence could not be split ({unit.error})")
+                st.raw += unit.raw
+                claims.append(st)
+                continue
+            for c in unit.subclaims:
+                claims.append(st.model_copy(update={"text": c, "sentence": st.text}, deep=True))
+        t.sentences = claims

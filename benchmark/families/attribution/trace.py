@@ -26,6 +26,9 @@ class SentenceTrace(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str
+    sentence: str | None = Field(
+        default=None, description="units: claims — the answer sentence this claim was split from"
+    )
     citations: list[CitationTrace] = Field(default_factory=list)
     invalid: list[str] = Field(default_factory=list, description="cited, but not among the given passages")
     joint: str | None = Field(default=None, description="full / partial / none: all cited passages together")
