@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchmark.models.cache import ModelCallCache, default_cache
 from benchmark.models.entailment import EntailmentModel, load_entailment
@@ -20,6 +20,7 @@ from benchmark.models.profiles import JudgeProfile, RetrieverSpec
 from benchmark.retrieval import CorpusRef, Retriever
 
 if TYPE_CHECKING:
+    from benchmark.judging.decomposition import Decomposer
     from benchmark.tasks import Task
 
 RetrieverFactory = Callable[[CorpusRef, "Task", RetrieverSpec], Retriever]
@@ -65,3 +66,17 @@ class JudgeStack:
                     corpus, task, spec, self.profile.embedder, cache=self.cache, progress=self.progress
                 )
         return self._retrievers[key]
+
+    def decomposer(self, method: str, **settings: Any) -> Decomposer:
+        """A decomposition method run by this stack: its LLM for the prompted methods, its
+        embedder (loaded on first use) to retrieve in-context examples, the profile's retries."""
+        from benchmark.judging.decomposition import LLM_METHODS, Decomposer
+        from benchmark.models.embeddings import Embedder
+
+        return Decomposer(
+            method,
+            llm=self.llm if method in LLM_METHODS else None,
+            embed=Embedder(self.profile.embedder, cache=self.cache).encode,
+            max_retries=self.profile.llm.max_retries,
+            **settings,
+        )

@@ -413,7 +413,6 @@ class OpenAILLM(_CachedLLM):
         path = "chat/completions" if self.endpoint == "chat" else "completions"
         body = self._body(messages, max_new_tokens, temperature, seed)
         last, failed_at = "", set()
-        url = f"{self.base_urls[0]}/{path}"
         for attempt in range(1, self.max_attempts + 1):
             wait = min(self.max_backoff, self.backoff * 2 ** (attempt - 1)) * (0.5 + random.random())
             self.requests_sent += 1

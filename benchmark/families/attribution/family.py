@@ -18,10 +18,9 @@ from benchmark.families.base import (
     ScoringInputs,
     option,
 )
-from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
+from benchmark.judging.decomposition import METHODS
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import content_hash
-from benchmark.models.embeddings import Embedder
 from benchmark.tasks import Task
 
 CITATION = """@inproceedings{gao2023alce,
@@ -180,12 +179,7 @@ class AttributionFamily(MetricFamily):
         if settings.units == "claims":
             method = judges.profile.claims.extractor
             method = method if method in METHODS else "factscore"
-            decomposer = Decomposer(
-                method,
-                llm=judges.llm if method in LLM_METHODS else None,
-                embed=Embedder(judges.profile.embedder, cache=judges.cache).encode,
-                max_retries=judges.profile.llm.max_retries,
-            )
+            decomposer = judges.decomposer(method)
             notes.append(f"units: claims, split sentence by sentence by the {method} method")
         if settings.diagnostics and ref.kind == "irds":
             notes.append("RAG diagnostics not run: an ir_datasets corpus serves lookups only, not retrieval")

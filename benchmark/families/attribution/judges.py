@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from benchmark.families.attribution.formulas import LEVELS
+from benchmark.generation.rag import render_passages
 from benchmark.models.entailment import EntailmentModel
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
@@ -47,10 +48,6 @@ class SupportJudge(Protocol):
     def identity(self) -> dict[str, Any]: ...
 
     def judge(self, requests: Sequence[Request]) -> list[Verdict]: ...
-
-
-def numbered(passages: Sequence[str]) -> str:
-    return "\n\n".join(f"[{i}] {' '.join(p.split())}" for i, p in enumerate(passages, start=1))
 
 
 class EntailmentSupport:
@@ -103,7 +100,7 @@ class LLMSupport:
     def judge(self, requests: Sequence[Request]) -> list[Verdict]:
         if not requests:
             return []
-        messages = [self.prompt.render(passages=numbered(p), sentence=s) for p, s in requests]
+        messages = [self.prompt.render(passages=render_passages(p), sentence=s) for p, s in requests]
         outcomes = run_structured(
             self.llm,
             messages,

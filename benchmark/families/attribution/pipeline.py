@@ -43,11 +43,11 @@ class AttributionState:
     decomposer: Decomposer | None = None
 
 
-def _sentences(state: AttributionState, qid: str, answer: str) -> AttributionTrace:
+def _sentences(state: AttributionState, qid: str, query: str, answer: str) -> AttributionTrace:
     ids = state.given.get(qid, [])
     trace = AttributionTrace(
         query_id=qid,
-        query="",
+        query=query,
         answer=answer,
         judge=state.judge.identity,
         partial_level=state.judge.partial_level,
@@ -78,8 +78,7 @@ def _ask(
 def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) -> list[AttributionTrace]:
     traces = []
     for qid, text, answer in items:
-        trace = _sentences(state, qid, answer)
-        trace.query = text
+        trace = _sentences(state, qid, text, answer)
         if not trace.sentences:
             trace.failures.append("sentences: the answer has none")
         traces.append(trace)

@@ -18,9 +18,8 @@ from benchmark.families.base import (
 from benchmark.families.decompscore import pipeline, scores, views
 from benchmark.families.decompscore.pipeline import DecompState
 from benchmark.families.decompscore.trace import DecompTrace
-from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
+from benchmark.judging.decomposition import METHODS
 from benchmark.judging.stack import JudgeStack
-from benchmark.models.embeddings import Embedder
 from benchmark.tasks import Task
 
 CITATION = """@inproceedings{wanner2024closer,
@@ -109,13 +108,10 @@ class DecompScoreFamily(MetricFamily):
         self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
     ) -> Prepared:
         assert isinstance(settings, DecompSettings)
-        decomposer = Decomposer(
+        decomposer = judges.decomposer(
             settings.method,
-            llm=judges.llm if settings.method in LLM_METHODS else None,
-            embed=Embedder(judges.profile.embedder, cache=judges.cache).encode,  # loads on first use
             static_examples=settings.static_examples,
             retrieved_examples=settings.retrieved_examples,
-            max_retries=judges.profile.llm.max_retries,
         )
         retriever, corpus_id, notes = None, None, []
         has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"

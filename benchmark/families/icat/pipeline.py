@@ -46,10 +46,9 @@ from benchmark.families.icat.scores import (
     trace_scores,
 )
 from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, PassageTrace
-from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer
+from benchmark.judging.decomposition import METHODS
 from benchmark.judging.grounding import ClaimGrounding, ground_claims
 from benchmark.judging.stack import JudgeStack
-from benchmark.models.embeddings import Embedder
 from benchmark.models.structured import run_structured
 from benchmark.retrieval import Retriever, candidate_documents
 from benchmark.tasks import Task
@@ -139,13 +138,7 @@ def extract_claims(state: ICATState, queries: Sequence[_Query]) -> None:
 
 def decompose_claims(state: ICATState, queries: Sequence[_Query], settings: dict[str, Any]) -> None:
     """Claims by a named decomposition method, sentence by sentence, all sentences batched."""
-    prof = state.judges.profile
-    decomposer = Decomposer(
-        prof.claims.extractor,
-        llm=state.judges.llm if prof.claims.extractor in LLM_METHODS else None,
-        embed=Embedder(prof.embedder, cache=state.judges.cache).encode,  # loads on first use
-        max_retries=prof.llm.max_retries,
-    )
+    decomposer = state.judges.decomposer(state.judges.profile.claims.extractor)
     units = [(q, sentence_claims(q.answer)) for q in queries]
     done = iter(decomposer.decompose([s for _, ss in units for s in ss]))
     for q, ss in units:
