@@ -37,10 +37,11 @@ from benchmark.tasks import Task
 
 if TYPE_CHECKING:
     from benchmark.generation.rag import CitedSentence
+    from benchmark.scoring.ray_shards import RayPool
     from benchmark.scoring.runner import RunOptions
 
 
-def add_scoring_args(p: argparse.ArgumentParser) -> None:
+def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True) -> None:
     g = p.add_argument_group("scoring")
     g.add_argument(
         "--judge-profile",
@@ -76,6 +77,24 @@ def add_scoring_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-progress", action="store_true", help="hide progress bars")
     for fam in REGISTRY.values():
         fam.add_arguments(p.add_argument_group(f"{fam.title} ({fam.id})"))
+    if not ray:
+        return
+    r = p.add_argument_group("sharded scoring on Ray (the `ray` extra)")
+    r.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="score query batches on Ray workers: alone, a new local Ray instance; 'auto' or ray://host:10001 "
+        "joins a running cluster. Same checkpoints and result files as one process",
+    )
+    r.add_argument(
+        "--ray-workers", type=int, help="workers (default: as many as the cluster's CPUs/GPUs hold)"
+    )
+    r.add_argument("--ray-cpus-per-worker", type=float, default=1.0, help="CPUs per worker (default 1)")
+    r.add_argument(
+        "--ray-gpus-per-worker", type=float, default=0.0, help="GPUs per worker, e.g. 1 or 0.5 (default 0)"
+    )
 
 
 def scoring_inputs(args: argparse.Namespace, evidence: dict[str, list[str]] | None = None) -> ScoringInputs:
@@ -198,6 +217,7 @@ def score_answers(
 
     profile, chosen = plan(args, [job[0] for job in jobs])
     judges = JudgeStack.load(profile, progress=not args.no_progress)
+    pool = ray_pool(args, profile)
     console = Console(stderr=True)
 
     def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
@@ -210,22 +230,42 @@ def score_answers(
     def skipped(family: MetricFamily, job: run.Job, reason: str) -> None:
         console.print(f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})")
 
-    scored = run.score_jobs(
-        [
-            run.Job(task, answers, model, evidence, chosen[task.id], sentences=sentences)
-            for (task, answers, model, evidence), sentences in zip(jobs, split, strict=True)
-        ],
-        judges,
-        results_root=Path(args.results_dir),
-        inputs=scoring_inputs(args),
-        options=run_options(args),
-        on_result=written,
-        on_skip=skipped,
-    )
+    try:
+        scored = run.score_jobs(
+            [
+                run.Job(task, answers, model, evidence, chosen[task.id], sentences=sentences)
+                for (task, answers, model, evidence), sentences in zip(jobs, split, strict=True)
+            ],
+            judges,
+            results_root=Path(args.results_dir),
+            inputs=scoring_inputs(args),
+            options=run_options(args),
+            on_result=written,
+            on_skip=skipped,
+            pool=pool,
+        )
+    finally:
+        if pool is not None:
+            pool.close()
     results = [result for result, _ in scored]
     if show:
         print_results(results)
     return results
+
+
+def ray_pool(args: argparse.Namespace, profile: JudgeProfile) -> RayPool | None:
+    """The Ray workers ``--ray`` asks for (started on the first batch), or ``None``."""
+    if getattr(args, "ray", None) is None:
+        return None
+    from benchmark.scoring.ray_shards import RayOptions, RayPool
+
+    options = RayOptions(
+        address=None if args.ray == "local" else args.ray,
+        workers=args.ray_workers,
+        cpus_per_worker=args.ray_cpus_per_worker,
+        gpus_per_worker=args.ray_gpus_per_worker,
+    )
+    return RayPool(profile, options)
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:

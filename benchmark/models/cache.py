@@ -79,24 +79,31 @@ def decode_value(text: str) -> Any:
 
 @dataclass
 class CacheStats:
-    """Counts of lookups in this process; ``misses`` is the number of model calls made."""
+    """Counts of lookups in this process; ``misses`` is the number of model calls made, and
+    ``seconds`` the time spent in them (what a run spends outside them is the platform's)."""
 
     hits: int = 0
     misses: int = 0
     by_namespace: dict[str, list[int]] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
 
-    def record(self, namespace: str, hits: int, misses: int) -> None:
+    def record(self, namespace: str, hits: int, misses: int, seconds: float = 0.0) -> None:
         self.hits += hits
         self.misses += misses
         entry = self.by_namespace.setdefault(namespace, [0, 0])
         entry[0] += hits
         entry[1] += misses
+        if seconds:
+            self.seconds[namespace] = self.seconds.get(namespace, 0.0) + seconds
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "hits": self.hits,
             "misses": self.misses,
-            "by_namespace": {k: {"hits": v[0], "misses": v[1]} for k, v in self.by_namespace.items()},
+            "by_namespace": {
+                k: {"hits": v[0], "misses": v[1], "seconds": round(self.seconds.get(k, 0.0), 3)}
+                for k, v in self.by_namespace.items()
+            },
         }
 
 
@@ -112,6 +119,7 @@ class ModelCallCache:
         self.enabled = enabled
         self.stats = CacheStats()
         self._lock = threading.Lock()
+        self._nesting = threading.local()
         self._conn: sqlite3.Connection | None = None
         self._bad_values = 0
         if enabled:
@@ -239,7 +247,7 @@ class ModelCallCache:
             step = batch_size or len(items)
             for start in range(0, len(items), step):
                 chunk = items[start : start + step]
-                outputs = list(compute([p for _, p in chunk]))
+                outputs = self._timed(namespace, compute, [p for _, p in chunk])
                 if len(outputs) != len(chunk):
                     raise RuntimeError(
                         f"{namespace}: model returned {len(outputs)} results for {len(chunk)} inputs"
@@ -250,6 +258,22 @@ class ModelCallCache:
                     [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)], namespace, model
                 )
         return [found[k] for k in keys]
+
+    def _timed(
+        self, namespace: str, compute: Callable[[list[Any]], Sequence[Any]], batch: list[Any]
+    ) -> list[Any]:
+        """``compute(batch)``, its time added to ``namespace`` unless another model call of
+        this thread is already timing it (an LLM entailment judge calls the LLM): the seconds
+        of all namespaces add up to the time spent in model calls, counted once."""
+        depth = getattr(self._nesting, "depth", 0)
+        self._nesting.depth = depth + 1
+        t0 = time.perf_counter()
+        try:
+            return list(compute(batch))
+        finally:
+            self._nesting.depth = depth
+            if depth == 0:
+                self.stats.record(namespace, 0, 0, time.perf_counter() - t0)
 
     def _put_many(self, entries: list[tuple[str, Any]], namespace: str, model: str) -> None:
         if self._conn is None or not entries:

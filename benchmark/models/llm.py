@@ -10,7 +10,8 @@ hosted API.  Backends:
   transformers), batched greedy decoding on CPU or GPU;
 * :class:`OpenAILLM` — any OpenAI-compatible HTTP server (vLLM's server, llama.cpp's
   server, hosted APIs) with a concurrency limit, timeouts and retries with backoff;
-* :class:`VLLMLLM` — vLLM's offline engine, for GPU machines (a thin wrapper).
+* :class:`VLLMLLM` — vLLM's offline engine, for GPU machines (a thin wrapper);
+* ``openai-batch`` — a provider's Batch API (:mod:`benchmark.models.batch_api`).
 
 Every call goes through the content-hash cache (namespace ``llm.generate``, keyed by
 the backend's ``identity`` and the messages + generation settings), so a repeated
@@ -553,9 +554,16 @@ class VLLMLLM(_CachedLLM):
         return [o.outputs[0].text.strip() for o in outs]
 
 
+def _batch_llm(spec: LLMSpec, cache: ModelCallCache | None = None) -> LLM:
+    from benchmark.models.batch_api import BatchLLM  # builds on OpenAILLM, so imported here
+
+    return BatchLLM(spec, cache)
+
+
 BACKENDS: dict[str, Callable[..., LLM]] = {
     "transformers": TransformersLLM,
     "openai": OpenAILLM,
+    "openai-batch": _batch_llm,
     "vllm": VLLMLLM,
 }
 

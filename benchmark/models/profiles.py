@@ -32,7 +32,7 @@ class _Strict(BaseModel):
 class LLMSpec(_Strict):
     """An LLM judge: which backend and which model (see :mod:`benchmark.judging.stack`)."""
 
-    backend: Literal["transformers", "openai", "vllm"] = "transformers"
+    backend: Literal["transformers", "openai", "openai-batch", "vllm"] = "transformers"
     model: str
     revision: str | None = None
     args: dict[str, Any] = Field(
@@ -233,7 +233,8 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
             raise InputError(
                 Problem("command line", f"{(bad or [url])[0]!r} is not an http(s) URL", field="--judge-url")
             )
-        if llm.backend != "openai" and model is None:
+        served_backend = llm.backend in ("openai", "openai-batch")
+        if not served_backend and model is None:
             raise InputError(
                 Problem(
                     "command line",
@@ -242,11 +243,10 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
                     field="--judge-model",
                 )
             )
-        args = (
-            dict(llm.args) if llm.backend == "openai" else {}
-        )  # a local backend's args mean nothing to a server
+        args = dict(llm.args) if served_backend else {}  # a local backend's args mean nothing to a server
         served: str | list[str] = urls[0] if len(urls) == 1 else urls  # several: a fleet of one model
-        llm = llm.model_copy(update={"backend": "openai", "args": {**args, "base_url": served}})
+        backend = llm.backend if served_backend else "openai"  # a batch judge stays a batch judge
+        llm = llm.model_copy(update={"backend": backend, "args": {**args, "base_url": served}})
     elif llm.backend == "transformers":
         raise InputError(
             Problem(

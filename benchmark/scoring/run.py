@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmark.core.results import ModelInfo, TaskResult
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
@@ -19,6 +20,9 @@ from benchmark.generation.rag import CitedSentence
 from benchmark.judging.stack import JudgeStack
 from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import Task
+
+if TYPE_CHECKING:
+    from benchmark.scoring.ray_shards import RayPool
 
 
 @dataclass
@@ -44,10 +48,12 @@ def score_jobs(
     options: RunOptions | None = None,
     on_result: Callable[[MetricFamily, TaskResult, Path], None] | None = None,
     on_skip: Callable[[MetricFamily, Job, str], None] | None = None,
+    pool: RayPool | None = None,
 ) -> list[tuple[TaskResult, Path]]:
     """Score every job under every family it names; ``on_result`` sees each result as it is
     written (figures, a line on the terminal), ``on_skip`` each (family, job) the family
-    does not apply to, with the reason (attribution for closed-book answers)."""
+    does not apply to, with the reason (attribution for closed-book answers); a ``pool``
+    (``--ray``) scores the batches on its workers."""
     base = inputs or ScoringInputs()
     out = []
     for job in jobs:
@@ -68,6 +74,7 @@ def score_jobs(
                 inputs=job_inputs,
                 settings=settings,
                 options=options,
+                pool=pool,
             )
             if on_result is not None:
                 on_result(family, result, path)

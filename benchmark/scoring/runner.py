@@ -17,10 +17,10 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
@@ -48,6 +48,12 @@ from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
 from benchmark.models.cards import load_card
 from benchmark.tasks import Task
+
+if TYPE_CHECKING:
+    from benchmark.scoring.ray_shards import RayPool
+
+#: (query id, query text, answer): one item of a batch, as ``MetricFamily.score_batch`` takes it
+Item = tuple[str, str, str]
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +114,12 @@ def score_task(
     inputs: ScoringInputs | None = None,
     settings: FamilySettings | None = None,
     options: RunOptions | None = None,
+    pool: RayPool | None = None,
 ) -> tuple[TaskResult, Path]:
-    """Score ``answers`` (query id -> answer text); write the result and traces files."""
+    """Score ``answers`` (query id -> answer text); write the result and traces files.
+
+    With a ``pool`` (``--ray``) the batches are scored by its workers; the driver still
+    keys, checkpoints and aggregates, so the files are the ones a single process writes."""
     inputs = inputs or ScoringInputs()
     settings = settings or family.settings_model()
     opts = options or RunOptions()
@@ -141,9 +151,15 @@ def score_task(
             len(todo),
             len(qids) - len(todo),
         )
-        _score_pending(
-            family, task, prepared, settings, answers, todo, item_keys, done, checkpoint, opts, len(qids)
-        )
+        batches = [todo[i : i + opts.query_batch] for i in range(0, len(todo), opts.query_batch)]
+        texts = task.query_texts()
+        items = [[(q, texts[q], answers[q]) for q in batch] for batch in batches]
+        if pool is None:
+            scored = _in_process(family, prepared, settings, items)
+        else:
+            scored = pool.score(run_key, family, task, inputs, settings, items, stats=judges.cache.stats)
+        _checkpoint_batches(family, task, scored, item_keys, done, checkpoint, opts, len(qids), len(todo))
+        t_scored = time.perf_counter()
         ordered = [family.trace_model.model_validate(done[q]) for q in qids]
         checkpoint.rewrite([done[q] for q in qids])
         result = aggregate(
@@ -160,7 +176,12 @@ def score_task(
         result.run = run_info(
             seed=opts.seed,
             started=started,
-            durations={"prepare": round(t_prepare, 3), "total": round(time.perf_counter() - t0, 3)},
+            durations={
+                "prepare": round(t_prepare, 3),
+                "score": round(t_scored - t0 - t_prepare, 3),
+                "aggregate": round(time.perf_counter() - t_scored, 3),
+                "total": round(time.perf_counter() - t0, 3),
+            },
             cache=judges.cache.stats.as_dict(),
             command=opts.command,
         )
@@ -168,39 +189,42 @@ def score_task(
     return result, out_file
 
 
-def _score_pending(
+def _in_process(
+    family: MetricFamily, prepared: Any, settings: FamilySettings, batches: list[list[Item]]
+) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
+    """Each batch scored here, in order, as one ``score_batch`` call so its models see batches."""
+    for items in batches:
+        traces = family.score_batch(prepared, items, settings)
+        yield [q for q, _, _ in items], [t.model_dump(mode="json") for t in traces]
+
+
+def _checkpoint_batches(
     family: MetricFamily,
     task: Task,
-    prepared: Any,
-    settings: FamilySettings,
-    answers: dict[str, str],
-    todo: list[str],
+    scored: Iterable[tuple[list[str], list[dict[str, Any]]]],
     item_keys: dict[str, str],
     done: dict[str, Any],
     checkpoint: JsonlCheckpoint,
     opts: RunOptions,
     total: int,
+    pending: int,
 ) -> None:
-    """Score the queries not yet checkpointed, ``opts.query_batch`` at a time so models see
-    batches; each trace is appended to the checkpoint as soon as it exists."""
-    texts = task.query_texts()
+    """Append each scored batch's traces to the checkpoint as soon as it comes back (in
+    process or from a Ray worker), each keyed by its item key."""
     bar = tqdm(
         total=total,
-        initial=total - len(todo),
+        initial=total - pending,
         desc=f"{family.title} {task.id}",
         unit="query",
         disable=not opts.progress,
         file=sys.stderr,
     )
-    for start in range(0, len(todo), opts.query_batch):
-        batch = todo[start : start + opts.query_batch]
-        traces = family.score_batch(prepared, [(q, texts[q], answers[q]) for q in batch], settings)
-        for q, trace in zip(batch, traces, strict=True):
-            trace.item_key = item_keys[q]
-            row = trace.model_dump(mode="json")
+    for qids, rows in scored:
+        for q, row in zip(qids, rows, strict=True):
+            row["item_key"] = item_keys[q]
             checkpoint.append(row)
             done[q] = row
-        bar.update(len(batch))
+        bar.update(len(qids))
     bar.close()
 
 

@@ -62,3 +62,24 @@ def test_disabled_cache_always_computes(tmp_path: Path) -> None:
     cache.cached_batch("gen", "m", ["a"], lambda b: n.append(1) or ["A"])
     cache.cached_batch("gen", "m", ["a"], lambda b: n.append(1) or ["A"])
     assert len(n) == 2
+
+
+def test_time_in_model_calls_is_counted_once_where_one_model_calls_another(tmp_path: Path) -> None:
+    import time
+
+    cache = ModelCallCache(tmp_path / "c.sqlite")
+
+    def inner(batch: list[str]) -> list[str]:
+        time.sleep(0.05)
+        return [x.upper() for x in batch]
+
+    def outer(batch: list[str]) -> list[str]:
+        time.sleep(0.05)
+        return cache.cached_batch("llm", "m", [f"ask {x}" for x in batch], inner)
+
+    cache.cached_batch("entail", "e", ["a", "b"], outer)
+    seconds = dict(cache.stats.seconds)
+    assert set(seconds) == {"entail"} and seconds["entail"] >= 0.1  # the LLM's time inside it
+    assert cache.stats.as_dict()["by_namespace"]["llm"] == {"hits": 0, "misses": 2, "seconds": 0.0}
+    cache.cached_batch("entail", "e", ["a", "b"], outer)  # all hits: no model call, no time
+    assert cache.stats.seconds["entail"] == seconds["entail"]

@@ -1,0 +1,273 @@
+"""The providers' batch APIs: a judge's requests as one OpenAI Batch file, at half the price.
+
+``backend: openai-batch`` in a profile sends every uncached request of a ``generate`` call
+(up to ``batch_size`` of them) as one Batch: the requests are written as a JSONL Batch
+file, uploaded through ``/v1/files``, submitted through ``/v1/batches``, polled with
+growing waits until the provider finishes (``completed``, or ``expired`` / ``cancelled``
+with part of the work done), and the output and error files are read back.  Replies are
+cached one by one as soon as they are read, like any other call — the judge is the same
+model as through the live API, so the cache is shared with ``backend: openai``.
+
+Requests a batch did not answer (a per-request error, an expired batch) go into a new
+batch, up to ``max_attempts`` rounds; what is still unanswered is then a failure of that
+item (:class:`~benchmark.models.llm.LLMUnavailable`), never an empty reply.  A batch
+``failed`` as a whole (its file refused) is a configuration error and stops the run.
+
+A run killed while a batch is with the provider loses nothing: each submitted batch is
+recorded under ``$GROUNDCOVER_HOME/batches/`` with the request ids it holds, and the
+next run that asks for those requests adopts it (polls it) instead of paying again.
+vLLM users get the same file format offline with ``vllm run-batch`` on a GPU machine.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmark.core import paths
+from benchmark.models.cache import ModelCallCache, content_hash
+from benchmark.models.llm import NAMESPACE, LLMUnavailable, Messages, OpenAILLM
+from benchmark.models.profiles import LLMSpec
+
+log = logging.getLogger(__name__)
+
+#: a batch's states once the provider has stopped working on it
+FINISHED = {"completed", "expired", "cancelled"}
+
+
+class BatchLLM(OpenAILLM):
+    """An OpenAI-compatible provider's Batch API (OpenAI's own, or a server that implements
+    ``/v1/files`` and ``/v1/batches``).
+
+    ``args`` beyond :class:`OpenAILLM`'s: ``poll_interval`` (first wait between status
+    checks, seconds; default 10), ``max_poll_interval`` (default 300), ``completion_window``
+    (default ``24h``), ``batch_timeout`` (seconds to wait for one batch; default 90000).
+    ``max_attempts`` counts batch rounds.  The identity is :class:`OpenAILLM`'s: a reply
+    does not depend on whether it came back in a batch."""
+
+    def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
+        super().__init__(spec, cache)
+        args = spec.args
+        self.poll_interval = float(args.get("poll_interval", 10.0))
+        self.max_poll_interval = float(args.get("max_poll_interval", 300.0))
+        self.completion_window = str(args.get("completion_window", "24h"))
+        self.batch_timeout = float(args.get("batch_timeout", 90000.0))
+        self.batches_submitted = 0
+        self.state_dir = paths.home() / "batches" / content_hash(self.identity)[:16]
+
+    # -- the whole exchange ----------------------------------------------------------
+    def _generate_uncached(
+        self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
+    ) -> list[str | LLMUnavailable]:
+        import httpx
+
+        params = {"max_new_tokens": max_new_tokens, "temperature": temperature, "seed": seed}
+        bodies = {
+            self._custom_id(m, params): (m, self._body(m, max_new_tokens, temperature, seed))
+            for m in requests
+        }
+        replies: dict[str, str] = {}
+        errors: dict[str, str] = {}
+        with httpx.Client(
+            timeout=self.timeout, headers={"Authorization": f"Bearer {self.api_key}"}
+        ) as client:
+            server = self.base_urls[0]
+            for state in self._adoptable(set(bodies)):
+                log.info(
+                    "batch %s: resuming a batch submitted before (%d requests)",
+                    state["batch_id"],
+                    len(state["custom_ids"]),
+                )
+                self._collect(client, server, state, bodies, params, replies, errors)
+            for attempt in range(1, self.max_attempts + 1):
+                pending = [c for c in bodies if c not in replies]
+                if not pending:
+                    break
+                state = self._submit(client, server, {c: bodies[c][1] for c in pending})
+                log.info(
+                    "batch %s: %d requests submitted (round %d/%d)",
+                    state["batch_id"],
+                    len(pending),
+                    attempt,
+                    self.max_attempts,
+                )
+                self._collect(client, server, state, bodies, params, replies, errors)
+        return [
+            replies[c]
+            if c in replies
+            else LLMUnavailable(
+                f"batch API: no reply after {self.max_attempts} rounds ({errors.get(c, 'not answered')})"
+            )
+            for c in (self._custom_id(m, params) for m in requests)
+        ]
+
+    @staticmethod
+    def _custom_id(messages: Messages, params: dict[str, Any]) -> str:
+        return "gc-" + content_hash(list(messages), params)[:32]
+
+    # -- provider calls ---------------------------------------------------------------
+    def _call(self, client: Any, method: str, url: str, **kwargs: Any) -> Any:
+        """One API call, retried on transport errors, 429 and 5xx like a live request."""
+        import httpx
+
+        last = ""
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                resp = client.request(method, url, **kwargs)
+            except httpx.TransportError as exc:
+                last = f"transport error: {exc}"
+            else:
+                if resp.status_code == 200:
+                    return resp
+                if resp.status_code in (429,) or resp.status_code >= 500:
+                    last = f"HTTP {resp.status_code}"
+                else:
+                    raise RuntimeError(f"{url}: HTTP {resp.status_code}: {resp.text[:300]}")
+            self.http_failures.append(f"{url}: {last}")
+            time.sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+        raise RuntimeError(f"{url}: gave up after {self.max_attempts} attempts ({last})")
+
+    def _submit(self, client: Any, server: str, bodies: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        path = "/v1/chat/completions" if self.endpoint == "chat" else "/v1/completions"
+        lines = "".join(
+            json.dumps({"custom_id": c, "method": "POST", "url": path, "body": b}) + "\n"
+            for c, b in bodies.items()
+        )
+        upload = self._call(
+            client,
+            "POST",
+            f"{server}/files",
+            files={"file": ("groundcover-batch.jsonl", lines.encode(), "application/jsonl")},
+            data={"purpose": "batch"},
+        ).json()
+        batch = self._call(
+            client,
+            "POST",
+            f"{server}/batches",
+            json={
+                "input_file_id": upload["id"],
+                "endpoint": path,
+                "completion_window": self.completion_window,
+            },
+        ).json()
+        self.batches_submitted += 1
+        state = {
+            "batch_id": batch["id"],
+            "server": server,
+            "custom_ids": list(bodies),
+            "submitted": time.time(),
+        }
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self._state_file(batch["id"]).with_suffix(".tmp")
+        tmp.write_text(json.dumps(state))
+        tmp.replace(self._state_file(batch["id"]))
+        return state
+
+    def _state_file(self, batch_id: str) -> Path:
+        return self.state_dir / f"{content_hash(batch_id)[:24]}.json"
+
+    def _adoptable(self, wanted: set[str]) -> Iterator[dict[str, Any]]:
+        """Batches a killed run submitted whose requests are all asked for again."""
+        if not self.state_dir.is_dir():
+            return
+        for f in sorted(self.state_dir.glob("*.json")):
+            try:
+                state = json.loads(f.read_text())
+            except (OSError, ValueError):
+                continue
+            if state.get("server") in self.base_urls and set(state.get("custom_ids", ())) <= wanted:
+                yield state
+
+    def _wait(self, client: Any, server: str, batch_id: str) -> dict[str, Any]:
+        """Poll until the provider stops working on the batch, each wait longer than the last."""
+        wait, started = self.poll_interval, time.monotonic()
+        while True:
+            batch = self._call(client, "GET", f"{server}/batches/{batch_id}").json()
+            status = batch.get("status")
+            if status in FINISHED or status == "failed":
+                return batch
+            if time.monotonic() - started > self.batch_timeout:
+                raise LLMUnavailable(f"batch {batch_id} still {status} after {self.batch_timeout:.0f}s")
+            time.sleep(wait)
+            wait = min(self.max_poll_interval, wait * 1.5)
+
+    def _collect(
+        self,
+        client: Any,
+        server: str,
+        state: dict[str, Any],
+        bodies: dict[str, tuple[Messages, dict[str, Any]]],
+        params: dict[str, Any],
+        replies: dict[str, str],
+        errors: dict[str, str],
+    ) -> None:
+        """Wait for one batch, cache every reply it holds, note every error; forget the batch."""
+        batch_id = state["batch_id"]
+        batch = self._wait(client, server, batch_id)
+        if batch["status"] == "failed":
+            self._state_file(batch_id).unlink(missing_ok=True)
+            detail = json.dumps(batch.get("errors"))[:500]
+            raise RuntimeError(
+                f"{server}: batch {batch_id} failed as a whole (its file was refused): {detail}"
+            )
+        for file_key in ("output_file_id", "error_file_id"):
+            if not batch.get(file_key):
+                continue
+            content = self._call(client, "GET", f"{server}/files/{batch[file_key]}/content").text
+            for line in content.splitlines():
+                if line.strip():
+                    self._read_line(line, bodies, params, replies, errors)
+        self._state_file(batch_id).unlink(missing_ok=True)
+        unanswered = [c for c in state["custom_ids"] if c not in replies]
+        if unanswered:
+            log.warning(
+                "batch %s (%s): %d of %d requests unanswered",
+                batch_id,
+                batch["status"],
+                len(unanswered),
+                len(state["custom_ids"]),
+            )
+
+    def _read_line(
+        self,
+        line: str,
+        bodies: dict[str, tuple[Messages, dict[str, Any]]],
+        params: dict[str, Any],
+        replies: dict[str, str],
+        errors: dict[str, str],
+    ) -> None:
+        try:
+            row = json.loads(line)
+            custom_id = row["custom_id"]
+        except (ValueError, KeyError, TypeError):
+            self.http_failures.append(f"batch file: unreadable line {line[:100]!r}")
+            return
+        if custom_id not in bodies:
+            return  # another run's request in a shared batch: not ours to read
+        response = row.get("response") or {}
+        if response.get("status_code") == 200 and not row.get("error"):
+            try:
+                text = self._text(response["body"])
+            except (KeyError, IndexError, TypeError) as exc:
+                errors[custom_id] = f"malformed reply body: {exc}"
+                return
+            replies[custom_id] = text
+            messages = bodies[custom_id][0]
+            self.cache.put(
+                ModelCallCache.key(NAMESPACE, self.identity, {"messages": list(messages), **params}),
+                text,
+                namespace=NAMESPACE,
+                model=self.identity,
+            )
+            return
+        error = row.get("error") or {}
+        errors[custom_id] = (
+            f"{error.get('code', 'error')}: {error.get('message', '')}".strip()
+            if error
+            else f"HTTP {response.get('status_code')}"
+        )
+        self.http_failures.append(f"batch {custom_id}: {errors[custom_id]}")

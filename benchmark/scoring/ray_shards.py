@@ -1,0 +1,204 @@
+"""Sharded scoring on Ray: many workers, the same checkpoints and the same result files.
+
+A run that outgrows one machine (a 70B judge, TREC-sized topic sets, hundreds of runs)
+hands its query batches to Ray actors instead of scoring them in the driver.  Each actor
+is one worker with its own judge stack — models load once per worker, on its first
+uncached call — and scores exactly the batches the single-process runner would score
+(the same ``--query-batch`` slices of the same queries), so every model sees the same
+inputs and the traces come out the same.  The driver appends each finished batch to the
+traces file, which is the checkpoint, as the single-process runner does: a killed driver
+resumes from it, and a killed worker is restarted by Ray, which runs its batch again
+(``max_restarts`` / ``max_task_retries``: Ray's own fault tolerance, not ours).
+
+Nothing here decides a score: :func:`benchmark.scoring.runner.score_task` still picks
+the queries, keys the items and aggregates.  Model calls are cached by content hash in
+each worker's ``$GROUNDCOVER_HOME`` (on one machine the workers share the driver's).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from benchmark.core.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+    from benchmark.models.cache import CacheStats
+    from benchmark.models.profiles import JudgeProfile
+    from benchmark.scoring.runner import Item
+    from benchmark.tasks import Task
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RayOptions:
+    """Where and how wide: ``address`` ``None`` starts a local Ray instance; ``"auto"`` or
+    ``ray://host:10001`` joins a running cluster (Ray's own address syntax)."""
+
+    address: str | None = None
+    workers: int | None = None  # default: as many as the cluster's CPUs (or GPUs) allow
+    cpus_per_worker: float = 1.0
+    gpus_per_worker: float = 0.0
+    max_retries: int = 3
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and self.workers < 1:
+            raise InputError(Problem("command line", "must be at least 1", field="--ray-workers"))
+        if self.cpus_per_worker <= 0:
+            raise InputError(Problem("command line", "must be above 0", field="--ray-cpus-per-worker"))
+        if self.gpus_per_worker < 0:
+            raise InputError(Problem("command line", "must be 0 or more", field="--ray-gpus-per-worker"))
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise InputError(
+            Problem("--ray", "needs Ray: pip install 'groundcover[ray]' (on every node of the cluster)")
+        ) from None
+    return ray
+
+
+class ScoringWorker:
+    """One Ray actor: a judge stack of the run's profile and the families' prepared state.
+
+    ``prepare`` runs once per (family, task, inputs, settings) key in each worker; the
+    driver has already built what it builds to disk (indexes), so a worker on the same
+    machine reuses them."""
+
+    def __init__(self, profile: JudgeProfile) -> None:
+        from benchmark.judging.stack import JudgeStack
+
+        self.judges = JudgeStack.load(profile, progress=False)
+        self._prepared: dict[str, Any] = {}
+
+    def score(
+        self,
+        key: str,
+        family: MetricFamily,
+        task: Task,
+        inputs: ScoringInputs,
+        settings: FamilySettings,
+        items: list[Item],
+    ) -> tuple[list[str], list[dict[str, Any]], dict[str, Any]]:
+        """The batch's query ids, their traces as JSON rows, and the cache counts it added."""
+        if key not in self._prepared:
+            self._prepared[key] = family.prepare(task, self.judges, inputs, settings)
+        before = self.judges.cache.stats.as_dict()
+        traces = family.score_batch(self._prepared[key], items, settings)
+        after = self.judges.cache.stats.as_dict()
+        rows = [t.model_dump(mode="json") for t in traces]
+        return [q for q, _, _ in items], rows, _stats_delta(before, after)
+
+
+def _stats_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, tuple[int, int, float]]:
+    """Per namespace, the (hits, misses, seconds) a batch added to a worker's cache counts."""
+    out = {}
+    for ns, v in after["by_namespace"].items():
+        old = before["by_namespace"].get(ns, {})
+        out[ns] = (
+            v["hits"] - old.get("hits", 0),
+            v["misses"] - old.get("misses", 0),
+            v["seconds"] - old.get("seconds", 0.0),
+        )
+    return out
+
+
+class RayPool:
+    """The actors of one run, started on first use and kept for every (task, family) of it."""
+
+    def __init__(self, profile: JudgeProfile, options: RayOptions) -> None:
+        _import_ray()  # a missing extra fails before any model loads, not at the first batch
+        self.profile = profile
+        self.options = options
+        self._ray: Any = None
+        self._actors: list[Any] = []
+        self._started_here = False
+
+    def _start(self) -> None:
+        if self._ray is not None:
+            return
+        ray = _import_ray()
+        if not ray.is_initialized():
+            ray.init(address=self.options.address, include_dashboard=False, log_to_driver=True)
+            self._started_here = True
+        resources = ray.cluster_resources()
+        n = self.options.workers or self._fitting(resources)
+        remote = ray.remote(
+            num_cpus=self.options.cpus_per_worker,
+            num_gpus=self.options.gpus_per_worker,
+            max_restarts=self.options.max_retries,
+            max_task_retries=self.options.max_retries,
+        )(ScoringWorker)
+        self._actors = [remote.remote(self.profile) for _ in range(n)]
+        self._ray = ray
+        log.info(
+            "ray: %d workers (%g CPU, %g GPU each) on a cluster of %g CPUs, %g GPUs",
+            n,
+            self.options.cpus_per_worker,
+            self.options.gpus_per_worker,
+            resources.get("CPU", 0),
+            resources.get("GPU", 0),
+        )
+
+    def _fitting(self, resources: dict[str, float]) -> int:
+        """As many workers as the cluster holds at once (GPUs bind first where asked for)."""
+        fits = [resources.get("CPU", 1) / self.options.cpus_per_worker]
+        if self.options.gpus_per_worker:
+            fits.append(resources.get("GPU", 0) / self.options.gpus_per_worker)
+        n = math.floor(min(fits))
+        if n < 1:
+            raise InputError(
+                Problem(
+                    "--ray",
+                    f"the cluster ({resources.get('CPU', 0):g} CPUs, {resources.get('GPU', 0):g} GPUs) cannot "
+                    f"hold one worker of {self.options.cpus_per_worker:g} CPU and "
+                    f"{self.options.gpus_per_worker:g} GPU",
+                )
+            )
+        return n
+
+    def score(
+        self,
+        key: str,
+        family: MetricFamily,
+        task: Task,
+        inputs: ScoringInputs,
+        settings: FamilySettings,
+        batches: Sequence[list[Item]],
+        *,
+        stats: CacheStats | None = None,
+    ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
+        """Every batch, spread over the workers; each is yielded as soon as it is done (so
+        the driver checkpoints it), in whatever order they finish.  The workers' cache
+        counts are added to ``stats``, so a result counts the model calls its workers made."""
+        if not batches:
+            return
+        self._start()
+        from ray.util import ActorPool
+
+        ray = self._ray
+        shared = [ray.put(x) for x in (family, task, inputs, settings)]
+        pool = ActorPool(self._actors)
+        for qids, rows, counts in pool.map_unordered(
+            lambda actor, items: actor.score.remote(key, *shared, items), list(batches)
+        ):
+            if stats is not None:
+                for namespace, (hits, misses, seconds) in counts.items():
+                    stats.record(namespace, hits, misses, seconds)
+            yield qids, rows
+
+    def close(self) -> None:
+        if self._ray is not None:
+            for actor in self._actors:
+                self._ray.kill(actor)
+            self._actors = []
+            if self._started_here:
+                self._ray.shutdown()
+            self._ray = None

@@ -1,0 +1,162 @@
+"""Sharded scoring on a local Ray instance (2 workers on this 2-CPU machine).
+
+``benchmark score --ray`` must write the files a single process writes: the same scores,
+per-query values and traces, from cold caches of their own — and the same again when a
+worker is killed with ``kill -9`` in the middle of a batch (Ray restarts it and runs the
+batch again).  ICAT-M on the offline profile: real MiniLM embeddings, a real Lucene and
+faiss index, no LLM (so the run is short).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmark.core.results import read_result
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+ANSWERS = {
+    "175": "The most common symptom of a heart attack is chest pain or pressure. Pain can spread to the arms, "
+    "jaw or back. Women often have other symptoms such as nausea and shortness of breath.",
+    "182": "Nicotine patches and gum help people quit smoking. Counselling doubles the chance of success. "
+    "Smoking light cigarettes is completely safe.",
+    "196": "A sore throat is usually caused by a virus. Gargling with salt water eases the pain. "
+    "Strep throat needs antibiotics.",
+    "117": "Asbestos fibres cause mesothelioma and lung cancer. Old buildings often contain asbestos insulation. "
+    "Asbestos is harmless once it is inhaled.",
+}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ray")
+    with open(root / "answers.jsonl", "w") as f:
+        for q, a in ANSWERS.items():
+            f.write(json.dumps({"query_id": q, "answer": a, "model": "test/ray", "revision": "r1"}) + "\n")
+    return root
+
+
+def command(root: Path, results: str, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "benchmark",
+        "score",
+        "--outputs",
+        str(root / "answers.jsonl"),
+        "--tasks",
+        "webtrack-2009-2012",
+        "--metrics",
+        "icat",
+        "--variants",
+        "m",
+        "--results-dir",
+        str(root / results),
+        "--query-batch",
+        "1",
+        "--no-progress",
+        *extra,
+    ]
+
+
+def start(root: Path, results: str, *extra: str) -> subprocess.Popen[str]:
+    env = dict(os.environ, GROUNDCOVER_CACHE=str(root / f"{results}.sqlite"), RAY_AUTH_MODE="disabled")
+    return subprocess.Popen(
+        command(root, results, *extra),
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen[str]) -> str:
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-4000:]
+    return out
+
+
+def result_file(root: Path, results: str) -> Path:
+    folder = root / results / "test__ray" / "r1" / "closed-book" / "offline-smollm2-minilm-sim-v4"
+    return folder / "webtrack-2009-2012.icat.json"
+
+
+def same_numbers(a: Path, b: Path) -> None:
+    """Scores, per-query values and traces equal (run times and cache counts may differ)."""
+    ra, rb = read_result(a), read_result(b)
+    assert [q.model_dump() for q in ra.per_query] == [q.model_dump() for q in rb.per_query]
+    assert {k: v.model_dump() for k, v in ra.scores.items()} == {
+        k: v.model_dump() for k, v in rb.scores.items()
+    }
+    assert ra.curves == rb.curves and ra.failures == rb.failures and ra.counts == rb.counts
+    ta = a.with_name("webtrack-2009-2012.icat.traces.jsonl").read_text().splitlines()
+    tb = b.with_name("webtrack-2009-2012.icat.traces.jsonl").read_text().splitlines()
+    assert ta == tb and len(ta) == len(ANSWERS)
+
+
+@pytest.fixture(scope="module")
+def single(root: Path) -> Path:
+    finish(start(root, "single"))
+    return result_file(root, "single")
+
+
+def test_two_ray_workers_write_what_one_process_writes(root: Path, single: Path) -> None:
+    out = finish(start(root, "ray", "--ray", "--ray-workers", "2"))
+    assert "ray: 2 workers" in out
+    same_numbers(single, result_file(root, "ray"))
+    result = read_result(result_file(root, "ray"))
+    assert result.run.cache["misses"] > 0  # the workers' model calls are counted in the result
+    assert read_result(single).per_query[0].scores["icat_m"] is not None
+
+
+def busy_worker() -> int | None:
+    """A Ray worker process in the middle of scoring a batch (Ray names it by the call)."""
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if title.startswith(b"ray::ScoringWorker.score"):
+                return int(pid)
+    return None
+
+
+def test_a_killed_worker_is_restarted_and_its_batch_scored_again(root: Path, single: Path) -> None:
+    proc = start(root, "ray-kill", "--ray", "--ray-workers", "2")
+    deadline = time.time() + 600
+    victim = None
+    while victim is None and time.time() < deadline and proc.poll() is None:
+        victim = busy_worker()
+        time.sleep(0.05)
+    assert victim is not None, "no Ray worker was seen scoring"
+    os.kill(victim, signal.SIGKILL)
+    finish(proc)
+    same_numbers(single, result_file(root, "ray-kill"))
+
+
+def test_a_killed_driver_resumes_from_its_checkpoint(root: Path, single: Path) -> None:
+    traces = result_file(root, "ray-resume").with_name("webtrack-2009-2012.icat.traces.jsonl")
+    proc = start(root, "ray-resume", "--ray", "--ray-workers", "2")
+    deadline = time.time() + 600
+    while time.time() < deadline and not (traces.exists() and traces.read_text().count("\n") >= 1):
+        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not result_file(root, "ray-resume").exists()
+    kept = traces.read_text().count("\n")
+    assert 1 <= kept < len(ANSWERS)
+    out = finish(start(root, "ray-resume", "--ray", "--ray-workers", "2"))
+    assert f"{len(ANSWERS) - kept} queries to score ({kept} already done)" in out
+    same_numbers(single, result_file(root, "ray-resume"))

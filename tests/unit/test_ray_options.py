@@ -1,0 +1,58 @@
+"""``--ray``'s options fail before any model loads, with the flag named."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmark.core.errors import InputError
+from benchmark.models.profiles import load_profile
+from benchmark.scoring.ray_shards import RayOptions, RayPool
+
+pytest.importorskip("ray")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "flag"),
+    [
+        ({"workers": 0}, "--ray-workers"),
+        ({"cpus_per_worker": 0}, "--ray-cpus-per-worker"),
+        ({"gpus_per_worker": -1}, "--ray-gpus-per-worker"),
+    ],
+)
+def test_bad_sizes_name_their_flag(kwargs: dict[str, float], flag: str) -> None:
+    with pytest.raises(InputError) as err:
+        RayOptions(**kwargs)  # type: ignore[arg-type]
+    assert flag in str(err.value)
+
+
+def test_workers_default_to_what_the_cluster_holds() -> None:
+    profile = load_profile("offline-smollm2-minilm-sim")
+    assert RayPool(profile, RayOptions())._fitting({"CPU": 8.0}) == 8
+    assert RayPool(profile, RayOptions(cpus_per_worker=3))._fitting({"CPU": 8.0}) == 2
+    gpus = RayPool(profile, RayOptions(gpus_per_worker=1))
+    assert gpus._fitting({"CPU": 16.0, "GPU": 4.0}) == 4
+    with pytest.raises(InputError, match="cannot hold one worker"):
+        gpus._fitting({"CPU": 16.0})
+
+
+def test_the_cli_refuses_zero_workers_before_loading_anything(tmp_path, capsys) -> None:
+    from benchmark.cli.main import main
+
+    answers = tmp_path / "a.jsonl"
+    answers.write_text('{"query_id": "175", "answer": "Chest pain.", "model": "m/x", "revision": "r"}\n')
+    code = main(
+        [
+            "score",
+            "--outputs",
+            str(answers),
+            "--tasks",
+            "webtrack-2009-2012",
+            "--results-dir",
+            str(tmp_path / "r"),
+            "--ray",
+            "--ray-workers",
+            "0",
+        ]
+    )
+    assert code != 0 and "--ray-workers" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
