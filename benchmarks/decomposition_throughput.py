@@ -20,9 +20,9 @@ from tabulate import tabulate
 
 from benchmark.core.text import sentences
 from benchmark.judging.decomposition import LLM_METHODS, METHODS, Decomposer, spacy_pipeline
+from benchmark.models.backends import load_llm
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.embeddings import Embedder
-from benchmark.models.llm import load_llm
 from benchmark.models.profiles import load_profile
 
 TEXTS = Path(__file__).resolve().parents[1] / "leaderboard" / "texts" / "bm25-extractive-top3.jsonl"

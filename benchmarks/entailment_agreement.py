@@ -90,9 +90,9 @@ def evaluate(
     judge: str = "entailment",
     max_pairs: int | None = None,
 ) -> dict:
+    from benchmark.models.backends import load_llm
     from benchmark.models.cache import ModelCallCache
     from benchmark.models.entailment import LLMEntailment, load_entailment
-    from benchmark.models.llm import load_llm
     from benchmark.models.profiles import EntailmentSpec, load_profile
 
     prof = load_profile(profile_name)

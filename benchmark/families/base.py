@@ -226,6 +226,10 @@ class ScoringInputs:
     sentences: dict[str, list[CitedSentence]] | None = None
 
 
+#: (query id, query text, answer): one item of a batch, as :meth:`MetricFamily.score_batch` takes it
+Item = tuple[str, str, str]
+
+
 @dataclass
 class Prepared:
     """What a family resolved once per task before scoring: its state, its notes, and

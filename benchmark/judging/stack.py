@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchmark.models.backends import load_llm
 from benchmark.models.cache import ModelCallCache, default_cache
 from benchmark.models.entailment import EntailmentModel, load_entailment
-from benchmark.models.llm import LLM, load_llm
+from benchmark.models.llm import LLM
 from benchmark.models.profiles import JudgeProfile, RetrieverSpec
 from benchmark.retrieval import CorpusRef, Retriever
 

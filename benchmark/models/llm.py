@@ -11,7 +11,8 @@ hosted API.  Backends:
 * :class:`OpenAILLM` — any OpenAI-compatible HTTP server (vLLM's server, llama.cpp's
   server, hosted APIs) with a concurrency limit, timeouts and retries with backoff;
 * :class:`VLLMLLM` — vLLM's offline engine, for GPU machines (a thin wrapper);
-* ``openai-batch`` — a provider's Batch API (:mod:`benchmark.models.batch_api`).
+* ``openai-batch`` — a provider's Batch API (:mod:`benchmark.models.batch_api`);
+  :mod:`benchmark.models.backends` maps a profile's backend name to its class.
 
 Every call goes through the content-hash cache (namespace ``llm.generate``, keyed by
 the backend's ``identity`` and the messages + generation settings), so a repeated
@@ -33,7 +34,7 @@ import random
 import shutil
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -552,25 +553,6 @@ class VLLMLLM(_CachedLLM):
         params = SamplingParams(max_tokens=max_new_tokens, temperature=temperature, seed=seed)
         outs = self._engine.chat([list(m) for m in requests], params, use_tqdm=False)
         return [o.outputs[0].text.strip() for o in outs]
-
-
-def _batch_llm(spec: LLMSpec, cache: ModelCallCache | None = None) -> LLM:
-    from benchmark.models.batch_api import BatchLLM  # builds on OpenAILLM, so imported here
-
-    return BatchLLM(spec, cache)
-
-
-BACKENDS: dict[str, Callable[..., LLM]] = {
-    "transformers": TransformersLLM,
-    "openai": OpenAILLM,
-    "openai-batch": _batch_llm,
-    "vllm": VLLMLLM,
-}
-
-
-def load_llm(spec: LLMSpec, cache: ModelCallCache | None = None) -> LLM:
-    """The judge LLM a profile names (weights load lazily, on the first uncached call)."""
-    return BACKENDS[spec.backend](spec, cache=cache)
 
 
 def materialised_models() -> list[Path]:

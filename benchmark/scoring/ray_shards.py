@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Any
 from benchmark.core.errors import InputError, Problem
 
 if TYPE_CHECKING:
-    from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+    from benchmark.families.base import FamilySettings, Item, MetricFamily, ScoringInputs
     from benchmark.models.cache import CacheStats
     from benchmark.models.profiles import JudgeProfile
-    from benchmark.scoring.runner import Item
     from benchmark.tasks import Task
 
 log = logging.getLogger(__name__)

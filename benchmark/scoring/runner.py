@@ -42,7 +42,7 @@ from benchmark.core.results import (
     traces_path,
     write_result,
 )
-from benchmark.families.base import FamilySettings, MetricFamily, QueryTrace, ScoringInputs
+from benchmark.families.base import FamilySettings, Item, MetricFamily, QueryTrace, ScoringInputs
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
@@ -51,9 +51,6 @@ from benchmark.tasks import Task
 
 if TYPE_CHECKING:
     from benchmark.scoring.ray_shards import RayPool
-
-#: (query id, query text, answer): one item of a batch, as ``MetricFamily.score_batch`` takes it
-Item = tuple[str, str, str]
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmark.models.backends import load_llm
 from benchmark.models.batch_api import BatchLLM
 from benchmark.models.cache import ModelCallCache
-from benchmark.models.llm import LLMUnavailable, OpenAILLM, load_llm
+from benchmark.models.llm import LLMUnavailable, OpenAILLM
 from benchmark.models.profiles import LLMSpec, load_profile, with_judge
 from tests.helpers.batch_server import add_batch_api
 from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app

@@ -252,7 +252,9 @@ def test_ivf_hnsw_agrees_with_exact_search(
     ivf = DenseRetriever(ps, RetrieverSpec(dense_index="ivf-hnsw"), EMB, cache=cache, progress=False)
     assert "taking corpus embeddings from" in caplog.text  # flat's vectors reused, corpus not re-encoded
     assert ivf.index_type == "ivf-hnsw" and "IVF" in type(ivf.index).__name__
-    assert ivf.identity["nlist"] == 76 and ivf.identity["nprobe"] == 32
+    tuned = json.loads((Path(ivf.index_path) / "nprobe.json").read_text())
+    assert ivf.identity["nlist"] == 76 and ivf.identity["nprobe"] == tuned["nprobe"] <= 76
+    assert tuned["recall_at_10"] >= tuned["target"] == 0.95  # nprobe chosen by recall, not a share
     auto = DenseRetriever(
         ps, RetrieverSpec(dense_index="auto", ivf_threshold=1000), EMB, cache=cache, progress=False
     )
@@ -308,3 +310,22 @@ def test_user_corpus_errors_name_file_line_field(tmp_path: Path, monkeypatch: py
     (tmp_path / "c.csv").write_text("doc_id,text\n")
     with pytest.raises(InputError, match=r"\.jsonl\(\.gz\) or \.parquet"):
         load_corpus(tmp_path / "c.csv")
+
+
+def test_nprobe_is_the_fewest_lists_that_reach_the_recall_target() -> None:
+    import faiss
+
+    from benchmark.retrieval.dense import build_faiss_index, tune_nprobe
+
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(40, 32))
+    vectors = centres[rng.integers(0, 40, size=8000)] + 0.6 * rng.normal(size=(8000, 32))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = build_faiss_index(vectors.astype(np.float32), "ivf-hnsw")
+    nlist = faiss.extract_index_ivf(index).nlist
+    one, r_one = tune_nprobe(index, vectors, target=0.0)
+    assert one == 1 and r_one < 0.9  # one list is far from enough here
+    nprobe, recall = tune_nprobe(index, vectors, target=0.9)
+    assert recall >= 0.9 and 1 < nprobe < nlist
+    more, r_more = tune_nprobe(index, vectors, target=recall + 1e-9)  # just above: the next doubling
+    assert more == min(nlist, 2 * nprobe) and r_more > recall

@@ -1,0 +1,27 @@
+"""Which class serves a profile's ``llm.backend``: the one place a backend name becomes a judge.
+
+Kept apart from :mod:`benchmark.models.llm` because the batch backend
+(:mod:`benchmark.models.batch_api`) builds on that module's HTTP client: a registry inside
+it would import its own extension.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from benchmark.models.batch_api import BatchLLM
+from benchmark.models.cache import ModelCallCache
+from benchmark.models.llm import LLM, VLLMLLM, OpenAILLM, TransformersLLM
+from benchmark.models.profiles import LLMSpec
+
+BACKENDS: dict[str, Callable[..., LLM]] = {
+    "transformers": TransformersLLM,
+    "openai": OpenAILLM,
+    "openai-batch": BatchLLM,
+    "vllm": VLLMLLM,
+}
+
+
+def load_llm(spec: LLMSpec, cache: ModelCallCache | None = None) -> LLM:
+    """The judge LLM a profile names (weights load lazily, on the first uncached call)."""
+    return BACKENDS[spec.backend](spec, cache=cache)
