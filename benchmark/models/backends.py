@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from benchmark.models.batch_api import BatchLLM
+from benchmark.models.batch_api import BatchLLM, VLLMRunBatch
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.llm import LLM, VLLMLLM, OpenAILLM, TransformersLLM
 from benchmark.models.profiles import LLMSpec
@@ -19,6 +19,7 @@ BACKENDS: dict[str, Callable[..., LLM]] = {
     "openai": OpenAILLM,
     "openai-batch": BatchLLM,
     "vllm": VLLMLLM,
+    "vllm-batch": VLLMRunBatch,
 }
 
 

@@ -63,8 +63,6 @@ class BatchLLM(OpenAILLM):
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
     ) -> list[str | LLMUnavailable]:
-        import httpx
-
         params = {"max_new_tokens": max_new_tokens, "temperature": temperature, "seed": seed}
         bodies = {
             self._custom_id(m, params): (m, self._body(m, max_new_tokens, temperature, seed))
@@ -72,6 +70,26 @@ class BatchLLM(OpenAILLM):
         }
         replies: dict[str, str] = {}
         errors: dict[str, str] = {}
+        self._exchange(bodies, params, replies, errors)
+        return [
+            replies[c]
+            if c in replies
+            else LLMUnavailable(
+                f"batch: no reply after {self.max_attempts} rounds ({errors.get(c, 'not answered')})"
+            )
+            for c in (self._custom_id(m, params) for m in requests)
+        ]
+
+    def _exchange(
+        self,
+        bodies: dict[str, tuple[Messages, dict[str, Any]]],
+        params: dict[str, Any],
+        replies: dict[str, str],
+        errors: dict[str, str],
+    ) -> None:
+        """Batches adopted from a killed run, then rounds of new ones until all is answered."""
+        import httpx
+
         with httpx.Client(
             timeout=self.timeout, headers={"Authorization": f"Bearer {self.api_key}"}
         ) as client:
@@ -96,14 +114,6 @@ class BatchLLM(OpenAILLM):
                     self.max_attempts,
                 )
                 self._collect(client, server, state, bodies, params, replies, errors)
-        return [
-            replies[c]
-            if c in replies
-            else LLMUnavailable(
-                f"batch API: no reply after {self.max_attempts} rounds ({errors.get(c, 'not answered')})"
-            )
-            for c in (self._custom_id(m, params) for m in requests)
-        ]
 
     @staticmethod
     def _custom_id(messages: Messages, params: dict[str, Any]) -> str:
@@ -131,12 +141,19 @@ class BatchLLM(OpenAILLM):
             time.sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
         raise RuntimeError(f"{url}: gave up after {self.max_attempts} attempts ({last})")
 
-    def _submit(self, client: Any, server: str, bodies: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        path = "/v1/chat/completions" if self.endpoint == "chat" else "/v1/completions"
-        lines = "".join(
-            json.dumps({"custom_id": c, "method": "POST", "url": path, "body": b}) + "\n"
+    @property
+    def _path(self) -> str:
+        return "/v1/chat/completions" if self.endpoint == "chat" else "/v1/completions"
+
+    def _batch_file(self, bodies: dict[str, dict[str, Any]]) -> str:
+        """The OpenAI Batch input format: one request a line, named by its custom id."""
+        return "".join(
+            json.dumps({"custom_id": c, "method": "POST", "url": self._path, "body": b}) + "\n"
             for c, b in bodies.items()
         )
+
+    def _submit(self, client: Any, server: str, bodies: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        path, lines = self._path, self._batch_file(bodies)
         upload = self._call(
             client,
             "POST",
@@ -271,3 +288,56 @@ class BatchLLM(OpenAILLM):
             else f"HTTP {response.get('status_code')}"
         )
         self.http_failures.append(f"batch {custom_id}: {errors[custom_id]}")
+
+
+class VLLMRunBatch(BatchLLM):
+    """vLLM's offline batch runner on this machine's GPUs: the same Batch file, no server.
+
+    Each round writes the pending requests to a file, runs ``vllm run-batch -i IN -o OUT
+    --model MODEL`` (``args.vllm_command`` replaces ``vllm``; ``args.vllm_args`` adds
+    flags such as ``--tensor-parallel-size 2``) and reads the output file as a provider's.
+    The process ends with the run, so there is nothing to adopt after a kill; every reply
+    read is cached at once, as always."""
+
+    def _exchange(
+        self,
+        bodies: dict[str, tuple[Messages, dict[str, Any]]],
+        params: dict[str, Any],
+        replies: dict[str, str],
+        errors: dict[str, str],
+    ) -> None:
+        import shlex
+        import subprocess
+        import tempfile
+
+        command = shlex.split(str(self.spec.args.get("vllm_command", "vllm")))
+        extra = [str(a) for a in self.spec.args.get("vllm_args", [])]
+        for attempt in range(1, self.max_attempts + 1):
+            pending = {c: bodies[c][1] for c in bodies if c not in replies}
+            if not pending:
+                return
+            with tempfile.TemporaryDirectory(prefix="groundcover-run-batch-") as tmp:
+                source, target = Path(tmp) / "requests.jsonl", Path(tmp) / "replies.jsonl"
+                source.write_text(self._batch_file(pending), encoding="utf-8")
+                argv = [
+                    *command,
+                    "run-batch",
+                    "-i",
+                    str(source),
+                    "-o",
+                    str(target),
+                    "--model",
+                    self.spec.model,
+                ]
+                log.info(
+                    "vllm run-batch: %d requests (round %d/%d)", len(pending), attempt, self.max_attempts
+                )
+                self.batches_submitted += 1
+                done = subprocess.run([*argv, *extra], capture_output=True, text=True, check=False)
+                if done.returncode != 0:
+                    raise RuntimeError(
+                        f"{shlex.join(argv)} exited with {done.returncode}: {done.stderr[-800:]}"
+                    )
+                for line in target.read_text(encoding="utf-8").splitlines() if target.exists() else []:
+                    if line.strip():
+                        self._read_line(line, bodies, params, replies, errors)

@@ -32,7 +32,7 @@ class _Strict(BaseModel):
 class LLMSpec(_Strict):
     """An LLM judge: which backend and which model (see :mod:`benchmark.judging.stack`)."""
 
-    backend: Literal["transformers", "openai", "openai-batch", "vllm"] = "transformers"
+    backend: Literal["transformers", "openai", "openai-batch", "vllm", "vllm-batch"] = "transformers"
     model: str
     revision: str | None = None
     args: dict[str, Any] = Field(

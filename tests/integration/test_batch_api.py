@@ -154,3 +154,52 @@ def test_judge_url_keeps_a_batch_judge_a_batch_judge(server: ServerThread, tmp_p
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(raw))
     profile = with_judge(load_profile(str(tmp_path / "p.yaml")), url=server.base_url)
     assert profile.llm.backend == "openai-batch" and profile.llm.args["base_url"] == server.base_url
+
+
+FAKE_VLLM = """
+import json, pathlib, sys
+args = sys.argv[1:]
+assert args[0] == "run-batch", args
+src, out = pathlib.Path(args[args.index("-i") + 1]), pathlib.Path(args[args.index("-o") + 1])
+assert args[args.index("--model") + 1] == "batch-judge" and "--tensor-parallel-size" in args
+runs = pathlib.Path(sys.argv[0]).with_suffix(".runs")
+n = int(runs.read_text()) if runs.exists() else 0
+runs.write_text(str(n + 1))
+rows = []
+for i, line in enumerate(src.read_text().splitlines()):
+    req = json.loads(line)
+    if n == 0 and i == 0:  # the first run fails its first request
+        rows.append({"custom_id": req["custom_id"], "response": {"status_code": 400, "body": {}}, "error": None})
+        continue
+    text = "seen: " + req["body"]["messages"][-1]["content"]
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+    rows.append({"custom_id": req["custom_id"], "response": {"status_code": 200, "body": body}, "error": None})
+out.write_text("".join(json.dumps(r) + "\\n" for r in rows))
+"""
+
+
+def test_vllm_run_batch_reads_and_retries_like_a_provider(tmp_path: Path, home: Path) -> None:
+    """``backend: vllm-batch`` drives ``vllm run-batch`` (here a stand-in script that speaks its
+    file formats, since vLLM cannot run on this CPU machine)."""
+    import sys
+
+    script = tmp_path / "fake_vllm.py"
+    script.write_text(FAKE_VLLM)
+    spec = LLMSpec(
+        backend="vllm-batch",
+        model="batch-judge",
+        batch_size=100,
+        args={"vllm_command": f"{sys.executable} {script}", "vllm_args": ["--tensor-parallel-size", "1"]},
+    )
+    llm = load_llm(spec, ModelCallCache(home / "calls.sqlite"))
+    assert llm.generate(asks(3, "offline"), max_new_tokens=8) == [f"seen: offline {i}" for i in range(3)]
+    assert script.with_suffix(".runs").read_text() == "2"  # the failed request went into a second run
+    assert llm.generate(asks(3, "offline"), max_new_tokens=8)[0] == "seen: offline 0"  # cached
+    assert script.with_suffix(".runs").read_text() == "2"
+    broken = LLMSpec(
+        backend="vllm-batch",
+        model="batch-judge",
+        args={"vllm_command": f"{sys.executable} -c 'import sys; sys.exit(3)'"},
+    )
+    with pytest.raises(RuntimeError, match="exited with 3"):
+        load_llm(broken, ModelCallCache(home / "calls.sqlite")).generate(asks(1, "x"), max_new_tokens=8)
