@@ -65,17 +65,19 @@ def _import_ray() -> Any:
 
 
 class ScoringWorker:
-    """One Ray actor: a judge stack of the run's profile and the families' prepared state.
+    """One Ray actor: a judge stack of the run's profile and the prepared state of the
+    (job, family) it is scoring.
 
-    ``prepare`` runs once per (family, task, inputs, settings) key in each worker; the
-    driver has already built what it builds to disk (indexes), so a worker on the same
-    machine reuses them."""
+    ``prepare`` runs once per (job, family) in each worker — a job's inputs, such as the
+    evidence its RAG answers were given, are part of that state —; the driver has already
+    built what prepare builds to disk (indexes), so a worker on the same machine reuses them."""
 
     def __init__(self, profile: JudgeProfile) -> None:
         from benchmark.judging.stack import JudgeStack
 
         self.judges = JudgeStack.load(profile, progress=False)
-        self._prepared: dict[str, Any] = {}
+        self._key: str | None = None
+        self._prepared: Any = None
 
     def score(
         self,
@@ -87,10 +89,10 @@ class ScoringWorker:
         items: list[Item],
     ) -> tuple[list[str], list[dict[str, Any]], dict[str, Any]]:
         """The batch's query ids, their traces as JSON rows, and the cache counts it added."""
-        if key not in self._prepared:
-            self._prepared[key] = family.prepare(task, self.judges, inputs, settings)
+        if key != self._key:  # a new (job, family): only the current one's state is kept
+            self._prepared, self._key = family.prepare(task, self.judges, inputs, settings), key
         before = self.judges.cache.stats.as_dict()
-        traces = family.score_batch(self._prepared[key], items, settings)
+        traces = family.score_batch(self._prepared, items, settings)
         after = self.judges.cache.stats.as_dict()
         rows = [t.model_dump(mode="json") for t in traces]
         return [q for q, _, _ in items], rows, _stats_delta(before, after)

@@ -154,7 +154,10 @@ def score_task(
         if pool is None:
             scored = _in_process(family, prepared, settings, items)
         else:
-            scored = pool.score(run_key, family, task, inputs, settings, items, stats=judges.cache.stats)
+            # one key per (job, family): a worker prepares again for the next job, whose inputs
+            # (the evidence a RAG answer was given) differ though the run key does not
+            job_key = content_hash(run_key, str(out_file))
+            scored = pool.score(job_key, family, task, inputs, settings, items, stats=judges.cache.stats)
         _checkpoint_batches(family, task, scored, item_keys, done, checkpoint, opts, len(qids), len(todo))
         t_scored = time.perf_counter()
         ordered = [family.trace_model.model_validate(done[q]) for q in qids]

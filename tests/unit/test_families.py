@@ -74,3 +74,51 @@ def test_family_runs_through_the_runner(family_id: str, tmp_path: Path) -> None:
     again, _ = run()
     assert again.scores == result.scores
     assert (len(judges.llm.requests), len(judges.entailment.calls)) == calls  # type: ignore[attr-defined]
+
+
+class InProcessPool:
+    """``RayPool``'s contract without Ray: one ``ScoringWorker`` around the fake stack, its
+    batches handed back last first (Ray returns them in whatever order they finish)."""
+
+    def __init__(self, judges: JudgeStack) -> None:
+        from benchmark.scoring.ray_shards import ScoringWorker
+
+        self.worker = ScoringWorker.__new__(ScoringWorker)
+        self.worker.judges, self.worker._key, self.worker._prepared = judges, None, None
+        self.keys: list[str] = []
+
+    def score(
+        self, key: str, family: Any, task: Any, inputs: Any, settings: Any, batches: Any, **_: Any
+    ) -> Any:
+        self.keys.append(key)
+        for items in reversed(batches):
+            qids, rows, _counts = self.worker.score(key, family, task, inputs, settings, items)
+            yield qids, rows
+
+
+@pytest.mark.parametrize("family_id", list(REGISTRY))
+def test_sharded_batches_write_what_one_process_writes(family_id: str, tmp_path: Path) -> None:
+    """Every family scored batch by batch through a worker, out of order, gives the result
+    and traces of the in-process loop; each job gets a worker state of its own."""
+    family = REGISTRY[family_id]
+    task, answers, judges = MOCKS[family_id](tmp_path)
+    pool = InProcessPool(judges)
+    paths = {}
+    for label, use in (("one", None), ("pool", pool)):
+        for model in ("mock/a", "mock/b"):
+            _, paths[label, model] = score_task(
+                family,
+                task,
+                answers,
+                judges,
+                model=ModelInfo(id=model),
+                results_root=tmp_path / label,
+                options=RunOptions(progress=False, query_batch=1),
+                pool=use,  # type: ignore[arg-type]
+            )
+    for model in ("mock/a", "mock/b"):
+        one, sharded = read_result(paths["one", model]), read_result(paths["pool", model])
+        assert sharded.per_query == one.per_query and sharded.scores == one.scores
+        trace = paths["one", model].with_name(paths["one", model].stem + ".traces.jsonl")
+        assert trace.read_text() == paths["pool", model].with_name(trace.name).read_text()
+    assert len(pool.keys) == 2 and pool.keys[0] != pool.keys[1]  # one worker state per job

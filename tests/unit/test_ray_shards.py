@@ -1,4 +1,4 @@
-"""``--ray``'s options fail before any model loads, with the flag named."""
+"""``--ray``: options that fail before any model loads, and the worker's per-job state."""
 
 from __future__ import annotations
 
@@ -56,3 +56,43 @@ def test_the_cli_refuses_zero_workers_before_loading_anything(tmp_path, capsys) 
     )
     assert code != 0 and "--ray-workers" in capsys.readouterr().err
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
+
+
+def test_a_worker_prepares_again_for_each_job_whose_inputs_differ() -> None:
+    """Two RAG jobs share a run key (same task, family, profile) but not their evidence: a
+    worker that kept the first job's prepared state would score the second against it."""
+    from dataclasses import dataclass
+
+    from benchmark.families.base import ScoringInputs
+    from benchmark.scoring.ray_shards import ScoringWorker
+
+    @dataclass
+    class Row:
+        query_id: str
+        evidence: list[str]
+
+        def model_dump(self, mode: str) -> dict[str, object]:
+            return {"query_id": self.query_id, "evidence": self.evidence}
+
+    class Family:
+        prepared = 0
+
+        def prepare(self, task: object, judges: object, inputs: ScoringInputs, settings: object) -> object:
+            self.prepared += 1
+            return inputs.evidence
+
+        def score_batch(self, evidence: dict[str, list[str]], items: list, settings: object) -> list[Row]:
+            return [Row(q, evidence[q]) for q, _, _ in items]
+
+    worker = ScoringWorker(load_profile("offline-smollm2-minilm-sim"))
+    family = Family()
+    items = [("q1", "query", "answer")]
+    a = ScoringInputs(evidence={"q1": ["doc-a"]})
+    b = ScoringInputs(evidence={"q1": ["doc-b"]})
+    assert worker.score("job-a", family, None, a, None, items)[1] == [
+        {"query_id": "q1", "evidence": ["doc-a"]}
+    ]
+    assert worker.score("job-a", family, None, a, None, items)[1][0]["evidence"] == ["doc-a"]
+    assert family.prepared == 1  # the same job's batches share one prepare
+    assert worker.score("job-b", family, None, b, None, items)[1][0]["evidence"] == ["doc-b"]
+    assert family.prepared == 2
