@@ -97,8 +97,10 @@ def chromium() -> Iterator[Browser]:
 def _open(chromium: Browser, url: str) -> Page:
     """A laptop's screen: 1366 × 768, the width the boards must be read at."""
     pg = chromium.new_page(viewport=LAPTOP)
-    pg.goto(url)
-    pg.wait_for_selector("#gc-table-icat")
+    # the published boards take a busy 2-core machine well over Playwright's default 30 s
+    # to build on first load: wait for the table itself, with a deadline, never a sleep
+    pg.goto(url, timeout=180_000)
+    pg.wait_for_selector("#gc-table-icat", timeout=180_000)
     return pg
 
 
