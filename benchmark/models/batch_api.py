@@ -30,7 +30,7 @@ from typing import Any
 
 from benchmark.core import paths
 from benchmark.models.cache import ModelCallCache, content_hash
-from benchmark.models.llm import NAMESPACE, LLMUnavailable, Messages, OpenAILLM
+from benchmark.models.llm import LLMUnavailable, Messages, OpenAILLM, call_payload
 from benchmark.models.profiles import LLMSpec
 
 log = logging.getLogger(__name__)
@@ -64,9 +64,10 @@ class BatchLLM(OpenAILLM):
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
     ) -> list[str | LLMUnavailable]:
         params = {"max_new_tokens": max_new_tokens, "temperature": temperature, "seed": seed}
+        ids = [self._custom_id(m, params) for m in requests]
         bodies = {
-            self._custom_id(m, params): (m, self._body(m, max_new_tokens, temperature, seed))
-            for m in requests
+            c: (m, self._body(m, max_new_tokens, temperature, seed))
+            for c, m in zip(ids, requests, strict=True)
         }
         replies: dict[str, str] = {}
         errors: dict[str, str] = {}
@@ -77,7 +78,7 @@ class BatchLLM(OpenAILLM):
             else LLMUnavailable(
                 f"batch: no reply after {self.max_attempts} rounds ({errors.get(c, 'not answered')})"
             )
-            for c in (self._custom_id(m, params) for m in requests)
+            for c in ids
         ]
 
     def _exchange(
@@ -273,13 +274,7 @@ class BatchLLM(OpenAILLM):
                 errors[custom_id] = f"malformed reply body: {exc}"
                 return
             replies[custom_id] = text
-            messages = bodies[custom_id][0]
-            self.cache.put(
-                ModelCallCache.key(NAMESPACE, self.identity, {"messages": list(messages), **params}),
-                text,
-                namespace=NAMESPACE,
-                model=self.identity,
-            )
+            self._keep(call_payload(bodies[custom_id][0], params), text)
             return
         error = row.get("error") or {}
         errors[custom_id] = (

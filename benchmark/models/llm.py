@@ -86,6 +86,11 @@ class LLMUnavailable(RuntimeError):
         self.failed_payloads = failed_payloads
 
 
+def call_payload(messages: Messages, params: dict[str, Any]) -> dict[str, Any]:
+    """What one generation is cached by: the conversation and the generation settings."""
+    return {"messages": list(messages), **params}
+
+
 class _CachedLLM:
     """Shared cache plumbing: subclasses implement ``_generate_uncached``.
 
@@ -117,7 +122,7 @@ class _CachedLLM:
     ) -> list[str]:
         """Cached, batched generation (``spec.batch_size`` conversations per model call)."""
         params = self._params(max_new_tokens, temperature, seed)
-        payloads = [{"messages": list(m), **params} for m in requests]
+        payloads = [call_payload(m, params) for m in requests]
         try:
             return self.cache.cached_batch(
                 NAMESPACE,
@@ -140,15 +145,20 @@ class _CachedLLM:
             return [str(r) for r in replies]
         for p, r in zip(batch, replies, strict=True):
             if isinstance(r, str):
-                self.cache.put(
-                    ModelCallCache.key(NAMESPACE, self.identity, p),
-                    r,
-                    namespace=NAMESPACE,
-                    model=self.identity,
-                )
+                self._keep(p, r)
         first = next(r for r in replies if isinstance(r, BaseException))
         raise LLMUnavailable(
             f"{len(failed)}/{len(batch)} requests failed; first: {first}", failed_payloads=failed
+        )
+
+    def _keep(self, payload: dict[str, Any], reply: str) -> None:
+        """Cache one reply under the key :meth:`generate` looks it up by, before the rest of
+        its batch is back (a partly failed batch, a Batch API's output read line by line)."""
+        self.cache.put(
+            ModelCallCache.key(NAMESPACE, self.identity, payload),
+            reply,
+            namespace=NAMESPACE,
+            model=self.identity,
         )
 
     def sample(self, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
