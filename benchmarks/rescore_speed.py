@@ -5,8 +5,9 @@ empty model-call cache (cold), then scores them again into another results folde
 the cache now full (warm: every model call a hit).  Start-up (imports, the stack) is
 outside both; each row is the runner's own ``total`` for the answers (``prepare`` opens
 the indexes, built beforehand by a warm-up outside the timing).  The second table splits
-the cold run: seconds inside model calls per cache namespace (counted once where one model
-calls another), and everything else — retrieval, parsing, checkpoints, aggregation.
+the cold run: seconds inside model calls per pipeline stage and kind of call (searches
+included: they are cached like model calls; counted once where one model calls another), and
+everything else — parsing, checkpoints, aggregation.
 
 Usage::
 
@@ -72,7 +73,7 @@ def main() -> None:
         score(JudgeStack.load(profile, ModelCallCache(tmp / "warm-up.sqlite"), progress=False), "warm-up")
         judges = JudgeStack.load(profile, progress=False)
         cold = score(judges, "cold")
-        split = {ns: sec for ns, sec in judges.cache.stats.seconds.items()}
+        split = {k: v[2] for k, v in judges.cache.stats.by_stage.items() if v[2] > 0}
         warm = score(judges, "warm")
     n = len(answers)
     print(f"ICAT ({args.variants}), offline profile, {n} answers, one process, {os.cpu_count()} CPUs")
@@ -81,13 +82,14 @@ def main() -> None:
         print(f"{label:<6} {d['total']:>8.2f} {d['total'] / n:>9.3f}")
     print(f"warm is {cold['total'] / warm['total']:.0f}x faster than cold\n")
     inside = sum(split.values())
-    print(f"{'where the cold run went':<32} {'seconds':>8} {'share':>7}")
-    for ns, sec in sorted(split.items(), key=lambda kv: -kv[1]):
-        print(f"{'model calls: ' + ns:<32} {sec:>8.2f} {sec / cold['total']:>7.1%}")
+    print(f"{'where the cold run went (stage · calls)':<44} {'seconds':>8} {'share':>7}")
+    for key, sec in sorted(split.items(), key=lambda kv: -kv[1]):
+        stage, namespace = key.rsplit("/", 1)
+        print(f"{stage + ' · ' + namespace:<44} {sec:>8.2f} {sec / cold['total']:>7.1%}")
     rest = cold["total"] - inside
-    print(f"{'outside model calls':<32} {rest:>8.2f} {rest / cold['total']:>7.1%}")
-    print(f"{'  of which prepare (indexes)':<32} {cold['prepare']:>8.2f}")
-    print(f"{'  of which aggregate':<32} {cold['aggregate']:>8.2f}")
+    print(f"{'outside model calls':<44} {rest:>8.2f} {rest / cold['total']:>7.1%}")
+    print(f"{'  of which prepare (indexes)':<44} {cold['prepare']:>8.2f}")
+    print(f"{'  of which aggregate':<44} {cold['aggregate']:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from benchmark.scoring.runner import RunOptions
 
 
-def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True) -> None:
+def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True, dry_run: bool = True) -> None:
     g = p.add_argument_group("scoring")
     g.add_argument(
         "--judge-profile",
@@ -75,6 +75,16 @@ def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True) -> None:
     g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
     g.add_argument("--query-batch", type=int, default=4, help="queries scored together so models see batches")
     g.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    if dry_run:
+        g.add_argument(
+            "--dry-run",
+            nargs="?",
+            const=True,
+            metavar="JSON",
+            help="compute nothing: print, per family and stage, the LLM calls (prompt tokens by the judge's "
+            "tokenizer, completion at most), entailment pairs and retrieval queries the run will make, how many "
+            "are cached, and the money where the profile prices its LLM; with a path, also write the plan as JSON",
+        )
     for fam in REGISTRY.values():
         fam.add_arguments(p.add_argument_group(f"{fam.title} ({fam.id})"))
     if not ray:
@@ -216,6 +226,12 @@ def score_answers(
     from benchmark.scoring import run
 
     profile, chosen = plan(args, [job[0] for job in jobs])
+    if getattr(args, "dry_run", None):
+        dry_run(args, profile, [
+            run.Job(task, answers, model, evidence, chosen[task.id], sentences=sentences)
+            for (task, answers, model, evidence), sentences in zip(jobs, split, strict=True)
+        ])  # fmt: skip
+        return []
     judges = JudgeStack.load(profile, progress=not args.no_progress)
     pool = ray_pool(args, profile)
     console = Console(stderr=True)
@@ -251,6 +267,26 @@ def score_answers(
     if show:
         print_results(results)
     return results
+
+
+def dry_run(args: argparse.Namespace, profile: JudgeProfile, jobs: list[Any]) -> None:
+    """``--dry-run``: the plan of what scoring ``jobs`` asks, printed (and written as JSON)."""
+    import json
+
+    from benchmark.scoring.dry_run import plan_jobs, planning_stack, print_plan
+
+    found = plan_jobs(
+        jobs,
+        planning_stack(profile),
+        results_root=Path(args.results_dir),
+        inputs=scoring_inputs(args),
+        options=run_options(args),
+    )
+    console = Console()
+    print_plan(found, console if console.is_terminal else Console(width=200))
+    if isinstance(args.dry_run, str):
+        Path(args.dry_run).write_text(json.dumps(found.as_dict(), indent=2) + "\n")
+        Console(stderr=True).print(f"wrote {args.dry_run}")
 
 
 def ray_pool(args: argparse.Namespace, profile: JudgeProfile) -> RayPool | None:

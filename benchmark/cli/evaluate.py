@@ -133,6 +133,57 @@ def report_rankings(task: Any, context: Any, out: Path) -> None:
     Console(stderr=True).print(table.round(3).to_string(index=False), f"\n(wrote {target})", markup=False)
 
 
+def dry_run(
+    args: argparse.Namespace, request: Any, tasks: list[Any], settings: Any, queries: dict[str, list[str]]
+) -> int:
+    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those that exist.
+
+    An answer's scoring depends on its text, so only answers already in the outputs files
+    (a resumed run) are planned; the others are counted as generation calls, with their
+    closed-book prompts' tokens estimated from characters."""
+    import math
+
+    from rich.console import Console
+
+    from benchmark.generation.harness import build_messages, check_request, outputs_file
+    from benchmark.generation.outputs import answers_and_model
+    from benchmark.scoring.dry_run import CHARS_PER_TOKEN
+
+    margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
+    console = Console()
+    jobs, waiting = [], 0
+    for task in tasks:
+        texts = task.query_texts()
+        for setting in settings:
+            path = outputs_file(request.model, margs, task, request.output_dir, setting)
+            wanted = queries[task.id]
+            answers: dict[str, str] = {}
+            if path.exists():
+                found, model, evidence = answers_and_model(path, task)
+                answers = {q: a for q, a in found.items() if q in set(wanted)}
+                if answers and not args.no_score:
+                    jobs.append((task, answers, model, evidence))
+            missing = [q for q in wanted if q not in answers]
+            waiting += len(missing)
+            prompts = (
+                f", about {sum(math.ceil(len(m['content']) / CHARS_PER_TOKEN) for q in missing for m in build_messages(task, texts[q], q)):,} prompt tokens (est.)"
+                if setting is None
+                else ", their prompts hold the passages retrieved for them"
+            )
+            console.print(
+                f"generate · {task.id} · {setting.label if setting else 'closed-book'}: {len(missing)} answers "
+                f"to generate{prompts if missing else ''} ({len(answers)} already in {path})"
+            )
+    if jobs:
+        score_answers(args, jobs)
+    if waiting and not args.no_score:
+        console.print(
+            f"The scoring of the {waiting} answers not generated yet is not in the plan: what it asks depends "
+            "on their text (run --dry-run again once they exist, e.g. after `evaluate --no-score`)."
+        )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from benchmark.cli.common import plan
     from benchmark.generation import plan as generation
@@ -170,6 +221,8 @@ def run(args: argparse.Namespace) -> int:
         )
         for t in tasks
     }
+    if args.dry_run:
+        return dry_run(args, request, tasks, settings, queries)
     jobs = []
     for run in generation.generate(request, tasks, settings, queries, profile):
         if run.context is not None and run.context.rankings:

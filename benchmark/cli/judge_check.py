@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--irrelevant", default="0,10,20,50,70,100", help="levels in %%, or 'none'")
     p.add_argument("--contradictions", default="0,5,20", help="sentences per answer, or 'none'")
     p.add_argument("--limit", type=int, help="only the first N scorable queries")
-    add_scoring_args(p, ray=False)  # its perturbed retrievers live in this process
+    add_scoring_args(p, ray=False, dry_run=False)  # its perturbed retrievers live in this process
     p.set_defaults(func=run, results_dir="judge-check")
 
 

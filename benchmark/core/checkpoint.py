@@ -41,8 +41,9 @@ class JsonlCheckpoint:
         self.id_field = id_field
         self.bad_lines: list[int] = []
 
-    def load(self) -> dict[str, dict[str, Any]]:
-        """Finished items by id (the last line wins if an id repeats)."""
+    def load(self, *, repair: bool = True) -> dict[str, dict[str, Any]]:
+        """Finished items by id (the last line wins if an id repeats); a torn last line is cut
+        off, unless ``repair`` is off (a dry run reads a file a live run may be appending to)."""
         if not self.path.exists():
             return {}
         items: dict[str, dict[str, Any]] = {}
@@ -60,7 +61,7 @@ class JsonlCheckpoint:
                 except (ValueError, KeyError, TypeError):
                     self.bad_lines.append(n)
                     log.warning("%s: line %d cannot be read; its item will be computed again", self.path, n)
-        if whole != self.path.stat().st_size:
+        if repair and whole != self.path.stat().st_size:
             with open(self.path, "r+b") as f:
                 f.truncate(whole)
         return items

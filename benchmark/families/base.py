@@ -266,6 +266,10 @@ class MetricFamily(ABC):
     required_tables: ClassVar[tuple[str, ...]]
     trace_model: ClassVar[type[QueryTrace]]
     settings_model: ClassVar[type[FamilySettings]]
+    #: the pipeline's model-calling stages in order, as named by ``cache.stage`` (nested
+    #: names joined by ``:``): each is one round of requests known before its first call.
+    #: A dry run lists one it never reached, which a run may ask for what earlier replies say
+    stages: ClassVar[tuple[str, ...]] = ()
     #: data files the family reads beside the corpus, each with its flag
     inputs: ClassVar[tuple[InputFile, ...]] = ()
     citation: ClassVar[str] = ""

@@ -39,7 +39,7 @@ from tqdm.auto import tqdm
 
 from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
 from benchmark.core.errors import InputError, Problem
-from benchmark.core.results import model_dir_name, now_iso
+from benchmark.core.results import RAGSetting, model_dir_name, now_iso
 from benchmark.generation.outputs import OutputRow
 from benchmark.generation.rag import RAGContext
 from benchmark.generation.rag import record as rag_record
@@ -276,6 +276,16 @@ def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
     return str(ident), str(model_args.get("revision", "main"))
 
 
+def outputs_file(
+    model: str, model_args: dict[str, Any], task: Task, out_path: Path, setting: RAGSetting | None
+) -> Path:
+    """Where the answers of ``model`` to ``task`` under ``setting`` go: ``out_path`` itself
+    when it is a ``.jsonl`` file, else ``<out_path>/<model>[__<setting>]/<task>.jsonl``."""
+    model_id, _ = model_identity(model, model_args)
+    folder = model_dir_name(model_id) + (f"__{setting.slug}" if setting else "")
+    return out_path if out_path.suffix == ".jsonl" else out_path / folder / f"{task.id}.jsonl"
+
+
 def build_messages(
     task: Task, query: str, query_id: str | None = None, rag: RAGContext | None = None
 ) -> Messages:
@@ -373,9 +383,7 @@ def generate_outputs(
     """
     margs, gkw = check_request(model, model_args, gen_kwargs)
     model_id, revision = model_identity(model, margs)
-    out_path = Path(out_path)
-    folder = model_dir_name(model_id) + (f"__{rag.setting.slug}" if rag else "")
-    out = out_path if out_path.suffix == ".jsonl" else out_path / folder / f"{task.id}.jsonl"
+    out = outputs_file(model, margs, task, Path(out_path), rag.setting if rag else None)
     queries = task.queries(limit=limit, query_ids=query_ids)
     order = {q: i for i, q in enumerate(queries["query_id"])}
     with exclusive(out, what="this outputs file"):

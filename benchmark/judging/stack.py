@@ -62,9 +62,13 @@ class JudgeStack:
                 self._retrievers[key] = self.retriever_factory(corpus, task, spec)
             else:
                 from benchmark.retrieval import open_retriever
+                from benchmark.retrieval.cached import CachedRetriever
 
-                self._retrievers[key] = open_retriever(
-                    corpus, task, spec, self.profile.embedder, cache=self.cache, progress=self.progress
+                self._retrievers[key] = CachedRetriever(
+                    open_retriever(
+                        corpus, task, spec, self.profile.embedder, cache=self.cache, progress=self.progress
+                    ),
+                    self.cache,
                 )
         return self._retrievers[key]
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import contextvars
 import hashlib
 import json
 import logging
@@ -23,10 +25,10 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -36,6 +38,39 @@ from benchmark.core.errors import InputError, Problem
 log = logging.getLogger(__name__)
 
 _MISSING = object()
+_STAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar("groundcover_stage", default=None)
+
+
+@contextlib.contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Name the pipeline stage that the model calls inside belong to (``claims``,
+    ``grounding``, ...): their counts and seconds are kept per stage as well as per
+    namespace, which is how a run reports where its time went and how a dry run
+    (:mod:`benchmark.scoring.dry_run`) reports what each stage will ask.
+
+    A stage is one round of requests, all known before its first call: a round that is
+    asked only for what an earlier round replied (EXAM's verification of rated answers)
+    is a stage of its own, nested names joined by ``:`` (``answers:verify``)."""
+    outer = _STAGE.get()
+    token = _STAGE.set(f"{outer}:{name}" if outer else name)
+    try:
+        yield
+    finally:
+        _STAGE.reset(token)
+
+
+def current_stage() -> str:
+    return _STAGE.get() or "(no stage)"
+
+
+class Planner(Protocol):
+    """What stands in for the models in a dry run: told of every request the cache cannot
+    answer, it returns a placeholder instead of calling the model (nothing is computed and
+    nothing is written)."""
+
+    def seen(self, namespace: str) -> None: ...
+
+    def missed(self, namespace: str, model: str, payloads: list[Any]) -> list[Any]: ...
 
 
 def canonical_json(value: Any) -> str:
@@ -86,8 +121,12 @@ class CacheStats:
     misses: int = 0
     by_namespace: dict[str, list[int]] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: "stage/namespace" -> [hits, misses, seconds]: the same counts, split by pipeline stage
+    by_stage: dict[str, list[float]] = field(default_factory=dict)
 
-    def record(self, namespace: str, hits: int, misses: int, seconds: float = 0.0) -> None:
+    def record(
+        self, namespace: str, hits: int, misses: int, seconds: float = 0.0, stage: str | None = None
+    ) -> None:
         self.hits += hits
         self.misses += misses
         entry = self.by_namespace.setdefault(namespace, [0, 0])
@@ -95,6 +134,10 @@ class CacheStats:
         entry[1] += misses
         if seconds:
             self.seconds[namespace] = self.seconds.get(namespace, 0.0) + seconds
+        split = self.by_stage.setdefault(f"{stage or current_stage()}/{namespace}", [0, 0, 0.0])
+        split[0] += hits
+        split[1] += misses
+        split[2] += seconds
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -103,6 +146,10 @@ class CacheStats:
             "by_namespace": {
                 k: {"hits": v[0], "misses": v[1], "seconds": round(self.seconds.get(k, 0.0), 3)}
                 for k, v in self.by_namespace.items()
+            },
+            "by_stage": {
+                k: {"hits": int(v[0]), "misses": int(v[1]), "seconds": round(v[2], 3)}
+                for k, v in self.by_stage.items()
             },
         }
 
@@ -118,6 +165,8 @@ class ModelCallCache:
         self.path = Path(path) if path is not None else paths.cache_path()
         self.enabled = enabled
         self.stats = CacheStats()
+        #: set for a dry run: misses go to it instead of the model, and nothing is written
+        self.planner: Planner | None = None
         self._lock = threading.Lock()
         self._nesting = threading.local()
         self._conn: sqlite3.Connection | None = None
@@ -200,7 +249,7 @@ class ModelCallCache:
         return None if row is None else self._decode(key, row[0])
 
     def put(self, key: str, value: Any, *, namespace: str, model: str) -> None:
-        if self._conn is None:
+        if self._conn is None or self.planner is not None:
             return
         self._write([(key, namespace, model, encode_value(value), time.time())])
 
@@ -240,9 +289,16 @@ class ModelCallCache:
         for k, p in zip(keys, payloads, strict=True):
             if k not in found and k not in todo:
                 todo[k] = p
-        hits = sum(1 for k in keys if k in found)
-        self.stats.record(namespace, hits, len(todo))
-        if todo:
+        hits = sum(1 for k in dict.fromkeys(keys) if k in found)  # distinct requests, as misses are
+        # a call made inside another model's call (the similarity judge's embeddings) is that
+        # model's work, not a request of the stage: counted apart, under "<stage>:in-<namespace>"
+        inside = f"{current_stage()}:in-{self._nesting.outer}" if getattr(self._nesting, "depth", 0) else None
+        self.stats.record(namespace, hits, len(todo), stage=inside)
+        if self.planner is not None:
+            self.planner.seen(namespace)
+        if todo and self.planner is not None:
+            found.update(zip(todo, self.planner.missed(namespace, model, list(todo.values())), strict=True))
+        elif todo:
             items = list(todo.items())
             step = batch_size or len(items)
             for start in range(0, len(items), step):
@@ -267,6 +323,8 @@ class ModelCallCache:
         of all namespaces add up to the time spent in model calls, counted once."""
         depth = getattr(self._nesting, "depth", 0)
         self._nesting.depth = depth + 1
+        if depth == 0:
+            self._nesting.outer = namespace
         t0 = time.perf_counter()
         try:
             return list(compute(batch))
@@ -276,7 +334,7 @@ class ModelCallCache:
                 self.stats.record(namespace, 0, 0, time.perf_counter() - t0)
 
     def _put_many(self, entries: list[tuple[str, Any]], namespace: str, model: str) -> None:
-        if self._conn is None or not entries:
+        if self._conn is None or not entries or self.planner is not None:
             return
         now = time.time()
         self._write([(k, namespace, model, encode_value(v), now) for k, v in entries])
@@ -290,6 +348,16 @@ class ModelCallCache:
                 self._conn.commit()
         except sqlite3.DatabaseError as exc:
             raise self._damaged(exc) from exc
+
+    def any_value(self, namespace: str, model: str) -> Any:
+        """One cached value of a model, or ``None`` (a dry run reads an embedding's size from it)."""
+        if self._conn is None:
+            return None
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT key, value FROM calls WHERE namespace=? AND model=? LIMIT 1", (namespace, model)
+            ).fetchone()
+        return None if row is None else self._decode(row[0], row[1])
 
     def count(self, namespace: str | None = None) -> int:
         if self._conn is None:

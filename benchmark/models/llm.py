@@ -46,6 +46,8 @@ from benchmark.models.profiles import LLMSpec
 log = logging.getLogger(__name__)
 Messages = list[dict[str, str]]
 NAMESPACE = "llm.generate"
+#: what a dry run's planner answers for a request the cache cannot: no model would produce it
+PENDING_REPLY = "\x00(reply not known before the run)\x00"
 
 
 class LLM(Protocol):
@@ -211,13 +213,8 @@ class TransformersLLM(_CachedLLM):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        source, kwargs = self.path, {"revision": self.spec.revision}
+        source, kwargs = self._source()
         materialised = _materialised_path(self.path, self.gguf_file)
-        if self.gguf_file:
-            if (materialised / "config.json").exists():
-                source, kwargs = str(materialised), {}
-            else:
-                kwargs = {"gguf_file": self.gguf_file}
         log.info("loading %s from %s", self.spec.model, source)
         tok = AutoTokenizer.from_pretrained(source, **kwargs)
         model = AutoModelForCausalLM.from_pretrained(
@@ -232,11 +229,28 @@ class TransformersLLM(_CachedLLM):
             tok.pad_token = tok.eos_token
         self._model, self._tok = model, tok
 
+    def _source(self) -> tuple[str, dict[str, Any]]:
+        """Where the weights load from: the dequantised copy of a GGUF file once it exists."""
+        materialised = _materialised_path(self.path, self.gguf_file)
+        if not self.gguf_file:
+            return self.path, {"revision": self.spec.revision}
+        if (materialised / "config.json").exists():
+            return str(materialised), {}
+        return self.path, {"gguf_file": self.gguf_file}
+
+    def tokenizer(self) -> Any:
+        """The model's tokenizer alone, without its weights (what a dry run counts with)."""
+        with self._lock:
+            if self._tok is None:
+                from transformers import AutoTokenizer
+
+                source, kwargs = self._source()
+                self._tok = AutoTokenizer.from_pretrained(source, **kwargs)
+            return self._tok
+
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under this model's tokenizer (cost reports, e.g. benchmarks/)."""
-        with self._lock:
-            self._load()
-        return len(self._tok(text, add_special_tokens=False)["input_ids"])
+        return len(self.tokenizer()(text, add_special_tokens=False)["input_ids"])
 
     @staticmethod
     def _materialise(model: Any, tok: Any, target: Path) -> None:

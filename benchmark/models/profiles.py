@@ -29,6 +29,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class Price(_Strict):
+    """What a hosted judge costs, in US dollars per million tokens (a dry run's money line).
+    Kept out of the recorded profile: a price changes what a run costs, not what it scores."""
+
+    prompt: float = Field(ge=0, description="US dollars per million prompt tokens")
+    completion: float = Field(ge=0, description="US dollars per million completion tokens")
+
+
 class LLMSpec(_Strict):
     """An LLM judge: which backend and which model (see :mod:`benchmark.judging.stack`)."""
 
@@ -43,6 +51,7 @@ class LLMSpec(_Strict):
     seed: int = 0
     batch_size: int = Field(default=4, ge=1)
     max_retries: int = Field(default=2, ge=0)
+    price: Price | None = Field(default=None, exclude=True, description="for --dry-run's cost estimate")
 
 
 class EntailmentSpec(_Strict):
@@ -257,7 +266,7 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         )
     version = profile.version
     if model is not None and model != profile.llm.model:
-        llm = llm.model_copy(update={"model": model, "revision": None})
+        llm = llm.model_copy(update={"model": model, "revision": None, "price": None})
         version = f"{profile.version}+llm:{model}"
     return profile.model_copy(
         update={"llm": llm, "version": version, "offline": False if url else profile.offline}

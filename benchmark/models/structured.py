@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from benchmark.models import example_copies
-from benchmark.models.llm import LLM, LLMUnavailable, Messages
+from benchmark.models.llm import LLM, PENDING_REPLY, LLMUnavailable, Messages
 
 T = TypeVar("T")
 
+PENDING_ERROR = "not known before the run (dry run)"
 REPAIR_INSTRUCTION = (
     "Your reply could not be used: {error}. Reply again, in exactly the requested format and nothing else."
 )
@@ -84,6 +85,9 @@ def run_structured(
         still = []
         for i, reply in zip(pending, replies, strict=True):
             out = outcomes[i]
+            if reply == PENDING_REPLY:  # a dry run: the reply is not known before the run
+                out.error = PENDING_ERROR
+                continue
             out.raw.append(reply)
             out.attempts += 1
             try:

@@ -39,6 +39,23 @@ class BM25Retriever:
     ``-storeRaw`` or ``-storeContents``.
     """
 
+    @staticmethod
+    def identity_of(
+        corpus: str | None, chunking: list[int] | None, k1: float, b: float, lucene_index: str | None = None
+    ) -> dict[str, Any]:
+        """What a BM25 retriever records, known before its index is built or opened (a dry
+        run keys its plan by it without touching the index)."""
+        if lucene_index is not None:
+            return {"kind": "bm25", "lucene_index": lucene_index, "k1": k1, "b": b}
+        return {
+            "kind": "bm25",
+            "corpus": corpus,
+            "chunking": chunking,
+            "k1": k1,
+            "b": b,
+            "analyzer": "anserini-default",
+        }
+
     def __init__(
         self,
         passages: Sequence[Passage] | None,
@@ -63,7 +80,7 @@ class BM25Retriever:
                     raise InputError(Problem(lucene_index, "Lucene index directory does not exist"))
                 index_dir = lucene_index
             self.searcher = lucene.BM25Searcher(index_dir, k1=k1, b=b)
-            self.identity: dict[str, Any] = {"kind": "bm25", "lucene_index": lucene_index, "k1": k1, "b": b}
+            self.identity: dict[str, Any] = self.identity_of(None, None, k1, b, lucene_index)
             self.index_path = lucene_index
             self.reused = True
         else:
@@ -71,14 +88,7 @@ class BM25Retriever:
                 raise InputError(Problem("corpus", "no passages to index"))
             fp = corpus_fingerprint(passages)
             chunk = list(chunking) if chunking else None
-            self.identity = {
-                "kind": "bm25",
-                "corpus": fp,
-                "chunking": chunk,
-                "k1": k1,
-                "b": b,
-                "analyzer": "anserini-default",
-            }
+            self.identity = self.identity_of(fp, chunk, k1, b)
             meta = {
                 "kind": "bm25",
                 "corpus": fp,

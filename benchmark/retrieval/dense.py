@@ -126,6 +126,15 @@ def set_nprobe(index: Any, nprobe: int) -> None:
         quantizer.hnsw.efSearch = max(64, 2 * nprobe)
 
 
+def tuned_nprobe(folder: Path, nlist: int) -> int:
+    """The nprobe chosen for the recall target when the index in ``folder`` was built (an
+    index built before tuning existed, or not built yet: the old share of the lists)."""
+    try:
+        return int(json.loads((folder / "nprobe.json").read_text())["nprobe"])
+    except (OSError, ValueError, KeyError):
+        return default_nprobe(nlist)
+
+
 class DenseRetriever:
     """Sentence embeddings (``embeddings.Embedder``) searched with faiss.
 
@@ -158,15 +167,10 @@ class DenseRetriever:
         for row, p in enumerate(self.passages):
             self._rows_by_doc.setdefault(p.doc_id, []).append(row)
         n = len(self.passages)
-        fp = corpus_fingerprint(self.passages)
-        index_type = spec.dense_index
-        if index_type == "auto":
-            index_type = "ivf-hnsw" if n > spec.ivf_threshold else "flat"
+        parts, index_type, self.nlist, final = self.layout(
+            self.passages, spec, self.embedder.identity, chunking
+        )
         self.index_type = index_type
-        chunk = list(chunking) if chunking else None
-        parts = {"kind": "dense", "corpus": fp, "chunking": chunk, "embedder": self.embedder.identity}
-        self.nlist = ivf_nlist(n) if index_type == "ivf-hnsw" else None
-        final = index_home("dense", index_key(**parts, index=index_type, nlist=self.nlist))
         self.reused = index_complete(final)
         if self.reused:
             log.info("reusing dense index %s", final)
@@ -198,7 +202,7 @@ class DenseRetriever:
             raise RuntimeError(
                 f"dense index {final} holds {self.index.ntotal} vectors for {n} passages; delete it"
             )
-        self.nprobe = (nprobe or self._tuned_nprobe(final)) if self.nlist else None
+        self.nprobe = (nprobe or tuned_nprobe(final, self.nlist)) if self.nlist else None
         self.identity: dict[str, Any] = {
             **parts,
             "index": index_type,
@@ -209,14 +213,32 @@ class DenseRetriever:
             set_nprobe(self.index, self.nprobe)
         self.index_path = str(final)
 
-    def _tuned_nprobe(self, folder: Path) -> int:
-        """The nprobe chosen for the recall target when the index was built (an index built
-        before tuning existed: the old share of the lists)."""
-        assert self.nlist is not None
-        try:
-            return int(json.loads((folder / "nprobe.json").read_text())["nprobe"])
-        except (OSError, ValueError, KeyError):
-            return default_nprobe(self.nlist)
+    @staticmethod
+    def layout(
+        passages: Sequence[Passage],
+        spec: RetrieverSpec,
+        embedder_identity: str,
+        chunking: tuple[int, int] | None,
+    ) -> tuple[dict[str, Any], str, int | None, Path]:
+        """What names a dense index — its identity's parts, index type, IVF lists, folder —
+        computed from the passages alone, before anything is embedded (also by a dry run)."""
+        index_type = spec.dense_index
+        if index_type == "auto":
+            index_type = "ivf-hnsw" if len(passages) > spec.ivf_threshold else "flat"
+        chunk = list(chunking) if chunking else None
+        parts = {
+            "kind": "dense",
+            "corpus": corpus_fingerprint(passages),
+            "chunking": chunk,
+            "embedder": embedder_identity,
+        }
+        nlist = ivf_nlist(len(passages)) if index_type == "ivf-hnsw" else None
+        return (
+            parts,
+            index_type,
+            nlist,
+            index_home("dense", index_key(**parts, index=index_type, nlist=nlist)),
+        )
 
     def _vectors(self, parts: dict[str, Any], progress: bool) -> np.ndarray:
         import faiss

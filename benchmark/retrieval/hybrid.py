@@ -23,12 +23,11 @@ class HybridRetriever:
         self.retrievers = list(retrievers)
         self.rrf_k = rrf_k
         self.depth = depth
-        self.identity: dict[str, Any] = {
-            "kind": "hybrid",
-            "rrf_k": rrf_k,
-            "depth": depth,
-            "parts": [r.identity for r in self.retrievers],
-        }
+        self.identity: dict[str, Any] = self.identity_of([r.identity for r in self.retrievers], rrf_k, depth)
+
+    @staticmethod
+    def identity_of(parts: list[dict[str, Any]], rrf_k: int, depth: int = 50) -> dict[str, Any]:
+        return {"kind": "hybrid", "rrf_k": rrf_k, "depth": depth, "parts": parts}
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
         runs = [r.search(queries, max(k, self.depth), allowed) for r in self.retrievers]

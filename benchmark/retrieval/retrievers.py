@@ -6,12 +6,13 @@ import logging
 from typing import Any
 
 from benchmark.core.errors import InputError, Problem
-from benchmark.models.cache import ModelCallCache
+from benchmark.models.cache import ModelCallCache, content_hash
 from benchmark.models.profiles import EmbedderSpec, RetrieverSpec
 from benchmark.retrieval.bm25 import BM25Retriever
-from benchmark.retrieval.chunking import Passage
+from benchmark.retrieval.cached import CANDIDATES, CachedRetriever
+from benchmark.retrieval.chunking import Passage, corpus_fingerprint
 from benchmark.retrieval.corpora import CorpusRef, corpus_passages
-from benchmark.retrieval.dense import DenseRetriever
+from benchmark.retrieval.dense import DenseRetriever, tuned_nprobe
 from benchmark.retrieval.hybrid import HybridRetriever
 from benchmark.retrieval.index import Retriever
 
@@ -64,17 +65,56 @@ def open_retriever(
     return build_retriever(spec, embedder, corpus_passages(ref, task, spec), cache=cache, progress=progress)
 
 
+def planned_identity(
+    ref: CorpusRef,
+    task: Any,
+    spec: RetrieverSpec,
+    embedder: EmbedderSpec,
+    cache: ModelCallCache | None = None,
+) -> dict[str, Any]:
+    """The identity :func:`open_retriever` would give its retriever, computed from the corpus
+    and the index's metadata alone (the IVF nprobe recorded beside a built index), so a dry
+    run keys its plan exactly as the run will without building or opening an index."""
+    from benchmark.models.embeddings import Embedder
+
+    chunking = (spec.chunk_words, spec.chunk_overlap)
+    if ref.kind == "lucene":
+        return BM25Retriever.identity_of(None, None, spec.bm25_k1, spec.bm25_b, ref.path)
+    passages = corpus_passages(ref, task, spec)
+    if not passages:
+        raise InputError(Problem("corpus", "no passages to retrieve from (empty corpus?)"))
+    bm25 = BM25Retriever.identity_of(corpus_fingerprint(passages), list(chunking), spec.bm25_k1, spec.bm25_b)
+    if spec.kind == "bm25":
+        return bm25
+    parts, index_type, nlist, folder = DenseRetriever.layout(
+        passages, spec, Embedder(embedder, cache).identity, chunking
+    )
+    nprobe = tuned_nprobe(folder, nlist) if nlist else None
+    dense = {**parts, "index": index_type, "nlist": nlist, "nprobe": nprobe}
+    return dense if spec.kind == "dense" else HybridRetriever.identity_of([bm25, dense], spec.rrf_k)
+
+
 def candidate_documents(retriever: Retriever, queries: list[str], n: int) -> list[list[str]]:
     """The ``n`` best documents per query, in rank order, from a passage retriever.
 
     A document ranks by its best passage (MaxP); passages are fetched ``depth`` deep
-    until ``n`` distinct documents are found or the index is exhausted.
+    until ``n`` distinct documents are found or the index is exhausted.  Through a
+    :class:`~benchmark.retrieval.cached.CachedRetriever` the document ids alone are cached
+    (namespace ``candidates``), not the thousands of passages read to find them.
     """
     if n <= 0:
         raise ValueError("the number of candidate documents must be positive")
+    if isinstance(retriever, CachedRetriever):
+        inner = retriever.inner
+        return retriever.cache.cached_batch(
+            CANDIDATES,
+            content_hash(retriever.identity),
+            [{"query": q, "n": n} for q in queries],
+            lambda batch: _best_documents(inner, [p["query"] for p in batch], n),
+        )
+    return _best_documents(retriever, queries, n)
+
+
+def _best_documents(retriever: Retriever, queries: list[str], n: int) -> list[list[str]]:
     depth = max(10 * n, 100)
-    out = []
-    for hits in retriever.search(queries, depth):
-        docs = list(dict.fromkeys(h.doc_id for h in hits))[:n]
-        out.append(docs)
-    return out
+    return [list(dict.fromkeys(h.doc_id for h in hits))[:n] for hits in retriever.search(queries, depth)]

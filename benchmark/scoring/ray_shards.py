@@ -91,23 +91,22 @@ class ScoringWorker:
         """The batch's query ids, their traces as JSON rows, and the cache counts it added."""
         if key != self._key:  # a new (job, family): only the current one's state is kept
             self._prepared, self._key = family.prepare(task, self.judges, inputs, settings), key
-        before = self.judges.cache.stats.as_dict()
+        before = {k: list(v) for k, v in self.judges.cache.stats.by_stage.items()}
         traces = family.score_batch(self._prepared, items, settings)
-        after = self.judges.cache.stats.as_dict()
+        after = self.judges.cache.stats.by_stage
         rows = [t.model_dump(mode="json") for t in traces]
         return [q for q, _, _ in items], rows, _stats_delta(before, after)
 
 
-def _stats_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, tuple[int, int, float]]:
-    """Per namespace, the (hits, misses, seconds) a batch added to a worker's cache counts."""
+def _stats_delta(
+    before: dict[str, list[float]], after: dict[str, list[float]]
+) -> dict[str, tuple[int, int, float]]:
+    """Per "stage/namespace", the (hits, misses, seconds) a batch added to a worker's counts."""
     out = {}
-    for ns, v in after["by_namespace"].items():
-        old = before["by_namespace"].get(ns, {})
-        out[ns] = (
-            v["hits"] - old.get("hits", 0),
-            v["misses"] - old.get("misses", 0),
-            v["seconds"] - old.get("seconds", 0.0),
-        )
+    for key, (hits, misses, seconds) in after.items():
+        old = before.get(key, [0, 0, 0.0])
+        if (hits, misses, seconds) != tuple(old):
+            out[key] = (int(hits - old[0]), int(misses - old[1]), seconds - old[2])
     return out
 
 
@@ -191,8 +190,9 @@ class RayPool:
             lambda actor, items: actor.score.remote(key, *shared, items), list(batches)
         ):
             if stats is not None:
-                for namespace, (hits, misses, seconds) in counts.items():
-                    stats.record(namespace, hits, misses, seconds)
+                for counted, (hits, misses, seconds) in counts.items():
+                    stage, namespace = counted.rsplit("/", 1)
+                    stats.record(namespace, hits, misses, seconds, stage=stage)
             yield qids, rows
 
     def close(self) -> None:

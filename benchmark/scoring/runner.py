@@ -42,7 +42,14 @@ from benchmark.core.results import (
     traces_path,
     write_result,
 )
-from benchmark.families.base import FamilySettings, Item, MetricFamily, QueryTrace, ScoringInputs
+from benchmark.families.base import (
+    FamilySettings,
+    Item,
+    MetricFamily,
+    Prepared,
+    QueryTrace,
+    ScoringInputs,
+)
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
@@ -100,6 +107,29 @@ def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str
     return ids
 
 
+def keys(
+    family: MetricFamily,
+    task: Task,
+    answers: dict[str, str],
+    qids: Sequence[str],
+    judges: JudgeStack,
+    prepared: Prepared,
+    settings: FamilySettings,
+) -> tuple[str, dict[str, str]]:
+    """The run key — everything but the answer that decides a trace — and each query's item
+    key, which a checkpointed trace must carry to be kept."""
+    run_key = content_hash(
+        family.id,
+        judges.profile.resolved(),
+        task.card.version,
+        task.data_fingerprint,
+        prepared.corpus_id,
+        settings.model_dump(mode="json"),
+        prepared.run_key,
+    )
+    return run_key, {q: content_hash(run_key, answers[q]) for q in qids}
+
+
 def score_task(
     family: MetricFamily,
     task: Task,
@@ -130,16 +160,7 @@ def score_task(
     with exclusive(out_file, what="this result"):
         checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
         done = checkpoint.load()
-        run_key = content_hash(
-            family.id,
-            judges.profile.resolved(),
-            task.card.version,
-            task.data_fingerprint,
-            prepared.corpus_id,
-            settings.model_dump(mode="json"),
-            prepared.run_key,
-        )
-        item_keys = {q: content_hash(run_key, answers[q]) for q in qids}
+        run_key, item_keys = keys(family, task, answers, qids, judges, prepared, settings)
         todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
         log.info(
             "%s %s: %d queries to score (%d already done)",

@@ -182,6 +182,18 @@ def test_settings_defaults_are_declared_once(family_id: str) -> None:
         assert flag in helps
 
 
+@pytest.mark.parametrize("family_id", list(REGISTRY))
+def test_every_stage_a_pipeline_names_is_declared(family_id: str) -> None:
+    """A dry run lists the declared stages it did not reach; a stage named in the code but
+    not declared would be missing from that list (runtime names: tests/integration/test_dry_run.py)."""
+    folder = Path(sys.modules[type(REGISTRY[family_id]).__module__].__file__).parent  # type: ignore[arg-type]
+    named = {m for p in folder.glob("*.py") for m in re.findall(r'stage\("([^"]+)"\)', p.read_text())}
+    declared = REGISTRY[family_id].stages
+    assert named, f"{family_id}'s pipeline names no stage"
+    undeclared = {n for n in named if not any(n in d.split(":") for d in declared)}
+    assert not undeclared, f"{family_id}: stages {sorted(undeclared)} are not in its `stages`"
+
+
 def test_a_flag_reaches_the_settings_and_a_bad_value_names_its_flag() -> None:
     from benchmark.core.errors import InputError
 

@@ -81,5 +81,7 @@ def test_time_in_model_calls_is_counted_once_where_one_model_calls_another(tmp_p
     seconds = dict(cache.stats.seconds)
     assert set(seconds) == {"entail"} and seconds["entail"] >= 0.1  # the LLM's time inside it
     assert cache.stats.as_dict()["by_namespace"]["llm"] == {"hits": 0, "misses": 2, "seconds": 0.0}
+    # the inner calls are the outer model's work, counted apart from the stage's own requests
+    assert set(cache.stats.by_stage) == {"(no stage)/entail", "(no stage):in-entail/llm"}
     cache.cached_batch("entail", "e", ["a", "b"], outer)  # all hits: no model call, no time
     assert cache.stats.seconds["entail"] == seconds["entail"]

@@ -179,6 +179,20 @@ class ArgumentsFamily(MetricFamily):
     primary = "overall_quality"
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"overall_quality": ("argument-quality",)}
     citation = CITATION
+    stages = (
+        "evidence",
+        "quality:pointwise",
+        "quality:listwise",
+        "context:direct",
+        "context:fine_grained",
+        "context:geval_steps",
+        "context:geval",
+        "context:rubric_items",
+        "context:query_rubric",
+        "joint:rag_direct",
+        "joint:rubric_items",
+        "joint:rag_rubric",
+    )
     required_tables = ("queries",)
     trace_model = ArgumentTrace
     pipeline = pipeline

@@ -23,6 +23,7 @@ from benchmark.families.arguments.scores import trace_scores
 from benchmark.families.arguments.trace import ArgumentTrace, EvidenceDoc, JudgeRecord
 from benchmark.generation.rag import parse_citations
 from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import stage
 from benchmark.models.llm import Messages
 from benchmark.models.structured import run_structured
 from benchmark.retrieval import Retriever
@@ -60,13 +61,14 @@ def ask(
     if not requests:
         return []
     prompt = J.prompt(judge)
-    outcomes = run_structured(
-        state.judges.llm,
-        requests,
-        parse,
-        max_retries=state.judges.profile.llm.max_retries,
-        max_new_tokens=prompt.meta.get("max_new_tokens"),
-    )
+    with stage(judge):
+        outcomes = run_structured(
+            state.judges.llm,
+            requests,
+            parse,
+            max_retries=state.judges.profile.llm.max_retries,
+            max_new_tokens=prompt.meta.get("max_new_tokens"),
+        )
     parsers = list(parse) if isinstance(parse, Sequence) else [parse] * len(requests)
     out = []
     for o, p in zip(outcomes, parsers, strict=True):
@@ -98,11 +100,15 @@ def score_batch(state: ArgumentState, items: Sequence[tuple[str, str, str]]) -> 
     for qid, _, answer in items:
         topic, stance = state.topics[qid]
         traces.append(ArgumentTrace(query_id=qid, query=topic, answer=answer, topic=topic, stance=stance))
-    gather_evidence(state, traces)
-    judge_quality(state, traces)
+    with stage("evidence"):
+        gather_evidence(state, traces)
+    with stage("quality"):
+        judge_quality(state, traces)
     with_docs = [t for t in traces if t.evidence]
-    judge_context(state, with_docs)
-    judge_joint(state, with_docs)
+    with stage("context"):
+        judge_context(state, with_docs)
+    with stage("joint"):
+        judge_joint(state, with_docs)
     for t in traces:
         for name, rec in t.judges.items():
             t.failures.extend(f"{name}: {f}" for f in rec.failures)

@@ -90,6 +90,7 @@ class AttributionFamily(MetricFamily):
         k: ("entailment", "citation-support") for k in SUPPORT_SCORES
     }
     citation = CITATION
+    stages = ("claims", "support", "support-without", "diagnostics:context", "diagnostics:corpus")
     required_tables = ("queries",)
     trace_model = AttributionTrace
     pipeline = pipeline

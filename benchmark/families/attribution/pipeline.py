@@ -14,6 +14,7 @@ from benchmark.families.attribution.trace import AttributionTrace, CitationTrace
 from benchmark.generation.rag import CitedSentence, cited_sentences
 from benchmark.judging.decomposition import Decomposer
 from benchmark.judging.grounding import ground_claims
+from benchmark.models.cache import stage
 from benchmark.models.entailment import EntailmentModel
 from benchmark.retrieval import Retriever
 
@@ -83,7 +84,8 @@ def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) 
             trace.failures.append("sentences: the answer has none")
         traces.append(trace)
     if state.decomposer is not None:
-        into_claims(state.decomposer, traces)
+        with stage("claims"):
+            into_claims(state.decomposer, traces)
     judged = [st for t in traces for st in t.sentences if st.citations and not st.errors]
     first: list[tuple[Request, SentenceTrace, Callable[[str | None], None]]] = []
     for st in judged:
@@ -93,7 +95,8 @@ def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) 
             first.append(
                 (([c.text for c in st.citations], st.text), st, lambda v, st=st: setattr(st, "joint", v))
             )
-    _ask(state.judge, first)
+    with stage("support"):
+        _ask(state.judge, first)
     second: list[tuple[Request, SentenceTrace, Callable[[str | None], None]]] = []
     for st in judged:
         if len(st.citations) == 1:
@@ -103,9 +106,11 @@ def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) 
                 if c.alone not in (None, "full"):
                     others = [d.text for d in st.citations if d is not c]
                     second.append(((others, st.text), st, lambda v, c=c: setattr(c, "without", v)))
-    _ask(state.judge, second)
+    with stage("support-without"):
+        _ask(state.judge, second)
     if state.diagnostics is not None:
-        diagnose(state.diagnostics, state.lookup, traces)
+        with stage("diagnostics"):
+            diagnose(state.diagnostics, state.lookup, traces)
     for t in traces:
         failed = [st for st in t.sentences if st.errors]
         if failed:
@@ -144,7 +149,8 @@ def diagnose(d: Diagnostics, lookup: Callable[[str], str | None], traces: Sequen
             for p, text in given:
                 pairs.append((text or "", st.text))
                 owners.append((st, p))
-    scores = d.entailment.support_scores(pairs) if pairs else []
+    with stage("context"):
+        scores = d.entailment.support_scores(pairs) if pairs else []
     undetermined: set[int] = set()
     for (st, p), score in zip(owners, scores, strict=True):
         if score is None:
@@ -162,7 +168,9 @@ def diagnose(d: Diagnostics, lookup: Callable[[str], str | None], traces: Sequen
             elif id(st) not in undetermined:
                 need.setdefault(t.query_id, []).append((f"s{n}", st.text))
                 where[(t.query_id, f"s{n}")] = st
-    for qid, found in ground_claims(need, d.retriever, d.entailment, k=d.k).items():
+    with stage("corpus"):
+        grounded = ground_claims(need, d.retriever, d.entailment, k=d.k)
+    for qid, found in grounded.items():
         for g in found:
             st = where[(qid, g.claim_id)]
             if g.grounded:

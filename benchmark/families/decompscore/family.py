@@ -66,6 +66,7 @@ class DecompScoreFamily(MetricFamily):
     primary = "decompscore"
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"decompscore": ("llm-support",)}
     citation = CITATION
+    stages = ("decomposition", "support", "grounding")
     required_tables = ("queries",)
     trace_model = DecompTrace
     pipeline = pipeline

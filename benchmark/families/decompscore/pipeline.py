@@ -20,6 +20,7 @@ from benchmark.families.decompscore.trace import DecompTrace, SubclaimTrace, Uni
 from benchmark.judging.decomposition import Decomposer, Granularity, units_of
 from benchmark.judging.grounding import ground_claims
 from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import stage
 from benchmark.models.entailment import LLMEntailment
 from benchmark.models.profiles import EntailmentSpec
 from benchmark.retrieval import Retriever
@@ -45,10 +46,13 @@ def score_batch(state: DecompState, items: Sequence[tuple[str, str, str]]) -> li
         )
         for qid, text, answer in items
     ]
-    decompose(state, traces)
-    judge(state, [t for t in traces if not t.failures])
+    with stage("decomposition"):
+        decompose(state, traces)
+    with stage("support"):
+        judge(state, [t for t in traces if not t.failures])
     if state.retriever is not None:
-        ground(state, [t for t in traces if not t.failures])
+        with stage("grounding"):
+            ground(state, [t for t in traces if not t.failures])
     for t in traces:
         t.scores = trace_scores(t)
         t.counts = {

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import ExamQuestion
+from benchmark.models.cache import stage
 from benchmark.models.entailment import EntailmentModel, parse_yes_no, sentence_windows
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
@@ -199,10 +200,11 @@ class LLMAnswerer:
 
     def _ask(self, name: str, messages: list[Any], parsers: Any) -> list[Any]:
         prompt = load_prompt(PROMPTS[name])
-        return run_structured(
-            self.llm, messages, parsers, max_retries=self.max_retries,
-            max_new_tokens=int(prompt.meta.get("max_new_tokens", 32)),
-        )  # fmt: skip
+        with stage(name):
+            return run_structured(
+                self.llm, messages, parsers, max_retries=self.max_retries,
+                max_new_tokens=int(prompt.meta.get("max_new_tokens", 32)),
+            )  # fmt: skip
 
     def read(self, items: Sequence[tuple[ExamQuestion, str]]) -> list[Reading]:
         readings = [Reading() for _ in items]

@@ -114,6 +114,16 @@ class ExamFamily(MetricFamily):
         "n_exam": ("exam-answerer",),
     }
     citation = CITATION
+    stages = (
+        "answers",
+        "answers:reader",
+        "answers:rate",
+        "answers:verify",
+        "gold-articles",
+        "gold-articles:reader",
+        "gold-articles:rate",
+        "gold-articles:verify",
+    )
     required_tables = ("queries",)
     trace_model = ExamTrace
     pipeline = pipeline

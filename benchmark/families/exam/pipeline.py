@@ -17,6 +17,7 @@ from benchmark.families.exam.answerers import Answerer, Reading
 from benchmark.families.exam.bank import Bank, ExamQuestion
 from benchmark.families.exam.scores import trace_scores
 from benchmark.families.exam.trace import ExamTrace, QuestionTrace
+from benchmark.models.cache import stage
 
 
 @dataclass
@@ -78,7 +79,10 @@ def gold_note(gold: dict[str, float | None], bank: Bank, have_articles: bool) ->
 
 
 def score_batch(state: ExamState, items: Sequence[tuple[str, str, str]]) -> list[ExamTrace]:
-    read = read_all(state.answerer, state.bank, [(qid, answer) for qid, _, answer in items])
+    with stage("answers"):
+        read = read_all(state.answerer, state.bank, [(qid, answer) for qid, _, answer in items])
+    with stage("gold-articles"):
+        gold_exam, mean = state.gold_exam, state.gold_mean
     traces = []
     for (qid, text, answer), pairs in zip(items, read, strict=True):
         trace = ExamTrace(
@@ -88,8 +92,8 @@ def score_batch(state: ExamState, items: Sequence[tuple[str, str, str]]) -> list
             answerer=state.answerer.identity,
             bank=state.bank_id,
             questions=[question_trace(q, r) for q, r in pairs],
-            gold_exam=state.gold_exam.get(qid),
-            gold_mean=state.gold_mean,
+            gold_exam=gold_exam.get(qid),
+            gold_mean=mean,
             gold_queries=len(state.bank),
         )
         failed = [t for t in trace.questions if t.correct is None]

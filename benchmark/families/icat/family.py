@@ -64,6 +64,7 @@ class ICATFamily(MetricFamily):
         "icat_a": ("entailment", "aspects-alignment"),
     }
     citation = CITATION
+    stages = ("claims", "grounding:candidates", "grounding", "aspects", "alignment")
     required_tables = ("queries", "aspects")
     trace_model = ICATTrace
     pipeline = pipeline

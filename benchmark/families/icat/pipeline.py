@@ -49,6 +49,7 @@ from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, Pa
 from benchmark.judging.decomposition import METHODS
 from benchmark.judging.grounding import ClaimGrounding, ground_claims
 from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import stage
 from benchmark.models.structured import run_structured
 from benchmark.retrieval import Retriever, candidate_documents
 from benchmark.tasks import Task
@@ -99,10 +100,14 @@ class _Query:
 def score_batch(state: ICATState, items: Sequence[tuple[str, str, str]]) -> list[ICATTrace]:
     """Traces for ``(query id, query text, answer)`` items, every stage batched across them."""
     queries = [_Query(q, text, ans, ICATTrace(query_id=q, query=text, answer=ans)) for q, text, ans in items]
-    extract_claims(state, queries)
-    ground(state, queries)
-    aspects(state, queries)
-    align(state, queries)
+    with stage("claims"):
+        extract_claims(state, queries)
+    with stage("grounding"):
+        ground(state, queries)
+    with stage("aspects"):
+        aspects(state, queries)
+    with stage("alignment"):
+        align(state, queries)
     for q in queries:
         finish(state, q)
     return [q.trace for q in queries]
@@ -173,7 +178,8 @@ def candidates(state: ICATState, queries: Sequence[_Query]) -> dict[str, frozens
 
 def ground(state: ICATState, queries: Sequence[_Query]) -> None:
     ok = [q for q in queries if q.ok and q.claims.claims]
-    allowed = candidates(state, ok)
+    with stage("candidates"):
+        allowed = candidates(state, ok)
     for q in ok:
         cand = allowed[q.qid]
         q.trace.candidate_docs = sorted(cand) if cand is not None else None

@@ -10,6 +10,7 @@ from benchmark.families.nuggets.assigners import Assigner
 from benchmark.families.nuggets.nuggetizer_files import Nugget
 from benchmark.families.nuggets.scores import trace_scores
 from benchmark.families.nuggets.trace import NuggetsTrace, NuggetTrace
+from benchmark.models.cache import stage
 
 
 @dataclass
@@ -35,7 +36,8 @@ def score_batch(state: NuggetsState, items: Sequence[tuple[str, str, str]]) -> l
         if not trace.nuggets:
             trace.failures.append("nuggets: none for this query")
         traces.append(trace)
-    judged = state.assigner.assign([(t.query, t.answer, [n.text for n in t.nuggets]) for t in traces])
+    with stage("assignment"):
+        judged = state.assigner.assign([(t.query, t.answer, [n.text for n in t.nuggets]) for t in traces])
     for t, marks in zip(traces, judged, strict=True):
         for n, m in zip(t.nuggets, marks, strict=True):
             n.assignment, n.support, n.evidence = m.label, m.support, m.evidence

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from benchmark.families.subq.coverage_judges import CoverageJudge, Mark
 from benchmark.families.subq.scores import trace_scores
 from benchmark.families.subq.trace import SubqTrace, SubQuestionTrace
+from benchmark.models.cache import stage
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ def score_batch(state: SubqState, items: Sequence[tuple[str, str, str]]) -> list
             trace.failures.append("sub-questions: the task has none for this query")
         traces.append(trace)
     questions = [[s.text for s in t.sub_questions] for t in traces]
-    answer_marks = state.judge.judge([([t.answer], qs) for t, qs in zip(traces, questions, strict=True)])
+    with stage("coverage-answer"):
+        answer_marks = state.judge.judge([([t.answer], qs) for t, qs in zip(traces, questions, strict=True)])
     for t, marks in zip(traces, answer_marks, strict=True):
         for s, m in zip(t.sub_questions, marks, strict=True):
             s.in_answer, s.answer_support, s.answer_evidence = m.covered, m.support, m.evidence
@@ -58,9 +60,10 @@ def score_batch(state: SubqState, items: Sequence[tuple[str, str, str]]) -> list
                     f"retrieval: {len(unknown)} given chunk id(s) not in the corpus, e.g. {unknown[0]!r}"
                 )
             chunks.append([state.passages[i] for i in ids if i in state.passages])
-        marks = state.judge.judge(
-            [(c, [s.text for s in t.sub_questions]) for c, t in zip(chunks, judged, strict=True)]
-        )
+        with stage("coverage-retrieval"):
+            marks = state.judge.judge(
+                [(c, [s.text for s in t.sub_questions]) for c, t in zip(chunks, judged, strict=True)]
+            )
         for t, ms in zip(judged, marks, strict=True):
             t.retrieval_judged = True
             for s, m in zip(t.sub_questions, ms, strict=True):
