@@ -267,9 +267,10 @@ class MetricFamily(ABC):
     trace_model: ClassVar[type[QueryTrace]]
     settings_model: ClassVar[type[FamilySettings]]
     #: the pipeline's model-calling stages in order, as named by ``cache.stage`` (nested
-    #: names joined by ``:``): each is one round of requests known before its first call.
-    #: A dry run lists one it never reached, which a run may ask for what earlier replies say
-    stages: ClassVar[tuple[str, ...]] = ()
+    #: names joined by ``:``), each with the stages whose replies decide what it asks (or
+    #: whether it asks at all).  A dry run lists a stage it never reached as *not reached*
+    #: when one of those was answered by a placeholder: the run may well ask it
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {}
     #: data files the family reads beside the corpus, each with its flag
     inputs: ClassVar[tuple[InputFile, ...]] = ()
     citation: ClassVar[str] = ""

@@ -57,26 +57,29 @@ def tune_nprobe(
     k: int = 10,
     sample: int = 256,
     seed: int = 0,
+    queries: np.ndarray | None = None,
 ) -> tuple[int, float]:
     """The fewest lists (doubling from 1) an IVF index must probe for recall@``k`` ≥ ``target``
     against exact search, and the recall reached.
 
     A constant share of the lists is too few on mid-sized corpora and wasteful on large
-    ones; the recall a user gets is what should be fixed.  Queries are midpoints of two
-    random corpus vectors (a corpus vector alone would find itself in its own list and
-    flatter the index), searched exactly with a flat index over the same vectors.
+    ones; the recall a user gets is what should be fixed.  Without ``queries`` (at build
+    time, when none are known) they are midpoints of two random corpus vectors (a corpus
+    vector alone would find itself in its own list and flatter the index).  The exact
+    neighbours are found by brute force over ``vectors`` without a second index, so
+    tuning costs no memory beyond the index itself.
     """
     import faiss
 
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    n, d = vectors.shape
-    rng = np.random.default_rng(seed)
-    m = min(sample, n)
-    queries = vectors[rng.choice(n, size=m)] + vectors[rng.choice(n, size=m)]
-    queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
-    exact = faiss.IndexFlatIP(d)
-    exact.add(vectors)
-    _, truth = exact.search(queries, min(k, n))
+    n = len(vectors)
+    if queries is None:
+        rng = np.random.default_rng(seed)
+        m = min(sample, n)
+        queries = vectors[rng.choice(n, size=m)] + vectors[rng.choice(n, size=m)]
+        queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    _, truth = faiss.knn(queries, vectors, min(k, n), metric=faiss.METRIC_INNER_PRODUCT)
     nlist = faiss.extract_index_ivf(index).nlist
     nprobe, recall = 1, 0.0
     while True:

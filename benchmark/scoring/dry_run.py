@@ -160,7 +160,7 @@ class Planner:
         self.tokens: dict[str, list[int]] = {}  # "stage/namespace" -> [prompt, completion, pending]
         self.estimated: set[str] = set()
         self.order: dict[str, None] = {}  # "stage/namespace" in the order the pipeline first asked
-        self.guessed = False  # a placeholder was returned: stages may not have been reached
+        self.guessed: set[str] = set()  # stages answered by a placeholder (their later stages may not run)
         self._after_placeholder = False
         self._dimension: int | None = None
 
@@ -176,7 +176,8 @@ class Planner:
 
     def missed(self, namespace: str, model: str, payloads: list[Any]) -> list[Any]:
         key = f"{current_stage()}/{namespace}"
-        self._after_placeholder = self.guessed = True
+        self._after_placeholder = True
+        self.guessed.add(current_stage())
         if namespace == LLM_NAMESPACE:
             entry = self.tokens.setdefault(key, [0, 0, 0])
             for p in payloads:
@@ -266,20 +267,14 @@ def plan_jobs(
                 planner.tokens.clear()
                 planner.estimated.clear()
                 planner.order.clear()
-                planner.guessed = False
+                planner.guessed.clear()
                 texts = job.task.query_texts()
                 for start in range(0, len(todo), opts.query_batch):
                     planner.new_batch()
                     batch = todo[start : start + opts.query_batch]
                     family.score_batch(prepared, [(q, texts[q], job.answers[q]) for q in batch], settings)
                 plan.rows += _rows(job, family.id, judges, planner, before)
-                if planner.guessed:
-                    reached = {key.rsplit("/", 1)[0] for key in planner.order}
-                    plan.rows += [
-                        StageRow(job.task.id, job.model.label, family.id, name, "", exact=False)
-                        for name in family.stages
-                        if name not in reached
-                    ]
+                plan.rows += _not_reached(job, family.id, family.stages, planner)
     finally:
         judges.cache.planner = None
     if price is not None:
@@ -292,6 +287,23 @@ def price_rows(rows: Sequence[StageRow], price: Price) -> None:
     for row in rows:
         if row.namespace == LLM_NAMESPACE:
             row.cost = (row.prompt_tokens * price.prompt + row.completion_tokens * price.completion) / 1e6
+
+
+def _not_reached(
+    job: Job, family: str, stages: dict[str, tuple[str, ...]], planner: Planner
+) -> list[StageRow]:
+    """The family's stages the plan never entered although one they depend on was answered
+    by a placeholder (or was itself not reached): the run may ask them, for what the
+    placeholders stood in for.  A stage that depends on nothing unknown and was not entered
+    does not apply to these answers or settings, and is not listed."""
+    reached = {key.rsplit("/", 1)[0] for key in planner.order}
+    unknown = set(planner.guessed)
+    rows = []
+    for name, after in stages.items():
+        if name not in reached and unknown.intersection(after):
+            unknown.add(name)
+            rows.append(StageRow(job.task.id, job.model.label, family, name, "", exact=False))
+    return rows
 
 
 def _rows(
@@ -350,7 +362,7 @@ def print_plan(plan: DryRun, console: Any) -> None:
             table.add_column("USD ≤", justify="right")
         for r in rows:
             if not r.namespace:
-                cells = [r.family, r.stage, "—", *[""] * 6, "not reached: may depend on pending replies"]
+                cells = [r.family, r.stage, "—", *[""] * 6, "not reached: depends on uncached replies"]
                 table.add_row(*cells, *([""] if plan.priced else []))
                 continue
             basis = "exact" if r.exact else "estimate"
@@ -384,6 +396,6 @@ def print_plan(plan: DryRun, console: Any) -> None:
         console.print(
             "'estimate' rows come after a request the cache could not answer: they assume every search "
             "returns k passages and every uncached entailment check supports its claim, and leave out "
-            "what depends on pending LLM replies. A stage 'not reached' may not apply to these answers, or "
-            "may be asked for what earlier replies say."
+            "what depends on pending LLM replies. A stage 'not reached' is asked, or not, for what those "
+            "uncached replies say."
         )

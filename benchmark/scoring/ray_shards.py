@@ -110,6 +110,13 @@ def _stats_delta(
     return out
 
 
+def merge_counts(stats: CacheStats, counts: dict[str, tuple[int, int, float]]) -> None:
+    """Add a worker's per-stage counts (:func:`_stats_delta`) to the driver's."""
+    for key, (hits, misses, seconds) in counts.items():
+        stage, namespace = key.rsplit("/", 1)
+        stats.record(namespace, hits, misses, seconds, stage=stage)
+
+
 class RayPool:
     """The actors of one run, started on first use and kept for every (task, family) of it."""
 
@@ -190,9 +197,7 @@ class RayPool:
             lambda actor, items: actor.score.remote(key, *shared, items), list(batches)
         ):
             if stats is not None:
-                for counted, (hits, misses, seconds) in counts.items():
-                    stage, namespace = counted.rsplit("/", 1)
-                    stats.record(namespace, hits, misses, seconds, stage=stage)
+                merge_counts(stats, counts)
             yield qids, rows
 
     def close(self) -> None:

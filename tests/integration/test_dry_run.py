@@ -131,7 +131,9 @@ def test_exact_stages_of_a_cold_dry_run_count_what_the_run_asks(runs: dict) -> N
     assert all(v["cached"] == 0 for v in plan.values())
     # the judge's own tokenizer (SmolLM2's, from its GGUF file) counted the prompts; none is loaded
     llm = [r for r in runs["cold"]["stages"] if r["namespace"] == "llm.generate"]
-    assert llm and all(r["tokens_counted"] and r["prompt_tokens"] > 10 * (r["requests"] - r["cached"]) for r in llm)
+    assert llm and all(
+        r["tokens_counted"] and r["prompt_tokens"] > 10 * (r["requests"] - r["cached"]) for r in llm
+    )
 
 
 def test_a_dry_run_after_the_run_replays_it_exactly(runs: dict) -> None:

@@ -192,6 +192,13 @@ def test_every_stage_a_pipeline_names_is_declared(family_id: str) -> None:
     assert named, f"{family_id}'s pipeline names no stage"
     undeclared = {n for n in named if not any(n in d.split(":") for d in declared)}
     assert not undeclared, f"{family_id}: stages {sorted(undeclared)} are not in its `stages`"
+    after = {d for deps in declared.values() for d in deps}
+    assert after <= set(declared), (
+        f"{family_id}: depends on undeclared stages {sorted(after - set(declared))}"
+    )
+    order = list(declared)
+    for name, deps in declared.items():  # a stage depends only on stages asked before it
+        assert all(order.index(d) < order.index(name) for d in deps), (family_id, name)
 
 
 def test_a_flag_reaches_the_settings_and_a_bad_value_names_its_flag() -> None:

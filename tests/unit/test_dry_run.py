@@ -137,3 +137,20 @@ def test_money_counts_uncached_prompt_tokens_and_completion_at_most() -> None:
         update={"llm": load_profile().llm.model_copy(update={"price": Price(prompt=1, completion=1)})}
     )
     assert priced.resolved() == load_profile().resolved()
+
+
+def test_only_stages_waiting_on_placeholders_are_listed_as_not_reached(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from benchmark.scoring.dry_run import _not_reached
+
+    plan = planner(ModelCallCache(tmp_path / "c.sqlite"))
+    with stage("rate"):
+        plan.judges.cache.cached_batch(
+            NAMESPACE, "llm", [{"messages": [{"role": "user", "content": "q"}]}], list
+        )
+    stages = {"reader": (), "rate": (), "verify": ("rate",), "explain": ("verify",), "gold": ()}
+    job = SimpleNamespace(task=SimpleNamespace(id="t"), model=SimpleNamespace(label="m"))
+    rows = _not_reached(job, "exam", stages, plan)  # type: ignore[arg-type]
+    # verify waits on rate's pending replies, explain on verify; reader and gold simply do not apply
+    assert [r.stage for r in rows] == ["verify", "explain"] and all(r.kind == "not reached" for r in rows)

@@ -96,3 +96,23 @@ def test_a_worker_prepares_again_for_each_job_whose_inputs_differ() -> None:
     assert family.prepared == 1  # the same job's batches share one prepare
     assert worker.score("job-b", family, None, b, None, items)[1][0]["evidence"] == ["doc-b"]
     assert family.prepared == 2
+
+
+def test_a_workers_counts_reach_the_driver_per_stage() -> None:
+    """A batch's counts go back per stage and namespace; the driver's result then splits a
+    sharded run's calls and seconds by stage as a single process's does."""
+    from benchmark.models.cache import CacheStats, stage
+    from benchmark.scoring.ray_shards import _stats_delta, merge_counts
+
+    worker = CacheStats()
+    worker.record("entail", 2, 3, 1.5, stage="grounding")
+    before = {k: list(v) for k, v in worker.by_stage.items()}
+    with stage("alignment"):
+        worker.record("llm.generate", 0, 4, 2.0)
+    worker.record("entail", 1, 0, 0.0, stage="grounding")
+    delta = _stats_delta(before, worker.by_stage)
+    assert delta == {"alignment/llm.generate": (0, 4, 2.0), "grounding/entail": (1, 0, 0.0)}
+    driver = CacheStats()
+    merge_counts(driver, delta)
+    assert driver.by_stage["alignment/llm.generate"] == [0, 4, 2.0]
+    assert driver.by_namespace == {"llm.generate": [0, 4], "entail": [1, 0]}

@@ -179,20 +179,20 @@ class ArgumentsFamily(MetricFamily):
     primary = "overall_quality"
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"overall_quality": ("argument-quality",)}
     citation = CITATION
-    stages = (
-        "evidence",
-        "quality:pointwise",
-        "quality:listwise",
-        "context:direct",
-        "context:fine_grained",
-        "context:geval_steps",
-        "context:geval",
-        "context:rubric_items",
-        "context:query_rubric",
-        "joint:rag_direct",
-        "joint:rubric_items",
-        "joint:rag_rubric",
-    )
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+        "evidence": (),
+        "quality:pointwise": (),
+        "quality:listwise": (),
+        "context:direct": (),
+        "context:fine_grained": (),
+        "context:geval_steps": (),
+        "context:geval": ("context:geval_steps",),
+        "context:rubric_items": (),
+        "context:query_rubric": ("context:rubric_items",),
+        "joint:rag_direct": (),
+        "joint:rubric_items": (),
+        "joint:rag_rubric": ("joint:rubric_items",),
+    }
     required_tables = ("queries",)
     trace_model = ArgumentTrace
     pipeline = pipeline

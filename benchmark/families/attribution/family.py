@@ -90,7 +90,13 @@ class AttributionFamily(MetricFamily):
         k: ("entailment", "citation-support") for k in SUPPORT_SCORES
     }
     citation = CITATION
-    stages = ("claims", "support", "support-without", "diagnostics:context", "diagnostics:corpus")
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+        "claims": (),
+        "support": ("claims",),
+        "support-without": ("support",),
+        "diagnostics:context": ("claims",),
+        "diagnostics:corpus": ("diagnostics:context",),
+    }
     required_tables = ("queries",)
     trace_model = AttributionTrace
     pipeline = pipeline

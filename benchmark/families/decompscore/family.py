@@ -66,7 +66,11 @@ class DecompScoreFamily(MetricFamily):
     primary = "decompscore"
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"decompscore": ("llm-support",)}
     citation = CITATION
-    stages = ("decomposition", "support", "grounding")
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+        "decomposition": (),
+        "support": ("decomposition",),
+        "grounding": ("decomposition",),
+    }
     required_tables = ("queries",)
     trace_model = DecompTrace
     pipeline = pipeline

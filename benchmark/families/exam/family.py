@@ -114,16 +114,16 @@ class ExamFamily(MetricFamily):
         "n_exam": ("exam-answerer",),
     }
     citation = CITATION
-    stages = (
-        "answers",
-        "answers:reader",
-        "answers:rate",
-        "answers:verify",
-        "gold-articles",
-        "gold-articles:reader",
-        "gold-articles:rate",
-        "gold-articles:verify",
-    )
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+        "answers": (),
+        "answers:reader": (),
+        "answers:rate": (),
+        "answers:verify": ("answers:rate",),
+        "gold-articles": (),
+        "gold-articles:reader": (),
+        "gold-articles:rate": (),
+        "gold-articles:verify": ("gold-articles:rate",),
+    }
     required_tables = ("queries",)
     trace_model = ExamTrace
     pipeline = pipeline

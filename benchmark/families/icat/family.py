@@ -64,7 +64,13 @@ class ICATFamily(MetricFamily):
         "icat_a": ("entailment", "aspects-alignment"),
     }
     citation = CITATION
-    stages = ("claims", "grounding:candidates", "grounding", "aspects", "alignment")
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+        "claims": (),
+        "grounding:candidates": (),
+        "grounding": ("claims",),
+        "aspects": (),
+        "alignment": ("claims", "grounding", "aspects"),
+    }
     required_tables = ("queries", "aspects")
     trace_model = ICATTrace
     pipeline = pipeline

@@ -81,7 +81,7 @@ class NuggetsFamily(MetricFamily):
         k: ("nugget-assignment",) for k in ("vital_strict", "vital_partial", "all_strict", "all_partial")
     }
     citation = CITATION
-    stages = ("assignment",)
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {"assignment": ()}
     required_tables = ("queries",)
     trace_model = NuggetsTrace
     pipeline = pipeline

@@ -83,7 +83,7 @@ class SubqFamily(MetricFamily):
     primary = "subq_hybrid"
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"subq_hybrid": ("subq-coverage",)}
     citation = CITATION
-    stages = ("coverage-answer", "coverage-retrieval")
+    stages: ClassVar[dict[str, tuple[str, ...]]] = {"coverage-answer": (), "coverage-retrieval": ()}
     required_tables = ("queries", "sub_questions")
     trace_model = SubqTrace
     pipeline = pipeline
