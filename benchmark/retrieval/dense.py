@@ -175,10 +175,11 @@ class DenseRetriever:
         )
         self.index_type = index_type
         self.reused = index_complete(final)
+        built: Any = None
         if self.reused:
             log.info("reusing dense index %s", final)
         else:
-            vecs = self._vectors(parts, progress)
+            vecs, source = self._vectors(parts, progress)
             meta = {
                 **parts,
                 "index": index_type,
@@ -200,7 +201,15 @@ class DenseRetriever:
                     (tmp / "nprobe.json").write_text(
                         json.dumps({"nprobe": tuned, "recall_at_10": recall, "target": RECALL_TARGET})
                     )
-        self.index = faiss.read_index(str(final / "index.faiss"))
+            del vecs, source  # the index holds its own copy: one corpus of vectors in memory, not three
+        # the index just built is the one written; a reused IVF index is memory-mapped, so a
+        # search reads the lists it probes and the rest stays on disk (flat ones are read whole)
+        if built is not None:
+            self.index = built
+        else:
+            flags = faiss.IO_FLAG_MMAP if index_type != "flat" else 0
+            self.index = faiss.read_index(str(final / "index.faiss"), flags)
+        del built
         if self.index.ntotal != n:
             raise RuntimeError(
                 f"dense index {final} holds {self.index.ntotal} vectors for {n} passages; delete it"
@@ -243,20 +252,25 @@ class DenseRetriever:
             index_home("dense", index_key(**parts, index=index_type, nlist=nlist)),
         )
 
-    def _vectors(self, parts: dict[str, Any], progress: bool) -> np.ndarray:
+    def _vectors(self, parts: dict[str, Any], progress: bool) -> tuple[np.ndarray, Any]:
+        """The corpus's vectors, and what owns their memory (keep it while they are used):
+        an existing flat index's own storage, viewed without a copy, or a new array."""
         import faiss
 
         flat = index_home("dense", index_key(**parts, index="flat", nlist=None))
         if self.index_type != "flat" and index_complete(flat):
             log.info("taking corpus embeddings from %s", flat)
-            return faiss.read_index(str(flat / "index.faiss")).reconstruct_n(0, len(self.passages))
+            owner = faiss.read_index(str(flat / "index.faiss"))
+            n, d = owner.ntotal, owner.d
+            return faiss.rev_swig_ptr(owner.get_xb(), n * d).reshape(n, d), owner
         log.info(
             "embedding %d passages with %s for a %s faiss index",
             len(self.passages),
             self.embedder.model_id,
             self.index_type,
         )
-        return self.embedder.encode([p.text for p in self.passages], kind="passage", progress=progress)
+        vecs = self.embedder.encode([p.text for p in self.passages], kind="passage", progress=progress)
+        return vecs, vecs
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
         """Top-``k`` passages per query by cosine similarity (query embeddings cached).

@@ -272,6 +272,11 @@ def test_ivf_hnsw_agrees_with_exact_search(
             for a, e in zip(approx, exact, strict=True)
         ]
     )
+    # a reused index is memory-mapped from disk: it must answer exactly as the one just built
+    ids = lambda runs: [[h.passage_id for h in hs] for hs in runs]  # noqa: E731
+    assert ids(auto.search(queries, 10)) == ids(approx)
+    allowed = [{h.doc_id for h in hs[:3]} for hs in exact]
+    assert ids(auto.search(queries, 10, allowed)) == ids(ivf.search(queries, 10, allowed))
     top1 = np.mean([a[0].passage_id == e[0].passage_id for a, e in zip(approx, exact, strict=True)])
     print(f"IVF-HNSW vs flat: recall@10={recall:.3f} top1={top1:.3f}")
     assert recall >= 0.9, recall
