@@ -70,7 +70,9 @@ class Planner(Protocol):
 
     def seen(self, namespace: str) -> None: ...
 
-    def missed(self, namespace: str, model: str, payloads: list[Any]) -> list[Any]: ...
+    def recall(self, keys: list[str]) -> dict[str, Any]: ...
+
+    def missed(self, namespace: str, model: str, requests: dict[str, Any]) -> dict[str, Any]: ...
 
 
 def canonical_json(value: Any) -> str:
@@ -285,6 +287,8 @@ class ModelCallCache:
                         found.update({k: v for k, raw in rows if (v := self._decode(k, raw)) is not None})
             except sqlite3.DatabaseError as exc:
                 raise self._damaged(exc) from exc
+        if self.planner is not None:  # asked earlier in this dry run: cached by the time the run asks again
+            found.update(self.planner.recall([k for k in dict.fromkeys(keys) if k not in found]))
         todo: dict[str, Any] = {}
         for k, p in zip(keys, payloads, strict=True):
             if k not in found and k not in todo:
@@ -297,7 +301,7 @@ class ModelCallCache:
         if self.planner is not None:
             self.planner.seen(namespace)
         if todo and self.planner is not None:
-            found.update(zip(todo, self.planner.missed(namespace, model, list(todo.values())), strict=True))
+            found.update(self.planner.missed(namespace, model, todo))
         elif todo:
             items = list(todo.items())
             step = batch_size or len(items)

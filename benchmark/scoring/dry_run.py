@@ -163,6 +163,15 @@ class Planner:
         self.guessed: set[str] = set()  # stages answered by a placeholder (their later stages may not run)
         self._after_placeholder = False
         self._dimension: int | None = None
+        self._planned: dict[str, Any] = {}  # cache key -> the placeholder it was answered with
+        self._recalled = False
+
+    def start_family(self) -> None:
+        """A new (job, family): its rows start from nothing (what it planned stays remembered)."""
+        self.tokens.clear()
+        self.estimated.clear()
+        self.order.clear()
+        self.guessed.clear()
 
     def new_batch(self) -> None:
         """Each batch of queries starts from what the cache knows again."""
@@ -173,11 +182,30 @@ class Planner:
         self.order.setdefault(key)
         if self._after_placeholder:
             self.estimated.add(key)
+        if self._recalled:
+            self._recalled = False
+            self._guessed_here()
 
-    def missed(self, namespace: str, model: str, payloads: list[Any]) -> list[Any]:
-        key = f"{current_stage()}/{namespace}"
+    def recall(self, keys: list[str]) -> dict[str, Any]:
+        """Requests this plan already answered with a placeholder: the run will have cached them
+        (a second job's gold articles, a claim two answers share), so they count as cached."""
+        found = {k: self._planned[k] for k in keys if k in self._planned}
+        self._recalled = bool(found)  # placeholders all the same: what follows is an estimate
+        return found
+
+    def missed(self, namespace: str, model: str, requests: dict[str, Any]) -> dict[str, Any]:
+        """A placeholder for each uncached request (by cache key), counted and remembered."""
+        values = self._placeholders(namespace, model, list(requests.values()))
+        self._planned.update(zip(requests, values, strict=True))
+        return dict(zip(requests, values, strict=True))
+
+    def _guessed_here(self) -> None:
         self._after_placeholder = True
         self.guessed.add(current_stage())
+
+    def _placeholders(self, namespace: str, model: str, payloads: list[Any]) -> list[Any]:
+        key = f"{current_stage()}/{namespace}"
+        self._guessed_here()
         if namespace == LLM_NAMESPACE:
             entry = self.tokens.setdefault(key, [0, 0, 0])
             for p in payloads:
@@ -264,10 +292,7 @@ def plan_jobs(
                 todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
                 plan.queries[(job.task.id, job.model.label, family.id)] = (len(todo), len(qids) - len(todo))
                 before = {k: list(v) for k, v in judges.cache.stats.by_stage.items()}
-                planner.tokens.clear()
-                planner.estimated.clear()
-                planner.order.clear()
-                planner.guessed.clear()
+                planner.start_family()
                 texts = job.task.query_texts()
                 for start in range(0, len(todo), opts.query_batch):
                     planner.new_batch()

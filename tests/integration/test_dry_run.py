@@ -128,7 +128,12 @@ def test_exact_stages_of_a_cold_dry_run_count_what_the_run_asks(runs: dict) -> N
     # the first stage of every family needs no earlier model output: exact in a cold plan
     assert {"answers/entail", "assignment/entail", "coverage-answer/embed"} <= set(exact)
     assert {k: v["requests"] for k, v in exact.items()} == {k: real[k] for k in exact}
-    assert all(v["cached"] == 0 for v in plan.values())
+    # nothing was in the cache: what counts as cached was asked earlier in the plan (the
+    # sub-questions embedded for the answer, again for the retrieved chunks); the run finds at
+    # least that many, more where a request equals one of a stage the plan could only estimate
+    hits = {k: v["hits"] for k, v in runs["real"]["by_stage"].items()}
+    assert all(v["cached"] <= hits[k] for k, v in exact.items())
+    assert plan["coverage-retrieval/embed"]["cached"] > 0
     # the judge's own tokenizer (SmolLM2's, from its GGUF file) counted the prompts; none is loaded
     llm = [r for r in runs["cold"]["stages"] if r["namespace"] == "llm.generate"]
     assert llm and all(

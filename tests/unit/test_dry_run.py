@@ -154,3 +154,16 @@ def test_only_stages_waiting_on_placeholders_are_listed_as_not_reached(tmp_path:
     rows = _not_reached(job, "exam", stages, plan)  # type: ignore[arg-type]
     # verify waits on rate's pending replies, explain on verify; reader and gold simply do not apply
     assert [r.stage for r in rows] == ["verify", "explain"] and all(r.kind == "not reached" for r in rows)
+
+
+def test_a_request_planned_once_is_cached_when_a_later_job_asks_it_again(tmp_path: Path) -> None:
+    cache = ModelCallCache(tmp_path / "c.sqlite")
+    plan = planner(cache)
+    with stage("gold-articles"):
+        cache.cached_batch("entail", "nli", ["article pair"], lambda b: b)
+    plan.start_family()
+    plan.new_batch()
+    with stage("gold-articles"):  # the second job reads the same gold articles
+        assert cache.cached_batch("entail", "nli", ["article pair", "other"], lambda b: b) == [1.0, 1.0]
+    assert cache.stats.by_stage["gold-articles/entail"][:2] == [1, 2]  # 1 cached by then, 2 computed in all
+    assert plan.estimated == set() and plan.guessed == {"gold-articles"}
