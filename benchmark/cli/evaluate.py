@@ -160,16 +160,17 @@ def dry_run(
             answers: dict[str, str] = {}
             if path.exists():
                 found, model, evidence = answers_and_model(path, task)
-                answers = {q: a for q, a in found.items() if q in set(wanted)}
+                answers = {q: found[q] for q in wanted if q in found}
                 if answers and not args.no_score:
                     jobs.append((task, answers, model, evidence))
             missing = [q for q in wanted if q not in answers]
             waiting += len(missing)
-            prompts = (
-                f", about {sum(math.ceil(len(m['content']) / CHARS_PER_TOKEN) for q in missing for m in build_messages(task, texts[q], q)):,} prompt tokens (est.)"
-                if setting is None
-                else ", their prompts hold the passages retrieved for them"
-            )
+            if setting is None:
+                messages = [m for q in missing for m in build_messages(task, texts[q], q)]
+                tokens = sum(math.ceil(len(m["content"]) / CHARS_PER_TOKEN) for m in messages)
+                prompts = f", about {tokens:,} prompt tokens (est.)"
+            else:
+                prompts = ", their prompts hold the passages retrieved for them"
             console.print(
                 f"generate · {task.id} · {setting.label if setting else 'closed-book'}: {len(missing)} answers "
                 f"to generate{prompts if missing else ''} ({len(answers)} already in {path})"

@@ -215,15 +215,17 @@ class DenseRetriever:
                 f"dense index {final} holds {self.index.ntotal} vectors for {n} passages; delete it"
             )
         self.nprobe = (nprobe or tuned_nprobe(final, self.nlist)) if self.nlist else None
-        self.identity: dict[str, Any] = {
-            **parts,
-            "index": index_type,
-            "nlist": self.nlist,
-            "nprobe": self.nprobe,
-        }
+        self.identity: dict[str, Any] = self.identity_of(parts, index_type, self.nlist, self.nprobe)
         if self.nprobe is not None:
             set_nprobe(self.index, self.nprobe)
         self.index_path = str(final)
+
+    @staticmethod
+    def identity_of(
+        parts: dict[str, Any], index_type: str, nlist: int | None, nprobe: int | None
+    ) -> dict[str, Any]:
+        """What a dense retriever records: its index's :meth:`layout` parts and how it is searched."""
+        return {**parts, "index": index_type, "nlist": nlist, "nprobe": nprobe}
 
     @staticmethod
     def layout(

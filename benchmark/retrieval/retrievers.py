@@ -90,7 +90,7 @@ def planned_identity(
         passages, spec, Embedder(embedder, cache).identity, chunking
     )
     nprobe = tuned_nprobe(folder, nlist) if nlist else None
-    dense = {**parts, "index": index_type, "nlist": nlist, "nprobe": nprobe}
+    dense = DenseRetriever.identity_of(parts, index_type, nlist, nprobe)
     return dense if spec.kind == "dense" else HybridRetriever.identity_of([bm25, dense], spec.rrf_k)
 
 
