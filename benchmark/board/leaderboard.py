@@ -9,8 +9,14 @@ Rules, each of which is a way leaderboards mislead when broken:
   results on the same board are ranked together; the same model judged by two profiles,
   or scored on a ``--limit`` subset, lands on another board.
 * **Missing is missing.**  A model without a result on a board has no rank there, and no
-  overall rank until it has a result on every board of its profile; a failed query is
-  shown as failed (``failed`` column), never averaged in as zero.
+  overall rank until it has a result on every board of its profile; a query whose ranked
+  score a judge failed on is counted in ``failed`` beside the ``n`` the mean is over,
+  never averaged in as zero.  An *incomplete* result (its judge could not be reached on
+  more queries than ``--max-failure-rate`` allows) is on no board until it is re-run.
+* **No reward for failing.**  A mean over the queries a model was scored on favours a
+  model whose judge failed on the hard ones, so each board also shows every entry's mean
+  over the queries *every* entry has a score on (``shared_mean``), and flags an entry
+  whose failures exceed the board's median by more than :data:`FAILURE_MARGIN`.
 * **Ranks from paired tests.**  Every model on a board answered the same queries, so
   models are compared on per-query differences (:func:`benchmark.core.stats.paired_ranks`):
   a model's rank is one plus the number of models significantly better than it
@@ -31,11 +37,15 @@ import pandas as pd
 
 from benchmark.board.submissions import ModelCard, load_model_cards
 from benchmark.core import stats
-from benchmark.core.results import TaskResult, read_result
+from benchmark.core.results import Score, TaskResult, read_result
 from benchmark.families import REGISTRY, MetricFamily
 from benchmark.models.cache import content_hash
 
 log = logging.getLogger(__name__)
+
+#: an entry is flagged when its failed queries exceed the board's median by more than this
+#: share of the board's queries (and by at least 2 queries: one failure is not a pattern)
+FAILURE_MARGIN = 0.1
 
 
 @dataclass
@@ -93,6 +103,8 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
         return pd.DataFrame()
     rows = []
     ranks: dict[tuple[str, str], int] = {}
+    shared: dict[tuple[str, str], tuple[float | None, int]] = {}
+    flagged: set[tuple[str, str]] = set()
     for board_id in sorted({e.board_id for e in mine}):
         on_board = [e for e in mine if e.board_id == board_id]
         primary = on_board[0].result.primary
@@ -104,6 +116,10 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
             per_query, higher_is_better=col.higher_is_better if col else True
         ).items():
             ranks[(board_id, model)] = rank
+        for model, value in shared_means(per_query).items():
+            shared[(board_id, model)] = value
+        for model in failure_outliers({e.model_label: _failed(e.result) for e in on_board}, on_board):
+            flagged.add((board_id, model))
     for e in mine:
         r = e.result
         row: dict[str, object] = {
@@ -119,7 +135,12 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
             "open_weights": None if e.card is None else e.card.open_weights,
             "parameters": None if e.card is None else e.card.parameters,
             "queries": r.task.queries.n,
-            "failed": len(r.failed_queries),
+            "n": _primary_score(r).n if _primary_score(r) is not None else 0,
+            "failed": _failed(r),
+            "failed_queries": len(r.failed_queries),
+            "shared_mean": shared.get((e.board_id, e.model_label), (None, 0))[0],
+            "shared_n": shared.get((e.board_id, e.model_label), (None, 0))[1],
+            "failure_flag": (e.board_id, e.model_label) in flagged,
             "failures": int(sum(r.failures.values())),
             "copies": int(sum(r.example_copies.values())),
             "ranked_by": r.primary,
@@ -133,6 +154,7 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
             row[f"{k}_ci_low"] = None if s is None else s.ci_low
             row[f"{k}_ci_high"] = None if s is None else s.ci_high
             row[f"{k}_n"] = None if s is None else s.n
+            row[f"{k}_failed"] = None if s is None else s.failed
         row["rank"] = ranks.get((e.board_id, e.model_label))
         rows.append(row)
     df = pd.DataFrame(rows)
@@ -142,6 +164,40 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
         ["board", "rank", "_primary", "model"], ascending=[True, True, False, True], na_position="last"
     )
     return df.drop(columns="_primary").reset_index(drop=True)
+
+
+def _primary_score(result: TaskResult) -> Score | None:
+    return result.scores.get(result.primary)
+
+
+def _failed(result: TaskResult) -> int:
+    """Queries whose ranked score a judge failed on (whole failed queries included)."""
+    score = _primary_score(result)
+    return score.failed if score is not None else len(result.failed_queries)
+
+
+def shared_means(per_query: dict[str, dict[str, float | None]]) -> dict[str, tuple[float | None, int]]:
+    """Each entry's mean over the queries every entry on the board has a value for, and how
+    many those are: the number that failing on hard queries cannot raise."""
+    common = set.intersection(
+        *({q for q, v in scores.items() if v is not None} for scores in per_query.values())
+    )
+    out: dict[str, tuple[float | None, int]] = {}
+    for model, scores in per_query.items():
+        values = [float(scores[q]) for q in sorted(common)]  # type: ignore[arg-type]
+        out[model] = (sum(values) / len(values) if values else None, len(values))
+    return out
+
+
+def failure_outliers(failed: dict[str, int], on_board: list[Entry]) -> list[str]:
+    """Entries whose failed queries exceed the board's median by more than
+    :data:`FAILURE_MARGIN` of its queries (at least 2 more)."""
+    if len(failed) < 2:
+        return []
+    queries = max(e.result.task.queries.n for e in on_board)
+    median = float(pd.Series(list(failed.values())).median())
+    margin = max(2.0, FAILURE_MARGIN * queries)
+    return [m for m, f in failed.items() if f - median > margin]
 
 
 def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -220,6 +276,9 @@ def load_entries(
         except (ValueError, OSError) as exc:
             skipped.append(f"{shown}: not a valid result file ({str(exc).splitlines()[0][:200]})")
             continue
+        if result.incomplete:
+            skipped.append(f"{shown}: incomplete, re-run to complete it ({'; '.join(result.incomplete)})")
+            continue
         entries.append(Entry(path=path, result=result, card=_card_for(cards, result)))
     return latest(entries), skipped
 
@@ -253,5 +312,12 @@ def build_leaderboard(results_dir: Path | str, submissions_dir: Path | str | Non
 
 
 def from_results(results: list[TaskResult]) -> Leaderboard:
-    """A board of results held in memory (e.g. the runs of one ``benchmark evaluate``)."""
-    return build_from_entries(latest([Entry(path=None, result=r, card=None) for r in results]))
+    """A board of results held in memory (e.g. the runs of one ``benchmark evaluate``);
+    incomplete ones are listed as skipped, as on the published board."""
+    complete = [r for r in results if not r.incomplete]
+    skipped = [
+        f"{r.model.label} on {r.task.id} ({r.metric_family}): incomplete ({'; '.join(r.incomplete)})"
+        for r in results
+        if r.incomplete
+    ]
+    return build_from_entries(latest([Entry(path=None, result=r, card=None) for r in complete]), skipped)

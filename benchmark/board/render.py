@@ -31,7 +31,9 @@ RANKS_EXPLAINED = (
     "Rank = 1 + the number of models significantly better on the same queries (paired permutation test "
     f"on per-query scores, Holm-corrected per model, α = {stats.ALPHA}); models not significantly "
     "different share a rank. Intervals are 95% bootstrap CIs over queries (BCa from "
-    f"{stats.BCA_MIN_N} queries, percentile below). Failed queries are counted in 'failed', never as 0."
+    f"{stats.BCA_MIN_N} queries, percentile below). The mean is over 'n' queries; those whose ranked "
+    "score a judge failed on are counted in 'failed', never as 0. Incomplete results (a judge that "
+    "could not be reached) are on no board until re-run."
 )
 
 
@@ -95,6 +97,7 @@ def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd
                 "rank": MISSING if pd.isna(r["rank"]) else int(r["rank"]),
                 **{family.label(k): fmt_cell(r, k, ci) for k in keys},
                 "queries": int(r["queries"]),
+                "n": int(r["n"]),
                 "failed": int(r["failed"]),
                 "copies": int(r["copies"]),
                 "task": f"{r['task']}@{r['task_version']}",
@@ -129,7 +132,9 @@ def terminal_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
     task and judge profile are in the board's title."""
     view = display_frame(df, family)
     shown = {family.label(c.key) for c in family.columns if c.default_shown}
-    keep = ["rank", "model", "setting", "size", *[c for c in view.columns if c in shown], "queries", "failed"]
+    keep = [
+        "rank", "model", "setting", "size", *[c for c in view.columns if c in shown], "queries", "n", "failed"
+    ]  # fmt: skip
     return view[[c for c in keep if c in view.columns]]
 
 
@@ -181,8 +186,30 @@ def print_leaderboard(
 
 
 def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
-    """The judge card's lines (and banner) for one board's rows."""
-    return [line for t in trusts(family, board) for line in trust_text(t)]
+    """The judge card's lines (and banner) for one board's rows, then its failure warnings."""
+    return [line for t in trusts(family, board) for line in trust_text(t)] + failure_lines(family, board)
+
+
+def failure_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
+    """A warning per entry whose judges failed on more queries than the board's median by a
+    margin (:func:`benchmark.board.leaderboard.failure_outliers`), with its mean over the
+    queries every entry has: a mean over the easy queries alone must not pass for a score."""
+    out = []
+    for _, r in board.iterrows():
+        if not r.get("failure_flag"):
+            continue
+        shared = r.get("shared_mean")
+        on_shared = (
+            f"; over the {int(r['shared_n'])} queries every entry has, its {family.label(r['ranked_by'])} is "
+            f"{float(shared):.3f}"
+            if shared is not None and not pd.isna(shared)
+            else "; no query has a score from every entry"
+        )
+        out.append(
+            f"Warning: {r['model']} has {int(r['failed'])} of {int(r['queries'])} queries failed, more than "
+            f"the board's other entries; its mean is over {int(r['n'])} queries{on_shared}."
+        )
+    return out
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>#|!~])")

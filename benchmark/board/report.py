@@ -31,14 +31,21 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
     ]
     hidden = len(computed) - len(keys)
     note = f"; {hidden} more scores in the result file" if hidden else ""
-    table = Table(title=Text(f"{fam.title} (macro-average over queries, 95% bootstrap CI{note})"))
+    table = Table(
+        title=Text(
+            f"{fam.title} (macro-average over the n queries with a score, 95% bootstrap CI; failed: the "
+            f"ranked score's judge failed{note})"
+        )
+    )
     for col in ("model", "task", "judge profile"):
         table.add_column(col)
     for k in keys:
         table.add_column(fam.label(k), justify="right")
     table.add_column("queries", justify="right")
+    table.add_column("n", justify="right")
     table.add_column("failed", justify="right")
     for r in results:
+        ranked = r.scores.get(r.primary)
         table.add_row(
             *[
                 Text(x)
@@ -48,7 +55,8 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
                     r.profile_id,
                     *[fmt_score(*_score_parts(r.scores.get(k))) for k in keys],
                     str(r.task.queries.n),
-                    str(len(r.failed_queries)),
+                    str(ranked.n if ranked is not None else 0),
+                    str(ranked.failed if ranked is not None else len(r.failed_queries)),
                 )
             ]
         )
@@ -71,6 +79,8 @@ def print_results(results: Sequence[TaskResult], console: Console | None = None)
                 console.print(
                     Text(f"failures {r.model.label} on {r.task.id}: {shown} (see the traces)", style="yellow")
                 )
+            for reason in r.incomplete:
+                console.print(Text(f"INCOMPLETE {r.model.label} on {r.task.id}: {reason}", style="bold red"))
     for pid in sorted({r.profile_id for r in results if r.judge_profile.get("offline")}):
         console.print(
             Text(

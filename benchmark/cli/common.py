@@ -19,9 +19,9 @@ from rich.console import Console
 
 from benchmark import families
 from benchmark.core import figures
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import IncompleteResults, InputError, Problem
 from benchmark.core.paths import check_writable
-from benchmark.core.results import ModelInfo, TaskResult
+from benchmark.core.results import MAX_FAILURE_RATE, ModelInfo, TaskResult
 from benchmark.families import REGISTRY, families_for
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
 from benchmark.models.profiles import (
@@ -75,6 +75,15 @@ def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True, dry_run: b
     g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
     g.add_argument("--query-batch", type=int, default=4, help="queries scored together so models see batches")
     g.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    g.add_argument(
+        "--max-failure-rate",
+        type=float,
+        default=MAX_FAILURE_RATE,
+        metavar="SHARE",
+        help="the share of queries, per score, on which the judge may go unreached (down, timed out) before "
+        f"the result is incomplete: written, kept off boards, exit status 3, completed by re-running "
+        f"(default {MAX_FAILURE_RATE})",
+    )
     if dry_run:
         g.add_argument(
             "--dry-run",
@@ -167,8 +176,7 @@ def plan(
     args: argparse.Namespace, tasks: list[Task]
 ) -> tuple[JudgeProfile, dict[str, list[tuple[MetricFamily, FamilySettings]]]]:
     """Check everything a scoring run needs; nothing is loaded yet."""
-    if args.query_batch < 1:
-        raise InputError(Problem("command line", "must be at least 1", field="--query-batch"))
+    run_options(args)  # --query-batch, --max-failure-rate: refused here, before anything loads
     check_writable(args.results_dir, "--results-dir")
     if getattr(args, "corpus", None) and not args.corpus.startswith("irds:"):
         check_corpus(args.corpus)
@@ -266,6 +274,9 @@ def score_answers(
     results = [result for result, _ in scored]
     if show:
         print_results(results)
+    incomplete = [(str(path), result.incomplete) for result, path in scored if result.incomplete]
+    if incomplete:
+        raise IncompleteResults(incomplete)
     return results
 
 
@@ -313,6 +324,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         query_batch=args.query_batch,
         progress=not args.no_progress,
         command=shlex.join(["benchmark", *sys.argv[1:]]),
+        max_failure_rate=getattr(args, "max_failure_rate", MAX_FAILURE_RATE),
     )
 
 

@@ -19,7 +19,7 @@ from types import ModuleType
 
 from benchmark import __version__
 from benchmark.cli import Parser
-from benchmark.core.errors import InputError
+from benchmark.core.errors import IncompleteResults, InputError
 
 #: the platform's commands; each metric family adds its own (see :func:`family_commands`)
 COMMANDS = (
@@ -96,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except IncompleteResults as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_status
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise

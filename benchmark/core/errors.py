@@ -77,3 +77,25 @@ def yaml_key_lines(text: str, loader: Any = None) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
+
+
+class IncompleteResults(RuntimeError):
+    """Results were written, but some are not final: a judge could not be reached on more
+    queries than ``--max-failure-rate`` allows.  Not an input error (exit status 2): the
+    command was right and re-running it completes the results, so it exits with 3."""
+
+    exit_status = 3
+
+    def __init__(self, incomplete: list[tuple[str, list[str]]], *, written: bool = True) -> None:
+        self.incomplete = incomplete
+        shown = "; ".join(f"{path}: {', '.join(reasons)}" for path, reasons in incomplete)
+        n = len(incomplete)
+        what = (
+            f"{n} result{'s are' if n > 1 else ' is'} incomplete and kept off every board"
+            if written
+            else f"{n} result{'s were' if n > 1 else ' was'} not scored"
+        )
+        super().__init__(
+            f"{what} ({shown}); re-run the same command once the judge is back: finished queries are "
+            "kept and only the missing ones are asked again"
+        )

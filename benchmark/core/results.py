@@ -34,6 +34,11 @@ from benchmark.core import paths, stats
 
 RESULT_SCHEMA_VERSION = "2"
 
+#: the share of queries per score whose judge may go unreached before a result is incomplete:
+#: small, so a judge that died halfway never reads as a score, yet one lost request in a
+#: large task (1 of 54) does not throw a run away
+MAX_FAILURE_RATE = 0.05
+
 TRACKED_PACKAGES = (
     "torch",
     "transformers",
@@ -61,6 +66,16 @@ class Score(_Strict):
     ci_low: float | None = None
     ci_high: float | None = None
     n: int = Field(description="queries that contributed (failed queries are left out, never counted as 0)")
+    failed: int = Field(
+        default=0,
+        description="queries whose value is undetermined because a judge failed on them (left out of n, "
+        "never counted as 0); n + failed + the queries the score does not apply to = the queries scored",
+    )
+    unreachable: int = Field(
+        default=0,
+        description="of the failed, those whose judge gave no reply at all (down, timed out): a re-run can "
+        "complete them, and past --max-failure-rate they make the result incomplete",
+    )
     ci_method: str | None = Field(
         default=None, description="BCa, percentile, constant, or null (no interval)"
     )
@@ -184,6 +199,11 @@ class RunInfo(_Strict):
     durations_s: dict[str, float] = Field(default_factory=dict)
     cache: dict[str, Any] = Field(default_factory=dict)
     command: str | None = None
+    max_failure_rate: float | None = Field(
+        default=None,
+        description="the share of queries per score whose judge may not be reached before the result is "
+        "incomplete (--max-failure-rate)",
+    )
 
 
 class QueryScores(_Strict):
@@ -192,6 +212,9 @@ class QueryScores(_Strict):
     counts: dict[str, int] = Field(default_factory=dict)
     failures: list[str] = Field(default_factory=list)
     failed: bool = Field(default=False, description="no score at all: shown as failed, never as 0")
+    unreachable: bool = Field(
+        default=False, description="the judge could not be reached for some of this query's judgements"
+    )
 
 
 class TaskResult(_Strict):
@@ -226,6 +249,12 @@ class TaskResult(_Strict):
     )
     counts: dict[str, int] = Field(default_factory=dict, description="per-query counts summed")
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
+    incomplete: list[str] = Field(
+        default_factory=list,
+        description="why this result is not final (a score whose judge could not be reached on more "
+        "queries than --max-failure-rate allows); an incomplete result is written, kept off every board, "
+        "and completed by re-running the same command",
+    )
     run: RunInfo
 
     @property
@@ -366,7 +395,13 @@ def now_iso() -> str:
 
 
 def run_info(
-    *, seed: int, started: str, durations: dict[str, float], cache: dict[str, Any], command: str | None
+    *,
+    seed: int,
+    started: str,
+    durations: dict[str, float],
+    cache: dict[str, Any],
+    command: str | None,
+    max_failure_rate: float | None = None,
 ) -> RunInfo:
     return RunInfo(
         groundcover_version=__version__,
@@ -379,6 +414,7 @@ def run_info(
         durations_s=durations,
         cache=cache,
         command=command,
+        max_failure_rate=max_failure_rate,
     )
 
 

@@ -67,6 +67,11 @@ class QueryTrace(BaseModel):
         default_factory=list, description="'stage: reason' for every model output that could not be used"
     )
     item_key: str | None = None
+    unreachable: bool = Field(
+        default=False,
+        description="the judge gave no reply at all while this query was scored (down, timed out): its "
+        "failures are re-scored by the next run instead of kept",
+    )
 
     @property
     def failed(self) -> bool:

@@ -16,7 +16,9 @@ Self-consistency, where a paper uses it, is explicit: :func:`sample_structured` 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -26,6 +28,28 @@ from benchmark.models.llm import LLM, PENDING_REPLY, LLMUnavailable, Messages
 T = TypeVar("T")
 
 PENDING_ERROR = "not known before the run (dry run)"
+#: what a request the backend could not answer at all is recorded as
+UNAVAILABLE_ERROR = "backend unavailable"
+
+_unreachable: ContextVar[list[str] | None] = ContextVar("groundcover_unreachable", default=None)
+
+
+@contextmanager
+def watch_unreachable() -> Iterator[list[str]]:
+    """Collect, while the block runs, every time the judge gave no reply at all.
+
+    Families summarise their stages' failures in their own words (``coverage: 3
+    sub-question(s) could not be judged``), so a trace cannot say whether its judge was
+    down or answered badly; the runner watches the batch instead.  A judge that was not
+    reached is a failure a re-run can mend, unlike a reply that could not be used."""
+    seen: list[str] = []
+    token = _unreachable.set(seen)
+    try:
+        yield seen
+    finally:
+        _unreachable.reset(token)
+
+
 REPAIR_INSTRUCTION = (
     "Your reply could not be used: {error}. Reply again, in exactly the requested format and nothing else."
 )
@@ -122,8 +146,10 @@ def _generate_surviving(
             return llm.generate([convo[i] for i in pending], **gen_kw), pending
         except LLMUnavailable as exc:
             failed = set(range(len(pending)) if exc.failed is None else exc.failed)
+            if (seen := _unreachable.get()) is not None:
+                seen.append(str(exc))
             for pos in failed:
-                outcomes[pending[pos]].error = f"backend unavailable: {exc}"
+                outcomes[pending[pos]].error = f"{UNAVAILABLE_ERROR}: {exc}"
                 outcomes[pending[pos]].attempts += 1
             pending = [i for pos, i in enumerate(pending) if pos not in failed]
     return [], []

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from benchmark.core.errors import InputError, Problem
+from benchmark.scoring.runner import score_items
 
 if TYPE_CHECKING:
     from benchmark.families.base import FamilySettings, Item, MetricFamily, ScoringInputs
@@ -92,9 +93,8 @@ class ScoringWorker:
         if key != self._key:  # a new (job, family): only the current one's state is kept
             self._prepared, self._key = family.prepare(task, self.judges, inputs, settings), key
         before = {k: list(v) for k, v in self.judges.cache.stats.by_stage.items()}
-        traces = family.score_batch(self._prepared, items, settings)
+        rows = score_items(family, self._prepared, settings, items)
         after = self.judges.cache.stats.by_stage
-        rows = [t.model_dump(mode="json") for t in traces]
         return [q for q, _, _ in items], rows, _stats_delta(before, after)
 
 

@@ -26,11 +26,13 @@ from tqdm.auto import tqdm
 
 from benchmark.core import stats
 from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import IncompleteResults, InputError, Problem, rel
 from benchmark.core.results import (
+    MAX_FAILURE_RATE,
     ModelInfo,
     QueryScores,
     QuerySet,
+    Score,
     Statistics,
     TaskInfo,
     TaskResult,
@@ -54,6 +56,7 @@ from benchmark.judging.stack import JudgeStack
 from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
 from benchmark.models.cards import load_card
+from benchmark.models.structured import watch_unreachable
 from benchmark.tasks import Task
 
 if TYPE_CHECKING:
@@ -69,10 +72,17 @@ class RunOptions:
     bootstrap_resamples: int = stats.BOOTSTRAP_RESAMPLES
     progress: bool = True
     command: str | None = None
+    max_failure_rate: float = MAX_FAILURE_RATE
 
     def __post_init__(self) -> None:
         if self.query_batch < 1:
             raise InputError(Problem("command line", "must be at least 1", field="--query-batch"))
+        if not 0.0 <= self.max_failure_rate <= 1.0:
+            raise InputError(
+                Problem(
+                    "command line", "must be a share between 0 and 1, e.g. 0.05", field="--max-failure-rate"
+                )
+            )
 
 
 def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str] | None) -> list[str]:
@@ -152,16 +162,32 @@ def score_task(
     opts = options or RunOptions()
     started, t0 = now_iso(), time.perf_counter()
     qids = queries_to_score(task, list(answers), family.scorable_queries(task, inputs))
-    prepared = family.prepare(task, judges, inputs, settings)
+    out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
+    with watch_unreachable() as unreachable:
+        prepared = family.prepare(task, judges, inputs, settings)
+    if unreachable:
+        # what a family prepares is shared by every query (EXAM's gold articles, aspects):
+        # prepared from a judge that was down, it would mar every score that follows
+        raise IncompleteResults(
+            [
+                (
+                    rel(out_file),
+                    [f"the judge could not be reached while {family.title} was preparing ({unreachable[0]})"],
+                )
+            ],
+            written=False,
+        )
     t_prepare = time.perf_counter() - t0
 
-    out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
     refuse_to_overwrite(out_file, judges.profile.resolved(), settings)
     with exclusive(out_file, what="this result"):
         checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
         done = checkpoint.load()
         run_key, item_keys = keys(family, task, answers, qids, judges, prepared, settings)
-        todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
+        # a query whose judge was not reached is scored again: the judge may be back
+        todo = [
+            q for q in qids if done.get(q, {}).get("item_key") != item_keys[q] or done[q].get("unreachable")
+        ]
         log.info(
             "%s %s: %d queries to score (%d already done)",
             family.id,
@@ -205,9 +231,23 @@ def score_task(
             },
             cache=judges.cache.stats.as_dict(),
             command=opts.command,
+            max_failure_rate=opts.max_failure_rate,
         )
         write_result(result, out_file)
     return result, out_file
+
+
+def score_items(
+    family: MetricFamily, prepared: Any, settings: FamilySettings, items: list[Item]
+) -> list[dict[str, Any]]:
+    """One batch as one ``score_batch`` call (in this process or on a Ray worker), each trace
+    marked ``unreachable`` when it has failures and the judge gave no reply during the batch."""
+    with watch_unreachable() as unreachable:
+        traces = family.score_batch(prepared, items, settings)
+    rows = [t.model_dump(mode="json") for t in traces]
+    for row in rows:
+        row["unreachable"] = bool(unreachable) and bool(row.get("failures"))
+    return rows
 
 
 def _in_process(
@@ -215,8 +255,7 @@ def _in_process(
 ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
     """Each batch scored here, in order, as one ``score_batch`` call so its models see batches."""
     for items in batches:
-        traces = family.score_batch(prepared, items, settings)
-        yield [q for q, _, _ in items], [t.model_dump(mode="json") for t in traces]
+        yield [q for q, _, _ in items], score_items(family, prepared, settings, items)
 
 
 def _checkpoint_batches(
@@ -294,19 +333,16 @@ def aggregate(
     called: a published result can be recomputed from its traces)."""
     per_query = [
         QueryScores(
-            query_id=t.query_id, scores=t.scores, counts=t.counts, failures=t.failures, failed=t.failed
+            query_id=t.query_id,
+            scores=t.scores,
+            counts=t.counts,
+            failures=t.failures,
+            failed=t.failed,
+            unreachable=t.unreachable,
         )
         for t in traces
     ]
-    keys = [c.key for c in family.columns]
-    keys += sorted({k for t in traces for k in t.scores} - set(keys))
-    scores = {
-        k: bootstrap_score(
-            [pq.scores.get(k) for pq in per_query], seed=opts.seed, n_resamples=opts.bootstrap_resamples
-        )
-        for k in keys
-        if any(pq.scores.get(k) is not None for pq in per_query)
-    }
+    scores = score_summaries(family, per_query, opts)
     failures: dict[str, int] = {}
     copies: dict[str, int] = {}
     counts: dict[str, int] = {}
@@ -348,5 +384,54 @@ def aggregate(
         failed_queries=[pq.query_id for pq in per_query if pq.failed],
         counts=counts,
         notes=notes,
+        incomplete=incomplete_reasons(family, scores, per_query, opts.max_failure_rate),
         run=run_info(seed=opts.seed, started=now_iso(), durations={}, cache={}, command=None),
     )
+
+
+def score_summaries(
+    family: MetricFamily, per_query: Sequence[QueryScores], opts: RunOptions
+) -> dict[str, Score]:
+    """Each score's mean and interval over the queries that have it, with the queries its
+    judges failed on counted beside it (``failed``; ``unreachable`` of those when no reply
+    came at all), so a board's ``n`` is what its mean is over and the gap is visible.
+
+    A score is undetermined by a failure on a query that has failures and no value for it;
+    a query with no failure and no value is one the score does not apply to (no vital
+    nugget, no citation).  A score every query failed on is kept, with no value, when
+    another score of the same queries exists: it was asked for, and it has nothing to show.
+    """
+    keys = [c.key for c in family.columns]
+    keys += sorted({k for pq in per_query for k in pq.scores} - set(keys))
+    out = {}
+    for k in keys:
+        values = [pq.scores.get(k) for pq in per_query]
+        undetermined = [pq for pq in per_query if pq.failures and k in pq.scores and pq.scores[k] is None]
+        partly = any(not pq.failed for pq in undetermined)
+        if all(v is None for v in values) and not partly:
+            continue
+        score = bootstrap_score(values, seed=opts.seed, n_resamples=opts.bootstrap_resamples)
+        score.failed = len(undetermined)
+        score.unreachable = sum(pq.unreachable for pq in undetermined)
+        out[k] = score
+    return out
+
+
+def incomplete_reasons(
+    family: MetricFamily, scores: dict[str, Score], per_query: Sequence[QueryScores], max_rate: float
+) -> list[str]:
+    """Why a result is not final: a score (or whole queries) whose judge could not be reached
+    on more than ``max_rate`` of the queries.  A judge that replied unusably is not a
+    reason: re-running asks it the same and gets the same; its failures are on the board."""
+    total = len(per_query) or 1
+    out = []
+    lost = sum(pq.failed and pq.unreachable for pq in per_query)
+    if lost / total > max_rate:
+        out.append(f"{lost} of {total} queries have no score: the judge could not be reached")
+    for k, s in scores.items():
+        if s.unreachable / total > max_rate:
+            out.append(
+                f"{family.label(k)}: the judge could not be reached on {s.unreachable} of {total} queries "
+                f"({s.unreachable / total:.0%} > --max-failure-rate {max_rate:.0%})"
+            )
+    return out

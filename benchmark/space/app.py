@@ -33,7 +33,7 @@ import pandas as pd
 
 from benchmark.board import results_dataset
 from benchmark.board.leaderboard import Entry, Leaderboard, build_leaderboard
-from benchmark.board.render import RANKS_EXPLAINED, entry_cells, fmt_ci
+from benchmark.board.render import RANKS_EXPLAINED, entry_cells, failure_lines, fmt_ci
 from benchmark.board.trust import trusts
 from benchmark.core import exports, figures, paths
 from benchmark.core.results import traces_path
@@ -50,9 +50,10 @@ SIZE = "params (B)"
 #: what says who a model entry is; decomposition methods have no setting, size or weights
 MODEL_ONLY = ("setting", SIZE, "open weights")
 #: "copies": failures whose judge reproduced its prompt's worked example (part of "failed")
-TAIL_COLUMNS = ("queries", "failed", "copies", "task", "judge profile", "board")
-DEFAULT_TAIL = (SIZE, "failed", "copies")
-NUMBER_COLUMNS = {"rank", SIZE, "queries", "failed", "copies"}
+#: "n": the queries the headline's mean is over; "failed": those its judges failed on
+TAIL_COLUMNS = ("queries", "n", "failed", "copies", "shared mean", "task", "judge profile", "board")
+DEFAULT_TAIL = (SIZE, "n", "failed", "copies")
+NUMBER_COLUMNS = {"rank", SIZE, "queries", "n", "failed", "copies", "shared mean"}
 DECIMALS = 3
 
 
@@ -167,8 +168,12 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
         row.update(
             {
                 "queries": int(r["queries"]),
+                "n": int(r["n"]),
                 "failed": int(r["failed"]),
                 "copies": int(r["copies"]),
+                "shared mean": None
+                if r.get("shared_mean") is None or pd.isna(r["shared_mean"])
+                else round(float(r["shared_mean"]), DECIMALS),
                 "task": f"{r['task']}@{r['task_version']}",
                 "judge profile": r["judge_profile"],
                 "board": r["board"],
@@ -264,6 +269,11 @@ def trust_html(lb: Leaderboard, family_id: str, *filters: str) -> str:
         parts += [
             f"<div class='gc-card'>Judge card ({html.escape(t.profile)}, {html.escape(t.score)}): {html.escape(x)}</div>"
             for x in t.lines
+        ]
+    for board_id in sorted(df["board_id"].unique()):
+        parts += [
+            f"<div class='gc-banner' role='alert'>{html.escape(line)}</div>"
+            for line in failure_lines(REGISTRY[family_id], df[df["board_id"] == board_id])
         ]
     return "".join(parts)
 

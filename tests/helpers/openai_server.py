@@ -11,7 +11,9 @@ per completion request, in order) or set for one request with the ``X-Fault`` he
 * ``429:<retry-after seconds>`` — rate limited, with a ``Retry-After`` header;
 * ``500`` — internal server error.
 
-``GET /control/stats`` counts completion requests, so tests can check retries and
+``POST /control/down`` with ``{"after": N}`` lets N more completion requests through and
+then answers every one with HTTP 503 — a judge that dies halfway — until ``POST
+/control/up``.  ``GET /control/stats`` counts completion requests, so tests can check retries and
 that cached calls never reach the server; ``GET /control/received`` returns the chat
 messages received.
 """
@@ -64,9 +66,15 @@ def create_app(model: LocalModel) -> FastAPI:
     faults: deque[str] = deque()
     stats = {"requests": 0, "faults": 0}
     received: list[Any] = []  # request bodies' messages / prompts, for tests to inspect
+    down: dict[str, int | None] = {"after": None}  # requests still answered before the server is down
 
     def take_fault(request: Request) -> str | None:
         stats["requests"] += 1
+        if down["after"] is not None:
+            if down["after"] <= 0:
+                stats["faults"] += 1
+                return "503"
+            down["after"] -= 1
         fault = request.headers.get("x-fault") or (faults.popleft() if faults else None)
         if fault:
             stats["faults"] += 1
@@ -85,6 +93,8 @@ def create_app(model: LocalModel) -> FastAPI:
             )
         if fault == "500":
             return JSONResponse({"error": "internal error"}, status_code=500)
+        if fault == "503":
+            return JSONResponse({"error": "service unavailable"}, status_code=503)
         raise ValueError(f"unknown fault {fault!r}")
 
     @app.get("/v1/models")
@@ -147,8 +157,19 @@ def create_app(model: LocalModel) -> FastAPI:
     def get_received() -> list[Any]:
         return list(received)
 
+    @app.post("/control/down")
+    async def go_down(request: Request) -> dict[str, Any]:
+        down["after"] = int((await request.json())["after"])
+        return dict(down)
+
+    @app.post("/control/up")
+    def come_up() -> dict[str, Any]:
+        down["after"] = None
+        return dict(down)
+
     @app.post("/control/reset")
     def reset() -> dict[str, int]:
+        down["after"] = None
         faults.clear()
         received.clear()
         stats.update(requests=0, faults=0)
@@ -217,7 +238,7 @@ def control(server: ServerThread, path: str, **body: Any) -> Any:
     import httpx
 
     root = server.base_url.removesuffix("/v1")
-    if body or path == "reset":
+    if body or path in ("reset", "up"):
         return httpx.post(f"{root}/control/{path}", json=body).json()
     return httpx.get(f"{root}/control/{path}").json()
 

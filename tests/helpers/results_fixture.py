@@ -29,6 +29,8 @@ from benchmark.core.results import (
     traces_path,
     write_result,
 )
+from benchmark.families import REGISTRY
+from benchmark.scoring.runner import RunOptions, score_summaries
 
 TASK = "webtrack-2009-2012"
 EVIL = "<script>window.__pwned=1</script>evil/model"
@@ -93,7 +95,6 @@ def make_result(
                 failed=q in failed,
             )
         )
-    keys = ("icat_m", "s_fact", "s_coverage_m")
     return TaskResult(
         model=ModelInfo(id=model, revision="main", backend="submission", rag=rag),
         task=TaskInfo(
@@ -105,7 +106,7 @@ def make_result(
         settings={"beta": beta, "variants": ["m"]},
         board_settings={"beta": beta},
         statistics=Statistics(ci_level=0.95, bootstrap_resamples=1000, seed=0, bca_min_n=10),
-        scores={k: bootstrap_score([pq.scores[k] for pq in per_query], n_resamples=1000) for k in keys},
+        scores=score_summaries(REGISTRY["icat"], per_query, RunOptions(bootstrap_resamples=1000)),
         curves={"icat_m_beta": {"0.5": values[0], "1": values[1], "2": values[2]}},
         per_query=per_query,
         failures={"claims": len(failed)} if failed else {},

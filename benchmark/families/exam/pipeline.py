@@ -34,10 +34,20 @@ class ExamState:
 
     @property
     def gold_exam(self) -> dict[str, float | None]:
-        if self._gold is None:
-            self._gold = gold_scores(self.answerer, self.bank, self.articles) if self.articles else {}
-            self.notes.append(gold_note(self._gold, self.bank, bool(self.articles)))
-        return self._gold
+        """Read once per run when every gold article got its EXAM; when some did not (a judge
+        that was down), asked again with the next batch instead of leaving n-EXAM undetermined
+        for the rest of the run."""
+        if self._gold is not None:
+            return self._gold
+        gold = gold_scores(self.answerer, self.bank, self.articles) if self.articles else {}
+        if not self.gold_failed(gold):
+            self._gold = gold
+            self.notes.append(gold_note(gold, self.bank, bool(self.articles)))
+        return gold
+
+    def gold_failed(self, gold: dict[str, float | None]) -> list[str]:
+        """The bank queries whose gold article could not be read (a judge failure)."""
+        return [q for q in self.bank if q in self.articles and gold.get(q) is None]
 
     @property
     def gold_mean(self) -> float | None:
@@ -82,7 +92,9 @@ def score_batch(state: ExamState, items: Sequence[tuple[str, str, str]]) -> list
     with stage("answers"):
         read = read_all(state.answerer, state.bank, [(qid, answer) for qid, _, answer in items])
     with stage("gold-articles"):
-        gold_exam, mean = state.gold_exam, state.gold_mean
+        gold_exam = state.gold_exam
+        mean = gold_mean(gold_exam, state.bank)
+    gold_failed = state.gold_failed(gold_exam)
     traces = []
     for (qid, text, answer), pairs in zip(items, read, strict=True):
         trace = ExamTrace(
@@ -102,6 +114,11 @@ def score_batch(state: ExamState, items: Sequence[tuple[str, str, str]]) -> list
         elif failed:
             trace.failures.append(
                 f"answer: {len(failed)} of {len(trace.questions)} question(s) could not be answered: {failed[0].error}"
+            )
+        if gold_failed:
+            trace.failures.append(
+                f"gold-articles: n-EXAM undetermined: the gold articles of {len(gold_failed)} bank queries could "
+                f"not be read (e.g. {gold_failed[0]!r})"
             )
         trace.scores = trace_scores(trace)
         trace.counts = {
