@@ -398,18 +398,17 @@ def score_summaries(
 
     A score is undetermined by a failure on a query that has failures and no value for it;
     a query with no failure and no value is one the score does not apply to (no vital
-    nugget, no citation).  A score every query failed on is kept, with no value, when
-    another score of the same queries exists: it was asked for, and it has nothing to show.
+    nugget, no citation).  A score no query has a value for is left out, as before: it
+    cannot be told from one that does not apply (ICAT-M without aspect labels).
     """
     keys = [c.key for c in family.columns]
     keys += sorted({k for pq in per_query for k in pq.scores} - set(keys))
     out = {}
     for k in keys:
         values = [pq.scores.get(k) for pq in per_query]
-        undetermined = [pq for pq in per_query if pq.failures and k in pq.scores and pq.scores[k] is None]
-        partly = any(not pq.failed for pq in undetermined)
-        if all(v is None for v in values) and not partly:
+        if all(v is None for v in values):
             continue
+        undetermined = [pq for pq in per_query if pq.failures and pq.scores.get(k) is None]
         score = bootstrap_score(values, seed=opts.seed, n_resamples=opts.bootstrap_resamples)
         score.failed = len(undetermined)
         score.unreachable = sum(pq.unreachable for pq in undetermined)
@@ -434,4 +433,11 @@ def incomplete_reasons(
                 f"{family.label(k)}: the judge could not be reached on {s.unreachable} of {total} queries "
                 f"({s.unreachable / total:.0%} > --max-failure-rate {max_rate:.0%})"
             )
+    # a score every query failed on has no summary (above); its queries still count here
+    unreached = sum(pq.unreachable for pq in per_query)
+    if not out and unreached / total > max_rate:
+        out.append(
+            f"the judge could not be reached for some judgements of {unreached} of {total} queries "
+            f"({unreached / total:.0%} > --max-failure-rate {max_rate:.0%})"
+        )
     return out

@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from benchmark.board.leaderboard import build_leaderboard, from_results, overall_table
 from benchmark.board.render import display_frame, md_cell, to_html, to_markdown
 from benchmark.cli.main import main
-from benchmark.core.results import result_path, write_result
+from benchmark.core.results import QueryScores, result_path, write_result
+from benchmark.families import REGISTRY
+from benchmark.scoring.runner import RunOptions, incomplete_reasons, score_summaries
 from tests.helpers.results_fixture import (
     EVIL,
     EXPECTED_RANKS,
@@ -200,3 +203,96 @@ def test_space_shows_every_published_family_ranked_with_numeric_columns() -> Non
     methods = app.table_view(lb, "decompscore", "", app.ANY, app.ANY, app.ANY, app.ANY, ["DecompScore"])
     assert methods["model"].tolist()[0] == "decomposer/russellian" and len(methods) == 6
     assert not lb.overall["model"].str.startswith("decomposer/").any()  # methods are not models
+
+
+# ---------------------------------------------------------------------------------
+# Per-score n and failures, incomplete results, failure-driven inflation (issue 36)
+# ---------------------------------------------------------------------------------
+
+
+def _per_query(rows: list[tuple[str, dict[str, float | None], list[str], bool]]) -> list[QueryScores]:
+    return [
+        QueryScores(
+            query_id=q,
+            scores=s,
+            failures=f,
+            failed=all(v is None for v in s.values()) and bool(f),
+            unreachable=u,
+        )
+        for q, s, f, u in rows
+    ]
+
+
+def test_each_score_counts_the_queries_its_judge_failed_on_apart_from_those_it_does_not_apply_to() -> None:
+    per_query = _per_query(
+        [
+            ("1", {"icat_m": 0.5, "icat_s": 0.2}, [], False),
+            ("2", {"icat_m": 0.4, "icat_s": None}, ["alignment: backend unavailable: down"], True),
+            ("3", {"icat_m": 0.3, "icat_s": None}, ["alignment: no JSON object"], False),
+            ("4", {"icat_m": None, "icat_s": None}, [], False),  # not applicable: no failure
+            ("5", {"icat_m": None, "icat_s": None}, ["claims: backend unavailable: down"], True),
+        ]
+    )
+    scores = score_summaries(REGISTRY["icat"], per_query, RunOptions(bootstrap_resamples=200))
+    assert (scores["icat_m"].n, scores["icat_m"].failed, scores["icat_m"].unreachable) == (3, 1, 1)
+    assert (scores["icat_s"].n, scores["icat_s"].failed, scores["icat_s"].unreachable) == (1, 3, 2)
+    reasons = incomplete_reasons(REGISTRY["icat"], scores, per_query, 0.05)
+    assert any("ICAT-S" in r and "2 of 5" in r for r in reasons)
+    assert any("1 of 5 queries have no score" in r for r in reasons)
+    assert incomplete_reasons(REGISTRY["icat"], scores, per_query, 0.4) == []  # 2 of 5 is 40%: not more
+
+
+def test_a_score_no_query_has_is_left_out_but_its_unreached_queries_still_make_the_result_incomplete() -> None:
+    per_query = _per_query(
+        [
+            ("1", {"icat_m": 0.5, "icat_s": None}, ["alignment: backend unavailable: down"], True),
+            ("2", {"icat_m": 0.4, "icat_s": None}, ["alignment: backend unavailable: down"], True),
+            ("3", {"icat_m": 0.4, "icat_s": None}, [], False),
+        ]
+    )
+    scores = score_summaries(REGISTRY["icat"], per_query, RunOptions(bootstrap_resamples=200))
+    assert "icat_s" not in scores and scores["icat_m"].failed == 0
+    (reason,) = incomplete_reasons(REGISTRY["icat"], scores, per_query, 0.05)
+    assert "2 of 3 queries" in reason
+
+
+def test_an_incomplete_result_is_on_no_board_and_says_why(tmp_path: Path) -> None:
+    done = make_result("acme/done", MODELS["acme/strong"], PROFILE)
+    broken = make_result("acme/broken", MODELS["acme/close"], PROFILE).model_copy(
+        update={"incomplete": ["ICAT-M: the judge could not be reached on 3 of 12 queries"]}
+    )
+    for r in (done, broken):
+        write_result(r, result_path(tmp_path, r.model, r.profile_id, r.task.id, "icat"))
+    lb = build_leaderboard(tmp_path)
+    assert lb.tables["icat"]["model"].tolist() == ["acme/done"]
+    assert any("incomplete" in s and "3 of 12" in s for s in lb.skipped)
+    assert from_results([done, broken]).tables["icat"]["model"].tolist() == ["acme/done"]
+
+
+def test_boards_show_the_mean_over_shared_queries_and_flag_entries_that_fail_far_more() -> None:
+    values = MODELS["acme/strong"]
+    steady = make_result("acme/steady", values, PROFILE)
+    also = make_result("acme/also", MODELS["acme/close"], PROFILE)
+    # fails on the four queries where the others score lowest: its own mean looks better
+    hard = sorted(QUERIES, key=lambda q: values[QUERIES.index(q)])[:4]
+    failing = make_result("acme/failing", values, PROFILE, failed=tuple(hard))
+    board = from_results([steady, also, failing]).tables["icat"].set_index("model")
+    assert board.loc["acme/failing", "failed"] == 4 and board.loc["acme/failing", "n"] == 8
+    assert board.loc["acme/failing", "icat_m"] > board.loc["acme/steady", "icat_m"]  # inflated
+    kept = [v for q, v in zip(QUERIES, values, strict=True) if q not in hard]
+    assert board.loc["acme/steady", "shared_mean"] == pytest.approx(sum(kept) / 8)
+    assert board.loc["acme/failing", "shared_mean"] == board.loc["acme/steady", "shared_mean"]
+    assert board["shared_n"].tolist() == [8, 8, 8]
+    assert board["failure_flag"].to_dict() == {"acme/steady": False, "acme/also": False, "acme/failing": True}
+    lb = from_results([steady, also, failing])
+    md = to_markdown(lb)
+    assert "acme/failing has 4 of 12 queries failed" in md
+    view = display_frame(lb.tables["icat"], REGISTRY["icat"])
+    assert {"n", "failed"} <= set(view.columns)
+
+
+def test_one_failure_more_than_the_median_is_not_flagged() -> None:
+    a = make_result("acme/a", MODELS["acme/strong"], PROFILE)
+    b = make_result("acme/b", MODELS["acme/close"], PROFILE, failed=("100",))
+    board = from_results([a, b]).tables["icat"]
+    assert not board["failure_flag"].any()
