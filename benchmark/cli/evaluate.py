@@ -224,6 +224,10 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.dry_run:
         return dry_run(args, request, tasks, settings, queries)
+    if not args.no_score:
+        from benchmark.judging.stack import preflight_judge
+
+        preflight_judge(profile)  # a judge that is not there: one line now, not after generating
     jobs = []
     for run in generation.generate(request, tasks, settings, queries, profile):
         if run.context is not None and run.context.rankings:

@@ -238,6 +238,38 @@ def check_request(
     return margs, gkw
 
 
+#: lm-eval's backends that send requests to an OpenAI-compatible server at ``base_url``
+OPENAI_COMPATIBLE = ("local-completions", "local-chat-completions")
+
+
+def check_endpoint(model: str, margs: dict[str, Any]) -> None:
+    """An OpenAI-compatible model under evaluation (``local-(chat-)completions``): its server
+    must answer, and list the ``model=`` it is asked for, before anything is retrieved or
+    generated — one request, a one-line error naming ``base_url`` otherwise
+    (:mod:`benchmark.models.preflight`).  Other backends load locally: nothing to ask."""
+    import os
+
+    from benchmark.models import preflight
+
+    if model not in OPENAI_COMPATIBLE or preflight.skipped():
+        return
+    given = str(margs.get("base_url", "http://127.0.0.1:8000/v1")).rstrip("/")
+    base = given
+    for suffix in ("/chat/completions", "/completions"):
+        base = base.removesuffix(suffix)
+    name = margs.get("model") or margs.get("pretrained")
+    preflight.check_servers(
+        [base],
+        str(name) if name else None,
+        what="the model under evaluation",
+        hint=f"base_url (and model) in --model-args of {model}",
+        api_key=str(margs.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY"),
+        endpoint="chat" if model == "local-chat-completions" else "completions",
+        # a base_url that is no OpenAI route of its own: that the server answers is enough
+        completion=base != given or given.endswith("/v1"),
+    )
+
+
 def missing_backend(model: str, exc: ModuleNotFoundError) -> InputError:
     """The one-line error for a backend whose package is not installed here."""
     hint = (

@@ -126,10 +126,11 @@ def generate(
     setting), checkpointed per query.  RAArg reranks with the model under evaluation, so
     one backend (loaded on first use) serves the reranking and the writing of every task."""
     from benchmark.generation import rag
-    from benchmark.generation.harness import check_request, generate_outputs, make_backend
+    from benchmark.generation.harness import check_endpoint, check_request, generate_outputs, make_backend
     from benchmark.generation.raarg import BackendLLM
 
     margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
+    check_endpoint(request.model, margs)  # a server that is down: one line now, before any retrieval
     backend = (
         make_backend(request.model, margs, request.batch_size, chat_template=request.chat_template)
         if any(s is not None and s.rerank for s in settings)

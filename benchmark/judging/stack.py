@@ -39,11 +39,23 @@ class JudgeStack:
 
     @classmethod
     def load(
-        cls, profile: JudgeProfile, cache: ModelCallCache | None = None, *, progress: bool = True
+        cls,
+        profile: JudgeProfile,
+        cache: ModelCallCache | None = None,
+        *,
+        progress: bool = True,
+        preflight: bool = True,
     ) -> JudgeStack:
-        """The models a profile names; weights load lazily, on the first uncached call."""
+        """The models a profile names; weights load lazily, on the first uncached call.
+
+        A judge served over HTTP is asked once, now, whether it is there and serves the
+        profile's model (:func:`preflight_judge`): a dead endpoint is a one-line error before
+        any work, not a run of retries.  ``preflight=False`` where nothing will be asked of
+        it (a dry run plans only)."""
         cache = cache or default_cache()
         llm = load_llm(profile.llm, cache=cache)
+        if preflight:
+            preflight_judge(profile, llm)
         entailment = load_entailment(
             profile.entailment, embedder_model=profile.embedder.model, llm=llm, cache=cache
         )
@@ -85,3 +97,22 @@ class JudgeStack:
             max_retries=self.profile.llm.max_retries,
             **settings,
         )
+
+
+def judge_hint(profile: JudgeProfile) -> str:
+    """Where a judge's URL comes from, for an error about it."""
+    return f"--judge-url, or llm.args.base_url of judge profile {profile.id}"
+
+
+def preflight_judge(profile: JudgeProfile, llm: LLM | None = None) -> None:
+    """Ask the profile's LLM judge, once, whether it is there and serves its model (see
+    :mod:`benchmark.models.preflight`); a local judge has nothing to ask.  ``llm``: the
+    loaded judge (a fleet leaves out its dead servers for the run); without it, a throwaway
+    client checks the endpoint (``evaluate`` does, before generating answers)."""
+    if llm is None:
+        if profile.llm.backend not in ("openai", "openai-batch", "vllm-batch"):
+            return
+        llm = load_llm(profile.llm, cache=ModelCallCache(enabled=False))
+    check = getattr(llm, "preflight", None)
+    if check is not None:
+        check(what="the judge LLM", hint=judge_hint(profile))

@@ -59,6 +59,24 @@ class BatchLLM(OpenAILLM):
         self.batches_submitted = 0
         self.state_dir = paths.home() / "batches" / content_hash(self.identity)[:16]
 
+    def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
+        """The provider batches go to (the first ``base_url``) must answer and list the model;
+        without a ``/models`` route, that it answered is enough (no live completion)."""
+        from benchmark.models import preflight
+
+        if preflight.skipped():
+            return
+        preflight.check_servers(
+            self.base_urls[:1],
+            self.spec.model,
+            what=what,
+            hint=hint,
+            api_key=self.api_key,
+            endpoint=self.endpoint,
+            completion=False,
+            timeout=min(self.timeout, preflight.PREFLIGHT_TIMEOUT),
+        )
+
     # -- the whole exchange ----------------------------------------------------------
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
@@ -293,6 +311,24 @@ class VLLMRunBatch(BatchLLM):
     flags such as ``--tensor-parallel-size 2``) and reads the output file as a provider's.
     The process ends with the run, so there is nothing to adopt after a kill; every reply
     read is cached at once, as always."""
+
+    def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
+        """No server to ask: the command that runs the batches must be there."""
+        import shlex
+        import shutil
+
+        from benchmark.core.errors import InputError, Problem
+
+        command = shlex.split(str(self.spec.args.get("vllm_command", "vllm")))
+        if not command or shutil.which(command[0]) is None:
+            raise InputError(
+                Problem(
+                    "llm.args.vllm_command",
+                    f"{what} runs `{shlex.join(command) or 'vllm'} run-batch`, but "
+                    f"{command[0] if command else 'the command'!r} is not on PATH; install vLLM "
+                    "(pip install 'groundcover[vllm]') on a GPU machine, or set llm.args.vllm_command",
+                )
+            )
 
     def _exchange(
         self,

@@ -163,6 +163,10 @@ class _CachedLLM:
             model=self.identity,
         )
 
+    def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
+        """Check, before any work, that what serves this model is there (one cheap request per
+        server; :mod:`benchmark.models.preflight`).  A local model has nothing to check."""
+
     def sample(self, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
         """``n`` seeded samples per request, for self-consistency (seeds 0..n-1)."""
         return sample(self, requests, n, temperature=temperature)
@@ -386,6 +390,29 @@ class OpenAILLM(_CachedLLM):
         self.http_failures: list[str] = []  # every failed attempt, for the run's record
         self.requests_sent = 0
         self.fleet = Fleet(self.base_urls, self.max_concurrency)
+
+    def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
+        """One request to every server (its ``/models`` listing must name the model) before
+        any work: a server down or serving another model is a one-line
+        :class:`~benchmark.core.errors.InputError` naming its URL, not two minutes of retries.
+        In a fleet, servers that are down are left out of this run (a warning names each)
+        while at least one is ready; a server serving another model always stops the run."""
+        from benchmark.models import preflight
+
+        if preflight.skipped():
+            return
+        ready = preflight.check_servers(
+            self.base_urls,
+            self.spec.model,
+            what=what,
+            hint=hint,
+            api_key=self.api_key,
+            endpoint=self.endpoint,
+            timeout=min(self.timeout, preflight.PREFLIGHT_TIMEOUT),
+        )
+        if ready != self.base_urls:
+            self.base_urls = ready
+            self.fleet = Fleet(ready, self.max_concurrency)
 
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int

@@ -246,7 +246,7 @@ def planning_stack(profile: JudgeProfile) -> JudgeStack:
     carry the real identity but no index."""
     from benchmark.retrieval.retrievers import planned_identity
 
-    judges = JudgeStack.load(profile, progress=False)
+    judges = JudgeStack.load(profile, progress=False, preflight=False)  # plans only: no endpoint needed
 
     def factory(corpus: CorpusRef, task: Any, spec: Any) -> Any:
         return CachedRetriever(

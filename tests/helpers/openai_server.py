@@ -35,10 +35,10 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 class LocalModel:
     """Greedy generation with a transformers model; one request at a time."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, name: str | None = None) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self.name = str(path)
+        self.name = name or str(path)  # what /v1/models lists (vllm serve --served-model-name)
         self.tok = AutoTokenizer.from_pretrained(path)
         self.model = AutoModelForCausalLM.from_pretrained(path).eval()
         self.lock = threading.Lock()

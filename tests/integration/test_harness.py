@@ -217,7 +217,7 @@ def test_openai_compatible_server_through_lm_eval(
     """How most users run vLLM: `vllm serve`, then lm-eval's HTTP backend against it."""
     from tests.helpers.openai_server import LocalModel, ServerThread, create_app
 
-    with ServerThread(create_app(LocalModel(tiny_model))) as srv:
+    with ServerThread(create_app(LocalModel(tiny_model, "tiny-gpt2"))) as srv:
         endpoint = "chat/completions" if backend == "local-chat-completions" else "completions"
         args = f"model=tiny-gpt2,base_url={srv.base_url}/{endpoint},tokenizer_backend=None,num_concurrent=2"
         out = generate_outputs(backend, args, task, tmp_path / "out", batch_size=1, gen_kwargs=GEN)

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     model_dir = build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-    with ServerThread(create_app(LocalModel(model_dir))) as srv:
+    with ServerThread(create_app(LocalModel(model_dir, "tiny-gpt2"))) as srv:
         yield srv
 
 

@@ -23,7 +23,9 @@ TASK = "webtrack-2009-2012"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     with ServerThread(
-        create_app(LocalModel(build_tiny_gpt2(tmp_path_factory.mktemp("tiny"), n_positions=8192)))
+        create_app(
+            LocalModel(build_tiny_gpt2(tmp_path_factory.mktemp("tiny"), n_positions=8192), "tiny-gpt2")
+        )
     ) as srv:
         yield srv
 

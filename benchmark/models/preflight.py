@@ -1,0 +1,225 @@
+"""Is the server there, and does it serve the model? One cheap request per server, before any work.
+
+A judge (or a model under evaluation) served over HTTP that is down, or that serves
+another model, used to show only after the retry loop gave up on the first real request —
+two minutes later, as a failed item that could read as a score.  :func:`check_servers`
+asks every server once, all at the same time and with a short timeout, before a run does
+anything else:
+
+1. ``GET {url}/models`` (every OpenAI-compatible server has it: vLLM, llama.cpp, hosted
+   APIs): the model must be among the ids it lists;
+2. where a server has no such route (404/405, or a listing it cannot parse), one 1-token
+   completion with the model's name (a Batch API server: that it answered is enough —
+   a batch-only provider need not take live requests).
+
+What a server can answer, and what it means:
+
+* no connection, a timeout, HTTP 5xx: the server is *down*;
+* HTTP 401/403, a model it does not list, a completion refused with 404: a
+  *configuration* error (the credentials, the URL or the model name is wrong);
+* anything else (429 included: busy, but there): *ready*.
+
+A configuration error on any server, or every server down, is an
+:class:`~benchmark.core.errors.InputError`, one line naming each URL and what it answered.
+A fleet (several servers of one model) where some servers are down and the others ready
+goes on with the ready ones: each dead server is named in a warning and gets no request in
+this run.  A server that serves another model is never worked around: its replies would be
+another judge's.
+
+``GROUNDCOVER_SKIP_PREFLIGHT=1`` skips the check (a fully cached re-run needs no server).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from benchmark.core.errors import InputError, Problem
+
+log = logging.getLogger(__name__)
+
+#: seconds one preflight request may take (connecting: at most 5)
+PREFLIGHT_TIMEOUT = 10.0
+SKIP_PREFLIGHT_ENV = "GROUNDCOVER_SKIP_PREFLIGHT"
+#: how many served model ids an error lists
+LISTED = 8
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What one server answered: ``problem`` is ``None`` when it is ready for the model."""
+
+    url: str
+    problem: str | None = None
+    fatal: bool = False  # a configuration error (credentials, URL, model name), never worked around
+
+
+def skipped() -> bool:
+    return os.environ.get(SKIP_PREFLIGHT_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    return " ".join(text.split())[:limit]
+
+
+def _transport(exc: Exception, timeout: float) -> str:
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        return f"no answer within {timeout:g}s"
+    text = str(exc) or type(exc).__name__
+    if "refused" in text.lower():
+        return "connection refused (is the server running?)"
+    return f"cannot connect ({_one_line(text)})"
+
+
+def _served_ids(resp: Any) -> list[str] | None:
+    """The model ids of a ``/models`` listing (OpenAI's ``{"data": [{"id": ...}]}``), or
+    ``None`` where the body is no such listing."""
+    try:
+        data = resp.json()["data"]
+        ids = [str(m["id"]) for m in data]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return ids or None
+
+
+def _not_authorised(status: int, where: str, body: str) -> str:
+    return (
+        f"HTTP {status} on {where}: the server refused the API key (set api_key in the model's args, "
+        f"or OPENAI_API_KEY){': ' + _one_line(body) if body.strip() else ''}"
+    )
+
+
+def probe_server(
+    client: Any,
+    url: str,
+    model: str | None,
+    *,
+    endpoint: str = "chat",
+    completion: bool = True,
+    timeout: float = PREFLIGHT_TIMEOUT,
+) -> Probe:
+    """One server's answer to the preflight (see the module's docstring); ``url`` is the API
+    root (``http://host:8000/v1``), ``model`` the name requests will carry (``None``: any)."""
+    import httpx
+
+    try:
+        resp = client.get(f"{url}/models")
+    except httpx.TransportError as exc:
+        return Probe(url, _transport(exc, timeout))
+    status = resp.status_code
+    if status in (401, 403):
+        return Probe(url, _not_authorised(status, "GET /models", resp.text), fatal=True)
+    if status >= 500:
+        return Probe(url, f"HTTP {status} on GET /models ({_one_line(resp.text, 100) or 'no detail'})")
+    ids = _served_ids(resp) if status == 200 else None
+    if ids is not None:
+        if model is None or model in ids:
+            return Probe(url)
+        shown = ", ".join(ids[:LISTED]) + (f" and {len(ids) - LISTED} more" if len(ids) > LISTED else "")
+        return Probe(url, f"model {model!r} is not served there; it serves: {shown}", fatal=True)
+    if status == 429 or not completion or model is None:
+        return Probe(url)  # it answered; nothing more to learn without a completion
+    return _probe_completion(client, url, model, endpoint, timeout)
+
+
+def _probe_completion(client: Any, url: str, model: str, endpoint: str, timeout: float) -> Probe:
+    """A server without a model listing: one 1-token completion names whether it serves ``model``."""
+    import httpx
+
+    path = "chat/completions" if endpoint == "chat" else "completions"
+    body: dict[str, Any] = {"model": model, "max_tokens": 1, "temperature": 0}
+    if endpoint == "chat":
+        body["messages"] = [{"role": "user", "content": "Say OK."}]
+    else:
+        body["prompt"] = "OK"
+    try:
+        resp = client.post(f"{url}/{path}", json=body)
+    except httpx.TransportError as exc:
+        return Probe(url, _transport(exc, timeout))
+    status = resp.status_code
+    if status in (401, 403):
+        return Probe(url, _not_authorised(status, f"POST /{path}", resp.text), fatal=True)
+    if status == 404:
+        detail = _one_line(resp.text) or "no such route or model"
+        return Probe(url, f"HTTP 404 on POST /{path} for model {model!r}: {detail}", fatal=True)
+    if status >= 500:
+        return Probe(url, f"HTTP {status} on POST /{path} ({_one_line(resp.text, 100) or 'no detail'})")
+    return Probe(url)  # 200, or a 4xx about the request itself: the route and the model are there
+
+
+def probe_servers(
+    urls: Sequence[str],
+    model: str | None,
+    *,
+    api_key: str = "EMPTY",
+    endpoint: str = "chat",
+    completion: bool = True,
+    timeout: float = PREFLIGHT_TIMEOUT,
+) -> list[Probe]:
+    """Every server asked at the same time: the whole check takes one timeout at most."""
+    import httpx
+
+    limits = httpx.Timeout(timeout, connect=min(timeout, 5.0))
+    with (
+        httpx.Client(timeout=limits, headers={"Authorization": f"Bearer {api_key}"}) as client,
+        concurrent.futures.ThreadPoolExecutor(max(1, min(16, len(urls)))) as pool,
+    ):
+        return list(
+            pool.map(
+                lambda u: probe_server(
+                    client, u, model, endpoint=endpoint, completion=completion, timeout=timeout
+                ),
+                urls,
+            )
+        )
+
+
+def check_servers(
+    urls: Sequence[str],
+    model: str | None,
+    *,
+    what: str,
+    hint: str,
+    api_key: str = "EMPTY",
+    endpoint: str = "chat",
+    completion: bool = True,
+    timeout: float = PREFLIGHT_TIMEOUT,
+) -> list[str]:
+    """The servers of ``urls`` ready for ``model``, after one request to each.
+
+    ``what`` names the role in messages ("the judge LLM"), ``hint`` where the URL comes
+    from ("--judge-url, or llm.args.base_url of profile X").  Raises a one-line
+    :class:`InputError` on a configuration error anywhere or when no server is ready; a
+    fleet with some servers down goes on with the others, each dead one named in a warning.
+    """
+    urls = list(urls)
+    probes = probe_servers(
+        urls, model, api_key=api_key, endpoint=endpoint, completion=completion, timeout=timeout
+    )
+    bad = [p for p in probes if p.fatal] or [p for p in probes if p.problem]
+    fatal = any(p.fatal for p in probes)
+    if fatal or len(bad) == len(probes):
+        named = f" {model!r}" if model else ""
+        if len(bad) == 1:
+            p = bad[0]
+            raise InputError(Problem(p.url, f"{what}{named} cannot be used there: {p.problem}; check {hint}"))
+        listed = "; ".join(f"{p.url}: {p.problem}" for p in bad)
+        lead = "" if fatal else "no server of the fleet answers: "
+        raise InputError(Problem(f"{what}{named}", f"{lead}{listed}; check {hint}"))
+    ready = [p.url for p in probes if p.problem is None]
+    for p in probes:
+        if p.problem:
+            log.warning(
+                "%s server %s: %s; this run goes on without it, with the %d other server(s) of the fleet",
+                what,
+                p.url,
+                p.problem,
+                len(ready),
+            )
+    return ready
