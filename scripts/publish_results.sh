@@ -50,9 +50,10 @@ publish() {
     new=""
   fi
 
-  # Deleted submission folders -> "<model folder><TAB><setting>" of their results, read
-  # from the model.yaml they had in BASE (reviewed and merged data).  Every revision of
-  # that setting goes: a folder is one (org, name, setting), so they were all its results.
+  # Deleted submission folders -> "<folder><TAB><model folder><TAB><setting>" of their
+  # results, read from the model.yaml they had in BASE (reviewed and merged data).  Every
+  # revision of that setting goes: a folder is one (org, name, setting), so they were all
+  # its results.
   : > "$work/removed.tsv"
   if [[ -n "$base" && -n "$sha" ]] && git cat-file -e "$base^{commit}" 2>/dev/null \
     && git cat-file -e "$sha^{commit}" 2>/dev/null; then
@@ -63,6 +64,7 @@ publish() {
       git cat-file -e "$sha:$folder" 2>/dev/null && continue        # still there
       git cat-file -e "$base:$folder/model.yaml" 2>/dev/null || continue
       git show "$base:$folder/model.yaml" > "$work/card.yaml"
+      printf '%s\t' "$folder" >> "$work/removed.tsv"
       if ! "$python" -c '
 import sys, yaml
 from benchmark.board.submissions import ModelCard
@@ -71,6 +73,7 @@ card = ModelCard.model_validate(yaml.safe_load(open(sys.argv[1], encoding="utf-8
 print(path_segment(model_dir_name(card.model_id)) + "\t" + path_segment(card.setting))
 ' "$work/card.yaml" >> "$work/removed.tsv"; then
         echo "::warning::$folder was deleted but its model.yaml does not load; its results stay"
+        printf '\t\n' >> "$work/removed.tsv"
       fi
     done < "$work/changed.bin"
   elif [[ -n "$base$sha" ]]; then
@@ -83,9 +86,14 @@ print(path_segment(model_dir_name(card.model_id)) + "\t" + path_segment(card.set
     git reset --quiet --hard FETCH_HEAD
     git clean -fdq -- "$results" "$snapshot"
     mkdir -p "$results"
-    [[ -n "$new" ]] && cp -R -- "$new"/. "$results"/
-    local model setting dir
-    while IFS=$'\t' read -r model setting; do
+    if [[ -n "$new" ]]; then
+      cp -R -- "$new"/. "$results"/
+    fi
+    local folder model setting dir
+    while IFS=$'\t' read -r folder model setting; do
+      [[ -n "$model" && -n "$setting" ]] || continue
+      # a later merge may have added the folder again (and published its new results)
+      git cat-file -e "HEAD:$folder/model.yaml" 2>/dev/null && continue
       for dir in "$results/$model"/*/"$setting"; do
         [[ -d "$dir" ]] || continue
         echo "publish: removing $dir (its submission was deleted)"

@@ -517,3 +517,17 @@ def test_a_deleted_submission_leaves_the_results_and_the_snapshot(tmp_path: Path
         assert "RAG bm25 k=5" not in snapshot, name
     assert board(origin) == {BM25[2], SMOL_CB[2]}
     assert board(origin, "attribution.csv") == set()  # the deleted entry was its only row
+    # a later merge adds the folder again and its publish runs first: the deletion's publish,
+    # run (again) after it, leaves the new results alone
+    git(seed, "pull", "-q", "origin", "main")
+    (seed / "submissions" / SMOL_RAG[0]).mkdir()
+    shutil.copyfile(
+        ROOT / "submissions" / SMOL_RAG[0] / "model.yaml", seed / "submissions" / SMOL_RAG[0] / "model.yaml"
+    )
+    commit(seed, "add the submission again")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    proc = publish(seed, scored(tmp_path / "again", SMOL_RAG), sha="again")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = publish(job, tmp_path / "no-artifact-results", sha=sha, base=base)
+    assert proc.returncode == 0 and "nothing to publish" in proc.stdout, proc.stdout + proc.stderr
+    assert board(origin) == {BM25[2], SMOL_CB[2], SMOL_RAG[2]}
