@@ -90,7 +90,7 @@ def test_a_worker_prepares_again_for_each_job_whose_inputs_differ() -> None:
     a = ScoringInputs(evidence={"q1": ["doc-a"]})
     b = ScoringInputs(evidence={"q1": ["doc-b"]})
     assert worker.score("job-a", family, None, a, None, items)[1] == [
-        {"query_id": "q1", "evidence": ["doc-a"]}
+        {"query_id": "q1", "evidence": ["doc-a"], "unreachable": False}  # the runner's mark: judge reached
     ]
     assert worker.score("job-a", family, None, a, None, items)[1][0]["evidence"] == ["doc-a"]
     assert family.prepared == 1  # the same job's batches share one prepare
