@@ -139,9 +139,9 @@ def export_assignments(args: argparse.Namespace) -> int:
     for path, result in family_results(root, NuggetsFamily.id):
         for t in read_traces(path):
             nuggets = t.get("nuggets", [])
-            if not nuggets or any(n.get("assignment") is None for n in nuggets):
+            if any(n.get("assignment") is None for n in nuggets) or (not nuggets and t.get("failures")):
                 skipped += 1  # a failed judgement is not written as a label nuggetizer would count
-                continue
+                continue  # (an empty nugget list is written: nuggetizer writes its line too)
             queries[t["query_id"]] = t.get("query", "")
             assigned.append(
                 Assigned(
