@@ -68,6 +68,12 @@ DUPLICATED = [
     ("t6", [("vital", P)]),
 ]
 
+#: labels outside nuggetizer's prompts' vocabulary, as it writes an LLM's reply (lowercased)
+UNKNOWN = [
+    ("t1", [("vital", "supported"), ("vital", S), ("important", S), ("okay", "partially")]),
+    ("t2", [("vital", P), ("okay", S)]),
+]
+
 
 def write_assignment_file(path: Path, run: str, rows: list[tuple[str, list[tuple[str, str]]]]) -> Path:
     """An assignment file as nuggetizer's assign writes it (answers mode)."""
@@ -98,17 +104,18 @@ def nuggetizer_metrics(path: Path) -> tuple[list[tuple[str, dict[str, float]]], 
 def files(tmp_path: Path) -> dict[str, Path]:
     out = {run: write_assignment_file(tmp_path / f"{run}.jsonl", run, rows) for run, rows in RUNS.items()}
     out["dup"] = write_assignment_file(tmp_path / "dup.jsonl", "run-d", DUPLICATED)
+    out["unknown"] = write_assignment_file(tmp_path / "unknown.jsonl", "run-u", UNKNOWN)
     return out
 
 
 # -- assignment files: nuggetizer's metrics against score-assignments ----------------------------
 
 
-@pytest.mark.parametrize("name", ["run-a", "run-b", "dup"])
+@pytest.mark.parametrize("name", ["run-a", "run-b", "dup", "unknown"])
 def test_compatible_mode_equals_nuggetizer_per_topic_and_per_run(files: dict[str, Path], name: str) -> None:
     path = files[name]
     theirs_per, theirs_run = nuggetizer_metrics(path)
-    (run,) = score_assignments(read_assignments(path, keep_duplicates=True), compatible=True).values()
+    (run,) = score_assignments(read_assignments(path, nuggetizer_compatible=True), compatible=True).values()
     assert len(run.records) == len(theirs_per)  # every line is a record, as nuggetizer's
     for (qid, theirs), (key, ours) in zip(theirs_per, run.records.items(), strict=True):
         assert key.split(" ")[0] == qid
@@ -166,6 +173,20 @@ def test_one_run_answering_a_topic_twice_is_refused_naming_both_lines(files: dic
     assert all("--nuggetizer-compatible" in m for m in messages)
     _, theirs = nuggetizer_metrics(files["dup"])
     assert theirs["vital_strict"] == pytest.approx(mean([1, 0, 0, 0, 1, 0]))  # every line one record
+
+
+def test_a_label_outside_nuggetizers_vocabulary_is_refused_by_default(files: dict[str, Path]) -> None:
+    """nuggetizer counts an unknown assignment as not supported and an unknown importance as
+    okay; the default refuses the file, naming line and field (compatible: as nuggetizer)."""
+    with pytest.raises(InputError) as err:
+        read_assignments(files["unknown"])
+    where = [(p.line, p.field) for p in err.value.problems]
+    assert where == [(1, "nuggets[0].assignment"), (1, "nuggets[2].importance"), (1, "nuggets[3].assignment")]
+    (theirs, _), _ = nuggetizer_metrics(files["unknown"])
+    assert theirs == (
+        "t1",
+        {"vital_strict": 0.5, "vital_partial": 0.5, "all_strict": 0.5, "all_partial": 0.5},
+    )
 
 
 def test_score_assignments_prints_nuggetizers_run_means(

@@ -168,7 +168,7 @@ def score_assignments(args: argparse.Namespace) -> int:
 
     _need(args, "assignments")
     compatible = bool(getattr(args, "nuggetizer_compatible", False))
-    assigned = read_assignments(args.assignments, keep_duplicates=compatible)
+    assigned = read_assignments(args.assignments, nuggetizer_compatible=compatible)
     per_run = score(assigned, compatible=compatible)
     console = Console()
     if compatible:

@@ -56,10 +56,11 @@ class Assigned:
 
 
 def _nuggets(
-    path: Path, n: int, row: Any, field: str, labelled: bool, problems: list[Problem]
+    path: Path, n: int, row: Any, field: str, labelled: bool, problems: list[Problem], any_label: bool = False
 ) -> tuple[str, list[tuple[str, str, str | None]]] | None:
     """A line's topic id and its (text, importance, assignment) triples, or ``None`` with
-    its problems recorded."""
+    its problems recorded.  ``any_label``: any string is an importance or an assignment
+    (nuggetizer's metrics count an unknown one as okay, resp. not supported)."""
     where = rel(path)
     if not isinstance(row, dict):
         problems.append(Problem(where, "each line must be a JSON object", line=n))
@@ -80,7 +81,7 @@ def _nuggets(
         lab = item.get("assignment") if isinstance(item, dict) else None
         if not isinstance(text, str) or not text.strip():
             problems.append(Problem(where, "a nugget needs its text", line=n, field=f"{at}.text"))
-        elif imp not in (*IMPORTANCE, FAILED):
+        elif not (any_label and isinstance(imp, str)) and imp not in (*IMPORTANCE, FAILED):
             problems.append(
                 Problem(
                     where,
@@ -89,7 +90,7 @@ def _nuggets(
                     field=f"{at}.importance",
                 )
             )
-        elif labelled and lab not in (*LABELS, FAILED):
+        elif labelled and not (any_label and isinstance(lab, str)) and lab not in (*LABELS, FAILED):
             problems.append(
                 Problem(
                     where,
@@ -138,24 +139,25 @@ def empty_topics(nuggets: Mapping[str, list[Nugget]]) -> list[str]:
 
 
 def read_assignments(
-    path: Path | str, flag: str = "--assignments", keep_duplicates: bool = False
+    path: Path | str, flag: str = "--assignments", nuggetizer_compatible: bool = False
 ) -> list[Assigned]:
     """An assignment file, one judged answer per line.  The same run and topic on two
-    lines is refused, naming both lines, unless ``keep_duplicates`` (nuggetizer's metrics
-    count every line: ``--nuggetizer-compatible``)."""
+    lines is refused, naming both lines, and so is an importance or an assignment outside
+    nuggetizer's vocabulary, unless ``nuggetizer_compatible``: nuggetizer's metrics count
+    every line, and an unknown label as okay, resp. not supported."""
     path = Path(path)
     problems: list[Problem] = []
     out: list[Assigned] = []
     seen: dict[tuple[str | None, str], int] = {}
     for n, row in read_rows(path, flag, jsonl=True):
-        got = _nuggets(path, n, row, "nuggets", True, problems)
+        got = _nuggets(path, n, row, "nuggets", True, problems, any_label=nuggetizer_compatible)
         if got is None:
             continue
         qid, items = got
         nuggets = tuple(Nugget(qid, f"{qid}/n{k}", t, imp) for k, (t, imp, _) in enumerate(items, start=1))
         run = row.get("run_id")
         key = (None if run is None else str(run), qid)
-        if key in seen and not keep_duplicates:
+        if key in seen and not nuggetizer_compatible:
             who = "the file" if run is None else f"run {str(run)!r}"
             problems.append(
                 Problem(
