@@ -209,6 +209,9 @@ def test_score_assignments_prints_nuggetizers_run_means(
     out = capsys.readouterr().out
     assert "vital_strict · run-b: 2 answer(s) undetermined by a failed judgement (not 0)" in out
     assert "3 assignment(s), 1 importance label(s) — each a failure of its answer" in out
+    assert (
+        out.count("empty nugget list (t5): a problem of the nugget file — their answers have no score") == 1
+    )
 
 
 # -- scoring answers against a nugget file: results, exported, scored by nuggetizer ---------------

@@ -184,6 +184,12 @@ def score_assignments(args: argparse.Namespace) -> int:
         for run, r in per_run.items():
             if failed := r.failed(key):
                 console.print(f"{key} · {run}: {failed} answer(s) undetermined by a failed judgement (not 0)")
+    if empty := sorted({a.query_id for a in assigned if not a.nuggets}):
+        how = "scored 0, as nuggetizer does" if compatible else "their answers have no score (not failures)"
+        console.print(
+            f"{len(empty)} topic(s) with an empty nugget list ({', '.join(empty[:10])}"
+            f"{', …' if len(empty) > 10 else ''}): a problem of the nugget file — {how}"
+        )
     failed_labels = sum(lab == formulas.FAILED for a in assigned for lab in a.labels)
     failed_importance = sum(n.importance == formulas.FAILED for a in assigned for n in a.nuggets)
     if failed_labels or failed_importance:
