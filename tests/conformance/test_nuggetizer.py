@@ -311,7 +311,7 @@ def test_default_results_depart_as_documented_and_never_share_a_board(tmp_path: 
         # the empty list: no score, and no failed query — noted once, as the file's problem
         assert by_q["t5"].scores == dict.fromkeys(formulas.SCORES) and not by_q["t5"].failures
         assert not by_q["t5"].failed and "t5" not in result.failed_queries
-        assert sum("empty nugget list" in n for n in result.notes) == 1
+        assert sum("empty nugget list (t5 on line 4)" in n for n in result.notes) == 1
         # no vital nugget: no vital score, not a failure
         assert by_q["t2"].scores["vital_strict"] is None and not by_q["t2"].failures
         # a failed importance: vital undetermined and counted failed; all scores kept

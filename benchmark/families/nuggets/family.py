@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
@@ -53,7 +53,7 @@ class NuggetsSettings(FamilySettings):
     )
 
     @model_serializer(mode="wrap")
-    def _recorded(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Off, the compatible mode is not recorded: a default result's settings (and its
         board, its checkpoint keys) stay what they were before the mode existed."""
         out = handler(self)
@@ -139,8 +139,9 @@ class NuggetsFamily(MetricFamily):
         self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
     ) -> Prepared:
         assert isinstance(settings, NuggetsSettings)
+        lines: dict[str, int] = {}
         if inputs.files.get("nuggets"):
-            nuggets = read_nuggets(inputs.files["nuggets"])
+            nuggets = read_nuggets(inputs.files["nuggets"], lines=lines)
             source = "nuggets:" + content_hash(
                 sorted((q, [(n.text, n.importance) for n in ns]) for q, ns in nuggets.items())
             )
@@ -167,7 +168,8 @@ class NuggetsFamily(MetricFamily):
         if empty := empty_topics(nuggets):
             where = inputs.files.get("nuggets", "the nuggets")
             notes.append(
-                f"{where}: {len(empty)} topic(s) with an empty nugget list ({', '.join(empty[:10])}"
+                f"{where}: {len(empty)} topic(s) with an empty nugget list "
+                f"({', '.join(f'{q} on line {lines[q]}' if q in lines else q for q in empty[:10])}"
                 f"{', …' if len(empty) > 10 else ''}): a problem of the nugget file — "
                 + ("scored 0, as nuggetizer does" if compatible else "their answers have no nugget score")
             )
