@@ -45,6 +45,25 @@ def test_a_failed_assignment_leaves_every_score_undetermined_never_zero() -> Non
     assert formulas.nugget_scores([], []) == dict.fromkeys(formulas.SCORES)
 
 
+def test_nuggetizers_failed_judgements_and_its_compatible_mode() -> None:
+    """nuggetizer's "failed": an assignment leaves every score undetermined, an importance
+    the vital ones; --nuggetizer-compatible counts them its way (not supported, okay), and 0.0
+    where there is nothing to share — but our own failed judgement (None) never."""
+    assert formulas.nugget_scores(["vital", "okay"], ["support", "failed"]) == dict.fromkeys(formulas.SCORES)
+    got = formulas.nugget_scores(["failed", "vital"], ["support", "not_support"])
+    assert got["vital_strict"] is None and got["all_strict"] == 0.5
+    assert (
+        formulas.nugget_scores(["vital", "okay"], ["support", "failed"], compatible=True)["all_strict"] == 0.5
+    )
+    assert (
+        formulas.nugget_scores(["failed", "vital"], ["support", "support"], compatible=True)["vital_strict"]
+        == 1.0
+    )
+    assert formulas.nugget_scores(["okay"], ["support"], compatible=True)["vital_partial"] == 0.0
+    assert formulas.nugget_scores([], [], compatible=True) == dict.fromkeys(formulas.SCORES, 0.0)
+    assert formulas.nugget_scores(["vital"], [None], compatible=True) == dict.fromkeys(formulas.SCORES)
+
+
 # -- side by side with nuggetizer --------------------------------------------------------------
 
 ASSIGNED = [  # (qid, run, [(text, importance, assignment)])

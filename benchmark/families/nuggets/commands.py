@@ -5,9 +5,11 @@
   output, one line per system and topic, ``run_id`` the system), which nuggetizer's
   metrics score;
 * ``score-assignments`` — the four scores per run from an assignment file nuggetizer or
-  assessors wrote, with 95% intervals and paired ranks;
+  assessors wrote, with 95% intervals and paired ranks; ``--nuggetizer-compatible`` gives
+  the numbers of nuggetizer's ``calculate_metrics.py`` (``docs/conformance.md``);
 * ``generate`` — an LLM creates each topic's nuggets from its relevant passages (the task's
-  qrels and corpus, or a nuggetizer create-input file) and labels them vital or okay; the
+  qrels and corpus, or a nuggetizer create-input file, whose candidates count when judged
+  relevant, ``judgment > 0`` as nuggetizer's creation) and labels them vital or okay; the
   nugget file names the model and prompts, and ``--write-task`` stores them as the task's
   ``nuggets`` table, marked generated, with a new patch version.
 
@@ -54,6 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="generate: relevant passages per topic in nuggetizer's create-input format (JSON lines: query "
         "{qid, text}, candidates [{docid, doc {segment}}]) instead of the task's qrels and corpus",
     )
+    p.add_argument(
+        "--judgment-above",
+        type=_threshold,
+        default=0.0,
+        metavar="GRADE",
+        help="generate --candidates: keep the candidates judged above GRADE (default 0: judgment > 0, as "
+        "nuggetizer's creation); 'none' keeps every candidate, judged or not",
+    )
     p.add_argument("--limit", type=int, help="generate: only the first N topics")
     p.add_argument("--window", type=int, default=10, help="generate: passages per creation request (10)")
     p.add_argument("--max-nuggets", type=int, default=30, help="generate: nuggets per topic at most (30)")
@@ -66,7 +76,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="file to write (JSON lines)")
     p.add_argument("--results", default="results", help="export-assignments: a results folder or result file")
     p.add_argument("--assignments", help="score-assignments: a nuggetizer assignment file")
+    p.add_argument(
+        "--nuggetizer-compatible",
+        action="store_true",
+        help="score-assignments: the numbers of nuggetizer's calculate_metrics.py — 0 where a topic has no "
+        "vital nugget (or no nugget), 'failed' counted as not supported / okay, every line a record of the "
+        "run's mean (docs/conformance.md); by default those are no score, a failure, and a refused file",
+    )
     p.set_defaults(func=run)
+
+
+def _threshold(value: str) -> float | None:
+    if value.strip().lower() == "none":
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number or 'none', not {value!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,9 +139,9 @@ def export_assignments(args: argparse.Namespace) -> int:
     for path, result in family_results(root, NuggetsFamily.id):
         for t in read_traces(path):
             nuggets = t.get("nuggets", [])
-            if not nuggets or any(n.get("assignment") is None for n in nuggets):
+            if any(n.get("assignment") is None for n in nuggets) or (not nuggets and t.get("failures")):
                 skipped += 1  # a failed judgement is not written as a label nuggetizer would count
-                continue
+                continue  # (an empty nugget list is written: nuggetizer writes its line too)
             queries[t["query_id"]] = t.get("query", "")
             assigned.append(
                 Assigned(
@@ -138,18 +164,40 @@ def score_assignments(args: argparse.Namespace) -> int:
     from benchmark.cli.meta_eval import systems_table
     from benchmark.families.nuggets import formulas
     from benchmark.families.nuggets.nuggetizer_files import read_assignments
+    from benchmark.families.nuggets.nuggetizer_files import score_assignments as score
 
     _need(args, "assignments")
-    per_run: dict[str, dict[str, dict[str, float | None]]] = {}
-    for a in read_assignments(args.assignments):
-        got = formulas.nugget_scores([n.importance for n in a.nuggets], list(a.labels))
-        per_run.setdefault(a.run_id or "run", {})[a.query_id] = got
+    compatible = bool(getattr(args, "nuggetizer_compatible", False))
+    assigned = read_assignments(args.assignments, nuggetizer_compatible=compatible)
+    per_run = score(assigned, compatible=compatible)
     console = Console()
+    if compatible:
+        console.print(
+            "nuggetizer-compatible: the numbers of nuggetizer's calculate_metrics.py (0 where a topic has no "
+            "vital nugget or none; 'failed' counted as not supported / okay; every line a record)"
+        )
     for key in formulas.SCORES:
         scores = {
-            run: {q: s[key] for q, s in qs.items() if s[key] is not None} for run, qs in per_run.items()
+            run: {q: s[key] for q, s in r.records.items() if s[key] is not None} for run, r in per_run.items()
         }
         console.print(systems_table(key, {r: s for r, s in scores.items() if s}, seed=0))
+        for run, r in per_run.items():
+            if failed := r.failed(key):
+                console.print(f"{key} · {run}: {failed} answer(s) undetermined by a failed judgement (not 0)")
+    if empty := sorted({a.query_id for a in assigned if not a.nuggets}):
+        how = "scored 0, as nuggetizer does" if compatible else "their answers have no score (not failures)"
+        console.print(
+            f"{len(empty)} topic(s) with an empty nugget list ({', '.join(empty[:10])}"
+            f"{', …' if len(empty) > 10 else ''}): a problem of the nugget file — {how}"
+        )
+    failed_labels = sum(lab == formulas.FAILED for a in assigned for lab in a.labels)
+    failed_importance = sum(n.importance == formulas.FAILED for a in assigned for n in a.nuggets)
+    if failed_labels or failed_importance:
+        how = "counted as nuggetizer counts them" if compatible else "each a failure of its answer"
+        console.print(
+            f"nuggetizer's failed judgements: {failed_labels} assignment(s), {failed_importance} importance "
+            f"label(s) — {how}"
+        )
     return 0
 
 
@@ -177,9 +225,13 @@ def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, li
     return [(q, queries[q], [texts[d] for d in texts if d in wanted[q]]) for q in order]
 
 
-def read_candidates(path: Path, limit: int | None = None) -> list[tuple[str, str, list[str]]]:
+def read_candidates(
+    path: Path, limit: int | None = None, above: float | None = 0.0
+) -> list[tuple[str, str, list[str]]]:
     """nuggetizer's create input: per line a query {qid, text} and its candidates, each a
-    string or {docid, doc: {segment}}."""
+    string or {docid, doc: {segment}, judgment}.  As nuggetizer's creation, only the
+    candidates judged relevant count — ``judgment`` above ``above`` (0: ``judgment > 0``),
+    an unjudged one never; ``above=None`` keeps every candidate."""
     from benchmark.core.untrusted import read_rows
 
     out, problems = [], []
@@ -202,6 +254,19 @@ def read_candidates(path: Path, limit: int | None = None) -> list[tuple[str, str
             if not isinstance(text, str):
                 problems.append(Problem(rel(path), "needs doc.segment", line=n, field=f"candidates[{i}]"))
                 continue
+            grade = c.get("judgment") if isinstance(c, dict) else None
+            if grade is not None and (isinstance(grade, bool) or not isinstance(grade, int | float)):
+                problems.append(
+                    Problem(
+                        rel(path),
+                        f"must be a number, not {grade!r}",
+                        line=n,
+                        field=f"candidates[{i}].judgment",
+                    )
+                )
+                continue
+            if above is not None and (grade is None or grade <= above):
+                continue  # not judged relevant: nuggetizer's creation reads it not either
             texts.append(text)
         out.append((str(q["qid"]), q["text"], texts))
     if problems:
@@ -225,7 +290,7 @@ def generate(args: argparse.Namespace) -> int:
         )
     task = load_task(args.task) if args.task else None
     topics = (
-        read_candidates(Path(args.candidates), args.limit)
+        read_candidates(Path(args.candidates), args.limit, getattr(args, "judgment_above", 0.0))
         if args.candidates
         else relevant_passages(task, args.limit)
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
+from pydantic import SerializerFunctionWrapHandler, model_serializer
+
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
@@ -18,8 +20,8 @@ from benchmark.families.base import (
 from benchmark.families.nuggets import pipeline, scores, views
 from benchmark.families.nuggets import tables as tables  # registers its task table
 from benchmark.families.nuggets.assigners import Assigner, EntailmentAssigner, LLMAssigner
-from benchmark.families.nuggets.formulas import IMPORTANCE
-from benchmark.families.nuggets.nuggetizer_files import Nugget, read_nuggets
+from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE
+from benchmark.families.nuggets.nuggetizer_files import Nugget, empty_topics, read_nuggets
 from benchmark.families.nuggets.pipeline import NuggetsState
 from benchmark.families.nuggets.trace import NuggetsTrace
 from benchmark.judging.stack import JudgeStack
@@ -42,6 +44,22 @@ class NuggetsSettings(FamilySettings):
         "nugget assignment judge: the profile's entailment judge (support / not support), or the judge "
         "LLM (support / partial support / not support, as the TREC RAG track)",
     )
+    nuggetizer_compatible: bool = option(
+        False,
+        "score as nuggetizer's calculate_metrics.py, to reproduce the TREC RAG track's numbers: 0 where a "
+        "topic has no vital nugget (or no nugget), a nugget of importance 'failed' counted as okay "
+        "(docs/conformance.md); by default those have no score, and the results never share a board",
+        flag="--nuggetizer-compatible",
+    )
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Off, the compatible mode is not recorded: a default result's settings (and its
+        board, its checkpoint keys) stay what they were before the mode existed."""
+        out = handler(self)
+        if not self.nuggetizer_compatible:
+            out.pop("nuggetizer_compatible", None)
+        return out
 
 
 def task_nuggets(task: Task) -> dict[str, list[Nugget]]:
@@ -121,8 +139,9 @@ class NuggetsFamily(MetricFamily):
         self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
     ) -> Prepared:
         assert isinstance(settings, NuggetsSettings)
+        lines: dict[str, int] = {}
         if inputs.files.get("nuggets"):
-            nuggets = read_nuggets(inputs.files["nuggets"])
+            nuggets = read_nuggets(inputs.files["nuggets"], lines=lines)
             source = "nuggets:" + content_hash(
                 sorted((q, [(n.text, n.importance) for n in ns]) for q, ns in nuggets.items())
             )
@@ -137,13 +156,40 @@ class NuggetsFamily(MetricFamily):
                 )
             )
         assigner = self.assigner(judges, settings)
+        compatible = settings.nuggetizer_compatible
         n = sum(len(v) for v in nuggets.values())
         vital = sum(x.importance == "vital" for v in nuggets.values() for x in v)
         notes = [f"nuggets: {n} ({vital} vital) for {len(nuggets)} queries"]
+        if compatible:
+            notes.append(
+                "nuggetizer-compatible: 0 where a topic has no vital nugget or none, importance 'failed' "
+                "counted as okay, as nuggetizer's calculate_metrics.py (docs/conformance.md)"
+            )
+        if empty := empty_topics(nuggets):
+            where = inputs.files.get("nuggets", "the nuggets")
+            notes.append(
+                f"{where}: {len(empty)} topic(s) with an empty nugget list "
+                f"({', '.join(f'{q} on line {lines[q]}' if q in lines else q for q in empty[:10])}"
+                f"{', …' if len(empty) > 10 else ''}): a problem of the nugget file — "
+                + ("scored 0, as nuggetizer does" if compatible else "their answers have no nugget score")
+            )
+        failed = [q for q, ns in nuggets.items() if any(x.importance == FAILED for x in ns)]
+        if failed:
+            notes.append(
+                f"{len(failed)} topic(s) with nuggets of importance {FAILED!r} (nuggetizer's judgement failed): "
+                + (
+                    "counted as okay, as nuggetizer does"
+                    if compatible
+                    else "their vital scores are undetermined"
+                )
+            )
         if not assigner.partial_level:
             notes.append("the entailment assigner has no partial level: partial scores equal strict ones")
         return Prepared(
-            state=NuggetsState(nuggets, assigner), corpus_id=source, notes=notes, run_key=(assigner.identity,)
+            state=NuggetsState(nuggets, assigner, compatible),
+            corpus_id=source,
+            notes=notes,
+            run_key=(assigner.identity,),
         )
 
     def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:

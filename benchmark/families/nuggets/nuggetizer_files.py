@@ -10,21 +10,27 @@ nuggetizer:
   assignment ``support``, ``partial_support`` or ``not_support``; nuggetizer's metrics
   read ``qid`` and ``nuggets`` only.
 
-Every problem names the file, the line and the field, and a file with any problem is
-refused whole.
+An importance or an assignment ``"failed"`` — what nuggetizer writes after repeated
+unparsable replies — is read as one failed judgement (the formulas decide what it leaves
+undetermined), never as a problem of the file.  A topic with an empty nugget list is read
+(nuggetizer writes one when creation found nothing) and reported by the family, once.  The
+same run answering the same topic on two lines is refused, naming both lines, unless the
+caller keeps both as nuggetizer does (``--nuggetizer-compatible``).  Every other problem
+names the file, the line and the field, and a file with any problem is refused whole.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import read_rows
-from benchmark.families.nuggets.formulas import IMPORTANCE, LABELS
+from benchmark.families.nuggets import formulas
+from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE, LABELS
 
 
 @dataclass(frozen=True)
@@ -45,13 +51,16 @@ class Assigned:
     answer: str
     nuggets: tuple[Nugget, ...]
     labels: tuple[str, ...]
+    #: its line in the file it was read from (0: not read from a file)
+    line: int = field(default=0, compare=False)
 
 
 def _nuggets(
-    path: Path, n: int, row: Any, field: str, labelled: bool, problems: list[Problem]
+    path: Path, n: int, row: Any, field: str, labelled: bool, problems: list[Problem], any_label: bool = False
 ) -> tuple[str, list[tuple[str, str, str | None]]] | None:
     """A line's topic id and its (text, importance, assignment) triples, or ``None`` with
-    its problems recorded."""
+    its problems recorded.  ``any_label``: any string is an importance or an assignment
+    (nuggetizer's metrics count an unknown one as okay, resp. not supported)."""
     where = rel(path)
     if not isinstance(row, dict):
         problems.append(Problem(where, "each line must be a JSON object", line=n))
@@ -72,20 +81,20 @@ def _nuggets(
         lab = item.get("assignment") if isinstance(item, dict) else None
         if not isinstance(text, str) or not text.strip():
             problems.append(Problem(where, "a nugget needs its text", line=n, field=f"{at}.text"))
-        elif imp not in IMPORTANCE:
+        elif not (any_label and isinstance(imp, str)) and imp not in (*IMPORTANCE, FAILED):
             problems.append(
                 Problem(
                     where,
-                    f"importance must be one of {IMPORTANCE}, not {imp!r}",
+                    f"importance must be one of {(*IMPORTANCE, FAILED)}, not {imp!r}",
                     line=n,
                     field=f"{at}.importance",
                 )
             )
-        elif labelled and lab not in LABELS:
+        elif labelled and not (any_label and isinstance(lab, str)) and lab not in (*LABELS, FAILED):
             problems.append(
                 Problem(
                     where,
-                    f"assignment must be one of {LABELS}, not {lab!r}",
+                    f"assignment must be one of {(*LABELS, FAILED)}, not {lab!r}",
                     line=n,
                     field=f"{at}.assignment",
                 )
@@ -95,8 +104,12 @@ def _nuggets(
     return str(qid), out
 
 
-def read_nuggets(path: Path | str, flag: str = "--nuggets") -> dict[str, list[Nugget]]:
-    """A nugget file as topic id -> its nuggets, in file order (ids ``<qid>/n<k>``)."""
+def read_nuggets(
+    path: Path | str, flag: str = "--nuggets", lines: dict[str, int] | None = None
+) -> dict[str, list[Nugget]]:
+    """A nugget file as topic id -> its nuggets, in file order (ids ``<qid>/n<k>``); a
+    topic may have none (:func:`empty_topics`).  ``lines``, when given, receives each
+    topic's line."""
     path = Path(path)
     problems: list[Problem] = []
     out: dict[str, list[Nugget]] = {}
@@ -109,6 +122,8 @@ def read_nuggets(path: Path | str, flag: str = "--nuggets") -> dict[str, list[Nu
             problems.append(Problem(rel(path), f"topic {qid!r} appears twice", line=n, field="qid"))
             continue
         prov = f"imported: {path.name}"
+        if lines is not None:
+            lines[qid] = n
         out[qid] = [Nugget(qid, f"{qid}/n{k}", t, imp, prov) for k, (t, imp, _) in enumerate(items, start=1)]
     if problems:
         raise InputError(problems)
@@ -117,18 +132,44 @@ def read_nuggets(path: Path | str, flag: str = "--nuggets") -> dict[str, list[Nu
     return out
 
 
-def read_assignments(path: Path | str, flag: str = "--assignments") -> list[Assigned]:
-    """An assignment file, one judged answer per line."""
+def empty_topics(nuggets: Mapping[str, list[Nugget]]) -> list[str]:
+    """The topics a nugget file lists with no nugget: a problem of the file, not of the
+    answers (nuggetizer scores every answer on them 0)."""
+    return [q for q, ns in nuggets.items() if not ns]
+
+
+def read_assignments(
+    path: Path | str, flag: str = "--assignments", nuggetizer_compatible: bool = False
+) -> list[Assigned]:
+    """An assignment file, one judged answer per line.  The same run and topic on two
+    lines is refused, naming both lines, and so is an importance or an assignment outside
+    nuggetizer's vocabulary, unless ``nuggetizer_compatible``: nuggetizer's metrics count
+    every line, and an unknown label as okay, resp. not supported."""
     path = Path(path)
     problems: list[Problem] = []
     out: list[Assigned] = []
+    seen: dict[tuple[str | None, str], int] = {}
     for n, row in read_rows(path, flag, jsonl=True):
-        got = _nuggets(path, n, row, "nuggets", True, problems)
+        got = _nuggets(path, n, row, "nuggets", True, problems, any_label=nuggetizer_compatible)
         if got is None:
             continue
         qid, items = got
         nuggets = tuple(Nugget(qid, f"{qid}/n{k}", t, imp) for k, (t, imp, _) in enumerate(items, start=1))
         run = row.get("run_id")
+        key = (None if run is None else str(run), qid)
+        if key in seen and not nuggetizer_compatible:
+            who = "the file" if run is None else f"run {str(run)!r}"
+            problems.append(
+                Problem(
+                    rel(path),
+                    f"{who} answers topic {qid!r} on lines {seen[key]} and {n}: one answer per run and topic "
+                    "(nuggetizer's metrics would count both lines; --nuggetizer-compatible does the same)",
+                    line=n,
+                    field="qid",
+                )
+            )
+            continue
+        seen.setdefault(key, n)
         out.append(
             Assigned(
                 qid,
@@ -136,10 +177,48 @@ def read_assignments(path: Path | str, flag: str = "--assignments") -> list[Assi
                 str(row.get("answer_text") or ""),
                 nuggets,
                 tuple(str(lab) for _, _, lab in items),
+                line=n,
             )
         )
     if problems:
         raise InputError(problems)
+    return out
+
+
+@dataclass
+class RunScores:
+    """One run of an assignment file, scored: per record (a topic; with
+    ``--nuggetizer-compatible`` a repeated line is a record of its own, keyed
+    ``"<qid> (line <n>)"``) its four scores and the failed judgements that left them
+    undetermined."""
+
+    records: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    failures: dict[str, list[str]] = field(default_factory=dict)
+
+    def mean(self, key: str) -> float | None:
+        """The run's mean of ``key`` over the records that have it (``None``: none has)."""
+        values = [s[key] for s in self.records.values() if s[key] is not None]
+        return sum(values) / len(values) if values else None
+
+    def failed(self, key: str) -> int:
+        """How many records have no ``key`` because a judgement failed."""
+        return sum(1 for r, s in self.records.items() if s[key] is None and self.failures.get(r))
+
+
+def score_assignments(assigned: Iterable[Assigned], compatible: bool = False) -> dict[str, RunScores]:
+    """Run id (``"run"`` when the file names none) -> its records' scores.  By default a
+    failed judgement (nuggetizer's ``"failed"``) is a failure of that answer, and a topic
+    without vital nuggets (or without nuggets) has no vital (resp. no) score; with
+    ``compatible`` every number is what nuggetizer's ``calculate_metrics.py`` computes,
+    each line one record of the run's mean."""
+    out: dict[str, RunScores] = {}
+    for a in assigned:
+        run = out.setdefault(a.run_id or "run", RunScores())
+        key = a.query_id if a.query_id not in run.records else f"{a.query_id} (line {a.line})"
+        importance = [n.importance for n in a.nuggets]
+        run.records[key] = formulas.nugget_scores(importance, list(a.labels), compatible=compatible)
+        if not compatible and (failed := formulas.failed_judgements(importance, list(a.labels))):
+            run.failures[key] = failed
     return out
 
 

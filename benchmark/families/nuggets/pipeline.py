@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benchmark.families.nuggets import formulas
 from benchmark.families.nuggets.assigners import Assigner
 from benchmark.families.nuggets.nuggetizer_files import Nugget
 from benchmark.families.nuggets.scores import trace_scores
@@ -17,6 +18,8 @@ from benchmark.models.cache import stage
 class NuggetsState:
     nuggets: dict[str, list[Nugget]]
     assigner: Assigner
+    #: nuggetizer's numbers (``--nuggetizer-compatible``), recorded in every trace
+    compatible: bool = False
 
 
 def score_batch(state: NuggetsState, items: Sequence[tuple[str, str, str]]) -> list[NuggetsTrace]:
@@ -28,13 +31,15 @@ def score_batch(state: NuggetsState, items: Sequence[tuple[str, str, str]]) -> l
             answer=answer,
             judge=state.assigner.identity,
             partial_level=state.assigner.partial_level,
+            nuggetizer_compatible=state.compatible,
             nuggets=[
                 NuggetTrace(nugget_id=n.nugget_id, text=n.text, importance=n.importance)
                 for n in state.nuggets.get(qid, [])
             ],
         )
-        if not trace.nuggets:
+        if qid not in state.nuggets:
             trace.failures.append("nuggets: none for this query")
+        # an empty list is the nugget file's problem, noted once by the family, not a failure here
         traces.append(trace)
     with stage("assignment"):
         judged = state.assigner.assign([(t.query, t.answer, [n.text for n in t.nuggets]) for t in traces])
@@ -48,6 +53,12 @@ def score_batch(state: NuggetsState, items: Sequence[tuple[str, str, str]]) -> l
         if failed:
             first = next(e for n in t.nuggets for e in n.errors)
             t.failures.append(f"assignment: {failed} nugget(s) could not be judged ({first})")
+        if not state.compatible:
+            t.failures += [
+                f
+                for f in formulas.failed_judgements([n.importance for n in t.nuggets], [])
+                if f not in t.failures
+            ]
         t.scores = trace_scores(t)
         t.counts = {
             "nuggets": len(t.nuggets),

@@ -10,8 +10,13 @@ from benchmark.families.nuggets.trace import NuggetsTrace
 
 
 def trace_scores(trace: NuggetsTrace) -> dict[str, float | None]:
-    if not trace.nuggets:
+    """The four scores; a topic with no nugget has none, unless the trace was scored
+    nuggetizer-compatible and its topic's nugget list was given empty (not missing: that is
+    a failure, never a 0)."""
+    if not trace.nuggets and (trace.failures or not trace.nuggetizer_compatible):
         return dict.fromkeys(formulas.SCORES)
     return formulas.nugget_scores(
-        [n.importance for n in trace.nuggets], [n.assignment for n in trace.nuggets]
+        [n.importance for n in trace.nuggets],
+        [n.assignment for n in trace.nuggets],
+        compatible=trace.nuggetizer_compatible,
     )

@@ -30,3 +30,8 @@ class NuggetsTrace(QueryTrace):
         default=True, description="whether the judge can say partial_support (the entailment judge cannot)"
     )
     nuggets: list[NuggetTrace] = Field(default_factory=list)
+    nuggetizer_compatible: bool = Field(
+        default=False,
+        description="scored as nuggetizer's calculate_metrics.py: 0 where the topic has no vital nugget "
+        "(or none), importance 'failed' counted as okay (docs/conformance.md)",
+    )

@@ -65,6 +65,11 @@ def trace_html(trace: dict[str, Any]) -> str:
         f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
         "<p>" + " · ".join(f"{e(label)} {fmt_score(scores.get(k))}" for k, label, *_ in BARS) + "</p>",
     ]
+    if trace.get("nuggetizer_compatible"):
+        parts.append(
+            "<p>Scored nuggetizer-compatible: 0 where the topic has no vital nugget (or none), importance "
+            "'failed' counted as okay, as nuggetizer's calculate_metrics.py.</p>"
+        )
     if not trace.get("partial_level", True):
         parts.append("<p>This judge has no partial level: partial scores equal strict ones.</p>")
     parts.append(
