@@ -423,3 +423,30 @@ def test_a_ranking_needs_an_integer_rank(tmp_path: Path) -> None:
     bad.write_text(json.dumps(["q", [para]]) + "\n")
     with pytest.raises(InputError, match=r"bad.jsonl, line 1.*rankings.*integer rank"):
         read_grades(bad)
+
+
+def test_two_graders_that_each_answer_half_are_not_one_that_answers_all(tmp_path: Path) -> None:
+    """The maximum self-rating across graders (groundcover's old reading) turns two EXAMs
+    of 0.5 into 1.0; each grader is reported with its own 0.5, as EXAM++ gives it."""
+    questions = ["q/1", "q/2", "q/3", "q/4"]
+    first = {"q/1": 5, "q/2": 4, "q/3": 1, "q/4": 0}
+    second = {"q/1": 0, "q/2": 2, "q/3": 5, "q/4": 4}
+    para = {
+        "paragraph_id": "p1",
+        "text": "an answer",
+        "paragraph_data": {
+            "judgments": [],
+            "rankings": [{"method": "sys", "paragraphId": "p1", "queryId": "q", "rank": 1, "score": 1.0}],
+        },
+        "exam_grades": [
+            _grade(*SELF_RATER, first, set(), questions),
+            _grade("meta-llama/Llama-3.1-8B-Instruct", SELF_RATER[1], second, set(), questions),
+        ],
+    }
+    path = tmp_path / "two-graders.jsonl"
+    path.write_text(json.dumps(["q", [para]]) + "\n", encoding="utf-8")
+    got = groundcover(path, tmp_path)["graders"]
+    assert [v["exam"] for v in got.values()] == [{"sys": {"q": 0.5}}, {"sys": {"q": 0.5}}]
+    assert exampp_exam(path, SELF_RATER, 4)[0] == {"sys": 0.5}
+    merged = {q: max(first[q], second[q]) for q in questions}
+    assert sum(r >= 4 for r in merged.values()) / len(questions) == 1.0
