@@ -11,12 +11,16 @@ Two of its file formats, both JSON lines, optionally gzipped:
   "query", "relevance", "titleQuery"}], "rankings": [{"method", "paragraphId", "queryId",
   "rank", "score"}]}, "exam_grades": [{"correctAnswered", "wrongAnswered", "answers", "llm",
   "llm_options", "exam_ratio", "prompt_info", "self_ratings": [{"question_id", "self_rating"}],
-  "prompt_type"}], "grades"}``.  A paragraph with ``rankings`` is one system's answer to one
-  query (``rankings[].method`` names the system); one whose ``rankings`` list is empty is a
-  passage, as EXAM++ writes for its relevance analyses (graded passages from a qrels pool,
-  ``judgments[].relevance`` their assessed grade): it counts for no system, and its
-  answerability is compared with its relevance label (EXAM++'s qrels mode;
-  :mod:`benchmark.metaeval.answerability`).
+  "prompt_type"}], "grades"}``.  ``rankings[]`` name the systems that ranked the paragraph
+  and at which rank (EXAM++ counts a system's top 20: :data:`RANK_CUTOFF`); a paragraph with
+  no rankings is a passage from a qrels pool, counted for no system.  Each ``exam_grades``
+  entry is one grader's (a model, a prompt class, a question set: :func:`grader_name`), and
+  graders are kept apart, never merged.  Every paragraph with an assessed grade
+  (``judgments[].relevance``), ranked or not, is a judged passage, whose answerability is
+  compared with its relevance (EXAM++'s qrels mode; :mod:`benchmark.metaeval.answerability`).
+
+Test banks are read in every form EXAM++ writes them (:func:`read_bank`): question banks,
+nugget banks, questions files and its generated CAR Y3 questions.
 
 So a bank written by either tool is scored by the other (``--exam-bank``; ``benchmark exam
 export-bank``), and so are grades (``benchmark exam score-grades``; ``benchmark exam
