@@ -512,3 +512,42 @@ def test_the_exam_answerer_is_measured_on_judged_passages_for_its_card(tmp_path:
     assert (
         fig.title == "EXAM++ judged passages (qrels-graded.jsonl)" and fig.source == "file:qrels-graded.jsonl"
     )
+
+
+def test_the_card_reads_every_judged_passage_under_one_named_grader(tmp_path: Path) -> None:
+    """A judged passage some system also ranked is measured too, and a file with two
+    graders needs --exam-grader: the card compares with one grader, never their merge."""
+    from benchmark.families import REGISTRY
+    from tests.helpers.fakes import FakeLLM, FakeRetriever, fake_stack
+
+    class WordSupport:
+        identity, threshold = "word-support", 0.5
+
+        def support_scores(self, pairs):  # type: ignore[no-untyped-def]
+            return [float(c.split("? ")[-1].lower() in w.lower()) for w, c in pairs]
+
+    bank_path = write_bank({"q1": [MC]}, {"q1": "uranus"}, tmp_path / "bank.jsonl", test_collection="t")
+    ranked = _exampp_passage("p1", "q1", f"It is {MC.answer}.", 2, {MC.question_id: 5})
+    ranked["paragraph_data"]["rankings"] = [
+        {"method": "sys", "paragraphId": "p1", "queryId": "q1", "rank": 3, "score": 1.0}
+    ]
+    other = _exampp_passage("p2", "q1", "Nothing here.", 0, {MC.question_id: 0})
+    path = tmp_path / "graded.jsonl"
+    path.write_text(json.dumps(["q1", [ranked, other]]) + "\n", encoding="utf-8")
+    judges = fake_stack(llm=FakeLLM(lambda _m: ""), entailment=WordSupport(), retriever=FakeRetriever({}))  # type: ignore[arg-type]
+    family = REGISTRY["exam"]
+    got = family.answer_for_card("exam-answerer", judges, path, bank_path)
+    assert got is not None and [(p.relevance, p.ours, p.theirs) for p in got] == [(2, 1, 1), (0, 0, 0)]
+
+    second = dict(
+        ranked["exam_grades"][0],
+        llm="gpt-4o",
+        self_ratings=[{"question_id": MC.question_id, "self_rating": 0}],
+    )
+    ranked["exam_grades"].append(second)
+    other["exam_grades"].append(dict(second))
+    path.write_text(json.dumps(["q1", [ranked, other]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"has 2 graders.*gpt-4o"):
+        family.answer_for_card("exam-answerer", judges, path, bank_path)
+    got = family.answer_for_card("exam-answerer", judges, path, bank_path, grader="gpt-4o")
+    assert got is not None and [p.theirs for p in got] == [0, 0]
