@@ -18,6 +18,8 @@ checked against the repository at these commits:
   the generated CAR Y3 questions), ``exam_pp/tqa_loader.py`` in 0.1.2 (``Question``,
   ``writeQuestions``).
 
+Where ``exam_pp`` is importable, the last test also runs EXAM++'s own code on the file.
+
 The graded file is built here in EXAM++'s format: five queries, two graders (one that
 self-rates, one that does not, and does not grade every paragraph), three systems ranking
 30 paragraphs deep (so the cut-off at 20 matters), judged passages that a system also
@@ -450,3 +452,35 @@ def test_two_graders_that_each_answer_half_are_not_one_that_answers_all(tmp_path
     assert exampp_exam(path, SELF_RATER, 4)[0] == {"sys": 0.5}
     merged = {q: max(first[q], second[q]) for q in questions}
     assert sum(r >= 4 for r in merged.values()) / len(questions) == 1.0
+
+
+def test_against_exampps_own_code(graded: Path, tmp_path: Path) -> None:
+    """Where EXAM++ itself is importable (it is not a dependency: it needs torch), its own
+    ``compute_exam_cover_scores`` and ``confusion_exam_vs_judged_correlation`` on the same
+    file give groundcover's figures."""
+    import gzip
+    import io
+    from contextlib import redirect_stdout
+
+    cover = pytest.importorskip("exam_pp.exam_cover_metric")
+    correlation = pytest.importorskip("exam_pp.exam_judgment_correlation")
+    model = pytest.importorskip("exam_pp.data_model")
+    packed = tmp_path / "graded.jsonl.gz"
+    packed.write_bytes(gzip.compress(graded.read_bytes()))
+    paragraphs = model.parseQueryWithFullParagraphs(packed)
+    for grader, ours, theirs in CASES:
+        grade_filter = model.GradeFilter(
+            model_name=grader[0], prompt_class=grader[1], is_self_rated=None, min_self_rating=None,
+            question_set=None, prompt_type=None,
+        )  # fmt: skip
+        factory = cover.ExamCoverScorerFactory(grade_filter=grade_filter, min_self_rating=theirs)
+        with redirect_stdout(io.StringIO()):
+            results = cover.compute_exam_cover_scores(paragraphs, exam_factory=factory)
+        got = groundcover(graded, tmp_path, "--grader", grader_name(grader), "--min-rating", ours,
+                          "--skip-unranked-queries")["graders"][grader_name(grader)]  # fmt: skip
+        close(got["exam"], {m: e.examCoverPerQuery for m, e in results.items() if m != cover.OVERALL_ENTRY})
+        stats, _ = correlation.confusion_exam_vs_judged_correlation(
+            paragraphs, grade_filter=grade_filter, min_judgment_level=1, min_answers=1, min_rating=theirs
+        )
+        assert got["qrels_mode"]["passages"] == stats.all()
+        assert got["qrels_mode"]["kappa"] == pytest.approx(stats.cohen_kappa())
