@@ -67,10 +67,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--exam-grades",
         metavar="FILE",
-        help="measure the exam answerer on the judged passages (relevance grades, no rankings) of this "
-        "EXAM++ graded-paragraph file, with --exam-bank: answerability against relevance",
+        help="measure the exam answerer on every judged passage (a relevance grade; ranked by a system or "
+        "not) of this EXAM++ graded-paragraph file, with --exam-bank: answerability against relevance",
     )
     p.add_argument("--exam-bank", metavar="FILE", help="the EXAM++ question bank of --exam-grades")
+    p.add_argument(
+        "--exam-grader",
+        metavar="NAME",
+        help="the grader of --exam-grades whose answers the card compares with (needed when the file has "
+        "several: a model, prompt class or question set that fits one of them)",
+    )
     p.add_argument(
         "--exam-licence",
         default="as its owner licenses it",
@@ -158,7 +164,9 @@ def _answerability_figures(judges, args: argparse.Namespace):  # type: ignore[no
     out = {}
     for role in roles():
         for family in REGISTRY.values():
-            got = family.answer_for_card(role, judges, Path(args.exam_grades), Path(args.exam_bank))
+            got = family.answer_for_card(
+                role, judges, Path(args.exam_grades), Path(args.exam_bank), grader=args.exam_grader
+            )
             if got is not None:
                 figure = judge_cards.answerability_figure(Path(args.exam_grades).name, got, args.exam_licence)
                 out[role] = (judge_cards.judge_name(judges.profile, role), [figure])

@@ -366,11 +366,12 @@ class MetricFamily(ABC):
         return None
 
     def answer_for_card(
-        self, role: str, judges: JudgeStack, grades: Path, bank: Path
+        self, role: str, judges: JudgeStack, grades: Path, bank: Path, *, grader: str | None = None
     ) -> list[JudgedPassage] | None:
         """How a judge card measures ``role`` on passages with relevance grades (an EXAM++
-        graded file, its questions in ``bank``): per judged passage, the questions this
-        family's answerer answers from it; ``None`` when the family has no such judge."""
+        graded file, its questions in ``bank``; ``grader``: the file's grader to compare
+        with): per judged passage, the questions this family's answerer answers from it;
+        ``None`` when the family has no such judge."""
         return None
 
     def reference_texts(self, task: Task) -> dict[str, str]:

@@ -15,7 +15,15 @@ from benchmark.families.base import ScoringInputs
 from benchmark.families.exam import formulas
 from benchmark.families.exam.answerers import EntailmentAnswerer, LLMAnswerer, parse_choice, parse_rating
 from benchmark.families.exam.bank import ExamQuestion, questions_from_rows
-from benchmark.families.exam.exampp import exam_from_grades, read_bank, read_grades, write_bank, write_grades
+from benchmark.families.exam.exampp import (
+    exam_from_grades,
+    graders,
+    judged_passages,
+    read_bank,
+    read_grades,
+    write_bank,
+    write_grades,
+)
 from benchmark.families.exam.family import ExamFamily, ExamSettings, task_bank
 from benchmark.families.exam.trace import ExamTrace
 from benchmark.tasks import load_task
@@ -258,12 +266,16 @@ def test_exampp_grades_round_trip(tmp_path: Path) -> None:
     ]
     path = write_grades({"sys-A": traces}, tmp_path / "g.jsonl.gz")
     grades = read_grades(path)
-    assert [(g.system, g.query_id, set(g.correct)) for g in grades] == [("sys-A", "q1", {"q1/a"})]
+    assert [(p.rankings, p.query_id, set(p.grades[0].correct)) for p in grades] == [
+        ((("sys-A", 1),), "q1", {"q1/a"})
+    ]
+    (grader,) = graders(grades)
+    assert grader == "m groundcover-llm question-bank"  # the model, the prompt class, the question set
     bank = {"q1": [MC, FT]}
     # with self-ratings, EXAM++ counts a question when its rating reaches the threshold
-    assert exam_from_grades(grades, bank, min_rating=2) == {"sys-A": {"q1": 0.5}}
-    assert exam_from_grades(grades, bank, min_rating=None) == {"sys-A": {"q1": 0.5}}
-    assert exam_from_grades(grades, bank, min_rating=3) == {"sys-A": {"q1": 0.0}}
+    assert exam_from_grades(grades, grader, bank, min_rating=2) == {"sys-A": {"q1": 0.5}}
+    assert exam_from_grades(grades, grader, bank, min_rating=None) == {"sys-A": {"q1": 0.5}}
+    assert exam_from_grades(grades, grader, bank, min_rating=3) == {"sys-A": {"q1": 0.0}}
     # a ranking must name its system (a paragraph with no rankings at all is a judged passage)
     (tmp_path / "bad.jsonl").write_text(
         '["q1", [{"text": "x", "paragraph_data": {"rankings": [{"rank": 1}]}}]]\n'
@@ -427,14 +439,14 @@ def test_exampp_judged_passages_are_read_and_compared_with_relevance(
     path = tmp_path / "qrels-graded.jsonl"
     path.write_text(json.dumps(["q1", rows]) + "\n", encoding="utf-8")
     grades = read_grades(path)
-    assert [(g.system, g.paragraph_id, g.relevance) for g in grades] == [
-        (None, "p1", 2), (None, "p2", 1), (None, "p3", 0), (None, "p4", 0), (None, "p5", None),
+    assert [(p.rankings, p.paragraph_id, p.relevance) for p in grades] == [
+        ((), "p1", 2), ((), "p2", 1), ((), "p3", 0), ((), "p4", 0), ((), "p5", None),
     ]  # fmt: skip
-    assert exam_from_grades(grades, min_rating=4) == {}  # passages count for no system
+    (grader,) = graders(grades)
+    assert exam_from_grades(grades, grader, min_rating=4) == {}  # passages count for no system
     judged = [
-        JudgedPassage(g.query_id, len(g.answered(4)), g.relevance, g.text)
-        for g in grades
-        if g.relevance is not None
+        JudgedPassage(p.query_id, answered, p.relevance or 0, p.text)
+        for p, answered in judged_passages(grades, grader, 4)
     ]
     agreement = answerability_vs_relevance(judged)
     assert agreement is not None and (agreement.passages, agreement.relevant) == (4, 2)
@@ -446,7 +458,8 @@ def test_exampp_judged_passages_are_read_and_compared_with_relevance(
     assert main(["exam", "score-grades", "--grades", str(path), "--min-rating", "4", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "qrels mode" in printed and "4 judged passages" in printed and "passage length" in printed
-    assert json.loads(out.read_text())["qrels_mode"]["relevant"] == 2
+    written = json.loads(out.read_text())
+    assert written["graders"][grader]["qrels_mode"]["relevant"] == 2 and written["rank_cutoff"] == 20
 
     bad = [_exampp_passage("p1", "q1", "x", 1, {"q1/a": 5})]
     bad[0]["paragraph_data"]["judgments"][0]["relevance"] = "high"
@@ -499,3 +512,42 @@ def test_the_exam_answerer_is_measured_on_judged_passages_for_its_card(tmp_path:
     assert (
         fig.title == "EXAM++ judged passages (qrels-graded.jsonl)" and fig.source == "file:qrels-graded.jsonl"
     )
+
+
+def test_the_card_reads_every_judged_passage_under_one_named_grader(tmp_path: Path) -> None:
+    """A judged passage some system also ranked is measured too, and a file with two
+    graders needs --exam-grader: the card compares with one grader, never their merge."""
+    from benchmark.families import REGISTRY
+    from tests.helpers.fakes import FakeLLM, FakeRetriever, fake_stack
+
+    class WordSupport:
+        identity, threshold = "word-support", 0.5
+
+        def support_scores(self, pairs):  # type: ignore[no-untyped-def]
+            return [float(c.split("? ")[-1].lower() in w.lower()) for w, c in pairs]
+
+    bank_path = write_bank({"q1": [MC]}, {"q1": "uranus"}, tmp_path / "bank.jsonl", test_collection="t")
+    ranked = _exampp_passage("p1", "q1", f"It is {MC.answer}.", 2, {MC.question_id: 5})
+    ranked["paragraph_data"]["rankings"] = [
+        {"method": "sys", "paragraphId": "p1", "queryId": "q1", "rank": 3, "score": 1.0}
+    ]
+    other = _exampp_passage("p2", "q1", "Nothing here.", 0, {MC.question_id: 0})
+    path = tmp_path / "graded.jsonl"
+    path.write_text(json.dumps(["q1", [ranked, other]]) + "\n", encoding="utf-8")
+    judges = fake_stack(llm=FakeLLM(lambda _m: ""), entailment=WordSupport(), retriever=FakeRetriever({}))  # type: ignore[arg-type]
+    family = REGISTRY["exam"]
+    got = family.answer_for_card("exam-answerer", judges, path, bank_path)
+    assert got is not None and [(p.relevance, p.ours, p.theirs) for p in got] == [(2, 1, 1), (0, 0, 0)]
+
+    second = dict(
+        ranked["exam_grades"][0],
+        llm="gpt-4o",
+        self_ratings=[{"question_id": MC.question_id, "self_rating": 0}],
+    )
+    ranked["exam_grades"].append(second)
+    other["exam_grades"].append(dict(second))
+    path.write_text(json.dumps(["q1", [ranked, other]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"has 2 graders.*gpt-4o"):
+        family.answer_for_card("exam-answerer", judges, path, bank_path)
+    got = family.answer_for_card("exam-answerer", judges, path, bank_path, grader="gpt-4o")
+    assert got is not None and [p.theirs for p in got] == [0, 0]

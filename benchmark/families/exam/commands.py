@@ -24,6 +24,7 @@ from rich.text import Text
 
 from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.families.exam.exampp import RANK_CUTOFF
 from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
 
@@ -39,15 +40,18 @@ def register(sub: argparse._SubParsersAction) -> None:
             "are marked as generated; score answers on it with `benchmark score --metrics exam --exam-bank FILE`. "
             "export-bank: a task's own exam in EXAM++'s question-bank format. export-grades: EXAM result "
             "traces as EXAM++ graded paragraphs. score-grades: EXAM per system from an EXAM++ graded-paragraph "
-            "file (a question counts when a paragraph's self-rating reaches --min-rating, else when the "
-            "grader marked it correct); its judged passages (empty rankings, a relevance grade) are compared "
-            "with their relevance labels, as EXAM++'s qrels mode validates the answerer."
+            "file, computed as EXAM++ does, for each of the file's graders in turn (or the one --grader names; "
+            "graders are never merged): a question counts when a paragraph in the system's top --rank-cutoff "
+            "(20) has a self-rating reaching --min-rating, or, for a grader that does not self-rate, when the "
+            "grader marked it correct; every judged passage (a relevance grade; ranked by a system or not) is "
+            "compared with its relevance label, as EXAM++'s qrels mode validates its grader."
         ),
         examples=[
             "benchmark exam generate --task webtrack-2013-2014 --limit 5 --out bank.jsonl.gz",
             "benchmark exam export-bank --task webtrack-2009-2012 --out webtrack-bank.jsonl.gz",
             "benchmark exam export-grades --results results --out grades.jsonl.gz",
             "benchmark exam score-grades --grades grades.jsonl.gz --task webtrack-2009-2012",
+            "benchmark exam score-grades --grades dl19-graded.jsonl.gz --grader google/flan-t5-large --relevant-from 2",
         ],
     )
     p.add_argument("action", choices=["generate", "export-bank", "export-grades", "score-grades"])
@@ -67,9 +71,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--min-rating",
-        type=int,
+        type=_min_rating,
         default=DEFAULT_MIN_RATING,
-        help=f"score-grades: least self-rating that answers ({DEFAULT_MIN_RATING}, as --exam-min-rating)",
+        help=f"score-grades: least self-rating that answers ({DEFAULT_MIN_RATING}, as --exam-min-rating) for a "
+        "grader that self-rates; 'none' counts every grader's correctAnswered (EXAM++ without --use-ratings)",
+    )
+    p.add_argument(
+        "--grader",
+        help="score-grades: the file's grader to report (its name as printed, or words of it that fit no other "
+        "grader: a model, a prompt class, a question set); default: each grader, one after another, never merged",
+    )
+    p.add_argument(
+        "--rank-cutoff",
+        type=int,
+        default=RANK_CUTOFF,
+        help=f"score-grades: a system's paragraphs ranked deeper than this count for no EXAM ({RANK_CUTOFF}, "
+        "EXAM++'s default)",
+    )
+    p.add_argument(
+        "--relevant-from",
+        type=int,
+        default=1,
+        help="score-grades: least relevance grade of a relevant judged passage (1, as EXAM++'s "
+        "--min-relevant-judgment; 2 for TREC DL)",
+    )
+    p.add_argument(
+        "--skip-unranked-queries",
+        action="store_true",
+        help="score-grades: average a system over the queries it ranked a paragraph for (EXAM++'s way); "
+        "default: a query it ranked nothing for counts 0",
     )
     p.set_defaults(func=run)
 
@@ -124,57 +154,100 @@ def export_grades(args: argparse.Namespace) -> int:
     return 0
 
 
+def _min_rating(value: str) -> int | None:
+    return None if value.lower() == "none" else int(value)
+
+
 def score_grades(args: argparse.Namespace) -> int:
     from benchmark.cli.meta_eval import systems_table
-    from benchmark.families.exam.exampp import exam_from_grades, read_bank, read_grades
+    from benchmark.families.exam.exampp import (
+        choose_graders,
+        counting,
+        exam_from_grades,
+        judged_passages,
+        read_bank,
+        read_grades,
+    )
     from benchmark.families.exam.family import task_bank
     from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
     from benchmark.tasks import load_task
 
     _need(args, "grades")
+    if args.rank_cutoff < 1:
+        raise InputError(Problem("--rank-cutoff", "must be 1 or more"))
     bank = (
         read_bank(Path(args.exam_bank))
         if args.exam_bank
         else (task_bank(load_task(args.task)) if args.task else None)
     )
-    grades = read_grades(Path(args.grades))
-    per_system = exam_from_grades(grades, bank, min_rating=args.min_rating)
-    queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
-    # a query a system has no paragraph for counts 0, as EXAM counts a skipped query
-    scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
+    source = Path(args.grades)
+    paragraphs = read_grades(source)
+    chosen = choose_graders(paragraphs, args.grader, rel(source))
     console = Console()
-    if scores:
-        console.print(systems_table(f"EXAM from {Path(args.grades).name}", scores, seed=0))
-    agreement = answerability_vs_relevance(
-        [
-            JudgedPassage(g.query_id, len(g.answered(args.min_rating)), g.relevance, g.text)
-            for g in grades
-            if g.system is None and g.relevance is not None
-        ]
-    )
-    if agreement is not None:
-        console.print(agreement_table(agreement))
-    if not scores and agreement is None:
+    report: dict[str, Any] = {}
+    for grader in chosen:
+        mode = counting(paragraphs, grader, args.min_rating)
+        counted = "correctAnswered" if mode is None else f"self-rating ≥ {mode}"
+        per_system = exam_from_grades(
+            paragraphs, grader, bank, min_rating=args.min_rating, rank_cutoff=args.rank_cutoff
+        )
+        if args.skip_unranked_queries:  # EXAM++: a system's mean is over the queries it ranked
+            scores = per_system
+        else:  # a query a system ranked nothing for counts 0, as EXAM counts a skipped query
+            queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
+            scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
+        if scores:
+            console.print(
+                systems_table(
+                    f"EXAM from {source.name}, graded by {grader} (counted: {counted}; "
+                    f"each system's top {args.rank_cutoff})",
+                    scores,
+                    seed=0,
+                )
+            )
+        agreement = answerability_vs_relevance(
+            [
+                JudgedPassage(p.query_id, answered, p.relevance or 0, p.text)
+                for p, answered in judged_passages(paragraphs, grader, args.min_rating)
+            ],
+            relevant_at=args.relevant_from,
+        )
+        if agreement is not None:
+            console.print(agreement_table(agreement, grader, counted, args.relevant_from))
+        if scores or agreement is not None:
+            report[grader] = {
+                "counted": counted,
+                "exam": scores,
+                **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
+            }
+    if not report:
         raise InputError(
             Problem(
-                rel(Path(args.grades)),
-                "holds neither system paragraphs nor judged passages",
+                rel(source),
+                "holds neither graded system paragraphs nor graded judged passages",
                 field="--grades",
             )
         )
     if args.out:
-        out = {**per_system, **({"qrels_mode": asdict(agreement)} if agreement is not None else {})}
+        out = {
+            "grades": source.name,
+            "rank_cutoff": args.rank_cutoff,
+            "relevant_from": args.relevant_from,
+            "skip_unranked_queries": args.skip_unranked_queries,
+            "graders": report,
+        }
         Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True), encoding="utf-8")
     return 0
 
 
-def agreement_table(a: Any) -> Table:
-    """EXAM++'s qrels mode as a table: the answerer's agreement with relevance, and what a
-    trivial baseline gets on the same passages."""
+def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Table:
+    """EXAM++'s qrels mode as a table: the file's grader's agreement with relevance, and
+    what a trivial baseline gets on the same passages."""
     table = Table(
         title=Text(
-            f"Answerability vs relevance (EXAM++ qrels mode): {a.passages} judged passages, "
-            f"{a.queries} queries, {a.relevant} relevant"
+            f"Answerability vs relevance (EXAM++ qrels mode), graded by {grader} (counted: {counted}): "
+            f"{a.passages} judged passages, ranked by a system or not, {a.queries} queries, "
+            f"{a.relevant} relevant (grade ≥ {relevant_from})"
         )
     )
     for col in ("measure", "Spearman ρ", "Kendall τ", "Cohen κ", "accuracy"):

@@ -11,12 +11,16 @@ Two of its file formats, both JSON lines, optionally gzipped:
   "query", "relevance", "titleQuery"}], "rankings": [{"method", "paragraphId", "queryId",
   "rank", "score"}]}, "exam_grades": [{"correctAnswered", "wrongAnswered", "answers", "llm",
   "llm_options", "exam_ratio", "prompt_info", "self_ratings": [{"question_id", "self_rating"}],
-  "prompt_type"}], "grades"}``.  A paragraph with ``rankings`` is one system's answer to one
-  query (``rankings[].method`` names the system); one whose ``rankings`` list is empty is a
-  passage, as EXAM++ writes for its relevance analyses (graded passages from a qrels pool,
-  ``judgments[].relevance`` their assessed grade): it counts for no system, and its
-  answerability is compared with its relevance label (EXAM++'s qrels mode;
-  :mod:`benchmark.metaeval.answerability`).
+  "prompt_type"}], "grades"}``.  ``rankings[]`` name the systems that ranked the paragraph
+  and at which rank (EXAM++ counts a system's top 20: :data:`RANK_CUTOFF`); a paragraph with
+  no rankings is a passage from a qrels pool, counted for no system.  Each ``exam_grades``
+  entry is one grader's (a model, a prompt class, a question set: :func:`grader_name`), and
+  graders are kept apart, never merged.  Every paragraph with an assessed grade
+  (``judgments[].relevance``), ranked or not, is a judged passage, whose answerability is
+  compared with its relevance (EXAM++'s qrels mode; :mod:`benchmark.metaeval.answerability`).
+
+Test banks are read in every form EXAM++ writes them (:func:`read_bank`): question banks,
+nugget banks, questions files and its generated CAR Y3 questions.
 
 So a bank written by either tool is scored by the other (``--exam-bank``; ``benchmark exam
 export-bank``), and so are grades (``benchmark exam score-grades``; ``benchmark exam
@@ -26,8 +30,10 @@ export-grades``).  Files are parsed as untrusted data: every problem names file,
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,14 +67,44 @@ def _write_lines(path: Path, rows: Iterable[Any]) -> Path:
 
 
 def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
-    """An EXAM++ question bank as our bank (free text unless ``info`` says otherwise)."""
+    """An EXAM++ test bank as our bank (free text unless ``info`` says otherwise), in any of
+    the forms EXAM++ writes one:
+
+    * a question bank or a nugget bank: one line per query with ``items``, each a question
+      (``question_id``, ``question_text``) or a nugget (``nugget_id``, ``nugget_text``: read
+      as a free-text question, as EXAM++ grades it);
+    * a file of questions, one per line (``query_id``, ``qid``, ``question``, ``choices``,
+      ``correctKey``, ``correct``, ``facet_id``): its converted TQA and generated CAR Y3
+      ("genq") questions; with ``choices``, a multiple-choice question keyed ``correct``;
+    * the generated CAR Y3 questions as one JSON object (a ``.json`` file)
+      ``{query_id: {facet_id: {"title", "facet", "questions": [...]}}}``, given the ids
+      EXAM++ gives them (``query/facet/md5 of the text as written``, enumeration stripped,
+      empty entries skipped)."""
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
-    for n, obj in read_rows(path, flag, jsonl=True):
+    if ".json" in path.suffixes and ".jsonl" not in path.suffixes:
+        entries = _genq_questions(path, flag)
+    else:
+        entries = read_rows(path, flag, jsonl=True)
+    for n, obj in entries:
+        if isinstance(obj, dict) and "qid" in obj and "items" not in obj:
+            row, bad = _question_line(obj)
+            if bad:
+                problems.append(Problem(rel(path), bad[1], line=n, field=bad[0]))
+            else:
+                rows.append(row)
+                lines.append(n)
+            continue
         if not isinstance(obj, dict) or not isinstance(obj.get("items"), list):
             problems.append(
-                Problem(rel(path), "each line must be an object with an 'items' list", line=n, field="items")
+                Problem(
+                    rel(path),
+                    "each line must be an object with an 'items' list (a question or nugget bank) "
+                    "or a question with its 'qid'",
+                    line=n,
+                    field="items",
+                )
             )
             continue
         for item in obj["items"]:
@@ -87,16 +123,17 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
                 if info.get("answer") is not None
                 else (sorted(map(str, answers))[0] if answers else None)
             )
+            nugget = "question_id" not in item and "nugget_id" in item
             rows.append(
                 {
                     "query_id": item.get("query_id", obj.get("query_id")),
-                    "question_id": item.get("question_id"),
-                    "question": item.get("question_text"),
+                    "question_id": item.get("nugget_id" if nugget else "question_id"),
+                    "question": item.get("nugget_text" if nugget else "question_text"),
                     "kind": info.get("kind", "free-text"),
                     "options": info.get("options"),
                     "answer": key,
                     "facet_id": item.get("facet_id"),
-                    "provenance": info.get("provenance", "EXAM++ question bank"),
+                    "provenance": info.get("provenance", f"EXAM++ {'nugget' if nugget else 'question'} bank"),
                 }
             )
             lines.append(n)
@@ -111,6 +148,74 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
                 for p in exc.problems
             ]
         ) from exc
+
+
+def _question_line(obj: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, str] | None]:
+    """One line of EXAM++'s questions file (its ``tqa_loader.Question``) as a bank row."""
+    choices = obj.get("choices")
+    if choices is not None and not isinstance(choices, dict):
+        return {}, ("choices", "choices must be an object (key -> option) or null")
+    return {
+        "query_id": obj.get("query_id"),
+        "question_id": obj.get("qid"),
+        "question": obj.get("question"),
+        "kind": "multiple-choice" if choices else "free-text",
+        "options": list(choices.values()) if choices else None,
+        "answer": obj.get("correct"),
+        "facet_id": obj.get("facet_id"),
+        "provenance": "EXAM++ questions file",
+    }, None
+
+
+def _genq_questions(path: Path, flag: str) -> list[tuple[int, Any]]:
+    """EXAM++'s generated CAR Y3 questions (one JSON object) as question lines."""
+    from benchmark.core.untrusted import load_json, read_text
+
+    raw = path.read_bytes() if path.is_file() else None
+    if raw is None:
+        raise InputError(Problem(rel(path), "no such file", field=flag))
+    try:
+        content = load_json(
+            read_text(path, field=flag, data=gzip.decompress(raw) if path.suffix == ".gz" else raw)
+        )
+    except ValueError as exc:
+        raise InputError(Problem(rel(path), f"not JSON: {exc}", field=flag)) from exc
+    if not isinstance(content, dict) or not all(isinstance(v, dict) for v in content.values()):
+        raise InputError(
+            Problem(
+                rel(path), "must be an object {query_id: {facet_id: {title, facet, questions}}}", field=flag
+            )
+        )
+    out: list[tuple[int, Any]] = []
+    for query_id, facets in content.items():
+        for facet_id, facet in facets.items():
+            questions = facet.get("questions") if isinstance(facet, dict) else None
+            if not isinstance(questions, list) or not all(isinstance(q, str) for q in questions):
+                raise InputError(
+                    Problem(
+                        rel(path),
+                        f"{query_id}/{facet_id}: questions must be a list of strings",
+                        field="questions",
+                    )
+                )
+            for written in questions:
+                text = re.sub(r"^\d+\.\s+", "", written)  # EXAM++'s strip_enumeration
+                if len(text) > 1:
+                    digest = hashlib.md5(written.encode("utf-8"), usedforsecurity=False).hexdigest()
+                    out.append(
+                        (
+                            1,
+                            {
+                                "query_id": query_id,
+                                "qid": f"{query_id}/{facet_id}/{digest}",
+                                "question": text,
+                                "choices": None,
+                                "correct": None,
+                                "facet_id": facet_id,
+                            },
+                        )
+                    )
+    return out
 
 
 def write_bank(bank: Bank, queries: Mapping[str, str], path: Path, test_collection: str) -> Path:
@@ -147,32 +252,66 @@ def write_bank(bank: Bank, queries: Mapping[str, str], path: Path, test_collecti
 
 # -- graded paragraphs ------------------------------------------------------------------
 
+#: EXAM++'s default rank cut-off: a system's paragraphs ranked deeper count for no EXAM
+#: (``compute_exam_cover_scores(..., rank_cut_off=20)``)
+RANK_CUTOFF = 20
+#: EXAM++'s prompt class for a grade that records none (``GradeFilter.key``)
+DEFAULT_PROMPT_CLASS = "QuestionPromptWithChoices"
+
 
 @dataclass(frozen=True)
-class GradedText:
-    """One system's text for one query (or, with no ``system``, a judged passage), with
-    the questions it was graded as answering."""
+class Grade:
+    """One grader's verdicts on one paragraph: one ``exam_grades`` entry."""
+
+    grader: str
+    correct: frozenset[str]
+    wrong: frozenset[str]
+    ratings: Mapping[str, int]  # self-ratings (an id rated twice keeps its highest)
+
+    def asked(self, min_rating: int | None) -> set[str]:
+        """The questions it was asked: the self-rated ones when counting ratings, else
+        those answered correctly or wrongly (as EXAM++ counts a query's questions)."""
+        return set(self.ratings) if min_rating is not None else set(self.correct | self.wrong)
+
+    def answered(self, min_rating: int | None) -> set[str]:
+        """The questions it answers: self-rating ≥ ``min_rating``, or (``None``) the
+        grader's ``correctAnswered``."""
+        if min_rating is None:
+            return set(self.correct)
+        return {q for q, r in self.ratings.items() if formulas.rated_answerable(r, min_rating)}
+
+
+@dataclass(frozen=True)
+class GradedParagraph:
+    """One paragraph of an EXAM++ graded file: its rankings (one per system that ranked it;
+    none for a passage of a qrels pool), its assessed relevance, every grader's grade."""
 
     query_id: str
-    system: str | None
+    paragraph_id: str
     text: str
-    correct: frozenset[str]
-    graded: frozenset[str]
-    ratings: Mapping[str, int]
-    paragraph_id: str = ""
-    relevance: int | None = None  # the assessors' grade (judgments[].relevance), if any
+    rankings: tuple[tuple[str, int], ...]  # (method, rank)
+    relevance: int | None  # the highest judgments[].relevance; None: not judged
+    grades: tuple[Grade, ...]
 
-    def answered(self, min_rating: int | None = formulas.DEFAULT_MIN_RATING) -> set[str]:
-        """Questions this text answers: self-rating ≥ ``min_rating`` where ratings exist,
-        else the grader's correct answers (as EXAM++ counts them)."""
-        if self.ratings and min_rating is not None:
-            return {q for q, r in self.ratings.items() if formulas.rated_answerable(r, min_rating)}
-        return set(self.correct)
+    def grade(self, grader: str) -> Grade | None:
+        """The grader's first grade of this paragraph (EXAM++'s ``retrieve_exam_grade_any``)."""
+        return next((g for g in self.grades if g.grader == grader), None)
 
 
-def read_grades(path: Path, flag: str = "--grades") -> list[GradedText]:
-    """Every (system, paragraph) of an EXAM++ graded-paragraph file."""
-    out: list[GradedText] = []
+def grader_name(entry: Mapping[str, Any], question_ids: Iterable[str]) -> str:
+    """A grader as EXAM++ tells graders apart (``GradeFilter.key``): the model, the prompt
+    class, and the question set its question ids come from (``NDQ_``: TQA, ``tqa2:``: the
+    generated CAR questions, "genq"; else a question bank)."""
+    info = entry.get("prompt_info")
+    prompt = (info.get("prompt_class") if isinstance(info, dict) else None) or DEFAULT_PROMPT_CLASS
+    first = next(iter(question_ids), "")
+    qset = "tqa" if first.startswith("NDQ_") else "genq" if first.startswith("tqa2:") else "question-bank"
+    return f"{entry.get('llm')} {prompt} {qset}"
+
+
+def read_grades(path: Path, flag: str = "--grades") -> list[GradedParagraph]:
+    """Every paragraph of an EXAM++ graded-paragraph file, each grader's grade kept apart."""
+    out: list[GradedParagraph] = []
     problems: list[Problem] = []
     for n, obj in read_rows(path, flag, jsonl=True):
         if not (isinstance(obj, list) and len(obj) == 2 and isinstance(obj[1], list)):
@@ -184,63 +323,92 @@ def read_grades(path: Path, flag: str = "--grades") -> list[GradedText]:
                 problems.append(Problem(rel(path), "a paragraph must be an object", line=n))
                 continue
             data = para.get("paragraph_data") or {}
-            rankings = data.get("rankings") or []
-            if not isinstance(rankings, list) or not all(isinstance(r, dict) for r in rankings):
+            if not isinstance(data, dict):
                 problems.append(
-                    Problem(rel(path), "rankings must be a list of objects", line=n, field="rankings")
+                    Problem(rel(path), "paragraph_data must be an object", line=n, field="paragraph_data")
                 )
                 continue
-            methods = sorted({str(r.get("method")) for r in rankings if r.get("method")})
-            if rankings and not methods:
-                problems.append(
-                    Problem(rel(path), "a ranking without its method (the system)", line=n, field="rankings")
-                )
+            rankings, bad = _rankings(data.get("rankings"))
+            if bad:
+                problems.append(Problem(rel(path), bad, line=n, field="rankings"))
                 continue
             relevance, bad = _relevance(data.get("judgments"))
             if bad:
                 problems.append(Problem(rel(path), bad, line=n, field="judgments"))
                 continue
-            correct: set[str] = set()
-            graded: set[str] = set()
-            ratings: dict[str, int] = {}
-            for g in para.get("exam_grades") or []:
-                if not isinstance(g, dict):
-                    problems.append(
-                        Problem(rel(path), "exam_grades entries must be objects", line=n, field="exam_grades")
-                    )
-                    continue
-                correct |= {str(x) for x in g.get("correctAnswered") or []}
-                graded |= {str(x) for x in (g.get("correctAnswered") or []) + (g.get("wrongAnswered") or [])}
-                for r in g.get("self_ratings") or []:
-                    try:
-                        rid = str(r.get("question_id") or r.get("nugget_id"))
-                        ratings[rid] = max(ratings.get(rid, 0), int(r["self_rating"]))
-                    except (AttributeError, KeyError, TypeError, ValueError):
-                        problems.append(
-                            Problem(
-                                rel(path),
-                                "a self rating needs question_id and an integer self_rating",
-                                line=n,
-                                field="self_ratings",
-                            )
-                        )
-                graded |= set(ratings)
-            for m in methods or [None]:  # no rankings: a passage, counted for no system
-                out.append(
-                    GradedText(
-                        qid,
-                        m,
-                        str(para.get("text") or ""),
-                        frozenset(correct),
-                        frozenset(graded),
-                        ratings,
-                        paragraph_id=str(para.get("paragraph_id") or ""),
-                        relevance=relevance,
-                    )
+            grades, bad_grades = _grades(para.get("exam_grades"))
+            if bad_grades:
+                problems += [Problem(rel(path), msg, line=n, field=field) for field, msg in bad_grades]
+                continue
+            out.append(
+                GradedParagraph(
+                    qid,
+                    str(para.get("paragraph_id") or ""),
+                    str(para.get("text") or ""),
+                    rankings,
+                    relevance,
+                    grades,
                 )
+            )
     if problems:
         raise InputError(problems)
     return out
+
+
+def _rankings(rankings: Any) -> tuple[tuple[tuple[str, int], ...], str | None]:
+    if rankings in (None, []):
+        return (), None
+    if not isinstance(rankings, list) or not all(isinstance(r, dict) for r in rankings):
+        return (), "rankings must be a list of objects"
+    out = []
+    for r in rankings:
+        if not r.get("method"):
+            return (), "a ranking without its method (the system)"
+        rank = r.get("rank")
+        if isinstance(rank, bool) or not isinstance(rank, int):
+            return (), f"the ranking of {r.get('method')!r} needs an integer rank"
+        out.append((str(r["method"]), rank))
+    return tuple(out), None
+
+
+def _grades(entries: Any) -> tuple[tuple[Grade, ...], list[tuple[str, str]]]:
+    if entries is None:
+        return (), []
+    if not isinstance(entries, list):
+        return (), [("exam_grades", "exam_grades must be a list")]
+    out, problems = [], []
+    for g in entries:
+        if not isinstance(g, dict):
+            problems.append(("exam_grades", "exam_grades entries must be objects"))
+            continue
+        lists = {k: g.get(k) or [] for k in ("correctAnswered", "wrongAnswered", "self_ratings")}
+        if not all(isinstance(v, list) for v in lists.values()):
+            problems.append(("exam_grades", "correctAnswered, wrongAnswered and self_ratings must be lists"))
+            continue
+        ratings: dict[str, int] = {}
+        for r in lists["self_ratings"]:
+            try:
+                rid = r.get("question_id") if r.get("question_id") is not None else r.get("nugget_id")
+                value = r["self_rating"]
+                if rid is None or isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError
+            except (AttributeError, KeyError, TypeError):
+                problems.append(
+                    (
+                        "self_ratings",
+                        "a self rating needs question_id (or nugget_id) and an integer self_rating",
+                    )
+                )
+                continue
+            ratings[str(rid)] = max(ratings.get(str(rid), value), value)
+        correct = frozenset(map(str, lists["correctAnswered"]))
+        wrong = frozenset(map(str, lists["wrongAnswered"]))
+        answers = g.get("answers") if isinstance(g.get("answers"), list) else []
+        ids = [str(a[0]) for a in answers if isinstance(a, list | tuple) and a] or sorted(
+            correct | wrong | set(ratings)
+        )
+        out.append(Grade(grader_name(g, ids), correct, wrong, ratings))
+    return tuple(out), problems
 
 
 def _relevance(judgments: Any) -> tuple[int | None, str | None]:
@@ -259,28 +427,85 @@ def _relevance(judgments: Any) -> tuple[int | None, str | None]:
     return max(grades), None
 
 
+def graders(paragraphs: Iterable[GradedParagraph]) -> list[str]:
+    """The graders of a file, in the order they first appear."""
+    return list(dict.fromkeys(g.grader for p in paragraphs for g in p.grades))
+
+
+def choose_graders(paragraphs: Sequence[GradedParagraph], wanted: str | None, source: str) -> list[str]:
+    """The graders to report: all (``wanted`` None), or the one ``wanted`` names — its full
+    name, or words of it that fit no other grader (``google/flan-t5-large``, ``tqa``)."""
+    names = graders(paragraphs)
+    if wanted is None:
+        return names
+    words = wanted.split()
+    fits = [g for g in names if g == wanted or all(w in g.split() for w in words)]
+    if len(fits) != 1:
+        known = "; ".join(names) or "none"
+        what = "fits no grader" if not fits else "fits several graders"
+        raise InputError(Problem(source, f"{wanted!r} {what}; the file's graders: {known}", field="--grader"))
+    return fits
+
+
+def counting(paragraphs: Iterable[GradedParagraph], grader: str, min_rating: int | None) -> int | None:
+    """How ``grader``'s answers are counted: its self-ratings against ``min_rating`` when it
+    self-rated any paragraph (EXAM++ with ``--use-ratings``), else (``None``) its
+    ``correctAnswered`` (EXAM++ without)."""
+    if min_rating is None:
+        return None
+    rated = any(g.ratings for p in paragraphs for g in p.grades if g.grader == grader)
+    return min_rating if rated else None
+
+
 def exam_from_grades(
-    grades: Iterable[GradedText],
+    paragraphs: Iterable[GradedParagraph],
+    grader: str,
     bank: Bank | None = None,
     *,
     min_rating: int | None = formulas.DEFAULT_MIN_RATING,
+    rank_cutoff: int = RANK_CUTOFF,
 ) -> dict[str, dict[str, float]]:
-    """system -> query -> EXAM: the share of the query's questions that any of the system's
-    paragraphs answered (self-rating ≥ ``min_rating`` where ratings exist, else the grader's
-    correct answers).  The query's questions are the bank's, or all graded for it."""
-    answered: dict[tuple[str, str], set[str]] = {}
-    asked: dict[str, set[str]] = {}
-    for g in grades:
-        asked.setdefault(g.query_id, set()).update(g.graded)
-        if g.system is not None:  # a judged passage counts for no system
-            answered.setdefault((g.system, g.query_id), set()).update(g.answered(min_rating))
-    questions = {q: {x.question_id for x in qs} for q, qs in bank.items()} if bank is not None else asked
+    """system -> query -> EXAM under one grader, as EXAM++ computes it: the share of the
+    query's questions that the system's paragraphs ranked at ``rank_cutoff`` or better
+    answer.  The query's questions are the bank's, or every question the grader was asked
+    about any paragraph of the query (ranked deeper, or by no system, included).  A system
+    has a value for each query it ranked a paragraph for within the cut-off."""
+    paragraphs = list(paragraphs)
+    mode = counting(paragraphs, grader, min_rating)
+    by_query: dict[str, list[GradedParagraph]] = {}
+    for p in paragraphs:
+        by_query.setdefault(p.query_id, []).append(p)
     out: dict[str, dict[str, float]] = {}
-    for (system, qid), hits in answered.items():
-        total = questions.get(qid)
-        if total:
-            out.setdefault(system, {})[qid] = len(hits & total) / len(total)
+    for qid, paras in by_query.items():
+        if bank is not None:
+            if qid not in bank:
+                continue
+            total = {q.question_id for q in bank[qid]}
+        else:
+            total = set().union(*(g.asked(mode) for p in paras if (g := p.grade(grader))))
+        hits: dict[str, set[str]] = {}
+        for p in paras:
+            g = p.grade(grader)
+            for method, rank in p.rankings:
+                if rank <= rank_cutoff:
+                    hits.setdefault(method, set()).update(g.answered(mode) if g else ())
+        for method, got in hits.items():
+            out.setdefault(method, {})[qid] = len(got & total) / len(total) if total else 0.0
     return out
+
+
+def judged_passages(
+    paragraphs: Iterable[GradedParagraph], grader: str, min_rating: int | None = formulas.DEFAULT_MIN_RATING
+) -> list[tuple[GradedParagraph, int]]:
+    """EXAM++'s qrels mode: every paragraph with a relevance judgment and a grade by
+    ``grader``, whether a system ranked it or not, with how many questions it answers."""
+    paragraphs = list(paragraphs)
+    mode = counting(paragraphs, grader, min_rating)
+    return [
+        (p, len(g.answered(mode)))
+        for p in paragraphs
+        if p.relevance is not None and (g := p.grade(grader)) is not None
+    ]
 
 
 def write_grades(traces_by_system: Mapping[str, Iterable[Mapping[str, Any]]], path: Path) -> Path:

@@ -184,37 +184,57 @@ class ExamFamily(MetricFamily):
         return EntailmentAnswerer(judges.entailment, settings.threshold, settings.margin)
 
     def answer_for_card(
-        self, role: str, judges: JudgeStack, grades: Path, bank: Path
+        self, role: str, judges: JudgeStack, grades: Path, bank: Path, *, grader: str | None = None
     ) -> list[JudgedPassage] | None:
-        """The default answerer (the family's default settings, the profile's models) on the
-        judged passages of an EXAM++ graded file: per passage, how many of its query's
-        questions in ``bank`` it answers correctly.  A passage the answerer failed on is
-        kept with ``ours`` None and its failures, never counted as answering nothing."""
-        from benchmark.families.exam.exampp import read_bank, read_grades
+        """The default answerer (the family's default settings, the profile's models) on
+        every judged passage of an EXAM++ graded file, ranked by a system or not (EXAM++'s
+        qrels mode): per passage, how many of its query's questions in ``bank`` it answers
+        correctly, next to how many the file's grader (``grader``, needed when the file has
+        several; never merged) answered.  Where the file has graders, the passages that
+        grader graded are measured.  A passage the answerer failed on is kept with ``ours``
+        None and its failures, never counted as answering nothing."""
+        from benchmark.core.errors import rel
+        from benchmark.families.exam.exampp import choose_graders, counting, read_bank, read_grades
 
         if role not in self.judged_by.get(self.primary, ()):
             return None
         questions = read_bank(bank)
-        judged = [g for g in read_grades(grades) if g.system is None and g.relevance is not None]
+        paragraphs = read_grades(grades, "--exam-grades")
+        chosen = choose_graders(paragraphs, grader, rel(grades))
+        if len(chosen) > 1:
+            raise InputError(
+                Problem(
+                    rel(grades),
+                    f"has {len(chosen)} graders: name the one to compare with ({'; '.join(chosen)})",
+                    field="--exam-grader",
+                )
+            )
+        theirs = chosen[0] if chosen else None
+        mode = counting(paragraphs, theirs, formulas.DEFAULT_MIN_RATING) if theirs else None
+        judged = [
+            (p, p.grade(theirs) if theirs else None)
+            for p in paragraphs
+            if p.relevance is not None and (theirs is None or p.grade(theirs) is not None)
+        ]
         if not judged:
             raise InputError(
-                Problem(str(grades), "holds no judged passages (paragraphs with grades and no rankings)")
+                Problem(str(grades), "holds no judged passages (paragraphs with a relevance grade)")
             )
-        items = [(q, g.text) for g in judged for q in questions.get(g.query_id, [])]
+        items = [(q, p.text) for p, _ in judged for q in questions.get(p.query_id, [])]
         readings = iter(self.answerer(judges, ExamSettings()).read(items))
         out = []
-        for g in judged:
-            got = [next(readings) for _ in questions.get(g.query_id, [])]
+        for p, grade in judged:
+            got = [next(readings) for _ in questions.get(p.query_id, [])]
             failures = tuple(r.error for r in got if r.error)
             if not got:
-                failures = (f"no questions for query {g.query_id!r} in the bank",)
+                failures = (f"no questions for query {p.query_id!r} in the bank",)
             out.append(
                 JudgedPassage(
-                    g.query_id,
-                    int(g.relevance or 0),
-                    len(g.text.split()),
+                    p.query_id,
+                    int(p.relevance or 0),
+                    len(p.text.split()),
                     None if failures else sum(bool(r.correct) for r in got),
-                    len(g.answered()),
+                    len(grade.answered(mode)) if grade else 0,
                     failures,
                 )
             )
