@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from benchmark import families
-from benchmark.core import figures
+from benchmark.core import figures, paths
 from benchmark.core.errors import InputError, Problem
-from benchmark.core import paths
 from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.core.results import ModelInfo, TaskResult
 from benchmark.families import REGISTRY, families_for

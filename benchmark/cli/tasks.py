@@ -107,11 +107,11 @@ def _export(args: argparse.Namespace, console: Console) -> int:
 
     from rich.text import Text
 
+    from benchmark.core.paths import check_writable
     from benchmark.families import scorable_queries
     from benchmark.families.base import ScoringInputs
     from benchmark.generation import rag
     from benchmark.generation.lm_eval_export import export_task
-    from benchmark.core.paths import check_writable
     from benchmark.models.profiles import load_profile
 
     check_writable(args.out, "--out")

@@ -350,6 +350,8 @@ def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) 
                 rows.append((n, load_json(line)))
             except ValueError as exc:
                 raise errors.InputError(
-                    errors.Problem(errors.rel(path), f"not JSON: {exc}", line=n, field=getattr(exc, "field", None))
+                    errors.Problem(
+                        errors.rel(path), f"not JSON: {exc}", line=n, field=getattr(exc, "field", None)
+                    )
                 ) from exc
     return rows

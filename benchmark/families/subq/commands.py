@@ -185,9 +185,9 @@ def fit_weights(args: argparse.Namespace) -> int:
     for scorer, accuracy in rows:
         table.add_row(scorer, "—" if accuracy is None else f"{accuracy:.3f}")
     Console().print(table)
-    if rows[0][1] is None:  # no weights scored any pair: nothing was fitted
+    if rows[0][1] is None:  # no weights scored any pair: nothing was fit
         Console().print(
-            f"no weights could be fitted (the hybrid scored none of the {len(prefs)} pairs): the defaults "
+            f"the hybrid scored none of the {len(prefs)} pairs, so no weights were fit: the default "
             f"--subq-weights {','.join(str(w) for w in best)} are kept"
         )
         return 0
