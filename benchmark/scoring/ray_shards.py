@@ -73,8 +73,11 @@ def check_address(address: str | None) -> None:
     cannot work: Ray missing; a ``ray://`` address without Ray Client's grpcio; ``auto``
     (or ``RAY_ADDRESS``) with no running cluster to join.  Nothing is started or joined."""
     import importlib.util
+    import os
 
     _import_ray()
+    if address in (None, "auto"):  # ray.init takes RAY_ADDRESS over both
+        address = os.environ.get("RAY_ADDRESS") or address
     if address is not None and address.startswith("ray://"):
         if importlib.util.find_spec("grpc") is None:
             raise InputError(Problem("--ray", f"{address} is a Ray Client address: {CLIENT_HINT}"))
@@ -87,6 +90,8 @@ def check_address(address: str | None) -> None:
         return
     try:
         canonicalize_bootstrap_address(address)
+    except ValueError:  # anything but "no cluster" is ray.init's to report
+        return
     except ConnectionError:
         raise InputError(
             Problem(
