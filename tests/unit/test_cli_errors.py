@@ -84,6 +84,18 @@ def _run_line(**fields: object) -> bytes:
 SCORE = ["score", "--outputs", str(OUTPUTS), "--tasks", TASK, "--no-progress"]
 FIT = ["subq", "fit-weights", "--task", TASK, "--preferences", str(OUTPUTS)]
 RUN = ["score", "--tasks", TASK, "--no-progress", "--trec-rag-run"]
+META = [
+    *(
+        "meta-eval",
+        "--metric",
+        "exam:exam",
+        "--task",
+        TASK,
+        "--results-dir",
+        str(REPO / "leaderboard/results"),
+    ),
+    *("--against", "trec:MAP", "--runs"),
+]
 
 
 MISTAKES = [
@@ -317,6 +329,18 @@ SILENT = [
         lambda t: [*RUN, str(t / "run.jsonl")],
         ("run.jsonl", "line 1", "field 'run_id'", "twice"),
         _write("run.jsonl", _run_line(run_id='"r1", "run_id": "r2"')),
+    ),
+    Mistake(
+        "trec-run-file-nan-score",
+        lambda t: [*META, str(t / "a.run")],
+        ("a.run", "line 2", "field 'score'"),
+        _write("a.run", b"175 Q0 d1 1 3.0 x\n175 Q0 d2 2 nan x\n"),
+    ),
+    Mistake(
+        "trec-run-file-repeated-document",
+        lambda t: [*META, str(t / "a.run")],
+        ("a.run", "line 3", "field 'docid'", "first on line 1"),
+        _write("a.run", b"175 Q0 d1 1 3.0 x\n175 Q0 d2 2 2.0 x\n175 Q0 d1 3 1.0 x\n"),
     ),
 ]
 
