@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from benchmark import families
-from benchmark.core import figures
+from benchmark.core import figures, paths
 from benchmark.core.errors import IncompleteResults, InputError, Problem
-from benchmark.core.paths import check_writable
+from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.core.results import MAX_FAILURE_RATE, ModelInfo, TaskResult
 from benchmark.families import REGISTRY, families_for
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
@@ -163,6 +163,19 @@ def check_corpus(path: str) -> None:
         raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None
 
 
+def check_outputs(args: argparse.Namespace, *, ray: bool = True) -> None:
+    """What a scoring run writes or needs outside ``--results-dir``, checked before any
+    planning, model load or generation: the ``--dry-run`` plan file, the groundcover home
+    (model-call cache, indexes), and Ray where ``--ray`` asks for it."""
+    if isinstance(getattr(args, "dry_run", None), str):
+        check_writable_file(args.dry_run, "--dry-run")
+    check_writable(paths.home(), "GROUNDCOVER_HOME")
+    if ray and getattr(args, "ray", None) is not None:
+        from benchmark.scoring.ray_shards import check_address
+
+        check_address(None if args.ray == "local" else args.ray)
+
+
 def judge_profile(args: argparse.Namespace) -> JudgeProfile:
     """The profile ``--judge-profile`` names, with ``--judge-url`` / ``--judge-model`` applied."""
     return with_judge(
@@ -178,6 +191,7 @@ def plan(
     """Check everything a scoring run needs; nothing is loaded yet."""
     run_options(args)  # --query-batch, --max-failure-rate: refused here, before anything loads
     check_writable(args.results_dir, "--results-dir")
+    check_outputs(args)
     if getattr(args, "corpus", None) and not args.corpus.startswith("irds:"):
         check_corpus(args.corpus)
     profile = judge_profile(args)

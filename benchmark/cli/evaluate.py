@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.cli import add_command
-from benchmark.cli.common import add_scoring_args, check_corpus, scorable_queries, score_answers
+from benchmark.cli.common import (
+    add_scoring_args,
+    check_corpus,
+    check_outputs,
+    scorable_queries,
+    score_answers,
+)
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.paths import check_writable
 from benchmark.tasks import load_task
@@ -194,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
     generation.check_limit(args.limit)
     tasks = [load_task(t) for t in task_list(args.tasks)]
     check_writable(args.output_dir, "--output-dir")
+    if args.no_score:  # a scoring run checks these in plan(), Ray included
+        check_outputs(args, ray=False)
     # everything scoring needs (profile, families, their settings, the corpus) is checked
     # before a single answer is generated; the profile also gives the RAG retrievers'
     # chunking and embedder

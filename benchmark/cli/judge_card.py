@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.models.profiles import load_profile
 
     prof = load_profile(args.judge_profile)
+    out = paths.check_writable_file(args.out if args.out else _default_out(prof.id), "--out")
     if args.max_pairs is not None and args.max_pairs < 10:
         raise InputError(Problem("--max-pairs", "at least 10 pairs per set, or leave it out for all"))
     set_ids = _set_ids(args.sets, "--sets", "entailment")
@@ -149,7 +150,6 @@ def run(args: argparse.Namespace) -> int:
         if args.exam_grades:
             given |= _answerability_figures(judges, args)
         card = judge_cards.measure(prof, measured, sets, cosine, roles(), figures=given, variants=variants)
-    out = Path(args.out) if args.out else _default_out(prof.id)
     write_card(card, out)
     _print(card)
     Console(stderr=True).print(f"wrote {out}")

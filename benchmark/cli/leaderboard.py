@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.board.leaderboard import build_leaderboard
     from benchmark.board.render import print_leaderboard, to_markdown, write_snapshot
     from benchmark.core.errors import InputError, Problem, printable
-    from benchmark.core.paths import check_writable
+    from benchmark.core.paths import check_writable, check_writable_file
 
     if args.results_dir is None:
         args.results_dir = default_results_dir()
@@ -65,10 +65,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if not args.no_write:
         check_writable(args.out, "--out")
-    if args.markdown and Path(args.markdown).is_dir():
-        raise InputError(
-            Problem(printable(args.markdown), "is a folder; give a file name", field="--markdown")
-        )
+    if args.markdown:
+        check_writable_file(args.markdown, "--markdown")
     lb = build_leaderboard(args.results_dir, args.submissions_dir)
     print_leaderboard(lb)
     if not args.no_write:

@@ -99,6 +99,7 @@ def _ratings_report(args: argparse.Namespace) -> int:
     from benchmark.metaeval import measures as meta_eval
 
     path = Path(args.ratings)
+    by_dim = read_ratings(path, args.judge_rater)  # every row checked before anything is read from it
     lengths = item_lengths(path)
     console = Console(width=160)  # eleven columns: never wrap their headers
     table = Table(title=Text(f"judge {args.judge_rater!r} vs human raters ({path.name})"))
@@ -108,7 +109,6 @@ def _ratings_report(args: argparse.Namespace) -> int:
     ):  # fmt: skip
         table.add_column(col, justify="left" if col == "dimension" else "right")
     f = lambda v, spec=".3f": "—" if v is None else format(v, spec)  # noqa: E731
-    by_dim = read_ratings(path, args.judge_rater)
     rows = [(dim, *by_dim[dim], lengths) for dim in sorted(by_dim)]
     if len(by_dim) > 1:  # every (item, dimension) a unit: the overall agreement
         pooled: dict[str, dict[str, float]] = {}

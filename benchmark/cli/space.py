@@ -47,10 +47,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "else ./results)",
     )
     p.add_argument("--submissions-dir", default="submissions")
-    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--port", type=port, default=7860, help="local port, 1 to 65535 (default 7860)")
     p.add_argument("--repo-id", help="Hub repo id: the results dataset, or the Space (org/name)")
     p.add_argument("--dry-run", action="store_true", help="list the files and sizes, upload nothing")
     p.set_defaults(func=run)
+
+
+def port(text: str) -> int:
+    """``--port``: a TCP port number; argparse turns the error into a one-line message."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port number (1 to 65535)")
+    return value
 
 
 REQUIREMENT = re.compile(r"(groundcover\[space\] @ git\+\S+?)@\S+")

@@ -60,7 +60,10 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from benchmark.board.submissions import ModelCard, build_submission
+    from benchmark.core.paths import check_writable
     from benchmark.generation.outputs import read_outputs
+
+    check_writable(args.submissions_dir, "--submissions-dir")
 
     files: list[Path] = []
     for item in map(Path, args.outputs):

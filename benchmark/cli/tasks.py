@@ -107,12 +107,14 @@ def _export(args: argparse.Namespace, console: Console) -> int:
 
     from rich.text import Text
 
+    from benchmark.core.paths import check_writable
     from benchmark.families import scorable_queries
     from benchmark.families.base import ScoringInputs
     from benchmark.generation import rag
     from benchmark.generation.lm_eval_export import export_task
     from benchmark.models.profiles import load_profile
 
+    check_writable(args.out, "--out")
     settings = rag.parse_settings(args.rag, args.rag_k)
     if len(settings) != 1:
         raise InputError(Problem("command line", "export one setting at a time", field="--rag"))

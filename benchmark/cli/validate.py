@@ -37,7 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark.board.submissions import validate_submission
 
-    console = Console(stderr=False, highlight=False)
+    console = Console(highlight=False)
+    if not console.is_terminal:  # a CI log, a pipe: one problem a line, never cut at 80 columns
+        console = Console(highlight=False, soft_wrap=True)
     failed = 0
     for folder in args.folders:
         try:

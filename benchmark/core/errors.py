@@ -8,6 +8,7 @@ the file, the line or row (1-based, as an editor shows it) and the field.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,9 +49,20 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a problem prints as o
 
 def printable(text: str) -> str:
     """``text`` with control characters shown as escapes: a file name or field holding an
-    ANSI sequence is reported, never obeyed, by the terminal that prints the error."""
+    ANSI sequence is reported, never obeyed, by the terminal that prints the error.  So are
+    invisible format characters (Unicode category Cf): the bidirectional controls
+    (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C), which make ``evil<U+202E>txt.exe``
+    read as ``evilexe.txt`` ("Trojan Source"), zero-width spaces and joiners, tag characters."""
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # undecodable file-name bytes
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    if text.isascii():
+        return text
+    return "".join(_escape(c) if unicodedata.category(c) == "Cf" else c for c in text)
+
+
+def _escape(c: str) -> str:
+    """A character as Python writes it in a string literal: ``\\u202e``, ``\\U000e0041``."""
+    return f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
 
 
 def rel(path: Path | str) -> str:

@@ -20,7 +20,19 @@ PROFILES_DIR = PACKAGE_DIR / "profiles"
 def home() -> Path:
     """The groundcover home directory (created on first use)."""
     path = Path(os.environ.get("GROUNDCOVER_HOME", Path.home() / ".cache" / "groundcover"))
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from benchmark.core.errors import InputError, Problem, printable
+
+        raise InputError(
+            Problem(
+                printable(str(path)),
+                f"cannot be groundcover's home ({'a file' if path.is_file() else exc.strerror or exc}): "
+                "point GROUNDCOVER_HOME at a folder you can write, or unset it",
+                field="GROUNDCOVER_HOME",
+            )
+        ) from None
     return path
 
 
@@ -76,4 +88,19 @@ def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
         raise InputError(
             Problem(printable(str(p)), f"cannot write here ({exc.strerror or exc})", field=flag)
         ) from None
+    return p
+
+
+def check_writable_file(path: str | os.PathLike[str], flag: str) -> Path:
+    """Make sure ``path`` can be written as a file, before any work: not a folder, in a
+    folder this process can write (created if missing, as :func:`check_writable` does), and,
+    if it exists, writable.  A failure is a one-line error naming ``flag``."""
+    from benchmark.core.errors import InputError, Problem, printable
+
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(Problem(printable(str(p)), "is a folder; give a file name", field=flag))
+    check_writable(p.parent, flag)
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InputError(Problem(printable(str(p)), "cannot write this file (permission denied)", field=flag))
     return p

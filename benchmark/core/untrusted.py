@@ -180,8 +180,74 @@ def _finite_float(text: str) -> float:
     return value
 
 
+class JSONDataError(ValueError):
+    """Valid JSON that is not plain data (a repeated key, ``NaN``, a number too large), with
+    ``field`` the dotted path to the first such value where it can be found."""
+
+    def __init__(self, message: str, field: str | None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """An object's (key, value) pairs, as written (repeats kept)."""
+
+
+class _Bad:
+    """A value :func:`load_json` refuses, kept in place so its path can be found."""
+
+
+def _first_bad(value: Any, where: str = "") -> str | None:
+    """The dotted path to the first repeated key or refused value, in document order."""
+    if isinstance(value, _Bad):
+        return where or None
+    if isinstance(value, _Pairs):
+        seen: set[str] = set()
+        for key, item in value:
+            path = f"{where}.{key}" if where else str(key)
+            if key in seen:
+                return path
+            seen.add(key)
+            found = _first_bad(item, path)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_bad(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _locate(text: str) -> str | None:
+    """Where in ``text`` (valid JSON) the value :func:`load_json` refused is."""
+
+    def number(kind: Any) -> Any:
+        def parse(s: str) -> Any:
+            try:
+                kind(s)
+            except ValueError:
+                return _Bad()
+            return 0
+
+        return parse
+
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_Pairs,
+            parse_int=number(_bounded_int),
+            parse_float=number(_finite_float),
+            parse_constant=lambda _: _Bad(),
+        )
+    except (ValueError, RecursionError):
+        return None
+    return _first_bad(value)
+
+
 def load_json(text: str) -> Any:
-    """One JSON value from untrusted text; ``ValueError`` with a readable message otherwise."""
+    """One JSON value from untrusted text; ``ValueError`` with a readable message otherwise
+    (:class:`JSONDataError`, naming the field, for valid JSON that is not plain data)."""
     if _depth(text) > MAX_DEPTH:
         raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
     try:
@@ -196,6 +262,8 @@ def load_json(text: str) -> Any:
         raise ValueError(f"invalid JSON: {exc.msg} (column {exc.colno})") from exc
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply") from exc
+    except ValueError as exc:  # a hook refused a value
+        raise JSONDataError(str(exc), _locate(text)) from None
 
 
 def strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
@@ -281,5 +349,9 @@ def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) 
             try:
                 rows.append((n, load_json(line)))
             except ValueError as exc:
-                raise errors.InputError(errors.Problem(errors.rel(path), f"not JSON: {exc}", line=n)) from exc
+                raise errors.InputError(
+                    errors.Problem(
+                        errors.rel(path), f"not JSON: {exc}", line=n, field=getattr(exc, "field", None)
+                    )
+                ) from exc
     return rows

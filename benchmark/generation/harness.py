@@ -73,8 +73,6 @@ def _dict_action() -> type[argparse.Action]:
     ``until=["\\n\\n","</s>"]`` is a list), or, without lm-eval, the text kept as given."""
     try:
         from lm_eval._cli.utils import MergeDictAction
-
-        return MergeDictAction
     except ImportError:
 
         class _Joined(argparse.Action):
@@ -82,6 +80,17 @@ def _dict_action() -> type[argparse.Action]:
                 setattr(namespace, self.dest, ",".join(values))
 
         return _Joined
+
+    class _Checked(MergeDictAction):  # type: ignore[misc, valid-type]
+        """lm-eval's parser, whose complaint about ``{bad`` is a usage error naming the flag."""
+
+        def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+            try:
+                super().__call__(parser, namespace, values, option_string)
+            except (ValueError, SyntaxError, TypeError) as exc:
+                raise argparse.ArgumentError(self, str(exc) or "expected key=value pairs") from None
+
+    return _Checked
 
 
 def batch_size(text: str) -> str:

@@ -18,12 +18,12 @@ nothing is dropped silently.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.untrusted import load_json, read_text
 from benchmark.generation.rag import CitedSentence
 
 
@@ -148,33 +148,35 @@ def read_trec_rag_run(path: str | Path) -> list[TrecRagRun]:
         raise InputError(Problem(where, "TREC RAG run file does not exist", field="--trec-rag-run"))
     problems: list[Problem] = []
     runs: dict[str, TrecRagRun] = {}
-    with open(p, encoding="utf-8") as f:
-        for line, raw in enumerate(f, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(where, f"invalid JSON: {exc.msg} (column {exc.colno})", line))
-                continue
-            if not isinstance(row, dict):
-                problems.append(Problem(where, "each line must be a JSON object", line))
-                continue
-            topic = _topic(row, where, line, problems)
-            if topic is None:
-                continue
-            run = runs.setdefault(topic.run_id, TrecRagRun(topic.run_id, topic.team_id, where))
-            if topic.topic_id in run.topics:
-                first = run.topics[topic.topic_id].line
-                problems.append(
-                    Problem(
-                        where,
-                        f"topic {topic.topic_id} repeated in run {topic.run_id} (first on line {first})",
-                        line,
-                    )
+    # strict: UTF-8 (the bad byte named), no NaN, no key written twice (JSON keeps the last,
+    # silently), nesting bounded (a line of "[[[[…" is refused before the parser recurses)
+    text = read_text(p, field="--trec-rag-run")
+    for line, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = load_json(raw)
+        except ValueError as exc:
+            problems.append(Problem(where, str(exc), line, getattr(exc, "field", None)))
+            continue
+        if not isinstance(row, dict):
+            problems.append(Problem(where, "each line must be a JSON object", line))
+            continue
+        topic = _topic(row, where, line, problems)
+        if topic is None:
+            continue
+        run = runs.setdefault(topic.run_id, TrecRagRun(topic.run_id, topic.team_id, where))
+        if topic.topic_id in run.topics:
+            first = run.topics[topic.topic_id].line
+            problems.append(
+                Problem(
+                    where,
+                    f"topic {topic.topic_id} repeated in run {topic.run_id} (first on line {first})",
+                    line,
                 )
-                continue
-            run.topics[topic.topic_id] = topic
+            )
+            continue
+        run.topics[topic.topic_id] = topic
     if problems:
         raise InputError(problems)
     if not runs:

@@ -55,18 +55,58 @@ def rouge1_scores(answers: Mapping[str, Mapping[str, str]], gold: Mapping[str, s
 
 def read_runs(paths: Iterable[Path]) -> dict[str, dict[str, dict[str, float]]]:
     """TREC run files (``qid Q0 docid rank score tag``) -> system (the file name without its
-    suffix, which names a result's model label or id) -> qid -> doc -> score."""
-    import ir_measures
+    suffix, which names a result's model label or id) -> qid -> doc -> score.
+
+    Strict, every problem named by file, line and field: UTF-8, six columns, a finite score
+    (a ``NaN`` would rank anywhere), and each document once per query (the last of a repeat
+    silently won)."""
+    import math
+
+    from benchmark.core.untrusted import read_text
 
     runs: dict[str, dict[str, dict[str, float]]] = {}
+    problems: list[Problem] = []
     for path in paths:
-        try:
-            for row in ir_measures.read_trec_run(str(path)):
-                runs.setdefault(path.stem, {}).setdefault(row.query_id, {})[row.doc_id] = float(row.score)
-        except (ValueError, IndexError) as exc:
-            raise InputError(
-                Problem(rel(path), f"not a TREC run file (qid Q0 docid rank score tag): {exc}")
-            ) from exc
+        where = rel(path)
+        if not path.is_file():
+            problems.append(Problem(where, "no such run file", field="--runs"))
+            continue
+        run = runs.setdefault(path.stem, {})
+        first: dict[tuple[str, str], int] = {}
+        for n, line in enumerate(read_text(path, field="--runs").split("\n"), start=1):
+            cols = line.split()
+            if not cols:
+                continue
+            if len(cols) != 6:
+                problems.append(
+                    Problem(
+                        where, f"not a TREC run line (qid Q0 docid rank score tag): {len(cols)} columns", n
+                    )
+                )
+                continue
+            qid, _, doc, _, text, _ = cols
+            try:
+                score = float(text)
+            except ValueError:
+                problems.append(Problem(where, f"not a number: {text!r}", n, "score"))
+                continue
+            if not math.isfinite(score):
+                problems.append(Problem(where, f"{text} is not a finite score", n, "score"))
+                continue
+            if (qid, doc) in first:
+                problems.append(
+                    Problem(
+                        where,
+                        f"{doc} ranked twice for query {qid} (first on line {first[qid, doc]})",
+                        n,
+                        "docid",
+                    )
+                )
+                continue
+            first[qid, doc] = n
+            run.setdefault(qid, {})[doc] = score
+    if problems:
+        raise InputError(problems)
     return runs
 
 

@@ -44,7 +44,18 @@ def read_human(path: Path) -> dict[str, dict[str, list[float]]]:
 def checked_rows(path: Path, flag: str, fields: tuple[str, ...], number: str) -> list[dict[str, object]]:
     """Rows with every field present and ``number`` a number; every problem named."""
     out, problems = [], []
-    for n, row in read_rows(path, flag):
+    rows = read_rows(path, flag)
+    objects = [row for _, row in rows if isinstance(row, dict)]
+    absent = [f for f in fields if not any(f in row for row in objects)]
+    if rows and absent:  # another kind of file: one line saying so, not one per row
+        raise InputError(
+            Problem(
+                rel(path),
+                f"has no {absent[0]!r} column: expected {', '.join(fields)} per row",
+                field=flag,
+            )
+        )
+    for n, row in rows:
         if not isinstance(row, dict):
             problems.append(Problem(rel(path), "each row must be an object", line=n))
             continue

@@ -65,6 +65,45 @@ def _import_ray() -> Any:
     return ray
 
 
+#: what a user without Ray Client's gRPC package is told to install
+CLIENT_HINT = "pip install 'ray[client]' (Ray Client needs grpcio, which plain `ray` lacks)"
+
+
+def check_address(address: str | None) -> None:
+    """Fail in a second, before any model loads or any answer is generated, where ``--ray``
+    cannot work: Ray missing; a ``ray://`` address without Ray Client's grpcio; ``auto``
+    (or ``RAY_ADDRESS``) with no running cluster to join.  Nothing is started or joined."""
+    import importlib.util
+    import os
+
+    _import_ray()
+    if address in (None, "auto"):  # ray.init takes RAY_ADDRESS over both
+        address = os.environ.get("RAY_ADDRESS") or address
+    if address is not None and address.startswith("ray://"):
+        if importlib.util.find_spec("grpc") is None:
+            raise InputError(Problem("--ray", f"{address} is a Ray Client address: {CLIENT_HINT}"))
+        return
+    if address != "auto":
+        return
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+    except ImportError:  # Ray moved it: ray.init says so when the pool starts
+        return
+    try:
+        canonicalize_bootstrap_address(address)
+    except ValueError:  # anything but "no cluster" is ray.init's to report
+        return
+    except ConnectionError:
+        raise InputError(
+            Problem(
+                "--ray",
+                "auto found no running Ray cluster on this machine: start one (`ray start --head`), "
+                "give its address (ray://HOST:10001, or set RAY_ADDRESS), or pass --ray alone for a local "
+                "instance",
+            )
+        ) from None
+
+
 class ScoringWorker:
     """One Ray actor: a judge stack of the run's profile and the prepared state of the
     (job, family) it is scoring.
@@ -121,7 +160,7 @@ class RayPool:
     """The actors of one run, started on first use and kept for every (task, family) of it."""
 
     def __init__(self, profile: JudgeProfile, options: RayOptions) -> None:
-        _import_ray()  # a missing extra fails before any model loads, not at the first batch
+        check_address(options.address)  # fails before any model loads, not at the first batch
         self.profile = profile
         self.options = options
         self._ray: Any = None
@@ -133,7 +172,14 @@ class RayPool:
             return
         ray = _import_ray()
         if not ray.is_initialized():
-            ray.init(address=self.options.address, include_dashboard=False, log_to_driver=True)
+            try:
+                ray.init(address=self.options.address, include_dashboard=False, log_to_driver=True)
+            except ConnectionError as exc:  # the cluster went away since the check
+                raise InputError(Problem("--ray", f"cannot join {self.options.address}: {exc}")) from None
+            except ValueError as exc:
+                if "ray[client]" not in str(exc):
+                    raise
+                raise InputError(Problem("--ray", f"{self.options.address}: {CLIENT_HINT}")) from None
             self._started_here = True
         resources = ray.cluster_resources()
         n = self.options.workers or self._fitting(resources)

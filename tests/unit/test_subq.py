@@ -316,6 +316,24 @@ def test_fit_weights_reports_accuracy_next_to_trivial_baselines(
     assert "line 2" in err and "preferred" in err and "line 3" in err and "answer_a" in err
 
 
+def test_fit_weights_with_no_scored_pair_keeps_the_defaults_and_never_says_fitted(tmp_path: Path) -> None:
+    """Every coverage undetermined: no weights score a pair, so nothing was fit; the defaults
+    are reported as kept, not presented as the fit."""
+    from benchmark.families.subq.fitting import fit_on_preferences
+
+    tiny(tmp_path)
+    task = load_task(tmp_path / "tiny-subq")
+
+    class Undecided:
+        def judge(self, items: list[tuple[list[str], list[str]]]) -> list[list[Mark]]:
+            return [[Mark(None) for _ in subqs] for _, subqs in items]
+
+    prefs = [{"query_id": "q1", "answer_a": "a", "answer_b": "b", "preferred": "A"}]
+    best, rows = fit_on_preferences(prefs, task, Undecided(), 0.1)
+    assert best == formulas.DEFAULT_WEIGHTS and rows[0][1] is None
+    assert "fitted" not in rows[0][0] and "default weights" in rows[0][0] and "kept" in rows[0][0]
+
+
 def test_one_undetermined_sub_question_leaves_the_hybrid_undetermined() -> None:
     from benchmark.families.subq.trace import SubqTrace, SubQuestionTrace
 

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.paths import check_writable_file
 from benchmark.families.exam.exampp import RANK_CUTOFF
 from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
@@ -101,6 +102,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="score-grades: average a system over the queries it ranked a paragraph for (EXAM++'s way); "
         "default: a query it ranked nothing for counts 0",
     )
+    p.add_argument(
+        "--write-task",
+        action="store_true",
+        help="generate: also store the bank as --task's exam_questions table; the card records how it was "
+        "generated and gets a new patch version",
+    )
     p.set_defaults(func=run)
 
 
@@ -109,6 +116,8 @@ def _need(args: argparse.Namespace, *names: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out:  # checked before any model loads or any file is read
+        check_writable_file(args.out, "--out")
     return {
         "generate": generate,
         "export-bank": export_bank,

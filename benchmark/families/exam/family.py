@@ -52,7 +52,9 @@ class ExamSettings(FamilySettings):
     # offline profile, 0.5 / 0.02 answers 72% of questions from the gold articles and 7% from texts
     # that only restate the query's aspects (on topic, no answers); 0.77, the claim-support
     # threshold, answers only 37% from the gold articles.
-    threshold: float = option(0.5, "entailment answerer: least support to answer", allow_inf_nan=False)
+    threshold: float = option(
+        0.5, "entailment answerer: least support (0 to 1) to answer", allow_inf_nan=False, ge=0, le=1
+    )
     margin: float = option(
         0.02, "entailment answerer: abstain when the best option leads the runner-up by no more", ge=0
     )

@@ -26,6 +26,7 @@ from rich.console import Console
 
 from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.paths import check_writable_file
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -96,6 +97,8 @@ def _threshold(value: str) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out:  # checked before any model loads or any file is read
+        check_writable_file(args.out, "--out")
     return {
         "generate": generate,
         "export-nuggets": export_nuggets,

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.paths import check_writable_file
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -57,7 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-query", type=int, default=6, help="generate: sub-questions per query (6)")
     p.add_argument("--out", help="file to write")
     p.add_argument("--preferences", help="fit-weights: the labelled preference file")
-    p.add_argument("--step", type=float, default=0.1, help="fit-weights: grid step (0.1)")
+    p.add_argument(
+        "--step",
+        type=grid_step,
+        default=0.1,
+        help="fit-weights: grid step, 1/n for a whole n from 1 to 100 (default 0.1)",
+    )
     SubqSettings.add_arguments(
         p.add_argument_group("fit-weights: the coverage judge (as in `benchmark score`)")
     )
@@ -74,7 +80,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def grid_step(text: str) -> float:
+    """``--step``: a step that divides the weights' range [0, 1] into whole steps (1/n, n from
+    1 to 100); 0 divides nothing, above 1 leaves one point of the grid (all weights 0), 0.3
+    never reaches 1, and below 0.01 the grid grows past 5,000 weight triples."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    n = round(1 / value) if 0 < value <= 1 else 0
+    if not 1 <= n <= 100 or abs(n * value - 1) > 1e-6:
+        raise argparse.ArgumentTypeError(
+            f"{text} does not divide [0, 1] into whole steps: use 1/n for a whole n from 1 to 100 "
+            "(0.5, 0.25, 0.1, 0.05, ...)"
+        )
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.out:  # checked before any model loads or any file is read
+        check_writable_file(args.out, "--out")
     return {"generate": generate, "fit-weights": fit_weights, "compare": compare}[args.action](args)
 
 
@@ -160,6 +185,12 @@ def fit_weights(args: argparse.Namespace) -> int:
     for scorer, accuracy in rows:
         table.add_row(scorer, "—" if accuracy is None else f"{accuracy:.3f}")
     Console().print(table)
+    if rows[0][1] is None:  # no weights scored any pair: nothing was fit
+        Console().print(
+            f"the hybrid scored none of the {len(prefs)} pairs, so no weights were fit: the default "
+            f"--subq-weights {','.join(str(w) for w in best)} are kept"
+        )
+        return 0
     Console().print(
         f"use: --subq-weights {','.join(str(w) for w in best)}  (fitted on these pairs: report accuracy on held-out pairs)"
     )

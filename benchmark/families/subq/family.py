@@ -38,7 +38,9 @@ class SubqSettings(FamilySettings):
     judge: Literal["similarity", "llm"] = option(
         "similarity", "sub-question coverage judge: embedding similarity, or the judge LLM"
     )
-    threshold: float = option(0.5, "similarity judge: least cosine that covers", allow_inf_nan=False)
+    threshold: float = option(
+        0.5, "similarity judge: least cosine (-1 to 1) that covers", allow_inf_nan=False, ge=-1, le=1
+    )
     weights: tuple[float, float, float] = option(
         formulas.DEFAULT_WEIGHTS,
         "hybrid weights core,background,follow-up (fit them with `benchmark subq fit-weights`)",

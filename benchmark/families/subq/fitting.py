@@ -65,7 +65,13 @@ def fit_on_preferences(
         pairs.append(formulas.Preference(a, b, p["preferred"]))
     best, accuracy = formulas.fit_weights(pairs, step)
     rows: list[tuple[str, float | None]] = [
-        (f"hybrid, fitted weights {best}", accuracy),
+        # no accuracy: no weights scored a pair, so nothing was fit and the defaults are kept
+        (
+            f"hybrid, fitted weights {best}"
+            if accuracy is not None
+            else f"hybrid, no pair scored: default weights {best} kept",
+            accuracy,
+        ),
         (
             f"hybrid, default weights {formulas.DEFAULT_WEIGHTS}",
             formulas.preference_accuracy(pairs, formulas.DEFAULT_WEIGHTS),
