@@ -54,7 +54,18 @@ def problems(folder: Path) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "key", ["openaiApiKey", "Authorization", "accessToken", "private_key", "passphrase", "sessionid"]
+    "key",
+    # the keys, and two only camelCase words find (hf·token, custom·headers)
+    [
+        "openaiApiKey",
+        "Authorization",
+        "accessToken",
+        "private_key",
+        "passphrase",
+        "sessionid",
+        "hfToken",
+        "customHeaders",
+    ],
 )
 def test_credential_keys_in_any_spelling_are_refused(tmp_path: Path, key: str) -> None:
     found = problems(make(tmp_path, model_args={"model": "m", key: "s3cr3t-value"}))
