@@ -91,7 +91,7 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>]+")
 _TOKEN_SHAPES = re.compile(
     r"\bsk-[A-Za-z0-9_\-]{20,}|\bhf_[A-Za-z0-9]{30,}|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_\w{20,}"
     r"|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_\-]{35}|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
-    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bBearer\s+[A-Za-z0-9._~+/\-]{16,}"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bBearer\s+(?=[A-Za-z._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}"
 )
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 # a revision names a results folder: the characters result paths keep (SEGMENT_CHARS)

@@ -27,8 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="validate submission folders (schema, ids, limits, safety)",
         description=(
             "Validate submission folders completely: model.yaml schema, every outputs line against "
-            "the task, duplicates and missing queries, file count and size limits, UTF-8, no links, "
-            "executables, pickles or script markup. Every problem is listed with file, line and field; "
+            "the task, duplicates and missing queries, file count and size limits, the task card's limits "
+            "on an answer, at most k distinct passages per RAG row, no credentials, UTF-8, no links, "
+            "executables, pickles or script markup; with --budget, what scoring it will cost. Every problem is listed with file, line and field; "
             "a submission with any problem is rejected as a whole. Exit status 2 when any folder fails."
         ),
         examples=[

@@ -116,6 +116,7 @@ def test_a_token_inside_a_links_url_is_refused(tmp_path: Path) -> None:
         "https://example.org/cb#access_token=abc",
         "https://token@example.org/v1",
         "sk-proj-abcdefghijklmnopqrstuvwxyz0123",
+        "Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc",
         "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH",
         "-----BEGIN OPENSSH PRIVATE KEY-----",
     ],
@@ -131,6 +132,7 @@ def test_settings_that_only_sound_alike_are_accepted(tmp_path: Path) -> None:
     card = {
         **CARD,
         "links": ["https://huggingface.co/acme/tiny-model?library=transformers", "https://pypi.org/p/x/"],
+        "description": "Served behind Bearer authentication-headers; see https://example.org/docs?page=2.",
     }
     model_args = {
         "max_tokens": 256,
