@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--budget-limits",
         metavar="KIND=N,...",
-        help="with --budget: other limits for some kinds, e.g. entailment_pairs=5000000,llm_calls=500",
+        help="--budget with other limits for some kinds, e.g. entailment_pairs=5000000,llm_calls=500",
     )
     p.add_argument(
         "--judge-profile",
@@ -64,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.board.submissions import validate_submission
     from benchmark.scoring.budget import parse_budget
 
-    budget = parse_budget(args.budget_limits or "", "--budget-limits") if args.budget else None
+    budget = (
+        parse_budget(args.budget_limits or "", "--budget-limits")
+        if args.budget or args.budget_limits
+        else None
+    )
     console = Console(stderr=False, highlight=False)
     failed = 0
     for folder in args.folders:
