@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
 
 import yaml
 from pydantic import (
@@ -40,6 +41,7 @@ from pydantic import (
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import SEGMENT_CHARS, RAGSetting
+from benchmark.core.text import sentences
 from benchmark.core.untrusted import (
     YAMLDataError,
     load_json,
@@ -50,6 +52,7 @@ from benchmark.core.untrusted import (
     yaml_key_lines,
 )
 from benchmark.generation.outputs import OutputRow
+from benchmark.tasks.card import SubmissionLimits
 
 MODEL_CARD = "model.yaml"
 MAX_FILES = 64
@@ -64,10 +67,31 @@ MAX_PROBLEMS_PER_FILE = 50
 ROWS_PER_QUERY = 2
 #: seconds one folder's validation may take before it ends with an error, not a stalled CI job
 TIME_BUDGET_S = 60.0
-#: keys that hold credentials: never published, so never accepted in a submission
-_SECRET_KEY = re.compile(
-    r"(^|[_\-.])(api[_\-]?key|secrets?|token|passw(or)?d|credentials?|auth|bearer|cookies?|headers?)($|[_\-.])",
-    re.I,
+#: words that name a credential wherever they stand in a key (split at separators and
+#: camelCase humps: ``openaiApiKey`` is openai·api·key, ``X-Auth`` is x·auth)
+_SECRET_WORDS = frozenset(
+    {
+        "auth", "authorization", "oauth", "bearer", "token", "secret", "secrets", "credential",
+        "credentials", "password", "passwd", "pwd", "passphrase", "cookie", "cookies", "header",
+        "headers", "sessionid", "apikey", "privatekey",
+    }
+)  # fmt: skip
+#: what names a credential in a key's words run together (``OPENAI_API_KEY``, ``accessToken``,
+#: ``private_key``, ``session_id``); never ``tokens`` or ``tokenizer`` (``max_tokens`` is a setting)
+_SECRET_RUNS = (
+    "apikey", "accesskey", "secretkey", "privatekey", "accesstoken", "authtoken", "refreshtoken",
+    "idtoken", "sessionid", "sessionkey", "sessiontoken", "password", "passwd", "passphrase",
+    "secret", "credential", "authorization", "bearer", "cookie",
+)  # fmt: skip
+#: in a URL's query or fragment, these name a credential too (``?key=AIza…``, a signed URL's ``sig``)
+_URL_SECRET_WORDS = _SECRET_WORDS | {"key", "sig", "signature"}
+_KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>]+")
+#: values shaped like a well-known provider's access token or a private key
+_TOKEN_SHAPES = re.compile(
+    r"\bsk-[A-Za-z0-9_\-]{20,}|\bhf_[A-Za-z0-9]{30,}|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_\w{20,}"
+    r"|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_\-]{35}|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bBearer\s+(?=[A-Za-z._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}"
 )
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 # a revision names a results folder: the characters result paths keep (SEGMENT_CHARS)
@@ -216,7 +240,8 @@ def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, lis
         return None, [Problem(shown, "model card must be a mapping of fields")]
     lines = yaml_key_lines(text)
     problems = _text_field_problems(raw, shown, None, lines)
-    problems += _secret_problems(raw.get("generation"), shown, lines.get("generation"), "generation")
+    for top, value in raw.items():
+        problems += _secret_problems({top: value}, shown, lines.get(str(top)), "")
     try:
         card = ModelCard.model_validate(raw)
     except ValidationError as exc:
@@ -229,26 +254,62 @@ def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, lis
     return (card if not problems else None), problems
 
 
+def is_secret_name(name: str, *, url_parameter: bool = False) -> bool:
+    """Whether a key (or, with ``url_parameter``, a URL's query parameter) names a credential:
+    by its words, camelCase or separated, or by those words run together."""
+    words = [w.lower() for w in _KEY_WORD.findall(name)]
+    if not _SECRET_WORDS.isdisjoint(words) or (url_parameter and not _URL_SECRET_WORDS.isdisjoint(words)):
+        return True
+    flat = "".join(words)
+    return any(run in flat for run in _SECRET_RUNS)
+
+
+def secret_value(text: str) -> str | None:
+    """Why a value looks like it carries a credential (never repeating it), or ``None``:
+    a URL with user-info or a credential-named query parameter, or a token's known shape."""
+    for m in _URL.finditer(text):
+        try:
+            parts = urlsplit(m.group())
+            params = [
+                n for q in (parts.query, parts.fragment) for n, _ in parse_qsl(q, keep_blank_values=True)
+            ]
+        except ValueError:  # not a URL after all (a bracketed host that is no IPv6 address)
+            continue
+        if "@" in parts.netloc:
+            return "a URL with user-info (user:password@host)"
+        named = [n for n in params if is_secret_name(n, url_parameter=True)]
+        if named:
+            return f"a URL whose parameter {named[0][:40]!r} looks like a credential"
+    if _TOKEN_SHAPES.search(text):
+        return "a value shaped like an access token or a private key"
+    return None
+
+
 def _secret_problems(value: Any, file: str, line: int | None, where: str) -> list[Problem]:
-    """Keys named like credentials (``api_key``, ``token``, …) anywhere in ``value``: a
-    submission is published as it is, so a secret in it would be published too."""
-    found: list[str] = []
+    """Keys named like credentials (``api_key``, ``accessToken``, ``extra_body.Authorization``,
+    …) and values that carry one (a password in a URL, a token in its query) anywhere in
+    ``value``: a submission is published as it is, so a secret in it would be published too."""
+    found: list[tuple[str, str]] = []
 
     def walk(v: Any, path: str) -> None:
         if isinstance(v, dict):
             for k, inner in v.items():
-                here = f"{path}.{k}"
-                if _SECRET_KEY.search(str(k)):
-                    found.append(here)
+                here = f"{path}.{k}" if path else str(k)
+                if is_secret_name(str(k)):
+                    found.append((here, "looks like a credential"))
                 walk(inner, here)
         elif isinstance(v, list):
             for i, inner in enumerate(v):
                 walk(inner, f"{path}[{i}]")
+        elif isinstance(v, str):
+            why = secret_value(v)
+            if why:
+                found.append((path, f"holds {why}"))
 
     walk(value, where)
     return [
-        Problem(file, "looks like a credential; remove it (submissions are published as they are)", line, p)
-        for p in found
+        Problem(file, f"{why}; remove it (submissions are published as they are)", line, p or None)
+        for p, why in found
     ]
 
 
@@ -289,8 +350,9 @@ def _row_problems(
     row: OutputRow, obj: dict[str, Any], shown: str, line_no: int, card: ModelCard | None, task_id: str
 ) -> list[Problem]:
     """What is wrong with one parsed row against the card and the task."""
-    problems = _secret_problems(obj.get("model_args"), shown, line_no, "model_args")
-    problems += _secret_problems(obj.get("generation"), shown, line_no, "generation")
+    # the answer and its passage ids are data, not configuration: a URL an answer quotes is text
+    settings = {k: v for k, v in obj.items() if k not in ("answer", "retrieval")}
+    problems = _secret_problems(settings, shown, line_no, "")
     if row.task is not None and row.task != task_id:
         problems.append(
             Problem(shown, f"row names task {row.task!r}, but this file is for {task_id!r}", line_no, "task")
@@ -317,7 +379,78 @@ def _row_problems(
                 "retrieval",
             )
         )
+    if row.rag is not None and row.retrieval is not None:
+        problems += _passage_problems(row.retrieval.passages, row.rag.k, shown, line_no)
     return problems
+
+
+def _passage_problems(passages: list[str], k: int, shown: str, line_no: int) -> list[Problem]:
+    """A RAG row's passages against its setting: at most ``k``, distinct, none empty.
+
+    Scoring pairs every answer sentence with every passage, so a row listing thousands
+    of passages (or one passage thousands of times) would cost CI thousands of times what
+    its setting says.  Fewer than ``k`` is an honest record, not an error: a search returns
+    fewer when fewer passages match (BM25 needs a shared term) and a TREC run's ``k`` is its
+    most references.
+    """
+    where = "retrieval.passages"
+    problems = []
+    if len(passages) > k:
+        problems.append(
+            Problem(
+                shown,
+                f"{len(passages):,} passages, but the setting's k is {k}: a row lists the k passages "
+                "its answer was given",
+                line_no,
+                where,
+            )
+        )
+    empty = [i for i, p in enumerate(passages, start=1) if not p.strip()]
+    if empty:
+        problems.append(
+            Problem(shown, f"empty passage id (passage {empty[0]} of {len(passages):,})", line_no, where)
+        )
+    first: dict[str, int] = {}
+    repeats = [(p, first[p], i) for i, p in enumerate(passages, start=1) if first.setdefault(p, i) != i]
+    if repeats:
+        p, at, again = repeats[0]
+        problems.append(
+            Problem(
+                shown,
+                f"{len(repeats):,} repeated passage id(s) ({p!r} is passage {at} and {again}); "
+                "each passage is given once",
+                line_no,
+                where,
+            )
+        )
+    return problems
+
+
+def _answer_problems(answer: str, limits: SubmissionLimits, shown: str, line_no: int) -> list[Problem]:
+    """An answer against its task card's ``limits``: its scoring cost grows with its length
+    and its number of sentences (each one a claim to ground)."""
+    if len(answer) > limits.max_answer_chars:
+        return [
+            Problem(
+                shown,
+                f"answer of {len(answer):,} characters; the task card's limit is {limits.max_answer_chars:,} "
+                "(limits.max_answer_chars)",
+                line_no,
+                "answer",
+            )
+        ]
+    n = len(sentences(answer))
+    if n > limits.max_answer_sentences:
+        return [
+            Problem(
+                shown,
+                f"answer of {n:,} sentences; the task card's limit is {limits.max_answer_sentences:,} "
+                "(limits.max_answer_sentences)",
+                line_no,
+                "answer",
+            )
+        ]
+    return []
 
 
 def _load_outputs(
@@ -330,6 +463,7 @@ def _load_outputs(
     """Rows of one outputs file, and its problems: at most :data:`MAX_PROBLEMS_PER_FILE`,
     and none of it read when the file has more lines than the task could need."""
     known, required = required_queries(task_id)
+    limits = task_limits(task_id)
     max_rows = ROWS_PER_QUERY * len(known) + 10
     # JSONL lines end at "\n" only: U+2028, U+2029 and U+0085 may appear inside answers
     lines = text.split("\n")
@@ -396,6 +530,7 @@ def _load_outputs(
                 )
             )
         seen.setdefault(row.query_id, line_no)
+        problems += _answer_problems(row.answer, limits, shown, line_no)
         problems += _row_problems(row, obj, shown, line_no, card, task_id)
         rows.append(row)
     missing = [q for q in required if q not in seen]
@@ -424,6 +559,20 @@ def _required_queries(task_id: str, tasks_dir: str) -> tuple[frozenset[str], tup
 
     task = load_task(task_id)
     return frozenset(task.table("queries")["query_id"]), tuple(scorable_queries(task))
+
+
+def task_limits(task_id: str) -> SubmissionLimits:
+    """What one answer to ``task_id`` may hold: its task card's ``limits``."""
+    from benchmark.core import paths
+
+    return _task_limits(task_id, str(paths.tasks_dir()))
+
+
+@lru_cache(maxsize=32)
+def _task_limits(task_id: str, tasks_dir: str) -> SubmissionLimits:
+    from benchmark.tasks import load_task
+
+    return load_task(task_id).card.limits
 
 
 def _guarded(shown: str, load: Callable[[], tuple[Any, list[Problem]]]) -> tuple[Any, list[Problem]]:

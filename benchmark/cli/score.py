@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from benchmark.cli import add_command
-from benchmark.cli.common import add_scoring_args, score_answers
+from benchmark.cli.common import Job, add_scoring_args, score_answers
 from benchmark.cli.evaluate import task_list
 from benchmark.core.errors import InputError, Problem
 from benchmark.tasks import load_task
+
+if TYPE_CHECKING:
+    from benchmark.board.submissions import Submission
+    from benchmark.scoring.dry_run import DryRun
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,10 +85,17 @@ def run(args: argparse.Namespace) -> int:
 def _score_submission(args: argparse.Namespace) -> int:
     """Score a submission the way the submission workflow does: all or nothing."""
     from benchmark.board.submissions import validate_submission
+
+    score_answers(args, submission_jobs(validate_submission(args.submission)))
+    return 0
+
+
+def submission_jobs(sub: Submission) -> list[Job]:
+    """A validated submission as scoring jobs, one per task: what ``score --submission``
+    scores and what ``validate --budget`` plans, so the two cannot differ."""
     from benchmark.core.results import ModelInfo
     from benchmark.generation.outputs import evidence_of
 
-    sub = validate_submission(args.submission)
     model = ModelInfo(
         id=sub.card.model_id,
         revision=sub.card.revision,
@@ -91,12 +103,41 @@ def _score_submission(args: argparse.Namespace) -> int:
         generation=sub.card.generation,
         rag=sub.card.rag,
     )
-    jobs = [
+    return [
         (load_task(task_id), {r.query_id: r.answer for r in rows}, model, evidence_of(rows))
         for task_id, rows in sorted(sub.outputs.items())
     ]
-    score_answers(args, jobs)
-    return 0
+
+
+def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
+    """What scoring ``sub`` with ``judge_profile`` will ask, as ``score --submission … --dry-run``
+    counts it, with the scoring flags at their defaults (as the workflow scores) and no
+    checkpoint to skip: nothing is computed and no result is written."""
+    import tempfile
+    from pathlib import Path
+
+    from benchmark.cli.common import plan, run_options, scoring_inputs
+    from benchmark.scoring import run
+    from benchmark.scoring.dry_run import plan_jobs, planning_stack
+
+    parser = argparse.ArgumentParser(add_help=False)
+    add_scoring_args(parser, ray=False, dry_run=False)
+    jobs = submission_jobs(sub)
+    with tempfile.TemporaryDirectory(prefix="groundcover-plan-") as results:
+        args = parser.parse_args(
+            ["--judge-profile", judge_profile, "--results-dir", results, "--no-progress"]
+        )
+        profile, chosen = plan(args, [task for task, *_ in jobs])
+        return plan_jobs(
+            [
+                run.Job(task, answers, model, evidence, chosen[task.id])
+                for task, answers, model, evidence in jobs
+            ],
+            planning_stack(profile),
+            results_root=Path(results),
+            inputs=scoring_inputs(args),
+            options=run_options(args),
+        )
 
 
 def _score_trec_rag_run(args: argparse.Namespace) -> int:

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from benchmark.cli import add_command
-from benchmark.core.errors import InputError, printable
+from benchmark.core.errors import InputError, Problem, printable
+from benchmark.models.profiles import DEFAULT_PROFILE
+
+if TYPE_CHECKING:
+    from benchmark.board.submissions import Submission
+    from benchmark.scoring.budget import Budget
 
 SHOWN = 20  # problems printed per folder: the first ones say what to fix
 
@@ -21,22 +27,48 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="validate submission folders (schema, ids, limits, safety)",
         description=(
             "Validate submission folders completely: model.yaml schema, every outputs line against "
-            "the task, duplicates and missing queries, file count and size limits, UTF-8, no links, "
-            "executables, pickles or script markup. Every problem is listed with file, line and field; "
+            "the task, duplicates and missing queries, file count and size limits, the task card's limits "
+            "on an answer, at most k distinct passages per RAG row, no credentials, UTF-8, no links, "
+            "executables, pickles or script markup; with --budget, what scoring it will cost. Every problem is listed with file, line and field; "
             "a submission with any problem is rejected as a whole. Exit status 2 when any folder fails."
         ),
         examples=[
             "benchmark validate submissions/my-org__my-model",
             "benchmark validate submissions/*/",
+            "benchmark validate --budget submissions/my-org__my-model   # and what scoring it will cost",
+            "benchmark validate --budget --budget-limits entailment_pairs=5000000 submissions/my-org__my-model",
         ],
     )
     p.add_argument("folders", nargs="+", help="submission folder(s)")
+    p.add_argument(
+        "--budget",
+        action="store_true",
+        help="also plan the scoring, as `score --submission … --dry-run` does (nothing is computed), and "
+        "refuse a submission that plans more than the budget: entailment pairs 2,000,000, LLM calls 2,000, "
+        "LLM prompt tokens 5,000,000, retrieval queries 50,000, embeddings 200,000",
+    )
+    p.add_argument(
+        "--budget-limits",
+        metavar="KIND=N,...",
+        help="--budget with other limits for some kinds, e.g. entailment_pairs=5000000,llm_calls=500",
+    )
+    p.add_argument(
+        "--judge-profile",
+        default=DEFAULT_PROFILE,
+        help=f"with --budget: the profile the plan is made for (default {DEFAULT_PROFILE}, the workflow's)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from benchmark.board.submissions import validate_submission
+    from benchmark.scoring.budget import parse_budget
 
+    budget = (
+        parse_budget(args.budget_limits or "", "--budget-limits")
+        if args.budget or args.budget_limits
+        else None
+    )
     console = Console(highlight=False)
     if not console.is_terminal:  # a CI log, a pipe: one problem a line, never cut at 80 columns
         console = Console(highlight=False, soft_wrap=True)
@@ -44,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     for folder in args.folders:
         try:
             sub = validate_submission(folder)
+            spent = within_budget(sub, budget, args.judge_profile) if budget is not None else None
         except InputError as exc:
             failed += 1
             console.print(f"[red]✗[/] {escape(printable(folder))}: {len(exc.problems)} problem(s)")
@@ -63,4 +96,28 @@ def run(args: argparse.Namespace) -> int:
             console.print(
                 f"  note: {n} answer(s) were written by {escape(origin)} and are filed under this name"
             )
+        if spent is not None:
+            console.print(f"  plan: {spent} (within the budget)")
     return 2 if failed else 0
+
+
+def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
+    """What scoring ``sub`` plans, in words; :class:`InputError` with the numbers when it
+    plans more than ``budget`` allows.  Validation has bounded every row first (passages,
+    answer length and sentences), so the plan itself is cheap to make."""
+    from benchmark.cli.score import plan_submission
+    from benchmark.scoring.budget import LABELS, over_budget, plan_totals
+
+    totals = plan_totals(plan_submission(sub, judge_profile))
+    over = over_budget(totals, budget)
+    if over:
+        shown = printable(str(sub.path))
+        raise InputError(
+            [
+                Problem(
+                    shown, f"scoring it {why} (judge profile {judge_profile}); trim the answers or passages"
+                )
+                for why in over
+            ]
+        )
+    return ", ".join(f"{totals[name]:,} {label}" for name, label in LABELS.items())

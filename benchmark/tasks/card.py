@@ -77,6 +77,24 @@ class CorpusSpec(_Strict):
     covers_queries: list[str] | None = None  # queries the corpus was written for (None: all)
 
 
+class SubmissionLimits(_Strict):
+    """What one submitted answer to this task may hold, checked by ``benchmark validate``.
+
+    Scoring cost grows with an answer's length: every sentence is a claim to ground, and
+    attribution pairs every sentence with every passage it was given.  These bounds keep
+    what a pull request can make CI compute proportionate; the defaults are generous
+    (about six times the longest and three times the most sentences of any published
+    answer: 2,077 characters and 42 sentences).  They are no part of the task's identity:
+    a board is keyed by the card's version and its data fingerprint, never by these, so
+    changing a limit re-scores nothing and moves no published result.
+    """
+
+    max_answer_chars: int = Field(default=12_000, ge=1, le=50_000, description="characters per answer")
+    max_answer_sentences: int = Field(
+        default=150, ge=1, le=2_000, description="sentences per answer, split as scoring splits them"
+    )
+
+
 class TaskCard(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
     version: str
@@ -96,6 +114,10 @@ class TaskCard(_Strict):
     corpus: CorpusSpec = Field(default_factory=CorpusSpec)
     provenance: Provenance | None = None
     tags: list[str] = Field(default_factory=list)
+    limits: SubmissionLimits = Field(
+        default_factory=SubmissionLimits,
+        description="bounds on a submitted answer (not part of the versioned task data)",
+    )
 
 
 # ---------------------------------------------------------------------------------

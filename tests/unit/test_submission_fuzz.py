@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.board.submissions import required_queries, validate_submission
+from benchmark.board.submissions import required_queries, task_limits, validate_submission
 from benchmark.core.errors import InputError
 
 TASK = "webtrack-2009-2012"
@@ -356,9 +356,11 @@ def cases() -> list[Case]:
                 out.append(
                     reject(f"row-matrix-{key}-{kind}", OUT_FILE, 3, key, outputs=with_row(2, **{key: value}))
                 )
-    # -- many near-valid answers: long honest texts of every kind of character are fine
+    # -- many near-valid answers: long honest texts of every kind of character are fine (up to
+    # the task card's limit on an answer's characters)
+    longest = "a" * task_limits(TASK).max_answer_chars
     for i, text in enumerate(
-        ["日本語の回答です。", "Ünïcödé ✓ — “quotes” 😀", "a" * 49_999, "x\u200bzero-width", "rtl \u202eevil"]
+        ["日本語の回答です。", "Ünïcödé ✓ — “quotes” 😀", longest, "x\u200bzero-width", "rtl \u202eevil"]
     ):
         out.append(Case(f"honest-unicode-{i}", True, outputs=with_row(i % len(REQUIRED), answer=text)))
     # -- numbers that overflow to infinity, in any field

@@ -133,8 +133,11 @@ def test_honest_folder_is_listed_then_validated_by_quoted_name(repo: tuple[Path,
         '#!/bin/sh\nfor a in "$@"; do printf "[%s]" "$a"; done >> "$(dirname "$0")/argv"\necho >> "$(dirname "$0")/argv"\n'
     )
     cli.chmod(0o755)
-    assert run_step(r, "Validate (all or nothing)").returncode == 0
-    assert (cli.parent / "argv").read_text() == "[validate][submissions/acme__tiny-model]\n"
+    assert (
+        run_step(r, "Validate (all or nothing)", JUDGE_PROFILE="offline-smollm2-minilm-sim").returncode == 0
+    )
+    argv = "[validate][--budget][--judge-profile][offline-smollm2-minilm-sim][submissions/acme__tiny-model]\n"
+    assert (cli.parent / "argv").read_text() == argv
 
 
 def test_code_changes_are_refused_in_a_submission_pull_request(repo: tuple[Path, str]) -> None:

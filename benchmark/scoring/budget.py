@@ -1,0 +1,108 @@
+"""What scoring one submission may cost: the dry run's counts against a budget.
+
+A submission's answers decide how much the scoring workflow computes: every answer
+sentence is a claim to ground, attribution pairs every sentence with every passage the
+answer was given, and an argument is judged by LLM calls whose prompts hold it.  Validation
+bounds each row (passages at most the setting's ``k``, the task card's ``limits`` on an
+answer); the budget bounds the whole, measured by the same planner ``--dry-run`` uses, so
+``benchmark validate --budget`` refuses a submission before CI spends anything on it.
+
+The defaults sit far above what the published submissions plan with the pinned profile
+``offline-smollm2-minilm-sim@4`` (measured by ``benchmark score --submission … --dry-run``
+on each folder under ``submissions/``; the largest of the eight in each column):
+
+=====================  =====================  ==========  ===========================
+kind                   published (largest)    default     why this much
+=====================  =====================  ==========  ===========================
+entailment pairs       15,564 (bm25-extr.)    2,000,000   128x; answers at the card's
+                                                          limits on 20 scored queries
+                                                          plan a tenth of it
+LLM calls              162 (arguana, 54 q.)   2,000       12x; every ConQRet query
+                                                          (194) is 582
+LLM prompt tokens      270,528 (arguana)      5,000,000   18x; all of ConQRet is about
+                                                          1,000,000
+retrieval queries      220 (bm25-extr.)       50,000      searches, candidates included
+embeddings             1,012 (rag-bm25-k5)    200,000     the cheapest calls there are
+=====================  =====================  ==========  ===========================
+
+Counts are requests, cached or not (CI starts with an empty cache); prompt tokens are
+those of the uncached LLM calls, as the plan counts them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from benchmark.core.errors import InputError, Problem
+from benchmark.models.llm import NAMESPACE as LLM_NAMESPACE
+from benchmark.retrieval.cached import CANDIDATES
+from benchmark.retrieval.cached import NAMESPACE as RETRIEVE
+from benchmark.scoring.dry_run import DryRun
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The most one submission's scoring may ask, by kind of request."""
+
+    entailment_pairs: int = 2_000_000
+    llm_calls: int = 2_000
+    prompt_tokens: int = 5_000_000
+    retrieval_queries: int = 50_000
+    embeddings: int = 200_000
+
+
+DEFAULT_BUDGET = Budget()
+#: how each budget line reads in a refusal
+LABELS = {
+    "entailment_pairs": "entailment pairs",
+    "llm_calls": "LLM calls",
+    "prompt_tokens": "LLM prompt tokens",
+    "retrieval_queries": "retrieval queries",
+    "embeddings": "embeddings",
+}
+
+
+def parse_budget(text: str, flag: str = "--budget") -> Budget:
+    """``entailment_pairs=3000000,llm_calls=500`` over the defaults; empty: the defaults."""
+    changes: dict[str, int] = {}
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        name, _, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if name not in LABELS:
+            raise InputError(
+                Problem("command line", f"unknown budget {name!r}; known: {', '.join(LABELS)}", field=flag)
+            )
+        try:
+            number = int(float(value.replace("_", "")))
+        except ValueError:
+            number = -1
+        if number < 0:
+            raise InputError(
+                Problem("command line", f"{name} needs a count, e.g. {name}=1000000", field=flag)
+            )
+        changes[name] = number
+    return dataclasses.replace(DEFAULT_BUDGET, **changes)
+
+
+def plan_totals(plan: DryRun) -> dict[str, int]:
+    """What a plan asks, in the budget's terms."""
+    llm_rows = [r for r in plan.rows if r.namespace == LLM_NAMESPACE]
+    return {
+        "entailment_pairs": plan.total("entail")[0],
+        "llm_calls": plan.total(LLM_NAMESPACE)[0],
+        "prompt_tokens": sum(r.prompt_tokens for r in llm_rows),
+        "retrieval_queries": plan.total(RETRIEVE)[0] + plan.total(CANDIDATES)[0],
+        "embeddings": plan.total("embed")[0],
+    }
+
+
+def over_budget(totals: dict[str, int], budget: Budget) -> list[str]:
+    """One sentence per kind the plan asks more of than the budget allows (none: within it)."""
+    return [
+        f"plans {totals[name]:,} {label}; the budget is {getattr(budget, name):,}"
+        for name, label in LABELS.items()
+        if totals[name] > getattr(budget, name)
+    ]
