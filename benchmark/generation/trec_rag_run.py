@@ -294,7 +294,7 @@ class _Checker:
             f"this line is in the {FORMATS[got.layout]} format; the TREC RAG {self.year} checker "
             f"takes {FORMATS[want]}",
             n,
-            "metadata" if got.layout != "trec-rag24" else "run_id",
+            "run_id" if self.year == 2024 else "metadata",
         )
         return False
 
