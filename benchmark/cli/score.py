@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, score_answers
@@ -200,12 +199,10 @@ def _print_warnings(console: object, run: object, when: str) -> None:
             f"  empty answers (scored as saying nothing): {len(facts['empty_answers'])} "
             f"(topics {escape(printable(', '.join(facts['empty_answers'][:10])))})"
         )
-    grouped: dict[str, list[str]] = {}
+    grouped: dict[str, list[str]] = {}  # the same warning on several lines is said once
     for w in run.warnings:
-        msg = re.sub(r"\b(topic|line) \S+", r"\1 …", w.message) if w.line is not None else w.message
-        grouped.setdefault(f"{w.field or ''}: {msg}" if w.field else msg, []).append(
-            str(w.line) if w.line is not None else "-"
-        )
+        key = f"{w.field}: {w.message}" if w.field else w.message
+        grouped.setdefault(key, []).append(str(w.line) if w.line is not None else "-")
     for msg, lines in grouped.items():
         shown = ", ".join(lines[:8]) + (", …" if len(lines) > 8 else "")
         say(f"  [yellow]warning[/] ×{len(lines)} (line {escape(shown)}): {escape(printable(msg))}")

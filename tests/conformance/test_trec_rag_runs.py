@@ -379,6 +379,10 @@ CASES: list[Case] = [
     ("answer over 400 words", 2025, [line25(answer=LONG), *ids25], "ok", "warning", "answer", {}),
     ("topic answered twice", 2025, [line25(), line25(), *ids25], "ok", "error", None, {}),
     ("2024 layout on 2025", 2025, [line24(), *ids25], "error", "error", "metadata", {}),
+    ("gzip file (.jsonl.gz)", 2025, [line25(), *ids25], "error", "ok", None, {"gz": True}),
+    ("CRLF line ends", 2025, [line25(), *ids25], "ok", "ok", None, {"newline": "\r\n"}),
+    ("byte-order mark", 2025, [line25(), *ids25], "error", "warning", None, {"bom": True}),
+    ("empty answer list", 2025, [line25(answer=[]), *ids25], "ok", "warning", "answer", {}),
 ]
 #: the checker's verdict, by (year, case): what the docs table shows
 CHECKER = {(year, name): checker for name, year, _, checker, _, _, _ in CASES}
@@ -565,3 +569,34 @@ def test_the_docs_table_lists_every_case() -> None:
         doc_checker, doc_ours = rows[(year, name)]
         assert doc_checker.lower().startswith(checker), (year, name, doc_checker)
         assert doc_ours.lower().startswith(ours), (year, name, doc_ours)
+
+
+# -- the hand-written participant runs (tests/fixtures/trec_rag; docs/conformance.md) -------------
+
+FIXTURES = REPO / "tests" / "fixtures" / "trec_rag"
+
+
+def test_the_hand_written_2024_run_reads_with_the_checkers_warnings() -> None:
+    """gzip, a byte-order mark and CRLF; a repeated citation, a wrong response_length, an
+    answer of 432 words, an empty answer: all read, each said."""
+    (run,) = read_trec_rag_run(FIXTURES / "run24.jsonl.gz", year=2024, topics=T24)
+    said = {(w.line, w.field) for w in run.warnings}
+    assert {(1, None), (1, "answer[1].citations"), (1, "response_length"), (2, "response_length")} <= said
+    assert {(2, "answer"), (3, "answer"), (None, None)} <= said
+    facts = run.facts()
+    assert (facts["answers_truncated"], facts["words_cut"], facts["empty_answers"]) == (
+        1,
+        71,
+        ["2024-105741"],
+    )
+
+
+def test_the_hand_written_2025_run_reads_with_the_checkers_warnings() -> None:
+    """Format 2 (segment-id citations), narrative_id as a number, type missing, a repeated
+    reference, an answer of 415 words, a line without an answer."""
+    (run,) = read_trec_rag_run(FIXTURES / "run25.jsonl", year=2025, topics=T25)
+    assert run.team_id == "groundcover" and sorted(run.topics) == ["2", "200", "31"]
+    said = {(w.line, w.field) for w in run.warnings}
+    assert {(1, "metadata.type"), (1, "references"), (2, "answer"), (3, "answer")} <= said
+    facts = run.facts()
+    assert (facts["answers_truncated"], facts["words_cut"], facts["empty_answers"]) == (1, 53, ["200"])
