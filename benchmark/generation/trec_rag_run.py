@@ -136,7 +136,9 @@ class TrecRagRun:
             "answers_truncated": len(cut),
             "words_cut": sum(t.words_cut for t in cut),
             "empty_answers": self.empty,
-            "warnings": [str(w) for w in self.warnings],
+            # every warning, up to 200 (a run of 300 topics may carry a few per line)
+            "warnings": [str(w) for w in self.warnings[:200]]
+            + ([f"… and {len(self.warnings) - 200} more"] if len(self.warnings) > 200 else []),
         }
 
 

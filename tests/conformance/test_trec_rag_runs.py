@@ -600,3 +600,20 @@ def test_the_hand_written_2025_run_reads_with_the_checkers_warnings() -> None:
     assert {(1, "metadata.type"), (1, "references"), (2, "answer"), (3, "answer")} <= said
     facts = run.facts()
     assert (facts["answers_truncated"], facts["words_cut"], facts["empty_answers"]) == (1, 53, ["200"])
+
+
+def test_the_command_line_refuses_what_the_checker_refuses_and_strict_the_departures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Errors stop `benchmark score --trec-rag-run` before any model loads, naming file,
+    line and field; --trec-rag-strict refuses a departure (here: several run ids)."""
+    from benchmark.cli.main import main
+
+    base = ["score", "--tasks", "trec-rag24", "--results-dir", str(tmp_path / "res"), "--no-progress"]
+    bad = write(tmp_path / "bad.jsonl", [line24(references=["doc1"]), *ids24])
+    assert main([*base, "--trec-rag-run", str(bad)]) == 2
+    assert "bad.jsonl, line 1, field 'references'" in capsys.readouterr().err
+    two = write(tmp_path / "two.jsonl", [line24(), line24(Q24[1], run_id="other")])
+    assert main([*base, "--trec-rag-run", str(two), "--trec-rag-strict"]) == 2
+    assert "one run per file" in capsys.readouterr().err
+    assert not (tmp_path / "res").exists()
