@@ -244,6 +244,9 @@ class _Checker:
             self.error("the run's id must be a non-empty string", n, self._field(got, "run_id"))
         if isinstance(topic_id, bool) or not isinstance(topic_id, str | int) or not str(topic_id).strip():
             self.error("the topic's id is missing", n, got.topic_key)
+        if self.year == 2024 and not isinstance(topic_id, str):
+            # the 2024 checker looks the id up as text: a number is an unknown topic there
+            self.error(f"must be a string (the topic file's id), not {topic_id!r}", n, got.topic_key)
         if len(self.errors) > before:
             return None
         topic_id = str(topic_id).strip()

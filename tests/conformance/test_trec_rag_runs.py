@@ -100,6 +100,7 @@ CASES: list[Case] = [
     ],
     ("several run_ids", 2024, [line24(), line24(Q24[1], run_id="other")], "error", "warning", "run_id", {}),
     ("unknown topic", 2024, [line24("2024-999999"), *ids24], "error", "error", "topic_id", {}),
+    ("topic_id as a number", 2024, [line24(topic_id=2024), *ids24], "error", "error", "topic_id", {}),
     ("topic text differs", 2024, [line24(topic="wbc?"), *ids24], "error", "error", "topic", {}),
     (
         "docid not an MS MARCO v2.1 segment",
