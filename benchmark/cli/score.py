@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark.generation.outputs import answers_and_model
 
+    if (args.no_truncate or args.trec_rag_strict) and not args.trec_rag_run:
+        flag = "--no-truncate" if args.no_truncate else "--trec-rag-strict"
+        raise InputError(Problem("command line", "applies to --trec-rag-run only", field=flag))
     if args.submission:
         return _score_submission(args)
     if args.trec_rag_run:
@@ -133,13 +136,13 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
         )
     task = load_task(task_ids[0])
     year = TASK_YEARS.get(task.id)
-    truncate = not getattr(args, "no_truncate", False)
+    truncate = not args.no_truncate
     runs = read_trec_rag_run(
         args.trec_rag_run,
         year=year,
         topics=task.query_texts(),
         truncate=truncate,
-        strict=getattr(args, "trec_rag_strict", False),
+        strict=args.trec_rag_strict,
     )
     console = Console(stderr=True)
     for run in runs:

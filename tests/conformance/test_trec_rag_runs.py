@@ -618,3 +618,10 @@ def test_the_command_line_refuses_what_the_checker_refuses_and_strict_the_depart
     assert main([*base, "--trec-rag-run", str(two), "--trec-rag-strict"]) == 2
     assert "one run per file" in capsys.readouterr().err
     assert not (tmp_path / "res").exists()
+
+
+def test_the_run_flags_apply_to_run_files_only(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmark.cli.main import main
+
+    assert main(["score", "--outputs", "x.jsonl", "--tasks", "trec-rag24", "--no-truncate"]) == 2
+    assert "field '--no-truncate': applies to --trec-rag-run only" in capsys.readouterr().err
