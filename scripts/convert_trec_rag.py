@@ -2,9 +2,13 @@
 
 * ``researchy-dev`` — the 600 Researchy Questions of the TREC 2024 RAG Track's development
   topics (``topics.rag24.researchy-dev.txt``), the paper's source of open-ended questions;
-* ``trec-rag24`` — the 301 TREC 2024 RAG Track test topics (``topics.rag24.test.txt``).
+* ``trec-rag24`` — the 301 TREC 2024 RAG Track test topics (``topics.rag24.test.txt``);
+* ``trec-rag25`` — the 105 TREC 2025 RAG Track test topics (``topics.rag25.test.jsonl``,
+  ``{"id", "title"}`` per line, the ids the track's narrative ids), for TREC RAG 2025 run
+  files (``benchmark score --trec-rag-run FILE --tasks trec-rag25``): nuggets and
+  attribution only, no sub-questions.
 
-Both carry the real query texts.  Their ``sub_questions`` table is written, not generated:
+The first two carry the real query texts.  Their ``sub_questions`` table is written, not generated:
 the groundcover developers wrote core / background / follow-up sub-questions for the first
 20 queries of each file from the query text alone (``scripts/sub_questions/<task>.jsonl``,
 every row saying who made it), as the exam questions were written; the first version of
@@ -185,6 +189,78 @@ def convert(task_id: str, shared: Path, out: Path) -> None:
     print(f"{task_id}: {len(queries)} queries, {len(subqs)} sub-questions for {len(covered)}")
 
 
+RAG25 = "topics.rag25.test.jsonl"
+RAG25_LICENSE = (
+    "Topic texts: TREC 2025 RAG Track test topics (NIST), as distributed with Anserini "
+    "(castorini/anserini-tools topics/topics.rag25.test.jsonl, commit 43add835e20bd66b48f9a640be9bad95a4762d82, "
+    "byte-identical to the input named under provenance); no open-source licence is attached to them here, "
+    "so cite the track and check its terms before uses beyond research."
+)
+
+
+def read_topics_jsonl(path: Path) -> list[Row]:
+    """The 2025 topics: ``{"id", "title"}`` per line; the id is the run files' ``narrative_id``."""
+    rows, seen = [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        qid, text = str(r["id"]).strip(), str(r["title"])
+        if not qid or not text.strip():
+            raise ConversionError(f"{path}, line {n}: expected an id and a title")
+        if qid in seen:
+            raise ConversionError(f"{path}, line {n}: topic id {qid} repeated")
+        seen.add(qid)
+        rows.append({"query_id": qid, "text": " ".join(text.split()), "split": "test"})
+    return rows
+
+
+def convert_2025(shared: Path, out: Path) -> None:
+    queries = read_topics_jsonl(shared / RAG25)
+    card: dict[str, Any] = {
+        "id": "trec-rag25",
+        "version": "1.0.0",
+        "name": "TREC 2025 RAG Track test topics",
+        "description": (
+            f"The {len(queries)} TREC 2025 RAG Track test topics (narratives of 2-3 sentences), query ids "
+            "the track's narrative ids, for scoring TREC RAG 2025 run files as the track's checker reads "
+            "them (`benchmark score --trec-rag-run FILE --tasks trec-rag25`; docs/conformance.md). No "
+            "corpus ships: pass MS MARCO v2.1 segments with --corpus / --lucene-index for attribution (are "
+            "the citations right?). Nugget evaluation (the track's own measure) needs a nugget file in "
+            "nuggetizer's format: --nuggets FILE; without one the nuggets family is skipped with a note. "
+            "No sub-questions."
+        ),
+        "source": {
+            "name": "TREC 2025 RAG Track topics",
+            "url": "https://trec-rag.github.io/",
+            "notes": (
+                "Topics file: topics.rag25.test.jsonl as distributed with Anserini (castorini/anserini-tools, "
+                "topics/topics.rag25.test.jsonl), one {id, title} per line; the texts are kept as given "
+                "(whitespace runs collapsed; none occur). Run files cite MS MARCO v2.1 segments."
+            ),
+        },
+        "license": RAG25_LICENSE,
+        "citation": CITATION.split("\n@article{rosset2024researchy")[0],
+        "metrics": ["nuggets", "attribution"],
+        "main_score": {"nuggets": "vital_strict", "attribution": "citation_recall"},
+        "splits": ["test"],
+        "instruction": INSTRUCTION,
+        "corpus": {
+            "kind": "none",
+            "label": "MS MARCO v2.1 segmented (user-supplied: --corpus or --lucene-index)",
+        },
+        "provenance": {"script": SCRIPT},
+        "tags": ["rag", "trec-rag"],
+    }
+    write_task(
+        out / "trec-rag25",
+        card,
+        {"queries": (queries, QUERIES, lambda r: (r["query_id"],))},
+        [("shared/data/trec-rag/" + RAG25, shared / RAG25)],
+    )
+    print(f"trec-rag25: {len(queries)} queries")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data" / "trec-rag")
@@ -193,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for task_id in TASKS:
             convert(task_id, args.shared.resolve(), args.out)
+        convert_2025(args.shared.resolve(), args.out)
     except (ConversionError, FileNotFoundError, KeyError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

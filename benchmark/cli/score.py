@@ -43,7 +43,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--trec-rag-run",
         metavar="FILE",
         help="a TREC RAG run file (2024 or 2025 track format: JSON lines with references and answer "
-        "sentences with citations), scored on one --tasks task; each run_id in it is one entry",
+        "sentences with citations; .jsonl or .jsonl.gz), scored on one --tasks task; each run_id in it is "
+        "one entry. On trec-rag24 / trec-rag25 it is checked as the track's checker checks it "
+        "(docs/conformance.md): its errors refuse the file, its warnings are printed and repeated in the "
+        "run summary",
+    )
+    p.add_argument(
+        "--no-truncate",
+        action="store_true",
+        help="--trec-rag-run: score answers over the track's 400-word limit whole (by default they are "
+        "truncated at a sentence boundary as the track's checker does before assessment)",
+    )
+    p.add_argument(
+        "--trec-rag-strict",
+        action="store_true",
+        help="--trec-rag-run: refuse what groundcover reads but the track's checker refuses or the track "
+        "forbids (several run ids in one file, a byte-order mark, over 100 references in 2025)",
     )
     p.add_argument(
         "--tasks", nargs="+", help="task ids, one per outputs file (with --outputs), commas or spaces"
@@ -56,6 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark.generation.outputs import answers_and_model
 
+    if (args.no_truncate or args.trec_rag_strict) and not args.trec_rag_run:
+        flag = "--no-truncate" if args.no_truncate else "--trec-rag-strict"
+        raise InputError(Problem("command line", "applies to --trec-rag-run only", field=flag))
     if args.submission:
         return _score_submission(args)
     if args.trec_rag_run:
@@ -142,9 +160,13 @@ def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
 
 def _score_trec_rag_run(args: argparse.Namespace) -> int:
     """Score a TREC RAG run file as it is: one entry per run id, the run's own sentence
-    split and citations kept, its references as the evidence each answer was given."""
+    split and citations kept, its references as the evidence each answer was given; on
+    trec-rag24 / trec-rag25 checked under that year's rules, over-long answers truncated as
+    the track truncates them (``--no-truncate``: whole)."""
+    from rich.console import Console
+
     from benchmark.core.results import ModelInfo, RAGSetting
-    from benchmark.generation.trec_rag_run import read_trec_rag_run
+    from benchmark.generation.trec_rag_run import TASK_YEARS, read_trec_rag_run
 
     task_ids = task_list(args.tasks or [])
     if len(task_ids) != 1:
@@ -154,29 +176,27 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
             )
         )
     task = load_task(task_ids[0])
-    known = set(task.table("queries")["query_id"].astype(str))
-    runs = read_trec_rag_run(args.trec_rag_run)
-    problems = [
-        Problem(
-            run.path,
-            f"topic {t.topic_id} of run {run.run_id} is not a query of task {task.id}",
-            t.line,
-            "topic_id",
-        )
-        for run in runs
-        for t in run.topics.values()
-        if t.topic_id not in known
-    ]
-    if problems:
-        raise InputError(problems)
+    year = TASK_YEARS.get(task.id)
+    truncate = not args.no_truncate
+    runs = read_trec_rag_run(
+        args.trec_rag_run,
+        year=year,
+        topics=task.query_texts(),
+        truncate=truncate,
+        strict=args.trec_rag_strict,
+    )
+    console = Console(stderr=True)
+    for run in runs:
+        _print_warnings(console, run, "read")
     corpus = task.card.corpus.label or ("user corpus" if args.corpus or args.lucene_index else "unknown")
     jobs, split = [], []
     for run in runs:
         model = ModelInfo(
             id=f"{run.team_id}/{run.run_id}" if run.team_id else run.run_id,
-            revision="run",
+            # truncated and whole answers are two entries, never mixed in one result
+            revision="run" if truncate or year is None else "run-untruncated",
             backend="trec-rag-run",
-            generation={"run_file": run.path},
+            generation=run.facts() | {"rules": f"TREC RAG {year}" if year else "format only"},
             rag=RAGSetting(
                 retriever="run", k=max(1, min(run.depth, 100)), prompt="(the run's own)", corpus=corpus
             ),
@@ -186,4 +206,47 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
         jobs.append((task, answers, model, evidence))
         split.append({q: t.sentences for q, t in run.topics.items()})
     score_answers(args, jobs, split=split)
+    for run in runs:
+        _print_warnings(console, run, "summary")
     return 0
+
+
+def _print_warnings(console: object, run: object, when: str) -> None:
+    """A run's warnings: each one as it is read, then (``summary``) counted again after the
+    scores, with what truncation cut and which answers were empty."""
+    from rich.markup import escape
+
+    from benchmark.core.errors import printable
+    from benchmark.generation.trec_rag_run import WORD_LIMIT, TrecRagRun
+
+    assert isinstance(run, TrecRagRun)
+    say = console.print  # type: ignore[attr-defined]
+    if when == "read":
+        for w in run.warnings:
+            say(f"[yellow]warning[/]: {escape(str(w))}")
+        return
+    facts = run.facts()
+    head = f"TREC RAG run {escape(printable(run.run_id))} ({escape(run.path)}): {len(run.topics)} answer(s)"
+    say(f"[bold]{head}[/], {len(run.warnings)} warning(s)")
+    if facts["answers_over_limit"]:
+        if run.truncated:
+            say(
+                f"  truncated: {facts['answers_truncated']} answer(s) over {WORD_LIMIT} words, "
+                f"{facts['words_cut']} words cut at sentence boundaries (--no-truncate scores them whole)"
+            )
+        else:
+            say(
+                f"  not truncated (--no-truncate): {facts['answers_over_limit']} answer(s) over {WORD_LIMIT} words"
+            )
+    if facts["empty_answers"]:
+        say(
+            f"  empty answers (scored as saying nothing): {len(facts['empty_answers'])} "
+            f"(topics {escape(printable(', '.join(facts['empty_answers'][:10])))})"
+        )
+    grouped: dict[str, list[str]] = {}  # the same warning on several lines is said once
+    for w in run.warnings:
+        key = f"{w.field}: {w.message}" if w.field else w.message
+        grouped.setdefault(key, []).append(str(w.line) if w.line is not None else "-")
+    for msg, lines in grouped.items():
+        shown = ", ".join(lines[:8]) + (", …" if len(lines) > 8 else "")
+        say(f"  [yellow]warning[/] ×{len(lines)} (line {escape(shown)}): {escape(printable(msg))}")

@@ -1,23 +1,47 @@
-"""TREC RAG run files: answers as the 2024 and 2025 RAG tracks take them, read as they are.
+"""TREC RAG run files: answers as the 2024 and 2025 RAG tracks take them, read as they are,
+checked as the track's own checker checks them.
 
 The track's guidelines (trec-rag.github.io, "TREC 2024 RAG Track Guidelines" and the 2025
 ones) define one JSON object per line and topic:
 
 * 2024: ``run_id``, ``topic_id``, ``topic``, ``references`` (the ranked segment ids the
-  answer drew on), ``response_length``, and ``answer``: a list of ``{text, citations}``
-  sentences whose ``citations`` are 0-based indices into ``references``;
-* 2025: the same ``references`` and ``answer``, with the run and topic under
+  answer drew on, at most 20), ``response_length``, and ``answer``: a list of ``{text,
+  citations}`` sentences whose ``citations`` are 0-based indices into ``references``;
+* 2025: the same ``references`` (at most 100) and ``answer``, with the run and topic under
   ``metadata`` (``team_id``, ``run_id``, ``type``, ``narrative_id``, ``narrative``,
   ``prompt``); ``citations`` are indices (format 1) or segment ids (format 2).
 
+Answers are limited to 400 words (NFKC-normalised, whitespace-split, summed over the
+sentences); the track's checker drops whole sentences from the end until an answer fits,
+and so does this reader unless told not to (``truncate=False``, ``--no-truncate``).
+
+Given the year's rules (``year``, from the task: ``trec-rag24`` / ``trec-rag25``), every
+rule of the track's checker (castorini/ragnarok ``rag24_validation.py`` /
+``rag25_validation.py``) is applied with the checker's severity: what it calls an error is
+an :class:`~benchmark.core.errors.InputError` naming file, line and field, what it warns
+about is a warning (:attr:`TrecRagRun.warnings`) that is printed and that the run summary
+repeats.  The few departures (several runs in one file, a byte-order mark, more than 100
+references in 2025, repeated topics) are written down in ``docs/conformance.md``;
+``strict=True`` (``--trec-rag-strict``) makes the lenient ones errors again.
+
+Files in the schema of hltcoe's ``rag-run-validator`` (RAGTIME, DRAGUN, BioGen:
+``metadata`` with ``topic_id`` or ``request_id``, ``responses`` with citations as a list of
+document ids or a ``{docid: score}`` object) are read too, with that schema's rules; on a
+TREC RAG task they are refused with a message naming the format, as the track's checker
+would refuse them.
+
 Each line becomes one answer per (run, topic): its sentences with their citations kept
 as the run split them (:class:`~benchmark.generation.rag.CitedSentence`), and the
-references as the evidence it was given.  Every problem names the file, line and field;
-nothing is dropped silently.
+references as the evidence it was given.
 """
 
 from __future__ import annotations
 
+import gzip
+import re
+import unicodedata
+import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +49,26 @@ from typing import Any
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import load_json, read_text
 from benchmark.generation.rag import CitedSentence
+
+#: an MS MARCO v2.1 segment id, as the track's checkers match it
+MARCO_SEGMENT = re.compile(r"^msmarco_v2\.1_doc_\d+_\d+#\d+_\d+$")
+#: the track's answer length limit, in words
+WORD_LIMIT = 400
+#: the most references an answer may give, per year
+REFERENCE_LIMIT = {2024: 20, 2025: 100}
+#: the track year whose rules a task's run files follow
+TASK_YEARS = {"trec-rag24": 2024, "trec-rag25": 2025}
+RUN_TYPES = ("manual", "automatic")
+FORMATS = {
+    "trec-rag24": "TREC RAG 2024 (run_id, topic_id, topic, references, response_length, answer)",
+    "trec-rag25": "TREC RAG 2025 (metadata {team_id, run_id, narrative_id}, references, answer)",
+    "hltcoe": "RAGTIME / DRAGUN / BioGen (hltcoe rag-run-validator schema: metadata, responses[], references)",
+}
+
+
+def words(text: str) -> int:
+    """An answer sentence's length as the track counts it: NFKC-normalised, whitespace-split."""
+    return len(unicodedata.normalize("NFKC", text.strip()).split())
 
 
 @dataclass
@@ -38,16 +82,19 @@ class RunTopic:
     references: list[str]
     sentences: list[CitedSentence]
     line: int
+    #: the answer's length as the track counts it, before any truncation
+    length: int = 0
+    #: words and sentences dropped to fit the 400-word limit (0 when none)
+    words_cut: int = 0
+    sentences_cut: int = 0
+    layout: str = "trec-rag24"
 
     @property
     def answer(self) -> str:
-        """The answer as one text, in groundcover's RAG form (``[n]`` markers, 1-based), so
-        every other family reads it as it reads a groundcover RAG answer."""
-        parts = []
-        for s in self.sentences:
-            marks = "".join(f"[{i + 1}]" for i in s.citations)
-            parts.append(f"{s.text} {marks}".strip() if marks else s.text)
-        return " ".join(parts)
+        """The answer as the run gave it: its sentences' texts joined by a space, as
+        nuggetizer joins them, with no citation markers inserted (the citations travel
+        beside it, in :attr:`sentences`)."""
+        return " ".join(s.text for s in self.sentences if s.text)
 
 
 @dataclass
@@ -55,130 +102,558 @@ class TrecRagRun:
     run_id: str
     team_id: str | None
     path: str
+    #: the layout the file uses: ``trec-rag24``, ``trec-rag25`` or ``hltcoe``
+    layout: str = "trec-rag24"
     topics: dict[str, RunTopic] = field(default_factory=dict)
+    #: what the checker warns about (and the departures this reader lets through)
+    warnings: list[Problem] = field(default_factory=list)
+    #: whether over-long answers were truncated (``False``: ``--no-truncate``)
+    truncated: bool = True
 
     @property
     def depth(self) -> int:
         """The most references any topic was given."""
         return max((len(t.references) for t in self.topics.values()), default=0)
 
+    @property
+    def empty(self) -> list[str]:
+        """Topics whose answer has no sentence (scored as an answer that says nothing)."""
+        return [q for q, t in self.topics.items() if not t.sentences]
 
-def _citations(
-    raw: Any, references: list[str], where: str, line: int, fld: str, problems: list[Problem]
-) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
-    if not isinstance(raw, list):
-        problems.append(Problem(where, "must be a list of reference indices or segment ids", line, fld))
-        return None
-    index = {r: i for i, r in enumerate(references)}
-    valid: list[int] = []
-    invalid: list[str] = []
-    for c in raw:
-        if isinstance(c, bool) or not isinstance(c, int | str):
-            problems.append(
-                Problem(where, f"a citation must be an index or a segment id, not {c!r}", line, fld)
-            )
-            return None
-        if isinstance(c, int):
-            ok = 0 <= c < len(references)
-            target, value = (valid, c) if ok else (invalid, str(c))
-        else:
-            ok = c in index
-            target, value = (valid, index[c]) if ok else (invalid, c)
-        if value not in target:
-            target.append(value)  # type: ignore[arg-type]
-    return tuple(valid), tuple(invalid)
+    def facts(self) -> dict[str, Any]:
+        """What the result files record about the run file: its run id, layout, truncation
+        and empty answers, and its warnings."""
+        cut = [t for t in self.topics.values() if t.words_cut]
+        over = [t for t in self.topics.values() if t.length > WORD_LIMIT]
+        return {
+            "run_file": self.path,
+            "run_id": self.run_id,
+            "team_id": self.team_id,
+            "layout": self.layout,
+            "word_limit": WORD_LIMIT,
+            "truncated": self.truncated,
+            "answers_over_limit": len(over),
+            "answers_truncated": len(cut),
+            "words_cut": sum(t.words_cut for t in cut),
+            "empty_answers": self.empty,
+            # every warning, up to 200 (a run of 300 topics may carry a few per line)
+            "warnings": [str(w) for w in self.warnings[:200]]
+            + ([f"… and {len(self.warnings) - 200} more"] if len(self.warnings) > 200 else []),
+        }
 
 
-def _topic(row: dict[str, Any], where: str, line: int, problems: list[Problem]) -> RunTopic | None:
+@dataclass
+class _Line:
+    """What one line says, whatever its layout."""
+
+    layout: str
+    run_id: Any
+    team_id: Any
+    topic_key: str
+    topic_id: Any
+    topic_text: Any
+    answer_key: str
+    answer: Any
+
+
+def _layout(row: dict[str, Any]) -> _Line | str:
+    """The line's fields by layout, or a message saying why it has none."""
     meta = row.get("metadata")
-    if meta is not None and not isinstance(meta, dict):
-        problems.append(Problem(where, "must be an object", line, "metadata"))
-        return None
-    src = meta if isinstance(meta, dict) else row
-    prefix = "metadata." if isinstance(meta, dict) else ""
-    run_id = src.get("run_id")
-    topic_key = "narrative_id" if "narrative_id" in src else "topic_id"
-    topic_id = src.get(topic_key)
-    before = len(problems)
-    if not isinstance(run_id, str) or not run_id.strip():
-        problems.append(Problem(where, "the run's id is missing", line, prefix + "run_id"))
-    if isinstance(topic_id, bool) or not isinstance(topic_id, str | int) or not str(topic_id).strip():
-        problems.append(Problem(where, "the topic's id is missing", line, prefix + topic_key))
-    refs = row.get("references")
-    if not isinstance(refs, list) or not all(isinstance(r, str) and r for r in refs):
-        problems.append(Problem(where, "must be a list of segment ids", line, "references"))
-        refs = None
-    elif len(set(refs)) != len(refs):
-        problems.append(Problem(where, "a segment id is repeated", line, "references"))
-    answer = row.get("answer")
-    if not isinstance(answer, list) or not answer:
-        problems.append(
-            Problem(where, "must be a non-empty list of {text, citations} sentences", line, "answer")
+    if meta is None:
+        return _Line(
+            "trec-rag24",
+            row.get("run_id"),
+            None,
+            "topic_id",
+            row.get("topic_id"),
+            row.get("topic"),
+            "answer",
+            row.get("answer"),
         )
-        answer = None
-    sents: list[CitedSentence] = []
-    for k, s in enumerate(answer or []):
-        fld = f"answer[{k}]"
-        if not isinstance(s, dict) or not isinstance(s.get("text"), str):
-            problems.append(Problem(where, "must be an object with a text", line, fld + ".text"))
-            continue
-        cites = _citations(s.get("citations", []), refs or [], where, line, fld + ".citations", problems)
-        if cites is not None:
-            sents.append(CitedSentence(s["text"].strip(), *cites))
-    if len(problems) > before or refs is None:
-        return None
-    team = src.get("team_id")
-    topic = src.get("narrative" if topic_key == "narrative_id" else "topic")
-    return RunTopic(
-        str(run_id),
-        str(team) if isinstance(team, str) and team else None,
-        str(topic_id),
-        str(topic) if isinstance(topic, str) else None,
-        list(refs),
-        sents,
-        line,
+    if not isinstance(meta, dict):
+        return "metadata must be an object"
+    if "responses" in row and "answer" not in row:
+        key = "request_id" if "request_id" in meta and "topic_id" not in meta else "topic_id"
+        return _Line(
+            "hltcoe",
+            meta.get("run_id"),
+            meta.get("team_id"),
+            "metadata." + key,
+            meta.get(key),
+            None,
+            "responses",
+            row.get("responses"),
+        )
+    return _Line(
+        "trec-rag25",
+        meta.get("run_id"),
+        meta.get("team_id"),
+        "metadata.narrative_id",
+        meta.get("narrative_id"),
+        meta.get("narrative"),
+        "answer",
+        row.get("answer", []),
     )
 
 
-def read_trec_rag_run(path: str | Path) -> list[TrecRagRun]:
-    """The runs in a TREC RAG run file (usually one), each with its topics."""
+class _Checker:
+    """One file's lines checked under one year's rules (``year=None``: the format only)."""
+
+    def __init__(
+        self,
+        where: str,
+        year: int | None,
+        topics: Mapping[str, str] | None,
+        truncate: bool,
+        strict: bool,
+    ) -> None:
+        self.where, self.year, self.topics = where, year, topics
+        self.truncate, self.strict = truncate, strict
+        self.errors: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.citation_kind: tuple[type, int] | None = None  # 2025: int or str, and the first line
+
+    def error(self, message: str, line: int | None, fld: str | None = None) -> None:
+        self.errors.append(Problem(self.where, message, line, fld))
+
+    def warn(self, message: str, line: int | None, fld: str | None = None) -> None:
+        self.warnings.append(Problem(self.where, message, line, fld))
+
+    def lenient(self, message: str, line: int | None, fld: str | None = None) -> None:
+        """A departure from the checker: a warning here, an error under ``strict``."""
+        if self.strict:
+            self.error(message + " (an error under --trec-rag-strict)", line, fld)
+        else:
+            self.warn(message, line, fld)
+
+    # -- one line -------------------------------------------------------------------------
+
+    def line(self, row: dict[str, Any], n: int) -> RunTopic | None:
+        before = len(self.errors)
+        got = _layout(row)
+        if isinstance(got, str):
+            self.error(got, n, "metadata")
+            return None
+        if not self._layout_fits(got, n):
+            return None
+        self._required(row, got, n)
+        if len(self.errors) > before:
+            return None
+        run_id, topic_id = got.run_id, got.topic_id
+        if not isinstance(run_id, str) or not run_id.strip():
+            self.error("the run's id must be a non-empty string", n, self._field(got, "run_id"))
+        if isinstance(topic_id, bool) or not isinstance(topic_id, str | int) or not str(topic_id).strip():
+            self.error("the topic's id is missing", n, got.topic_key)
+        if self.year == 2024 and not isinstance(topic_id, str):
+            # the 2024 checker looks the id up as text: a number is an unknown topic there
+            self.error(f"must be a string (the topic file's id), not {topic_id!r}", n, got.topic_key)
+        if len(self.errors) > before:
+            return None
+        topic_id = str(topic_id).strip()
+        if self.topics is not None and topic_id not in self.topics:
+            self.error(
+                f"unknown topic {topic_id}: not one of the {len(self.topics)} official topics",
+                n,
+                got.topic_key,
+            )
+            return None
+        self._topic(got, topic_id, n)
+        refs = self._references(row.get("references"), n)
+        sents = self._answer(got, refs, n)
+        if len(self.errors) > before or refs is None or sents is None:
+            return None
+        if got.layout == "trec-rag24" and self.year is not None:
+            self._response_length(row.get("response_length"), sents, n)
+        length = sum(words(s.text) for s in sents)
+        topic = RunTopic(
+            run_id.strip(),
+            got.team_id.strip() if isinstance(got.team_id, str) and got.team_id.strip() else None,
+            topic_id,
+            got.topic_text if isinstance(got.topic_text, str) else None,
+            refs,
+            sents,
+            n,
+            length,
+            layout=got.layout,
+        )
+        if self.year is not None and length > WORD_LIMIT:
+            self._too_long(topic, n)
+        if not topic.sentences:
+            self.warn(
+                f"the answer is empty: scored as an answer that says nothing (topic {topic_id})",
+                n,
+                got.answer_key,
+            )
+        return topic
+
+    def _field(self, got: _Line, name: str) -> str:
+        return name if got.layout == "trec-rag24" else "metadata." + name
+
+    def _layout_fits(self, got: _Line, n: int) -> bool:
+        if self.year is None:
+            return True
+        want = f"trec-rag{self.year % 100}"
+        if got.layout == want:
+            return True
+        self.error(
+            f"this line is in the {FORMATS[got.layout]} format; the TREC RAG {self.year} checker "
+            f"takes {FORMATS[want]}",
+            n,
+            "run_id" if self.year == 2024 else "metadata",
+        )
+        return False
+
+    def _required(self, row: dict[str, Any], got: _Line, n: int) -> None:
+        if got.layout == "trec-rag24":
+            # the 2024 checker refuses a line missing any of these (and stops at the first)
+            for key in ("run_id", "topic_id", "topic", "references", "response_length", "answer"):
+                if key not in row and (
+                    self.year is not None or key in ("run_id", "topic_id", "references", "answer")
+                ):
+                    self.error(f'the line has no "{key}" field', n, key)
+                    return
+        elif got.layout == "trec-rag25":
+            meta = row["metadata"]
+            for key in ("team_id", "run_id", "narrative_id"):
+                if key not in meta and (self.year is not None or key != "team_id"):
+                    self.error("metadata is missing a required key", n, "metadata." + key)
+            if "references" not in row:
+                self.error("references must be a list", n, "references")
+            if self.year is not None:
+                if "type" in meta and meta["type"] not in RUN_TYPES:
+                    self.error(f"must be one of {RUN_TYPES}, not {meta['type']!r}", n, "metadata.type")
+                for key in ("type", "narrative", "prompt"):
+                    if key not in meta:
+                        self.warn(f"the optional field metadata.{key} is missing", n, "metadata." + key)
+                if "answer" not in row:
+                    self.warn("the line has no answer: read as an empty answer", n, "answer")
+        else:  # hltcoe's schema
+            meta = row["metadata"]
+            for key in ("team_id", "run_id"):
+                if not isinstance(meta.get(key), str):
+                    self.error("must be a string (rag-run-validator schema)", n, "metadata." + key)
+            if ("topic_id" in meta) == ("request_id" in meta):
+                self.error(
+                    "needs exactly one of topic_id and request_id (rag-run-validator schema)",
+                    n,
+                    "metadata.topic_id",
+                )
+            if not isinstance(row.get("references"), list):
+                self.error("must be a list of document ids (rag-run-validator schema)", n, "references")
+
+    def _topic(self, got: _Line, topic_id: str, n: int) -> None:
+        if self.topics is None:
+            return
+        official = self.topics.get(topic_id)
+        if official is None:
+            return  # an unknown topic is the caller's error (it names the task)
+        text_field = "topic" if got.layout == "trec-rag24" else "metadata.narrative"
+        if got.topic_text is None:
+            return  # 2024: a missing topic is refused above; 2025: a warning above
+        if not isinstance(got.topic_text, str) or got.topic_text.strip() != official:
+            message = f"the topic text differs from the official text of topic {topic_id}"
+            if self.year == 2024:
+                self.error(message, n, text_field)
+            else:  # the 2025 checker does not compare it
+                self.warn(message, n, text_field)
+
+    def _references(self, refs: Any, n: int) -> list[str] | None:
+        if not isinstance(refs, list) or not all(isinstance(r, str) and r for r in refs):
+            self.error("must be a list of segment ids", n, "references")
+            return None
+        if self.year is not None:
+            bad = [r for r in refs if not MARCO_SEGMENT.match(r)]
+            for r in bad[:5]:
+                message = f"{r!r} is not an MS MARCO v2.1 segment id (msmarco_v2.1_doc_<n>_<n>#<n>_<n>)"
+                (self.error if self.year == 2024 else self.warn)(message, n, "references")
+            if len(bad) > 5:
+                (self.error if self.year == 2024 else self.warn)(
+                    f"{len(bad) - 5} more references are not MS MARCO v2.1 segment ids", n, "references"
+                )
+        if len(set(refs)) != len(refs):
+            repeated = sorted({r for r in refs if refs.count(r) > 1})
+            message = f"a segment id is repeated in references: {', '.join(repeated[:3])}"
+            if self.year == 2025:  # the 2025 checker passes it (its --fix-citations removes them)
+                self.warn(message, n, "references")
+            else:
+                self.error(message, n, "references")
+        if self.year is not None:
+            limit = REFERENCE_LIMIT[self.year]
+            if len(refs) > limit:
+                message = f"{len(refs)} references, more than the {self.year} limit of {limit}"
+                if self.year == 2024:
+                    self.error(message, n, "references")
+                else:  # the 2025 checker's --fix-citations trims them; so does this reader
+                    self.lenient(
+                        message + f": trimmed to the first {limit}, citations of the others dropped",
+                        n,
+                        "references",
+                    )
+        return list(refs)
+
+    def _citations(self, raw: Any, refs: list[str], n: int, fld: str) -> CitedSentence | None:
+        if not isinstance(raw, list):
+            self.error("must be a list of reference indices or segment ids", n, fld)
+            return None
+        kinds = {type(c) for c in raw}
+        if any(isinstance(c, bool) or not isinstance(c, int | str) for c in raw) or len(kinds) > 1:
+            self.error("citations must all be indices into references or all segment ids", n, fld)
+            return None
+        if self.year == 2024 and str in kinds:
+            self.error("citations must be 0-based indices into references (the 2024 format)", n, fld)
+            return None
+        if self.year == 2025 and kinds:
+            kind = kinds.pop()
+            if self.citation_kind is None:
+                self.citation_kind = (kind, n)
+            elif self.citation_kind[0] is not kind:
+                first = "indices (format 1)" if self.citation_kind[0] is int else "segment ids (format 2)"
+                self.error(
+                    f"the file cites by {first} from line {self.citation_kind[1]}: the 2025 checker "
+                    "takes one format per file",
+                    n,
+                    fld,
+                )
+                return None
+        index = {r: i for i, r in enumerate(refs)}
+        valid: list[int] = []
+        invalid: list[str] = []
+        repeated = False
+        for c in raw:
+            if isinstance(c, int):
+                ok = 0 <= c < len(refs)
+                value: int | str = c if ok else str(c)
+                message = f"citation {c} is out of range: references has {len(refs)}"
+            else:
+                ok = c in index
+                value = index[c] if ok else c
+                message = f"cites {c!r}, which is not in references"
+            if not ok:
+                if self.year is not None:
+                    self.error(message, n, fld)
+                elif value not in invalid:
+                    self.warn(message + " (counted as an invalid citation)", n, fld)
+                    invalid.append(str(value))
+                continue
+            if value in valid:
+                repeated = True
+                continue
+            valid.append(value)  # type: ignore[arg-type]
+        if repeated:
+            self.warn("a sentence cites the same reference twice: counted once", n, fld)
+        return CitedSentence("", tuple(valid), tuple(invalid))
+
+    def _answer(self, got: _Line, refs: list[str] | None, n: int) -> list[CitedSentence] | None:
+        answer, key = got.answer, got.answer_key
+        if not isinstance(answer, list):
+            self.error("must be a list of {text, citations} sentences", n, key)
+            return None
+        out: list[CitedSentence] = []
+        for k, s in enumerate(answer):
+            fld = f"{key}[{k}]"
+            if not isinstance(s, dict):
+                self.error("must be an object {text, citations}", n, fld)
+                continue
+            if not isinstance(s.get("text"), str):
+                self.error("must be a string", n, fld + ".text")
+                continue
+            if "citations" not in s:
+                # the 2024 checker fails on it (a KeyError it reports as an error), the 2025 one errs
+                self.error("the sentence has no citations key (give [] for none)", n, fld + ".citations")
+                continue
+            raw = s["citations"]
+            if got.layout == "hltcoe":
+                raw = self._hltcoe_citations(raw, n, fld + ".citations")
+                if raw is None:
+                    continue
+            cites = self._citations(raw, refs or [], n, fld + ".citations")
+            if cites is not None:
+                out.append(CitedSentence(s["text"].strip(), cites.citations, cites.invalid))
+        if self.year == 2025 and refs is not None and len(refs) > REFERENCE_LIMIT[2025] and not self.strict:
+            out = self._trim_citations(refs, out)
+        return out
+
+    def _hltcoe_citations(self, raw: Any, n: int, fld: str) -> list[str] | None:
+        if isinstance(raw, dict):
+            if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw.values()):
+                self.error(
+                    "a {docid: score} citation needs numeric scores (rag-run-validator schema)", n, fld
+                )
+                return None
+            # highest score first, as the citations are ranked; ties in the file's order
+            return [d for d, _ in sorted(raw.items(), key=lambda kv: -kv[1])]
+        if isinstance(raw, list) and all(isinstance(c, str) for c in raw):
+            return list(raw)
+        self.error(
+            "must be a list of document ids or a {docid: score} object (rag-run-validator schema)", n, fld
+        )
+        return None
+
+    @staticmethod
+    def _trim_citations(refs: list[str], sents: list[CitedSentence]) -> list[CitedSentence]:
+        """2025, over 100 references: keep the first 100 and the citations of those, as the
+        checker's ``--fix-citations`` does."""
+        limit = REFERENCE_LIMIT[2025]
+        del refs[limit:]
+        return [CitedSentence(s.text, tuple(c for c in s.citations if c < limit), s.invalid) for s in sents]
+
+    def _response_length(self, reported: Any, sents: list[CitedSentence], n: int) -> None:
+        if isinstance(reported, bool) or not isinstance(reported, int):
+            self.error(
+                f"must be an integer (the answer's word count), not {reported!r}", n, "response_length"
+            )
+            return
+        actual = sum(words(s.text) for s in sents)
+        if reported > WORD_LIMIT:
+            self.warn(f"the reported response_length {reported} is over {WORD_LIMIT}", n, "response_length")
+        if reported != actual:
+            self.warn(
+                f"the reported response_length {reported} is not the answer's length {actual} "
+                "(NFKC-normalised, whitespace-split words)",
+                n,
+                "response_length",
+            )
+
+    def _too_long(self, topic: RunTopic, n: int) -> None:
+        if not self.truncate:
+            self.warn(
+                f"the answer is {topic.length} words, over the track's {WORD_LIMIT}-word limit: scored "
+                "whole (--no-truncate; the track truncates it)",
+                n,
+                "answer",
+            )
+            return
+        length, kept = topic.length, list(topic.sentences)
+        while length > WORD_LIMIT and kept:
+            length -= words(kept.pop().text)
+        topic.words_cut = topic.length - length
+        topic.sentences_cut = len(topic.sentences) - len(kept)
+        topic.sentences = kept
+        self.warn(
+            f"the answer is {topic.length} words, over the track's {WORD_LIMIT}-word limit: truncated "
+            f"as the track's checker does, {topic.sentences_cut} sentence(s) and {topic.words_cut} words "
+            f"cut from the end ({length} words scored; --no-truncate scores it whole)",
+            n,
+            "answer",
+        )
+
+
+def _text(p: Path, where: str) -> tuple[str, list[Problem]]:
+    """The file's text (gzip read where the name ends ``.gz`` or the bytes say so), and a
+    warning for a byte-order mark, which the track's checkers refuse (JSON decode error)."""
+    raw = p.read_bytes()
+    if p.name.endswith(".gz") or raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(
+                Problem(where, f"not a readable gzip file ({exc})", field="--trec-rag-run")
+            ) from None
+    text = read_text(p, field="--trec-rag-run", data=raw)
+    notes = []
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        notes.append(
+            Problem(
+                where,
+                "the file starts with a UTF-8 byte-order mark: read without it (the track's checkers "
+                "refuse the first line: 'Unexpected UTF-8 BOM')",
+                1,
+            )
+        )
+    return text, notes
+
+
+def read_trec_rag_run(
+    path: str | Path,
+    *,
+    year: int | None = None,
+    topics: Mapping[str, str] | None = None,
+    truncate: bool = True,
+    strict: bool = False,
+) -> list[TrecRagRun]:
+    """The runs in a TREC RAG run file (usually one), each with its topics.
+
+    ``year`` (2024 or 2025) applies that year's checker rules; ``topics`` (topic id ->
+    official text) checks the topic ids and texts; ``truncate`` cuts answers over 400
+    words as the checker does; ``strict`` makes this reader's departures errors."""
     p = Path(path)
     where = rel(p)
     if not p.is_file():
         raise InputError(Problem(where, "TREC RAG run file does not exist", field="--trec-rag-run"))
-    problems: list[Problem] = []
-    runs: dict[str, TrecRagRun] = {}
     # strict: UTF-8 (the bad byte named), no NaN, no key written twice (JSON keeps the last,
     # silently), nesting bounded (a line of "[[[[…" is refused before the parser recurses)
-    text = read_text(p, field="--trec-rag-run")
-    for line, raw in enumerate(text.split("\n"), start=1):
+    text, file_notes = _text(p, where)
+    check = _Checker(where, year, topics, truncate, strict)
+    for note in file_notes:
+        check.lenient(note.message, note.line)
+    runs: dict[str, TrecRagRun] = {}
+    line_run: dict[int, str] = {}
+    file_level = len(check.warnings)  # the byte-order mark, and a second run id: every run's
+    shared: list[Problem] = list(check.warnings)
+    # str.splitlines would also split on U+2028 and friends inside a JSON string
+    for n, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
             row = load_json(raw)
         except ValueError as exc:
-            problems.append(Problem(where, str(exc), line, getattr(exc, "field", None)))
+            check.error(str(exc), n, getattr(exc, "field", None))
             continue
         if not isinstance(row, dict):
-            problems.append(Problem(where, "each line must be a JSON object", line))
+            check.error("each line must be a JSON object", n)
             continue
-        topic = _topic(row, where, line, problems)
+        topic = check.line(row, n)
         if topic is None:
             continue
-        run = runs.setdefault(topic.run_id, TrecRagRun(topic.run_id, topic.team_id, where))
-        if topic.topic_id in run.topics:
-            first = run.topics[topic.topic_id].line
-            problems.append(
-                Problem(
-                    where,
-                    f"topic {topic.topic_id} repeated in run {topic.run_id} (first on line {first})",
-                    line,
+        if topic.run_id not in runs:
+            if runs:
+                first = next(iter(runs.values()))
+                # the 2024 checker: 'Run tag inconsistent' (an error); the track takes one run per file
+                before = len(check.warnings)
+                check.lenient(
+                    f"a second run id {topic.run_id!r} (the first, {first.run_id!r}, is on line "
+                    f"{min(t.line for t in first.topics.values())}): the track takes one run per file; "
+                    "each run is scored as its own entry",
+                    n,
+                    "run_id" if topic.layout == "trec-rag24" else "metadata.run_id",
                 )
+                shared += check.warnings[before:]
+            runs[topic.run_id] = TrecRagRun(
+                topic.run_id, topic.team_id, where, topic.layout, truncated=truncate
+            )
+        run = runs[topic.run_id]
+        if topic.topic_id in run.topics:
+            first_at = run.topics[topic.topic_id].line
+            check.error(
+                f"topic {topic.topic_id} repeated in run {topic.run_id} (first on line {first_at}): one "
+                "answer per topic and run",
+                n,
             )
             continue
         run.topics[topic.topic_id] = topic
-    if problems:
-        raise InputError(problems)
+        line_run[n] = topic.run_id
+    if check.errors:
+        raise InputError(check.errors)
     if not runs:
         raise InputError(Problem(where, "the run file has no answers"))
+    for run in runs.values():
+        own = [
+            w
+            for w in check.warnings[file_level:]
+            if w.line is not None and line_run.get(w.line) == run.run_id
+        ]
+        run.warnings = shared + [w for w in own if w not in shared]
+        if topics is not None:
+            missing = [q for q in topics if q not in run.topics]
+            if missing:
+                shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
+                # the 2024 checker warns once per topic: 'No response returned for topic …'
+                run.warnings.append(
+                    Problem(
+                        where,
+                        f"run {run.run_id} answers {len(run.topics)} of the {len(topics)} topics; no "
+                        f"answer for {len(missing)} ({shown})",
+                    )
+                )
     return list(runs.values())

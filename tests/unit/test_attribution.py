@@ -129,7 +129,8 @@ def test_trec_rag_run_files_of_both_years_read_as_they_are(tmp_path: Path) -> No
         CitedSentence("It is old.", (), ("5",)),
         CitedSentence("Nothing cited."),
     ]
-    assert topic.answer == "Paris is in France. [1][3] It is old. Nothing cited."
+    # the answer text as the run gave it: no citation markers inserted (they travel in sentences)
+    assert topic.answer == "Paris is in France. It is old. Nothing cited."
     (run25,) = read_trec_rag_run(_write(tmp_path / "r25.jsonl", [RUN_2025]))  # format 2: segment ids
     assert run25.team_id == "team" and list(run25.topics) == ["2"]
     assert run25.topics["2"].sentences == [CitedSentence("Lyon is in France.", (1,), ("seg-z#0_0",))]
@@ -153,7 +154,7 @@ def test_a_malformed_run_line_is_refused_by_line_and_field(tmp_path: Path) -> No
         (3, "references"),
         (4, "answer[0].citations"),
         (5, "run_id"),
-        (6, "metadata.topic_id"),
+        (6, "metadata.narrative_id"),
         (7, None),
     } <= where
     assert all(p.file.endswith("bad.jsonl") for p in err.value.problems)
@@ -281,18 +282,19 @@ def test_a_trec_rag_run_scores_through_the_command_line(tmp_path: Path) -> None:
     qid, query = (str(v) for v in task.table("queries").iloc[0][["query_id", "text"]])
     segs = [
         {
-            "docid": "s#0_1",
+            "docid": "msmarco_v2.1_doc_00_1#0_1",
             "title": "WBC",
             "segment": "A white blood cell count above 11,000 is called leukocytosis.",
         },
-        {"docid": "s#1_2", "title": "Cats", "segment": "Cats sleep for most of the day."},
+        {"docid": "msmarco_v2.1_doc_00_1#1_2", "title": "Cats", "segment": "Cats sleep for most of the day."},
     ]
     corpus = _write(tmp_path / "segments.jsonl", segs)
     run = {
         "run_id": "tiny-run",
         "topic_id": qid,
         "topic": query,
-        "references": ["s#0_1", "s#1_2"],
+        "references": ["msmarco_v2.1_doc_00_1#0_1", "msmarco_v2.1_doc_00_1#1_2"],
+        "response_length": 20,
         "answer": [
             {"text": "A white blood cell count above 11,000 is called leukocytosis.", "citations": [0]},
             {"text": "Cats sleep for most of the day.", "citations": [0]},

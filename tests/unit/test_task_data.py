@@ -163,7 +163,7 @@ def test_every_table_loads_with_datasets(task_id: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("script", "shared", "task_ids"),
     [
-        ("convert_trec_rag.py", "trec-rag", ("researchy-dev", "trec-rag24")),
+        ("convert_trec_rag.py", "trec-rag", ("researchy-dev", "trec-rag24", "trec-rag25")),
         ("convert_arguments.py", None, ("arguana-debates", "conqret", "touche2020")),
     ],
 )

@@ -23,10 +23,11 @@ import argparse
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.paths import check_writable_file
+from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -45,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         examples=[
             "benchmark nuggets export-nuggets --task webtrack-2009-2012 --out nuggets.jsonl",
             "benchmark nuggets export-assignments --results results --out assignments.jsonl",
+            "benchmark nuggets export-assignments --results results --per-run --out assignments/  # a file per run",
             "benchmark nuggets score-assignments --assignments assignments.jsonl",
         ],
     )
@@ -84,6 +86,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "vital nugget (or no nugget), 'failed' counted as not supported / okay, every line a record of the "
         "run's mean (docs/conformance.md); by default those are no score, a failure, and a refused file",
     )
+    p.add_argument(
+        "--per-run",
+        action="store_true",
+        help="export-assignments: one file per run (--out is then a folder: <run_id>.jsonl in it)",
+    )
     p.set_defaults(func=run)
 
 
@@ -97,7 +104,9 @@ def _threshold(value: str) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.out:  # checked before any model loads or any file is read
+    if args.out and getattr(args, "per_run", False) and args.action == "export-assignments":
+        check_writable(args.out, "--out")  # a folder, one file per run in it
+    elif args.out:  # checked before any model loads or any file is read
         check_writable_file(args.out, "--out")
     return {
         "generate": generate,
@@ -132,24 +141,32 @@ def export_nuggets(args: argparse.Namespace) -> int:
 
 
 def export_assignments(args: argparse.Namespace) -> int:
+    """Nugget traces as nuggetizer assignment files.  A TREC RAG run file's answers carry the
+    run's own ``run_id`` and the answer text as the run gave it (its sentences joined by a
+    space, no citation markers); ``--per-run`` writes one file per run."""
     from benchmark.core.results import family_results, read_traces
     from benchmark.families.nuggets.family import NuggetsFamily
     from benchmark.families.nuggets.nuggetizer_files import Assigned, Nugget, write_assignments
 
     _need(args, "out")
     root = Path(args.results)
-    assigned, queries, skipped = [], {}, 0
+    assigned: dict[str, list[Assigned]] = {}
+    queries: dict[str, str] = {}
+    skipped = 0
     for path, result in family_results(root, NuggetsFamily.id):
+        gen = result.model.generation
+        trec = result.model.backend == "trec-rag-run" and isinstance(gen.get("run_id"), str)
+        run_id = str(gen["run_id"]) if trec else result.model.label
         for t in read_traces(path):
             nuggets = t.get("nuggets", [])
             if any(n.get("assignment") is None for n in nuggets) or (not nuggets and t.get("failures")):
                 skipped += 1  # a failed judgement is not written as a label nuggetizer would count
                 continue  # (an empty nugget list is written: nuggetizer writes its line too)
             queries[t["query_id"]] = t.get("query", "")
-            assigned.append(
+            assigned.setdefault(run_id, []).append(
                 Assigned(
                     t["query_id"],
-                    result.model.label,
+                    run_id,
                     t.get("answer", ""),
                     tuple(Nugget(t["query_id"], n["nugget_id"], n["text"], n["importance"]) for n in nuggets),
                     tuple(n["assignment"] for n in nuggets),
@@ -157,10 +174,37 @@ def export_assignments(args: argparse.Namespace) -> int:
             )
     if not assigned:
         raise InputError(Problem(rel(root), "holds no nugget results with judged nuggets", field="--results"))
-    out = write_assignments(assigned, queries, Path(args.out))
     note = f"; {skipped} answer(s) with a failed judgement left out" if skipped else ""
-    Console(stderr=True).print(f"wrote {out}: {len(assigned)} judged answers{note}")
+    console = Console(stderr=True)
+    if not getattr(args, "per_run", False):
+        everything = [a for rows in assigned.values() for a in rows]
+        out = write_assignments(everything, queries, Path(args.out))
+        console.print(f"wrote {escape(str(out))}: {len(everything)} judged answers{note}")
+        return 0
+    folder, names = Path(args.out), run_file_names(list(assigned))
+    for run_id, rows in assigned.items():
+        out = write_assignments(rows, queries, folder / names[run_id])
+        console.print(f"wrote {escape(str(out))}: run {escape(run_id)}, {len(rows)} judged answers")
+    if note:
+        console.print(note[2:])
     return 0
+
+
+def run_file_names(run_ids: list[str]) -> dict[str, str]:
+    """A file name per run id: the id with anything but letters, digits, ``.``, ``_`` and
+    ``-`` made ``_``, told apart by a number where two come out alike."""
+    import re
+
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for run_id in run_ids:
+        stem = re.sub(r"[^A-Za-z0-9._-]", "_", run_id).strip(".") or "run"
+        name, k = f"{stem}.jsonl", 2
+        while name.lower() in taken:
+            name, k = f"{stem}-{k}.jsonl", k + 1
+        taken.add(name.lower())
+        out[run_id] = name
+    return out
 
 
 def score_assignments(args: argparse.Namespace) -> int:
