@@ -35,6 +35,19 @@ def write_table(rows: Iterable[Row], schema: pa.Schema, key: Callable[[Row], Any
     )
 
 
+def limits_block() -> str:
+    """The card's ``limits`` (what one submitted answer may hold), at their defaults: written
+    after the card so that they stay visibly apart from the versioned task data."""
+    from benchmark.tasks.card import SubmissionLimits
+
+    limits = SubmissionLimits()
+    return (
+        "limits:  # what one submitted answer may hold (benchmark validate); not part of the versioned task data\n"
+        f"  max_answer_chars: {limits.max_answer_chars}\n"
+        f"  max_answer_sentences: {limits.max_answer_sentences}\n"
+    )
+
+
 def write_task(
     out: Path, card: dict[str, Any], tables: dict[str, Table], inputs: list[tuple[str, Path]]
 ) -> None:
@@ -54,7 +67,7 @@ def write_task(
         "tables": {n: f"{n}.parquet" for n in tables},
         "checksums": checksums,
     }
-    text = yaml.safe_dump(card, sort_keys=False, allow_unicode=True, width=100)
+    text = yaml.safe_dump(card, sort_keys=False, allow_unicode=True, width=100) + limits_block()
     (out / "task.yaml").write_text(text, encoding="utf-8")
     # the dataset card, so `datasets.load_dataset("tasks/<id>", "<table>")` works
     (out / "README.md").write_text(dataset_card(load_card(out / "task.yaml")), encoding="utf-8")

@@ -271,3 +271,17 @@ def judged_text(messages: list[dict[str, str]], marker: str) -> tuple[str, str]:
     (between "Text:" and the marker), as groundcover's judge prompts lay them out."""
     turn = next(m["content"] for m in reversed(messages) if marker in m["content"])
     return turn, turn.split("Text:\n", 1)[1].split(f"\n\n{marker}", 1)[0]
+
+
+def exam_reader(messages: list[dict[str, str]]) -> str:
+    """A scripted EXAM reader: the letter of the option the text states ("Answer: none" when
+    it states none); garbage when the text says GARBLE, as a judge that cannot be parsed."""
+    import re
+
+    turn, text = judged_text(messages, "Question:")
+    if "GARBLE" in text:
+        return "I would rather not say."
+    for letter, option in re.findall(r"^([A-J])\) (.+)$", turn, flags=re.M):
+        if option.lower() in text.lower():
+            return f"Answer: {letter}"
+    return "Answer: none"

@@ -11,7 +11,6 @@ whose judge never went down — asking only what was lost.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,25 +26,17 @@ from tests.helpers.openai_server import (
     ServerThread,
     control,
     create_app,
+    exam_reader,
     http_judge_profile,
-    judged_text,
 )
 
 pytestmark = pytest.mark.slow
 TASK = "webtrack-2009-2012"
 
 
-def read(messages: list[dict[str, str]]) -> str:
-    turn, text = judged_text(messages, "Question:")
-    for letter, option in re.findall(r"^([A-J])\) (.+)$", turn, flags=re.M):
-        if option.lower() in text.lower():
-            return f"Answer: {letter}"
-    return "Answer: none"
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedModel("scripted-exam-reader", read))) as srv:  # type: ignore[arg-type]
+    with ServerThread(create_app(ScriptedModel("scripted-exam-reader", exam_reader))) as srv:  # type: ignore[arg-type]
         yield srv
 
 
@@ -64,12 +55,12 @@ def outputs_file(folder: Path) -> Path:
     return path
 
 
-def score(outputs: Path, profile: Path, results: Path) -> int:
+def score(outputs: Path, profile: Path, results: Path, *extra: str) -> int:
     return main(
         [
             "score", "--outputs", str(outputs), "--tasks", TASK, "--metrics", "exam", "--exam-answerer", "llm",
             "--judge-profile", str(profile), "--results-dir", str(results), "--query-batch", "1",
-            "--no-progress",
+            "--no-progress", *extra,
         ]
     )  # fmt: skip
 
@@ -160,12 +151,7 @@ def test_a_higher_max_failure_rate_accepts_the_result_and_records_the_threshold(
     monkeypatch.setenv("GROUNDCOVER_HOME", str(tmp_path / "home2"))
     control(server, "reset")
     control(server, "down", after=warm - 8)
-    args = [
-        "score", "--outputs", str(outputs), "--tasks", TASK, "--metrics", "exam", "--exam-answerer", "llm",
-        "--judge-profile", str(profile), "--results-dir", str(tmp_path / "r"), "--query-batch", "1",
-        "--no-progress", "--max-failure-rate", "1",
-    ]  # fmt: skip
-    assert main(args) == 0
+    assert score(outputs, profile, tmp_path / "r", "--max-failure-rate", "1") == 0
     control(server, "up")
     (path,) = (tmp_path / "r").rglob(f"{TASK}.exam.json")
     result = read_result(path)

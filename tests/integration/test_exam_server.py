@@ -11,7 +11,6 @@ stay unusable are failures with their raw text kept; a re-run sends no request.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,27 +24,16 @@ from tests.helpers.openai_server import (
     ServerThread,
     control,
     create_app,
+    exam_reader,
     http_judge_profile,
-    judged_text,
 )
 
 pytestmark = pytest.mark.slow
 
 
-def read(messages: list[dict[str, str]]) -> str:
-    """The option the text states, as a letter; garbage when the text says GARBLE."""
-    turn, text = judged_text(messages, "Question:")
-    if "GARBLE" in text:
-        return "I would rather not say."
-    for letter, option in re.findall(r"^([A-J])\) (.+)$", turn, flags=re.M):
-        if option.lower() in text.lower():
-            return f"Answer: {letter}"
-    return "Answer: none"
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedModel("scripted-exam-reader", read))) as srv:  # type: ignore[arg-type]
+    with ServerThread(create_app(ScriptedModel("scripted-exam-reader", exam_reader))) as srv:  # type: ignore[arg-type]
         yield srv
 
 

@@ -242,7 +242,9 @@ def test_each_score_counts_the_queries_its_judge_failed_on_apart_from_those_it_d
     assert incomplete_reasons(REGISTRY["icat"], scores, per_query, 0.4) == []  # 2 of 5 is 40%: not more
 
 
-def test_a_score_no_query_has_is_left_out_but_its_unreached_queries_still_make_the_result_incomplete() -> None:
+def test_a_score_no_query_has_is_left_out_but_its_unreached_queries_still_make_the_result_incomplete() -> (
+    None
+):
     per_query = _per_query(
         [
             ("1", {"icat_m": 0.5, "icat_s": None}, ["alignment: backend unavailable: down"], True),

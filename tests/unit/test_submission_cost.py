@@ -20,12 +20,12 @@ import yaml
 
 from benchmark.board.submissions import required_queries, task_limits, validate_submission
 from benchmark.cli.main import main
-from benchmark.core.errors import InputError
 from benchmark.core.results import RAGSetting
 from benchmark.models.llm import NAMESPACE as LLM_NAMESPACE
 from benchmark.scoring.budget import DEFAULT_BUDGET
 from benchmark.scoring.dry_run import DryRun, StageRow
 from benchmark.tasks import load_task
+from tests.helpers.submission_checks import problems
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = "webtrack-2009-2012"
@@ -62,12 +62,6 @@ def make(tmp_path: Path, passages: list[str] | None = None, answer: str | None =
         )
     (folder / f"{TASK}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     return folder
-
-
-def problems(folder: Path) -> list[str]:
-    with pytest.raises(InputError) as exc:
-        validate_submission(folder)
-    return [str(p) for p in exc.value.problems]
 
 
 # -- passages: at most k, distinct, non-empty ------------------------------------------

@@ -19,7 +19,7 @@ import yaml
 
 from benchmark.board.submissions import required_queries, validate_submission
 from benchmark.cli.main import main
-from benchmark.core.errors import InputError
+from tests.helpers.submission_checks import problems
 
 TASK = "webtrack-2009-2012"
 CARD = {
@@ -45,12 +45,6 @@ def make(tmp_path: Path, card: dict[str, object] | None = None, **row: object) -
     ]
     (folder / f"{TASK}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     return folder
-
-
-def problems(folder: Path) -> list[str]:
-    with pytest.raises(InputError) as exc:
-        validate_submission(folder)
-    return [str(p) for p in exc.value.problems]
 
 
 @pytest.mark.parametrize(

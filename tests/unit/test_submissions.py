@@ -13,6 +13,7 @@ import yaml
 from benchmark.board.submissions import ModelCard, build_submission, required_queries, validate_submission
 from benchmark.cli.main import main
 from benchmark.core.errors import InputError
+from tests.helpers.submission_checks import problems
 
 TASK = "webtrack-2009-2012"
 CARD = {
@@ -45,12 +46,6 @@ def make(
     lines = [json.dumps(r) for r in (rows if rows is not None else _rows(required))]
     (folder / f"{TASK}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
-
-
-def problems(folder: Path) -> list[str]:
-    with pytest.raises(InputError) as exc:
-        validate_submission(folder)
-    return [str(p) for p in exc.value.problems]
 
 
 def test_valid_submission_is_accepted(tmp_path: Path) -> None:
