@@ -80,9 +80,32 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
     measured here.
     """
     texts = list(texts)
-    out = np.zeros((len(texts), model.get_sentence_embedding_dimension()), dtype=np.float32)
     if not texts:
-        return out
+        return np.zeros((0, 0), dtype=np.float32)
+    tokenize = getattr(model, "preprocess", None) or model.tokenize  # renamed in sentence-transformers 6
+    groups: dict[int, list[int]] = {}
+    for i, n in enumerate(tokenize(texts)["attention_mask"].sum(dim=1).tolist()):
+        groups.setdefault(int(n), []).append(i)
+    out: np.ndarray | None = None
+    on_cpu = str(model.device).startswith("cpu")
+    with _ENCODE_LOCK, one_torch_thread() if on_cpu else nullcontext():
+        for n in sorted(groups):
+            rows = groups[n]
+            vecs = np.asarray(
+                model.encode(
+                    [texts[i] for i in rows],
+                    batch_size=batch_size,
+                    normalize_embeddings=normalize,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ),
+                dtype=np.float32,
+            )
+            if out is None:
+                out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[rows] = vecs
+    assert out is not None
+    return out
     groups: dict[int, list[int]] = {}
     for i, n in enumerate(model.tokenize(texts)["attention_mask"].sum(dim=1).tolist()):
         groups.setdefault(int(n), []).append(i)
