@@ -16,7 +16,7 @@ encoded alone, in 83% of 386 README sentences; 1.0e-7 between one and two thread
 of them, encoded alone), which moves cosines in the 7th digit.  :func:`encode_invariant`
 encodes texts of equal token length together (no padding) on one torch thread: each
 vector is then bit for bit the one the text gets encoded alone on one thread, whatever it
-is batched with (measured in ``tests/integration/test_ray.py``).
+is batched with (``tests/integration/test_embedding_invariance.py``).
 """
 
 from __future__ import annotations
