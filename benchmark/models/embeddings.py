@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import numpy as np
@@ -51,21 +51,37 @@ def load_sentence_transformer(model: str, revision: str | None = None) -> Any:
         return _MODELS[key]
 
 
-_ENCODE_LOCK = threading.Lock()
+_INVARIANT_LOCK = threading.Lock()
 
 
 @contextmanager
-def one_torch_thread() -> Iterator[None]:
-    """Torch's intra-op thread count set to 1 for the block, then restored (it is global to
-    the process, hence the lock around every invariant encode)."""
-    import torch
+def invariant_kernels(device: Any) -> Iterator[None]:
+    """One caller at a time and, when ``device`` is the CPU, one torch thread, restored after.
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    Torch's thread count is global to the process, hence the lock.  On one thread a row of
+    every matrix product is the same sum in the same order whatever the thread count the
+    process was given and whatever rows are next to it (with no padding: :func:`by_length`).
+    """
+    with _INVARIANT_LOCK:
+        if not str(device).startswith("cpu"):
+            yield
+            return
+        import torch
+
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
+
+
+def by_length(lengths: Sequence[int]) -> list[list[int]]:
+    """Indices grouped by equal token length, shortest first: batches that need no padding."""
+    groups: dict[int, list[int]] = {}
+    for i, n in enumerate(lengths):
+        groups.setdefault(int(n), []).append(i)
+    return [groups[n] for n in sorted(groups)]
 
 
 def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, normalize: bool) -> np.ndarray:
@@ -73,24 +89,18 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
 
     Texts are grouped by token length (after the model's own truncation) and each group is
     encoded in batches of ``batch_size``, so no text is ever padded; on CPU, on one torch
-    thread.  Without padding and with one thread a row of every matrix product is the same
-    sum in the same order whatever rows are next to it, so a text's vector equals, bit for
-    bit, the one it gets encoded alone.  On a GPU the length groups still remove padding, but
-    the kernels a batch shape selects are the device library's choice: that case is not
-    measured here.
+    thread (:func:`invariant_kernels`).  A text's vector then equals, bit for bit, the one it
+    gets encoded alone.  On a GPU the length groups still remove padding, but the kernels a
+    batch shape selects are the device library's choice: that case is not measured here.
     """
     texts = list(texts)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     tokenize = getattr(model, "preprocess", None) or model.tokenize  # renamed in sentence-transformers 6
-    groups: dict[int, list[int]] = {}
-    for i, n in enumerate(tokenize(texts)["attention_mask"].sum(dim=1).tolist()):
-        groups.setdefault(int(n), []).append(i)
+    lengths = tokenize(texts)["attention_mask"].sum(dim=1).tolist()
     out: np.ndarray | None = None
-    on_cpu = str(model.device).startswith("cpu")
-    with _ENCODE_LOCK, one_torch_thread() if on_cpu else nullcontext():
-        for n in sorted(groups):
-            rows = groups[n]
+    with invariant_kernels(model.device):
+        for rows in by_length(lengths):
             vecs = np.asarray(
                 model.encode(
                     [texts[i] for i in rows],
@@ -105,22 +115,6 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
                 out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
             out[rows] = vecs
     assert out is not None
-    return out
-    groups: dict[int, list[int]] = {}
-    for i, n in enumerate(model.tokenize(texts)["attention_mask"].sum(dim=1).tolist()):
-        groups.setdefault(int(n), []).append(i)
-    on_cpu = str(model.device).startswith("cpu")
-    with _ENCODE_LOCK, one_torch_thread() if on_cpu else nullcontext():
-        for n in sorted(groups):
-            rows = groups[n]
-            vecs = model.encode(
-                [texts[i] for i in rows],
-                batch_size=batch_size,
-                normalize_embeddings=normalize,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-            out[rows] = np.asarray(vecs, dtype=np.float32)
     return out
 
 
