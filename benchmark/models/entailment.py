@@ -76,26 +76,43 @@ class NLIEntailment:
             self._model.to("cuda")
         self._entail = entailment_label_index(self._model.config.id2label)
 
-    def _score(self, batch: list[dict[str, str]]) -> list[float]:
-        import torch
-
-        self._load()
-        enc = self._tok(
+    def _tokenize(self, batch: list[dict[str, str]], padding: bool) -> Any:
+        return self._tok(
             [p["premise"] for p in batch],
             [p["hypothesis"] for p in batch],
             truncation="only_first",
             max_length=self.spec.max_length,
-            padding=True,
-            return_tensors="pt",
-        ).to(self._model.device)
-        with torch.inference_mode():
-            probs = torch.softmax(self._model(**enc).logits.float(), dim=-1)[:, self._entail]
-        return [float(p) for p in probs.cpu()]
+            padding=padding,
+            return_tensors="pt" if padding else None,
+        )
+
+    def _score(self, batch: list[dict[str, str]]) -> list[float]:
+        """P(entailment) per pair, independent of the pairs it is batched with: pairs of equal
+        token length run together (no padding), on one torch thread on CPU
+        (:func:`benchmark.models.embeddings.invariant_kernels`), so a pair's score is the one
+        it gets alone — whatever query batch, shard or cache order brought it here."""
+        import torch
+
+        from benchmark.models.embeddings import by_length, invariant_kernels
+
+        self._load()
+        out = [0.0] * len(batch)
+        lengths = [len(ids) for ids in self._tokenize(batch, padding=False)["input_ids"]]
+        with invariant_kernels(self._model.device), torch.inference_mode():
+            for rows in by_length(lengths):
+                for start in range(0, len(rows), self.spec.batch_size):
+                    chunk = rows[start : start + self.spec.batch_size]
+                    enc = self._tokenize([batch[i] for i in chunk], padding=True).to(self._model.device)
+                    probs = torch.softmax(self._model(**enc).logits.float(), dim=-1)[:, self._entail]
+                    for i, p in zip(chunk, probs.cpu().tolist(), strict=True):
+                        out[i] = float(p)
+        return out
 
     def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:
         payloads = [{"premise": p, "hypothesis": h} for p, h in pairs]
+        # up to 8 model batches per call, so that pairs of equal length can fill them (_score)
         return self.cache.cached_batch(
-            "entail", self.identity, payloads, self._score, batch_size=self.spec.batch_size
+            "entail", self.identity, payloads, self._score, batch_size=self.spec.batch_size * 8
         )
 
 

@@ -77,6 +77,30 @@ def test_nli_backend_batches_scores_and_caches(tiny_nli: Path, tmp_path: Path) -
     )  # no model load at all
 
 
+def test_an_nli_score_is_the_pairs_own_whatever_its_batch_and_threads(tiny_nli: Path, tmp_path: Path) -> None:
+    """Pairs of equal token length run together, on one torch thread: each score is, exactly,
+    the one the pair gets alone, so a sharded run records the same value and decision."""
+    import torch
+
+    spec = EntailmentSpec(kind="nli", model=str(tiny_nli), batch_size=2, max_length=64)
+    premises = ["The cat sat on the mat.", "Water boils at a hundred degrees. " * 3, "a", "Cats sit."]
+    pairs = [(p, h) for p in premises for h in ("A cat sat.", "Water is hot.")]
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        alone = [
+            NLIEntailment(spec, ModelCallCache(tmp_path / f"a{i}.sqlite")).support_scores([p])[0]
+            for i, p in enumerate(pairs)
+        ]
+        torch.set_num_threads(1)
+        together = NLIEntailment(spec, ModelCallCache(tmp_path / "b.sqlite")).support_scores(pairs[::-1])[
+            ::-1
+        ]
+    finally:
+        torch.set_num_threads(before)
+    assert together == alone
+
+
 def test_similarity_substitute_agrees_with_hand_labels(tmp_path: Path) -> None:
     prof = load_profile()
     pairs = [json.loads(line) for line in FIXTURE.read_text().splitlines()]

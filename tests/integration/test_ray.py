@@ -3,8 +3,26 @@
 ``benchmark score --ray`` must write the files a single process writes: the same scores,
 per-query values and traces, from cold caches of their own — and the same again when a
 worker is killed with ``kill -9`` in the middle of a batch (Ray restarts it and runs the
-batch again).  ICAT-M on the offline profile: real MiniLM embeddings, a real Lucene and
-faiss index, no LLM (so the run is short).
+batch again), and when a single process takes its queries in batches of another size.
+ICAT-M on the offline profile: real MiniLM embeddings, a real Lucene and faiss index, no
+LLM (so the run is short).
+
+What is compared exactly, and why it can be (:func:`same_traces`): every field of every
+trace, bit for bit — texts, ids, ranks, booleans and counts; ``retrieval_score`` (reciprocal
+rank fusion: a function of ranks); ``support`` (the cosine of two query-side embeddings,
+which :func:`benchmark.models.embeddings.encode_invariant` makes a function of the text
+alone: no padding, one torch thread — one process runs torch on every core, a Ray worker
+on one, and the shards see different batch-mates and cache orders); ``scores`` (means of
+booleans).  No trace field needs a tolerance on one machine.  Before that change the
+``support`` values moved in the 7th digit between batchings (63 of 120 differed between
+``--query-batch 1`` and ``4``, by up to 1.8e-7) and thread counts, which is how this test
+failed on one machine and passed on another.
+
+Not compared: run times and cache hit/miss counts (the workers split the cache hits
+differently), and nothing across devices: a GPU, or another CPU's vector instructions,
+rounds the embeddings differently (last bits of a float32 cosine, ~1e-7), so every run here
+is pinned to the CPU (``CUDA_VISIBLE_DEVICES`` empty: the driver would otherwise embed on
+a GPU and the workers, holding none, on the CPU).
 """
 
 from __future__ import annotations
@@ -16,6 +34,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +64,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def command(root: Path, results: str, *extra: str) -> list[str]:
+def command(root: Path, results: str, *extra: str, query_batch: int = 1) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -62,16 +81,21 @@ def command(root: Path, results: str, *extra: str) -> list[str]:
         "--results-dir",
         str(root / results),
         "--query-batch",
-        "1",
+        str(query_batch),
         "--no-progress",
         *extra,
     ]
 
 
-def start(root: Path, results: str, *extra: str) -> subprocess.Popen[str]:
-    env = dict(os.environ, GROUNDCOVER_CACHE=str(root / f"{results}.sqlite"), RAY_AUTH_MODE="disabled")
+def start(root: Path, results: str, *extra: str, query_batch: int = 1) -> subprocess.Popen[str]:
+    env = dict(
+        os.environ,
+        GROUNDCOVER_CACHE=str(root / f"{results}.sqlite"),
+        RAY_AUTH_MODE="disabled",
+        CUDA_VISIBLE_DEVICES="",  # CPU for driver and workers alike: devices round differently
+    )
     return subprocess.Popen(
-        command(root, results, *extra),
+        command(root, results, *extra, query_batch=query_batch),
         env=env,
         cwd=REPO,
         stdout=subprocess.PIPE,
@@ -92,16 +116,40 @@ def result_file(root: Path, results: str) -> Path:
 
 
 def same_numbers(a: Path, b: Path) -> None:
-    """Scores, per-query values and traces equal (run times and cache counts may differ)."""
+    """Scores, per-query values and traces equal, exactly (run times and cache counts may differ)."""
     ra, rb = read_result(a), read_result(b)
     assert [q.model_dump() for q in ra.per_query] == [q.model_dump() for q in rb.per_query]
     assert {k: v.model_dump() for k, v in ra.scores.items()} == {
         k: v.model_dump() for k, v in rb.scores.items()
     }
     assert ra.curves == rb.curves and ra.failures == rb.failures and ra.counts == rb.counts
-    ta = a.with_name("webtrack-2009-2012.icat.traces.jsonl").read_text().splitlines()
-    tb = b.with_name("webtrack-2009-2012.icat.traces.jsonl").read_text().splitlines()
-    assert ta == tb and len(ta) == len(ANSWERS)
+    same_traces(
+        a.with_name("webtrack-2009-2012.icat.traces.jsonl"),
+        b.with_name("webtrack-2009-2012.icat.traces.jsonl"),
+    )
+
+
+def same_traces(a: Path, b: Path) -> None:
+    """Every trace line identical, byte for byte (every field is invariant: module docstring);
+    a difference is reported by the path of its first differing field, with both values."""
+    ta, tb = a.read_text().splitlines(), b.read_text().splitlines()
+    assert len(ta) == len(tb) == len(ANSWERS)
+    for la, lb in zip(ta, tb, strict=True):
+        if la != lb:
+            where, x, y = first_difference(json.loads(la), json.loads(lb))
+            pytest.fail(f"traces differ at {where}: {x!r} != {y!r}")
+
+
+def first_difference(x: Any, y: Any, path: str = "") -> tuple[str, Any, Any]:
+    if isinstance(x, dict) and isinstance(y, dict) and x.keys() == y.keys():
+        for k in x:
+            if x[k] != y[k]:
+                return first_difference(x[k], y[k], f"{path}.{k}")
+    if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        for i, (u, v) in enumerate(zip(x, y, strict=True)):
+            if u != v:
+                return first_difference(u, v, f"{path}[{i}]")
+    return path or "(the line)", x, y
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +165,13 @@ def test_two_ray_workers_write_what_one_process_writes(root: Path, single: Path)
     result = read_result(result_file(root, "ray"))
     assert result.run.cache["misses"] > 0  # the workers' model calls are counted in the result
     assert read_result(single).per_query[0].scores["icat_m"] is not None
+
+
+def test_query_batches_of_another_size_write_the_same_numbers(root: Path, single: Path) -> None:
+    """All four queries in one batch: their claims and windows are embedded together instead
+    of per query (what a shard's batch-mates and cache order change) — the same traces."""
+    finish(start(root, "single-batch4", query_batch=4))
+    same_numbers(single, result_file(root, "single-batch4"))
 
 
 def busy_worker() -> int | None:
