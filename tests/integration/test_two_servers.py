@@ -18,8 +18,7 @@ import pytest
 from benchmark.cli.main import main
 from benchmark.families.exam.family import task_bank
 from benchmark.tasks import load_task
-from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app
-from tests.integration.test_exam_server import read
+from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app, exam_reader
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +34,7 @@ def answer(messages: list[dict[str, str]]) -> str:
 def servers() -> Iterator[tuple[ServerThread, ServerThread]]:
     with (
         ServerThread(create_app(ScriptedModel("evaluated-model", answer))) as model,  # type: ignore[arg-type]
-        ServerThread(create_app(ScriptedModel("judge-model", read))) as judge,  # type: ignore[arg-type]
+        ServerThread(create_app(ScriptedModel("judge-model", exam_reader))) as judge,  # type: ignore[arg-type]
     ):
         yield model, judge
 
