@@ -118,6 +118,15 @@ def choose(page: Page, elem_id: str, option: str) -> None:
     expect(page.locator(f"#{elem_id}").get_by_role("option")).to_have_count(0)
 
 
+def choose_query(page: Page, query_id: str) -> None:
+    """A query from the drill-down's list, where each reads "id — the start of its text"."""
+    page.locator("#gc-query input").click()
+    page.locator("#gc-query").get_by_role(
+        "option", name=re.compile(rf"(^|\s){re.escape(query_id)} — ")
+    ).click()
+    expect(page.locator("#gc-query").get_by_role("option")).to_have_count(0)
+
+
 def sort_column(page: Page, elem_id: str, column: str, action: str) -> None:
     """Use the Dataframe's own column menu (⋮, shown on hover) to sort or clear."""
     header = page.locator(f"#{elem_id} thead th[title='{column}']")
@@ -302,7 +311,7 @@ def test_drill_down_to_claims_and_evidence(page: Page) -> None:
     page.get_by_role("option").filter(has_text="acme/strong · webtrack-2009-2012 · offline").click()
     expect(page.locator("#gc-queries")).to_contain_text("What are the effects of <b>acid</b> rain?")
     expect(page.locator("#gc-details-hint")).to_be_hidden()
-    choose(page, "gc-query", "100")
+    choose_query(page, "100")
     detail = page.locator("#gc-detail")
     expect(detail).to_contain_text("Acid rain damages forest soils. — grounded")
     expect(detail).to_contain_text("Acid rain is caused by volcanoes only. — not grounded")
@@ -347,7 +356,7 @@ def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
     page.get_by_role("tab", name="Model details").click()
     page.locator("#gc-run input").click()
     page.get_by_role("option").filter(has_text="acme/strong · arguana-debates").click()
-    choose(page, "gc-query", "environment-aeghhgwpe:pro")
+    choose_query(page, "environment-aeghhgwpe:pro")
     detail = page.locator("#gc-detail")
     expect(detail).to_contain_text("Should people become vegetarian?")
     expect(detail).to_contain_text("test-environment-aeghhgwpe-pro02a · cited")
