@@ -360,13 +360,35 @@ def write_csv(view: pd.DataFrame, family_id: str) -> str:
 
 
 def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
+    """The results shown by the filters, in the table's order (rank order, references last)."""
     df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), *filters)
-    keep = set(zip(df.get("model", []), df.get("board_id", []), strict=False))
-    return [
-        e.result
-        for e in lb.entries
-        if (e.model_label, e.board_id) in keep and e.result.metric_family == family_id
+    order = {key: n for n, key in enumerate(zip(df.get("model", []), df.get("board_id", []), strict=False))}
+    mine = [
+        e for e in lb.entries if (e.model_label, e.board_id) in order and e.result.metric_family == family_id
     ]
+    return [e.result for e in sorted(mine, key=lambda e: order[(e.model_label, e.board_id)])]
+
+
+def figure_caption(lb: Leaderboard, family_id: str, *filters: str) -> str:
+    """Which entries the figures are drawn for, each with its colour (escaped names): the
+    figures' own record of the selection they show."""
+    results = select_results(lb, family_id, *filters)
+    if not results:
+        return "<p class='gc-figcaption'>Figures: no results match.</p>"
+    names = figures.entry_labels(results)  # as the figures' legends name them
+    items = "".join(
+        f"<li data-entry='{html.escape(r.model.label, quote=True)}' title='{html.escape(r.model.label, quote=True)}'>"
+        f"<span class='gc-swatch' style='background:{figures.entry_colour(r, i)}'></span>"
+        f"{html.escape(names[i].replace(chr(92) + '$', '$'))}"
+        + (" [reference]" if _is_ref(lb, r) else "")
+        + "</li>"
+        for i, r in enumerate(results)
+    )
+    return f"<div class='gc-figcaption'>Figures drawn for {len(results)} entries, in rank order:<ul>{items}</ul></div>"
+
+
+def _is_ref(lb: Leaderboard, result: Any) -> bool:
+    return any(e.result is result and e.is_reference for e in lb.entries)
 
 
 def trust_html(lb: Leaderboard, family_id: str, *filters: str) -> str:
@@ -902,6 +924,9 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     start = values.get(fam.view_options[0][0]) if fam.view_options else None
     figs = fam.figures(select_results(lb, fid, *start_filters), start)
     plots = []
+    caption = (
+        gr.HTML(figure_caption(lb, fid, *start_filters), elem_id=f"gc-figcaption-{fid}") if figs else None
+    )
     with gr.Row(equal_height=False):
         for title, fig in figs.items():
             # the title as text above the figure: Gradio's label badge covered the figure's own
@@ -922,7 +947,10 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
 
     def _plots(*vals: Any) -> list[Any]:
         *flt, opt = vals if option is not None else (*vals, None)
-        return family_figures(lb, fid, values.get(opt) if opt else None, *flt)
+        return [
+            *family_figures(lb, fid, values.get(opt) if opt else None, *flt),
+            figure_caption(lb, fid, *flt),
+        ]
 
     # the table and the figures each have their own listener on every filter: a quick second
     # change runs each once more with the latest values (a chained update could be dropped,
@@ -930,7 +958,9 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     _on_change([*filters, columns], _table, [*filters, columns], [shown, download, trust, count, pairs])
     if plots:
         plot_inputs = [*filters, *([option] if option is not None else [])]
-        _on_change([*filters, *([option] if option is not None else [])], _plots, plot_inputs, plots)
+        _on_change(
+            [*filters, *([option] if option is not None else [])], _plots, plot_inputs, [*plots, caption]
+        )
     return FamilyTab(fid, shown, filters, columns)
 
 
@@ -947,7 +977,7 @@ URL_JS = """(fid, ...vals) => {
         else u.searchParams.set(k, v);
     });
     window.history.replaceState(null, '', u.toString());
-    return [fid, ...vals];
+    return [];
 }"""
 
 
@@ -955,6 +985,8 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
     if lb is None:
         lb, source = load()
     default_profile = default_profile_of(list(lb.profiles))
+    # one colour per entry for the whole app, in board order
+    figures.fix_colours([lb.entries[i].model_label for i in entry_order(lb)])
     tabs: list[FamilyTab] = []
     with gr.Blocks(title="groundcover leaderboard", delete_cache=(3600, 3600)) as demo:
         gr.Markdown(INTRO)
@@ -1068,7 +1100,7 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
                 [f.change for f in ft.filters],
                 None,
                 [fid_box, *ft.filters],
-                [fid_box, *ft.filters],
+                None,
                 js=URL_JS,
             )
 
@@ -1104,7 +1136,7 @@ CSS = """
 .gc-board thead th:first-child, .gc-board tbody td:first-child { min-width: 3.6em; }
 .gc-board thead th { min-width: 4.2em; }
 .gc-board thead th, .gc-board thead th * { word-break: keep-all !important; overflow-wrap: normal !important;
-  hyphens: none !important; }
+  hyphens: none !important; white-space: nowrap !important; }
 .gc-banner { background: #fff3cd !important; color: #3d2e00 !important; border-left: 4px solid #b38600;
   padding: .5rem .75rem; margin: .25rem 0; }
 .gc-banner * { color: #3d2e00 !important; }
@@ -1115,6 +1147,9 @@ CSS = """
 .gc-help dd { margin: 0; }
 #gc-detail { max-height: 75vh; overflow: auto; }
 .gc-answer { white-space: pre-wrap; }
+.gc-figcaption { font-size: .85rem; }
+.gc-figcaption ul { display: flex; flex-wrap: wrap; gap: .2rem 1rem; list-style: none; padding: 0; margin: .2rem 0; }
+.gc-swatch { display: inline-block; width: .8em; height: .8em; border-radius: 50%; margin-right: .35em; }
 .gc-cardview table { font-size: .85rem; }
 .gc-cardview th { text-align: left; padding-right: 1rem; }
 """

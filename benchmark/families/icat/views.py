@@ -54,7 +54,9 @@ def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> An
         ]
         for j, (k, c) in enumerate(curves):
             label = name if variant else f"{name} {_variant_name(k)}"
-            lines.append((label, c, figures.colour(i), styles[j % len(styles)], figures.marker(i)))
+            lines.append(
+                (label, c, figures.entry_colour(r, i), styles[j % len(styles)], figures.entry_marker(r, i))
+            )
     if not lines:
         return figures.empty_figure("no ICAT β sweep for this selection")
     labels = [line[0] for line in lines]
@@ -81,13 +83,16 @@ def scatter_figure(results: Sequence[TaskResult], variant: str = "m") -> Any:
     for i, (r, name) in enumerate(zip(results, figures.entry_labels(results), strict=True)):
         f, c = r.scores.get("s_fact"), r.scores.get(f"s_coverage_{variant}")
         if f is not None and c is not None and f.value is not None and c.value is not None:
-            pts.append((name, f.value, c.value, i))
+            pts.append((name, f.value, c.value, i, r))
     if not pts:
         return figures.empty_figure(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
     labels = [p[0] for p in pts]
     fig, ax = figures.new_figure(6.4, 3.6 + figures.legend_height(labels))
-    for name, f, c, i in pts:
-        ax.scatter([f], [c], color=figures.colour(i), marker=figures.marker(i), s=40, label=name)
+    for name, f, c, i, r in pts:  # see-through, edged: a point on another still shows
+        ax.scatter(
+            [f], [c], color=figures.entry_colour(r, i), marker=figures.entry_marker(r, i), s=48, label=name,
+            alpha=0.8, edgecolors="white", linewidths=0.8,
+        )  # fmt: skip
     ax.set_xlabel("S_fact (share of claims grounded)")
     ax.set_ylabel(f"S_coverage-{variant.upper()}\n(share of aspects covered)")
     ax.set_xlim(-0.02, 1.02)
