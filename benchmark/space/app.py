@@ -690,12 +690,56 @@ def query_choices(entry: Entry) -> list[tuple[str, str]]:
     return out
 
 
-def detail_html(entry: Entry, query_id: str) -> str:
+#: a trace page holds about this many characters of trace JSON, passages mostly (collapsed
+#: under their claims): a 121k-character ICAT trace was one 12,000 px page
+TRACE_PAGE_CHARS = 60_000
+
+
+def trace_pages(trace: dict[str, Any]) -> tuple[str | None, list[tuple[int, int]]]:
+    """How a long trace is paged: its largest list (claims, units, …) cut into runs of items
+    of about :data:`TRACE_PAGE_CHARS`; one page when it is short."""
+    lists = {k: v for k, v in trace.items() if isinstance(v, list) and v}
+    if not lists or len(json.dumps(trace, ensure_ascii=False)) <= TRACE_PAGE_CHARS:
+        return None, [(0, 0)]
+    key = max(lists, key=lambda k: len(json.dumps(lists[k], ensure_ascii=False)))
+    pages: list[tuple[int, int]] = []
+    start, size = 0, 0
+    for i, item in enumerate(lists[key]):
+        n = len(json.dumps(item, ensure_ascii=False))
+        if size and size + n > TRACE_PAGE_CHARS:
+            pages.append((start, i))
+            start, size = i, 0
+        size += n
+    pages.append((start, len(lists[key])))
+    return (key, pages) if len(pages) > 1 else (None, [(0, 0)])
+
+
+def detail_html(entry: Entry, query_id: str, page: int = 0) -> str:
+    """One page of a query's trace, rendered by its family (escaped there)."""
     trace = traces_of(entry).get(str(query_id))
     fam = REGISTRY.get(entry.result.metric_family)
     if trace is None or fam is None:
         return "<p>no trace for this query</p>"
-    return fam.trace_html(trace)
+    key, pages = trace_pages(trace)
+    if key is None:
+        return fam.trace_html(trace)
+    page = min(max(page, 0), len(pages) - 1)
+    start, end = pages[page]
+    note = (
+        f"<p class='gc-page-note'>Page {page + 1} of {len(pages)}: {html.escape(key)} {start + 1}–{end} of "
+        f"{len(trace[key])} (choose another page above).</p>"
+    )
+    return note + fam.trace_html({**trace, key: trace[key][start:end]})
+
+
+def page_choices(entry: Entry, query_id: str) -> list[tuple[str, str]]:
+    trace = traces_of(entry).get(str(query_id))
+    if trace is None:
+        return []
+    key, pages = trace_pages(trace)
+    if key is None:
+        return []
+    return [(f"page {n + 1}: {key} {a + 1}–{b}", str(n)) for n, (a, b) in enumerate(pages)]
 
 
 # ---------------------------------------------------------------------------------
@@ -1021,7 +1065,16 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
                         elem_id="gc-queries",
                         elem_classes=["gc-board"],
                     )
-                    query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query")
+                    with gr.Row():
+                        query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query", scale=3)
+                        trace_page = gr.Dropdown(
+                            [],
+                            value=None,
+                            label="Trace page",
+                            elem_id="gc-trace-page",
+                            visible=False,
+                            scale=1,
+                        )
                     detail = gr.HTML(elem_id="gc-detail")
 
                 def _open(idx: str | None) -> tuple[Any, ...]:
@@ -1063,17 +1116,35 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
                         "",
                     )
 
-                def _detail(idx: str | None, qid: str | None) -> str:
-                    if idx is None or qid is None or not str(idx).isdigit() or int(idx) >= len(lb.entries):
-                        return ""
-                    return detail_html(lb.entries[int(idx)], qid)
+                def _valid(idx: str | None, qid: str | None) -> bool:
+                    return (
+                        idx is not None
+                        and qid is not None
+                        and str(idx).isdigit()
+                        and int(idx) < len(lb.entries)
+                    )
+
+                def _detail(idx: str | None, qid: str | None) -> tuple[str, Any]:
+                    if not _valid(idx, qid):
+                        return "", gr.update(choices=[], value=None, visible=False)
+                    entry = lb.entries[int(idx)]  # type: ignore[arg-type]
+                    pages = page_choices(entry, str(qid))
+                    return detail_html(entry, str(qid)), gr.update(
+                        choices=pages, value=pages[0][1] if pages else None, visible=bool(pages)
+                    )
+
+                def _page(idx: str | None, qid: str | None, page: str | None) -> Any:
+                    if not _valid(idx, qid) or page is None or not str(page).isdigit():
+                        return gr.update()
+                    return detail_html(lb.entries[int(idx)], str(qid), int(page))  # type: ignore[arg-type]
 
                 def _pick_query(evt: gr.SelectData) -> Any:
                     row = evt.row_value or []
                     return gr.update(value=str(row[0])) if row else gr.update()
 
                 run.change(_open, inputs=run, outputs=[hint, details, card, summary, queries, query, detail])
-                query.change(_detail, inputs=[run, query], outputs=detail)
+                query.change(_detail, inputs=[run, query], outputs=[detail, trace_page])
+                trace_page.input(_page, inputs=[run, query, trace_page], outputs=detail)
                 queries.select(_pick_query, None, query)
             with gr.Tab("FAQ", id="tab-faq", elem_id="gc-tab-faq"):
                 gr.Markdown(FAQ)

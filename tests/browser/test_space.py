@@ -335,7 +335,7 @@ def test_drill_down_to_claims_and_evidence(page: Page) -> None:
     # markup from the answer and query is text, not elements
     assert detail.locator("img").count() == 0
     assert detail.locator("b:text-is('acid')").count() == 0
-    page.locator("#gc-detail summary").click()
+    page.locator("#gc-detail .gc-passages summary").first.click()  # the evidence is collapsed
     expect(detail).to_contain_text("<img src=x onerror=alert(1)>")
     page.screenshot(path=str(ARTIFACTS / "04-drilldown.png"), full_page=True)
 
@@ -684,3 +684,32 @@ def test_published_boards_read_right_at_first_glance(
         expect(page.locator("#gc-tab-faq")).to_contain_text("What are reference entries?")
     finally:
         page.close()
+
+
+def test_a_long_published_trace_is_paged(published_page: Page) -> None:
+    """The longest ICAT trace (the extractive baseline's, ~150k characters) opens paged, its
+    passages collapsed, each page a readable height."""
+    import json
+
+    root = Path(__file__).resolve().parents[2] / "leaderboard" / "results"
+    path = next(root.glob("groundcover__bm25-extractive-top3/**/*.icat.traces.jsonl"))
+    longest = max(path.read_text(encoding="utf-8").split("\n"), key=len)
+    qid = str(json.loads(longest)["query_id"])
+    page = published_page
+    page.get_by_role("tab", name="Model details").click()
+    page.locator("#gc-run input").click()
+    page.get_by_role("option").filter(has_text="ICAT: groundcover/bm25-extractive-top3").first.click()
+    choose_query(page, qid)
+    pages = page.locator("#gc-trace-page")
+    expect(pages).to_be_visible()
+    detail = page.locator("#gc-detail")
+    expect(detail).to_contain_text("Page 1 of")
+    height = detail.evaluate("el => el.scrollHeight")
+    assert height < 6000, height
+    page.screenshot(path=str(ARTIFACTS / "09-long-trace-page-1.png"), full_page=True)
+    first = detail.locator(".gc-claim").first.inner_text()
+    page.locator("#gc-trace-page input").click()
+    page.locator("#gc-trace-page").get_by_role("option").nth(1).click()
+    expect(detail).to_contain_text("Page 2 of")
+    assert detail.locator(".gc-claim").first.inner_text() != first
+    page.get_by_role("tab", name="ICAT", exact=True).click()

@@ -324,3 +324,17 @@ def test_reference_entries_are_shown_apart_and_never_ranked(tmp_path: Path) -> N
     # the ranks' evidence: the board's paired tests among its models, the reference not among them
     board_id = board.loc["acme/strong", "board_id"]
     assert REFERENCE not in lb.comparisons[board_id].models
+
+
+def test_model_card_kind_is_validated() -> None:
+    from pydantic import ValidationError
+
+    from benchmark.board.submissions import ModelCard
+
+    base = {"name": "x", "org": "y", "license": "mit", "open_weights": True, "contact": "a@b.c"}
+    assert ModelCard.model_validate(base).kind == "model"  # the safe default: ranked
+    assert ModelCard.model_validate({**base, "kind": "baseline"}).is_reference
+    with pytest.raises(ValidationError):
+        ModelCard.model_validate({**base, "kind": "champion"})
+    with pytest.raises(ValidationError):  # a setting of its own only for a reference entry
+        ModelCard.model_validate({**base, "reference_setting": "copies the corpus"})

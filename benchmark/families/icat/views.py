@@ -110,7 +110,7 @@ def trace_html(tr: dict[str, Any]) -> str:
     generated = {str(a["aspect_id"]): a["text"] for a in tr.get("generated_aspects", [])}
     parts = [
         f"<h3>Query {e(str(tr.get('query_id', '')))}: {e(str(tr.get('query', '')))}</h3>",
-        f"<details><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
+        f"<details open><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
     ]
     if tr.get("failures"):
         parts.append("<p><b>Failures:</b> " + e("; ".join(map(str, tr["failures"]))) + "</p>")
@@ -135,7 +135,13 @@ def trace_html(tr: dict[str, Any]) -> str:
         parts.append(
             f"<li class='gc-claim'><b>{e(str(c.get('text', '')))}</b> — <i>{e(verdict)}</i>"
             + (f"<br>covers: {'; '.join(covered)}" if covered else "<br>covers: none")
-            + "<ul>"
+        )
+        passages = c.get("passages", [])
+        supported = sum(1 for p in passages if p.get("supported"))
+        # the evidence collapsed under each claim: a trace reads as its claims first
+        parts.append(
+            f"<details class='gc-passages'><summary>{len(passages)} passage{'s' if len(passages) != 1 else ''}"
+            f" ({supported} supporting)</summary><ul>"
         )
         for p in c.get("passages", []):
             mark = "✔ " if p.get("supported") else ""
@@ -144,6 +150,6 @@ def trace_html(tr: dict[str, Any]) -> str:
                 f"<li class='gc-passage'>{mark}{e(str(p.get('passage_id', '')))} (rank {e(str(p.get('rank', '')))}, "
                 f"support {e('—' if support is None else f'{float(support):.2f}')}): {e(str(p.get('text', '')))}</li>"
             )
-        parts.append("</ul></li>")
+        parts.append("</ul></details></li>")
     parts.append("</ol>")
     return "".join(parts)
