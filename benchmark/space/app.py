@@ -370,15 +370,15 @@ def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
 
 
 def figure_caption(lb: Leaderboard, family_id: str, *filters: str) -> str:
-    """Which entries the figures are drawn for, each with its colour (escaped names): the
-    figures' own record of the selection they show."""
+    """Which entries the figures are drawn for, named as their legends name them (escaped): the
+    figures' own record of the selection they show.  (No colour swatches: the bar charts colour
+    their series, not their entries.)"""
     results = select_results(lb, family_id, *filters)
     if not results:
         return "<p class='gc-figcaption'>Figures: no results match.</p>"
     names = figures.entry_labels(results)  # as the figures' legends name them
     items = "".join(
         f"<li data-entry='{html.escape(r.model.label, quote=True)}' title='{html.escape(r.model.label, quote=True)}'>"
-        f"<span class='gc-swatch' style='background:{figures.entry_colour(r, i)}'></span>"
         f"{html.escape(names[i].replace(chr(92) + '$', '$'))}"
         + (" [reference]" if _is_ref(lb, r) else "")
         + "</li>"
@@ -1220,7 +1220,6 @@ CSS = """
 .gc-answer { white-space: pre-wrap; }
 .gc-figcaption { font-size: .85rem; }
 .gc-figcaption ul { display: flex; flex-wrap: wrap; gap: .2rem 1rem; list-style: none; padding: 0; margin: .2rem 0; }
-.gc-swatch { display: inline-block; width: .8em; height: .8em; border-radius: 50%; margin-right: .35em; }
 .gc-cardview table { font-size: .85rem; }
 .gc-cardview th { text-align: left; padding-right: 1rem; }
 """
