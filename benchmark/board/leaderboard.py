@@ -22,6 +22,10 @@ Rules, each of which is a way leaderboards mislead when broken:
   a model's rank is one plus the number of models significantly better than it
   (paired permutation test, Holm-corrected, α = 0.05); models not significantly
   different share a rank.
+* **Reference entries apart.**  A baseline, an oracle or a ceiling check (a model card's
+  ``kind``) is shown on its board, marked and after the models, with the setting its card
+  declares; it is never ranked among the models (its ``rank`` is empty) and has no overall
+  rank, so that a system that copies the judged corpus cannot hold rank 1.
 * **Closed-book and RAG are two entries.**  The retrieval setting is part of a model's
   identity (:attr:`~benchmark.core.results.ModelInfo.label`).
 """
@@ -60,6 +64,15 @@ class Entry:
     def model_label(self) -> str:
         return self.result.model.label
 
+    @property
+    def kind(self) -> str:
+        """``model``, or the reference kind its card declares (baseline, oracle, ceiling check)."""
+        return "model" if self.card is None else self.card.kind
+
+    @property
+    def is_reference(self) -> bool:
+        return self.kind != "model"
+
     @cached_property
     def board_id(self) -> str:
         return content_hash(self.result.board_key())[:12]
@@ -81,6 +94,8 @@ class Leaderboard:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     overall: pd.DataFrame = field(default_factory=pd.DataFrame)
     skipped: list[str] = field(default_factory=list)
+    #: each board's paired tests among its ranked models (the evidence for its ranks)
+    comparisons: dict[str, stats.PairedComparison] = field(default_factory=dict)
 
     @property
     def profiles(self) -> list[str]:
@@ -96,8 +111,16 @@ class Leaderboard:
 # ---------------------------------------------------------------------------------
 
 
-def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
-    """One row per (board, model): scores with CIs, failed queries, paired-test rank."""
+def family_table(
+    entries: list[Entry],
+    family: MetricFamily,
+    comparisons: dict[str, stats.PairedComparison] | None = None,
+) -> pd.DataFrame:
+    """One row per (board, model): scores with CIs, failed queries, paired-test rank.
+
+    Ranks are among the board's models only; reference entries (baselines, oracles,
+    ceiling checks) get none and sort after the models.  ``comparisons`` is filled with
+    each board's paired tests, the evidence for its ranks."""
     mine = [e for e in entries if e.result.metric_family == family.id]
     if not mine:
         return pd.DataFrame()
@@ -112,10 +135,19 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
         per_query = {
             e.model_label: {q.query_id: q.scores.get(primary) for q in e.result.per_query} for e in on_board
         }
-        for model, rank in stats.paired_ranks(
-            per_query, higher_is_better=col.higher_is_better if col else True
-        ).items():
-            ranks[(board_id, model)] = rank
+        ranked = {
+            e.model_label: per_query[e.model_label]
+            for e in on_board
+            if not e.is_reference and any(v is not None for v in per_query[e.model_label].values())
+        }
+        if ranked:
+            cmp = stats.paired_tests(ranked)
+            if comparisons is not None:
+                comparisons[board_id] = cmp
+            for model, rank in stats.ranks_of(
+                cmp, higher_is_better=col.higher_is_better if col else True
+            ).items():
+                ranks[(board_id, model)] = rank
         for model, value in shared_means(per_query).items():
             shared[(board_id, model)] = value
         for model in failure_outliers({e.model_label: _failed(e.result) for e in on_board}, on_board):
@@ -131,7 +163,10 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
             "model": e.model_label,
             "model_id": r.model.id,
             "revision": r.model.revision,
-            "setting": "closed-book" if r.model.rag is None else r.model.rag.label,
+            "setting": (e.card.reference_setting if e.card is not None and e.card.reference_setting else None)
+            or ("closed-book" if r.model.rag is None else r.model.rag.label),
+            "kind": e.kind,
+            "reference": e.is_reference,
             "open_weights": None if e.card is None else e.card.open_weights,
             "parameters": None if e.card is None else e.card.parameters,
             "queries": r.task.queries.n,
@@ -161,7 +196,9 @@ def family_table(entries: list[Entry], family: MetricFamily) -> pd.DataFrame:
     df["rank"] = df["rank"].astype("Int64")
     df["_primary"] = [row.get(row["ranked_by"]) for _, row in df.iterrows()]
     df = df.sort_values(
-        ["board", "rank", "_primary", "model"], ascending=[True, True, False, True], na_position="last"
+        ["board", "reference", "rank", "_primary", "model"],
+        ascending=[True, True, True, False, True],
+        na_position="last",
     )
     return df.drop(columns="_primary").reset_index(drop=True)
 
@@ -200,6 +237,11 @@ def failure_outliers(failed: dict[str, int], on_board: list[Entry]) -> list[str]
     return [m for m, f in failed.items() if f - median > margin]
 
 
+def _models_only(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ranked models (reference entries have no overall rank)."""
+    return table[~table["reference"].astype(bool)] if "reference" in table else table
+
+
 def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Per judge profile: each model's rank on every board, mean rank, overall rank.
 
@@ -208,7 +250,7 @@ def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     attribution) does not apply to a closed-book entry: it is neither counted nor missing.
     """
     frames = [
-        t[["judge_profile", "board", "model", "rank", "setting"]].assign(
+        _models_only(t)[["judge_profile", "board", "model", "rank", "setting"]].assign(
             needs_evidence=REGISTRY[fid].needs_evidence if fid in REGISTRY else False
         )
         for fid, t in tables.items()
@@ -297,10 +339,15 @@ def latest(entries: list[Entry]) -> list[Entry]:
 
 
 def build_from_entries(entries: list[Entry], skipped: list[str] | None = None) -> Leaderboard:
-    tables = {fid: family_table(entries, fam) for fid, fam in REGISTRY.items()}
+    comparisons: dict[str, stats.PairedComparison] = {}
+    tables = {fid: family_table(entries, fam, comparisons) for fid, fam in REGISTRY.items()}
     model_boards = {fid: t for fid, t in tables.items() if REGISTRY[fid].ranks_models}
     return Leaderboard(
-        entries=entries, tables=tables, overall=overall_table(model_boards), skipped=skipped or []
+        entries=entries,
+        tables=tables,
+        overall=overall_table(model_boards),
+        skipped=skipped or [],
+        comparisons=comparisons,
     )
 
 

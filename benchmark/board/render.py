@@ -33,8 +33,25 @@ RANKS_EXPLAINED = (
     "different share a rank. Intervals are 95% bootstrap CIs over queries (BCa from "
     f"{stats.BCA_MIN_N} queries, percentile below). The mean is over 'n' queries; those whose ranked "
     "score a judge failed on are counted in 'failed', never as 0. Incomplete results (a judge that "
-    "could not be reached) are on no board until re-run."
+    "could not be reached) are on no board until re-run. Reference entries (baselines, oracles, "
+    "ceiling checks, as their model cards declare) are shown apart and never ranked among the models."
 )
+
+REFERENCES_TITLE = (
+    "Reference entries (not ranked: baselines, oracles and ceiling checks, as their model cards say)"
+)
+
+
+def is_reference(r: pd.Series) -> bool:
+    return bool(r.get("reference", False)) and not pd.isna(r.get("reference", False))
+
+
+def split_references(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A board's ranked models, and its reference entries (shown apart)."""
+    if "reference" not in df or df.empty:
+        return df, df.iloc[0:0]
+    ref = df["reference"].fillna(False).astype(bool)
+    return df[~ref], df[ref]
 
 
 def fmt_ci(row: pd.Series, key: str) -> str:
@@ -94,7 +111,9 @@ def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd
         rows.append(
             {
                 **entry_cells(r),
-                "rank": MISSING if pd.isna(r["rank"]) else int(r["rank"]),
+                "rank": str(r["kind"])
+                if is_reference(r)
+                else (MISSING if pd.isna(r["rank"]) else int(r["rank"])),
                 **{family.label(k): fmt_cell(r, k, ci) for k in keys},
                 "queries": int(r["queries"]),
                 "n": int(r["n"]),
@@ -160,9 +179,12 @@ def print_leaderboard(
                 table.add_column(
                     col, justify="left" if left else "right", overflow="fold", min_width=6 if left else None
                 )
-            for _, row in view.iterrows():
+            refs = [is_reference(r) for _, r in sub.iterrows()]
+            for (_, row), ref, prev in zip(view.iterrows(), refs, [False, *refs], strict=False):
+                if ref and not prev:  # the reference entries under a rule of their own
+                    table.add_section()
                 # Text(...) so that markup in a model name is printed, never interpreted
-                table.add_row(*[Text(str(v)) for v in row])
+                table.add_row(*[Text(str(v), style="italic" if ref else "") for v in row])
             console.print(table)
             for line in _trust_lines(fam, sub):
                 style = "bold yellow" if line.startswith("Warning:") else "dim"
@@ -253,9 +275,16 @@ def to_markdown(lb: Leaderboard) -> str:
     for fid, fam in REGISTRY.items():
         df = lb.tables.get(fid, pd.DataFrame())
         for board, sub in df.groupby("board", sort=True) if not df.empty else []:
-            view = display_frame(sub, fam).map(md_cell)
-            view.columns = [md_cell(c) for c in view.columns]
-            parts.append(f"### {fam.title} — {md_cell(board)}\n\n{view.to_markdown(index=False)}\n")
+            models, refs = split_references(sub)
+            parts.append(f"### {fam.title} — {md_cell(board)}\n")
+            if not models.empty:
+                view = display_frame(models, fam).map(md_cell)
+                view.columns = [md_cell(c) for c in view.columns]
+                parts.append(f"{view.to_markdown(index=False)}\n")
+            if not refs.empty:
+                ref_view = display_frame(refs, fam).map(md_cell)
+                ref_view.columns = [md_cell(c) for c in ref_view.columns]
+                parts.append(f"*{md_text(REFERENCES_TITLE)}*\n\n{ref_view.to_markdown(index=False)}\n")
             parts += [
                 f"> **{md_text(line)}**\n" if line.startswith("Warning:") else f"* {md_text(line)}\n"
                 for line in _trust_lines(fam, sub)
@@ -271,7 +300,7 @@ def to_markdown(lb: Leaderboard) -> str:
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:1400px}
 table{border-collapse:collapse;margin-bottom:2rem;font-size:.9rem}th,td{border:1px solid #ccc;padding:.3rem .5rem}
-th{background:#f3f3f3}.warning{background:#fff3cd;padding:.5rem;border-left:4px solid #e0a800}.card{color:#555;font-size:.85rem}td{text-align:right}td:nth-child(2){text-align:left}caption{text-align:left;font-weight:600;margin:.5rem 0}"""
+th{background:#f3f3f3}.warning{background:#fff3cd;padding:.5rem;border-left:4px solid #e0a800}.card{color:#555;font-size:.85rem}td{text-align:right}td:nth-child(2){text-align:left}caption{text-align:left;font-weight:600;margin:.5rem 0}.ref{font-style:italic;margin:0 0 .25rem}"""
 
 
 def to_html(lb: Leaderboard) -> str:
@@ -288,7 +317,12 @@ def to_html(lb: Leaderboard) -> str:
             continue
         for board, sub in df.groupby("board", sort=True):
             body.append(f"<h3>{html.escape(str(board))}</h3>")
-            body.append(display_frame(sub, fam).to_html(index=False, escape=True, border=0))
+            models, refs = split_references(sub)
+            if not models.empty:
+                body.append(display_frame(models, fam).to_html(index=False, escape=True, border=0))
+            if not refs.empty:
+                body.append(f"<p class='ref'>{html.escape(REFERENCES_TITLE)}</p>")
+                body.append(display_frame(refs, fam).to_html(index=False, escape=True, border=0))
             body += [
                 f"<p class='{'warning' if line.startswith('Warning:') else 'card'}'>{html.escape(line)}</p>"
                 for line in _trust_lines(fam, sub)

@@ -37,6 +37,7 @@ from pydantic import (
     StrictInt,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from benchmark.core.errors import InputError, Problem
@@ -137,6 +138,18 @@ class ModelCard(_Strict):
         description="retrieval-augmented: the setting every answer was generated with; null: closed-book",
     )
     description: str | None = Field(default=None, max_length=2000)
+    kind: Literal["model", "baseline", "oracle", "ceiling check"] = Field(
+        default="model",
+        description=(
+            "'model' (ranked), or a reference entry: a 'baseline', an 'oracle' or a 'ceiling check' "
+            "(shown apart from the models, never ranked among them)"
+        ),
+    )
+    reference_setting: str | None = Field(
+        default=None,
+        max_length=120,
+        description="a reference entry's real setting, e.g. 'copies BM25 top-3 passages of the judged corpus'",
+    )
 
     @field_validator("name", "org")
     @classmethod
@@ -153,6 +166,19 @@ class ModelCard(_Strict):
                 "use letters, digits, '.', '_', '-', '+' and '=' only (it names a results folder)"
             )
         return v
+
+    @model_validator(mode="after")
+    def _reference_setting_of_reference(self) -> ModelCard:
+        if self.reference_setting is not None and self.kind == "model":
+            raise ValueError(
+                "reference_setting is for a reference entry (kind: baseline, oracle or ceiling check)"
+            )
+        return self
+
+    @property
+    def is_reference(self) -> bool:
+        """A baseline, oracle or ceiling check: shown apart, never ranked among models."""
+        return self.kind != "model"
 
     @property
     def model_id(self) -> str:

@@ -78,6 +78,27 @@ def marker(i: int) -> str:
     return MARKERS[(i // len(PALETTE)) % len(MARKERS)]
 
 
+#: entry label -> its place in the app's one colour order (see :func:`fix_colours`)
+_FIXED: dict[str, int] = {}
+
+
+def fix_colours(labels: Sequence[str]) -> None:
+    """One colour (and marker) per entry for the whole app: each label keeps the place it has
+    in ``labels``, whatever a filter leaves in a figure.  Labels not given fall back to their
+    position in the figure."""
+    _FIXED.clear()
+    for label in labels:
+        _FIXED.setdefault(label, len(_FIXED))
+
+
+def entry_colour(result: TaskResult, i: int) -> str:
+    return colour(_FIXED.get(result.model.label, i))
+
+
+def entry_marker(result: TaskResult, i: int) -> str:
+    return marker(_FIXED.get(result.model.label, i))
+
+
 def legend_columns(labels: Sequence[str]) -> int:
     """Two legend columns where the names are short enough to sit side by side in a 6.4 in
     figure, else one (a wider legend is cut at the figure's edges)."""

@@ -184,18 +184,34 @@ def paired_ranks(
     if not present:
         return {}
     cmp = paired_tests(present, seed=seed, n_resamples=n_resamples)
+    return ranks_of(cmp, higher_is_better=higher_is_better, alpha=alpha)
+
+
+def holm_adjusted(cmp: PairedComparison) -> np.ndarray:
+    """``adjusted[i][j]``: the p-value of i vs j, Holm-adjusted over i's comparisons with all
+    others (the value :func:`ranks_of` tests against α); 1 on the diagonal."""
+    m = len(cmp.models)
+    out = np.ones((m, m))
+    for i in range(m):
+        others = [j for j in range(m) if j != i]
+        for j, p in zip(others, holm([cmp.pvalue[i, j] for j in others]) if others else [], strict=True):
+            out[i, j] = p
+    return out
+
+
+def ranks_of(cmp: PairedComparison, *, higher_is_better: bool = True, alpha: float = ALPHA) -> dict[str, int]:
+    """Rank = 1 + the number of models significantly better, from a board's paired tests."""
     sign = 1.0 if higher_is_better else -1.0
-    ranks: dict[str, int] = {}
-    for i, mod in enumerate(cmp.models):
-        others = [j for j in range(len(cmp.models)) if j != i]
-        adjusted = holm([cmp.pvalue[i, j] for j in others]) if others else []
-        better = sum(
+    adjusted = holm_adjusted(cmp)
+    return {
+        mod: 1
+        + sum(
             1
-            for j, p in zip(others, adjusted, strict=True)
-            if p < alpha and sign * cmp.mean_diff[j, i] > 0 and cmp.n_shared[i, j] > 0
+            for j in range(len(cmp.models))
+            if j != i and adjusted[i, j] < alpha and sign * cmp.mean_diff[j, i] > 0 and cmp.n_shared[i, j] > 0
         )
-        ranks[mod] = 1 + better
-    return ranks
+        for i, mod in enumerate(cmp.models)
+    }
 
 
 #: How a missing score is shown: never as 0.

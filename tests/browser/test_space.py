@@ -15,13 +15,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.results_fixture import EVIL, EXPECTED_RANKS, RAG_LABEL, write_fixture
+from tests.helpers.results_fixture import (
+    EVIL,
+    EXPECTED_RANKS,
+    RAG_LABEL,
+    REFERENCE,
+    REFERENCE_SETTING,
+    write_fixture,
+)
 
 playwright = pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 LAPTOP = {"width": 1366, "height": 768}
+DESKTOP = {"width": 1920, "height": 1080}
 # A busy 2-core CI machine can take seconds to answer a filter change; waits poll, never sleep.
 expect.set_options(timeout=30_000)
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "space"
@@ -94,9 +102,9 @@ def chromium() -> Iterator[Browser]:
         browser.close()
 
 
-def _open(chromium: Browser, url: str) -> Page:
-    """A laptop's screen: 1366 × 768, the width the boards must be read at."""
-    pg = chromium.new_page(viewport=LAPTOP)
+def _open(chromium: Browser, url: str, viewport: dict[str, int] | None = None) -> Page:
+    """A laptop's screen by default: 1366 × 768, the width the boards must be read at."""
+    pg = chromium.new_page(viewport=viewport or LAPTOP)
     # the published boards take a busy 2-core machine well over Playwright's default 30 s
     # to build on first load: wait for the table itself, with a deadline, never a sleep
     pg.goto(url, timeout=180_000)
@@ -116,6 +124,15 @@ def choose(page: Page, elem_id: str, option: str) -> None:
     # the option list is the dropdown's own: another dropdown's list may still be closing
     page.locator(f"#{elem_id}").get_by_role("option", name=option, exact=True).click()
     expect(page.locator(f"#{elem_id}").get_by_role("option")).to_have_count(0)
+
+
+def choose_query(page: Page, query_id: str) -> None:
+    """A query from the drill-down's list, where each reads "id — the start of its text"."""
+    page.locator("#gc-query input").click()
+    page.locator("#gc-query").get_by_role(
+        "option", name=re.compile(rf"(^|\s){re.escape(query_id)} — ")
+    ).click()
+    expect(page.locator("#gc-query").get_by_role("option")).to_have_count(0)
 
 
 def sort_column(page: Page, elem_id: str, column: str, action: str) -> None:
@@ -162,11 +179,18 @@ def expect_order(table: Locator, expected: list[str], timeout_s: float = 30) -> 
 
 
 def expect_in_view(page: Page, elem_id: str, column: str) -> None:
-    """The column's header lies wholly inside the laptop screen, with no sideways scroll."""
-    box = page.locator(f"#{elem_id} thead th[title='{column}']").bounding_box()
+    """The column's header lies wholly inside the screen, with no sideways scroll (the page
+    may be scrolled down to the table, never sideways)."""
+    header = page.locator(f"#{elem_id} thead th[title='{column}']")
+    header.scroll_into_view_if_needed()
+    box = header.bounding_box()
+    size = page.viewport_size or LAPTOP
     assert box is not None, column
-    assert box["x"] >= 0 and box["x"] + box["width"] <= LAPTOP["width"], (column, box)
-    assert box["y"] >= 0 and box["y"] + box["height"] <= LAPTOP["height"], (column, box)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (column, box)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (column, box)
+    scrolled = page.locator(f"#{elem_id} .table-wrap, #{elem_id} table").first
+    assert page.evaluate("window.scrollX") == 0
+    assert scrolled.evaluate("el => el.scrollLeft") == 0, column
 
 
 MODELS = sorted(EXPECTED_RANKS, key=lambda m: (EXPECTED_RANKS[m], m))  # as the table orders them
@@ -302,7 +326,7 @@ def test_drill_down_to_claims_and_evidence(page: Page) -> None:
     page.get_by_role("option").filter(has_text="acme/strong · webtrack-2009-2012 · offline").click()
     expect(page.locator("#gc-queries")).to_contain_text("What are the effects of <b>acid</b> rain?")
     expect(page.locator("#gc-details-hint")).to_be_hidden()
-    choose(page, "gc-query", "100")
+    choose_query(page, "100")
     detail = page.locator("#gc-detail")
     expect(detail).to_contain_text("Acid rain damages forest soils. — grounded")
     expect(detail).to_contain_text("Acid rain is caused by volcanoes only. — not grounded")
@@ -311,7 +335,7 @@ def test_drill_down_to_claims_and_evidence(page: Page) -> None:
     # markup from the answer and query is text, not elements
     assert detail.locator("img").count() == 0
     assert detail.locator("b:text-is('acid')").count() == 0
-    page.locator("#gc-detail summary").click()
+    page.locator("#gc-detail .gc-passages summary").first.click()  # the evidence is collapsed
     expect(detail).to_contain_text("<img src=x onerror=alert(1)>")
     page.screenshot(path=str(ARTIFACTS / "04-drilldown.png"), full_page=True)
 
@@ -347,7 +371,7 @@ def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
     page.get_by_role("tab", name="Model details").click()
     page.locator("#gc-run input").click()
     page.get_by_role("option").filter(has_text="acme/strong · arguana-debates").click()
-    choose(page, "gc-query", "environment-aeghhgwpe:pro")
+    choose_query(page, "environment-aeghhgwpe:pro")
     detail = page.locator("#gc-detail")
     expect(detail).to_contain_text("Should people become vegetarian?")
     expect(detail).to_contain_text("test-environment-aeghhgwpe-pro02a · cited")
@@ -361,14 +385,18 @@ def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
 
 
 @pytest.fixture(scope="module")
-def published_page(chromium: Browser) -> Iterator[Page]:
-    """The published boards (``leaderboard/results``), as a visitor to the Space sees them."""
+def published_server() -> Iterator[str]:
+    """The published boards (``leaderboard/results``) served once for the module."""
     root = Path(__file__).resolve().parents[2]
-    server = _serve(root / "leaderboard" / "results", root / "submissions")
-    pg = _open(chromium, next(server))
+    yield from _serve(root / "leaderboard" / "results", root / "submissions")
+
+
+@pytest.fixture(scope="module")
+def published_page(chromium: Browser, published_server: str) -> Iterator[Page]:
+    """The published boards, as a visitor to the Space sees them."""
+    pg = _open(chromium, published_server)
     yield pg
     pg.close()
-    next(server, None)
 
 
 def published_results(fid: str) -> list:  # type: ignore[type-arg]
@@ -408,3 +436,280 @@ def test_every_published_board_at_laptop_width(published_page: Page) -> None:
             assert size[0] > 0 and 0 < size[1] <= size[2] + 1, (fid, i, size)
             img.screenshot(path=str(ARTIFACTS / f"figure-{n}-{fid}-{i + 1}.png"))
         page.screenshot(path=str(ARTIFACTS / f"board-{n}-{fid}.png"), full_page=True)
+
+
+# ---------------------------------------------------------------------------------
+# Reference entries, rows that open their evidence, filters, figures in agreement
+# ---------------------------------------------------------------------------------
+
+#: the contrast of every text-bearing element under the selectors, from computed styles: the
+#: text colour over the background its ancestors paint (alpha layers blended), WCAG's formula
+CONTRAST_JS = """(selectors) => {
+    const parse = c => {
+        const m = c && c.match(/rgba?\\(([^)]+)\\)/);
+        if (!m) return null;
+        const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+        return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    };
+    const blend = (top, under) => under.map((v, i) => top[i] * top[3] + v * (1 - top[3]));
+    const background = el => {
+        const layers = [];
+        for (let e = el; e; e = e.parentElement) {
+            const c = parse(getComputedStyle(e).backgroundColor);
+            if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+        }
+        let base = [255, 255, 255];
+        for (const c of layers.reverse()) base = blend(c, base);
+        return base;
+    };
+    const lum = rgb => {
+        const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]);
+    };
+    const out = [];
+    for (const sel of selectors) {
+        for (const root of document.querySelectorAll(sel)) {
+            for (const el of [root, ...root.querySelectorAll('*')]) {
+                const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+                const box = el.getBoundingClientRect();
+                if (!own || box.width === 0 || box.height === 0) continue;
+                const style = getComputedStyle(el);
+                if (style.visibility === 'hidden' || Number(style.opacity) === 0) continue;
+                const bg = background(el);
+                const raw = parse(style.color);
+                if (!raw) { out.push({sel, text: el.textContent.trim().slice(0, 40), ratio: 0, color: style.color}); continue; }
+                const fg = raw[3] < 1 ? blend(raw, bg) : raw.slice(0, 3);
+                const [a, b] = [lum(fg), lum(bg)];
+                out.push({sel, text: el.textContent.trim().slice(0, 40),
+                          ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), color: style.color});
+            }
+        }
+    }
+    return out;
+}"""
+
+#: header words that the layout broke across lines (each word's text range has one line box)
+BROKEN_WORDS_JS = """(sel) => {
+    const broken = [];
+    for (const root of document.querySelectorAll(sel)) {
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const text = n.textContent;
+            const re = /\\S+/g;
+            let m;
+            while ((m = re.exec(text))) {
+                const r = document.createRange();
+                r.setStart(n, m.index);
+                r.setEnd(n, m.index + m[0].length);
+                const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+                if (tops.size > 1) broken.push(m[0]);
+            }
+        }
+    }
+    return broken;
+}"""
+
+
+def low_contrast(page: Page, selectors: list[str], minimum: float = 4.5) -> list[dict[str, object]]:
+    measured = page.evaluate(CONTRAST_JS, selectors)
+    assert measured, selectors  # something was measured
+    return [m for m in measured if float(m["ratio"]) < minimum]  # type: ignore[arg-type]
+
+
+def test_reference_entry_is_marked_after_the_models_and_never_ranked(page: Page) -> None:
+    """The ceiling check beats every model on every query, yet a model holds rank 1; the
+    reference reads "ref", carries its kind and its card's setting, under a rule, last."""
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    table = page.locator("#gc-table-icat")
+    expect(table).to_contain_text("[ceiling check]")
+    shown = rows(table)
+    assert shown[0]["rank"] == "1" and shown[0]["model"] == "acme/strong", shown[0]
+    last = shown[-1]
+    assert last["model"] == f"{REFERENCE} [ceiling check]" and last["rank"] == "ref", last
+    assert last["setting"] == REFERENCE_SETTING
+    assert all(r["rank"] != "ref" for r in shown[:-1])
+    style = (
+        table.locator(".virtual-row")
+        .last.locator(".body-cell")
+        .first.evaluate(
+            "el => { const s = getComputedStyle(el); return [s.fontStyle, s.borderTopStyle, s.borderTopWidth]; }"
+        )
+    )
+    assert style[0] == "italic" and style[1] == "double", style
+    expect(page.locator("#gc-count-icat")).to_contain_text("1 of them reference entry (not ranked)")
+    # the figures list it as a reference, after the models
+    caption = page.locator("#gc-figcaption-icat li")
+    expect(caption.last).to_have_attribute("data-entry", REFERENCE)
+    expect(caption.last).to_contain_text("[reference]")
+
+
+def test_a_row_click_opens_its_details(page: Page) -> None:
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    table = page.locator("#gc-table-icat")
+    table.locator(".virtual-row").filter(has_text=REFERENCE).locator(".body-cell").nth(1).click()
+    card = page.locator("#gc-card")
+    expect(card).to_contain_text("Reference entry: ceiling check")
+    expect(card).to_contain_text(REFERENCE_SETTING)
+    link = card.locator("a[href='https://example.org/extractive-ceiling']")
+    expect(link).to_have_attribute("rel", "nofollow noopener")
+    expect(page.locator("#gc-summary")).to_contain_text("ref")
+    expect(page.locator("#gc-queries")).to_contain_text("What are the effects of <b>acid</b> rain?")
+    # per-query scores are numbers: the column menu sorts them as numbers
+    sort_column(page, "gc-queries", "ICAT-M", "Sort descending")
+    values = [float(r["ICAT-M"]) for r in rows(page.locator("#gc-queries"))]
+    assert values == sorted(values, reverse=True), values
+    sort_column(page, "gc-queries", "ICAT-M", "Clear sort")
+    # a per-query row opens its trace; the answer keeps its line breaks
+    page.locator("#gc-queries .virtual-row").first.locator(".body-cell").first.click()
+    expect(page.locator("#gc-detail")).to_contain_text("Acid rain damages forest soils.")
+    assert (
+        page.locator("#gc-detail .gc-answer").evaluate("el => getComputedStyle(el).whiteSpace") == "pre-wrap"
+    )
+    # headers of the details' tables are never broken inside a word
+    assert page.evaluate(BROKEN_WORDS_JS, "#gc-summary thead, #gc-queries thead") == []
+    page.screenshot(path=str(ARTIFACTS / "07-row-click-details.png"), full_page=True)
+
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    table.locator(".virtual-row").filter(has_text="beta-lab/mid").locator(".body-cell").nth(1).click()
+    expect(card).to_contain_text("beta-lab/mid")
+    expect(card).not_to_contain_text("Reference entry")
+    assert page.evaluate("window.__pwned") is None
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+
+
+def test_pairwise_tests_say_why_ranks_are_shared(page: Page) -> None:
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    page.locator("#gc-pairs-acc-icat").get_by_role("button").first.click()
+    pairs = page.locator("#gc-pairs-icat")
+    expect(pairs).to_contain_text("acme/strong")
+    got = {(r["A"], r["B"]): r for r in rows(pairs)}
+    assert got[("acme/strong", "acme/close")]["A significantly better"] == "yes"
+    assert got[("acme/close", "beta-lab/mid")]["A significantly better"] == "no"
+    assert float(got[("acme/close", "beta-lab/mid")]["Holm p"]) >= 0.05
+    assert all(REFERENCE not in a and REFERENCE not in b for a, b in got)  # references are not ranked
+    page.screenshot(path=str(ARTIFACTS / "08-pairwise.png"), full_page=True)
+    page.locator("#gc-pairs-acc-icat").get_by_role("button").first.click()
+
+
+def test_quick_filter_changes_leave_table_and_figures_in_agreement(page: Page) -> None:
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    table = page.locator("#gc-table-icat")
+    search = page.locator("#gc-search-icat textarea, #gc-search-icat input").first
+    caption = page.locator("#gc-figcaption-icat")
+    for _ in range(3):  # bursts of changes faster than the figures render
+        search.press_sequentially("beta", delay=0)
+        search.fill("")
+        search.press_sequentially("acme", delay=0)
+        search.fill("be")
+        search.press_sequentially("ta-lab", delay=0)
+    expect(table).not_to_contain_text("acme/strong")
+    expect(caption.locator("li")).to_have_count(1)
+    expect(caption.locator("li[data-entry='beta-lab/mid']")).to_have_count(1)
+    search.fill("")
+    search.press_sequentially("acme", delay=0)
+    expect(table).not_to_contain_text("beta-lab/mid")
+    expect(caption.locator("li")).to_have_count(3)
+    drawn = [li.get_attribute("data-entry") for li in caption.locator("li").all()]
+    assert drawn == [e for e in entries(table) if e.startswith("acme")], (drawn, entries(table))
+    search.fill("")
+    expect(caption.locator("li")).to_have_count(len(MODELS) + 1)
+
+
+def test_only_filters_that_change_something_and_a_share_link(chromium: Browser, page: Page) -> None:
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    # one task on the tab: no task filter; open and closed entries: a weights filter
+    expect(page.locator("#gc-task-icat")).to_be_hidden()
+    expect(page.locator("#gc-weights-icat")).to_be_visible()
+    search = page.locator("#gc-search-icat textarea, #gc-search-icat input").first
+    search.fill("beta")
+    expect(page.locator("#gc-table-icat")).not_to_contain_text("acme/strong")
+    page.wait_for_url(re.compile(r"[?&]q=beta"))
+    url = page.url
+    assert "tab=icat" in url
+    other = chromium.new_page(viewport=LAPTOP)
+    other.goto(url, timeout=180_000)
+    table = other.locator("#gc-table-icat")
+    expect(other.locator("#gc-search-icat textarea, #gc-search-icat input").first).to_have_value("beta")
+    expect(table).to_contain_text("beta-lab/mid")
+    expect(table).not_to_contain_text("acme/strong")
+    other.close()
+    search.fill("")
+    expect(page.locator("#gc-table-icat")).to_contain_text("acme/strong")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [LAPTOP, DESKTOP], ids=["1366", "1920"])
+def test_published_boards_read_right_at_first_glance(
+    chromium: Browser, published_server: str, viewport: dict[str, int], theme: str
+) -> None:
+    """Every published board at both widths in light and dark mode: the baseline that copies
+    the judged corpus is marked and never rank 1; the headline, its interval, failed and
+    copies are in view without scrolling sideways; headers are never broken inside a word;
+    text contrast ≥ 4.5:1 from computed styles; a screenshot of each tab."""
+    from benchmark.families import REGISTRY
+    from benchmark.space.app import headline
+
+    page = _open(chromium, published_server + ("?__theme=dark" if theme == "dark" else ""), viewport)
+    try:
+        if theme == "dark":
+            expect(page.locator("body.dark, html.dark, .dark").first).to_be_attached()
+        for n, (fid, fam) in enumerate(REGISTRY.items(), start=1):
+            page.get_by_role("tab", name=fam.title, exact=True).click()
+            table = page.locator(f"#gc-table-{fid}")
+            expect(table.locator(".virtual-row").first).to_be_visible()
+            shown = rows(table)
+            assert shown[0]["rank"] == "1", (fid, shown[0])
+            for r in shown:
+                if "bm25-extractive-top3" in r["model"]:
+                    assert r["rank"] == "ref" and r["model"].endswith("[ceiling check]"), (fid, r)
+                    assert r["setting"].startswith("extractive"), (fid, r)
+                    assert r is shown[-1], fid  # after every model
+            for col in (headline(fam).label, f"{headline(fam).label} CI", "failed", "copies"):
+                expect_in_view(page, f"gc-table-{fid}", col)
+            assert page.evaluate(BROKEN_WORDS_JS, f"#gc-table-{fid} thead") == [], fid
+            selectors = [f"#gc-table-{fid} thead", f"#gc-table-{fid} .virtual-row", f"#gc-count-{fid}"]
+            selectors += [f"#gc-trust-{fid}", f"#gc-help-{fid} summary"]
+            assert low_contrast(page, selectors) == [], (fid, theme)
+            page.screenshot(
+                path=str(ARTIFACTS / f"board-{viewport['width']}-{theme}-{n}-{fid}.png"), full_page=True
+            )
+        for name in ("Model details", "FAQ", "About"):
+            page.get_by_role("tab", name=name, exact=True).click()
+            page.screenshot(
+                path=str(
+                    ARTIFACTS / f"board-{viewport['width']}-{theme}-{name.replace(' ', '-').lower()}.png"
+                ),
+                full_page=True,
+            )
+        expect(page.locator("#gc-tab-faq")).to_contain_text("What are reference entries?")
+    finally:
+        page.close()
+
+
+def test_a_long_published_trace_is_paged(published_page: Page) -> None:
+    """The longest ICAT trace (the extractive baseline's, ~150k characters) opens paged, its
+    passages collapsed, each page a readable height."""
+    import json
+
+    root = Path(__file__).resolve().parents[2] / "leaderboard" / "results"
+    path = next(root.glob("groundcover__bm25-extractive-top3/**/*.icat.traces.jsonl"))
+    longest = max(path.read_text(encoding="utf-8").split("\n"), key=len)
+    qid = str(json.loads(longest)["query_id"])
+    page = published_page
+    page.get_by_role("tab", name="Model details").click()
+    page.locator("#gc-run input").click()
+    page.get_by_role("option").filter(has_text="ICAT: groundcover/bm25-extractive-top3").first.click()
+    choose_query(page, qid)
+    pages = page.locator("#gc-trace-page")
+    expect(pages).to_be_visible()
+    detail = page.locator("#gc-detail")
+    expect(detail).to_contain_text("Page 1 of")
+    height = detail.evaluate("el => el.scrollHeight")
+    assert height < 6000, height
+    page.screenshot(path=str(ARTIFACTS / "09-long-trace-page-1.png"), full_page=True)
+    first = detail.locator(".gc-claim").first.inner_text()
+    page.locator("#gc-trace-page input").click()
+    page.locator("#gc-trace-page").get_by_role("option").nth(1).click()
+    expect(detail).to_contain_text("Page 2 of")
+    assert detail.locator(".gc-claim").first.inner_text() != first
+    page.get_by_role("tab", name="ICAT", exact=True).click()

@@ -6,6 +6,8 @@ alternation (not significantly different: they share rank 2); the hostile ``<scr
 model is worse than all on every query and has results but no model card.  The
 ``groundcover/copy-baseline`` card has ``parameters: 0`` (no model: size does not
 apply).  ``acme/close`` also has a RAG entry, a separate row, with mid's scores.
+:data:`REFERENCE` beats every model on every query, but its card declares it a ceiling
+check: it is shown apart and never ranked (a model keeps rank 1).
 """
 
 from __future__ import annotations
@@ -52,12 +54,22 @@ MODELS: dict[str, list[float]] = {
     "beta-lab/mid": [d - _alt(i) for i, d in enumerate(DIFFICULTY)],
     EVIL: [max(0.0, d - 0.15) for d in DIFFICULTY],
     "groundcover/copy-baseline": [d - 0.1 for d in DIFFICULTY],
+    "groundcover/extractive-ceiling": [min(1.0, d + 0.45) for d in DIFFICULTY],
 }
+REFERENCE = "groundcover/extractive-ceiling"
+REFERENCE_SETTING = "copies passages of the judged corpus"
 CARDS = {
     "acme/strong": {"parameters": 70_000_000_000, "open_weights": False},
     "acme/close": {"parameters": 8_000_000_000, "open_weights": True},
     "beta-lab/mid": {"parameters": 500_000_000, "open_weights": True},
     "groundcover/copy-baseline": {"parameters": 0, "open_weights": True},
+    REFERENCE: {
+        "parameters": 0,
+        "open_weights": True,
+        "kind": "ceiling check",
+        "reference_setting": REFERENCE_SETTING,
+        "links": ["https://example.org/extractive-ceiling"],
+    },
 }
 RAG_LABEL = "acme/close (RAG bm25 k=5)"
 EXPECTED_RANKS = {

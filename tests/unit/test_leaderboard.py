@@ -21,6 +21,8 @@ from tests.helpers.results_fixture import (
     PROFILE,
     QUERIES,
     RAG_LABEL,
+    REFERENCE,
+    REFERENCE_SETTING,
     make_result,
     write_fixture,
 )
@@ -36,7 +38,8 @@ def test_paired_ranks_and_boards_never_mix_profiles(tmp_path: Path) -> None:
     lb = build_leaderboard(results, subs)
     icat = lb.tables["icat"]
     assert icat["board"].nunique() == 2
-    assert default_board(lb)["rank"].to_dict() == EXPECTED_RANKS
+    board = default_board(lb)
+    assert board.loc[~board["reference"], "rank"].to_dict() == EXPECTED_RANKS
     other = icat[icat["judge_profile"] == f"{OTHER_PROFILE['name']}@{OTHER_PROFILE['version']}"]
     assert other["model"].tolist() == ["acme/strong"] and other["rank"].tolist() == [1]
     # display metadata comes from validated model cards only
@@ -298,3 +301,40 @@ def test_one_failure_more_than_the_median_is_not_flagged() -> None:
     b = make_result("acme/b", MODELS["acme/close"], PROFILE, failed=("100",))
     board = from_results([a, b]).tables["icat"]
     assert not board["failure_flag"].any()
+
+
+def test_reference_entries_are_shown_apart_and_never_ranked(tmp_path: Path) -> None:
+    """A ceiling check that beats every model holds no rank: the best model keeps rank 1, the
+    reference comes after the models with its card's setting, and has no overall rank."""
+    results, subs = write_fixture(tmp_path)
+    lb = build_leaderboard(results, subs)
+    board = default_board(lb)
+    assert pd.isna(board.loc[REFERENCE, "rank"]) and board.loc[REFERENCE, "kind"] == "ceiling check"
+    assert board.loc["acme/strong", "rank"] == 1
+    assert board.index[-1] == REFERENCE  # after every model
+    assert board.loc[REFERENCE, "setting"] == REFERENCE_SETTING
+    assert REFERENCE not in set(lb.overall["model"])
+    md = to_markdown(lb)
+    assert "Reference entries" in md and "ceiling check" in md
+    assert md.index("acme/strong") < md.index("Reference entries") < md.index(REFERENCE)
+    page = to_html(lb)
+    assert page.index("Reference entries") < page.index(REFERENCE)
+    view = display_frame(board.reset_index(), REGISTRY["icat"]).set_index("model")
+    assert view.loc[REFERENCE, "rank"] == "ceiling check"
+    # the ranks' evidence: the board's paired tests among its models, the reference not among them
+    board_id = board.loc["acme/strong", "board_id"]
+    assert REFERENCE not in lb.comparisons[board_id].models
+
+
+def test_model_card_kind_is_validated() -> None:
+    from pydantic import ValidationError
+
+    from benchmark.board.submissions import ModelCard
+
+    base = {"name": "x", "org": "y", "license": "mit", "open_weights": True, "contact": "a@b.c"}
+    assert ModelCard.model_validate(base).kind == "model"  # the safe default: ranked
+    assert ModelCard.model_validate({**base, "kind": "baseline"}).is_reference
+    with pytest.raises(ValidationError):
+        ModelCard.model_validate({**base, "kind": "champion"})
+    with pytest.raises(ValidationError):  # a setting of its own only for a reference entry
+        ModelCard.model_validate({**base, "reference_setting": "copies the corpus"})

@@ -78,8 +78,10 @@ def radar(results: Sequence[TaskResult], most: int = 6) -> Any:
             ]
         )
         closed_a, closed_v = np.append(angles, angles[0]), np.append(values, values[0])
-        ax.plot(closed_a, closed_v, marker="o", markersize=3, color=figures.colour(i), label=name)
-        ax.fill(angles[~np.isnan(values)], values[~np.isnan(values)], color=figures.colour(i), alpha=0.08)
+        ax.plot(closed_a, closed_v, marker="o", markersize=3, color=figures.entry_colour(r, i), label=name)
+        ax.fill(
+            angles[~np.isnan(values)], values[~np.isnan(values)], color=figures.entry_colour(r, i), alpha=0.08
+        )
     ax.set_xticks(angles)
     ax.set_xticklabels([d.replace("_", "\n") for d in DIMENSIONS], fontsize=7)
     ax.set_ylim(QUALITY_SCALE[0] - 0.2, QUALITY_SCALE[1])

@@ -35,21 +35,29 @@ def figure(results: Sequence[TaskResult]) -> Any:
     if not rows:
         return figures.empty_figure("no attribution results")
     fig, ax = figures.new_figure(6.5, 4.8 + figures.LEGEND_ROW_IN * (1 + len(rows) // 3))
-    for r, label in zip(rows, figures.entry_labels(rows), strict=True):
+    undefined_y = -0.15  # a row of its own below the 0-1 scale: no precision is not 0
+    any_undefined = False
+    for i, (r, label) in enumerate(zip(rows, figures.entry_labels(rows), strict=True)):
         rec, prec = r.scores["citation_recall"], r.scores.get("citation_precision")
-        y = prec.value if prec is not None and prec.value is not None else 0.0
+        defined = prec is not None and prec.value is not None
+        any_undefined |= not defined
+        y = prec.value if defined else undefined_y  # type: ignore[union-attr]
         xerr = [[rec.value - (rec.ci_low or rec.value)], [(rec.ci_high or rec.value) - rec.value]]
-        yerr = (
-            [[y - (prec.ci_low or y)], [(prec.ci_high or y) - y]]
-            if prec is not None and prec.value is not None
-            else None
-        )
+        yerr = [[y - (prec.ci_low or y)], [(prec.ci_high or y) - y]] if defined else None  # type: ignore[union-attr]
         ax.errorbar(
-            rec.value, y, xerr=xerr, yerr=yerr, fmt="o" if yerr is not None else "x", capsize=3,
-            label=label if yerr is not None else f"{label} (cites nothing: no precision)",
+            rec.value, y, xerr=xerr, yerr=yerr, fmt=figures.entry_marker(r, i) if defined else "x", capsize=3,
+            color=figures.entry_colour(r, i), alpha=0.85,
+            label=label if defined else f"{label} (cites nothing: precision undefined)",
         )  # fmt: skip
     ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.02)
+    if any_undefined:
+        ax.axhline((undefined_y + 0) / 2 - 0.01, color="0.6", linewidth=0.8, linestyle=":")
+        ax.set_ylim(undefined_y - 0.07, 1.02)
+        ax.set_yticks(
+            [undefined_y, 0, 0.2, 0.4, 0.6, 0.8, 1.0], ["undefined", "0", "0.2", "0.4", "0.6", "0.8", "1"]
+        )
+    else:
+        ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("citation recall: sentences their citations support (95% CI)")
     ax.set_ylabel("citation precision: citations that support")
     ax.grid(alpha=0.3)

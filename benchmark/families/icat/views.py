@@ -54,7 +54,9 @@ def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> An
         ]
         for j, (k, c) in enumerate(curves):
             label = name if variant else f"{name} {_variant_name(k)}"
-            lines.append((label, c, figures.colour(i), styles[j % len(styles)], figures.marker(i)))
+            lines.append(
+                (label, c, figures.entry_colour(r, i), styles[j % len(styles)], figures.entry_marker(r, i))
+            )
     if not lines:
         return figures.empty_figure("no ICAT β sweep for this selection")
     labels = [line[0] for line in lines]
@@ -81,13 +83,16 @@ def scatter_figure(results: Sequence[TaskResult], variant: str = "m") -> Any:
     for i, (r, name) in enumerate(zip(results, figures.entry_labels(results), strict=True)):
         f, c = r.scores.get("s_fact"), r.scores.get(f"s_coverage_{variant}")
         if f is not None and c is not None and f.value is not None and c.value is not None:
-            pts.append((name, f.value, c.value, i))
+            pts.append((name, f.value, c.value, i, r))
     if not pts:
         return figures.empty_figure(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
     labels = [p[0] for p in pts]
     fig, ax = figures.new_figure(6.4, 3.6 + figures.legend_height(labels))
-    for name, f, c, i in pts:
-        ax.scatter([f], [c], color=figures.colour(i), marker=figures.marker(i), s=40, label=name)
+    for name, f, c, i, r in pts:  # see-through, edged: a point on another still shows
+        ax.scatter(
+            [f], [c], color=figures.entry_colour(r, i), marker=figures.entry_marker(r, i), s=48, label=name,
+            alpha=0.8, edgecolors="white", linewidths=0.8,
+        )  # fmt: skip
     ax.set_xlabel("S_fact (share of claims grounded)")
     ax.set_ylabel(f"S_coverage-{variant.upper()}\n(share of aspects covered)")
     ax.set_xlim(-0.02, 1.02)
@@ -105,7 +110,7 @@ def trace_html(tr: dict[str, Any]) -> str:
     generated = {str(a["aspect_id"]): a["text"] for a in tr.get("generated_aspects", [])}
     parts = [
         f"<h3>Query {e(str(tr.get('query_id', '')))}: {e(str(tr.get('query', '')))}</h3>",
-        f"<details><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
+        f"<details open><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
     ]
     if tr.get("failures"):
         parts.append("<p><b>Failures:</b> " + e("; ".join(map(str, tr["failures"]))) + "</p>")
@@ -130,7 +135,13 @@ def trace_html(tr: dict[str, Any]) -> str:
         parts.append(
             f"<li class='gc-claim'><b>{e(str(c.get('text', '')))}</b> — <i>{e(verdict)}</i>"
             + (f"<br>covers: {'; '.join(covered)}" if covered else "<br>covers: none")
-            + "<ul>"
+        )
+        passages = c.get("passages", [])
+        supported = sum(1 for p in passages if p.get("supported"))
+        # the evidence collapsed under each claim: a trace reads as its claims first
+        parts.append(
+            f"<details class='gc-passages'><summary>{len(passages)} passage{'s' if len(passages) != 1 else ''}"
+            f" ({supported} supporting)</summary><ul>"
         )
         for p in c.get("passages", []):
             mark = "✔ " if p.get("supported") else ""
@@ -139,6 +150,6 @@ def trace_html(tr: dict[str, Any]) -> str:
                 f"<li class='gc-passage'>{mark}{e(str(p.get('passage_id', '')))} (rank {e(str(p.get('rank', '')))}, "
                 f"support {e('—' if support is None else f'{float(support):.2f}')}): {e(str(p.get('text', '')))}</li>"
             )
-        parts.append("</ul></li>")
+        parts.append("</ul></details></li>")
     parts.append("</ol>")
     return "".join(parts)
