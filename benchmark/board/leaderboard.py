@@ -279,6 +279,8 @@ def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
                     "missing": "; ".join(missing),
                 }
             )
+    if not out:  # every entry a reference (baseline, oracle): no model to rank overall
+        return pd.DataFrame()
     df = pd.DataFrame(out)
     df["overall_rank"] = pd.Series(pd.NA, index=df.index, dtype="Int64")
     for _, idx in df.groupby("judge_profile").groups.items():

