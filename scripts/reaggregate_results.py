@@ -40,7 +40,11 @@ def reaggregate(path: Path, root: Path) -> bool:
         RunOptions(
             seed=result.statistics.seed,
             bootstrap_resamples=result.statistics.bootstrap_resamples,
-            **({"max_failure_rate": result.run.max_failure_rate} if result.run.max_failure_rate is not None else {}),
+            **(
+                {"max_failure_rate": result.run.max_failure_rate}
+                if result.run.max_failure_rate is not None
+                else {}
+            ),
         ),
         result.notes,
     )
