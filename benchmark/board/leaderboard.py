@@ -154,6 +154,8 @@ def family_table(
             flagged.add((board_id, model))
     for e in mine:
         r = e.result
+        ranked_score = _primary_score(r)
+        shared_mean, shared_n = shared.get((e.board_id, e.model_label), (None, 0))
         row: dict[str, object] = {
             "board": e.board,
             "board_id": e.board_id,
@@ -170,11 +172,11 @@ def family_table(
             "open_weights": None if e.card is None else e.card.open_weights,
             "parameters": None if e.card is None else e.card.parameters,
             "queries": r.task.queries.n,
-            "n": _primary_score(r).n if _primary_score(r) is not None else 0,
+            "n": ranked_score.n if ranked_score is not None else 0,
             "failed": _failed(r),
             "failed_queries": len(r.failed_queries),
-            "shared_mean": shared.get((e.board_id, e.model_label), (None, 0))[0],
-            "shared_n": shared.get((e.board_id, e.model_label), (None, 0))[1],
+            "shared_mean": shared_mean,
+            "shared_n": shared_n,
             "failure_flag": (e.board_id, e.model_label) in flagged,
             "failures": int(sum(r.failures.values())),
             "copies": int(sum(r.example_copies.values())),
@@ -321,10 +323,15 @@ def load_entries(
             skipped.append(f"{shown}: not a valid result file ({str(exc).splitlines()[0][:200]})")
             continue
         if result.incomplete:
-            skipped.append(f"{shown}: incomplete, re-run to complete it ({'; '.join(result.incomplete)})")
+            skipped.append(f"{shown}: {incomplete_note(result)}")
             continue
         entries.append(Entry(path=path, result=result, card=_card_for(cards, result)))
     return latest(entries), skipped
+
+
+def incomplete_note(result: TaskResult) -> str:
+    """Why an incomplete result is on no board, as the skipped list says it."""
+    return f"incomplete, re-run to complete it ({'; '.join(result.incomplete)})"
 
 
 def _card_for(cards: dict[str, ModelCard], result: TaskResult) -> ModelCard | None:
@@ -365,7 +372,7 @@ def from_results(results: list[TaskResult]) -> Leaderboard:
     incomplete ones are listed as skipped, as on the published board."""
     complete = [r for r in results if not r.incomplete]
     skipped = [
-        f"{r.model.label} on {r.task.id} ({r.metric_family}): incomplete ({'; '.join(r.incomplete)})"
+        f"{r.model.label} on {r.task.id} ({r.metric_family}): {incomplete_note(r)}"
         for r in results
         if r.incomplete
     ]
