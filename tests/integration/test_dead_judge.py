@@ -55,6 +55,14 @@ def outputs_file(folder: Path) -> Path:
     return path
 
 
+def judge_and_answers(server: ServerThread, folder: Path) -> tuple[Path, Path]:
+    """The scripted reader as the profile's judge, and the outputs file it judges."""
+    profile = http_judge_profile(
+        folder, server, "http-dying-reader", "scripted-exam-reader", max_new_tokens=32, batch_size=4
+    )
+    return profile, outputs_file(folder)
+
+
 def score(outputs: Path, profile: Path, results: Path, *extra: str) -> int:
     return main(
         [
@@ -68,10 +76,7 @@ def score(outputs: Path, profile: Path, results: Path, *extra: str) -> int:
 def test_a_judge_that_dies_halfway_is_incomplete_and_resumes_to_the_uninterrupted_numbers(
     server: ServerThread, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    profile = http_judge_profile(
-        tmp_path, server, "http-dying-reader", "scripted-exam-reader", max_new_tokens=32, batch_size=4
-    )
-    outputs = outputs_file(tmp_path)
+    profile, outputs = judge_and_answers(server, tmp_path)
 
     # the judge never goes down: the reference numbers, and how many requests they take
     monkeypatch.setenv("GROUNDCOVER_HOME", str(tmp_path / "home-reference"))
@@ -118,10 +123,7 @@ def test_a_judge_down_from_the_first_question_scores_nothing_and_the_re_run_comp
 ) -> None:
     """Up for the preflight, down from the first question: every query has no score, exit 3,
     and the gold articles (read with the first batch) are asked again once it is back."""
-    profile = http_judge_profile(
-        tmp_path, server, "http-dying-reader", "scripted-exam-reader", max_new_tokens=32, batch_size=4
-    )
-    outputs = outputs_file(tmp_path)
+    profile, outputs = judge_and_answers(server, tmp_path)
     monkeypatch.setenv("GROUNDCOVER_HOME", str(tmp_path / "home"))
     control(server, "reset")
     control(server, "down", after=0)
@@ -140,10 +142,7 @@ def test_a_judge_down_from_the_first_question_scores_nothing_and_the_re_run_comp
 def test_a_higher_max_failure_rate_accepts_the_result_and_records_the_threshold(
     server: ServerThread, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    profile = http_judge_profile(
-        tmp_path, server, "http-dying-reader", "scripted-exam-reader", max_new_tokens=32, batch_size=4
-    )
-    outputs = outputs_file(tmp_path)
+    profile, outputs = judge_and_answers(server, tmp_path)
     monkeypatch.setenv("GROUNDCOVER_HOME", str(tmp_path / "home"))
     control(server, "reset")
     assert score(outputs, profile, tmp_path / "warm") == 0  # the gold articles, answered and cached
