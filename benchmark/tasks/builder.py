@@ -215,7 +215,9 @@ def conform(argument: str, rows: Rows, table: TableSchema) -> tuple[pd.DataFrame
         and "query_id" in df.columns
         and table.key[1] not in df.columns
     ):
-        df[table.key[1]] = (df.groupby("query_id", sort=False).cumcount() + 1).astype(str).astype(object)
+        df[table.key[1]] = (
+            (df.groupby("query_id", sort=False, dropna=False).cumcount() + 1).astype(str).astype(object)
+        )
     for col in table.columns:
         if col.name in df.columns:
             continue
@@ -337,6 +339,14 @@ def choose_metrics(
     present: set[str], families: Mapping[str, Any], requested: Sequence[str] | None, where: str
 ) -> tuple[list[str], list[Problem]]:
     """The card's ``metrics``: ``requested`` (checked) or every family that applies."""
+    if not families:
+        return [], [
+            Problem(
+                where,
+                "no metric family is loaded to ask which apply: import benchmark.families first",
+                field="metrics",
+            )
+        ]
     if requested:
         problems = []
         for fid in requested:

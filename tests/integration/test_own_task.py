@@ -71,7 +71,7 @@ ANSWERS = {
 }
 
 
-def test_a_task_from_dataframes_scores_like_a_bundled_one(tmp_path: Path) -> None:
+def test_a_task_from_dataframes_scores_and_ranks_like_a_bundled_one(tmp_path: Path) -> None:
     task = Task.from_records(
         "team-faq",
         queries=QUESTIONS,
@@ -117,3 +117,9 @@ def test_a_task_from_dataframes_scores_like_a_bundled_one(tmp_path: Path) -> Non
     # the answers hold every vital nugget's words and EXAM's key: the scores say so
     assert scored["exam"].scores["exam"].value == 1.0
     assert scored["nuggets"].scores[scored["nuggets"].primary].value > 0
+
+    # ranked like a bundled task's results: one board per family, the task named on it
+    snapshot = tmp_path / "snapshot"
+    assert main(["leaderboard", "--results-dir", str(results), "--out", str(snapshot)]) == 0
+    boards = "".join(p.read_text() for p in snapshot.rglob("*.md"))
+    assert "team-faq" in boards and "team/bot" in boards
