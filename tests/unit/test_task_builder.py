@@ -204,3 +204,21 @@ def test_tasks_new_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert "--force" in capsys.readouterr().err
     assert main(["tasks", "new", "x", "--out", str(tmp_path / "x")]) == 2
     assert "--queries" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_other_registered_tables_by_name_and_no_registry_no_guess(tmp_path: Path) -> None:
+    from benchmark.tasks.builder import build_task
+
+    stances = [{"query_id": "q1", "doc_id": "d1", "stance": "pro"}]
+    task = Task.from_records(
+        "e", queries=QUERIES, corpus=CORPUS, tables={"stances": stances}, out_dir=tmp_path / "e"
+    )
+    assert task.table("stances").to_dict("records") == stances
+    with pytest.raises(InputError) as err:
+        Task.from_records(
+            "f", queries=QUERIES, corpus=CORPUS, tables={"opinions": []}, out_dir=tmp_path / "f"
+        )
+    assert "unknown table(s) ['opinions']" in str(err.value)
+    with pytest.raises(InputError, match="no metric family is loaded"):
+        build_task("g", out_dir=tmp_path / "g", inputs={"queries": QUERIES, "corpus": CORPUS}, families={})
+    assert not (tmp_path / "f").exists() and not (tmp_path / "g").exists()
