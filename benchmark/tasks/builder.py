@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import pandas as pd
 import yaml
@@ -48,9 +48,12 @@ from benchmark.tasks.card import (
 from benchmark.tasks.datacard import dataset_card
 from benchmark.tasks.tables import TableSchema, check_references, check_table, known
 
+if TYPE_CHECKING:
+    import datasets
+
 #: a table as the caller may give it: a path (CSV, TSV, JSON lines, parquet), a pandas
 #: DataFrame, a ``datasets.Dataset`` or a list of dicts
-TableInput = str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]] | Any
+TableInput = Union[str, os.PathLike[str], pd.DataFrame, "datasets.Dataset", Sequence[Mapping[str, Any]]]
 
 #: ``from_records`` argument -> the task table it fills, where the two names differ
 #: (the others are named as their table: ``queries``, ``qrels``, ``corpus``, …)
@@ -153,34 +156,58 @@ def _read_file(path: Path) -> tuple[Rows | None, list[Problem]]:
     records: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
-    with open(path, encoding="utf-8", newline="") as f:
-        if _SUFFIXES[suffix] is not None:  # CSV / TSV: empty cells are missing values
-            reader = csv.DictReader(f, delimiter=_SUFFIXES[suffix])  # type: ignore[arg-type]
-            start = 2
+    # utf-8-sig: a spreadsheet's CSV export starts with a byte-order mark, which would
+    # otherwise become part of the first column's name
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        try:
+            _read_text(f, _SUFFIXES[suffix], label, records, lines, problems)
+        except UnicodeDecodeError:
+            return None, [Problem(label, "not UTF-8 text: save the file as UTF-8")]
+        except csv.Error as exc:
+            return None, [Problem(label, f"not valid CSV: {exc}", line=len(lines) + 2)]
+    df = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    df = _frame_rows(label, df).frame
+    df.index = pd.Index([n - 1 for n in lines], dtype="int64")
+    return Rows(label, df, path), problems
+
+
+def _read_text(
+    f: Any,
+    delimiter: str | None,
+    label: str,
+    records: list[dict[str, Any]],
+    lines: list[int],
+    problems: list[Problem],
+) -> None:
+    """Rows of a CSV / TSV (``delimiter``) or JSON-lines file, each with its first line."""
+    if delimiter is not None:  # CSV / TSV: empty cells are missing values
+        limit = csv.field_size_limit()
+        csv.field_size_limit(2**31 - 1)  # a corpus passage may be longer than csv's 128 KiB default
+        try:
+            reader = csv.DictReader(f, delimiter=delimiter)
+            start = 2  # line 1 is the header; a quoted cell may span lines
             for row in reader:
                 if None in row:
                     problems.append(Problem(label, "more cells than header columns", line=start))
                 records.append({k: (v if v != "" else None) for k, v in row.items() if k is not None})
                 lines.append(start)
                 start = reader.line_num + 1
-        else:
-            for n, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    problems.append(Problem(label, f"not valid JSON: {exc.msg}", line=n))
-                    continue
-                if not isinstance(obj, dict):
-                    problems.append(Problem(label, "each line must be a JSON object", line=n))
-                    continue
-                records.append(obj)
-                lines.append(n)
-    df = pd.DataFrame.from_records(records) if records else pd.DataFrame()
-    df = _frame_rows(label, df).frame
-    df.index = pd.Index([n - 1 for n in lines], dtype="int64")
-    return Rows(label, df, path), problems
+        finally:
+            csv.field_size_limit(limit)
+        return
+    for n, line in enumerate(f, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(label, f"not valid JSON: {exc.msg}", line=n))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(label, "each line must be a JSON object", line=n))
+            continue
+        records.append(obj)
+        lines.append(n)
 
 
 # ---------------------------------------------------------------------------------

@@ -222,3 +222,16 @@ def test_other_registered_tables_by_name_and_no_registry_no_guess(tmp_path: Path
     with pytest.raises(InputError, match="no metric family is loaded"):
         build_task("g", out_dir=tmp_path / "g", inputs={"queries": QUERIES, "corpus": CORPUS}, families={})
     assert not (tmp_path / "f").exists() and not (tmp_path / "g").exists()
+
+
+def test_a_spreadsheet_export_and_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    bom = tmp_path / "excel.csv"
+    bom.write_bytes("\ufeffqid,question\r\n1,How do tornadoes form?\r\n".encode())
+    task = Task.from_records("x", queries=bom, corpus=CORPUS, out_dir=tmp_path / "x")
+    assert task.table("queries").to_dict("records") == [{"query_id": "1", "text": "How do tornadoes form?"}]
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("qid,question\n1,caf\xe9?\n".encode("latin-1"))
+    found = problems(tmp_path, queries=latin)
+    assert [(where(p), p.message) for p in found] == [
+        (("latin.csv", None, None), "not UTF-8 text: save the file as UTF-8")
+    ]
