@@ -435,6 +435,7 @@ def build_task(
     tables: dict[str, pd.DataFrame] = {}
     files: dict[str, str] = {}
     read: dict[str, Rows] = {}
+    given: list[str] = []  # the tables given, read or not: what the card will list
     # the named arguments first, then any other registered table given by its own name
     for argument in [*ARGUMENTS, *sorted(set(inputs) - set(ARGUMENTS) - set(unknown))]:
         value = inputs.get(argument)
@@ -444,6 +445,7 @@ def build_task(
         if table_name not in schemas:  # a family that registers it is not loaded
             problems.append(Problem(where, f"no table {table_name!r} is registered", field=argument))
             continue
+        given.append(table_name)
         rows, found = read_input(argument, value)
         problems += found
         if rows is None:
@@ -458,14 +460,16 @@ def build_task(
             tables[table_name] = df
     problems += check_references(tables, files)  # rows naming an unknown query, aspect, …
 
-    present = set(read)
+    # which families apply follows from what was given, so an unreadable file is one
+    # problem, not also a family that seems to have nothing to score
+    present = {"queries", *given}
     chosen, found = choose_metrics(
         present, loaded_families() if families is None else families, metrics, where
     )
     problems += found
     card = _card(
         task_id,
-        present,
+        given,
         read,
         chosen,
         where=where,
@@ -507,7 +511,7 @@ def _check_out(out: Path, force: bool) -> list[Problem]:
 
 def _card(
     task_id: str,
-    present: set[str],
+    present: Sequence[str],
     read: Mapping[str, Rows],
     metrics: list[str],
     *,
@@ -519,13 +523,14 @@ def _card(
 ) -> TaskCard | None:
     """The card, checked before anything is written (its checksums are filled in after)."""
     defaults = _defaults()
-    tables = {t: f"{t}.parquet" for t in read}
+    # queries always: their absence is reported once, as such, not again by the card's check
+    tables = {t: f"{t}.parquet" for t in ["queries", *present]}
     sources = [r for r in read.values() if r.path is not None]
     kinds = sorted({r.label.split(" (")[1].rstrip(")") for r in read.values() if r.path is None})
     notes = f"Built by {script} from {len(read)} input table(s)" + (
         f"; in-memory inputs ({', '.join(kinds)}) have no file to checksum" if kinds else ""
     )
-    listed = ", ".join(t for t in read if t != "queries") or "no other tables"
+    listed = ", ".join(t for t in present if t != "queries") or "no other tables"
     try:
         return TaskCard(
             id=task_id,
@@ -538,7 +543,7 @@ def _card(
             citation=given["citation"] or "",
             metrics=metrics,
             instruction=given["instruction"] or defaults["instruction"].strip(),
-            data=DataSource(kind="local", path="data", tables=tables or {"queries": "queries.parquet"}),
+            data=DataSource(kind="local", path="data", tables=tables),
             corpus=CorpusSpec(kind="table", label=f"{task_id} corpus")
             if "corpus" in present
             else CorpusSpec(kind="none", label="none given: pass --corpus or --lucene-index when scoring"),
