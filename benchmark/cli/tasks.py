@@ -25,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "benchmark tasks export-lm-eval --out lm_eval_tasks/            # the scorable queries, closed-book",
             "benchmark tasks export-lm-eval --out lm_eval_tasks/ --rag bm25 # with 5 retrieved passages per prompt",
             "lm_eval --include_path lm_eval_tasks/ --tasks groundcover_webtrack-2009-2012 --log_samples ...",
-            "benchmark tasks new my-task --out my-task/ --queries questions.csv --corpus passages.jsonl "
-            "--sub-questions subqs.csv --license CC-BY-4.0   # your own data as a task (docs/own-data.md)",
+            "benchmark tasks new my-task --out my-task/ --queries questions.csv --corpus passages.jsonl \\",
+            "    --sub-questions subqs.csv --license CC-BY-4.0   # your own data as a task (docs/own-data.md)",
             "benchmark score --outputs answers.jsonl --tasks ./my-task/",
         ],
     )
@@ -87,7 +87,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--instruction", metavar="TEXT", help="what the evaluated model is asked with each query"
     )
     new.add_argument("--citation", metavar="BIBTEX", help="how to cite the data")
-    new.add_argument("--version", dest="task_version", default="1.0.0", help="the task's version (1.0.0)")
+    new.add_argument(
+        "--version", dest="task_version", metavar="X.Y.Z", default="1.0.0", help="the task's version (1.0.0)"
+    )
     new.add_argument(
         "--metrics", metavar="A,B", help="the families to list (default: every family the inputs allow)"
     )

@@ -117,9 +117,11 @@ def read_input(argument: str, value: TableInput) -> tuple[Rows | None, list[Prob
         return _read_file(Path(value))
     if isinstance(value, pd.DataFrame):
         return _frame_rows(f"{argument} (DataFrame)", value), []
-    if type(value).__module__.startswith("datasets") and hasattr(value, "to_pandas"):
-        if not hasattr(value, "features"):  # a DatasetDict: which split is meant is not ours to guess
-            return None, [Problem(f"{argument} (datasets)", "give one split (a Dataset), not a DatasetDict")]
+    if type(value).__module__.startswith("datasets"):  # not imported here: it is slow to import
+        if not hasattr(value, "to_pandas"):  # a DatasetDict: which split is meant is not ours to guess
+            return None, [
+                Problem(f"{argument} ({type(value).__name__})", "give one split, e.g. dataset['test']")
+            ]
         return _frame_rows(f"{argument} (datasets.Dataset)", value.to_pandas()), []
     if isinstance(value, Sequence) and all(isinstance(r, Mapping) for r in value):
         return _frame_rows(f"{argument} (records)", pd.DataFrame.from_records(list(value))), []
@@ -278,7 +280,7 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
         v = v.item()  # numpy scalars
     if typ == "str":
         if isinstance(v, bool):
-            return False, ""
+            return False, str(v)
         if isinstance(v, int):
             return True, str(v)  # numeric ids (TREC topic numbers) are ids, not numbers
         if isinstance(v, float) and v.is_integer() and name.endswith("_id"):
@@ -381,7 +383,7 @@ def choose_metrics(
                 problems.append(Problem(where, f"no metric family {fid!r}; known: {', '.join(families)}"))
             elif missing := sorted(set(families[fid].required_tables) - present):
                 problems.append(Problem(where, f"{fid} needs the table(s) {missing}", field="metrics"))
-        return list(requested), problems
+        return list(dict.fromkeys(requested)), problems
     chosen = [fid for fid, fam in families.items() if applies(fam, present)]
     if chosen:
         return chosen, []
