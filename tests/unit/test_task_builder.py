@@ -121,6 +121,11 @@ def test_a_bad_task_id_and_an_unreadable_input(tmp_path: Path) -> None:
         Task.from_records("My Task", queries=QUERIES, out_dir=tmp_path / "x", corpus=42)  # type: ignore[arg-type]
     assert {p.field for p in err.value.problems} >= {"task_id"}
     assert any(p.file == "corpus" and "cannot read a int" in p.message for p in err.value.problems)
+    splits = datasets.DatasetDict({"test": datasets.Dataset.from_list(QUERIES)})
+    found = problems(tmp_path, queries=splits)
+    assert [(p.file, p.message) for p in found] == [
+        ("queries (DatasetDict)", "give one split, e.g. dataset['test']")
+    ]
 
 
 # -- the folder ------------------------------------------------------------------------
