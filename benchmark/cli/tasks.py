@@ -1,4 +1,4 @@
-"""``benchmark tasks``: list tasks, show a task card, export tasks for lm-eval."""
+"""``benchmark tasks``: list tasks, show a task card, export tasks for lm-eval, make a task from your data."""
 
 from __future__ import annotations
 
@@ -25,11 +25,20 @@ def register(sub: argparse._SubParsersAction) -> None:
             "benchmark tasks export-lm-eval --out lm_eval_tasks/            # the scorable queries, closed-book",
             "benchmark tasks export-lm-eval --out lm_eval_tasks/ --rag bm25 # with 5 retrieved passages per prompt",
             "lm_eval --include_path lm_eval_tasks/ --tasks groundcover_webtrack-2009-2012 --log_samples ...",
+            "benchmark tasks new my-task --out my-task/ --queries questions.csv --corpus passages.jsonl \\",
+            "    --sub-questions subqs.csv --license CC-BY-4.0   # your own data as a task (docs/own-data.md)",
+            "benchmark score --outputs answers.jsonl --tasks ./my-task/",
         ],
     )
-    p.add_argument("action", nargs="?", choices=["list", "show", "card", "export-lm-eval"], default="list")
-    p.add_argument("task", nargs="?", help="task id (for show)")
-    p.add_argument("--out", default="lm_eval_tasks", help="output directory for export-lm-eval")
+    p.add_argument(
+        "action", nargs="?", choices=["list", "show", "card", "export-lm-eval", "new"], default="list"
+    )
+    p.add_argument("task", nargs="?", help="task id (for show, card and new)")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="export-lm-eval: output directory (default lm_eval_tasks); new: the task folder to write",
+    )
     p.add_argument(
         "--write", action="store_true", help="card: write tasks/<id>/README.md instead of printing it"
     )
@@ -49,8 +58,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--judge-profile", default=None, help="profile whose chunking (and embedder) RAG retrieval uses"
     )
-    p.add_argument("--corpus", help="with --rag: retrieve from this corpus instead of the task's")
+    p.add_argument(
+        "--corpus",
+        help="new: the task's corpus table (doc_id, text); export-lm-eval with --rag: retrieve from this "
+        "corpus instead of the task's",
+    )
     p.add_argument("--lucene-index", help="with --rag: retrieve from this Lucene index")
+    new = p.add_argument_group(
+        "new: a task from your own files (CSV, TSV, JSON lines or parquet; columns in docs/own-data.md)"
+    )
+    new.add_argument("--queries", metavar="FILE", help="query_id, text (required)")
+    new.add_argument("--qrels", metavar="FILE", help="query_id, doc_id, relevance [, aspect_id]")
+    new.add_argument("--nuggets", metavar="FILE", help="query_id, text, importance (vital / okay)")
+    new.add_argument("--references", metavar="FILE", help="gold articles / reference answers: query_id, text")
+    new.add_argument(
+        "--sub-questions", metavar="FILE", help="query_id, text, type (core / background / follow-up)"
+    )
+    new.add_argument("--subtopics", metavar="FILE", help="aspects of each query: query_id, text")
+    new.add_argument(
+        "--exam-questions", metavar="FILE", help="query_id, question_id, question, kind, answer [, options]"
+    )
+    new.add_argument("--license", metavar="TEXT", help="the data's licence (recorded in the card)")
+    new.add_argument("--source", metavar="TEXT", help="where the data comes from")
+    new.add_argument("--url", metavar="URL", help="the source's address")
+    new.add_argument("--name", metavar="TEXT", help="a human-readable name (default: the id)")
+    new.add_argument("--description", metavar="TEXT", help="what the task is")
+    new.add_argument(
+        "--instruction", metavar="TEXT", help="what the evaluated model is asked with each query"
+    )
+    new.add_argument("--citation", metavar="BIBTEX", help="how to cite the data")
+    new.add_argument(
+        "--version", dest="task_version", metavar="X.Y.Z", default="1.0.0", help="the task's version (1.0.0)"
+    )
+    new.add_argument(
+        "--metrics", metavar="A,B", help="the families to list (default: every family the inputs allow)"
+    )
+    new.add_argument("--force", action="store_true", help="replace an existing task folder at --out")
     p.set_defaults(func=run)
 
 
@@ -87,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.action == "export-lm-eval":
         return _export(args, console)
+    if args.action == "new":
+        return _new(args, console)
     table = Table(title="groundcover tasks")
     for col in ("id", "version", "metrics", "corpus", "licence"):
         table.add_column(col, no_wrap=col == "id")  # ids are typed back: never cut them
@@ -102,6 +147,50 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _new(args: argparse.Namespace, console: Console) -> int:
+    """`benchmark tasks new ID --out DIR --queries FILE ...`: parse, call the builder, print."""
+    from rich.text import Text
+
+    import benchmark.families  # noqa: F401  (the registry the builder asks which families apply)
+    from benchmark.tasks import Task
+
+    for flag, value in (("task", args.task), ("--out", args.out), ("--queries", args.queries)):
+        if not value:
+            raise InputError(
+                Problem(
+                    "command line",
+                    f"`benchmark tasks new ID --out DIR --queries FILE` needs {flag}",
+                    field=flag,
+                )
+            )
+    tables = {
+        name: getattr(args, name)
+        for name in ("qrels", "corpus", "references", "sub_questions", "subtopics", "exam_questions")
+    }
+    task = Task.from_records(
+        args.task,
+        queries=args.queries,
+        out_dir=args.out,
+        nuggets=args.nuggets,
+        **tables,
+        license=args.license,
+        source=args.source,
+        url=args.url,
+        name=args.name,
+        description=args.description,
+        instruction=args.instruction,
+        citation=args.citation,
+        version=args.task_version,
+        metrics=[m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None,
+        force=args.force,
+        script="benchmark tasks new",
+    )
+    sizes = ", ".join(f"{name} {len(task.table(name))}" for name in task.card.data.tables)
+    console.print(Text(f"wrote {task.root} ({sizes}); metric families: {', '.join(task.card.metrics)}"))
+    console.print(Text(f"score answers with: benchmark score --outputs FILE --tasks {task.root}"))
+    return 0
+
+
 def _export(args: argparse.Namespace, console: Console) -> int:
     from pathlib import Path
 
@@ -114,6 +203,7 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     from benchmark.generation.lm_eval_export import export_task
     from benchmark.models.profiles import load_profile
 
+    args.out = args.out or "lm_eval_tasks"
     check_writable(args.out, "--out")
     settings = rag.parse_settings(args.rag, args.rag_k)
     if len(settings) != 1:

@@ -50,5 +50,6 @@ def dataset_card(card: TaskCard) -> str:
         + f"## Source and licence\n\n{card.source.name}"
         + (f" ({card.source.url})" if card.source.url else "")
         + "\n\n"
-        + f"{card.license}\n\n## Citation\n\n```bibtex\n{card.citation.strip()}\n```\n"
+        + f"{card.license}\n"
+        + (f"\n## Citation\n\n```bibtex\n{card.citation.strip()}\n```\n" if card.citation.strip() else "")
     )

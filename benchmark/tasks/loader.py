@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -15,6 +15,7 @@ import yaml
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.tasks.builder import TableInput, build_task
 from benchmark.tasks.card import TaskCard, load_card, sha256_file
 from benchmark.tasks.datacard import dataset_card
 from benchmark.tasks.tables import check_references, check_table, schema
@@ -31,6 +32,77 @@ class Task:
     @property
     def id(self) -> str:
         return self.card.id
+
+    @classmethod
+    def from_records(
+        cls,
+        task_id: str,
+        *,
+        queries: TableInput,
+        out_dir: str | os.PathLike[str],
+        qrels: TableInput | None = None,
+        nuggets: TableInput | None = None,
+        corpus: TableInput | None = None,
+        references: TableInput | None = None,
+        sub_questions: TableInput | None = None,
+        subtopics: TableInput | None = None,
+        exam_questions: TableInput | None = None,
+        license: str | None = None,
+        source: str | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        instruction: str | None = None,
+        version: str = "1.0.0",
+        citation: str | None = None,
+        url: str | None = None,
+        metrics: Sequence[str] | None = None,
+        tables: Mapping[str, TableInput] | None = None,
+        force: bool = False,
+        script: str = "benchmark.Task.from_records",
+    ) -> Task:
+        """A task made from your own data, written to ``out_dir`` like a bundled one, loaded.
+
+        Each table may be a path (CSV, TSV, JSON lines, parquet), a pandas DataFrame, a
+        ``datasets.Dataset`` or a list of dicts; ``references`` are gold articles (or
+        reference answers), ``subtopics`` the queries' aspects; ``tables`` gives any other
+        registered table by its own name (e.g. ``stances``).  Columns, aliases and checks:
+        :mod:`benchmark.tasks.builder` and docs/own-data.md.  Every problem of every input is
+        raised together as one :class:`~benchmark.core.errors.InputError` before anything is
+        written; an existing folder is replaced only with ``force=True``.  ``script`` is what
+        the card's provenance says made the task.  The card lists the
+        metric families these inputs let score the task, unless ``metrics`` names them."""
+        inputs = {
+            **(tables or {}),
+            **dict(
+                queries=queries,
+                qrels=qrels,
+                nuggets=nuggets,
+                corpus=corpus,
+                references=references,
+                sub_questions=sub_questions,
+                subtopics=subtopics,
+                exam_questions=exam_questions,
+            ),
+        }
+        folder = build_task(
+            task_id,
+            out_dir=out_dir,
+            inputs={k: v for k, v in inputs.items() if v is not None},
+            license=license,
+            source=source,
+            name=name,
+            description=description,
+            instruction=instruction,
+            version=version,
+            citation=citation,
+            url=url,
+            metrics=metrics,
+            force=force,
+            script=script,
+        )
+        task = load_task(folder)
+        task.load_all()
+        return task
 
     def has_table(self, name: str) -> bool:
         return name in self.card.data.tables
