@@ -1,0 +1,61 @@
+"""Judge noise in intervals and ranks (benchmark.core.repeats).
+
+Two systems with the same answers (the same true quality per query) are judged by a noisy judge
+(Gaussian noise, sd 0.15, on each judgement). Seed 4 is a draw where one judgement per item
+makes the noise alone look like a difference: the board's permutation test separates them
+(p = 0.023). Asked ten times, the judge's spread is seen and they share rank 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmark.core.repeats import mean_ci_repeats, noise_share, paired_repeat_test, repeat_ranks
+from benchmark.core.stats import mean_ci, paired_ranks
+
+QUERIES, REPEATS, NOISE = 30, 10, 0.15
+
+
+def noisy_pair(seed: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    rng = np.random.default_rng(seed)
+    quality = rng.random(QUERIES)
+    judged = [
+        {str(q): list(np.clip(quality[q] + rng.normal(0, NOISE, REPEATS), 0, 1)) for q in range(QUERIES)}
+        for _ in range(2)
+    ]
+    return judged[0], judged[1]
+
+
+def test_noise_alone_separates_ranks_without_repeats_but_not_with_them() -> None:
+    a, b = noisy_pair(4)
+    once = {"A": {q: v[0] for q, v in a.items()}, "B": {q: v[0] for q, v in b.items()}}
+    assert sorted(paired_ranks(once).values()) == [1, 2]  # one draw: a spurious winner
+    assert repeat_ranks({"A": a, "B": b}, n_resamples=1000) == {"A": 1, "B": 1}
+    c = paired_repeat_test(a, b, n_resamples=1000)
+    assert c.pvalue >= 0.05 and c.low < 0 < c.high
+
+
+def test_a_real_difference_still_separates_with_repeats() -> None:
+    a, b = noisy_pair(4)
+    better = {q: [min(1.0, v + 0.15) for v in vals] for q, vals in a.items()}
+    assert repeat_ranks({"A": better, "B": b}, n_resamples=1000) == {"A": 1, "B": 2}
+
+
+def test_two_level_interval_and_noise_share() -> None:
+    a, _ = noisy_pair(4)
+    two = mean_ci_repeats(a, n_resamples=1000)
+    means = mean_ci([float(np.mean(v)) for v in a.values()], n_resamples=1000)
+    assert two.method == "two-level percentile" and two.n == QUERIES
+    assert two.value == means.value
+    # the repeats' spread widens the interval (a share of it > 0); a deterministic judge adds nothing
+    share = noise_share(a)
+    assert share is not None and 0.01 < share < 0.1  # sd 0.15 / sqrt(10) against queries spread over [0, 1]
+    loud = {
+        q: [float(np.clip(x + d, 0, 1)) for x, d in zip(v, np.tile([-0.5, 0.5], REPEATS // 2), strict=True)]
+        for q, v in a.items()
+    }
+    assert noise_share(loud) > share
+    fixed = {q: [v[0]] * REPEATS for q, v in a.items()}
+    assert noise_share(fixed) == pytest.approx(0.0, abs=1e-12)
+    assert noise_share({q: v[:1] for q, v in a.items()}) is None  # no repeats: nothing to say
