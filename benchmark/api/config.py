@@ -60,12 +60,13 @@ class ScoringConfig(Options):
     #: (their flags, e.g. ``--nuggets``, are declared by the families)
     files: dict[str, str] = option({}, "the families' input files, by name", cli=False)
 
-    @field_validator("metrics")
+    @field_validator("metrics", mode="before")
     @classmethod
-    def _some(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    def _some(cls, value: Any) -> tuple[str, ...] | None:
         if value is None:
             return None
-        ids = tuple(m.strip() for m in value if m.strip())
+        items = value.split(",") if isinstance(value, str) else list(value)
+        ids = tuple(str(m).strip() for m in items if str(m).strip())
         if not ids:
             raise ValueError("name at least one metric family")
         return ids

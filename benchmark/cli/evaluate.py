@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.api import Sweep, plan_evaluation, run_evaluation
     from benchmark.api.evaluate import Request
 
-    options = run_options(args)
+    options, config = run_options(args), scoring_config(args)
     request = Request(
         model=args.model,
         model_args=args.model_args or {},
@@ -195,15 +195,15 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         gen_kwargs=args.gen_kwargs,
         apply_chat_template=args.apply_chat_template,
-        corpus=args.corpus,
-        lucene_index=args.lucene_index,
+        corpus=config.corpus,
+        lucene_index=config.lucene_index,
         progress=options.progress,
     )
     common = {
         "request": request,
         "tasks": task_list(args.tasks),
         "sweep": Sweep(args.rag, args.rag_k, args.rerank, args.rerank_depth, args.rag_subq, args.limit),
-        "config": scoring_config(args),
+        "config": config,
         "options": options,
         "settings": family_settings(args),
         "score": not args.no_score,

@@ -117,7 +117,7 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     for found in runs:
         _print_warnings(console, found, "read")
-    own_corpus = bool(args.corpus or args.lucene_index)
+    own_corpus = bool(getattr(args, "corpus", None) or getattr(args, "lucene_index", None))
     score_answers(args, trec_rag_jobs(runs, task, truncate=truncate, own_corpus=own_corpus))
     for found in runs:
         _print_warnings(console, found, "summary")
