@@ -20,7 +20,7 @@ from benchmark.api.evaluate import EvaluationPlan, Sweep, evaluate, plan_evaluat
 from benchmark.api.results import Results
 from benchmark.api.score import plan, score
 from benchmark.core.errors import IncompleteResults, InputError, Problem
-from benchmark.models.profiles import JudgeProfile, load_profile
+from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
 from benchmark.scoring.dry_run import DryRun, print_plan
 from benchmark.scoring.options import RunOptions
 from benchmark.scoring.ray_shards import RayOptions
@@ -28,6 +28,7 @@ from benchmark.scoring.run import Job
 from benchmark.tasks import Task, load_task
 
 __all__ = [
+    "DEFAULT_PROFILE",
     "DryRun",
     "EvaluationPlan",
     "IncompleteResults",
@@ -42,6 +43,7 @@ __all__ = [
     "Sweep",
     "Task",
     "evaluate",
+    "list_profiles",
     "load_profile",
     "load_task",
     "plan",

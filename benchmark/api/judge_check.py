@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmark.api.answers import Answers, answers_job, resolve_task
 from benchmark.api.checks import scorable_queries
@@ -17,6 +17,11 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.scoring.options import RunOptions
 from benchmark.scoring.run import Job
 from benchmark.tasks import Task
+
+if TYPE_CHECKING:
+    from benchmark.metaeval.judge_check import Trend
+
+__all__ = ["judge_check", "parse_levels"]
 
 
 def parse_levels(text: str, flag: str) -> list[float]:

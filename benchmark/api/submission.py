@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchmark.api.answers import submission_jobs
 from benchmark.api.config import ScoringConfig
@@ -14,7 +14,7 @@ from benchmark.scoring.dry_run import DryRun
 from benchmark.scoring.options import RunOptions
 
 if TYPE_CHECKING:
-    from benchmark.board.submissions import Submission
+    from benchmark.board.submissions import ModelCard, Submission
     from benchmark.scoring.budget import Budget
 
 
@@ -63,3 +63,43 @@ def parse_budget(text: str, flag: str) -> Budget:
     from benchmark.scoring.budget import parse_budget as parse
 
     return parse(text, flag)
+
+
+def create_submission(
+    outputs: list[Path],
+    submissions_dir: Path,
+    *,
+    card: dict[str, Any],
+    overwrite: bool = False,
+    relabelled: dict[str, int] | None = None,
+) -> tuple[Path, ModelCard, list[Path]]:
+    """A submission folder from outputs files (or folders of them) and the model card's
+    fields; the card's generation settings and RAG setting come from the first outputs
+    file.  A bad card field is an :class:`InputError` naming its flag (``--license``)."""
+    from pydantic import ValidationError
+
+    from benchmark.board.submissions import ModelCard, build_submission
+    from benchmark.core.paths import check_writable
+    from benchmark.generation.outputs import read_outputs
+
+    check_writable(submissions_dir, "--submissions-dir")
+    files: list[Path] = []
+    for item in outputs:
+        files.extend(sorted(item.glob("*.jsonl")) if item.is_dir() else [item])
+    first = read_outputs(files[0]) if files else []
+    generation = {"backend": first[0].backend, **first[0].generation} if first else {}
+    try:
+        model_card = ModelCard(
+            **card,
+            generation={k: v for k, v in generation.items() if v is not None},
+            rag=first[0].rag if first else None,
+        )
+    except ValidationError as exc:
+        raise InputError(
+            [
+                Problem("command line", e["msg"], field="--" + ".".join(map(str, e["loc"])))
+                for e in exc.errors()
+            ]
+        ) from exc
+    dest = build_submission(files, model_card, submissions_dir, overwrite=overwrite, relabelled=relabelled)
+    return dest, model_card, files

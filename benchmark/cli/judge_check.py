@@ -16,7 +16,7 @@ from benchmark.cli.common import add_scoring_args, family_settings, run_options,
 from benchmark.core import figures
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
-    from benchmark.metaeval import judge_check
+    from benchmark.api import judge_check
 
 KINDS = {
     "irrelevant": "% of retrieved passages replaced by irrelevant ones",

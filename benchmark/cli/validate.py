@@ -8,10 +8,10 @@ from collections import Counter
 from rich.console import Console
 from rich.markup import escape
 
+from benchmark.api import DEFAULT_PROFILE
 from benchmark.api.submission import parse_budget, validate_submission, within_budget
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, printable
-from benchmark.models.profiles import DEFAULT_PROFILE
 
 SHOWN = 20  # problems printed per folder: the first ones say what to fix
 
