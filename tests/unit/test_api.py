@@ -211,3 +211,20 @@ def test_run_options_are_declared_once() -> None:
         p.name for p in cli.glob("*.py") if '"--seed"' in p.read_text() or '"--query-batch"' in p.read_text()
     ]
     assert declared == ["meta_eval.py"]  # its --seed is the ties' seed, not a scoring run's
+
+
+def test_the_judge_llms_backend_arguments_are_typed() -> None:
+    """``llm.args`` is a model: a wrong type is refused when the profile loads, a field
+    reads as an attribute, and only what the profile set is recorded (so results and cache
+    identities stay what the YAML says)."""
+    from pydantic import ValidationError
+
+    from benchmark.models.profiles import LLMArgs, LLMSpec
+
+    spec = LLMSpec(backend="openai", model="m", args={"base_url": "http://x/v1", "max_concurrency": 8})
+    assert isinstance(spec.args, LLMArgs) and spec.args.max_concurrency == 8 and spec.args.timeout is None
+    assert spec.model_dump()["args"] == {"base_url": "http://x/v1", "max_concurrency": 8}
+    with pytest.raises(ValidationError, match="max_concurrency"):
+        LLMSpec(backend="openai", model="m", args={"max_concurrency": "many"})
+    engine = LLMSpec(backend="vllm", model="m", args={"gpu_memory_utilization": 0.5})
+    assert engine.args.as_dict() == {"gpu_memory_utilization": 0.5}  # vLLM engine arguments pass through
