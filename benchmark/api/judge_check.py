@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from benchmark.api.answers import Answers, answers_job, resolve_task
 from benchmark.api.checks import scorable_queries
@@ -46,7 +46,7 @@ def judge_check(
     options: RunOptions,
     settings: FamilySettingsArg | None = None,
     limit: int | None = None,
-) -> dict[str, Any]:
+) -> dict[str, tuple[list[float], dict[tuple[str, str], Trend], list[str]]]:
     """Per perturbation kind (``irrelevant``: % of retrieved passages replaced;
     ``contradictions``: rewritten sentences per answer): the levels, each (family, score)'s
     trend and the notes; result files of each level go under ``results_dir/<kind>-<level>/``."""
