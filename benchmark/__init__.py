@@ -1,11 +1,65 @@
 """groundcover: is a long-form answer grounded, and does it cover what matters?
 
-The import package is ``benchmark`` (the distribution is ``groundcover``).  Library
-entry points live in the modules named for each concept: :mod:`benchmark.tasks`,
-:mod:`benchmark.retrieval`, :mod:`benchmark.models.entailment`, :mod:`benchmark.models.llm`,
-:mod:`benchmark.judging.stack`, :mod:`benchmark.scoring.runner`, :mod:`benchmark.core.results`,
-:mod:`benchmark.board.leaderboard`; each metric family lives in its own folder under
-:mod:`benchmark.families`, registered once in its ``REGISTRY``.
+The import package is ``benchmark`` (the distribution is ``groundcover``).  Its stable
+names are the library's (:mod:`benchmark.api`), importable from here::
+
+    import benchmark
+
+    task = benchmark.Task.from_records("my-task", queries=questions, out_dir="tasks/my-task")
+    results = benchmark.score(answers_frame, task=task)
+    results.scores()          # per family, each score with its interval
+    results.to_pandas()       # one row per query
+
+:func:`score` scores answers you hold, :func:`evaluate` generates them with a model
+first, :func:`plan` says what a run would ask without computing it; each returns or
+takes the same result files, checkpoints and cache as the command line, which only calls
+them.  The names load on first use, so ``import benchmark`` stays cheap and a submodule
+(``benchmark.core.errors``, say) never pulls the whole library in.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from benchmark.core.version import __version__
+
+if TYPE_CHECKING:
+    from benchmark.api import (
+        DryRun,
+        IncompleteResults,
+        InputError,
+        JudgeProfile,
+        Results,
+        RunOptions,
+        ScoringConfig,
+        Task,
+        evaluate,
+        load_task,
+        plan,
+        score,
+    )
+
+__all__ = [
+    "DryRun",
+    "IncompleteResults",
+    "InputError",
+    "JudgeProfile",
+    "Results",
+    "RunOptions",
+    "ScoringConfig",
+    "Task",
+    "__version__",
+    "evaluate",
+    "load_task",
+    "plan",
+    "score",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The API's names, imported on first use (PEP 562)."""
+    if name in __all__ and name != "__version__":
+        from benchmark import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'benchmark' has no attribute {name!r}")

@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import logging
+import re
 from pathlib import Path
 from typing import Any
 
+from benchmark.api import EvaluationPlan
+from benchmark.api.evaluate import LM_EVAL_BACKENDS, OFFLINE_MODEL
 from benchmark.cli import add_command
 from benchmark.cli.common import (
     add_scoring_args,
-    check_corpus,
-    check_outputs,
-    scorable_queries,
-    score_answers,
+    family_settings,
+    plan_file,
+    print_plan,
+    ray_options,
+    run_options,
+    scoring_config,
+    task_list,
 )
-from benchmark.core.errors import InputError, Problem
-from benchmark.core.paths import check_writable
-from benchmark.tasks import load_task
-
-log = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from benchmark.generation.harness import add_model_args
-
     p = add_command(
         sub,
         "evaluate",
@@ -98,159 +96,155 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def task_list(values: list[str] | str) -> list[str]:
-    """``--tasks a,b c`` -> [a, b, c] (commas or spaces, as lm_eval takes them)."""
-    items = [values] if isinstance(values, str) else values
-    ids = [t.strip() for v in items for t in v.split(",") if t.strip()]
-    if not ids:
-        raise InputError(Problem("command line", "name at least one task", field="--tasks"))
-    return ids
-
-
-def generatable_queries(args: argparse.Namespace, task: Any) -> list[str]:
-    """With --no-score: the scorable queries where the task's families say which, else all."""
+def _dict_action() -> type[argparse.Action]:
+    """lm-eval's own parser for ``key=value`` lists (values as Python literals, so
+    ``until=["\\n\\n","</s>"]`` is a list), or, without lm-eval, the text kept as given."""
     try:
-        return scorable_queries(args, task)
-    except InputError:
-        return list(task.table("queries")["query_id"])
+        from lm_eval._cli.utils import MergeDictAction
+    except ImportError:
+
+        class _Joined(argparse.Action):
+            def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+                setattr(namespace, self.dest, ",".join(values))
+
+        return _Joined
+
+    class _Checked(MergeDictAction):  # type: ignore[misc, valid-type]
+        """lm-eval's parser, whose complaint about ``{bad`` is a usage error naming the flag."""
+
+        def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+            try:
+                super().__call__(parser, namespace, values, option_string)
+            except (ValueError, SyntaxError, TypeError) as exc:
+                raise argparse.ArgumentError(self, str(exc) or "expected key=value pairs") from None
+
+    return _Checked
 
 
-def report_rankings(task: Any, context: Any, out: Path) -> None:
-    """P@10 / nDCG@10 of the retrieved and the reranked lists, printed and saved beside the outputs."""
-    from rich.console import Console
+def batch_size(text: str) -> str:
+    """``--batch-size``: a whole number of at least 1, or lm-eval's ``auto`` / ``auto:N``."""
+    if text == "auto" or re.fullmatch(r"auto:[1-9][0-9]*", text) or re.fullmatch(r"[1-9][0-9]{0,5}", text):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: use a whole number of at least 1, or auto")
 
-    from benchmark.core.exports import write_csv
-    from benchmark.generation.raarg import ranking_quality
 
-    failed = sum(len(f) for f in context.failures.values())
-    if failed:
-        log.warning("rerank: %d window(s) kept their BM25 order after unusable replies", failed)
-    if not task.has_table("qrels"):
-        return
-    queries = task.table("queries")
-    table = ranking_quality(
-        context.rankings,
-        task.table("qrels"),
-        task.table("stances") if task.has_table("stances") else None,
-        dict(zip(queries["query_id"], queries["stance"], strict=True)),
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    """The model options, spelled as in lm-evaluation-harness 0.4 (``--model_args``,
+    ``--gen_kwargs``, ``--batch_size``, ``--apply_chat_template``) or with dashes."""
+    g = p.add_argument_group("model under evaluation (lm-eval conventions)")
+    g.add_argument(
+        "--model",
+        required=True,
+        help=f"lm-eval backend ({', '.join(LM_EVAL_BACKENDS)}) or {OFFLINE_MODEL} (offline default model)",
     )
-    target = out.with_name(f"{out.stem}.ranking.csv")
-    write_csv(table, target)
-    Console(stderr=True).print(table.round(3).to_string(index=False), f"\n(wrote {target})", markup=False)
-
-
-def dry_run(
-    args: argparse.Namespace, request: Any, tasks: list[Any], settings: Any, queries: dict[str, list[str]]
-) -> int:
-    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those that exist.
-
-    An answer's scoring depends on its text, so only answers already in the outputs files
-    (a resumed run) are planned; the others are counted as generation calls, with their
-    closed-book prompts' tokens estimated from characters."""
-    import math
-
-    from rich.console import Console
-
-    from benchmark.generation.harness import build_messages, check_request, outputs_file
-    from benchmark.generation.outputs import answers_and_model
-    from benchmark.scoring.dry_run import CHARS_PER_TOKEN
-
-    margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
-    console = Console()
-    jobs, waiting = [], 0
-    for task in tasks:
-        texts = task.query_texts()
-        for setting in settings:
-            path = outputs_file(request.model, margs, task, request.output_dir, setting)
-            wanted = queries[task.id]
-            answers: dict[str, str] = {}
-            if path.exists():
-                found, model, evidence = answers_and_model(path, task)
-                answers = {q: found[q] for q in wanted if q in found}
-                if answers and not args.no_score:
-                    jobs.append((task, answers, model, evidence))
-            missing = [q for q in wanted if q not in answers]
-            waiting += len(missing)
-            if setting is None:
-                messages = [m for q in missing for m in build_messages(task, texts[q], q)]
-                tokens = sum(math.ceil(len(m["content"]) / CHARS_PER_TOKEN) for m in messages)
-                prompts = f", about {tokens:,} prompt tokens (est.)"
-            else:
-                prompts = ", their prompts hold the passages retrieved for them"
-            console.print(
-                f"generate · {task.id} · {setting.label if setting else 'closed-book'}: {len(missing)} answers "
-                f"to generate{prompts if missing else ''} ({len(answers)} already in {path})"
-            )
-    if jobs:
-        score_answers(args, jobs)
-    if waiting and not args.no_score:
-        console.print(
-            f"The scoring of the {waiting} answers not generated yet is not in the plan: what it asks depends "
-            "on their text (run --dry-run again once they exist, e.g. after `evaluate --no-score`)."
-        )
-    return 0
+    g.add_argument(
+        "--model-args",
+        "--model_args",
+        "-a",
+        dest="model_args",
+        nargs="+",
+        action=_dict_action(),
+        default=None,
+        help="key=value pairs as for lm_eval (comma- or space-separated, or one JSON object), "
+        "e.g. pretrained=org/name,revision=main",
+    )
+    g.add_argument(
+        "--batch-size",
+        "--batch_size",
+        "-b",
+        dest="batch_size",
+        default="4",
+        type=batch_size,
+        help="generation batch size (a whole number of at least 1), or 'auto' / 'auto:N' (hf)",
+    )
+    g.add_argument(
+        "--gen-kwargs",
+        "--gen_kwargs",
+        dest="gen_kwargs",
+        nargs="+",
+        action=_dict_action(),
+        default=None,
+        help="generation settings as for lm_eval, e.g. max_gen_toks=512 temperature=0 'until=[\"\\n\\n\"]'",
+    )
+    g.add_argument(
+        "--apply_chat_template",
+        "--apply-chat-template",
+        dest="apply_chat_template",
+        action="store_true",
+        default=True,
+        help="prompt through the model's chat template when it has one: groundcover's default, because "
+        "the answers of instruction-tuned models are what is evaluated (lm_eval's default is off)",
+    )
+    g.add_argument(
+        "--no-apply-chat-template",
+        dest="apply_chat_template",
+        action="store_false",
+        help="plain prompts, as lm_eval without --apply_chat_template",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark.cli.common import plan
-    from benchmark.generation import plan as generation
-    from benchmark.generation.outputs import answers_and_model
+    from benchmark.api import Sweep, plan_evaluation, run_evaluation
+    from benchmark.api.evaluate import Request
 
-    settings = generation.expand_settings(args.rag, args.rag_k, args.rerank, args.rerank_depth, args.rag_subq)
-    generation.check_limit(args.limit)
-    tasks = [load_task(t) for t in task_list(args.tasks)]
-    check_writable(args.output_dir, "--output-dir")
-    if args.no_score:  # a scoring run checks these in plan(), Ray included
-        check_outputs(args, ray=False)
-    # everything scoring needs (profile, families, their settings, the corpus) is checked
-    # before a single answer is generated; the profile also gives the RAG retrievers'
-    # chunking and embedder
-    if args.no_score:
-        from benchmark.cli.common import judge_profile
-
-        if args.corpus:
-            check_corpus(args.corpus)
-        profile = judge_profile(args)
-    else:
-        profile, _ = plan(args, tasks)
-    request = generation.Request(
+    options, config = run_options(args), scoring_config(args)
+    request = Request(
         model=args.model,
         model_args=args.model_args or {},
         output_dir=Path(args.output_dir),
         batch_size=args.batch_size,
         gen_kwargs=args.gen_kwargs,
-        chat_template=args.chat_template,
-        corpus=args.corpus,
-        lucene_index=args.lucene_index,
-        progress=not args.no_progress,
+        apply_chat_template=args.apply_chat_template,
+        corpus=config.corpus,
+        lucene_index=config.lucene_index,
+        progress=options.progress,
     )
-    queries = {
-        t.id: generation.limited(
-            scorable_queries(args, t) if not args.no_score else generatable_queries(args, t), args.limit
-        )
-        for t in tasks
+    common = {
+        "request": request,
+        "tasks": task_list(args.tasks),
+        "sweep": Sweep(args.rag, args.rag_k, args.rerank, args.rerank_depth, args.rag_subq, args.limit),
+        "config": config,
+        "options": options,
+        "settings": family_settings(args),
+        "score": not args.no_score,
     }
     if args.dry_run:
-        return dry_run(args, request, tasks, settings, queries)
-    if not args.no_score:
-        from benchmark.judging.stack import preflight_judge
-
-        preflight_judge(profile)  # a judge that is not there: one line now, not after generating
-    jobs = []
-    for run in generation.generate(request, tasks, settings, queries, profile):
-        if run.context is not None and run.context.rankings:
-            report_rankings(run.task, run.context, run.path)
-        jobs.append((run.task, *answers_and_model(run.path, run.task)))
+        found = plan_evaluation(**common, plan_file=plan_file(args))
+        _print_generation_plan(found, args)
+        return 0
+    results = run_evaluation(**common, ray=ray_options(args), raise_incomplete=False)
     if args.no_score:
         return 0
-    results = score_answers(args, jobs)
+    results.print()
+    results.raise_if_incomplete()
     if len(results) > 1:
         from rich.console import Console
 
-        from benchmark.board.leaderboard import from_results
         from benchmark.board.render import print_leaderboard
 
         console = Console(width=200)
         console.rule("the runs of this command, ranked")
-        print_leaderboard(from_results(results), console, legend=True, skip_empty=True)
+        print_leaderboard(results.leaderboard(), console, legend=True, skip_empty=True)
     return 0
+
+
+def _print_generation_plan(found: EvaluationPlan, args: argparse.Namespace) -> None:
+    from rich.console import Console
+
+    console = Console()
+    for line in found.generation:
+        if line.prompt_tokens is not None:
+            prompts = f", about {line.prompt_tokens:,} prompt tokens (est.)"
+        else:
+            prompts = ", their prompts hold the passages retrieved for them"
+        console.print(
+            f"generate · {line.task} · {line.setting}: {line.to_generate} answers "
+            f"to generate{prompts if line.to_generate else ''} ({line.already} already in {line.path})"
+        )
+    if found.scoring is not None:
+        print_plan(found.scoring, args)
+    if found.waiting:
+        console.print(
+            f"The scoring of the {found.waiting} answers not generated yet is not in the plan: what it asks "
+            "depends on their text (run --dry-run again once they exist, e.g. after `evaluate --no-score`)."
+        )

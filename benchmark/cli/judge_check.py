@@ -12,13 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark.cli import add_command
-from benchmark.cli.common import add_scoring_args, plan, run_options, scorable_queries, scoring_inputs
+from benchmark.cli.common import add_scoring_args, family_settings, run_options, scoring_config
 from benchmark.core import figures
-from benchmark.core.errors import InputError, Problem
-from benchmark.tasks import load_task
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
-    from benchmark.metaeval import judge_check
+    from benchmark.api import judge_check
 
 KINDS = {
     "irrelevant": "% of retrieved passages replaced by irrelevant ones",
@@ -54,50 +52,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run, results_dir="judge-check")
 
 
-def levels(text: str, flag: str) -> list[float]:
-    if text.strip().lower() == "none":
-        return []
-    try:
-        out = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError as exc:
-        raise InputError(Problem("command line", f"not a list of numbers: {text!r}", field=flag)) from exc
-    if any(v < 0 for v in out) or (flag == "--irrelevant" and any(v > 100 for v in out)):
-        raise InputError(Problem("command line", f"levels out of range: {text!r}", field=flag))
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
-    from benchmark.generation.outputs import answers_and_model
-    from benchmark.judging.stack import JudgeStack
-    from benchmark.metaeval import judge_check
-    from benchmark.scoring import run
+    from benchmark.api.judge_check import judge_check, parse_levels
 
-    task = load_task(args.tasks)
-    perturbations = {"irrelevant": levels(args.irrelevant, "--irrelevant")}
-    perturbations["contradictions"] = levels(args.contradictions, "--contradictions")
-    if not any(perturbations.values()):
-        raise InputError(Problem("command line", "no perturbation levels", field="--irrelevant"))
-    answers, model, _ = answers_and_model(args.outputs, task)
-    qids = [q for q in scorable_queries(args, task) if q in answers][: args.limit or None]
-    answers = {q: answers[q] for q in qids}
-    profile, chosen = plan(args, [task])
-    judges = JudgeStack.load(profile, progress=not args.no_progress)
-    root = Path(args.results_dir)
-    console = Console(width=160)
-    checked = judge_check.check(
-        judges,
-        score_jobs=lambda stack, texts, out: run.score_jobs(
-            [run.Job(task, texts, model, None, chosen[task.id])],
-            stack,
-            results_root=out,
-            inputs=scoring_inputs(args),
-            options=run_options(args),
-        ),
-        answers=answers,
+    options = run_options(args)
+    perturbations = {
+        "irrelevant": parse_levels(args.irrelevant, "--irrelevant"),
+        "contradictions": parse_levels(args.contradictions, "--contradictions"),
+    }
+    checked = judge_check(
+        args.outputs,
+        task=args.tasks,
         perturbations=perturbations,
-        results_root=root,
-        seed=args.seed,
+        config=scoring_config(args),
+        options=options,
+        settings=family_settings(args),
+        limit=args.limit,
     )
+    root = Path(options.results_dir)
+    console = Console(width=160)
     for kind, (lv, trends, notes) in checked.items():
         console.print(_table(kind, lv, trends))
         for note in notes:

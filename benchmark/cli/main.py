@@ -17,9 +17,9 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from benchmark import __version__
 from benchmark.cli import Parser
 from benchmark.core.errors import IncompleteResults, InputError
+from benchmark.core.version import __version__
 
 #: the platform's commands; each metric family adds its own (see :func:`family_commands`)
 COMMANDS = (

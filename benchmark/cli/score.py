@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
+from benchmark.api.answers import (
+    answers_job,
+    read_trec_rag_run,
+    resolve_task,
+    submission_jobs,
+    trec_rag_jobs,
+)
+from benchmark.api.submission import validate_submission
 from benchmark.cli import add_command
-from benchmark.cli.common import Job, add_scoring_args, score_answers
-from benchmark.cli.evaluate import task_list
+from benchmark.cli.common import add_scoring_args, score_answers, task_list
 from benchmark.core.errors import InputError, Problem
-from benchmark.tasks import load_task
-
-if TYPE_CHECKING:
-    from benchmark.board.submissions import Submission
-    from benchmark.scoring.dry_run import DryRun
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,13 +70,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark.generation.outputs import answers_and_model
-
     if (args.no_truncate or args.trec_rag_strict) and not args.trec_rag_run:
         flag = "--no-truncate" if args.no_truncate else "--trec-rag-strict"
         raise InputError(Problem("command line", "applies to --trec-rag-run only", field=flag))
     if args.submission:
-        return _score_submission(args)
+        score_answers(args, submission_jobs(validate_submission(args.submission)))
+        return 0
     if args.trec_rag_run:
         return _score_trec_rag_run(args)
     if not args.tasks:
@@ -91,82 +91,18 @@ def run(args: argparse.Namespace) -> int:
                 field="--tasks",
             )
         )
-    jobs = []
-    for task_id, path in zip(task_ids, args.outputs, strict=True):
-        task = load_task(task_id)
-        answers, model, evidence = answers_and_model(path, task, model_name=args.model_name)
-        jobs.append((task, answers, model, evidence))
+    jobs = [
+        answers_job(path, resolve_task(task_id), model_name=args.model_name)
+        for task_id, path in zip(task_ids, args.outputs, strict=True)
+    ]
     score_answers(args, jobs)
     return 0
 
 
-def _score_submission(args: argparse.Namespace) -> int:
-    """Score a submission the way the submission workflow does: all or nothing."""
-    from benchmark.board.submissions import validate_submission
-
-    score_answers(args, submission_jobs(validate_submission(args.submission)))
-    return 0
-
-
-def submission_jobs(sub: Submission) -> list[Job]:
-    """A validated submission as scoring jobs, one per task: what ``score --submission``
-    scores and what ``validate --budget`` plans, so the two cannot differ."""
-    from benchmark.core.results import ModelInfo
-    from benchmark.generation.outputs import evidence_of
-
-    model = ModelInfo(
-        id=sub.card.model_id,
-        revision=sub.card.revision,
-        backend="submission",
-        generation=sub.card.generation,
-        rag=sub.card.rag,
-    )
-    return [
-        (load_task(task_id), {r.query_id: r.answer for r in rows}, model, evidence_of(rows))
-        for task_id, rows in sorted(sub.outputs.items())
-    ]
-
-
-def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
-    """What scoring ``sub`` with ``judge_profile`` will ask, as ``score --submission … --dry-run``
-    counts it, with the scoring flags at their defaults (as the workflow scores) and no
-    checkpoint to skip: nothing is computed and no result is written."""
-    import tempfile
-    from pathlib import Path
-
-    from benchmark.cli.common import plan, run_options, scoring_inputs
-    from benchmark.scoring import run
-    from benchmark.scoring.dry_run import plan_jobs, planning_stack
-
-    parser = argparse.ArgumentParser(add_help=False)
-    add_scoring_args(parser, ray=False, dry_run=False)
-    jobs = submission_jobs(sub)
-    with tempfile.TemporaryDirectory(prefix="groundcover-plan-") as results:
-        args = parser.parse_args(
-            ["--judge-profile", judge_profile, "--results-dir", results, "--no-progress"]
-        )
-        profile, chosen = plan(args, [task for task, *_ in jobs])
-        return plan_jobs(
-            [
-                run.Job(task, answers, model, evidence, chosen[task.id])
-                for task, answers, model, evidence in jobs
-            ],
-            planning_stack(profile),
-            results_root=Path(results),
-            inputs=scoring_inputs(args),
-            options=run_options(args),
-        )
-
-
 def _score_trec_rag_run(args: argparse.Namespace) -> int:
-    """Score a TREC RAG run file as it is: one entry per run id, the run's own sentence
-    split and citations kept, its references as the evidence each answer was given; on
-    trec-rag24 / trec-rag25 checked under that year's rules, over-long answers truncated as
-    the track truncates them (``--no-truncate``: whole)."""
+    """A TREC RAG run file as it is (:func:`benchmark.api.answers.trec_rag_jobs`), its
+    warnings printed as read and counted again after the scores."""
     from rich.console import Console
-
-    from benchmark.core.results import ModelInfo, RAGSetting
-    from benchmark.generation.trec_rag_run import TASK_YEARS, read_trec_rag_run
 
     task_ids = task_list(args.tasks or [])
     if len(task_ids) != 1:
@@ -175,39 +111,16 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
                 "command line", "--trec-rag-run needs exactly one task (--tasks trec-rag24)", field="--tasks"
             )
         )
-    task = load_task(task_ids[0])
-    year = TASK_YEARS.get(task.id)
+    task = resolve_task(task_ids[0])
     truncate = not args.no_truncate
-    runs = read_trec_rag_run(
-        args.trec_rag_run,
-        year=year,
-        topics=task.query_texts(),
-        truncate=truncate,
-        strict=args.trec_rag_strict,
-    )
+    runs = read_trec_rag_run(args.trec_rag_run, task, truncate=truncate, strict=args.trec_rag_strict)
     console = Console(stderr=True)
-    for run in runs:
-        _print_warnings(console, run, "read")
-    corpus = task.card.corpus.label or ("user corpus" if args.corpus or args.lucene_index else "unknown")
-    jobs, split = [], []
-    for run in runs:
-        model = ModelInfo(
-            id=f"{run.team_id}/{run.run_id}" if run.team_id else run.run_id,
-            # truncated and whole answers are two entries, never mixed in one result
-            revision="run" if truncate or year is None else "run-untruncated",
-            backend="trec-rag-run",
-            generation=run.facts() | {"rules": f"TREC RAG {year}" if year else "format only"},
-            rag=RAGSetting(
-                retriever="run", k=max(1, min(run.depth, 100)), prompt="(the run's own)", corpus=corpus
-            ),
-        )
-        answers = {q: t.answer for q, t in run.topics.items()}
-        evidence = {q: t.references for q, t in run.topics.items()}
-        jobs.append((task, answers, model, evidence))
-        split.append({q: t.sentences for q, t in run.topics.items()})
-    score_answers(args, jobs, split=split)
-    for run in runs:
-        _print_warnings(console, run, "summary")
+    for found in runs:
+        _print_warnings(console, found, "read")
+    own_corpus = bool(getattr(args, "corpus", None) or getattr(args, "lucene_index", None))
+    score_answers(args, trec_rag_jobs(runs, task, truncate=truncate, own_corpus=own_corpus))
+    for found in runs:
+        _print_warnings(console, found, "summary")
     return 0
 
 
@@ -216,10 +129,9 @@ def _print_warnings(console: object, run: object, when: str) -> None:
     scores, with what truncation cut and which answers were empty."""
     from rich.markup import escape
 
+    from benchmark.api.answers import WORD_LIMIT
     from benchmark.core.errors import printable
-    from benchmark.generation.trec_rag_run import WORD_LIMIT, TrecRagRun
 
-    assert isinstance(run, TrecRagRun)
     say = console.print  # type: ignore[attr-defined]
     if when == "read":
         for w in run.warnings:

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from benchmark.cli import add_command
-from benchmark.core.errors import InputError, Problem
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,44 +56,25 @@ def parameter_count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pydantic import ValidationError
+    from benchmark.api.submission import create_submission
 
-    from benchmark.board.submissions import ModelCard, build_submission
-    from benchmark.core.paths import check_writable
-    from benchmark.generation.outputs import read_outputs
-
-    check_writable(args.submissions_dir, "--submissions-dir")
-
-    files: list[Path] = []
-    for item in map(Path, args.outputs):
-        files.extend(sorted(item.glob("*.jsonl")) if item.is_dir() else [item])
-    first = read_outputs(files[0]) if files else []
-    generation = {"backend": first[0].backend, **first[0].generation} if first else {}
-    rag = first[0].rag if first else None
-    try:
-        card = ModelCard(
-            name=args.name,
-            org=args.org,
-            revision=args.revision,
-            license=args.license,
-            parameters=args.parameters,
-            open_weights=args.open_weights,
-            links=args.link,
-            contact=args.contact,
-            generation={k: v for k, v in generation.items() if v is not None},
-            rag=rag,
-            description=args.description,
-        )
-    except ValidationError as exc:
-        raise InputError(
-            [
-                Problem("command line", e["msg"], field="--" + ".".join(map(str, e["loc"])))
-                for e in exc.errors()
-            ]
-        ) from exc
     relabelled: dict[str, int] = {}
-    dest = build_submission(
-        files, card, Path(args.submissions_dir), overwrite=args.overwrite, relabelled=relabelled
+    dest, card, files = create_submission(
+        list(map(Path, args.outputs)),
+        Path(args.submissions_dir),
+        card={
+            "name": args.name,
+            "org": args.org,
+            "revision": args.revision,
+            "license": args.license,
+            "parameters": args.parameters,
+            "open_weights": args.open_weights,
+            "links": args.link,
+            "contact": args.contact,
+            "description": args.description,
+        },
+        overwrite=args.overwrite,
+        relabelled=relabelled,
     )
     for origin, n in sorted(relabelled.items()):
         print(

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
+from benchmark.api import DEFAULT_PROFILE
+from benchmark.api.submission import parse_budget, validate_submission, within_budget
 from benchmark.cli import add_command
-from benchmark.core.errors import InputError, Problem, printable
-from benchmark.models.profiles import DEFAULT_PROFILE
-
-if TYPE_CHECKING:
-    from benchmark.board.submissions import Submission
-    from benchmark.scoring.budget import Budget
+from benchmark.core.errors import InputError, printable
 
 SHOWN = 20  # problems printed per folder: the first ones say what to fix
 
@@ -61,9 +57,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmark.board.submissions import validate_submission
-    from benchmark.scoring.budget import parse_budget
-
     budget = (
         parse_budget(args.budget_limits or "", "--budget-limits")
         if args.budget or args.budget_limits
@@ -99,25 +92,3 @@ def run(args: argparse.Namespace) -> int:
         if spent is not None:
             console.print(f"  plan: {spent} (within the budget)")
     return 2 if failed else 0
-
-
-def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
-    """What scoring ``sub`` plans, in words; :class:`InputError` with the numbers when it
-    plans more than ``budget`` allows.  Validation has bounded every row first (passages,
-    answer length and sentences), so the plan itself is cheap to make."""
-    from benchmark.cli.score import plan_submission
-    from benchmark.scoring.budget import LABELS, over_budget, plan_totals
-
-    totals = plan_totals(plan_submission(sub, judge_profile))
-    over = over_budget(totals, budget)
-    if over:
-        shown = printable(str(sub.path))
-        raise InputError(
-            [
-                Problem(
-                    shown, f"scoring it {why} (judge profile {judge_profile}); trim the answers or passages"
-                )
-                for why in over
-            ]
-        )
-    return ", ".join(f"{totals[name]:,} {label}" for name, label in LABELS.items())

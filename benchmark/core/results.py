@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark import __version__
 from benchmark.core import paths, stats
+from benchmark.core.version import __version__
 
 RESULT_SCHEMA_VERSION = "2"
 

@@ -32,7 +32,8 @@ from typing import Any
 
 import yaml
 
-from benchmark.generation.harness import DEFAULT_GEN_KWARGS, build_messages
+from benchmark.generation.model_args import DEFAULT_GEN_KWARGS
+from benchmark.generation.prompting import build_messages
 from benchmark.generation.rag import RAGContext
 from benchmark.tasks import Task, load_task
 

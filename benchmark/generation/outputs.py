@@ -10,6 +10,7 @@ file, line and field; duplicate query ids are an error, never silently collapsed
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,18 +114,44 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
     if path.is_dir():
         raise InputError(Problem(rel(path), "is a folder; give the outputs JSONL file(s) inside it"))
     text = read_text(path)
-    rows: list[OutputRow] = []
+    objects: list[tuple[int, Any]] = []
     problems: list[Problem] = []
-    seen: dict[str, int] = {}
     # lines end at "\n" only: U+2028 inside a JSON string is text, not a line end
     for line_no, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            objects.append((line_no, json.loads(line)))
         except json.JSONDecodeError as exc:
             problems.append(Problem(rel(path), f"invalid JSON: {exc.msg}", line=line_no))
-            continue
+    return _rows(objects, path, model_name, problems)
+
+
+def rows_from_records(
+    records: Iterable[Mapping[str, Any]], *, source: str = "answers", model_name: str | None = None
+) -> list[OutputRow]:
+    """Rows of answers held in memory (a DataFrame's or a ``datasets.Dataset``'s records, a
+    list of dicts), checked as a file's lines are: ``line`` is the record's 1-based number.
+    A missing value (``None``, or pandas' NaN in an optional column) is left out."""
+    objects = []
+    for n, item in enumerate(records, start=1):
+        obj = {str(k): v for k, v in dict(item).items() if not _missing(v)}
+        if isinstance(obj.get("query_id"), int):  # a frame read from CSV numbers its ids
+            obj["query_id"] = str(obj["query_id"])
+        objects.append((n, obj))
+    return _rows(objects, Path(source), model_name, [])
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _rows(
+    objects: list[tuple[int, Any]], path: Path, model_name: str | None, problems: list[Problem]
+) -> list[OutputRow]:
+    rows: list[OutputRow] = []
+    seen: dict[str, int] = {}
+    for line_no, obj in objects:
         try:
             if is_lm_eval_sample(obj):
                 row = _from_lm_eval(obj, path, line_no, model_name)
@@ -169,7 +196,15 @@ def answers_and_model(
 ) -> tuple[dict[str, str], ModelInfo, dict[str, list[str]] | None]:
     """Answers by query id, the model that wrote them, and (RAG) the evidence each was
     given, checked against the task."""
-    rows = read_outputs(path, model_name=model_name)
+    return checked_answers(read_outputs(path, model_name=model_name), task, source=path)
+
+
+def checked_answers(
+    rows: list[OutputRow], task: Task, *, source: Path | str
+) -> tuple[dict[str, str], ModelInfo, dict[str, list[str]] | None]:
+    """Rows read from a file or from records, checked against the task: one model, one
+    setting, known query ids."""
+    path = source
     if not rows:
         raise InputError(Problem(rel(Path(path)), "outputs file has no answers"))
     known = set(task.table("queries")["query_id"])

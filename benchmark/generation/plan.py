@@ -104,7 +104,8 @@ class Request:
     output_dir: Path
     batch_size: str | int = 4
     gen_kwargs: str | dict[str, Any] | None = None
-    chat_template: bool = True
+    #: prompt through the model's chat template where it has one (``--apply-chat-template``)
+    apply_chat_template: bool = True
     corpus: str | None = None
     lucene_index: str | None = None
     progress: bool = True
@@ -125,14 +126,16 @@ def generate(
     """Answer each task's ``queries`` under every setting, one outputs file per (task,
     setting), checkpointed per query.  RAArg reranks with the model under evaluation, so
     one backend (loaded on first use) serves the reranking and the writing of every task."""
-    from benchmark.generation import rag
-    from benchmark.generation.harness import check_endpoint, check_request, generate_outputs, make_backend
+    from benchmark.generation import harness, rag
+    from benchmark.generation.model_args import check_endpoint, check_request
     from benchmark.generation.raarg import BackendLLM
 
     margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
     check_endpoint(request.model, margs)  # a server that is down: one line now, before any retrieval
     backend = (
-        make_backend(request.model, margs, request.batch_size, chat_template=request.chat_template)
+        harness.make_backend(
+            request.model, margs, request.batch_size, apply_chat_template=request.apply_chat_template
+        )
         if any(s is not None and s.rerank for s in settings)
         else None
     )
@@ -152,7 +155,7 @@ def generate(
                     rerank_llm=BackendLLM(backend) if setting.rerank else None,
                 )
             )
-            out = generate_outputs(
+            out = harness.generate_outputs(
                 request.model,
                 request.model_args,
                 task,
@@ -162,7 +165,7 @@ def generate(
                 query_ids=queries[task.id],
                 progress=request.progress,
                 rag=context,
-                chat_template=request.chat_template,
+                apply_chat_template=request.apply_chat_template,
                 backend=backend,
             )
             yield Run(task, out, context)

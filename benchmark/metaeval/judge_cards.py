@@ -32,7 +32,7 @@ import numpy as np
 from scipy import stats as st
 from sklearn.metrics import roc_auc_score
 
-from benchmark import __version__
+from benchmark.core.version import __version__
 from benchmark.metaeval import human_sets
 from benchmark.metaeval.human_sets import ArgumentPair, Pair
 from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, best_baseline, worst

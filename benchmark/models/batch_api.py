@@ -52,10 +52,10 @@ class BatchLLM(OpenAILLM):
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         super().__init__(spec, cache)
         args = spec.args
-        self.poll_interval = float(args.get("poll_interval", 10.0))
-        self.max_poll_interval = float(args.get("max_poll_interval", 300.0))
-        self.completion_window = str(args.get("completion_window", "24h"))
-        self.batch_timeout = float(args.get("batch_timeout", 90000.0))
+        self.poll_interval = float(args.poll_interval or 10.0)
+        self.max_poll_interval = float(args.max_poll_interval or 300.0)
+        self.completion_window = str(args.completion_window or "24h")
+        self.batch_timeout = float(args.batch_timeout or 90000.0)
         self.batches_submitted = 0
         self.state_dir = paths.home() / "batches" / content_hash(self.identity)[:16]
 
@@ -319,7 +319,7 @@ class VLLMRunBatch(BatchLLM):
 
         from benchmark.core.errors import InputError, Problem
 
-        command = shlex.split(str(self.spec.args.get("vllm_command", "vllm")))
+        command = shlex.split(str(self.spec.args.vllm_command or "vllm"))
         if not command or shutil.which(command[0]) is None:
             raise InputError(
                 Problem(
@@ -341,8 +341,8 @@ class VLLMRunBatch(BatchLLM):
         import subprocess
         import tempfile
 
-        command = shlex.split(str(self.spec.args.get("vllm_command", "vllm")))
-        extra = [str(a) for a in self.spec.args.get("vllm_args", [])]
+        command = shlex.split(str(self.spec.args.vllm_command or "vllm"))
+        extra = [str(a) for a in self.spec.args.vllm_args or []]
         for attempt in range(1, self.max_attempts + 1):
             pending = {c: bodies[c][1] for c in bodies if c not in replies}
             if not pending:

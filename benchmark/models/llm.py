@@ -201,9 +201,9 @@ class TransformersLLM(_CachedLLM):
         self.spec = spec
         self.cache = cache or default_cache()
         self.path, gguf = local_models.resolve(spec.model)
-        self.gguf_file = spec.args.get("gguf_file", gguf)
+        self.gguf_file = spec.args.gguf_file or gguf
         hub = local_models.hub_id(spec.model)
-        settings = {k: v for k, v in spec.args.items() if k != "device"}
+        settings = {k: v for k, v in spec.args.as_dict().items() if k != "device"}
         self.identity = (
             f"transformers:{content_hash(hub, spec.revision, self.gguf_file, settings)[:16]}:{hub}"
         )
@@ -221,12 +221,10 @@ class TransformersLLM(_CachedLLM):
         materialised = _materialised_path(self.path, self.gguf_file)
         log.info("loading %s from %s", self.spec.model, source)
         tok = AutoTokenizer.from_pretrained(source, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(
-            source, dtype=self.spec.args.get("dtype", "auto"), **kwargs
-        )
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=self.spec.args.dtype or "auto", **kwargs)
         if self.gguf_file and source == self.path and all(p.is_floating_point() for p in model.parameters()):
             self._materialise(model, tok, materialised)
-        device = self.spec.args.get("device") or ("cuda" if torch.cuda.is_available() else "cpu")
+        device = self.spec.args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         model.to(device).eval()
         tok.padding_side = "left"
         if tok.pad_token is None:
@@ -299,7 +297,7 @@ class TransformersLLM(_CachedLLM):
                 kwargs.update(do_sample=True, temperature=temperature)
             else:
                 kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-            rep = self.spec.args.get("repetition_penalty")
+            rep = self.spec.args.repetition_penalty
             if rep:
                 kwargs["repetition_penalty"] = float(rep)
             with torch.inference_mode():
@@ -370,21 +368,21 @@ class OpenAILLM(_CachedLLM):
         self.spec = spec
         self.cache = cache or default_cache()
         args = spec.args
-        urls = args.get("base_url", "http://127.0.0.1:8000/v1")
+        urls = args.base_url if args.base_url is not None else "http://127.0.0.1:8000/v1"
         self.base_urls = [str(u).rstrip("/") for u in (urls if isinstance(urls, list | tuple) else [urls])]
         if not self.base_urls:
             raise ValueError("openai backend: base_url names no server")
-        self.api_key = args.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-        self.endpoint = str(args.get("endpoint", "chat"))
+        self.api_key = args.api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self.endpoint = str(args.endpoint or "chat")
         if self.endpoint not in ("chat", "completions"):
             raise ValueError(
                 f"openai backend: endpoint must be 'chat' or 'completions', not {self.endpoint!r}"
             )
-        self.max_concurrency = int(args.get("max_concurrency", 4))
-        self.timeout = float(args.get("timeout", 120))
-        self.max_attempts = max(1, int(args.get("max_attempts", 5)))
-        self.backoff = float(args.get("backoff", 1.0))
-        self.max_backoff = float(args.get("max_backoff", 60.0))
+        self.max_concurrency = int(args.max_concurrency or 4)
+        self.timeout = float(args.timeout or 120)
+        self.max_attempts = max(1, int(args.max_attempts or 5))
+        self.backoff = float(args.backoff if args.backoff is not None else 1.0)
+        self.max_backoff = float(args.max_backoff if args.max_backoff is not None else 60.0)
         suffix = "" if self.endpoint == "chat" else ":completions"
         self.identity = f"openai:{spec.model}@{spec.revision or 'served'}{suffix}"
         self.http_failures: list[str] = []  # every failed attempt, for the run's record
@@ -586,7 +584,9 @@ class VLLMLLM(_CachedLLM):
         self.spec = spec
         self.cache = cache or default_cache()
         settings = {
-            k: v for k, v in spec.args.items() if k not in ("gpu_memory_utilization", "tensor_parallel_size")
+            k: v
+            for k, v in spec.args.as_dict().items()
+            if k not in ("gpu_memory_utilization", "tensor_parallel_size")
         }
         self.identity = f"vllm:{content_hash(settings)[:8]}:{spec.model}@{spec.revision or 'main'}"
         self._engine: Any = None
@@ -599,7 +599,7 @@ class VLLMLLM(_CachedLLM):
 
         if self._engine is None:
             self._engine = Engine(
-                model=self.spec.model, revision=self.spec.revision, seed=seed, **self.spec.args
+                model=self.spec.model, revision=self.spec.revision, seed=seed, **self.spec.args.as_dict()
             )
         params = SamplingParams(max_tokens=max_new_tokens, temperature=temperature, seed=seed)
         outs = self._engine.chat([list(m) for m in requests], params, use_tqdm=False)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem, rel, yaml_key_lines
@@ -37,14 +37,56 @@ class Price(_Strict):
     completion: float = Field(ge=0, description="US dollars per million completion tokens")
 
 
+class LLMArgs(BaseModel):
+    """The LLM judge's backend arguments, typed: each backend reads the fields it documents
+    (:class:`~benchmark.models.llm.OpenAILLM`, :class:`~benchmark.models.llm.TransformersLLM`,
+    :mod:`benchmark.models.batch_api`).  Only the fields a profile sets are recorded (a
+    result's ``judge_profile`` and the cache identities stay what the YAML says); a vLLM
+    judge's engine arguments (``gpu_memory_utilization``, ...) pass through as extras."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    # openai, openai-batch: where and how the server is asked
+    base_url: str | list[str] | None = Field(default=None, description="one server, or a fleet of one model")
+    api_key: str | None = None
+    endpoint: Literal["chat", "completions"] | None = None
+    max_concurrency: int | None = Field(default=None, ge=1)
+    timeout: int | float | None = Field(default=None, gt=0)
+    max_attempts: int | None = Field(default=None, ge=1)
+    backoff: int | float | None = Field(default=None, ge=0)
+    max_backoff: int | float | None = Field(default=None, ge=0)
+    # openai-batch
+    poll_interval: int | float | None = Field(default=None, gt=0)
+    max_poll_interval: int | float | None = Field(default=None, gt=0)
+    completion_window: str | None = None
+    batch_timeout: int | float | None = Field(default=None, gt=0)
+    # vllm-batch
+    vllm_command: str | None = None
+    vllm_args: list[str] | None = None
+    # transformers
+    gguf_file: str | None = None
+    dtype: str | None = None
+    device: str | None = None
+    repetition_penalty: int | float | None = Field(default=None, gt=0)
+
+    @model_serializer(mode="wrap")
+    def _only_set(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if k in self.model_fields_set or k in (self.model_extra or {})}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The arguments the profile set, as it set them (an engine's keyword arguments)."""
+        return dict(self.model_dump())
+
+
 class LLMSpec(_Strict):
     """An LLM judge: which backend and which model (see :mod:`benchmark.judging.stack`)."""
 
     backend: Literal["transformers", "openai", "openai-batch", "vllm", "vllm-batch"] = "transformers"
     model: str
     revision: str | None = None
-    args: dict[str, Any] = Field(
-        default_factory=dict, description="backend-specific: base_url, gguf_file, dtype, ..."
+    args: LLMArgs = Field(
+        default_factory=lambda: LLMArgs(), description="backend-specific: base_url, gguf_file, dtype, ..."
     )
     max_new_tokens: int = Field(default=512, ge=1)
     temperature: float = Field(default=0.0, ge=0)
@@ -252,10 +294,10 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
                     field="--judge-model",
                 )
             )
-        args = dict(llm.args) if served_backend else {}  # a local backend's args mean nothing to a server
+        args = llm.args.as_dict() if served_backend else {}  # a local backend's args mean nothing to a server
         served: str | list[str] = urls[0] if len(urls) == 1 else urls  # several: a fleet of one model
         backend = llm.backend if served_backend else "openai"  # a batch judge stays a batch judge
-        llm = llm.model_copy(update={"backend": backend, "args": {**args, "base_url": served}})
+        llm = llm.model_copy(update={"backend": backend, "args": LLMArgs(**{**args, "base_url": served})})
     elif llm.backend == "transformers":
         raise InputError(
             Problem(

@@ -18,7 +18,6 @@ import logging
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,6 @@ from benchmark.core import stats
 from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
 from benchmark.core.errors import IncompleteResults, InputError, Problem, rel
 from benchmark.core.results import (
-    MAX_FAILURE_RATE,
     ModelInfo,
     QueryScores,
     QuerySet,
@@ -57,32 +55,13 @@ from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
 from benchmark.models.cards import load_card
 from benchmark.models.structured import watch_unreachable
+from benchmark.scoring.options import RunOptions
 from benchmark.tasks import Task
 
 if TYPE_CHECKING:
     from benchmark.scoring.ray_shards import RayPool
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class RunOptions:
-    seed: int = 0
-    query_batch: int = 4
-    bootstrap_resamples: int = stats.BOOTSTRAP_RESAMPLES
-    progress: bool = True
-    command: str | None = None
-    max_failure_rate: float = MAX_FAILURE_RATE
-
-    def __post_init__(self) -> None:
-        if self.query_batch < 1:
-            raise InputError(Problem("command line", "must be at least 1", field="--query-batch"))
-        if not 0.0 <= self.max_failure_rate <= 1.0:
-            raise InputError(
-                Problem(
-                    "command line", "must be a share between 0 and 1, e.g. 0.05", field="--max-failure-rate"
-                )
-            )
 
 
 def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str] | None) -> list[str]:

@@ -153,7 +153,7 @@ def test_judge_url_keeps_a_batch_judge_a_batch_judge(server: ServerThread, tmp_p
     raw["llm"] = {"backend": "openai-batch", "model": "batch-judge", "args": {"base_url": "http://x/v1"}}
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(raw))
     profile = with_judge(load_profile(str(tmp_path / "p.yaml")), url=server.base_url)
-    assert profile.llm.backend == "openai-batch" and profile.llm.args["base_url"] == server.base_url
+    assert profile.llm.backend == "openai-batch" and profile.llm.args.base_url == server.base_url
 
 
 FAKE_VLLM = """

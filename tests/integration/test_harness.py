@@ -15,8 +15,11 @@ import pytest
 
 from benchmark.core.results import RAGSetting
 from benchmark.generation import harness
-from benchmark.generation.harness import build_messages, generate_outputs
+from benchmark.generation.backends import LMEvalBackend
+from benchmark.generation.harness import generate_outputs
+from benchmark.generation.model_args import OFFLINE_MODEL
 from benchmark.generation.outputs import read_outputs
+from benchmark.generation.prompting import build_messages
 from benchmark.generation.rag import RAGContext
 from benchmark.retrieval import Hit
 from benchmark.tasks import Task, load_task
@@ -74,14 +77,15 @@ def test_resume_after_interruption_gives_the_same_file(
         """Answers one batch, then dies as a killed process would."""
 
         def __init__(self, inner: Any) -> None:
-            self.inner, self.name, self.chunk, self.chat_template = inner, inner.name, 1, inner.chat_template
+            self.inner, self.name, self.chunk = inner, inner.name, 1
+            self.chat_template_applied = inner.chat_template_applied
 
         def generate(self, conversations: list[Any], gen: dict[str, Any]) -> list[str]:
             calls.append(len(conversations))
             if len(calls) > 1:
                 raise KeyboardInterrupt
             out = self.inner.generate(conversations, gen)
-            self.chat_template = self.inner.chat_template
+            self.chat_template_applied = self.inner.chat_template_applied
             return out
 
     monkeypatch.setattr(harness, "make_backend", lambda *a, **k: Dies(real(*a, **k)))
@@ -187,7 +191,7 @@ def test_lm_eval_two_step_matches_the_harness(
 def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
     task = load_task(build_tiny_task(tmp_path / "tasks", QUERIES))
     out = generate_outputs(
-        harness.OFFLINE_MODEL,
+        OFFLINE_MODEL,
         "",
         task,
         tmp_path / "out",
@@ -228,7 +232,7 @@ def test_openai_compatible_server_through_lm_eval(
     assert [r.query_id for r in rows] == ["q1", "q2", "q3"]
     assert all(r.backend == backend and r.model == "tiny-gpt2" for r in rows)
     assert served["requests"] >= 3  # the answers really came over HTTP
-    assert isinstance(harness.make_backend(backend, {"model": "x"}, 1), harness.LMEvalBackend)
+    assert isinstance(harness.make_backend(backend, {"model": "x"}, 1), LMEvalBackend)
 
 
 def test_an_argument_the_backend_does_not_take_is_one_line(

@@ -65,9 +65,9 @@ def test_judge_url_takes_a_comma_separated_fleet(servers: tuple[ServerThread, Se
     a, b = servers
     base = load_profile("offline-smollm2-minilm-sim")
     profile = with_judge(base, model="fleet-judge", url=f"{a.base_url}/v1, {b.base_url}/v1/")
-    assert profile.llm.args["base_url"] == [f"{a.base_url}/v1", f"{b.base_url}/v1"]
+    assert profile.llm.args.base_url == [f"{a.base_url}/v1", f"{b.base_url}/v1"]
     single = with_judge(base, model="fleet-judge", url=f"{a.base_url}/v1")
-    assert single.llm.args["base_url"] == f"{a.base_url}/v1"
+    assert single.llm.args.base_url == f"{a.base_url}/v1"
 
 
 def test_the_fleet_never_exceeds_a_servers_concurrency() -> None:

@@ -84,4 +84,4 @@ def test_the_environment_names_the_judge_too(monkeypatch: pytest.MonkeyPatch) ->
     paper = load_profile("paper-deberta-llama")
     monkeypatch.delenv("GROUNDCOVER_JUDGE_MODEL")
     elsewhere = with_judge(paper)  # the same judge at another port is the same judge
-    assert elsewhere.id == paper.id and elsewhere.llm.args["base_url"] == "http://127.0.0.1:9/v1"
+    assert elsewhere.id == paper.id and elsewhere.llm.args.base_url == "http://127.0.0.1:9/v1"

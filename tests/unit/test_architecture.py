@@ -42,6 +42,7 @@ LAYERS = (
     "board",
     "metaeval",
     "space",
+    "api",
     "cli",
 )
 
@@ -56,7 +57,7 @@ def layer(module: str) -> str:
     if len(parts) >= 4 and parts[1] == "families" and parts[3] == "commands":
         return "cli"  # a family's sub-commands live with it but are command-line code
     if len(parts) == 1:
-        return "core"  # the package root only names the version
+        return "api"  # the package root re-exports the API's names
     if parts[1] == "__main__":
         return "cli"
     return parts[1]

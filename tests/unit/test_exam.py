@@ -288,7 +288,7 @@ def test_exampp_grades_round_trip(tmp_path: Path) -> None:
 
 
 def test_a_held_out_question_in_a_generation_prompt_is_refused() -> None:
-    from benchmark.generation.harness import build_messages
+    from benchmark.generation.prompting import build_messages
 
     task = load_task("webtrack-2009-2012")
     build_messages(task, "signs of a heartattack", "175")  # the query itself is fine

@@ -370,7 +370,11 @@ def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
     """trec-rag24 lists nuggets but ships none: without --nuggets the family is skipped with a
     note and sub-questions are still scored; asked for by --metrics it is an error naming
     the flag; with a file it scores exactly the file's topics."""
-    from benchmark.cli.common import plan
+    from benchmark.api.run import prepare_tasks
+    from benchmark.cli.common import family_settings, run_options, scoring_config
+
+    def plan(args: Any, tasks: list[Any]) -> Any:  # what `benchmark score` checks and chooses
+        return prepare_tasks(tasks, scoring_config(args), run_options(args), settings=family_settings(args))
 
     task = load_task("trec-rag24")
     assert "nuggets" in task.card.metrics and not task.has_table("nuggets")

@@ -192,7 +192,7 @@ def test_validate_budget_refuses_with_the_numbers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The planner's counts (stubbed here; the real planner below) against the default budget."""
-    import benchmark.cli.score
+    import benchmark.api.submission
 
     folder = make(tmp_path)
     asked: list[str] = []
@@ -201,7 +201,7 @@ def test_validate_budget_refuses_with_the_numbers(
         asked.append(profile)
         return _plan(54_000_000, 24)
 
-    monkeypatch.setattr(benchmark.cli.score, "plan_submission", planned)
+    monkeypatch.setattr(benchmark.api.submission, "plan_submission", planned)
     assert main(["validate", str(folder)]) == 0 and not asked  # no --budget: no plan
     assert main(["validate", "--budget", "--judge-profile", "offline-smollm2-minilm-sim", str(folder)]) == 2
     out = " ".join(capsys.readouterr().out.split())
@@ -211,7 +211,7 @@ def test_validate_budget_refuses_with_the_numbers(
         "(judge profile offline-smollm2-minilm-sim)" in out
     )
     assert "LLM calls;" not in out  # only what is over the budget is named
-    monkeypatch.setattr(benchmark.cli.score, "plan_submission", lambda sub, profile: _plan(11_257, 24))
+    monkeypatch.setattr(benchmark.api.submission, "plan_submission", lambda sub, profile: _plan(11_257, 24))
     assert main(["validate", "--budget", str(folder)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "plan: 11,257 entailment pairs, 24 LLM calls, 7,200 LLM prompt tokens" in out

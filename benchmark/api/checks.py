@@ -1,0 +1,127 @@
+"""Everything a scoring run needs, checked before any model loads.
+
+A typo in a profile name, a family that cannot score the task, an unreadable corpus or
+an unwritable results folder fails in a second with a one-line
+:class:`~benchmark.core.errors.InputError`, not after a model download.  The command line
+and the library run these same checks (:func:`benchmark.api.run.choose`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from benchmark.api.config import ScoringConfig
+from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem
+from benchmark.core.paths import check_writable, check_writable_file
+from benchmark.families import families_for
+from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+from benchmark.scoring.options import RunOptions
+from benchmark.tasks import Task
+
+#: per task id, the families that score it and their settings
+Chosen = dict[str, list[tuple[MetricFamily, FamilySettings]]]
+
+
+def check_corpus(path: str) -> None:
+    """Read ``corpus`` whole (every bad row named) before anything is generated or loaded;
+    retrieval then takes the documents from :func:`~benchmark.retrieval.load_corpus`'s cache."""
+    from benchmark.retrieval import load_corpus
+
+    try:
+        load_corpus(path)
+    except InputError as exc:
+        raise InputError(
+            [Problem(p.file, p.message, p.line, p.field or "--corpus") for p in exc.problems]
+        ) from None
+    except (OSError, ValueError) as exc:  # a parquet file that is not one, say
+        raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None
+
+
+def check_outputs(
+    *, plan_file: str | Path | None = None, ray_address: str | None = None, ray: bool = False
+) -> None:
+    """What a scoring run writes or needs outside the results folder, checked before any
+    planning, model load or generation: the dry run's plan file, the groundcover home
+    (model-call cache, indexes), and Ray where asked for (``ray_address`` ``None``: a new
+    local instance)."""
+    if plan_file is not None:
+        check_writable_file(str(plan_file), "--dry-run")
+    check_writable(paths.home(), "GROUNDCOVER_HOME")
+    if ray:
+        from benchmark.scoring.ray_shards import check_address
+
+        check_address(ray_address)
+
+
+def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> None:
+    """A family with no scorable query on ``task`` (nuggets on a task that ships none, say):
+    an error when ``metrics`` asked for it; otherwise a note, and the card's other
+    families are scored, so listing a family a user completes with a file is no trap."""
+    needs = (
+        "pass " + " or ".join(f"{i.flag} FILE" for i in family.inputs)
+        if family.inputs
+        else f"it needs the table(s) {list(family.required_tables)}"
+    )
+    message = f"{family.id} can score no query of task {task.id} with these inputs; {needs}"
+    if explicit:
+        raise InputError(Problem("--metrics", message))
+    Console(stderr=True).print(f"[yellow]note:[/] {message}. Skipped; the card's other families are scored.")
+
+
+def choose_families(
+    config: ScoringConfig,
+    tasks: list[Task],
+    settings: dict[str, FamilySettings] | None = None,
+) -> Chosen:
+    """The families that score each task, with their settings (``settings`` by family id;
+    a family not named there gets its defaults).  A family asked for that cannot score a
+    task is an error; one the card lists is skipped with a note."""
+    requested, inputs = config.requested(), config.inputs()
+    chosen: Chosen = {}
+    for task in tasks:
+        chosen[task.id] = []
+        for fam in families_for(task, requested):
+            # resolves the corpus and the family's files: fails early
+            if fam.scorable_queries(task, inputs) == []:
+                nothing_to_score(fam, task, explicit=bool(requested))
+                continue
+            chosen[task.id].append((fam, (settings or {}).get(fam.id) or fam.settings_model()))
+        if not chosen[task.id]:
+            raise InputError(
+                Problem(
+                    f"tasks/{task.id}/task.yaml",
+                    "none of the families its card lists can score a query with these inputs (see the "
+                    "notes above)",
+                    field="metrics",
+                )
+            )
+    return chosen
+
+
+def check_run(
+    config: ScoringConfig,
+    options: RunOptions,
+    *,
+    plan_file: str | Path | None = None,
+    ray_address: str | None = None,
+    ray: bool = False,
+) -> None:
+    """The checks of every scoring run that need no task: results folder, home, plan file,
+    Ray, corpus, and the judge profile (loaded, so a bad one fails here)."""
+    check_writable(options.results_dir, "--results-dir")
+    check_outputs(plan_file=plan_file, ray_address=ray_address, ray=ray)
+    if config.corpus and not config.corpus.startswith("irds:"):
+        check_corpus(config.corpus)
+
+
+def scorable_queries(config: ScoringConfig, task: Task) -> list[str]:
+    """The queries the requested families can score on ``task`` with the given inputs."""
+    from benchmark import families
+
+    return families.scorable_queries(task, config.inputs(), config.requested())
+
+
+__all__ = ["Chosen", "ScoringInputs", "check_corpus", "check_outputs", "check_run", "choose_families"]

@@ -1,0 +1,333 @@
+"""``benchmark.evaluate``: generate answers with a model, then score them.
+
+The same run as ``benchmark evaluate``: closed-book and/or retrieval-augmented settings,
+one outputs file per (task, setting) checkpointed per query, then the scoring run of
+:mod:`benchmark.api.run`.  Everything scoring needs (the judge profile, the families and
+their settings, the corpus) is checked before a single answer is generated.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from benchmark.api.answers import resolve_task
+from benchmark.api.checks import check_corpus, check_outputs, scorable_queries
+from benchmark.api.config import ScoringConfig
+from benchmark.api.results import Results
+from benchmark.api.run import FamilySettingsArg, plan_jobs, prepare_tasks, score_jobs, with_families
+from benchmark.api.score import _config, run_options
+from benchmark.core.errors import InputError
+from benchmark.core.paths import check_writable
+from benchmark.generation import plan as generation
+from benchmark.generation.model_args import LM_EVAL_BACKENDS, OFFLINE_MODEL
+from benchmark.generation.plan import Request
+from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile
+from benchmark.scoring.dry_run import DryRun
+from benchmark.scoring.options import RunOptions
+from benchmark.scoring.ray_shards import RayOptions
+from benchmark.scoring.run import Job
+from benchmark.tasks import Task
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "LM_EVAL_BACKENDS",
+    "OFFLINE_MODEL",
+    "EvaluationPlan",
+    "Request",
+    "Sweep",
+    "evaluate",
+    "plan_evaluation",
+]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Which settings each task is answered under (``--rag none,bm25`` and friends)."""
+
+    rag: str = "none"
+    rag_k: int = 5
+    rerank: str | None = None
+    rerank_depth: int = 20
+    rag_subq: str | None = None
+    limit: float | None = None
+
+    def settings(self) -> generation.Settings:
+        generation.check_limit(self.limit)
+        return generation.expand_settings(self.rag, self.rag_k, self.rerank, self.rerank_depth, self.rag_subq)
+
+
+@dataclass
+class GenerationLine:
+    """One (task, setting) of a dry run: the answers still to generate and those on disk."""
+
+    task: str
+    setting: str
+    to_generate: int
+    already: int
+    path: Path
+    #: closed-book: the prompts' tokens, estimated from characters; RAG: ``None``
+    prompt_tokens: int | None
+
+
+@dataclass
+class EvaluationPlan:
+    """What :func:`evaluate` would do: the answers to generate, and the scoring plan of the
+    answers that already exist (an answer's scoring depends on its text)."""
+
+    generation: list[GenerationLine] = field(default_factory=list)
+    scoring: DryRun | None = None
+    #: answers not generated yet, so not in the scoring plan
+    waiting: int = 0
+
+
+@dataclass
+class _Prepared:
+    request: generation.Request
+    tasks: list[Task]
+    settings: generation.Settings
+    queries: dict[str, list[str]]
+    profile: JudgeProfile
+    chosen: dict[str, Any] | None
+
+
+def _prepare(
+    *,
+    request: generation.Request,
+    tasks: Sequence[str | os.PathLike[str] | Task],
+    sweep: Sweep,
+    config: ScoringConfig,
+    options: RunOptions,
+    settings: FamilySettingsArg | None,
+    score: bool,
+    plan_file: str | Path | None,
+    ray: RayOptions | None,
+) -> _Prepared:
+    expanded = sweep.settings()
+    loaded = [resolve_task(t) for t in tasks]
+    check_writable(request.output_dir, "--output-dir")
+    chosen = None
+    if not score:  # a scoring run checks these in prepare_tasks, Ray included
+        check_outputs(plan_file=plan_file)
+        if config.corpus:
+            check_corpus(config.corpus)
+        profile = config.profile()
+    else:
+        # the profile also gives the RAG retrievers' chunking and embedder
+        profile, chosen = prepare_tasks(
+            loaded, config, options, settings=settings, plan_file=plan_file, ray=ray
+        )
+    queries = {
+        t.id: generation.limited(
+            scorable_queries(config, t) if score else _generatable(config, t), sweep.limit
+        )
+        for t in loaded
+    }
+    return _Prepared(request, loaded, expanded, queries, profile, chosen)
+
+
+def _generatable(config: ScoringConfig, task: Task) -> list[str]:
+    """Without scoring: the scorable queries where the task's families say which, else all."""
+    try:
+        return scorable_queries(config, task)
+    except InputError:
+        return list(task.table("queries")["query_id"])
+
+
+def report_rankings(task: Task, context: Any, out: Path) -> None:
+    """P@10 / nDCG@10 of the retrieved and the reranked lists (RAArg), printed and saved
+    beside the outputs."""
+    from benchmark.core.exports import write_csv
+    from benchmark.generation.raarg import ranking_quality
+
+    failed = sum(len(f) for f in context.failures.values())
+    if failed:
+        log.warning("rerank: %d window(s) kept their BM25 order after unusable replies", failed)
+    if not task.has_table("qrels"):
+        return
+    queries = task.table("queries")
+    table = ranking_quality(
+        context.rankings,
+        task.table("qrels"),
+        task.table("stances") if task.has_table("stances") else None,
+        dict(zip(queries["query_id"], queries["stance"], strict=True)),
+    )
+    target = out.with_name(f"{out.stem}.ranking.csv")
+    write_csv(table, target)
+    Console(stderr=True).print(table.round(3).to_string(index=False), f"\n(wrote {target})", markup=False)
+
+
+def run_evaluation(
+    *,
+    request: generation.Request,
+    tasks: Sequence[str | os.PathLike[str] | Task],
+    sweep: Sweep,
+    config: ScoringConfig,
+    options: RunOptions,
+    settings: FamilySettingsArg | None = None,
+    score: bool = True,
+    ray: RayOptions | None = None,
+    raise_incomplete: bool = True,
+) -> Results:
+    """Generate, then (``score``) score: what :func:`evaluate` and ``benchmark evaluate`` run."""
+    from benchmark.generation.outputs import answers_and_model
+
+    p = _prepare(
+        request=request,
+        tasks=tasks,
+        sweep=sweep,
+        config=config,
+        options=options,
+        settings=settings,
+        score=score,
+        plan_file=None,
+        ray=ray,
+    )
+    if score:
+        from benchmark.judging.stack import preflight_judge
+
+        preflight_judge(p.profile)  # a judge that is not there: one line now, not after generating
+    jobs = []
+    for run in generation.generate(p.request, p.tasks, p.settings, p.queries, p.profile):
+        if run.context is not None and run.context.rankings:
+            report_rankings(run.task, run.context, run.path)
+        jobs.append(Job(run.task, *answers_and_model(run.path, run.task)))
+    if not score or p.chosen is None:
+        return Results([])
+    return score_jobs(
+        with_families(jobs, p.chosen), p.profile, config, options, ray=ray, raise_incomplete=raise_incomplete
+    )
+
+
+def plan_evaluation(
+    *,
+    request: generation.Request,
+    tasks: Sequence[str | os.PathLike[str] | Task],
+    sweep: Sweep,
+    config: ScoringConfig,
+    options: RunOptions,
+    settings: FamilySettingsArg | None = None,
+    score: bool = True,
+    plan_file: str | Path | None = None,
+) -> EvaluationPlan:
+    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those that
+    exist.  Only answers already in the outputs files (a resumed run) are planned; the
+    others are counted as generation calls, with their closed-book prompts' tokens
+    estimated from characters."""
+    import json
+
+    from benchmark.generation.harness import outputs_file
+    from benchmark.generation.model_args import check_request
+    from benchmark.generation.outputs import answers_and_model
+    from benchmark.generation.prompting import build_messages
+    from benchmark.scoring.dry_run import CHARS_PER_TOKEN
+
+    p = _prepare(
+        request=request,
+        tasks=tasks,
+        sweep=sweep,
+        config=config,
+        options=options,
+        settings=settings,
+        score=score,
+        plan_file=plan_file,
+        ray=None,
+    )
+    margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
+    out = EvaluationPlan()
+    jobs = []
+    for task in p.tasks:
+        texts = task.query_texts()
+        for setting in p.settings:
+            path = outputs_file(request.model, margs, task, request.output_dir, setting)
+            wanted = p.queries[task.id]
+            answers: dict[str, str] = {}
+            if path.exists():
+                found, model, evidence = answers_and_model(path, task)
+                answers = {q: found[q] for q in wanted if q in found}
+                if answers and score:
+                    jobs.append(Job(task, answers, model, evidence))
+            missing = [q for q in wanted if q not in answers]
+            out.waiting += len(missing)
+            tokens = None
+            if setting is None:
+                messages = [m for q in missing for m in build_messages(task, texts[q], q)]
+                tokens = sum(math.ceil(len(m["content"]) / CHARS_PER_TOKEN) for m in messages)
+            label = setting.label if setting else "closed-book"
+            out.generation.append(GenerationLine(task.id, label, len(missing), len(answers), path, tokens))
+    if jobs and p.chosen is not None:
+        out.scoring = plan_jobs(with_families(jobs, p.chosen), p.profile, config, options)
+        if plan_file is not None:
+            Path(plan_file).write_text(json.dumps(out.scoring.as_dict(), indent=2) + "\n")
+    if not score:
+        out.waiting = 0
+    return out
+
+
+def evaluate(
+    model: str,
+    *,
+    tasks: Sequence[str | os.PathLike[str] | Task] | str,
+    model_args: str | Mapping[str, Any] | None = None,
+    rag: str = "none",
+    rag_k: int = 5,
+    rerank: str | None = None,
+    rerank_depth: int = 20,
+    rag_subq: str | None = None,
+    limit: float | None = None,
+    output_dir: str | os.PathLike[str] = "outputs",
+    batch_size: str | int = 4,
+    gen_kwargs: str | Mapping[str, Any] | None = None,
+    apply_chat_template: bool = True,
+    score: bool = True,
+    metrics: list[str] | tuple[str, ...] | None = None,
+    judge_profile: str | os.PathLike[str] | JudgeProfile = DEFAULT_PROFILE,
+    judge_url: str | None = None,
+    judge_model: str | None = None,
+    corpus: str | None = None,
+    lucene_index: str | None = None,
+    files: Mapping[str, str] | None = None,
+    settings: FamilySettingsArg | None = None,
+    ray: RayOptions | None = None,
+    raise_incomplete: bool = True,
+    options: RunOptions | None = None,
+    **run: Any,
+) -> Results:
+    """Generate answers for each task's queries with ``model`` (lm-eval's registry: ``hf``,
+    ``vllm``, ``local-completions``, ``local-chat-completions``; or the offline default
+    ``groundcover-offline``), closed-book and/or retrieval-augmented (``rag="none,bm25"``),
+    then score them as :func:`benchmark.score` does (same keywords).  Generation and
+    scoring checkpoint per query: calling again resumes.  ``score=False`` only generates.
+    """
+    config = _config(metrics, judge_profile, judge_url, judge_model, corpus, lucene_index, files)
+    opts = run_options(options, run)
+    request = generation.Request(
+        model=model,
+        model_args=dict(model_args) if isinstance(model_args, Mapping) else (model_args or {}),
+        output_dir=Path(output_dir),
+        batch_size=batch_size,
+        gen_kwargs=dict(gen_kwargs) if isinstance(gen_kwargs, Mapping) else gen_kwargs,
+        apply_chat_template=apply_chat_template,
+        corpus=corpus,
+        lucene_index=lucene_index,
+        progress=opts.progress,
+    )
+    return run_evaluation(
+        request=request,
+        tasks=[tasks] if isinstance(tasks, str) else tasks,
+        sweep=Sweep(rag, rag_k, rerank, rerank_depth, rag_subq, limit),
+        config=config,
+        options=opts,
+        settings=settings,
+        score=score,
+        ray=ray,
+        raise_incomplete=raise_incomplete,
+    )

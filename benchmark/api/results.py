@@ -1,0 +1,170 @@
+"""What a scoring run gives back: :class:`Results`, the scores with their intervals, the
+per-query frame, the traces, the failures and the judge card's lines.
+
+The same result files a command-line run writes back it: a :class:`Results` holds the
+:class:`~benchmark.core.results.TaskResult` objects and the paths they were written to,
+and each view below is computed from them, so a notebook and ``benchmark leaderboard``
+read the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from benchmark.core.errors import IncompleteResults
+from benchmark.core.results import TaskResult, read_result, read_traces
+
+if TYPE_CHECKING:
+    from benchmark.board.leaderboard import Leaderboard
+
+
+@dataclass
+class Results:
+    """The results of one :func:`benchmark.score` / :func:`benchmark.evaluate` call: one
+    :class:`TaskResult` per (model, task, family), in the order they were scored."""
+
+    results: list[TaskResult]
+    #: where each result was written (``None`` for results held only in memory)
+    paths: Sequence[Path | None] = field(default_factory=list)
+    #: (family, task, model) combinations not scored, and why (attribution on closed-book answers)
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.paths:
+            self.paths = [None] * len(self.results)
+
+    @classmethod
+    def load(cls, *paths: Path | str) -> Results:
+        """Results from result files (``*.json``) or folders holding them, e.g. a results dir."""
+        files = [f for p in map(Path, paths) for f in (sorted(p.rglob("*.json")) if p.is_dir() else [p])]
+        files = [f for f in files if not f.name.endswith(".traces.jsonl")]
+        return cls([read_result(f) for f in files], paths=files)
+
+    def __iter__(self) -> Iterator[TaskResult]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @property
+    def families(self) -> list[str]:
+        return list(dict.fromkeys(r.metric_family for r in self.results))
+
+    def __getitem__(self, family: str) -> list[TaskResult]:
+        """The results of one metric family."""
+        found = [r for r in self.results if r.metric_family == family]
+        if not found:
+            raise KeyError(f"no results of family {family!r}; these have {self.families}")
+        return found
+
+    def scores(self) -> pd.DataFrame:
+        """One row per (model, task, family, score): the value, its interval, the queries it
+        averages over, and whether the score is the one the family ranks by."""
+        rows = [
+            {
+                "model": r.model.label,
+                "task": r.task.id,
+                "family": r.metric_family,
+                "score": key,
+                "value": s.value,
+                "ci_low": s.ci_low,
+                "ci_high": s.ci_high,
+                "n": s.n,
+                "failed": s.failed,
+                "primary": key == r.primary,
+                "judge_profile": r.profile_id,
+            }
+            for r in self.results
+            for key, s in r.scores.items()
+        ]
+        return pd.DataFrame(rows)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The per-query frame: one row per (model, task, family, query), a column per score;
+        a failed query has no score (NaN), never a 0."""
+        rows = [
+            {
+                "model": r.model.label,
+                "task": r.task.id,
+                "family": r.metric_family,
+                "query_id": q.query_id,
+                **q.scores,
+                "failed": q.failed,
+                "failures": len(q.failures),
+            }
+            for r in self.results
+            for q in r.per_query
+        ]
+        return pd.DataFrame(rows)
+
+    def traces(self, family: str | None = None) -> list[dict[str, Any]]:
+        """Every query's trace (what each judge was asked and answered), read from the
+        traces file beside each result; each carries ``family`` and ``task``."""
+        out = []
+        for r, path in zip(self.results, self.paths, strict=True):
+            if path is None or (family is not None and r.metric_family != family):
+                continue
+            out += [{"family": r.metric_family, "task": r.task.id, **t} for t in read_traces(Path(path))]
+        return out
+
+    def failures(self) -> pd.DataFrame:
+        """One row per judge output that could not be used: the query, and ``stage: reason``."""
+        rows = [
+            {"model": r.model.label, "task": r.task.id, "family": r.metric_family, "query_id": q.query_id,
+             "failure": f}
+            for r in self.results
+            for q in r.per_query
+            for f in q.failures
+        ]  # fmt: skip
+        return pd.DataFrame(rows, columns=["model", "task", "family", "query_id", "failure"])
+
+    @property
+    def incomplete(self) -> list[tuple[str, list[str]]]:
+        """(result, reasons) for each result the judge left incomplete (kept off boards)."""
+        return [
+            (str(p) if p is not None else f"{r.model.label} on {r.task.id} ({r.metric_family})", r.incomplete)
+            for r, p in zip(self.results, self.paths, strict=True)
+            if r.incomplete
+        ]
+
+    def raise_if_incomplete(self) -> None:
+        """:class:`IncompleteResults` when a result is incomplete (the command line's exit 3)."""
+        if self.incomplete:
+            raise IncompleteResults(self.incomplete)
+
+    def leaderboard(self, *others: Results | TaskResult) -> Leaderboard:
+        """These results ranked together with ``others`` (other :class:`Results`, or single
+        results), board by board, as ``benchmark leaderboard`` ranks result files: only
+        results with the same task, judge profile and settings share a board."""
+        from benchmark.board.leaderboard import from_results
+
+        pooled = list(self.results)
+        for other in others:
+            pooled += other.results if isinstance(other, Results) else [other]
+        return from_results(pooled)
+
+    def judge_card_lines(self) -> list[str]:
+        """What the judge profile's card says about trusting these boards' rankings (its
+        banner and lines, per family board), then the failure warnings: the lines printed
+        under each board."""
+        from benchmark.board.trust import trust_text, trusts
+        from benchmark.families import REGISTRY
+
+        lb = self.leaderboard()
+        out: list[str] = []
+        for fid, table in lb.tables.items():
+            if not table.empty and fid in REGISTRY:
+                for t in trusts(REGISTRY[fid], table):
+                    out += trust_text(t)
+        return out
+
+    def print(self, console: Any = None) -> None:
+        """The scores as the command line prints them."""
+        from benchmark.board.report import print_results
+
+        print_results(self.results, console)

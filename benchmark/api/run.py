@@ -1,0 +1,213 @@
+"""The one scoring path: checks, family choice, the judge stack, checkpoints, results.
+
+``benchmark score``, ``benchmark evaluate``, ``benchmark.score`` and ``benchmark.evaluate``
+all end here: :func:`prepare` checks what a run needs and chooses the families,
+:func:`score_jobs` scores (resuming from checkpoints, reusing the model-call cache,
+on Ray workers where asked) and :func:`plan_jobs` plans the same jobs without computing
+anything (``--dry-run``).  Nothing here reads a command line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from benchmark.api.checks import Chosen, check_run, choose_families
+from benchmark.api.config import ScoringConfig
+from benchmark.api.results import Results
+from benchmark.core import figures
+from benchmark.core.results import TaskResult
+from benchmark.families.base import FamilySettings, MetricFamily
+from benchmark.models.profiles import JudgeProfile
+from benchmark.scoring.dry_run import DryRun
+from benchmark.scoring.options import RunOptions
+from benchmark.scoring.ray_shards import RayOptions
+from benchmark.scoring.run import Job
+from benchmark.tasks import Task
+
+#: a family's settings: by family id, a settings object or its field values; or a function
+#: of the family (the command line's flags)
+FamilySettingsArg = (
+    Mapping[str, FamilySettings | Mapping[str, Any]] | Callable[[MetricFamily], FamilySettings]
+)
+
+
+def settings_for(family: MetricFamily, given: FamilySettingsArg | None) -> FamilySettings:
+    """``family``'s settings from what the caller gave (its defaults where nothing)."""
+    if given is None:
+        return family.settings_model()
+    if callable(given):
+        return given(family)
+    value = given.get(family.id)
+    if value is None:
+        return family.settings_model()
+    if isinstance(value, FamilySettings):
+        return value
+    return family.settings_model.from_options(**dict(value))
+
+
+def prepare_tasks(
+    tasks: Sequence[Task],
+    config: ScoringConfig,
+    options: RunOptions,
+    *,
+    settings: FamilySettingsArg | None = None,
+    plan_file: str | Path | None = None,
+    ray: RayOptions | None = None,
+) -> tuple[JudgeProfile, Chosen]:
+    """Check everything a scoring run of ``tasks`` needs (nothing is loaded yet): the
+    folders it writes, Ray, the corpus, the judge profile; and choose the families that
+    score each task, with their settings."""
+    check_run(
+        config, options, plan_file=plan_file, ray=ray is not None, ray_address=ray.address if ray else None
+    )
+    profile = config.profile()
+    return profile, choose(config, list(tasks), settings)
+
+
+def prepare(
+    jobs: Sequence[Job],
+    config: ScoringConfig,
+    options: RunOptions,
+    *,
+    settings: FamilySettingsArg | None = None,
+    plan_file: str | Path | None = None,
+    ray: RayOptions | None = None,
+) -> tuple[JudgeProfile, list[Job]]:
+    """:func:`prepare_tasks` for the jobs' tasks; each job gets its task's families."""
+    profile, chosen = prepare_tasks(
+        [job.task for job in jobs], config, options, settings=settings, plan_file=plan_file, ray=ray
+    )
+    return profile, with_families(jobs, chosen)
+
+
+def with_families(jobs: Sequence[Job], chosen: Chosen) -> list[Job]:
+    return [dataclasses.replace(job, families=chosen[job.task.id]) for job in jobs]
+
+
+def choose(config: ScoringConfig, tasks: list[Task], settings: FamilySettingsArg | None) -> Chosen:
+    picked = choose_families(config, tasks)
+    return {t: [(fam, settings_for(fam, settings)) for fam, _ in fams] for t, fams in picked.items()}
+
+
+def plan_jobs(
+    jobs: Sequence[Job], profile: JudgeProfile, config: ScoringConfig, options: RunOptions
+) -> DryRun:
+    """What scoring ``jobs`` will ask, stage by stage, counted against the checkpoints and
+    the cache: nothing is computed and no result is written."""
+    from benchmark.scoring.dry_run import plan_jobs as plan
+    from benchmark.scoring.dry_run import planning_stack
+
+    return plan(
+        jobs,
+        planning_stack(profile),
+        results_root=Path(options.results_dir),
+        inputs=config.inputs(),
+        options=options,
+    )
+
+
+def score_jobs(
+    jobs: Sequence[Job],
+    profile: JudgeProfile,
+    config: ScoringConfig,
+    options: RunOptions,
+    *,
+    ray: RayOptions | None = None,
+    raise_incomplete: bool = True,
+) -> Results:
+    """Score every (job, family), checkpointed per query; each result file is written with
+    its traces and figures as it completes.  A result whose judge went unreached on too
+    many queries is written but incomplete: :class:`IncompleteResults` (exit status 3 on
+    the command line) unless ``raise_incomplete`` is false, and re-running resumes it."""
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.scoring import run
+
+    judges = JudgeStack.load(profile, progress=options.progress)
+    pool = None
+    if ray is not None:
+        from benchmark.scoring.ray_shards import RayPool
+
+        pool = RayPool(profile, ray)
+    console = Console(stderr=True)
+    notes: list[str] = []
+
+    def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
+        plots = save_figures(family, result, path)
+        console.print(
+            f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
+            f"{', '.join(p.name for p in plots)})"
+        )
+
+    def skipped(family: MetricFamily, job: Job, reason: str) -> None:
+        note = f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})"
+        notes.append(note)
+        console.print(note)
+
+    try:
+        scored = run.score_jobs(
+            jobs,
+            judges,
+            results_root=Path(options.results_dir),
+            inputs=config.inputs(),
+            options=options,
+            on_result=written,
+            on_skip=skipped,
+            pool=pool,
+        )
+    finally:
+        if pool is not None:
+            pool.close()
+    results = Results([result for result, _ in scored], paths=[path for _, path in scored], notes=notes)
+    if raise_incomplete:
+        results.raise_if_incomplete()
+    return results
+
+
+def save_figures(family: MetricFamily, result: TaskResult, path: Path) -> list[Path]:
+    """The family's figures for one result, as PNGs beside the result file."""
+    out = []
+    for title, fig in family.figures([result]).items():
+        target = path.with_name(f"{path.stem}.{re.sub(r'[^a-z0-9]+', '_', title.lower()).strip('_')}.png")
+        fig.savefig(target, dpi=120)
+        figures.pyplot().close(fig)
+        out.append(target)
+    return out
+
+
+def score_all(
+    jobs: Sequence[Job],
+    config: ScoringConfig,
+    options: RunOptions,
+    *,
+    settings: FamilySettingsArg | None = None,
+    ray: RayOptions | None = None,
+    raise_incomplete: bool = True,
+) -> Results:
+    """Check, choose the families, and score: a whole scoring run."""
+    profile, chosen = prepare(jobs, config, options, settings=settings, ray=ray)
+    return score_jobs(chosen, profile, config, options, ray=ray, raise_incomplete=raise_incomplete)
+
+
+def plan_all(
+    jobs: Sequence[Job],
+    config: ScoringConfig,
+    options: RunOptions,
+    *,
+    settings: FamilySettingsArg | None = None,
+    plan_file: str | Path | None = None,
+) -> DryRun:
+    """Check and choose the families as :func:`score_all` does, then plan instead of
+    scoring; with ``plan_file``, the plan is also written there as JSON."""
+    import json
+
+    profile, chosen = prepare(jobs, config, options, settings=settings, plan_file=plan_file)
+    found = plan_jobs(chosen, profile, config, options)
+    if plan_file is not None:
+        Path(plan_file).write_text(json.dumps(found.as_dict(), indent=2) + "\n")
+    return found

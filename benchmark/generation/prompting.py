@@ -1,0 +1,71 @@
+"""What the model under evaluation is shown: one user turn per query.
+
+The task card's instruction and the query (with RAG, the numbered passages between them:
+:func:`benchmark.generation.rag.rag_prompt`), exactly what the exported lm-eval task
+sends.  Held-out data (EXAM's questions, say) must never reach the model, so every prompt
+is checked for it here, before it is sent.
+"""
+
+from __future__ import annotations
+
+from benchmark.core.errors import InputError, Problem
+from benchmark.generation.rag import RAGContext
+from benchmark.tasks import Task
+
+Messages = list[dict[str, str]]
+
+
+def build_messages(
+    task: Task, query: str, query_id: str | None = None, rag: RAGContext | None = None
+) -> Messages:
+    """The conversation for one query: the card's instruction, then the query; with RAG,
+    the instruction, the numbered passages and the query (:func:`benchmark.generation.rag.rag_prompt`).
+    One user turn either way, exactly what the exported lm-eval task sends.  A held-out
+    exam question found in it is an error (:func:`check_held_out`)."""
+    if rag is not None and query_id is not None:
+        messages = [{"role": "user", "content": rag.prompt(task.card.instruction, query_id, query)}]
+    else:
+        messages = [{"role": "user", "content": f"{task.card.instruction}\n\n{query}"}]
+    check_held_out(task, messages, query_id)
+    return messages
+
+
+_HELD_OUT: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
+
+
+def held_out_texts(task: Task) -> dict[str, tuple[str, str]]:
+    """Normalised text -> (table, row) of everything ``task`` holds out from the model under
+    evaluation: the texts of every table whose schema names a held-out column (a metric
+    family registers it, e.g. EXAM's questions).  Generation knows no family."""
+    key = (task.id, task.data_fingerprint)
+    if key not in _HELD_OUT:
+        from benchmark.tasks.tables import held_out_columns
+
+        held: dict[str, tuple[str, str]] = {}
+        for table, column in held_out_columns(task.card.data.tables).items():
+            rows = task.table(table)
+            for n, text in enumerate(rows[column], start=1):
+                held[" ".join(str(text).lower().split())] = (table, str(n))
+        _HELD_OUT[key] = held
+    return _HELD_OUT[key]
+
+
+def check_held_out(task: Task, messages: Messages, query_id: str | None = None) -> None:
+    """Held-out data stays held out: EXAM's questions, say, test whether the system finds
+    the information without seeing the exam.  An instruction, query or retrieved passage
+    that contains a held-out text would leak it, so generation stops with the row named."""
+    held = held_out_texts(task)
+    if not held:
+        return
+    for m in messages:
+        text = " ".join(str(m.get("content", "")).lower().split())
+        for hidden, (table, row) in held.items():
+            if hidden in text:
+                raise InputError(
+                    Problem(
+                        f"tasks/{task.id}",
+                        f"the generation prompt for query {query_id or '?'} contains held-out text from table "
+                        f"{table}, row {row} ({hidden[:60]!r}): it must never be shown to the evaluated model",
+                        field=table,
+                    )
+                )

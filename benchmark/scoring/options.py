@@ -1,0 +1,76 @@
+"""How a scoring run runs: the options every scoring command and :func:`benchmark.score` share.
+
+Declared once, as a typed model: the command-line flags (``--seed``, ``--query-batch``,
+``--no-progress``, ``--max-failure-rate``, ``--results-dir``) are generated from its fields
+the way a family's flags are generated from its settings (:class:`FamilySettings`), so a
+default cannot differ between ``benchmark score``, ``benchmark.score(...)`` and a test.
+None of these options changes a score except ``seed`` and ``bootstrap_resamples`` (the
+intervals), which every result records under ``statistics``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError, field_validator
+
+from benchmark.core import stats
+from benchmark.core.errors import InputError, Problem
+from benchmark.core.results import MAX_FAILURE_RATE
+from benchmark.families.base import FamilySettings, option
+
+
+class Options(FamilySettings):
+    """Options with generated flags that are not a family's settings (never part of a board
+    key).  They reuse :class:`FamilySettings`' flag generation (one flag per field,
+    ``cli=False`` keeps one off the command line), and a bad value is an
+    :class:`InputError` naming its flag whether it came from a command line or a library
+    call."""
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            flags = type(self).flags()
+            raise InputError(
+                [
+                    Problem(
+                        "command line",
+                        str(e["ctx"]["error"]) if e["type"] == "value_error" else e["msg"],
+                        field=flags.get(str(e["loc"][0]), str(e["loc"][0])) if e["loc"] else None,
+                    )
+                    for e in exc.errors()
+                ]
+            ) from None
+
+
+class RunOptions(Options):
+    """The runner's options: how a run runs, not what it scores."""
+
+    seed: int = option(0, "seed of the bootstrap intervals")
+    query_batch: int = option(4, "queries scored together so models see batches")
+    progress: bool = option(True, "show progress bars")
+    max_failure_rate: float = option(
+        MAX_FAILURE_RATE,
+        "the share of queries, per score, on which the judge may go unreached (down, timed out) before "
+        "the result is incomplete: written, kept off boards, exit status 3, completed by re-running",
+    )
+    results_dir: Path = option(Path("results"), "where result files go")
+    bootstrap_resamples: int = option(stats.BOOTSTRAP_RESAMPLES, "bootstrap resamples", cli=False)
+    #: the command line recorded in every result (``None`` from the library)
+    command: str | None = option(None, "the command recorded in results", cli=False)
+
+    @field_validator("query_batch")
+    @classmethod
+    def _batch(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError("must be at least 1")
+        return value
+
+    @field_validator("max_failure_rate")
+    @classmethod
+    def _share(cls, value: float) -> float:
+        if not 0.0 <= value <= 1.0:
+            raise ValueError("must be a share between 0 and 1, e.g. 0.05")
+        return value
