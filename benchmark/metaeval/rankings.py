@@ -403,6 +403,7 @@ def card(
     command: str,
     seconds: float,
     extra: Sequence[Agreement] = (),
+    resamples: int = RESAMPLES,
 ) -> dict[str, Any]:
     """A ranking card as plain data (written as YAML beside the judge cards)."""
     from benchmark import __version__
@@ -415,7 +416,7 @@ def card(
         "seconds": round(seconds, 1),
         "set": dict(set_info),
         "human_leaderboard": f"{HUMAN_MEASURE} from the NIST grades (ir_measures)",
-        "resamples": RESAMPLES,
+        "resamples": resamples,
         "judge": _row(judge),
         "other_judge_measures": [_row(a) for a in extra],
         "baselines": [_row(b) for b in baselines],
@@ -528,6 +529,7 @@ def run(args: argparse.Namespace) -> int:
         }
         min_rating = args.min_rating if args.min_rating is not None else rs.min_rating
         relevant_from = rs.relevant_from
+        args.min_rating = min_rating  # the card's command names the setting it ran
     paragraphs = read_grades(path)
     (grader,) = choose_graders(paragraphs, args.grader, rel(path))[:1] or [None]
     if grader is None:
@@ -573,7 +575,7 @@ def run(args: argparse.Namespace) -> int:
     if args.card_out:
         import yaml
 
-        data = card(set_info, judge, baselines, command_line(args), seconds, other)
+        data = card(set_info, judge, baselines, command_line(args), seconds, other, args.resamples)
         out = Path(args.card_out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")

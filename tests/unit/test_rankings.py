@@ -195,6 +195,8 @@ def test_command_prints_and_writes_a_ranking_card(tmp_path: Path, capsys: pytest
     assert "Kendall τ" in printed and "baseline: passage length" in printed
     card = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert card["kind"] == "ranking-card" and card["command"].startswith("benchmark meta-eval rankings")
+    assert "--min-rating 4" in card["command"] and "--resamples 30" in card["command"]
+    assert card["resamples"] == 30
     assert card["judge"]["systems"] == 4 and card["judge"]["topics"] == 3
     assert card["judge"]["kendall"]["value"] == pytest.approx(1.0)
     assert list(card["judge"]["leaderboard"]) == ["run0", "run1", "run2", "run3"]
