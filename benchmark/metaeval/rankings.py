@@ -531,9 +531,16 @@ def run(args: argparse.Namespace) -> int:
         relevant_from = rs.relevant_from
         args.min_rating = min_rating  # the card's command names the setting it ran
     paragraphs = read_grades(path)
-    (grader,) = choose_graders(paragraphs, args.grader, rel(path))[:1] or [None]
-    if grader is None:
+    chosen = choose_graders(paragraphs, args.grader, rel(path))
+    if not chosen:
         raise InputError(Problem(rel(path), "holds no graded paragraphs", field="--grades"))
+    if len(chosen) > 1:  # graders are never merged, and a card is one judge's
+        raise InputError(
+            Problem(
+                rel(path), f"holds {len(chosen)} graders: name one ({'; '.join(chosen)})", field="--grader"
+            )
+        )
+    grader = chosen[0]
     exam, n_exam = exam_boards(paragraphs, grader, min_rating, args.rank_cutoff)
     human = human_leaderboard(paragraphs)
     tau_ap = tau_ap_provider(args.autojudge_python)

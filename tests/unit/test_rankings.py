@@ -228,3 +228,29 @@ def test_fixture_is_what_the_pinned_file_gives(dl19: dict) -> None:
     human = rankings.human_leaderboard(paragraphs)
     for name, board in (("exam", exam), ("ndcg@10", human)):
         assert {s: {t: round(v, 6) for t, v in per.items()} for s, per in board.items()} == dl19[name]
+
+
+def test_a_file_with_two_graders_needs_one_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _graded_file(tmp_path / "graded.jsonl.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    rows[0][1][0]["exam_grades"].append({**rows[0][1][0]["exam_grades"][0], "llm": "other/model"})
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    assert main(["meta-eval", "rankings", "--grades", str(path), "--resamples", "5"]) != 0
+    assert "holds 2 graders: name one" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "meta-eval",
+                "rankings",
+                "--grades",
+                str(path),
+                "--grader",
+                "google/flan-t5-large",
+                "--resamples",
+                "5",
+            ]
+        )
+        == 0
+    )
