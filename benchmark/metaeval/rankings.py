@@ -297,6 +297,13 @@ def _interval(values: Sequence[float]) -> tuple[float | None, float | None]:
     return float(np.percentile(v, tail)), float(np.percentile(v, 100 - tail))
 
 
+def _nanmean(x: np.ndarray) -> float:
+    """Mean over the topics where τ is defined (a topic on which one measure gives every
+    system the same score has none); NaN when it is defined on none."""
+    kept = x[~np.isnan(x)]
+    return float(kept.mean()) if kept.size else math.nan
+
+
 def _num(x: float) -> float | None:
     return None if math.isnan(x) else x
 
@@ -338,7 +345,7 @@ def agreement(
         values = tau_ap([(mh.tolist(), ma.tolist())] + [(y.tolist(), x.tolist()) for x, y in boot_means])
         lo, hi = _interval(values[1:])
         tap = Figure(values[0], lo, hi)
-    pt_lo, pt_hi = _interval([float(np.nanmean(per_topic[d])) for d in draws])
+    pt_lo, pt_hi = _interval([_nanmean(per_topic[d]) for d in draws])
     return Agreement(
         name=name,
         systems=len(systems),
@@ -347,7 +354,7 @@ def agreement(
         spearman=fig(_spearman),
         tau_ap=tap,
         top_k=fig(lambda x, y: top_k_overlap(x, y, k)),
-        per_topic_kendall=Figure(_num(float(np.nanmean(per_topic))), pt_lo, pt_hi),
+        per_topic_kendall=Figure(_num(_nanmean(per_topic)), pt_lo, pt_hi),
         k=min(k, len(systems)),
         tau_ap_note=note,
         means=dict(zip(systems, ma.tolist(), strict=True)),
