@@ -63,8 +63,20 @@ def register(sub: argparse._SubParsersAction) -> None:
             "benchmark meta-eval --ratings argument_ratings.csv --judge-rater listwise-judge",
             "benchmark meta-eval --metric exam:n_exam --against rouge1 --task webtrack-2009-2012",
             "benchmark meta-eval --metric exam:exam --against trec:MAP --runs runs/ --qrels qrels.txt",
+            "benchmark meta-eval rankings --set dl19 --card-out dl19-ranking-card.yaml",
         ],
     )
+    # -- ranking cards (benchmark.metaeval.rankings): `benchmark meta-eval rankings ...` --
+    from benchmark.metaeval import rankings
+
+    p.add_argument(
+        "view",
+        nargs="?",
+        choices=["rankings"],
+        help="rankings: a ranking card — a judge's system ranking against the human one on a public set",
+    )
+    rankings.add_arguments(p)
+    # -- end of ranking cards --
     p.add_argument("--metric", help="family:score, e.g. icat:icat_m")
     p.add_argument(
         "--ratings", help="ratings of items by humans and a judge (item, text, dimension, rater, rating)"
@@ -169,6 +181,10 @@ def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
 def run(args: argparse.Namespace) -> int:
     from benchmark.metaeval import measures as meta_eval
 
+    if args.view == "rankings":  # ranking cards: benchmark.metaeval.rankings
+        from benchmark.metaeval import rankings
+
+        return rankings.run(args)
     if args.ratings:
         return _ratings_report(args)
     if not args.metric:

@@ -1,0 +1,597 @@
+"""Ranking cards: does a judge order *systems* as people do?
+
+A leaderboard is read as an order of systems, so item-level agreement (a judge card) is not
+enough: what matters is how far the ranking an automatic measure produces agrees with the
+ranking human judgements produce on the same systems and topics.  That is how EXAM
+(Sander & Dietz 2021) and EXAM++ validated themselves and what the TREC AutoJudge track
+measures.  Given two leaderboards of the same systems, each with a score per topic, a
+ranking card reports, on the systems' means over the shared topics:
+
+* Kendall's τ (τ-b, ``scipy.stats.kendalltau``) and Spearman's ρ (``scipy.stats.spearmanr``);
+* τ_AP (Yilmaz et al. 2008; its tie-aware form τ_AP-b), which weighs swaps near the top
+  more — taken from ``autojudge-evaluate`` (the TREC AutoJudge track's tool), never
+  re-implemented here: imported where it is installed, else run in the interpreter
+  ``--autojudge-python`` names, else shown as not measured;
+* top-k overlap: the share of the human top k that the automatic top k holds;
+* per-topic τ: Kendall's τ between the two measures' orders of the systems on each
+  topic, averaged over topics (how far a single topic's verdict can be trusted);
+
+each with a 95% percentile bootstrap interval over topics (topics resampled with
+replacement, every figure recomputed), next to trivial baselines measured the same way —
+the length of a system's passages, the number of its passages kept — so a judge that
+orders systems no better than length does is said to, in words.
+
+Leaderboards come from EXAM++ graded-paragraph files (:mod:`benchmark.metaeval.ranking_sets`):
+EXAM and n-EXAM under the file's grader (as EXAM++ computes them,
+:func:`benchmark.families.exam.exampp.exam_from_grades`), and the human leaderboard —
+nDCG@10 from the NIST grades through ``ir_measures``, on each run's ranks as the file
+keeps them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmark.core.errors import InputError, Problem, rel
+
+#: system -> topic -> score
+Board = Mapping[str, Mapping[str, float]]
+
+RESAMPLES = 1000
+TOP_K = 10
+LEVEL = 0.95
+HUMAN_MEASURE = "nDCG@10"
+AUTOJUDGE = "autojudge-evaluate (autojudge_evaluate.pyircore.tauap_b)"
+
+
+# -- leaderboards from an EXAM++ graded-paragraph file ----------------------------------
+
+
+def exam_boards(
+    paragraphs: Sequence[Any], grader: str, min_rating: int | None, rank_cutoff: int
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """EXAM and n-EXAM per system and topic under one grader, as EXAM++ computes them:
+    EXAM from :func:`exam_from_grades`; n-EXAM divides a topic's EXAM by the share of its
+    questions that any graded paragraph of the topic answers (EXAM++'s ``totalCorrect``
+    normaliser), so a topic whose passages answer few questions does not count as hard
+    for every system alike.  A system has a value on the topics it ranked a paragraph for."""
+    from benchmark.families.exam.exampp import counting, exam_from_grades
+
+    exam = exam_from_grades(paragraphs, grader, min_rating=min_rating, rank_cutoff=rank_cutoff)
+    mode = counting(paragraphs, grader, min_rating)
+    asked: dict[str, set[str]] = {}
+    answered: dict[str, set[str]] = {}
+    for p in paragraphs:
+        if (g := p.grade(grader)) is not None:
+            asked.setdefault(p.query_id, set()).update(g.asked(mode))
+            answered.setdefault(p.query_id, set()).update(g.answered(mode))
+    overall = {q: len(answered.get(q, set()) & a) / len(a) for q, a in asked.items() if a}
+    n_exam = {
+        s: {q: (v / overall[q] if overall.get(q) else 0.0) for q, v in per.items()} for s, per in exam.items()
+    }
+    return exam, n_exam
+
+
+def _ranked(paragraphs: Iterable[Any], rank_cutoff: int) -> dict[tuple[str, str], list[tuple[int, Any]]]:
+    """(system, topic) -> [(rank, paragraph)] within the cut-off, best first."""
+    out: dict[tuple[str, str], list[tuple[int, Any]]] = {}
+    for p in paragraphs:
+        for method, rank in p.rankings:
+            if rank <= rank_cutoff:
+                out.setdefault((method, p.query_id), []).append((rank, p))
+    for v in out.values():
+        v.sort(key=lambda x: x[0])
+    return out
+
+
+def human_leaderboard(paragraphs: Sequence[Any], depth: int = 10) -> dict[str, dict[str, float]]:
+    """nDCG@``depth`` per system and topic from the file's NIST grades, through
+    ``ir_measures``.  A run's list is rebuilt from the ranks the file records; a rank it
+    does not record (a passage nobody judged) is filled with a placeholder that no qrel
+    grades, so the passages below keep their positions — the file omits unjudged passages,
+    and trec_eval counts them as non-relevant at their own rank."""
+    import ir_measures
+    from ir_measures import Qrel, ScoredDoc, nDCG
+
+    qrels = [
+        Qrel(p.query_id, p.paragraph_id, int(p.relevance)) for p in paragraphs if p.relevance is not None
+    ]
+    if not qrels:
+        raise InputError(Problem("--grades", "the file holds no judged passages (judgments[].relevance)"))
+    run = []
+    for (system, topic), ranked in _ranked(paragraphs, 10**9).items():
+        first = ranked[0][0] if ranked[0][0] in (0, 1) else 1  # some runs count ranks from 0
+        seen = {r for r, _ in ranked}
+        docs = [(r, p.paragraph_id) for r, p in ranked] + [
+            (r, f"(unjudged rank {r})") for r in range(first, first + depth) if r not in seen
+        ]
+        run += [ScoredDoc(f"{system}\x1f{topic}", doc, -float(r)) for r, doc in docs]
+    # one pseudo-query per (system, topic), so every run is measured in one call
+    by_topic: dict[str, list[Qrel]] = {}
+    for q in qrels:
+        by_topic.setdefault(q.query_id, []).append(q)
+    pseudo = [
+        Qrel(key, q.doc_id, q.relevance)
+        for key in {d.query_id for d in run}
+        for q in by_topic.get(key.split("\x1f")[1], [])
+    ]
+    out: dict[str, dict[str, float]] = {}
+    for m in ir_measures.iter_calc([nDCG @ depth], pseudo, run):
+        system, topic = m.query_id.split("\x1f")
+        out.setdefault(system, {})[topic] = float(m.value)
+    return out
+
+
+def length_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[str, float]]:
+    """Baseline: the mean length in words of a system's passages within the cut-off."""
+    out: dict[str, dict[str, float]] = {}
+    for (system, topic), ranked in _ranked(paragraphs, rank_cutoff).items():
+        out.setdefault(system, {})[topic] = statistics.mean(len(p.text.split()) for _, p in ranked)
+    return out
+
+
+def count_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[str, float]]:
+    """Baseline: how many of a system's passages within the cut-off the file keeps (for a
+    file of judged passages, how many of its top ``rank_cutoff`` were judged)."""
+    out: dict[str, dict[str, float]] = {}
+    for (system, topic), ranked in _ranked(paragraphs, rank_cutoff).items():
+        out.setdefault(system, {})[topic] = float(len(ranked))
+    return out
+
+
+# -- τ_AP from autojudge-evaluate -------------------------------------------------------
+
+_TAU_AP_SCRIPT = (
+    "import importlib.util as u,json,os,sys\n"
+    "spec=u.find_spec('autojudge_evaluate')\n"
+    "path=os.path.join(spec.submodule_search_locations[0],'pyircore.py')\n"
+    "m=u.module_from_spec(u.spec_from_file_location('pyircore',path))\n"
+    "m.__spec__.loader.exec_module(m)\n"
+    "json.dump([float(m.tauap_b(a,b)) for a,b in json.load(sys.stdin)],sys.stdout)\n"
+)
+
+
+def _local_tauap_b() -> Callable[[Sequence[float], Sequence[float]], float] | None:
+    """autojudge-evaluate's ``tauap_b`` when it is installed in this interpreter, loaded
+    from its module file: the package's ``__init__`` imports its whole command line
+    (tira, nltk data), which τ_AP does not need."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("autojudge_evaluate")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(spec.submodule_search_locations[0]) / "pyircore.py"
+    mod_spec = importlib.util.spec_from_file_location("autojudge_evaluate_pyircore", path)
+    if mod_spec is None or mod_spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(module)
+    return module.tauap_b  # type: ignore[no-any-return]
+
+
+def tau_ap_provider(
+    python: str | None = None,
+) -> Callable[[list[tuple[list[float], list[float]]]], list[float]] | None:
+    """τ_AP-b (truth first, then the automatic scores) for many pairs of score vectors at
+    once, from ``autojudge-evaluate``: imported when installed here, else run in
+    ``python`` (an interpreter that has it: the package pulls in tira and matplotlib, so it
+    is kept out of groundcover's own dependencies); None when neither is available."""
+    tauap_b = _local_tauap_b()
+    if tauap_b is not None:
+        return lambda pairs: [float(tauap_b(a, b)) for a, b in pairs]
+    python = python or os.environ.get("GROUNDCOVER_AUTOJUDGE_PYTHON")
+    if not python:
+        return None
+
+    def run(pairs: list[tuple[list[float], list[float]]]) -> list[float]:
+        done = subprocess.run(
+            [python, "-c", _TAU_AP_SCRIPT],
+            input=json.dumps(pairs),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise InputError(
+                Problem(
+                    python,
+                    f"autojudge-evaluate's tauap_b failed: {done.stderr.strip()[-300:]}",
+                    field="--autojudge-python",
+                )
+            )
+        return [float(v) for v in json.loads(done.stdout)]
+
+    return run
+
+
+# -- agreement --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass
+class Agreement:
+    """One automatic leaderboard against the human one, on the same systems and topics."""
+
+    name: str
+    systems: int
+    topics: int
+    kendall: Figure
+    spearman: Figure
+    tau_ap: Figure
+    top_k: Figure
+    per_topic_kendall: Figure
+    k: int
+    tau_ap_note: str | None = None
+    means: dict[str, float] = field(default_factory=dict)
+
+
+def _matrix(board: Board, systems: Sequence[str], topics: Sequence[str]) -> np.ndarray:
+    return np.array([[float(board[s][t]) for t in topics] for s in systems])
+
+
+#: means are rounded to this many decimals before they are ranked: two systems with the same
+#: per-topic scores in another order must tie, whatever order floating-point addition took
+TIE_DECIMALS = 12
+
+
+def _means(m: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
+    return np.round((m if columns is None else m[:, columns]).mean(axis=1), TIE_DECIMALS)
+
+
+def common(auto: Board, human: Board) -> tuple[list[str], list[str]]:
+    """The systems on both boards, and the topics every one of them has on both."""
+    systems = sorted(set(auto) & set(human))
+    topic_sets = [set(auto[s]) & set(human[s]) for s in systems]
+    topics = sorted(set.intersection(*topic_sets)) if topic_sets else []
+    return systems, topics
+
+
+def _kendall(a: np.ndarray, b: np.ndarray) -> float:
+    from scipy import stats
+
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return math.nan
+    return float(stats.kendalltau(a, b).statistic)
+
+
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    from scipy import stats
+
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return math.nan
+    return float(stats.spearmanr(a, b).statistic)
+
+
+def top_k_overlap(auto: np.ndarray, human: np.ndarray, k: int) -> float:
+    """Share of the human top ``k`` in the automatic top ``k`` (ties at the boundary broken
+    by position, i.e. by system name, the same way on both sides)."""
+    k = min(k, len(auto))
+    top = lambda x: set(np.argsort(-x, kind="stable")[:k].tolist())  # noqa: E731
+    return len(top(auto) & top(human)) / k
+
+
+def _interval(values: Sequence[float]) -> tuple[float | None, float | None]:
+    v = np.asarray([x for x in values if not math.isnan(x)])
+    if v.size == 0:
+        return None, None
+    tail = (1 - LEVEL) / 2 * 100
+    return float(np.percentile(v, tail)), float(np.percentile(v, 100 - tail))
+
+
+def _nanmean(x: np.ndarray) -> float:
+    """Mean over the topics where τ is defined (a topic on which one measure gives every
+    system the same score has none); NaN when it is defined on none."""
+    kept = x[~np.isnan(x)]
+    return float(kept.mean()) if kept.size else math.nan
+
+
+def _num(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def agreement(
+    name: str,
+    auto: Board,
+    human: Board,
+    *,
+    k: int = TOP_K,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    tau_ap: Callable[[list[tuple[list[float], list[float]]]], list[float]] | None = None,
+) -> Agreement:
+    """How far ``auto`` orders the systems as ``human`` does, with bootstrap intervals over
+    topics (the same resampled topic sets for every figure and every board: same ``seed``)."""
+    systems, topics = common(auto, human)
+    if len(systems) < 3 or not topics:
+        raise InputError(
+            Problem(name, f"{len(systems)} common systems on {len(topics)} common topics: need 3 and 1")
+        )
+    a, h = _matrix(auto, systems, topics), _matrix(human, systems, topics)
+    ma, mh = _means(a), _means(h)
+    per_topic = np.array([_kendall(a[:, j], h[:, j]) for j in range(len(topics))])
+    rng = np.random.default_rng(seed)
+    draws = [rng.integers(0, len(topics), len(topics)) for _ in range(resamples)]
+    boot_means = [(_means(a, d), _means(h, d)) for d in draws]
+
+    def fig(stat: Callable[[np.ndarray, np.ndarray], float]) -> Figure:
+        lo, hi = _interval([stat(x, y) for x, y in boot_means])
+        return Figure(_num(stat(ma, mh)), lo, hi)
+
+    note = None
+    if tau_ap is None:
+        tap = Figure(None)
+        note = f"not measured: {AUTOJUDGE} is not installed here (give --autojudge-python)"
+    else:
+        # truth first: τ_AP weighs the human leaderboard's top
+        values = tau_ap([(mh.tolist(), ma.tolist())] + [(y.tolist(), x.tolist()) for x, y in boot_means])
+        lo, hi = _interval(values[1:])
+        tap = Figure(values[0], lo, hi)
+    pt_lo, pt_hi = _interval([_nanmean(per_topic[d]) for d in draws])
+    return Agreement(
+        name=name,
+        systems=len(systems),
+        topics=len(topics),
+        kendall=fig(_kendall),
+        spearman=fig(_spearman),
+        tau_ap=tap,
+        top_k=fig(lambda x, y: top_k_overlap(x, y, k)),
+        per_topic_kendall=Figure(_num(_nanmean(per_topic)), pt_lo, pt_hi),
+        k=min(k, len(systems)),
+        tau_ap_note=note,
+        means=dict(zip(systems, ma.tolist(), strict=True)),
+    )
+
+
+def leaderboard_correlation(
+    scores: Mapping[str, float], official_rank: Mapping[str, float]
+) -> tuple[float, float]:
+    """Spearman's ρ and Kendall's τ between a leaderboard's scores and an official
+    leaderboard given as ranks (ties allowed), as EXAM++ reports them
+    (``exam_leaderboard_correlation.leaderboard_rank_correlation``): the scores ranked
+    best-first with ties averaged, against the official ranks; every official system must
+    have a score."""
+    from scipy import stats
+
+    missing = sorted(set(official_rank) - set(scores))
+    if missing:
+        raise InputError(Problem("leaderboard", f"official systems without a score: {', '.join(missing)}"))
+    systems = list(official_rank)
+    ranks = stats.rankdata([-round(scores[s], TIE_DECIMALS) for s in systems], method="average")
+    official = [official_rank[s] for s in systems]
+    return float(stats.spearmanr(official, ranks).statistic), float(
+        stats.kendalltau(official, ranks).statistic
+    )
+
+
+# -- the card ---------------------------------------------------------------------------
+
+
+def verdict(judge: Agreement, baselines: Sequence[Agreement]) -> str:
+    """Plain words: the judge's Kendall τ against the best trivial baseline's, decided on
+    the judge's interval (its lower end must clear the baseline's point), never on the
+    point alone."""
+    if judge.kendall.value is None or judge.kendall.low is None:
+        return "not measured"
+    scored = [b for b in baselines if b.kendall.value is not None]
+    best = max(scored, key=lambda b: b.kendall.value or 0.0, default=None)
+    if judge.kendall.low <= 0:
+        return "no better than chance: its Kendall τ interval reaches 0"
+    if best is not None and judge.kendall.low <= (best.kendall.value or 0.0):
+        return (
+            f"not better than the trivial baseline '{best.name}' (Kendall τ {best.kendall.value:.3f}): "
+            f"the judge's interval [{judge.kendall.low:.3f}, {judge.kendall.high:.3f}] reaches it"
+        )
+    return "orders systems better than every trivial baseline (Kendall τ interval above the best baseline)"
+
+
+def card(
+    set_info: Mapping[str, Any],
+    judge: Agreement,
+    baselines: Sequence[Agreement],
+    command: str,
+    seconds: float,
+    extra: Sequence[Agreement] = (),
+    resamples: int = RESAMPLES,
+) -> dict[str, Any]:
+    """A ranking card as plain data (written as YAML beside the judge cards)."""
+    from benchmark import __version__
+
+    return {
+        "kind": "ranking-card",
+        "created": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "groundcover": __version__,
+        "command": command,
+        "seconds": round(seconds, 1),
+        "set": dict(set_info),
+        "human_leaderboard": f"{HUMAN_MEASURE} from the NIST grades (ir_measures)",
+        "resamples": resamples,
+        "judge": _row(judge),
+        "other_judge_measures": [_row(a) for a in extra],
+        "baselines": [_row(b) for b in baselines],
+        "verdict": verdict(judge, baselines),
+    }
+
+
+def _row(a: Agreement) -> dict[str, Any]:
+    row = asdict(a)
+    row.pop("means")
+    row["leaderboard"] = dict(sorted(a.means.items(), key=lambda kv: -kv[1]))
+    return row
+
+
+def table(title: str, rows: Sequence[tuple[str, Agreement]]) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=Text(title))
+    for col in (
+        "leaderboard",
+        "systems",
+        "topics",
+        "Kendall τ",
+        "τ_AP",
+        "Spearman ρ",
+        "top-k overlap",
+        "per-topic τ",
+    ):
+        t.add_column(col, justify="left" if col == "leaderboard" else "right")
+
+    def f(x: Figure) -> str:
+        if x.value is None:
+            return "—"
+        ci = "" if x.low is None else f" [{x.low:.3f}, {x.high:.3f}]"
+        return f"{x.value:.3f}{ci}"
+
+    for label, a in rows:
+        t.add_row(
+            Text(label), str(a.systems), str(a.topics), f(a.kendall), f(a.tau_ap), f(a.spearman),
+            f"{f(a.top_k)} (k={a.k})", f(a.per_topic_kendall),
+        )  # fmt: skip
+    return t
+
+
+# -- command line (``benchmark meta-eval rankings``) -------------------------------------
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``benchmark meta-eval rankings`` (kept here so the command's module
+    holds only its wiring)."""
+    p.add_argument("--set", default="dl19", help="rankings: the public set (dl19)")
+    p.add_argument("--grades", help="rankings: an EXAM++ graded-paragraph file instead of --set's")
+    p.add_argument("--data-dir", help="rankings: a folder with <set>/<file> copies (offline)")
+    p.add_argument("--grader", help="rankings: the file's grader (as `benchmark exam score-grades --grader`)")
+    p.add_argument(
+        "--min-rating",
+        type=int,
+        help="rankings: least self-rating that answers (default: the set's, 3 for dl19)",
+    )
+    p.add_argument("--rank-cutoff", type=int, default=20, help="rankings: a run's top N counts for EXAM (20)")
+    p.add_argument("--top-k", type=int, default=TOP_K, help=f"rankings: k of the top-k overlap ({TOP_K})")
+    p.add_argument(
+        "--resamples", type=int, default=RESAMPLES, help=f"rankings: bootstrap resamples ({RESAMPLES})"
+    )
+    p.add_argument("--autojudge-python", help="rankings: a Python with autojudge-evaluate, for τ_AP")
+    p.add_argument("--card-out", help="rankings: write the ranking card (YAML) here")
+
+
+#: the options of a ranking card's command, as the card records them
+OPTIONS = (
+    "set", "grades", "data_dir", "grader", "min_rating", "rank_cutoff", "top_k", "resamples", "seed",
+    "autojudge_python",
+)  # fmt: skip
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The full command that reproduces a card (every option, defaults included, so a
+    later change of a default does not change what the card says it ran)."""
+    import shlex
+
+    words = ["benchmark", "meta-eval", "rankings"]
+    for name in OPTIONS:
+        value = getattr(args, name, None)
+        if value is not None and not (name == "set" and args.grades):
+            words += [f"--{name.replace('_', '-')}", str(value)]
+    return shlex.join(words)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from benchmark.families.exam.exampp import choose_graders, read_grades
+    from benchmark.metaeval import ranking_sets
+
+    started = time.perf_counter()
+    if args.grades:
+        path = Path(args.grades)
+        set_info: dict[str, Any] = {"id": "file", "source": f"file:{rel(path)}"}
+        min_rating, relevant_from = args.min_rating, 1
+    else:
+        path = ranking_sets.fetch(args.set, Path(args.data_dir) if args.data_dir else None)
+        rs = ranking_sets.SETS[args.set]
+        set_info = {
+            "id": rs.id,
+            "title": rs.title,
+            "source": rs.source,
+            "sha256": rs.sha256,
+            "licence": rs.licence,
+        }
+        min_rating = args.min_rating if args.min_rating is not None else rs.min_rating
+        relevant_from = rs.relevant_from
+        args.min_rating = min_rating  # the card's command names the setting it ran
+    paragraphs = read_grades(path)
+    chosen = choose_graders(paragraphs, args.grader, rel(path))
+    if not chosen:
+        raise InputError(Problem(rel(path), "holds no graded paragraphs", field="--grades"))
+    if len(chosen) > 1:  # graders are never merged, and a card is one judge's
+        raise InputError(
+            Problem(
+                rel(path), f"holds {len(chosen)} graders: name one ({'; '.join(chosen)})", field="--grader"
+            )
+        )
+    grader = chosen[0]
+    exam, n_exam = exam_boards(paragraphs, grader, min_rating, args.rank_cutoff)
+    human = human_leaderboard(paragraphs)
+    tau_ap = tau_ap_provider(args.autojudge_python)
+    kw = {"k": args.top_k, "resamples": args.resamples, "seed": args.seed, "tau_ap": tau_ap}
+    judge = agreement(f"EXAM ({grader}, self-rating ≥ {min_rating})", exam, human, **kw)
+    other = [agreement(f"n-EXAM ({grader}, self-rating ≥ {min_rating})", n_exam, human, **kw)]
+    baselines = [
+        agreement(
+            f"passage length (words, top {args.rank_cutoff})",
+            length_board(paragraphs, args.rank_cutoff),
+            human,
+            **kw,
+        ),
+        agreement(
+            f"passages kept in the top {args.rank_cutoff} (judged ones)",
+            count_board(paragraphs, args.rank_cutoff),
+            human,
+            **kw,
+        ),
+    ]
+    seconds = time.perf_counter() - started
+    set_info.update({"grader": grader, "min_rating": min_rating, "relevant_from": relevant_from})
+    console = Console(width=170)
+    rows = (
+        [("judge: " + judge.name, judge)]
+        + [(a.name, a) for a in other]
+        + [("baseline: " + b.name, b) for b in baselines]
+    )
+    console.print(
+        table(
+            f"Ranking agreement with the human leaderboard ({HUMAN_MEASURE}, NIST grades) on "
+            f"{set_info.get('title', set_info['source'])}; 95% bootstrap intervals over topics",
+            rows,
+        )
+    )
+    if judge.tau_ap_note:
+        console.print(f"τ_AP {judge.tau_ap_note}")
+    console.print(f"verdict: {verdict(judge, baselines)}  ({seconds:.1f} s)")
+    if args.card_out:
+        import yaml
+
+        data = card(set_info, judge, baselines, command_line(args), seconds, other, args.resamples)
+        out = Path(args.card_out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
+        console.print(f"wrote {out}")
+    return 0
