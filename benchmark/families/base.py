@@ -19,6 +19,7 @@ A family folder keeps three kinds of code apart, as nuggetizer and ragas do:
 from __future__ import annotations
 
 import argparse
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
     from benchmark.core.results import TaskResult
     from benchmark.generation.rag import CitedSentence
     from benchmark.judging.stack import JudgeStack
-    from benchmark.tasks import Task
+    from benchmark.models.profiles import JudgeProfile
+    from benchmark.tasks import TableSchema, Task
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,26 @@ class Prepared:
 
 
 @dataclass(frozen=True)
+class JudgeRole:
+    """A judge role a family's scores depend on (named in its ``judged_by``), as its judge
+    card describes it: which of a profile's models fill it, and why a card does not measure
+    it yet.  The family declares it, so the judge card asks the registry instead of knowing
+    every family's roles."""
+
+    name: str
+    #: which models fill the role, in words; ``{entailment}``, ``{llm}`` and ``{embedder}``
+    #: are replaced by the profile's model names
+    judge: str
+    #: why a card does not measure the role (yet), or how to have it measured
+    not_measured: str
+
+    def judge_name(self, profile: JudgeProfile) -> str:
+        return self.judge.format(
+            entailment=profile.entailment.model, llm=profile.llm.model, embedder=profile.embedder.model
+        )
+
+
+@dataclass(frozen=True)
 class JudgedPassage:
     """A passage assessors graded for relevance, as a judge card measures an answerer on it:
     how many of its query's questions the family's answerer answers from it (``None``: it
@@ -282,6 +304,12 @@ class MetricFamily(ABC):
     #: the judge roles each score depends on (``benchmark.models.cards``): a board shows the
     #: judge card's lines for the roles of its main score, and a banner where one is at chance
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: the roles of :attr:`judged_by` this family brings (roles shared by several families,
+    #: the profile's entailment model and its LLM as a support judge, are the judge card's own)
+    judge_roles: ClassVar[tuple[JudgeRole, ...]] = ()
+    #: the task tables the family adds to what a task card may list (EXAM's questions, …);
+    #: the registry registers them with the task layer
+    tables: ClassVar[tuple[TableSchema, ...]] = ()
     #: choices for the family's figures (e.g. ICAT's variant), as (label, value)
     view_options: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: whether its entries are evaluated models (and count toward their overall rank);
@@ -296,6 +324,15 @@ class MetricFamily(ABC):
     pipeline: ClassVar[ModuleType]
     scores: ClassVar[ModuleType]
     views: ClassVar[ModuleType | None] = None
+
+    def prompt_folder(self) -> Path | None:
+        """The family's own prompts (``prompts/`` beside its module, as package data), which
+        the registry adds to where :func:`benchmark.models.prompts.load_prompt` looks."""
+        from pathlib import Path
+
+        module = sys.modules[type(self).__module__]
+        folder = Path(module.__file__ or "").parent / "prompts"
+        return folder if folder.is_dir() else None
 
     # -- command line --------------------------------------------------------------
     def add_arguments(self, group: argparse._ArgumentGroup) -> None:

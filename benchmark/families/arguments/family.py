@@ -9,7 +9,7 @@ from pydantic import ValidationInfo, field_validator
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import pipeline, scores, views
-from benchmark.families.arguments import tables as tables  # registers its task tables
+from benchmark.families.arguments.tables import TABLES
 from benchmark.families.arguments.formulas import DIMENSIONS, TOP_LEVEL
 from benchmark.families.arguments.judge_replies import CONTEXT_JUDGES, JOINT_JUDGES
 from benchmark.families.arguments.pipeline import ArgumentState
@@ -194,6 +194,7 @@ class ArgumentsFamily(MetricFamily):
         "joint:rag_rubric": ("joint:rubric_items",),
     }
     required_tables = ("queries",)
+    tables = TABLES
     trace_model = ArgumentTrace
     pipeline = pipeline
     scores = scores

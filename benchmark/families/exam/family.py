@@ -20,7 +20,7 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.exam import formulas, pipeline, scores, views
-from benchmark.families.exam import tables as tables  # registers its task tables
+from benchmark.families.exam.tables import TABLES
 from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
 from benchmark.families.exam.pipeline import ExamState
@@ -127,6 +127,7 @@ class ExamFamily(MetricFamily):
         "gold-articles:verify": ("gold-articles:rate",),
     }
     required_tables = ("queries",)
+    tables = TABLES
     trace_model = ExamTrace
     pipeline = pipeline
     scores = scores

@@ -18,7 +18,7 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.nuggets import pipeline, scores, views
-from benchmark.families.nuggets import tables as tables  # registers its task table
+from benchmark.families.nuggets.tables import TABLES
 from benchmark.families.nuggets.assigners import Assigner, EntailmentAssigner, LLMAssigner
 from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE
 from benchmark.families.nuggets.nuggetizer_files import Nugget, empty_topics, read_nuggets
@@ -101,6 +101,7 @@ class NuggetsFamily(MetricFamily):
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {"assignment": ()}
     required_tables = ("queries",)
+    tables = TABLES
     trace_model = NuggetsTrace
     pipeline = pipeline
     scores = scores

@@ -17,7 +17,7 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.subq import formulas, pipeline, scores, views
-from benchmark.families.subq import tables as tables  # registers its task tables
+from benchmark.families.subq.tables import TABLES
 from benchmark.families.subq.coverage_judges import CoverageJudge, LLMCoverage, SimilarityCoverage
 from benchmark.families.subq.pipeline import SubqState, SubQuestion
 from benchmark.families.subq.trace import SubqTrace
@@ -87,6 +87,7 @@ class SubqFamily(MetricFamily):
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {"coverage-answer": (), "coverage-retrieval": ()}
     required_tables = ("queries", "sub_questions")
+    tables = TABLES
     trace_model = SubqTrace
     pipeline = pipeline
     scores = scores
