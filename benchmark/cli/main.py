@@ -16,10 +16,14 @@ import logging
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from benchmark import __version__
 from benchmark.cli import Parser
 from benchmark.core.errors import IncompleteResults, InputError
+
+if TYPE_CHECKING:
+    from benchmark.families.command_context import CommandContext
 
 #: the platform's commands; each metric family adds its own (see :func:`family_commands`)
 COMMANDS = (
@@ -66,12 +70,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
-    for module in [
-        *(importlib.import_module(f"benchmark.cli.{name}") for name in COMMANDS),
-        *family_commands(),
-    ]:
+    for module in (importlib.import_module(f"benchmark.cli.{name}") for name in COMMANDS):
         module.register(sub)
+    context = family_command_context()
+    for module in family_commands():
+        module.register(sub, context)
     return parser
+
+
+def family_command_context() -> CommandContext:
+    """What a family's sub-commands use from the layers above the families: handed to them
+    (:class:`benchmark.families.command_context.CommandContext`) so that they import nothing
+    from the command line, the runner or meta-evaluation."""
+    from benchmark.cli import add_command, require
+    from benchmark.cli.common import run_options, save_figures
+    from benchmark.cli.meta_eval import systems_table
+    from benchmark.families.command_context import CommandContext
+    from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
+    from benchmark.scoring import run
+
+    return CommandContext(
+        add_command=add_command,
+        require=require,
+        run_options=run_options,
+        save_figures=save_figures,
+        scoring_job=run.Job,
+        score_jobs=run.score_jobs,
+        systems_table=systems_table,
+        judged_passage=JudgedPassage,
+        answerability_vs_relevance=answerability_vs_relevance,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

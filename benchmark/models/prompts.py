@@ -79,9 +79,7 @@ def add_folder(folder: Path) -> None:
     taken = {p.name: f for f in FOLDERS for p in f.glob("*.yaml")}
     clashes = sorted(p.name for p in folder.glob("*.yaml") if p.name in taken)
     if clashes:
-        raise InputError(
-            Problem(str(folder), f"prompt file(s) {clashes} are already in {taken[clashes[0]]}")
-        )
+        raise InputError(Problem(str(folder), f"prompt file(s) {clashes} are already in {taken[clashes[0]]}"))
     FOLDERS.append(folder)
     load_prompt.cache_clear()
 

@@ -12,6 +12,7 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
     JudgedPassage,
+    JudgeRole,
     MetricFamily,
     Prepared,
     QueryTrace,
@@ -20,10 +21,10 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.exam import formulas, pipeline, scores, views
-from benchmark.families.exam.tables import TABLES
 from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
 from benchmark.families.exam.pipeline import ExamState
+from benchmark.families.exam.tables import TABLES
 from benchmark.families.exam.trace import ExamTrace
 from benchmark.judging.stack import JudgeStack
 from benchmark.tasks import Task
@@ -115,6 +116,14 @@ class ExamFamily(MetricFamily):
         "exam": ("exam-answerer",),
         "n_exam": ("exam-answerer",),
     }
+    judge_roles = (
+        JudgeRole(
+            "exam-answerer",
+            "entailment answerer ({entailment}) or the LLM reader ({llm})",
+            "measured only with --exam-grades FILE --exam-bank FILE: passages with relevance "
+            "grades in EXAM++'s graded format and their questions (no public one is loaded here)",
+        ),
+    )
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {
         "answers": (),
