@@ -10,7 +10,7 @@ from pydantic import ValidationInfo, field_validator
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import pipeline, scores, views
 from benchmark.families.arguments.formulas import DIMENSIONS, TOP_LEVEL
-from benchmark.families.arguments.judge_replies import CONTEXT_JUDGES, JOINT_JUDGES
+from benchmark.families.arguments.judges import CONTEXT_JUDGES, JOINT_JUDGES
 from benchmark.families.arguments.pipeline import ArgumentState
 from benchmark.families.arguments.tables import TABLES
 from benchmark.families.arguments.trace import ArgumentTrace

@@ -21,8 +21,8 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.exam import formulas, pipeline, scores, views
-from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
+from benchmark.families.exam.judges import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.pipeline import ExamState
 from benchmark.families.exam.tables import TABLES
 from benchmark.families.exam.trace import ExamTrace

@@ -19,8 +19,8 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.nuggets import pipeline, scores, views
-from benchmark.families.nuggets.assigners import Assigner, EntailmentAssigner, LLMAssigner
 from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE
+from benchmark.families.nuggets.judges import Assigner, EntailmentAssigner, LLMAssigner
 from benchmark.families.nuggets.nuggetizer_files import Nugget, empty_topics, read_nuggets
 from benchmark.families.nuggets.pipeline import NuggetsState
 from benchmark.families.nuggets.tables import TABLES

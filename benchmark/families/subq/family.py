@@ -18,7 +18,7 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.subq import formulas, pipeline, scores, views
-from benchmark.families.subq.coverage_judges import CoverageJudge, LLMCoverage, SimilarityCoverage
+from benchmark.families.subq.judges import CoverageJudge, LLMCoverage, SimilarityCoverage
 from benchmark.families.subq.pipeline import SubqState, SubQuestion
 from benchmark.families.subq.tables import TABLES
 from benchmark.families.subq.trace import SubqTrace
