@@ -1,11 +1,18 @@
 """What a metric family is: the contract between one paper's metric and the platform.
 
 The platform (runner, CLI, result files, leaderboard, Space) knows nothing about ICAT,
-EXAM or argument quality.  It knows :class:`MetricFamily`: the scores a family
-reports and how to label and rank them, the task tables it needs, its command-line
-options, how to score a batch of answers into typed per-query traces, and how to show
-its results and traces.  Adding a family is one folder under ``benchmark/families/``
-and one line in the registry (see CONTRIBUTING.md, "Adding a metric family").
+EXAM or argument quality.  It knows :class:`MetricFamily`, in three parts:
+
+* :class:`FamilyDeclaration` — what the family declares: its scores and how to label and
+  rank them, the task tables it needs and brings, its settings, its judge roles;
+* :class:`FamilyScorer` — how it scores a batch of answers into typed per-query traces, and
+  recomputes a query's scores from its trace (with :class:`FamilyJudgeHooks`, how a judge
+  card measures its own judges);
+* :class:`FamilyView` — how its results and traces are shown.
+
+Adding a family is one folder under ``benchmark/families/`` and one line in the registry,
+or a package of its own with a ``groundcover.families`` entry point (see CONTRIBUTING.md,
+"Adding a metric family").
 
 A family folder keeps three kinds of code apart, as nuggetizer and ragas do:
 
@@ -282,8 +289,11 @@ class JudgedPassage:
     failures: tuple[str, ...] = ()
 
 
-class MetricFamily(ABC):
-    """One paper's metric, as the platform sees it."""
+class FamilyDeclaration(ABC):
+    """What a family declares: the data it needs, its settings, its scores and how they rank,
+    the judge roles they depend on.  Plain class attributes the platform reads without
+    scoring anything (the CLI's flags, the board's columns, a task card's check, the judge
+    card's roles)."""
 
     id: ClassVar[str]
     title: ClassVar[str]
@@ -317,13 +327,23 @@ class MetricFamily(ABC):
     ranks_models: ClassVar[bool] = True
     #: scores only answers that were given evidence (RAG); closed-book ones are not applicable
     needs_evidence: ClassVar[bool] = False
-    #: the family's ``pipeline`` module — ``score_batch(state, items)`` —, its ``scores``
-    #: module — ``trace_scores(trace)``, pure — and its ``views`` module —
-    #: ``trace_html(trace)``: what the default :meth:`score_batch`, :meth:`recompute` and
-    #: :meth:`trace_html` call
-    pipeline: ClassVar[ModuleType]
-    scores: ClassVar[ModuleType]
-    views: ClassVar[ModuleType | None] = None
+
+    def column(self, key: str) -> ScoreColumn | None:
+        return next((c for c in self.columns if c.key == key), None)
+
+    def label(self, key: str) -> str:
+        col = self.column(key)
+        return col.label if col else key
+
+    def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
+        """The score this result is ranked by: the task card's ``main_score`` for this
+        family when it was computed, else the family's default."""
+        chosen = task.card.main_score.get(self.id)
+        return chosen if chosen and scores.get(chosen) is not None else self.primary
+
+    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
+        """The settings that change the ranked numbers; part of the board key."""
+        return settings.model_dump(mode="json")
 
     def prompt_folder(self) -> Path | None:
         """The family's own prompts (``prompts/`` beside its module, as package data), which
@@ -334,7 +354,7 @@ class MetricFamily(ABC):
         folder = Path(module.__file__ or "").parent / "prompts"
         return folder if folder.is_dir() else None
 
-    # -- command line --------------------------------------------------------------
+    # -- its settings on the command line --------------------------------------------
     def add_arguments(self, group: argparse._ArgumentGroup) -> None:
         """Add this family's options to ``benchmark evaluate`` / ``benchmark score``: one
         flag per field of :attr:`settings_model`, and one per input file."""
@@ -345,11 +365,18 @@ class MetricFamily(ABC):
     def settings_from_args(self, args: argparse.Namespace) -> FamilySettings:
         return self.settings_model.from_args(args)
 
-    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
-        """The settings that change the ranked numbers; part of the board key."""
-        return settings.model_dump(mode="json")
 
-    # -- scoring -------------------------------------------------------------------
+class FamilyScorer(FamilyDeclaration):
+    """How a family scores: it resolves what a task needs once (:meth:`prepare`), scores
+    batches of answers into traces through its ``pipeline`` module, and recomputes a
+    query's scores from its trace alone through its pure ``scores`` module."""
+
+    #: the family's ``pipeline`` module — ``score_batch(state, items)`` — and its ``scores``
+    #: module — ``trace_scores(trace)``, pure —: what the default :meth:`score_batch` and
+    #: :meth:`recompute` call
+    pipeline: ClassVar[ModuleType]
+    scores: ClassVar[ModuleType]
+
     def not_applicable(self, inputs: ScoringInputs) -> str | None:
         """Why this family does not apply to a job's answers at all, or ``None``: a family that
         :attr:`needs_evidence` does not apply to closed-book answers, which were given no
@@ -393,6 +420,16 @@ class MetricFamily(ABC):
         """Extra result series (e.g. ICAT's β sweep); none by default."""
         return {}
 
+    def reference_texts(self, task: Task) -> dict[str, str]:
+        """Query id -> a reference text the family keeps for the task (EXAM's gold
+        articles), which meta-evaluation can compare answers with (ROUGE-1); none by default."""
+        return {}
+
+
+class FamilyJudgeHooks(FamilyDeclaration):
+    """How a judge card measures the judge roles a family brings through the family's own
+    judges (``benchmark judge-card``); a family without such a judge keeps the defaults."""
+
     def rate_for_card(
         self, role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
     ) -> list[tuple[float | None, list[str], int]] | None:
@@ -411,24 +448,13 @@ class MetricFamily(ABC):
         ``None`` when the family has no such judge."""
         return None
 
-    def reference_texts(self, task: Task) -> dict[str, str]:
-        """Query id -> a reference text the family keeps for the task (EXAM's gold
-        articles), which meta-evaluation can compare answers with (ROUGE-1); none by default."""
-        return {}
 
-    def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
-        """The score this result is ranked by: the task card's ``main_score`` for this
-        family when it was computed, else the family's default."""
-        chosen = task.card.main_score.get(self.id)
-        return chosen if chosen and scores.get(chosen) is not None else self.primary
+class FamilyView(FamilyDeclaration):
+    """How a family's results are shown: figures, the drill-down of one trace, terminal
+    output, through its ``views`` module."""
 
-    # -- views ---------------------------------------------------------------------
-    def column(self, key: str) -> ScoreColumn | None:
-        return next((c for c in self.columns if c.key == key), None)
-
-    def label(self, key: str) -> str:
-        col = self.column(key)
-        return col.label if col else key
+    #: the family's ``views`` module — ``trace_html(trace)``: what :meth:`trace_html` calls
+    views: ClassVar[ModuleType | None] = None
 
     def figures(self, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
         """Matplotlib figures for a set of results, by title; none by default."""
@@ -442,5 +468,12 @@ class MetricFamily(ABC):
 
         return f"<pre>{html.escape(repr(trace))}</pre>"
 
-    def print_results(self, results: Sequence[TaskResult], console: Any) -> None:  # noqa: B027
+    def print_results(self, results: Sequence[TaskResult], console: Any) -> None:
         """Family-specific terminal output after the common table (e.g. β sweeps)."""
+
+
+class MetricFamily(FamilyScorer, FamilyJudgeHooks, FamilyView):
+    """One paper's metric, as the platform sees it: what it declares
+    (:class:`FamilyDeclaration`), how it scores (:class:`FamilyScorer`), how a judge card
+    measures its judges (:class:`FamilyJudgeHooks`) and how it is shown (:class:`FamilyView`).
+    A family subclasses this one class; code that needs only one part asks for that type."""
