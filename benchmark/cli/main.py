@@ -16,10 +16,14 @@ import logging
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from benchmark.cli import Parser
 from benchmark.core.errors import IncompleteResults, InputError
 from benchmark.core.version import __version__
+
+if TYPE_CHECKING:
+    from benchmark.api.commands import CommandContext
 
 #: the platform's commands; each metric family adds its own (see :func:`family_commands`)
 COMMANDS = (
@@ -66,12 +70,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
-    for module in [
-        *(importlib.import_module(f"benchmark.cli.{name}") for name in COMMANDS),
-        *family_commands(),
-    ]:
+    for module in (importlib.import_module(f"benchmark.cli.{name}") for name in COMMANDS):
         module.register(sub)
+    context = family_command_context()
+    for module in family_commands():
+        module.register(sub, context)
     return parser
+
+
+def family_command_context() -> CommandContext:
+    """What a family's sub-commands get from above the families (:mod:`benchmark.api.commands`),
+    with the command line's own pieces."""
+    from benchmark.api.commands import family_command_context as build
+    from benchmark.cli import add_command, require
+    from benchmark.cli.common import run_options
+    from benchmark.cli.meta_eval import systems_table
+
+    return build(
+        add_command=add_command, require=require, run_options=run_options, systems_table=systems_table
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

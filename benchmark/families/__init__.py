@@ -1,25 +1,44 @@
-"""The metric-family registry: every family the platform knows, registered once here.
+"""The metric-family registry: every family the platform knows.
 
 The CLI (``--metrics``, each family's options), the runner, result files, the
 leaderboard and the Space all loop over :data:`REGISTRY`; none of them names a family.
-Adding one is a folder under ``benchmark/families/`` and a line below (CONTRIBUTING.md,
-"Adding a metric family").
+A family comes from one of two places:
+
+* the built-in families below, one line each (a folder under ``benchmark/families/``);
+* any installed distribution that declares an entry point in the ``groundcover.families``
+  group (``toy = "toy_family:ToyFamily"`` in its ``pyproject.toml``): a family written
+  as a separate package, with no edit inside ``benchmark/`` (CONTRIBUTING.md, "Adding a
+  metric family").
+
+Registering a family also registers what it declares for the layers below it, which may
+not import it: its task tables (:func:`benchmark.tasks.register`) and its prompt folder
+(:func:`benchmark.models.prompts.add_folder`).
 """
 
 from __future__ import annotations
 
+import logging
+from importlib.metadata import EntryPoint, entry_points
+
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import ArgumentsFamily
 from benchmark.families.attribution import AttributionFamily
-from benchmark.families.base import MetricFamily, ScoreColumn, ScoringInputs
+from benchmark.families.base import JudgeRole, MetricFamily, ScoreColumn, ScoringInputs
 from benchmark.families.decompscore import DecompScoreFamily
 from benchmark.families.exam import ExamFamily
 from benchmark.families.icat import ICATFamily
 from benchmark.families.nuggets import NuggetsFamily
 from benchmark.families.subq import SubqFamily
-from benchmark.tasks import Task
+from benchmark.models import prompts
+from benchmark.tasks import Task, register
 
-REGISTRY: dict[str, MetricFamily] = {
+log = logging.getLogger(__name__)
+
+#: the entry point group an outside package registers its family in
+ENTRY_POINT_GROUP = "groundcover.families"
+
+#: the families that ship with groundcover, in the order boards list them
+BUILTIN: dict[str, MetricFamily] = {
     f.id: f
     for f in (
         ICATFamily(),
@@ -32,7 +51,68 @@ REGISTRY: dict[str, MetricFamily] = {
     )
 }
 
-__all__ = ["REGISTRY", "MetricFamily", "ScoreColumn", "families_for", "scorable_queries"]
+#: one line per plug-in that could not be registered (also logged as it happens): a broken
+#: plug-in is reported, never allowed to take the built-in families down with it
+PLUGIN_ERRORS: list[str] = []
+
+
+def install(family: MetricFamily) -> MetricFamily:
+    """Make the layers below the families know what ``family`` declares: its task tables
+    and its prompt folder.  Called for every family the registry holds."""
+    register(*family.tables)
+    if (folder := family.prompt_folder()) is not None:
+        prompts.add_folder(folder)
+    return family
+
+
+def load_plugin(entry: EntryPoint, taken: set[str]) -> MetricFamily:
+    """The family an entry point names: a :class:`MetricFamily` subclass or instance, whose
+    id no other family has.  Any failure is raised as one line naming the entry point."""
+    where = f"metric family plug-in {entry.name!r} ({entry.value}, entry point group {ENTRY_POINT_GROUP})"
+    try:
+        obj = entry.load()
+        family = obj() if isinstance(obj, type) else obj
+    except Exception as exc:  # a plug-in may fail in any way while it imports
+        raise RuntimeError(f"{where} failed to load: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(family, MetricFamily):
+        raise RuntimeError(f"{where} is a {type(family).__name__}, not a MetricFamily")
+    if family.id in taken:
+        raise RuntimeError(f"{where} declares the id {family.id!r}, which another family has")
+    try:
+        return install(family)
+    except Exception as exc:  # e.g. a table schema that clashes with a built-in one
+        raise RuntimeError(f"{where} could not be registered: {type(exc).__name__}: {exc}") from exc
+
+
+def discover(group: str = ENTRY_POINT_GROUP) -> dict[str, MetricFamily]:
+    """The built-in families and every plug-in installed in ``group``; a plug-in that fails
+    is logged in one line and left out (:data:`PLUGIN_ERRORS`)."""
+    found = {fid: install(f) for fid, f in BUILTIN.items()}
+    for entry in sorted(entry_points(group=group), key=lambda e: e.name):
+        try:
+            family = load_plugin(entry, set(found))
+        except RuntimeError as exc:
+            PLUGIN_ERRORS.append(str(exc))
+            log.error("%s", exc)
+            continue
+        found[family.id] = family
+    return found
+
+
+REGISTRY: dict[str, MetricFamily] = discover()
+
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "PLUGIN_ERRORS",
+    "REGISTRY",
+    "JudgeRole",
+    "MetricFamily",
+    "ScoreColumn",
+    "discover",
+    "families_for",
+    "scorable_queries",
+]
 
 
 def families_for(task: Task, requested: list[str] | None = None) -> list[MetricFamily]:

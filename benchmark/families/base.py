@@ -1,11 +1,18 @@
 """What a metric family is: the contract between one paper's metric and the platform.
 
 The platform (runner, CLI, result files, leaderboard, Space) knows nothing about ICAT,
-EXAM or argument quality.  It knows :class:`MetricFamily`: the scores a family
-reports and how to label and rank them, the task tables it needs, its command-line
-options, how to score a batch of answers into typed per-query traces, and how to show
-its results and traces.  Adding a family is one folder under ``benchmark/families/``
-and one line in the registry (see CONTRIBUTING.md, "Adding a metric family").
+EXAM or argument quality.  It knows :class:`MetricFamily`, in three parts:
+
+* :class:`FamilyDeclaration` — what the family declares: its scores and how to label and
+  rank them, the task tables it needs and brings, its settings, its judge roles;
+* :class:`FamilyScorer` — how it scores a batch of answers into typed per-query traces, and
+  recomputes a query's scores from its trace (with :class:`FamilyJudgeHooks`, how a judge
+  card measures its own judges);
+* :class:`FamilyView` — how its results and traces are shown.
+
+Adding a family is one folder under ``benchmark/families/`` and one line in the registry,
+or a package of its own with a ``groundcover.families`` entry point (see CONTRIBUTING.md,
+"Adding a metric family").
 
 A family folder keeps three kinds of code apart, as nuggetizer and ragas do:
 
@@ -19,6 +26,7 @@ A family folder keeps three kinds of code apart, as nuggetizer and ragas do:
 from __future__ import annotations
 
 import argparse
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +43,8 @@ if TYPE_CHECKING:
     from benchmark.core.results import TaskResult
     from benchmark.generation.rag import CitedSentence
     from benchmark.judging.stack import JudgeStack
-    from benchmark.tasks import Task
+    from benchmark.models.profiles import JudgeProfile
+    from benchmark.tasks import TableSchema, Task
 
 
 @dataclass(frozen=True)
@@ -247,6 +256,26 @@ class Prepared:
 
 
 @dataclass(frozen=True)
+class JudgeRole:
+    """A judge role a family's scores depend on (named in its ``judged_by``), as its judge
+    card describes it: which of a profile's models fill it, and why a card does not measure
+    it yet.  The family declares it, so the judge card asks the registry instead of knowing
+    every family's roles."""
+
+    name: str
+    #: which models fill the role, in words; ``{entailment}``, ``{llm}`` and ``{embedder}``
+    #: are replaced by the profile's model names
+    judge: str
+    #: why a card does not measure the role (yet), or how to have it measured
+    not_measured: str
+
+    def judge_name(self, profile: JudgeProfile) -> str:
+        return self.judge.format(
+            entailment=profile.entailment.model, llm=profile.llm.model, embedder=profile.embedder.model
+        )
+
+
+@dataclass(frozen=True)
 class JudgedPassage:
     """A passage assessors graded for relevance, as a judge card measures an answerer on it:
     how many of its query's questions the family's answerer answers from it (``None``: it
@@ -260,8 +289,11 @@ class JudgedPassage:
     failures: tuple[str, ...] = ()
 
 
-class MetricFamily(ABC):
-    """One paper's metric, as the platform sees it."""
+class FamilyDeclaration(ABC):
+    """What a family declares: the data it needs, its settings, its scores and how they rank,
+    the judge roles they depend on.  Plain class attributes the platform reads without
+    scoring anything (the CLI's flags, the board's columns, a task card's check, the judge
+    card's roles)."""
 
     id: ClassVar[str]
     title: ClassVar[str]
@@ -282,6 +314,12 @@ class MetricFamily(ABC):
     #: the judge roles each score depends on (``benchmark.models.cards``): a board shows the
     #: judge card's lines for the roles of its main score, and a banner where one is at chance
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: the roles of :attr:`judged_by` this family brings (roles shared by several families,
+    #: the profile's entailment model and its LLM as a support judge, are the judge card's own)
+    judge_roles: ClassVar[tuple[JudgeRole, ...]] = ()
+    #: the task tables the family adds to what a task card may list (EXAM's questions, …);
+    #: the registry registers them with the task layer
+    tables: ClassVar[tuple[TableSchema, ...]] = ()
     #: choices for the family's figures (e.g. ICAT's variant), as (label, value)
     view_options: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: whether its entries are evaluated models (and count toward their overall rank);
@@ -289,15 +327,34 @@ class MetricFamily(ABC):
     ranks_models: ClassVar[bool] = True
     #: scores only answers that were given evidence (RAG); closed-book ones are not applicable
     needs_evidence: ClassVar[bool] = False
-    #: the family's ``pipeline`` module — ``score_batch(state, items)`` —, its ``scores``
-    #: module — ``trace_scores(trace)``, pure — and its ``views`` module —
-    #: ``trace_html(trace)``: what the default :meth:`score_batch`, :meth:`recompute` and
-    #: :meth:`trace_html` call
-    pipeline: ClassVar[ModuleType]
-    scores: ClassVar[ModuleType]
-    views: ClassVar[ModuleType | None] = None
 
-    # -- command line --------------------------------------------------------------
+    def column(self, key: str) -> ScoreColumn | None:
+        return next((c for c in self.columns if c.key == key), None)
+
+    def label(self, key: str) -> str:
+        col = self.column(key)
+        return col.label if col else key
+
+    def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
+        """The score this result is ranked by: the task card's ``main_score`` for this
+        family when it was computed, else the family's default."""
+        chosen = task.card.main_score.get(self.id)
+        return chosen if chosen and scores.get(chosen) is not None else self.primary
+
+    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
+        """The settings that change the ranked numbers; part of the board key."""
+        return settings.model_dump(mode="json")
+
+    def prompt_folder(self) -> Path | None:
+        """The family's own prompts (``prompts/`` beside its module, as package data), which
+        the registry adds to where :func:`benchmark.models.prompts.load_prompt` looks."""
+        from pathlib import Path
+
+        module = sys.modules[type(self).__module__]
+        folder = Path(module.__file__ or "").parent / "prompts"
+        return folder if folder.is_dir() else None
+
+    # -- its settings on the command line --------------------------------------------
     def add_arguments(self, group: argparse._ArgumentGroup) -> None:
         """Add this family's options to ``benchmark evaluate`` / ``benchmark score``: one
         flag per field of :attr:`settings_model`, and one per input file."""
@@ -308,11 +365,18 @@ class MetricFamily(ABC):
     def settings_from_args(self, args: argparse.Namespace) -> FamilySettings:
         return self.settings_model.from_args(args)
 
-    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
-        """The settings that change the ranked numbers; part of the board key."""
-        return settings.model_dump(mode="json")
 
-    # -- scoring -------------------------------------------------------------------
+class FamilyScorer(FamilyDeclaration):
+    """How a family scores: it resolves what a task needs once (:meth:`prepare`), scores
+    batches of answers into traces through its ``pipeline`` module, and recomputes a
+    query's scores from its trace alone through its pure ``scores`` module."""
+
+    #: the family's ``pipeline`` module — ``score_batch(state, items)`` — and its ``scores``
+    #: module — ``trace_scores(trace)``, pure —: what the default :meth:`score_batch` and
+    #: :meth:`recompute` call
+    pipeline: ClassVar[ModuleType]
+    scores: ClassVar[ModuleType]
+
     def not_applicable(self, inputs: ScoringInputs) -> str | None:
         """Why this family does not apply to a job's answers at all, or ``None``: a family that
         :attr:`needs_evidence` does not apply to closed-book answers, which were given no
@@ -356,6 +420,16 @@ class MetricFamily(ABC):
         """Extra result series (e.g. ICAT's β sweep); none by default."""
         return {}
 
+    def reference_texts(self, task: Task) -> dict[str, str]:
+        """Query id -> a reference text the family keeps for the task (EXAM's gold
+        articles), which meta-evaluation can compare answers with (ROUGE-1); none by default."""
+        return {}
+
+
+class FamilyJudgeHooks(FamilyDeclaration):
+    """How a judge card measures the judge roles a family brings through the family's own
+    judges (``benchmark judge-card``); a family without such a judge keeps the defaults."""
+
     def rate_for_card(
         self, role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
     ) -> list[tuple[float | None, list[str], int]] | None:
@@ -374,24 +448,33 @@ class MetricFamily(ABC):
         ``None`` when the family has no such judge."""
         return None
 
-    def reference_texts(self, task: Task) -> dict[str, str]:
-        """Query id -> a reference text the family keeps for the task (EXAM's gold
-        articles), which meta-evaluation can compare answers with (ROUGE-1); none by default."""
-        return {}
+    def graded_leaderboards(
+        self, grades: Path, *, grader: str | None, min_rating: int | None, rank_cutoff: int
+    ) -> GradedBoards | None:
+        """The systems of a graded-runs file ranked by this family's scores, for a ranking
+        card (``benchmark meta-eval rankings``); ``None`` when the family reads no such file
+        (the default)."""
+        return None
 
-    def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
-        """The score this result is ranked by: the task card's ``main_score`` for this
-        family when it was computed, else the family's default."""
-        chosen = task.card.main_score.get(self.id)
-        return chosen if chosen and scores.get(chosen) is not None else self.primary
 
-    # -- views ---------------------------------------------------------------------
-    def column(self, key: str) -> ScoreColumn | None:
-        return next((c for c in self.columns if c.key == key), None)
+@dataclass(frozen=True)
+class GradedBoards:
+    """Leaderboards a family computes from a file of graded retrieval runs (an EXAM++ graded
+    file): per label, system -> topic -> score; ``paragraphs`` are the file's graded passages
+    (with ``query_id``, ``relevance``, ``runs`` ranks and ``text``), from which meta-evaluation
+    builds the human leaderboard and the trivial baselines."""
 
-    def label(self, key: str) -> str:
-        col = self.column(key)
-        return col.label if col else key
+    grader: str
+    boards: dict[str, dict[str, dict[str, float]]]
+    paragraphs: Sequence[Any]
+
+
+class FamilyView(FamilyDeclaration):
+    """How a family's results are shown: figures, the drill-down of one trace, terminal
+    output, through its ``views`` module."""
+
+    #: the family's ``views`` module — ``trace_html(trace)``: what :meth:`trace_html` calls
+    views: ClassVar[ModuleType | None] = None
 
     def figures(self, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
         """Matplotlib figures for a set of results, by title; none by default."""
@@ -405,5 +488,12 @@ class MetricFamily(ABC):
 
         return f"<pre>{html.escape(repr(trace))}</pre>"
 
-    def print_results(self, results: Sequence[TaskResult], console: Any) -> None:  # noqa: B027
+    def print_results(self, results: Sequence[TaskResult], console: Any) -> None:
         """Family-specific terminal output after the common table (e.g. β sweeps)."""
+
+
+class MetricFamily(FamilyScorer, FamilyJudgeHooks, FamilyView):
+    """One paper's metric, as the platform sees it: what it declares
+    (:class:`FamilyDeclaration`), how it scores (:class:`FamilyScorer`), how a judge card
+    measures its judges (:class:`FamilyJudgeHooks`) and how it is shown (:class:`FamilyView`).
+    A family subclasses this one class; code that needs only one part asks for that type."""

@@ -14,11 +14,16 @@ Roles measured here:
   stand-in), as ROC AUC of its support score against the human label;
 * ``llm-support`` — the profile's LLM asked "is the claim supported?" (prompt
   ``entailment@1``, what DecompScore asks of every subclaim), as ROC AUC of its yes/no;
-* ``argument-quality`` — the family judge that rates an argument's overall quality, on
-  pairs of arguments where people chose the more convincing one: the share of pairs it
-  orders as people did (a tie counts half; chance 0.5), next to the longer-argument baseline.
+* a role a family measures through its judge-card hooks (``rate_for_card``: e.g. a judge
+  that rates an argument's overall quality, on pairs of arguments where people chose the
+  more convincing one — the share of pairs it orders as people did, a tie counting half,
+  chance 0.5, next to the longer-argument baseline; ``answer_for_card``: an answerer on
+  passages with relevance grades).
 
-Other roles are listed as *not measured here* with the reason, never left out.
+The shared roles (``entailment``, ``llm-support``) are described here; every other role is
+declared by the family whose scores depend on it (:class:`~benchmark.families.base.JudgeRole`),
+and this module asks the family registry for it.  A role not measured is listed as *not
+measured here* with the reason, never left out.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from scipy import stats as st
 from sklearn.metrics import roc_auc_score
 
 from benchmark.core.version import __version__
+from benchmark.families import REGISTRY
+from benchmark.families.base import JudgeRole
 from benchmark.metaeval import human_sets
 from benchmark.metaeval.human_sets import ArgumentPair, Pair
 from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, best_baseline, worst
@@ -48,21 +55,25 @@ RESAMPLES = 1000
 MATCH_SHARE = "share of ratings equal to the worked example's"
 MOSTLY = 0.5
 
-#: what each role of a profile means, and why a role is not measured yet
+#: why a shared role (one that several families' scores depend on) is not measured yet;
+#: a family's own roles say it themselves (``MetricFamily.judge_roles``)
 NOT_MEASURED = {
     "entailment": "measured on the public entailment sets of --sets when its model loads",
-    "argument-quality": "measured only with --argument-items N (the LLM judge rates N arguments; slow on CPU)",
-    "exam-answerer": "measured only with --exam-grades FILE --exam-bank FILE: passages with relevance "
-    "grades in EXAM++'s graded format and their questions (no public one is loaded here)",
-    "subq-coverage": "no public set with human sub-question coverage labels is loaded yet",
-    "aspects-alignment": "no public set with human claim-aspect alignments is loaded yet",
-    "nugget-assignment": "no public set with human nugget assignments is loaded yet (the TREC RAG "
-    "track's assessor assignments are not public at the time of writing)",
     "llm-support": "measured only with --llm-pairs N (the profile's LLM as a yes/no support judge)",
-    "citation-support": "no public set with human citation-support labels is loaded yet (the TREC RAG "
-    "track's support assessments are not public at the time of writing); with the default entailment "
-    "judge, its line on this card is what the attribution scores rest on",
 }
+
+
+def family_role(role: str) -> JudgeRole | None:
+    """The declaration of ``role`` by the registered family that brings it, if one does."""
+    return next((r for fam in REGISTRY.values() for r in fam.judge_roles if r.name == role), None)
+
+
+def not_measured(role: str) -> str:
+    """Why ``role`` is not measured on this card (yet), in words."""
+    declared = family_role(role)
+    if declared is not None:
+        return declared.not_measured
+    return NOT_MEASURED.get(role, "no measurement for this role yet")
 
 
 def overlap(premise: str, hypothesis: str) -> float:
@@ -339,7 +350,7 @@ def measure(
                     role=role,
                     judge=judge_name(profile, role),
                     verdict="not measured here",
-                    reason=NOT_MEASURED.get(role, "no measurement for this role yet"),
+                    reason=not_measured(role),
                 )
             )
     return JudgeCard(
@@ -357,18 +368,14 @@ def similarity_setting(windows: int, guards: bool) -> str:
 
 
 def judge_name(profile: JudgeProfile, role: str) -> str:
-    """Which model fills ``role`` in ``profile``, in words."""
+    """Which model fills ``role`` in ``profile``, in words: the shared entailment role's
+    model, or what the family that declares the role says; else the profile's LLM."""
     if role == "entailment":
         spec = profile.entailment
         if spec.kind == "embedding-similarity":
             return f"{spec.kind}: {spec.model} ({similarity_setting(spec.windows, spec.guards)})"
         return f"{spec.kind}: {spec.model}"
-    if role == "exam-answerer":
-        return f"entailment answerer ({profile.entailment.model}) or the LLM reader ({profile.llm.model})"
-    if role == "nugget-assignment":
-        return f"entailment assigner ({profile.entailment.model}) or the LLM ({profile.llm.model})"
-    if role == "citation-support":
-        return f"entailment judge ({profile.entailment.model}) or the LLM ({profile.llm.model})"
-    if role == "subq-coverage":
-        return f"embedding similarity ({profile.embedder.model}) or the LLM ({profile.llm.model})"
+    declared = family_role(role)
+    if declared is not None:
+        return declared.judge_name(profile)
     return f"LLM: {profile.llm.model}"

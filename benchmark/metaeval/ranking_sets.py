@@ -2,7 +2,7 @@
 
 A ranking card asks whether an automatic judge orders *systems* as people do, so it needs
 many systems' outputs on the same topics with human relevance grades.  The sets here are
-EXAM++ graded-paragraph files (read with :func:`benchmark.families.exam.exampp.read_grades`):
+EXAM++ graded-paragraph files (read by the family that reads graded-runs files):
 each paragraph carries the systems that ranked it (``rankings``), its NIST relevance grade
 (``judgments``) and the EXAM++ grader's self-ratings (``exam_grades``).  As the judge
 cards' sets (:mod:`benchmark.metaeval.human_sets`), a file is downloaded on first use from

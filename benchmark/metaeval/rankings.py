@@ -22,8 +22,8 @@ the length of a system's passages, the number of its passages kept — so a judg
 orders systems no better than length does is said to, in words.
 
 Leaderboards come from EXAM++ graded-paragraph files (:mod:`benchmark.metaeval.ranking_sets`):
-EXAM and n-EXAM under the file's grader (as EXAM++ computes them,
-:func:`benchmark.families.exam.exampp.exam_from_grades`), and the human leaderboard —
+the automatic ones from the family that reads such files (its ``graded_leaderboards`` hook:
+EXAM and n-EXAM under the file's grader, as EXAM++ computes them), and the human leaderboard —
 nDCG@10 from the NIST grades through ``ir_measures``, on each run's ranks as the file
 keeps them.
 """
@@ -57,32 +57,7 @@ HUMAN_MEASURE = "nDCG@10"
 AUTOJUDGE = "autojudge-evaluate (autojudge_evaluate.pyircore.tauap_b)"
 
 
-# -- leaderboards from an EXAM++ graded-paragraph file ----------------------------------
-
-
-def exam_boards(
-    paragraphs: Sequence[Any], grader: str, min_rating: int | None, rank_cutoff: int
-) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
-    """EXAM and n-EXAM per system and topic under one grader, as EXAM++ computes them:
-    EXAM from :func:`exam_from_grades`; n-EXAM divides a topic's EXAM by the share of its
-    questions that any graded paragraph of the topic answers (EXAM++'s ``totalCorrect``
-    normaliser), so a topic whose passages answer few questions does not count as hard
-    for every system alike.  A system has a value on the topics it ranked a paragraph for."""
-    from benchmark.families.exam.exampp import counting, exam_from_grades
-
-    exam = exam_from_grades(paragraphs, grader, min_rating=min_rating, rank_cutoff=rank_cutoff)
-    mode = counting(paragraphs, grader, min_rating)
-    asked: dict[str, set[str]] = {}
-    answered: dict[str, set[str]] = {}
-    for p in paragraphs:
-        if (g := p.grade(grader)) is not None:
-            asked.setdefault(p.query_id, set()).update(g.asked(mode))
-            answered.setdefault(p.query_id, set()).update(g.answered(mode))
-    overall = {q: len(answered.get(q, set()) & a) / len(a) for q, a in asked.items() if a}
-    n_exam = {
-        s: {q: (v / overall[q] if overall.get(q) else 0.0) for q, v in per.items()} for s, per in exam.items()
-    }
-    return exam, n_exam
+# -- leaderboards from a graded-runs file -------------------------------------------------
 
 
 def _ranked(paragraphs: Iterable[Any], rank_cutoff: int) -> dict[tuple[str, str], list[tuple[int, Any]]]:
@@ -413,7 +388,7 @@ def card(
     resamples: int = RESAMPLES,
 ) -> dict[str, Any]:
     """A ranking card as plain data (written as YAML beside the judge cards)."""
-    from benchmark import __version__
+    from benchmark.core.version import __version__
 
     return {
         "kind": "ranking-card",
@@ -480,6 +455,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="rankings: a folder with <set>/<file> copies (offline)")
     p.add_argument("--grader", help="rankings: the file's grader (as `benchmark exam score-grades --grader`)")
     p.add_argument(
+        "--family",
+        help="rankings: the metric family that ranks the file's runs (default: the one that reads it)",
+    )
+    p.add_argument(
         "--min-rating",
         type=int,
         help="rankings: least self-rating that answers (default: the set's, 3 for dl19)",
@@ -495,7 +474,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 #: the options of a ranking card's command, as the card records them
 OPTIONS = (
-    "set", "grades", "data_dir", "grader", "min_rating", "rank_cutoff", "top_k", "resamples", "seed",
+    "set", "grades", "data_dir", "grader", "family", "min_rating", "rank_cutoff", "top_k", "resamples", "seed",
     "autojudge_python",
 )  # fmt: skip
 
@@ -513,10 +492,30 @@ def command_line(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
+def graded_family(name: str | None) -> Any:
+    """The registered family whose ``graded_leaderboards`` reads graded-runs files
+    (``--family`` names one where several do)."""
+    from benchmark.families import REGISTRY
+    from benchmark.families.base import FamilyJudgeHooks
+
+    readers = [
+        f
+        for f in REGISTRY.values()
+        if type(f).graded_leaderboards is not FamilyJudgeHooks.graded_leaderboards
+    ]
+    if name:
+        readers = [f for f in readers if f.id == name]
+    if len(readers) != 1:
+        known = ", ".join(f.id for f in readers) or "none"
+        raise InputError(
+            Problem("--family", f"name the family that reads graded-runs files (they are: {known})")
+        )
+    return readers[0]
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from benchmark.families.exam.exampp import choose_graders, read_grades
     from benchmark.metaeval import ranking_sets
 
     started = time.perf_counter()
@@ -537,23 +536,18 @@ def run(args: argparse.Namespace) -> int:
         min_rating = args.min_rating if args.min_rating is not None else rs.min_rating
         relevant_from = rs.relevant_from
         args.min_rating = min_rating  # the card's command names the setting it ran
-    paragraphs = read_grades(path)
-    chosen = choose_graders(paragraphs, args.grader, rel(path))
-    if not chosen:
-        raise InputError(Problem(rel(path), "holds no graded paragraphs", field="--grades"))
-    if len(chosen) > 1:  # graders are never merged, and a card is one judge's
-        raise InputError(
-            Problem(
-                rel(path), f"holds {len(chosen)} graders: name one ({'; '.join(chosen)})", field="--grader"
-            )
-        )
-    grader = chosen[0]
-    exam, n_exam = exam_boards(paragraphs, grader, min_rating, args.rank_cutoff)
+    family = graded_family(args.family)
+    graded = family.graded_leaderboards(
+        path, grader=args.grader, min_rating=min_rating, rank_cutoff=args.rank_cutoff
+    )
+    assert graded is not None  # graded_family() picks a family that reads graded files
+    grader, paragraphs = graded.grader, graded.paragraphs
+    (first, exam), *rest = graded.boards.items()
     human = human_leaderboard(paragraphs)
     tau_ap = tau_ap_provider(args.autojudge_python)
     kw = {"k": args.top_k, "resamples": args.resamples, "seed": args.seed, "tau_ap": tau_ap}
-    judge = agreement(f"EXAM ({grader}, self-rating ≥ {min_rating})", exam, human, **kw)
-    other = [agreement(f"n-EXAM ({grader}, self-rating ≥ {min_rating})", n_exam, human, **kw)]
+    judge = agreement(first, exam, human, **kw)
+    other = [agreement(label, board, human, **kw) for label, board in rest]
     baselines = [
         agreement(
             f"passage length (words, top {args.rank_cutoff})",

@@ -1,4 +1,9 @@
-"""Prompts are data: versioned YAML files under ``benchmark/prompts/``.
+"""Prompts are data: versioned YAML files.
+
+The prompts several families or the platform share live in ``benchmark/prompts/``; a
+metric family keeps its own in its folder (``benchmark/families/<id>/prompts/``, or a
+plug-in package's), which the family registry adds with :func:`add_folder`.  Names are
+unique across all folders, so a reference never depends on which family asks.
 
 A prompt is referenced as ``name@version`` (``claims@1`` -> ``claims-v1.yaml``).  The
 file text is hashed into every cache key that uses it, so editing a prompt in place
@@ -12,6 +17,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 import yaml
@@ -60,13 +66,39 @@ class Prompt:
 PROMPT_KEYS = {"system", "template", "output", "description", "examples"}
 
 
+#: where prompts are looked up: the shared folder, then each registered family's
+FOLDERS: list[Path] = [paths.PROMPTS_DIR]
+
+
+def add_folder(folder: Path) -> None:
+    """Look for prompts in ``folder`` too (a metric family's ``prompts/``).  A file name
+    that another folder already holds is an error: a reference must name one prompt."""
+    folder = Path(folder)
+    if folder in FOLDERS:
+        return
+    taken = {p.name: f for f in FOLDERS for p in f.glob("*.yaml")}
+    clashes = sorted(p.name for p in folder.glob("*.yaml") if p.name in taken)
+    if clashes:
+        raise InputError(Problem(str(folder), f"prompt file(s) {clashes} are already in {taken[clashes[0]]}"))
+    FOLDERS.append(folder)
+    load_prompt.cache_clear()
+
+
+def prompt_path(ref: str) -> Path:
+    """The file of ``name@version``, in whichever folder holds it."""
+    name, _, version = ref.partition("@")
+    file = f"{name}-v{version or '1'}.yaml"
+    for folder in FOLDERS:
+        if (folder / file).exists():
+            return folder / file
+    known = sorted(p.stem for f in FOLDERS for p in f.glob("*.yaml"))
+    raise InputError(Problem(ref, f"no such prompt; known: {known}"))
+
+
 @cache
 def load_prompt(ref: str) -> Prompt:
     name, _, version = ref.partition("@")
-    path = paths.PROMPTS_DIR / f"{name}-v{version or '1'}.yaml"
-    if not path.exists():
-        known = sorted(p.stem for p in paths.PROMPTS_DIR.glob("*.yaml"))
-        raise InputError(Problem(ref, f"no such prompt; known: {known}"))
+    path = prompt_path(ref)
     text = path.read_text(encoding="utf-8")
     raw = yaml.safe_load(text)
     return Prompt(

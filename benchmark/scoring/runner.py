@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tqdm.auto import tqdm
 
@@ -58,10 +58,25 @@ from benchmark.models.structured import watch_unreachable
 from benchmark.scoring.options import RunOptions
 from benchmark.tasks import Task
 
-if TYPE_CHECKING:
-    from benchmark.scoring.ray_shards import RayPool
-
 log = logging.getLogger(__name__)
+
+
+class BatchPool(Protocol):
+    """Workers that score batches elsewhere (``--ray``: :class:`benchmark.scoring.ray_shards.RayPool`),
+    named by what the runner asks of them, so that the runner does not import the module
+    that imports it."""
+
+    def score(
+        self,
+        key: str,
+        family: MetricFamily,
+        task: Task,
+        inputs: ScoringInputs,
+        settings: FamilySettings,
+        batches: Sequence[list[tuple[str, str, str]]],
+        *,
+        stats: Any = None,
+    ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]: ...
 
 
 def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str] | None) -> list[str]:
@@ -130,7 +145,7 @@ def score_task(
     inputs: ScoringInputs | None = None,
     settings: FamilySettings | None = None,
     options: RunOptions | None = None,
-    pool: RayPool | None = None,
+    pool: BatchPool | None = None,
 ) -> tuple[TaskResult, Path]:
     """Score ``answers`` (query id -> answer text); write the result and traces files.
 

@@ -13,7 +13,7 @@ written*: every problem of every input is reported at once with its file, line a
 The card lists only the metric families whose inputs are present.  The task layer imports
 no family (families sit above it); it asks the family registry the caller has loaded
 (:func:`loaded_families`), through what each family declares: its ``required_tables``,
-the tables its own package registers (``<family package>.tables.TABLES``, its main table
+the tables it declares as its own (``tables``, its main table
 first), ``needs_evidence`` (RAG answers citing passages: a corpus must be given) and
 ``ranks_models`` (a family whose entries are not models is listed only when asked for).
 """
@@ -336,10 +336,8 @@ def loaded_families() -> Mapping[str, Any]:
 
 
 def own_tables(family: Any) -> tuple[str, ...]:
-    """The tables a family's package registers (``<package>.tables.TABLES``), main one first."""
-    package = sys.modules.get(type(family).__module__.rpartition(".")[0])
-    tables = getattr(getattr(package, "tables", None), "TABLES", ())
-    return tuple(t.name for t in tables if isinstance(t, TableSchema))
+    """The tables a family declares as its own (``tables``), main one first."""
+    return tuple(t.name for t in getattr(family, "tables", ()) if isinstance(t, TableSchema))
 
 
 def needs(family: Any) -> str:
@@ -356,6 +354,9 @@ def needs(family: Any) -> str:
 def applies(family: Any, present: set[str]) -> bool:
     """Whether ``family`` can score a task holding the ``present`` tables (see module doc)."""
     own = own_tables(family)
+    needs_evidence = getattr(family, "needs_evidence", False)
+    if not own and not needs_evidence and set(family.required_tables) <= {"queries"}:
+        return False  # it needs nothing beyond the questions: no input of the user's says it applies
     return (
         set(family.required_tables) <= present
         and (not own or own[0] in present)

@@ -55,7 +55,10 @@ class DataSource(_Strict):
         tables = known()
         unknown = sorted(set(self.tables) - set(tables))
         if unknown:
-            raise ValueError(f"unknown table(s) {unknown}; known tables: {sorted(tables)}")
+            raise ValueError(
+                f"unknown table(s) {unknown}; known tables: {sorted(tables)} (a metric family's "
+                "tables are known once the family registry, benchmark.families, is imported)"
+            )
         if "queries" not in self.tables:
             raise ValueError("every task needs a 'queries' table")
         if self.kind == "hub" and (not self.repo_id or not self.revision):

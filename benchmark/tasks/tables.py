@@ -131,18 +131,12 @@ def register(*schemas: TableSchema) -> None:
         SCHEMAS[s.name] = s
 
 
-#: where the metric families live: importing it registers their tables.  The task layer
-#: never imports a family; it loads the family registry by name on first need, the way a
-#: plugin host loads its plugins, so that a card listing a family's table can be read by
-#: any caller of :func:`benchmark.tasks.load_task`.
-FAMILY_REGISTRY = "benchmark.families"
-
-
 def known() -> dict[str, TableSchema]:
-    """Every table a task may hold: the shared ones and those the families register."""
-    import importlib
-
-    importlib.import_module(FAMILY_REGISTRY)
+    """Every table a task may hold: the shared ones and those the registered metric families
+    declare.  The task layer never imports a family (it sits below them): the family
+    registry, :mod:`benchmark.families`, registers each family's tables as it loads, so a
+    caller that reads a card listing a family's table imports the registry first (every
+    command, the runner and the API do)."""
     return SCHEMAS
 
 

@@ -10,7 +10,7 @@ import json
 import re
 
 from benchmark.families.arguments import formulas as F
-from benchmark.families.arguments import judge_replies as J
+from benchmark.families.arguments import judges as J
 
 CRITERIA = [
     "direct_relevance",

@@ -23,7 +23,6 @@ from benchmark.cli.main import main
 from benchmark.core.errors import InputError
 from benchmark.core.results import read_result
 from benchmark.families import REGISTRY
-from tests.toy_family import ToyFamily
 
 ROWS = [
     {"query_id": "1", "answer": "Tornado formation follows storm physics.", "model": "acme/m"},
@@ -35,7 +34,7 @@ ROWS = [
 def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A two-query task the toy family scores, registered for this test, and a working
     directory of its own."""
-    monkeypatch.setitem(REGISTRY, ToyFamily.id, ToyFamily())
+    assert "toy" in REGISTRY, "the toy plug-in family is installed by scripts/setup.sh --dev (tests/toy_family)"
     task = tmp_path / "toy-task"
     (task / "data").mkdir(parents=True)
     pd.DataFrame(

@@ -1,15 +1,22 @@
 """The structure the code promises (CONTRIBUTING.md, "How the code is laid out").
 
 * Packages are layers, each importing only from layers below it (or its own), and no
-  modules import each other in a circle.
+  modules import each other in a circle.  Both checks follow every import: at module
+  level, inside functions, under ``TYPE_CHECKING``, and ``importlib.import_module`` /
+  ``__import__`` of a literal name (or of a module-level string constant).  There is no
+  exception list: a family's ``commands.py`` is families-layer code, given what it needs
+  from above by the command line (:class:`benchmark.families.command_context.CommandContext`).
 * No family id is named outside the family's folder and the registry: the platform knows
-  families only through :data:`benchmark.families.REGISTRY`.
+  families only through :data:`benchmark.families.REGISTRY`; nor are the tables, judge roles
+  and prompts a family declares.
 * A family's settings are declared once: the defaults an empty command line gives are the
   model's defaults, and no family writes its own flags.
 * ``formulas.py`` and ``scores.py`` import only the standard library, the family's own
   formulas and trace types: a published result recomputes with no model installed.
-* A sixth family is its folder, one registry line and a task card: the toy family in
-  ``tests/toy_family`` is registered and scored end to end through the real command line.
+* A family written as an outside package needs no edit inside ``benchmark/``: the toy
+  family (``tests/toy_family``, distribution ``groundcover-toy-family``) is found through
+  its ``groundcover.families`` entry point and scored end to end through the real
+  command line and shown on a board.
 """
 
 from __future__ import annotations
@@ -21,9 +28,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from benchmark.families import REGISTRY
+from benchmark.families import BUILTIN, REGISTRY
 from benchmark.families.base import MetricFamily
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,8 +60,6 @@ def module_name(path: Path) -> str:
 
 def layer(module: str) -> str:
     parts = module.split(".")
-    if len(parts) >= 4 and parts[1] == "families" and parts[3] == "commands":
-        return "cli"  # a family's sub-commands live with it but are command-line code
     if len(parts) == 1:
         return "api"  # the package root re-exports the API's names
     if parts[1] == "__main__":
@@ -65,11 +69,30 @@ def layer(module: str) -> str:
 
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py") if "task_data" not in p.parts}
 
+#: the functions that import a module named by a string
+DYNAMIC_IMPORTS = {"import_module", "__import__"}
+
+
+def _string_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``NAME = "text"`` assignments: what a dynamic import may name."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and isinstance(node.value.value, str):
+                    out[t.id] = node.value.value
+    return out
+
 
 def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
-    """The benchmark modules ``path`` imports (``from pkg import sub`` resolved to the submodule)."""
+    """The benchmark modules ``path`` imports (``from pkg import sub`` resolved to the
+    submodule): every import statement, in functions too unless ``top_level_only``, and
+    every ``importlib.import_module(...)`` / ``__import__(...)`` of a literal string or a
+    module-level string constant."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     nodes = tree.body if top_level_only else list(ast.walk(tree))
+    constants = _string_constants(tree)
     out: set[str] = set()
     for node in nodes:
         if isinstance(node, ast.Import):
@@ -78,7 +101,39 @@ def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
             for a in node.names:
                 sub = f"{node.module}.{a.name}"
                 out.add(sub if sub in MODULES else node.module)
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in DYNAMIC_IMPORTS:
+                continue
+            arg = node.args[0]
+            target = (
+                arg.value
+                if isinstance(arg, ast.Constant)
+                else constants.get(arg.id)
+                if isinstance(arg, ast.Name)
+                else None
+            )
+            if isinstance(target, str) and target.startswith("benchmark"):
+                out.add(target)
     return out
+
+
+def test_imports_are_followed_into_functions_and_dynamic_imports(tmp_path: Path) -> None:
+    """The checks below see an import inside a function and one by a string, which is how
+    the task layer once reached the families unseen (a 48-module circle)."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import importlib\n"
+        "REGISTRY = 'benchmark.families'\n"
+        "def f():\n"
+        "    from benchmark.cli import main\n"
+        "    importlib.import_module(REGISTRY)\n"
+        "    __import__('benchmark.scoring.runner')\n",
+        encoding="utf-8",
+    )
+    assert imports(probe) == {"benchmark.cli.main", "benchmark.families", "benchmark.scoring.runner"}
+    assert imports(probe, top_level_only=True) == set()
 
 
 def test_every_module_sits_in_a_known_layer() -> None:
@@ -97,9 +152,7 @@ def test_no_layer_imports_from_a_layer_above_it() -> None:
 
 
 def test_no_import_circles() -> None:
-    graph = {
-        m: {t for t in imports(p, top_level_only=True) if t in MODULES and t != m} for m, p in MODULES.items()
-    }
+    graph = {m: {t for t in imports(p) if t in MODULES and t != m} for m, p in MODULES.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -145,7 +198,7 @@ ALLOWED_IDS = {("benchmark/core/results.py", "subq"), ("benchmark/generation/out
 def test_no_family_is_named_outside_its_folder_and_the_registry() -> None:
     ids = "|".join(map(re.escape, REGISTRY))
     quoted = re.compile(rf"[\"']({ids})[\"']")
-    imported = re.compile(rf"benchmark\.families\.({ids})\b")
+    imported = re.compile(rf"benchmark[./]families[./]({ids})\b")
     found = []
     for path in [*PACKAGE.rglob("*.py"), *(ROOT / "hf_space").rglob("*.py")]:
         rel = str(path.relative_to(ROOT))
@@ -155,6 +208,55 @@ def test_no_family_is_named_outside_its_folder_and_the_registry() -> None:
             for m in [*quoted.finditer(line), *imported.finditer(line)]:
                 if (rel, m.group(1)) not in ALLOWED_IDS:
                     found.append(f"{rel}:{n}: {line.strip()}")
+    assert found == []
+
+
+def declared_names() -> dict[str, str]:
+    """What the families declare, by name -> family id: their task tables, judge roles and
+    prompts (``name@version`` references).  A name the task layer declares for every task
+    (the shared ``aspects`` table, also a prompt's name) is not a family's."""
+    from benchmark.tasks.tables import SCHEMAS
+
+    shared = {n for n, s in SCHEMAS.items() if not any(s in f.tables for f in REGISTRY.values())}
+    out = {}
+    for fid, family in REGISTRY.items():
+        folder = family.prompt_folder()
+        prompts = [p.stem.rpartition("-v")[0] for p in folder.glob("*.yaml")] if folder else []
+        for name in [*(t.name for t in family.tables), *(r.name for r in family.judge_roles), *prompts]:
+            if name not in shared:
+                out[name] = fid
+    return out
+
+
+#: TODO(issue 38): names a family declares that code outside its folder still spells out;
+#: each should come from the family (its declaration, or the registry).  This list only
+#: shrinks.  (file, name)
+DECLARED_NAMES_USED_ELSEWHERE = {
+    ("benchmark/generation/plan.py", "sub_questions"),  # sub-question RAG reads the subq table
+    ("benchmark/generation/rag.py", "sub_questions"),
+    ("benchmark/cli/judge_card.py", "argument-quality"),  # --argument-sets measure that role
+    ("benchmark/metaeval/human_sets.py", "argument-quality"),  # the public sets of that role
+    # Task.from_records / `benchmark tasks new`: the public keyword arguments and flags name
+    # the tables a user hands in (README, docs/own-data.md)
+    ("benchmark/tasks/builder.py", "gold_articles"),
+    ("benchmark/cli/tasks.py", "sub_questions"),
+    ("benchmark/cli/tasks.py", "exam_questions"),
+}
+
+
+def test_no_table_role_or_prompt_of_a_family_is_named_outside_its_folder() -> None:
+    names = declared_names()
+    assert {"exam_questions", "exam-answerer", "exam-reader"} <= set(names)  # the check sees them
+    quoted = re.compile(r"[\"']([A-Za-z0-9_-]+)(?:@\d+)?[\"']")
+    found = []
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "hf_space").rglob("*.py")]:
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith("benchmark/families/") or "task_data" in rel:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            for m in quoted.finditer(line):
+                if m.group(1) in names and (rel, m.group(1)) not in DECLARED_NAMES_USED_ELSEWHERE:
+                    found.append(f"{rel}:{n}: {m.group(1)} ({names[m.group(1)]}'s): {line.strip()}")
     assert found == []
 
 
@@ -190,7 +292,9 @@ def test_every_stage_a_pipeline_names_is_declared(family_id: str) -> None:
     folder = Path(sys.modules[type(REGISTRY[family_id]).__module__].__file__).parent  # type: ignore[arg-type]
     named = {m for p in folder.glob("*.py") for m in re.findall(r'stage\("([^"]+)"\)', p.read_text())}
     declared = REGISTRY[family_id].stages
-    assert named, f"{family_id}'s pipeline names no stage"
+    # a family that asks no model (the toy plug-in) names and declares none
+    assert named or not declared, f"{family_id}'s pipeline names no stage"
+    assert named or family_id not in BUILTIN, f"{family_id}'s pipeline names no stage"
     undeclared = {n for n in named if not any(n in d.split(":") for d in declared)}
     assert not undeclared, f"{family_id}: stages {sorted(undeclared)} are not in its `stages`"
     after = {d for deps in declared.values() for d in deps}
@@ -242,37 +346,27 @@ def test_formulas_and_scores_call_no_model(path: Path) -> None:
             )
 
 
-# -- a sixth family: its folder, one registry line, a task card ------------------------------
+# -- a family from an outside package: no edit inside benchmark/ ------------------------------
 
 
-def test_a_family_from_a_test_folder_runs_through_the_real_command_line(
+def test_a_family_from_an_outside_package_runs_through_the_real_command_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pandas as pd
+    from importlib.metadata import entry_points
 
     from benchmark.cli.main import main
-    from tests.toy_family import ToyFamily
+    from benchmark.families import ENTRY_POINT_GROUP, PLUGIN_ERRORS
+    from tests.helpers.toy import toy_task
 
-    monkeypatch.setitem(REGISTRY, ToyFamily.id, ToyFamily())  # the one registry line
-    task = tmp_path / "toy-task"
-    (task / "data").mkdir(parents=True)
-    pd.DataFrame(
-        {"query_id": ["1", "2"], "text": ["tornado formation physics", "growing figs indoors"]}
-    ).to_parquet(task / "data" / "queries.parquet")
-    card = {
-        "id": "toy-task",
-        "name": "Toy task",
-        "citation": "",
-        "version": "1.0.0",
-        "description": "two queries",
-        "license": "CC0-1.0",
-        "source": {"name": "tests"},
-        "metrics": ["toy"],
-        "instruction": "Answer.",
-        "data": {"tables": {"queries": "queries.parquet"}},
-        "corpus": {"kind": "none"},
-    }
-    (task / "task.yaml").write_text(yaml.safe_dump(card), encoding="utf-8")
+    found = {e.name: e for e in entry_points(group=ENTRY_POINT_GROUP)}
+    assert "toy" in found, (
+        "install the toy family: pip install --no-deps -e tests/toy_family (setup.sh --dev)"
+    )
+    assert PLUGIN_ERRORS == []
+    family = REGISTRY["toy"]  # registered by its entry point alone, no line in benchmark/
+    module = Path(sys.modules[type(family).__module__].__file__ or "")
+    assert PACKAGE not in module.parents and type(family).__module__.startswith("groundcover_toy_family")
+    task = toy_task(tmp_path)
     outputs = tmp_path / "out.jsonl"
     rows = [
         {"query_id": "1", "answer": "Tornado formation follows storm physics.", "model": "acme/m"},

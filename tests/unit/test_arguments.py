@@ -12,7 +12,7 @@ import pytest
 
 from benchmark.families import REGISTRY
 from benchmark.families.arguments import formulas as F
-from benchmark.families.arguments import judge_replies as J
+from benchmark.families.arguments import judges as J
 from benchmark.families.arguments.pipeline import system_position
 from benchmark.families.base import ScoringInputs
 from benchmark.tasks import load_task

@@ -13,7 +13,6 @@ import pytest
 from benchmark.core.errors import InputError
 from benchmark.families.base import ScoringInputs
 from benchmark.families.exam import formulas
-from benchmark.families.exam.answerers import EntailmentAnswerer, LLMAnswerer, parse_choice, parse_rating
 from benchmark.families.exam.bank import ExamQuestion, questions_from_rows
 from benchmark.families.exam.exampp import (
     exam_from_grades,
@@ -25,6 +24,7 @@ from benchmark.families.exam.exampp import (
     write_grades,
 )
 from benchmark.families.exam.family import ExamFamily, ExamSettings, task_bank
+from benchmark.families.exam.judges import EntailmentAnswerer, LLMAnswerer, parse_choice, parse_rating
 from benchmark.families.exam.trace import ExamTrace
 from benchmark.tasks import load_task
 from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack

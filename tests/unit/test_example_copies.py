@@ -19,6 +19,14 @@ from benchmark.models.structured import run_structured
 from tests.helpers.fakes import FakeLLM
 
 
+def _every_prompt_file() -> list[Path]:
+    """The shared prompts and every registered family's own (``families/<id>/prompts/``)."""
+    import benchmark.families  # noqa: F401  (registering the families adds their prompt folders)
+    from benchmark.models import prompts
+
+    return sorted({p for folder in [paths.PROMPTS_DIR, *prompts.FOLDERS] for p in folder.glob("*.yaml")})
+
+
 def _ref(path: Path) -> str:
     name, _, version = path.stem.rpartition("-v")
     return f"{name}@{version}"
@@ -26,7 +34,7 @@ def _ref(path: Path) -> str:
 
 WITH_EXAMPLES = sorted(
     _ref(p)
-    for p in paths.PROMPTS_DIR.glob("*.yaml")
+    for p in _every_prompt_file()
     if "template:" in p.read_text(encoding="utf-8") and load_prompt(_ref(p)).examples
 )
 

@@ -12,7 +12,7 @@ import pytest
 
 from benchmark.core.errors import InputError
 from benchmark.families.nuggets import formulas
-from benchmark.families.nuggets.assigners import EntailmentAssigner, LLMAssigner, parse_labels
+from benchmark.families.nuggets.judges import EntailmentAssigner, LLMAssigner, parse_labels
 from benchmark.families.nuggets.nuggetizer_files import (
     Nugget,
     read_assignments,

@@ -89,3 +89,18 @@ def test_imports_inside_shell_scripts_resolve() -> None:
             importlib.import_module(module)
             found += 1
     assert found  # setup.sh's check is among them
+
+
+def test_every_prompt_file_is_package_data(setuptools_config: dict) -> None:
+    """The shared prompts and each family's own (``benchmark/families/<id>/prompts/``) go
+    into the wheel: a family's prompt left out would fail only once installed."""
+    data = setuptools_config["package-data"]
+    package_dirs = {
+        "benchmark.prompts": ROOT / "benchmark" / "prompts",
+        "benchmark.families": ROOT / "benchmark" / "families",
+    }
+    shipped = {
+        p for pkg, folder in package_dirs.items() for pattern in data[pkg] for p in folder.glob(pattern)
+    }
+    prompts = set((ROOT / "benchmark").rglob("prompts/*.yaml"))
+    assert len(prompts) == 37 and shipped >= prompts, sorted(map(str, prompts - shipped))

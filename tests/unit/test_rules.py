@@ -17,8 +17,8 @@ from benchmark.core.results import ModelInfo
 from benchmark.families.exam.family import ExamFamily, ExamSettings
 from benchmark.families.exam.trace import ExamTrace, QuestionTrace
 from benchmark.families.icat.qrels import task_aspect_qrels
-from benchmark.families.subq.coverage_judges import SimilarityCoverage
 from benchmark.families.subq.family import SubqSettings
+from benchmark.families.subq.judges import SimilarityCoverage
 from benchmark.scoring.runner import RunOptions, aggregate
 from benchmark.tasks import load_task
 

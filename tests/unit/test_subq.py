@@ -15,9 +15,9 @@ import pytest
 from benchmark.core.errors import InputError
 from benchmark.families.base import ScoringInputs
 from benchmark.families.subq import formulas
-from benchmark.families.subq.coverage_judges import LLMCoverage, Mark, SimilarityCoverage, parse_covered
 from benchmark.families.subq.family import SubqFamily, SubqSettings, task_sub_questions
 from benchmark.families.subq.generate import parse_sub_questions
+from benchmark.families.subq.judges import LLMCoverage, Mark, SimilarityCoverage, parse_covered
 from benchmark.families.subq.pairwise import PairVerdict, judge_pairs, parse_better
 from benchmark.families.subq.pipeline import SubqState, score_batch
 from benchmark.families.subq.scores import trace_scores

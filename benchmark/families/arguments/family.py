@@ -9,13 +9,14 @@ from pydantic import ValidationInfo, field_validator
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.arguments import pipeline, scores, views
-from benchmark.families.arguments import tables as tables  # registers its task tables
 from benchmark.families.arguments.formulas import DIMENSIONS, TOP_LEVEL
-from benchmark.families.arguments.judge_replies import CONTEXT_JUDGES, JOINT_JUDGES
+from benchmark.families.arguments.judges import CONTEXT_JUDGES, JOINT_JUDGES
 from benchmark.families.arguments.pipeline import ArgumentState
+from benchmark.families.arguments.tables import TABLES
 from benchmark.families.arguments.trace import ArgumentTrace
 from benchmark.families.base import (
     FamilySettings,
+    JudgeRole,
     MetricFamily,
     Prepared,
     ScoreColumn,
@@ -178,6 +179,13 @@ class ArgumentsFamily(MetricFamily):
     )
     primary = "overall_quality"
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"overall_quality": ("argument-quality",)}
+    judge_roles = (
+        JudgeRole(
+            "argument-quality",
+            "LLM: {llm}",
+            "measured only with --argument-items N (the LLM judge rates N arguments; slow on CPU)",
+        ),
+    )
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {
         "evidence": (),
@@ -194,6 +202,7 @@ class ArgumentsFamily(MetricFamily):
         "joint:rag_rubric": ("joint:rubric_items",),
     }
     required_tables = ("queries",)
+    tables = TABLES
     trace_model = ArgumentTrace
     pipeline = pipeline
     scores = scores

@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmark.core.text import trim_proportionally
 from benchmark.families.arguments import formulas as F
-from benchmark.families.arguments import judge_replies as J
+from benchmark.families.arguments import judges as J
 from benchmark.families.arguments.scores import trace_scores
 from benchmark.families.arguments.trace import ArgumentTrace, EvidenceDoc, JudgeRecord
 from benchmark.generation.rag import parse_citations

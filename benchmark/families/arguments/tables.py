@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.tasks import Column, TableSchema, register
+from benchmark.tasks import Column, TableSchema
 
 TABLES = (
     TableSchema(
@@ -16,4 +16,3 @@ TABLES = (
         description="Human-written arguments that pairwise argument judges compare a system's against.",
     ),
 )
-register(*TABLES)

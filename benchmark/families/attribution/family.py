@@ -12,6 +12,7 @@ from benchmark.families.attribution.pipeline import AttributionState, Diagnostic
 from benchmark.families.attribution.trace import AttributionTrace
 from benchmark.families.base import (
     FamilySettings,
+    JudgeRole,
     MetricFamily,
     Prepared,
     ScoreColumn,
@@ -89,6 +90,15 @@ class AttributionFamily(MetricFamily):
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {
         k: ("entailment", "citation-support") for k in SUPPORT_SCORES
     }
+    judge_roles = (
+        JudgeRole(
+            "citation-support",
+            "entailment judge ({entailment}) or the LLM ({llm})",
+            "no public set with human citation-support labels is loaded yet (the TREC RAG track's "
+            "support assessments are not public at the time of writing); with the default entailment "
+            "judge, its line on this card is what the attribution scores rest on",
+        ),
+    )
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {
         "claims": (),

@@ -9,16 +9,16 @@ leaderboard then ranks the methods on one board per texts × judge profile × gr
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
 
-from benchmark.cli import add_command
-from benchmark.cli.common import run_options, save_figures
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import ModelInfo, read_traces
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
+from benchmark.families.command_context import CommandContext
 from benchmark.families.decompscore import views
 from benchmark.families.decompscore.family import DecompScoreFamily, DecompSettings
 from benchmark.families.decompscore.texts import read_texts, texts_task
@@ -27,8 +27,8 @@ from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.tasks import load_task
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = add_command(
+def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
+    p = context.add_command(
         sub,
         "decompose-compare",
         help="compare claim decomposition methods on the same texts (DecompScore)",
@@ -60,12 +60,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--query-batch", type=int, default=4)
     p.add_argument("--no-progress", action="store_true")
     REGISTRY[DecompScoreFamily.id].add_arguments(p.add_argument_group(DecompScoreFamily.title))
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, context))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.judging.stack import JudgeStack
-    from benchmark.scoring import run
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
@@ -85,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.judge_profile)
     family = REGISTRY[DecompScoreFamily.id]
     judges = JudgeStack.load(profile, progress=not args.no_progress)
-    options = run_options(args)
+    options = context.run_options(args)
     console = Console()
     results, traces, paths = [], {}, []
     jobs = []
@@ -96,14 +95,14 @@ def run(args: argparse.Namespace) -> int:
         ):
             counts = f"-s{chosen.static_examples}-r{chosen.retrieved_examples}"
         model = ModelInfo(id=f"decomposer/{method}", revision=f"v1{counts}", backend="decomposition")
-        jobs.append(run.Job(task, dict(rows), model, None, [(family, chosen)]))
-    scored = run.score_jobs(
+        jobs.append(context.scoring_job(task, dict(rows), model, None, [(family, chosen)]))
+    scored = context.score_jobs(
         jobs,
         judges,
         results_root=Path(args.results_dir),
         inputs=ScoringInputs(corpus=args.corpus),
         options=options,
-        on_result=lambda fam, result, out: save_figures(fam, result, out) and None,
+        on_result=lambda fam, result, out: context.save_figures(fam, result, out) and None,
     )
     for method, (result, out) in zip(methods, scored, strict=True):
         results.append(result)

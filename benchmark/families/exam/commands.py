@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +23,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
+from benchmark.families.command_context import CommandContext
 from benchmark.families.exam.exampp import RANK_CUTOFF
 from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = add_command(
+def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
+    p = context.add_command(
         sub,
         "exam",
         help="draft an EXAM question bank; exchange banks and grades with EXAM++",
@@ -108,14 +109,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="generate: also store the bank as --task's exam_questions table; the card records how it was "
         "generated and gets a new patch version",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, context))
 
 
-def _need(args: argparse.Namespace, *names: str) -> None:
-    require(args, "exam", *names)
+def _need(context: CommandContext, args: argparse.Namespace, *names: str) -> None:
+    context.require(args, "exam", *names)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(context: CommandContext, args: argparse.Namespace) -> int:
     if args.out:  # checked before any model loads or any file is read
         check_writable_file(args.out, "--out")
     return {
@@ -123,15 +124,15 @@ def run(args: argparse.Namespace) -> int:
         "export-bank": export_bank,
         "export-grades": export_grades,
         "score-grades": score_grades,
-    }[args.action](args)
+    }[args.action](context, args)
 
 
-def export_bank(args: argparse.Namespace) -> int:
+def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import write_bank
     from benchmark.families.exam.family import task_bank
     from benchmark.tasks import load_task
 
-    _need(args, "task", "out")
+    _need(context, args, "task", "out")
     task = load_task(args.task)
     bank = task_bank(task)
     if not bank:
@@ -146,12 +147,12 @@ def export_bank(args: argparse.Namespace) -> int:
     return 0
 
 
-def export_grades(args: argparse.Namespace) -> int:
+def export_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.core.results import family_results, read_traces
     from benchmark.families.exam.exampp import write_grades
     from benchmark.families.exam.family import ExamFamily
 
-    _need(args, "out")
+    _need(context, args, "out")
     root = Path(args.results)
     systems: dict[str, list[dict[str, object]]] = {}
     for path, result in family_results(root, ExamFamily.id):
@@ -167,8 +168,7 @@ def _min_rating(value: str) -> int | None:
     return None if value.lower() == "none" else int(value)
 
 
-def score_grades(args: argparse.Namespace) -> int:
-    from benchmark.cli.meta_eval import systems_table
+def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import (
         choose_graders,
         counting,
@@ -178,10 +178,9 @@ def score_grades(args: argparse.Namespace) -> int:
         read_grades,
     )
     from benchmark.families.exam.family import task_bank
-    from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
     from benchmark.tasks import load_task
 
-    _need(args, "grades")
+    _need(context, args, "grades")
     if args.rank_cutoff < 1:
         raise InputError(Problem("--rank-cutoff", "must be 1 or more"))
     bank = (
@@ -207,16 +206,16 @@ def score_grades(args: argparse.Namespace) -> int:
             scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
         if scores:
             console.print(
-                systems_table(
+                context.systems_table(
                     f"EXAM from {source.name}, graded by {grader} (counted: {counted}; "
                     f"each system's top {args.rank_cutoff})",
                     scores,
                     seed=0,
                 )
             )
-        agreement = answerability_vs_relevance(
+        agreement = context.answerability_vs_relevance(
             [
-                JudgedPassage(p.query_id, answered, p.relevance or 0, p.text)
+                context.judged_passage(p.query_id, answered, p.relevance or 0, p.text)
                 for p, answered in judged_passages(paragraphs, grader, args.min_rating)
             ],
             relevant_at=args.relevant_from,
@@ -273,14 +272,14 @@ def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Ta
     return table
 
 
-def generate(args: argparse.Namespace) -> int:
+def generate(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import write_bank
     from benchmark.families.exam.generate import draft_bank
     from benchmark.judging.stack import JudgeStack
     from benchmark.models.profiles import load_profile
     from benchmark.tasks import load_task
 
-    _need(args, "task", "out")
+    _need(context, args, "task", "out")
     task = load_task(args.task)
     if not task.has_table("aspects"):
         raise InputError(

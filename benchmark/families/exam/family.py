@@ -11,7 +11,9 @@ from pydantic import model_validator
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
+    GradedBoards,
     JudgedPassage,
+    JudgeRole,
     MetricFamily,
     Prepared,
     QueryTrace,
@@ -20,10 +22,10 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.exam import formulas, pipeline, scores, views
-from benchmark.families.exam import tables as tables  # registers its task tables
-from benchmark.families.exam.answerers import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
+from benchmark.families.exam.judges import Answerer, EntailmentAnswerer, LLMAnswerer
 from benchmark.families.exam.pipeline import ExamState
+from benchmark.families.exam.tables import TABLES
 from benchmark.families.exam.trace import ExamTrace
 from benchmark.judging.stack import JudgeStack
 from benchmark.tasks import Task
@@ -115,6 +117,14 @@ class ExamFamily(MetricFamily):
         "exam": ("exam-answerer",),
         "n_exam": ("exam-answerer",),
     }
+    judge_roles = (
+        JudgeRole(
+            "exam-answerer",
+            "entailment answerer ({entailment}) or the LLM reader ({llm})",
+            "measured only with --exam-grades FILE --exam-bank FILE: passages with relevance "
+            "grades in EXAM++'s graded format and their questions (no public one is loaded here)",
+        ),
+    )
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {
         "answers": (),
@@ -127,6 +137,7 @@ class ExamFamily(MetricFamily):
         "gold-articles:verify": ("gold-articles:rate",),
     }
     required_tables = ("queries",)
+    tables = TABLES
     trace_model = ExamTrace
     pipeline = pipeline
     scores = scores
@@ -184,6 +195,31 @@ class ExamFamily(MetricFamily):
                 judges.llm, min_rating=settings.min_rating, max_retries=judges.profile.llm.max_retries
             )
         return EntailmentAnswerer(judges.entailment, settings.threshold, settings.margin)
+
+    def graded_leaderboards(
+        self, grades: Path, *, grader: str | None, min_rating: int | None, rank_cutoff: int
+    ) -> GradedBoards | None:
+        """EXAM and n-EXAM of every run in an EXAM++ graded file under one of its graders
+        (named by ``grader`` where the file has several: graders are never merged)."""
+        from benchmark.core.errors import rel
+        from benchmark.families.exam.exampp import choose_graders, read_grades
+        from benchmark.families.exam.graded_boards import exam_boards
+
+        paragraphs = read_grades(grades)
+        chosen = choose_graders(paragraphs, grader, rel(grades))
+        if not chosen:
+            raise InputError(Problem(rel(grades), "holds no graded paragraphs", field="--grades"))
+        if len(chosen) > 1:  # a card is one judge's
+            raise InputError(
+                Problem(
+                    rel(grades),
+                    f"holds {len(chosen)} graders: name one ({'; '.join(chosen)})",
+                    field="--grader",
+                )
+            )
+        exam, n_exam = exam_boards(paragraphs, chosen[0], min_rating, rank_cutoff)
+        label = f"({chosen[0]}, self-rating ≥ {min_rating})"
+        return GradedBoards(chosen[0], {f"EXAM {label}": exam, f"n-EXAM {label}": n_exam}, paragraphs)
 
     def answer_for_card(
         self, role: str, judges: JudgeStack, grades: Path, bank: Path, *, grader: str | None = None

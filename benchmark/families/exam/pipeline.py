@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchmark.families.exam import formulas
-from benchmark.families.exam.answerers import Answerer, Reading
 from benchmark.families.exam.bank import Bank, ExamQuestion
+from benchmark.families.exam.judges import Answerer, Reading
 from benchmark.families.exam.scores import trace_scores
 from benchmark.families.exam.trace import ExamTrace, QuestionTrace
 from benchmark.models.cache import stage

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.tasks import Column, TableSchema, register
+from benchmark.tasks import Column, TableSchema
 
 TABLES = (
     TableSchema(
@@ -38,4 +38,3 @@ TABLES = (
         description="Reference articles that normalise n-EXAM.",
     ),
 )
-register(*TABLES)

@@ -10,6 +10,7 @@ from pydantic import field_validator
 from benchmark.families.base import (
     FamilySettings,
     InputFile,
+    JudgeRole,
     MetricFamily,
     Prepared,
     QueryTrace,
@@ -63,6 +64,13 @@ class ICATFamily(MetricFamily):
         "icat_s": ("entailment", "aspects-alignment"),
         "icat_a": ("entailment", "aspects-alignment"),
     }
+    judge_roles = (
+        JudgeRole(
+            "aspects-alignment",
+            "LLM: {llm}",
+            "no public set with human claim-aspect alignments is loaded yet",
+        ),
+    )
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {
         "claims": (),

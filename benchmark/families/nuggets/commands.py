@@ -20,19 +20,20 @@ Scoring answers against a nuggetizer nugget file needs no command: ``benchmark s
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from benchmark.cli import add_command, require
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable, check_writable_file
+from benchmark.families.command_context import CommandContext
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = add_command(
+def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
+    p = context.add_command(
         sub,
         "nuggets",
         help="exchange nugget and assignment files with nuggetizer; score an assignment file",
@@ -91,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="export-assignments: one file per run (--out is then a folder: <run_id>.jsonl in it)",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, context))
 
 
 def _threshold(value: str) -> float | None:
@@ -103,7 +104,7 @@ def _threshold(value: str) -> float | None:
         raise argparse.ArgumentTypeError(f"a number or 'none', not {value!r}") from None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(context: CommandContext, args: argparse.Namespace) -> int:
     if args.out and getattr(args, "per_run", False) and args.action == "export-assignments":
         check_writable(args.out, "--out")  # a folder, one file per run in it
     elif args.out:  # checked before any model loads or any file is read
@@ -113,19 +114,19 @@ def run(args: argparse.Namespace) -> int:
         "export-nuggets": export_nuggets,
         "export-assignments": export_assignments,
         "score-assignments": score_assignments,
-    }[args.action](args)
+    }[args.action](context, args)
 
 
-def _need(args: argparse.Namespace, *names: str) -> None:
-    require(args, "nuggets", *names)
+def _need(context: CommandContext, args: argparse.Namespace, *names: str) -> None:
+    context.require(args, "nuggets", *names)
 
 
-def export_nuggets(args: argparse.Namespace) -> int:
+def export_nuggets(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.family import task_nuggets
     from benchmark.families.nuggets.nuggetizer_files import write_nuggets
     from benchmark.tasks import load_task
 
-    _need(args, "task", "out")
+    _need(context, args, "task", "out")
     task = load_task(args.task)
     if not task.has_table("nuggets"):
         raise InputError(
@@ -140,7 +141,7 @@ def export_nuggets(args: argparse.Namespace) -> int:
     return 0
 
 
-def export_assignments(args: argparse.Namespace) -> int:
+def export_assignments(context: CommandContext, args: argparse.Namespace) -> int:
     """Nugget traces as nuggetizer assignment files.  A TREC RAG run file's answers carry the
     run's own ``run_id`` and the answer text as the run gave it (its sentences joined by a
     space, no citation markers); ``--per-run`` writes one file per run."""
@@ -148,7 +149,7 @@ def export_assignments(args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.family import NuggetsFamily
     from benchmark.families.nuggets.nuggetizer_files import Assigned, Nugget, write_assignments
 
-    _need(args, "out")
+    _need(context, args, "out")
     root = Path(args.results)
     assigned: dict[str, list[Assigned]] = {}
     queries: dict[str, str] = {}
@@ -207,13 +208,12 @@ def run_file_names(run_ids: list[str]) -> dict[str, str]:
     return out
 
 
-def score_assignments(args: argparse.Namespace) -> int:
-    from benchmark.cli.meta_eval import systems_table
+def score_assignments(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets import formulas
     from benchmark.families.nuggets.nuggetizer_files import read_assignments
     from benchmark.families.nuggets.nuggetizer_files import score_assignments as score
 
-    _need(args, "assignments")
+    _need(context, args, "assignments")
     compatible = bool(getattr(args, "nuggetizer_compatible", False))
     assigned = read_assignments(args.assignments, nuggetizer_compatible=compatible)
     per_run = score(assigned, compatible=compatible)
@@ -227,7 +227,7 @@ def score_assignments(args: argparse.Namespace) -> int:
         scores = {
             run: {q: s[key] for q, s in r.records.items() if s[key] is not None} for run, r in per_run.items()
         }
-        console.print(systems_table(key, {r: s for r, s in scores.items() if s}, seed=0))
+        console.print(context.systems_table(key, {r: s for r, s in scores.items() if s}, seed=0))
         for run, r in per_run.items():
             if failed := r.failed(key):
                 console.print(f"{key} · {run}: {failed} answer(s) undetermined by a failed judgement (not 0)")
@@ -321,7 +321,7 @@ def read_candidates(
     return out[:limit]
 
 
-def generate(args: argparse.Namespace) -> int:
+def generate(context: CommandContext, args: argparse.Namespace) -> int:
     import pandas as pd
 
     from benchmark.families.nuggets.generate import CREATE, IMPORTANCE, generate_nuggets
@@ -330,7 +330,7 @@ def generate(args: argparse.Namespace) -> int:
     from benchmark.models.profiles import load_profile
     from benchmark.tasks import add_table, load_task
 
-    _need(args, "out")
+    _need(context, args, "out")
     if not (args.task or args.candidates):
         raise InputError(
             Problem("--task", "generate needs --task (its qrels and corpus) or --candidates FILE")

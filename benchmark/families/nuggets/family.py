@@ -11,6 +11,7 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
     InputFile,
+    JudgeRole,
     MetricFamily,
     Prepared,
     ScoreColumn,
@@ -18,11 +19,11 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.nuggets import pipeline, scores, views
-from benchmark.families.nuggets import tables as tables  # registers its task table
-from benchmark.families.nuggets.assigners import Assigner, EntailmentAssigner, LLMAssigner
 from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE
+from benchmark.families.nuggets.judges import Assigner, EntailmentAssigner, LLMAssigner
 from benchmark.families.nuggets.nuggetizer_files import Nugget, empty_topics, read_nuggets
 from benchmark.families.nuggets.pipeline import NuggetsState
+from benchmark.families.nuggets.tables import TABLES
 from benchmark.families.nuggets.trace import NuggetsTrace
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import content_hash
@@ -98,9 +99,18 @@ class NuggetsFamily(MetricFamily):
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {
         k: ("nugget-assignment",) for k in ("vital_strict", "vital_partial", "all_strict", "all_partial")
     }
+    judge_roles = (
+        JudgeRole(
+            "nugget-assignment",
+            "entailment assigner ({entailment}) or the LLM ({llm})",
+            "no public set with human nugget assignments is loaded yet (the TREC RAG track's "
+            "assessor assignments are not public at the time of writing)",
+        ),
+    )
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {"assignment": ()}
     required_tables = ("queries",)
+    tables = TABLES
     trace_model = NuggetsTrace
     pipeline = pipeline
     scores = scores

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchmark.families.nuggets import formulas
-from benchmark.families.nuggets.assigners import Assigner
+from benchmark.families.nuggets.judges import Assigner
 from benchmark.families.nuggets.nuggetizer_files import Nugget
 from benchmark.families.nuggets.scores import trace_scores
 from benchmark.families.nuggets.trace import NuggetsTrace, NuggetTrace

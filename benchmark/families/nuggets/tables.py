@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.tasks import Column, TableSchema, register
+from benchmark.tasks import Column, TableSchema
 
 TABLES = (
     TableSchema(
@@ -22,4 +22,3 @@ TABLES = (
         description="Information nuggets for the TREC RAG nugget evaluation.",
     ),
 )
-register(*TABLES)

@@ -20,16 +20,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
+from benchmark.families.command_context import CommandContext
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
     from benchmark.families.subq.family import SubqSettings
 
-    p = add_command(
+    p = context.add_command(
         sub,
         "subq",
         help="sub-questions: draft them, fit the hybrid's weights, compare two systems pairwise",

@@ -10,6 +10,7 @@ from pydantic import field_validator
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
+    JudgeRole,
     MetricFamily,
     Prepared,
     ScoreColumn,
@@ -17,9 +18,9 @@ from benchmark.families.base import (
     option,
 )
 from benchmark.families.subq import formulas, pipeline, scores, views
-from benchmark.families.subq import tables as tables  # registers its task tables
-from benchmark.families.subq.coverage_judges import CoverageJudge, LLMCoverage, SimilarityCoverage
+from benchmark.families.subq.judges import CoverageJudge, LLMCoverage, SimilarityCoverage
 from benchmark.families.subq.pipeline import SubqState, SubQuestion
+from benchmark.families.subq.tables import TABLES
 from benchmark.families.subq.trace import SubqTrace
 from benchmark.judging.stack import JudgeStack
 from benchmark.tasks import Task
@@ -84,9 +85,17 @@ class SubqFamily(MetricFamily):
     )
     primary = "subq_hybrid"
     judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"subq_hybrid": ("subq-coverage",)}
+    judge_roles = (
+        JudgeRole(
+            "subq-coverage",
+            "embedding similarity ({embedder}) or the LLM ({llm})",
+            "no public set with human sub-question coverage labels is loaded yet",
+        ),
+    )
     citation = CITATION
     stages: ClassVar[dict[str, tuple[str, ...]]] = {"coverage-answer": (), "coverage-retrieval": ()}
     required_tables = ("queries", "sub_questions")
+    tables = TABLES
     trace_model = SubqTrace
     pipeline = pipeline
     scores = scores

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from benchmark.families.subq.coverage_judges import CoverageJudge, Mark
+from benchmark.families.subq.judges import CoverageJudge, Mark
 from benchmark.families.subq.scores import trace_scores
 from benchmark.families.subq.trace import SubqTrace, SubQuestionTrace
 from benchmark.models.cache import stage

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.tasks import Column, TableSchema, register
+from benchmark.tasks import Column, TableSchema
 
 TABLES = (
     TableSchema(
@@ -17,4 +17,3 @@ TABLES = (
         description="Sub-questions for sub-question coverage.",
     ),
 )
-register(*TABLES)

@@ -1,6 +1,6 @@
 """ConQRet's LLM judges: their prompts (data files) and strict parsers of their replies.
 
-Each judge is a prompt under ``benchmark/prompts/`` and a parser that raises
+Each judge is a prompt under ``benchmark/families/arguments/prompts/`` and a parser that raises
 ``ValueError`` on anything it cannot use, so :func:`~benchmark.models.structured.run_structured`
 retries it with a repair instruction.  Parsers of multi-part replies raise
 :class:`Partial`, which carries what *was* usable: when the retries are spent, the

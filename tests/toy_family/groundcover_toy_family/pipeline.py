@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tests.toy_family.scores import trace_scores
-from tests.toy_family.trace import ToyTrace
+from groundcover_toy_family.scores import trace_scores
+from groundcover_toy_family.trace import ToyTrace
 
 
 @dataclass

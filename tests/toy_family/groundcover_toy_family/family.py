@@ -5,8 +5,8 @@ from __future__ import annotations
 from benchmark.families.base import FamilySettings, MetricFamily, Prepared, ScoreColumn, ScoringInputs, option
 from benchmark.judging.stack import JudgeStack
 from benchmark.tasks import Task
-from tests.toy_family import pipeline, scores
-from tests.toy_family.trace import ToyTrace
+from groundcover_toy_family import pipeline, scores
+from groundcover_toy_family.trace import ToyTrace
 
 
 class ToySettings(FamilySettings):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.toy_family import formulas
-from tests.toy_family.trace import ToyTrace
+from groundcover_toy_family import formulas
+from groundcover_toy_family.trace import ToyTrace
 
 
 def trace_scores(trace: ToyTrace) -> dict[str, float | None]:

@@ -1,0 +1,34 @@
+"""What a family's own sub-commands (``benchmark <family> …``) are handed from the layers
+above the families: the library's pieces here, the command line's own (how a command is
+added, how a flag is required, how run options are read, how a systems table is printed)
+from the command line, which calls this.  Families import nothing from above them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from benchmark.api.run import save_figures
+from benchmark.families.command_context import CommandContext
+from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
+from benchmark.scoring import run
+
+
+def family_command_context(
+    *,
+    add_command: Callable[..., Any],
+    require: Callable[..., Any],
+    run_options: Callable[..., Any],
+    systems_table: Callable[..., Any],
+) -> CommandContext:
+    return CommandContext(
+        add_command=add_command,
+        require=require,
+        run_options=run_options,
+        save_figures=save_figures,
+        scoring_job=run.Job,
+        score_jobs=run.score_jobs,
+        systems_table=systems_table,
+        judged_passage=JudgedPassage,
+        answerability_vs_relevance=answerability_vs_relevance,
+    )

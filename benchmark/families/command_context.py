@@ -1,0 +1,42 @@
+"""What a family's own sub-commands (``benchmark exam …``, ``benchmark nuggets …``) are given.
+
+A family's ``commands.py`` lives in its folder, in the families layer, but its commands need
+a few things from the layers above it: the command line's parser helpers, the runner's
+options and scoring loop, meta-evaluation's tables.  Importing them would point an arrow
+up from the families to the layers that import the families (and, through the registry,
+close a circle).  Instead the command line builds one :class:`CommandContext` and hands it
+to every family's ``register(sub, context)``: the family names what it uses, the command
+line decides what fills it, and the dependency points down.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """The functions a family's commands use from the layers above the families."""
+
+    #: ``add_command(sub, name, *, help, description, examples)``: a sub-command parser whose
+    #: ``--help`` ends with worked examples
+    add_command: Callable[..., argparse.ArgumentParser]
+    #: ``require(args, command, *names)``: the first missing option of an action is an error
+    require: Callable[..., None]
+    #: ``run_options(args)``: the runner's options from the shared flags
+    run_options: Callable[[argparse.Namespace], Any]
+    #: ``save_figures(family, result, path)``: a result's figures as PNGs beside it
+    save_figures: Callable[..., list[Any]]
+    #: ``scoring_job(task, answers, model, rag, [(family, settings)])``: one scoring job
+    scoring_job: Callable[..., Any]
+    #: ``score_jobs(jobs, judges, *, results_root, inputs, options, on_result)``: the runner
+    score_jobs: Callable[..., list[Any]]
+    #: ``systems_table(metric, scores, seed)``: systems with bootstrap CIs and paired ranks
+    systems_table: Callable[..., Any]
+    #: ``judged_passage(query_id, answered, relevance, text)`` and
+    #: ``answerability_vs_relevance(passages, relevant_at=…)``: EXAM++'s qrels-mode agreement
+    judged_passage: Callable[..., Any]
+    answerability_vs_relevance: Callable[..., Any]
