@@ -194,6 +194,19 @@ def groundcover_dry_run(scratch: Path, env: dict[str, str]) -> dict[str, dict[st
     return out
 
 
+def version(tool: str) -> str:
+    """The installed release of ``tool`` in its environment (and of the packages it talks through)."""
+    names = {"nuggetizer": ["nuggetizer", "openai"], "ragas": ["ragas", "langchain-openai", "openai"]}
+    names["ragchecker"] = ["ragchecker", "refchecker", "litellm"]
+    code = (
+        "import importlib.metadata as m, sys; print(' '.join(n + '==' + m.version(n) for n in sys.argv[1:]))"
+    )
+    got = subprocess.run(
+        [str(ENVS / tool / "bin/python"), "-c", code, *names[tool]], capture_output=True, text=True
+    )
+    return got.stdout.strip() or got.stderr.strip()[-200:]
+
+
 def run_peer(job: list[str], items_file: Path, base_url: str, model: str) -> tuple[int, str]:
     env = {
         **os.environ,
@@ -242,6 +255,13 @@ def main() -> int:
     scratch.mkdir(exist_ok=True)
     items_file = scratch / "workload.json"
     items_file.write_text(json.dumps(items))
+    cache = scratch / "groundcover-cache.sqlite"  # a fresh cache: the counts are a cold run's
+    for stale in scratch.glob(cache.name + "*"):
+        stale.unlink()
+    print(
+        "versions:",
+        ", ".join(f"{tool} {version(tool)}" for tool in sorted(tools & set(PEERS)) if tool not in broken),
+    )
     tally = Tally()
     model = f"replay-{uuid.uuid4().hex[:8]}"  # a new judge name: no cached reply stands in for a call
     rows: list[dict[str, Any]] = []
