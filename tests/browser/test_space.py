@@ -772,10 +772,12 @@ SETTING_JS = """(id) => {
 def check_setting_readable(page: Page, elem_id: str) -> None:
     """The setting cell is read whole at this width: inside the screen, nothing cut off, wrapped
     between words only (never "sub-" / "questions")."""
-    page.locator(f"#{elem_id} thead th[data-gc-col='setting']").scroll_into_view_if_needed()
-    cells = page.evaluate(SETTING_JS, elem_id)
-    if cells is None:  # a board of methods, not models: no setting column
+    header = page.locator(f"#{elem_id} thead th[data-gc-col='setting']")
+    if header.count() == 0:  # a board of methods, not models: no setting column
         return
+    header.scroll_into_view_if_needed()
+    cells = page.evaluate(SETTING_JS, elem_id)
+    assert cells, elem_id
     width = (page.viewport_size or LAPTOP)["width"]
     for text, left, right, scroll, client, _ in cells:
         assert text and left >= 0 and right <= width, (elem_id, text, left, right)
