@@ -270,7 +270,7 @@ def forest(
     x_title: str,
     x_range: tuple[float, float] | None = None,
     names: Sequence[str] | None = None,
-    undefined: str = "no score",
+    undefined: str = "undefined",
     notes: Sequence[str] | None = None,
     reference_line: tuple[int, float] | None = None,
 ) -> Any:
@@ -310,7 +310,7 @@ def forest(
                 fig.add_annotation(
                     x=(lo_x + hi_x) / 2,
                     y=i + offset,
-                    text="<i>undefined</i>",
+                    text=f"<i>{text(undefined)}</i>",
                     hovertext=text(f"{label}: {s.name} {undefined} (not drawn)"),
                     showarrow=False,
                     font={"size": 10, "color": MUTED},

@@ -370,11 +370,11 @@ def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
 #: and the setting is read whole, never cut at the screen's edge
 WIDTHS = {
     "rank": 64,
-    "model": 320,
+    "model": 310,
     "n": 56,
     "failed": 72,
     "copies": 74,
-    "setting": 250,
+    "setting": 230,
     "revision": 150,
     SIZE: 96,
     "open weights": 110,
@@ -384,7 +384,7 @@ WIDTHS = {
     "judge profile": 220,
     "board": 320,
 }
-CHAR_PX = 9  # a header character in the table's monospace font, with room for its menu button
+CHAR_PX = 8.5  # a header character in the table's monospace font
 
 
 def column_widths(view: pd.DataFrame) -> list[str]:
@@ -392,7 +392,7 @@ def column_widths(view: pd.DataFrame) -> list[str]:
     as its header (headers never wrap)."""
     out = []
     for c in view.columns:
-        header = CHAR_PX * len(str(c)) + 40
+        header = round(CHAR_PX * len(str(c))) + 28  # its padding and menu button
         if c in WIDTHS:
             out.append(f"{max(WIDTHS[c], header)}px")
         elif str(c).endswith(" CI"):

@@ -779,6 +779,8 @@ def check_setting_readable(page: Page, elem_id: str) -> None:
     cells = page.evaluate(SETTING_JS, elem_id)
     assert cells, elem_id
     width = (page.viewport_size or LAPTOP)["width"]
+    scrolled = page.locator(f"#{elem_id} .table-wrap, #{elem_id} table").first
+    assert scrolled.evaluate("el => el.scrollLeft") == 0 and page.evaluate("window.scrollX") == 0, elem_id
     for text, left, right, scroll, client, _ in cells:
         assert text and left >= 0 and right <= width, (elem_id, text, left, right)
         assert scroll <= client + 1, (elem_id, text, scroll, client)
