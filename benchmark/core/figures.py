@@ -392,11 +392,7 @@ def forest(
         showarrow=False, font={"size": 11},
     )  # fmt: skip
     rows_px = 26 + 8 * (max(per_panel.values()) - 1)
-    legend = 1 if shown_series else 0
-    fig = card(fig, max(200, 90 + rows_px * n), legend_rows=legend)
-    if legend:
-        fig.update_layout(legend={"orientation": "h"})
-    return fig
+    return card(fig, max(200, 90 + rows_px * n), legend_rows=len(shown_series))
 
 
 def point_sizes(points: Sequence[tuple[float, float]], size: int = 14, step: int = 4) -> list[int]:
