@@ -106,7 +106,8 @@ def plot(results: Sequence[TaskResult]) -> Any:
     if has_n:
         series.append(figures.Series("n_exam", "n-EXAM (1 = gold articles)", panel=1))
         panels.append("n-EXAM (dashed: gold articles)")
+    highs = [i[2] for r in rows for k in ("exam", "n_exam") if (i := figures.interval(r.scores.get(k)))]
     return figures.forest(
-        rows, series, panels, x_title="score (95% CI)",
+        rows, series, panels, x_title="score (95% CI)", x_range=(0.0, max(1.0, *highs)),
         reference_line=(1, 1.0) if has_n else None,
     )  # fmt: skip
