@@ -5,6 +5,11 @@ Long model labels ("ORG/NAME@REVISION (RAG bm25 + core sub-questions (all) k=5)"
 be drawn inside the axes, where they covered the curves and ran off the figure; here every
 figure names an entry by :attr:`~benchmark.core.results.ModelInfo.short_label` and puts
 the legend below the axes, in space the layout reserves for it.  Nothing here calls a model.
+
+Two kinds of figure: matplotlib (the PNG files the command line writes beside a result) and,
+below, Plotly (the Space's interactive figures: hover for whole names and intervals, one
+colour per entry for the whole app, entries in the board's rank order, an undefined value
+named and never drawn as a number).
 """
 
 from __future__ import annotations
