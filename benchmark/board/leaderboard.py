@@ -39,6 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchmark.board.links import model_link
 from benchmark.board.submissions import ModelCard, load_model_cards
 from benchmark.core import stats
 from benchmark.core.results import Score, TaskResult, read_result
@@ -169,6 +170,7 @@ def family_table(
             or ("closed-book" if r.model.rag is None else r.model.rag.label),
             "kind": e.kind,
             "reference": e.is_reference,
+            "link": model_link(r, e.card),
             "open_weights": None if e.card is None else e.card.open_weights,
             "parameters": None if e.card is None else e.card.parameters,
             "queries": r.task.queries.n,

@@ -5,12 +5,20 @@ Long model labels ("ORG/NAME@REVISION (RAG bm25 + core sub-questions (all) k=5)"
 be drawn inside the axes, where they covered the curves and ran off the figure; here every
 figure names an entry by :attr:`~benchmark.core.results.ModelInfo.short_label` and puts
 the legend below the axes, in space the layout reserves for it.  Nothing here calls a model.
+
+Two kinds of figure: matplotlib (the PNG files the command line writes beside a result) and,
+below, Plotly (the Space's interactive figures: hover for whole names and intervals, one
+colour per entry for the whole app, entries in the board's rank order, an undefined value
+named and never drawn as a number).
 """
 
 from __future__ import annotations
 
+import html
+import zlib
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from benchmark.core.results import TaskResult
@@ -117,4 +125,312 @@ def legend_below(fig: Any, labels: Sequence[str], columns: int | None = None) ->
         ncols=columns or legend_columns(labels),
         fontsize=8,
         frameon=False,
+    )
+
+
+# ---------------------------------------------------------------------------------
+# Interactive figures (Plotly): what the Space shows.  The matplotlib helpers above draw
+# the PNG files the command line writes beside a result (no browser there, and Plotly's
+# PNG export needs kaleido and a Chrome, which a scoring machine lacks).
+# ---------------------------------------------------------------------------------
+
+#: one colour per entry for the whole app, each dark enough to read on the figures' white card
+ENTRY_PALETTE = (
+    "#1f5fa8",
+    "#d55e00",
+    "#009e73",
+    "#b8327a",
+    "#c58a00",
+    "#3a9bd9",
+    "#6a3d9a",
+    "#8c6d31",
+    "#b2182b",
+    "#4d4d4d",
+    "#5c9a1b",
+    "#0f8b8d",
+    "#e0609a",
+    "#1b3a6b",
+    "#8f8fd8",
+    "#a3a322",
+)
+#: a second look for entries beyond the palette: the 17th entry is a blue square, not a circle
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "star")
+#: the figures' card: the same in light and dark mode (Gradio does not theme Plotly figures)
+INK = "#1f2328"
+PAPER = "#ffffff"
+MUTED = "#57606a"
+LEGEND_ROW_PX = 20
+
+
+def _place(label: str) -> int:
+    """An entry's place in the app's colour order (:func:`fix_colours`); an entry the app did
+    not fix takes a place from its name alone, so it never depends on what else is drawn."""
+    return _FIXED[label] if label in _FIXED else zlib.crc32(label.encode("utf-8"))
+
+
+def plot_colour(label: str) -> str:
+    """The entry's colour, by its full label: the same in every figure, tab and filter."""
+    return ENTRY_PALETTE[_place(label) % len(ENTRY_PALETTE)]
+
+
+def plot_symbol(label: str) -> str:
+    return SYMBOLS[(_place(label) // len(ENTRY_PALETTE)) % len(SYMBOLS)]
+
+
+def text(value: Any) -> str:
+    """Submitted text as Plotly draws it: Plotly reads ``<b>``, ``<a href>`` and entities in
+    labels and hover text, so every name is escaped (it then shows literally)."""
+    return html.escape(str(value), quote=False)
+
+
+def plot_names(results: Sequence[TaskResult]) -> list[str]:
+    """Short names as :func:`entry_labels` gives them, unescaped for matplotlib ("$" is plain
+    text in Plotly); escape them with :func:`text` where drawn."""
+    short = [r.model.short_label for r in results]
+    twice = {s for s, n in Counter(short).items() if n > 1}
+    return [r.model.label if s in twice else s for r, s in zip(results, short, strict=True)]
+
+
+def _go() -> Any:
+    import plotly.graph_objects as go
+
+    return go
+
+
+def card(fig: Any, height: int, *, legend_rows: int = 0, **layout: Any) -> Any:
+    """The figures' common look: a white card with dark ink (readable in the app's dark mode
+    too), hover labels that show whole names, and ``legend_rows`` rows of legend under the
+    axes, in a margin reserved for them (never over the data)."""
+    bottom = 56 + LEGEND_ROW_PX * legend_rows
+    fig.update_layout(
+        template="plotly_white",
+        height=height + LEGEND_ROW_PX * legend_rows,
+        paper_bgcolor=PAPER,
+        plot_bgcolor=PAPER,
+        font={"color": INK, "size": 12},
+        margin={"l": 8, "r": 16, "t": 36, "b": bottom},
+        hoverlabel={"namelength": -1, "align": "left"},
+        hovermode="closest",
+        showlegend=legend_rows > 0,
+        legend={
+            "orientation": "v",
+            "yref": "container",
+            "y": 0,
+            "yanchor": "bottom",
+            "x": 0,
+            "xanchor": "left",
+            "font": {"size": 11},
+            "itemclick": "toggle",
+        },
+        **layout,
+    )
+    fig.update_xaxes(gridcolor="#d8dee4", zerolinecolor="#afb8c1", linecolor="#afb8c1", automargin=True)
+    fig.update_yaxes(gridcolor="#d8dee4", zerolinecolor="#afb8c1", linecolor="#afb8c1", automargin=True)
+    return fig
+
+
+def plot_empty(message: str) -> Any:
+    """A figure that says why nothing is drawn."""
+    fig = _go().Figure()
+    fig.add_annotation(text=text(message), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return card(fig, 160)
+
+
+def interval(score: Any) -> tuple[float, float, float] | None:
+    """(value, low, high) of a score; ``None`` where it is undefined (never drawn as 0)."""
+    if score is None or score.value is None:
+        return None
+    v = float(score.value)
+    lo = float(score.ci_low) if score.ci_low is not None else v
+    hi = float(score.ci_high) if score.ci_high is not None else v
+    return v, lo, hi
+
+
+def fmt_interval(v: float, lo: float, hi: float) -> str:
+    return f"{v:.3f} [{lo:.3f}, {hi:.3f}]" if (lo, hi) != (v, v) else f"{v:.3f}"
+
+
+@dataclass(frozen=True)
+class Series:
+    """One score drawn on a forest plot: its result key, its name, the panel it is drawn in,
+    and whether its marker is hollow (the second series of a panel)."""
+
+    key: str
+    name: str
+    panel: int = 0
+    hollow: bool = False
+    symbol: str | None = None  # where a panel's series differ by shape, not by fill
+
+
+DODGE = 0.24  # rows apart of two series in one panel: their markers never cover each other
+
+
+def forest(
+    results: Sequence[TaskResult],
+    series: Sequence[Series],
+    panels: Sequence[str],
+    *,
+    x_title: str,
+    x_range: tuple[float, float] | None = None,
+    names: Sequence[str] | None = None,
+    undefined: str = "undefined",
+    notes: Sequence[str] | None = None,
+    reference_line: tuple[int, float] | None = None,
+) -> Any:
+    """One row per entry, in the order given (the board's rank order, best first), a point
+    with its 95% interval for each series, one panel per group of series; every point of an
+    entry in its colour.  A score that is undefined is not drawn: its place reads
+    ``undefined`` (hover for why).  Two series of one panel sit a little apart in the row,
+    the second hollow, so no marker hides another.  ``notes`` add a line of hover text per
+    entry (e.g. DecompScore's coherence)."""
+    from plotly.subplots import make_subplots
+
+    if not results:
+        return plot_empty("nothing to draw for this selection")
+    go = _go()
+    names = list(names) if names is not None else plot_names(results)
+    fig = make_subplots(
+        rows=1,
+        cols=len(panels),
+        shared_yaxes=True,
+        horizontal_spacing=0.05 if len(panels) > 1 else 0.02,
+        subplot_titles=[text(p) for p in panels] if len(panels) > 1 else None,
+    )
+    per_panel = Counter(s.panel for s in series)
+    place: dict[str, int] = {}
+    for s in series:
+        place[s.key] = sum(1 for t in series[: series.index(s)] if t.panel == s.panel)
+    lo_x = x_range[0] if x_range else 0.0
+    hi_x = x_range[1] if x_range else 1.0
+    for i, (r, name) in enumerate(zip(results, names, strict=True)):
+        label = r.model.label
+        colour = plot_colour(label)
+        for s in series:
+            offset = (place[s.key] - (per_panel[s.panel] - 1) / 2) * DODGE
+            got = interval(r.scores.get(s.key))
+            col = s.panel + 1
+            if got is None:
+                fig.add_annotation(
+                    x=(lo_x + hi_x) / 2,
+                    y=i + offset,
+                    text=f"<i>{text(undefined)}</i>",
+                    hovertext=text(f"{label}: {s.name} {undefined} (not drawn)"),
+                    showarrow=False,
+                    font={"size": 10, "color": MUTED},
+                    row=1,
+                    col=col,
+                )
+                continue
+            v, lo, hi = got
+            hover = f"<b>{text(label)}</b><br>{text(s.name)}: {fmt_interval(v, lo, hi)}"
+            if notes is not None and notes[i]:
+                hover += f"<br>{text(notes[i])}"
+            fig.add_trace(
+                go.Scatter(
+                    x=[v],
+                    y=[i + offset],
+                    mode="markers",
+                    name=text(name),
+                    legendgroup=label,
+                    showlegend=False,
+                    meta={"entry": label, "colour": colour, "series": s.name},
+                    marker={
+                        "color": PAPER if s.hollow else colour,
+                        "symbol": s.symbol or plot_symbol(label),
+                        "size": 10,
+                        "line": {"color": colour, "width": 2},
+                    },
+                    error_x={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": [hi - v],
+                        "arrayminus": [v - lo],
+                        "color": colour,
+                        "thickness": 1.5,
+                        "width": 3,
+                    },
+                    hovertext=[hover],
+                    hoverinfo="text",
+                ),
+                row=1,
+                col=col,
+            )
+    keyed = {s.name: s for s in series if per_panel[s.panel] > 1}  # each kind of marker once
+    shown_series = list(keyed.values())
+    for s in shown_series:  # the key to filled and hollow markers, in grey: colours are entries
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=text(s.name),
+                marker={
+                    "color": PAPER if s.hollow else MUTED,
+                    "line": {"color": MUTED, "width": 2},
+                    "size": 9,
+                    "symbol": s.symbol or "circle",
+                },
+                showlegend=True,
+                hoverinfo="skip",
+            ),
+            row=1,
+            col=s.panel + 1,
+        )
+    if reference_line is not None:  # what the line means is in the panel's title
+        panel, at = reference_line
+        fig.add_vline(x=at, line={"color": MUTED, "dash": "dash", "width": 1}, row=1, col=panel + 1)
+    n = len(results)
+    fig.update_yaxes(
+        tickvals=list(range(n)),
+        ticktext=[text(x) for x in names],
+        range=[n - 0.5, -0.5],
+        showgrid=False,
+        zeroline=False,
+    )
+    if x_range is not None:
+        pad = (x_range[1] - x_range[0]) * 0.03
+        fig.update_xaxes(range=[x_range[0] - pad, x_range[1] + pad])
+    fig.add_annotation(  # one title under all panels: they share the scale
+        text=text(x_title), x=0.5, y=0, xref="paper", yref="paper", yanchor="top", yshift=-24,
+        showarrow=False, font={"size": 11},
+    )  # fmt: skip
+    rows_px = 26 + 8 * (max(per_panel.values()) - 1)
+    return card(fig, max(200, 90 + rows_px * n), legend_rows=len(shown_series))
+
+
+def point_sizes(points: Sequence[tuple[float, float]], size: int = 14, step: int = 4) -> list[int]:
+    """Marker sizes for points drawn in order: one drawn on an earlier point at the same place
+    is smaller, so both show (rings around a dot) rather than one hiding the other."""
+    seen: Counter[tuple[float, float]] = Counter()
+    out = []
+    for x, y in points:
+        spot = (round(x, 2), round(y, 2))
+        out.append(max(5, size - step * seen[spot]))
+        seen[spot] += 1
+    return out
+
+
+def same_spot(points: Sequence[tuple[float, float]], names: Sequence[str]) -> list[str]:
+    """For each point, the other entries drawn at its place (a line of its hover text)."""
+    spots = [(round(x, 2), round(y, 2)) for x, y in points]
+    return [
+        ", ".join(n for j, n in enumerate(names) if j != i and spots[j] == spot)
+        for i, spot in enumerate(spots)
+    ]
+
+
+def undrawn_trace(label: str, name: str, why: str) -> Any:
+    """A legend item (no point) for an entry whose value is undefined: it is named, with why,
+    never drawn as a number."""
+    return _go().Scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        name=f"{text(name)} — {text(why)}: not drawn",
+        legendgroup=label,
+        meta={"entry": label, "colour": plot_colour(label), "undefined": why},
+        marker={"color": PAPER, "symbol": "x-thin-open", "line": {"color": plot_colour(label), "width": 2}},
+        hoverinfo="skip",
     )

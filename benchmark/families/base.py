@@ -477,8 +477,17 @@ class FamilyView(FamilyDeclaration):
     views: ClassVar[ModuleType | None] = None
 
     def figures(self, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-        """Matplotlib figures for a set of results, by title; none by default."""
+        """Matplotlib figures for a set of results, by title; none by default.  The command
+        line writes them as PNG files beside a result."""
         return {}
+
+    def plots(self, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+        """Interactive (Plotly) figures by title, as the Space shows them: the views module's
+        ``plots`` where it has one (results in the board's rank order, one colour per entry
+        app-wide), else none."""
+        if not results or self.views is None or not hasattr(self.views, "plots"):
+            return {}
+        return dict(self.views.plots(results, option))
 
     def trace_html(self, trace: dict[str, Any]) -> str:
         """The drill-down of one query's trace as HTML built from escaped text only."""

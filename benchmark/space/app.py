@@ -63,7 +63,8 @@ COLUMN_HELP = {
     "rank": "1 + the number of models significantly better on the same queries (paired permutation "
     "test, Holm-corrected, α = 0.05); equal ranks: not significantly different. 'ref': a reference "
     "entry (baseline, oracle or ceiling check), never ranked among the models.",
-    "model": "organisation/name; click a row to open its model card, per-query scores and traces.",
+    "model": "organisation/name, a link to its model page (or its submission when it has none); click "
+    "elsewhere in the row to open its model card, per-query scores and traces.",
     "n": "queries the mean is over (those with a score).",
     "failed": "queries whose ranked score a judge failed on: left out of the mean, never counted as 0.",
     "copies": "judge replies that copied their prompt's worked example instead of judging (counted in failed).",
@@ -185,6 +186,7 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) 
         return pd.DataFrame()
     rows = []
     kinds = []
+    links: list[str | None] = []
     for _, r in df.iterrows():
         row: dict[str, Any] = entry_cells(r)
         row["model"] = r["model_id"]
@@ -218,11 +220,13 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) 
         )
         rows.append(row)
         kinds.append(str(r.get("kind", "model")) if is_reference(r) else "model")
+        links.append(r.get("link") if isinstance(r.get("link"), str) else None)
     order = column_order(family)
     if bounds:
         order = [x for c in order for x in ((f"{c} low", f"{c} high") if c.endswith(" CI") else (c,))]
     out = pd.DataFrame(rows)[order]
     out.attrs["kind"] = kinds
+    out.attrs["link"] = links
     return out
 
 
@@ -253,6 +257,7 @@ def table_view(
     if view.empty:
         out = pd.DataFrame({"model": ["no results match"]})
         out.attrs["kind"] = ["model"]
+        out.attrs["link"] = [None]
         return out
     chosen = set(columns or [])
     chosen |= {f"{c} {end}" for c in chosen if c.endswith(" CI") for end in ("low", "high")}
@@ -267,6 +272,7 @@ def table_view(
             [None if v is None or pd.isna(v) else int(v) for v in out[col]], index=out.index, dtype=object
         )
     out.attrs["kind"] = list(view.attrs.get("kind", []))
+    out.attrs["link"] = list(view.attrs.get("link", []))
     return out
 
 
@@ -280,8 +286,34 @@ def is_number(column: str, family: MetricFamily) -> bool:
 
 
 def datatypes(view: pd.DataFrame, family: MetricFamily) -> list[str]:
-    """Each column's Dataframe datatype: numbers sort as numbers in the column menu."""
-    return ["number" if is_number(c, family) else "str" for c in view.columns]
+    """Each column's Dataframe datatype: numbers sort as numbers in the column menu; the model
+    name is a link (HTML built by :func:`model_cell` from escaped text only)."""
+    return [
+        "number" if is_number(c, family) else ("html" if c in HTML_COLUMNS else "str") for c in view.columns
+    ]
+
+
+#: columns drawn as HTML (built from escaped text only): the model's link, the setting's words
+HTML_COLUMNS = ("model", "setting")
+
+
+def words_cell(value: Any) -> str:
+    """Text that wraps only between its words, never at a hyphen inside one ("sub-questions"
+    whole): each word escaped, in a span that does not break."""
+    return " ".join(f"<span class='gc-word'>{html.escape(w)}</span>" for w in str(value).split())
+
+
+def model_cell(name: Any, link: str | None, kind: str | None = None) -> str:
+    """A model name as the board shows it: a link to its model page or submission
+    (:func:`benchmark.board.links.model_link`) opening in a new tab, a reference entry's kind
+    beside it.  Names come from submissions: escaped, as is the URL."""
+    shown = html.escape(str(name))
+    if link and link.startswith(("https://", "http://")):
+        shown = (
+            f"<a href='{html.escape(link, quote=True)}' target='_blank' rel='nofollow noopener' "
+            f"title='{html.escape(link, quote=True)}'>{shown}</a>"
+        )
+    return shown + (f" [{html.escape(kind)}]" if kind and kind != "model" else "")
 
 
 #: a reference row's look: italic on a faint tint (readable in light and dark mode), the
@@ -303,16 +335,22 @@ def styled(view: pd.DataFrame, family: MetricFamily) -> Any:
         .format("{:g}", na_rep="", subset=sizes)
         .format(lambda v: "" if v is None or pd.isna(v) else str(int(v)), subset=counts)
     )
+    links = list(view.attrs.get("link", [])) or [None] * len(view)
+    if "model" in view.columns:  # every name escaped, a link where the entry has a page
+        for i in range(len(view)):
+            link, kind = links[i] if i < len(links) else None, kinds[i] if i < len(kinds) else "model"
+            out = out.format(
+                lambda v, u=link, k=kind: model_cell(v, u, k),
+                subset=pd.IndexSlice[view.index[[i]], ["model"]],
+            )
+    if "setting" in view.columns:
+        out = out.format(words_cell, subset=["setting"])
     refs = [i for i, k in enumerate(kinds[: len(view)]) if k != "model"]
     if not refs:
         return out
     idx = view.index[refs]
     if "rank" in view.columns:
         out = out.format(lambda _: "ref", subset=pd.IndexSlice[idx, ["rank"]])
-    if "model" in view.columns:
-        for i in refs:
-            kind = kinds[i]
-            out = out.format(lambda v, k=kind: f"{v} [{k}]", subset=pd.IndexSlice[view.index[[i]], ["model"]])
     first = {i for i in refs if i == 0 or kinds[i - 1] == "model"}
     styles = pd.DataFrame("", index=view.index, columns=view.columns)
     for i in refs:
@@ -321,8 +359,47 @@ def styled(view: pd.DataFrame, family: MetricFamily) -> Any:
 
 
 def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
-    """The Dataframe update for ``view``: its values and each column's datatype."""
-    return gr.Dataframe(value=styled(view, family), datatype=datatypes(view, family))
+    """The Dataframe update for ``view``: its values, each column's datatype and width."""
+    return gr.Dataframe(
+        value=styled(view, family), datatype=datatypes(view, family), column_widths=column_widths(view)
+    )
+
+
+#: pixels a column takes at most: long text (a setting, a model name) wraps at its spaces
+#: inside it, so that at 1366 px the headline, its interval, failed and copies are in view
+#: and the setting is read whole, never cut at the screen's edge
+WIDTHS = {
+    "rank": 64,
+    "model": 310,
+    "n": 56,
+    "failed": 72,
+    "copies": 74,
+    "setting": 230,
+    "revision": 150,
+    SIZE: 96,
+    "open weights": 110,
+    "queries": 80,
+    "shared mean": 110,
+    "task": 170,
+    "judge profile": 220,
+    "board": 320,
+}
+CHAR_PX = 8.5  # a header character in the table's monospace font
+
+
+def column_widths(view: pd.DataFrame) -> list[str]:
+    """Each shown column's width: :data:`WIDTHS`, an interval 150 px, any other score as wide
+    as its header (headers never wrap)."""
+    out = []
+    for c in view.columns:
+        header = round(CHAR_PX * len(str(c))) + 28  # its padding and menu button
+        if c in WIDTHS:
+            out.append(f"{max(WIDTHS[c], header)}px")
+        elif str(c).endswith(" CI"):
+            out.append(f"{max(150, header)}px")
+        else:
+            out.append(f"{max(84, header)}px")
+    return out
 
 
 _DOWNLOADS: list[Path] = []
@@ -370,18 +447,17 @@ def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
 
 
 def figure_caption(lb: Leaderboard, family_id: str, *filters: str) -> str:
-    """Which entries the figures are drawn for, named as their legends name them (escaped): the
-    figures' own record of the selection they show.  (No colour swatches: the bar charts colour
-    their series, not their entries.)"""
+    """Which entries the figures are drawn for, named as the figures name them (escaped), each
+    with its colour (one per entry, the same in every figure and tab): the figures' own record
+    of the selection they show."""
     results = select_results(lb, family_id, *filters)
     if not results:
         return "<p class='gc-figcaption'>Figures: no results match.</p>"
-    names = figures.entry_labels(results)  # as the figures' legends name them
+    names = figures.plot_names(results)  # as the figures name them
     items = "".join(
         f"<li data-entry='{html.escape(r.model.label, quote=True)}' title='{html.escape(r.model.label, quote=True)}'>"
-        f"{html.escape(names[i].replace(chr(92) + '$', '$'))}"
-        + (" [reference]" if _is_ref(lb, r) else "")
-        + "</li>"
+        f"<span class='gc-swatch' style='background:{figures.plot_colour(r.model.label)}'></span>"
+        f"{html.escape(names[i])}" + (" [reference]" if _is_ref(lb, r) else "") + "</li>"
         for i, r in enumerate(results)
     )
     return f"<div class='gc-figcaption'>Figures drawn for {len(results)} entries, in rank order:<ul>{items}</ul></div>"
@@ -413,9 +489,13 @@ def trust_html(lb: Leaderboard, family_id: str, *filters: str) -> str:
     return "".join(parts)
 
 
-def family_figures(lb: Leaderboard, family_id: str, option: str | None, *filters: str) -> list[Any]:
-    figures.pyplot().close("all")
-    return list(REGISTRY[family_id].figures(select_results(lb, family_id, *filters), option).values())
+def family_figures(
+    lb: Leaderboard, family_id: str, option: str | None, titles: list[str], *filters: str
+) -> list[Any]:
+    """The tab's interactive figures for the selection, one per title the tab was built with
+    (a selection with nothing to draw gets a figure that says so)."""
+    plots = REGISTRY[family_id].plots(select_results(lb, family_id, *filters), option)
+    return [plots[t] if t in plots else figures.plot_empty("no results match the filters") for t in titles]
 
 
 def shown_name(r: pd.Series) -> str:
@@ -467,6 +547,36 @@ def pairwise_frame(lb: Leaderboard, family_id: str, *filters: str) -> pd.DataFra
     return pd.DataFrame(rows, columns=columns)
 
 
+#: columns of counts and ranks: whole numbers, never "3.000"
+COUNT_LIKE = INTEGER_COLUMNS | {"rank A", "rank B", "shared queries"}
+#: p-values: three decimals, and "< 0.001" below that (never a bare 0.000)
+P_COLUMNS = {"p", "Holm p"}
+
+
+def three_decimals(frame: pd.DataFrame) -> Any:
+    """``frame`` with every score shown to three decimals ("1.000", not "1"), counts and
+    ranks as whole numbers, a missing number blank; the cells keep their numbers, so a
+    column's menu sorts them as numbers."""
+    if frame.empty:
+        return frame
+    numeric = [
+        c
+        for c in frame.columns
+        if all(v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in frame[c])
+        and any(v is not None for v in frame[c])
+    ]
+    counts = [c for c in numeric if c in COUNT_LIKE]
+    ps = [c for c in numeric if c in P_COLUMNS]
+    scores = [c for c in numeric if c not in counts and c not in ps]
+    return (
+        frame.style.format(precision=DECIMALS, na_rep="", subset=scores)
+        .format(lambda v: "" if v is None or pd.isna(v) else str(int(v)), subset=counts)
+        .format(
+            lambda v: "" if v is None or pd.isna(v) else ("< 0.001" if v < 0.001 else f"{v:.3f}"), subset=ps
+        )
+    )
+
+
 def _rank(value: Any) -> int | None:
     return None if value is None or pd.isna(value) else int(value)
 
@@ -499,8 +609,8 @@ def counts_text(lb: Leaderboard, family_id: str, *filters: str) -> str:
     return " · ".join(parts)
 
 
-def column_help_html(family: MetricFamily) -> str:
-    """What each column means, as a collapsible list under the table (escaped text only)."""
+def column_help(family: MetricFamily) -> list[tuple[str, str]]:
+    """(column, what it means) for every column a family's board can show, in board order."""
     items = [("rank", COLUMN_HELP["rank"]), ("model", COLUMN_HELP["model"])]
     for c in (headline(family), *(c for c in family.columns if c is not headline(family))):
         items.append((c.label, c.description))
@@ -509,6 +619,54 @@ def column_help_html(family: MetricFamily) -> str:
             items += [(k, COLUMN_HELP[k]) for k in COUNT_COLUMNS]
     cols = set(column_order(family))
     items += [(k, v) for k, v in COLUMN_HELP.items() if k in cols and k not in dict(items)]
+    labels = dict(items)
+    items += [
+        (f"{c.label} CI", f"95% bootstrap confidence interval of {c.label} over queries.")
+        for c in family.columns
+        if f"{c.label} CI" not in labels
+    ]
+    return items
+
+
+#: the pairwise view's and the per-query table's own columns
+PAIRWISE_COLUMN_HELP = {
+    "rank A": "A's rank on the board.",
+    "A": "the better-ranked model of the pair (its setting in brackets unless closed-book).",
+    "rank B": "B's rank on the board.",
+    "B": "the other model of the pair.",
+    "mean A − B": "mean difference of the ranked score on the queries both have a score for.",
+    "shared queries": "queries both models have a score for: the test is over these.",
+    "p": "two-sided paired permutation test's p-value of the difference.",
+    "Holm p": "the p-value Holm-adjusted over the board's pairs; a rank counts it against α = 0.05.",
+    "A significantly better": "yes when the Holm p is under α and the difference favours A.",
+    "board": COLUMN_HELP["board"],
+}
+QUERY_COLUMN_HELP = {
+    "query": "the query's id (click a row to open its trace).",
+    "text": "the start of the query's text.",
+    "failed": "yes when a judge failed on every score of this query (left out of the means).",
+    "failures": "what failed, stage by stage.",
+}
+
+
+def header_help() -> dict[str, dict[str, str]]:
+    """What every column of every table means, by the table's element id: each header's
+    tooltip (see :data:`HEADER_JS`).  The texts are the project's own, never a submission's."""
+    out: dict[str, dict[str, str]] = {}
+    scores: dict[str, str] = {}
+    for fid, fam in REGISTRY.items():
+        out[f"gc-table-{fid}"] = dict(column_help(fam))
+        out[f"gc-pairs-{fid}"] = dict(PAIRWISE_COLUMN_HELP)
+        for k, v in column_help(fam):
+            scores.setdefault(k, v)
+    out["gc-summary"] = dict(scores)
+    out["gc-queries"] = {**{k: v for k, v in scores.items() if not k.endswith(" CI")}, **QUERY_COLUMN_HELP}
+    return out
+
+
+def column_help_html(family: MetricFamily) -> str:
+    """What each column means, as a collapsible list under the table (escaped text only)."""
+    items = column_help(family)
     body = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in items)
     return (
         "<details class='gc-help'><summary>What each column means</summary>"
@@ -729,7 +887,9 @@ def detail_html(entry: Entry, query_id: str, page: int = 0) -> str:
         f"<p class='gc-page-note'>Page {page + 1} of {len(pages)}: {html.escape(key)} {start + 1}–{end} of "
         f"{len(trace[key])} (choose another page above).</p>"
     )
-    return note + fam.trace_html({**trace, key: trace[key][start:end]})
+    # "page": which list is cut and where this page starts, so that a family numbers the
+    # page's items on from the last page (claim 31, not 1 again)
+    return note + fam.trace_html({**trace, key: trace[key][start:end], "page": {"list": key, "start": start}})
 
 
 def page_choices(entry: Entry, query_id: str) -> list[tuple[str, str]]:
@@ -903,6 +1063,7 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     shown = gr.Dataframe(
         value=styled(first, fam),
         datatype=datatypes(first, fam),
+        column_widths=column_widths(first),
         interactive=False,
         wrap=True,
         pinned_columns=2,
@@ -921,7 +1082,7 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
         gr.Markdown(PAIRWISE_HELP)
         pairs_first = pairwise_frame(lb, fid, *start_filters)
         pairs = gr.Dataframe(
-            value=pairs_first,
+            value=three_decimals(pairs_first),
             datatype=["number", "str", "number", "str", "number", "number", "number", "number", "str", "str"],
             interactive=False,
             wrap=True,
@@ -966,17 +1127,21 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
         )
     values = dict(fam.view_options)
     start = values.get(fam.view_options[0][0]) if fam.view_options else None
-    figs = fam.figures(select_results(lb, fid, *start_filters), start)
+    # interactive (Plotly) figures, entries in rank order, one colour per entry app-wide
+    figs = fam.plots(select_results(lb, fid, *start_filters), start)
+    titles = list(figs)
     plots = []
     caption = (
         gr.HTML(figure_caption(lb, fid, *start_filters), elem_id=f"gc-figcaption-{fid}") if figs else None
     )
     with gr.Row(equal_height=False):
-        for title, fig in figs.items():
+        for n, (title, fig) in enumerate(figs.items(), start=1):
             # the title as text above the figure: Gradio's label badge covered the figure's own
             with gr.Column(min_width=420):
                 gr.Markdown(f"**{html.escape(title)}**")
-                plots.append(gr.Plot(fig, show_label=False, elem_classes=["gc-figure"]))
+                plots.append(
+                    gr.Plot(fig, show_label=False, elem_id=f"gc-fig-{fid}-{n}", elem_classes=["gc-figure"])
+                )
 
     def _table(*vals: Any) -> tuple[Any, ...]:
         view = table_view(lb, fid, *vals)
@@ -986,13 +1151,13 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
             write_csv(table_view(lb, fid, *vals, bounds=True), fid),
             trust_html(lb, fid, *flt),
             counts_text(lb, fid, *flt),
-            pairwise_frame(lb, fid, *flt),
+            three_decimals(pairwise_frame(lb, fid, *flt)),
         )
 
     def _plots(*vals: Any) -> list[Any]:
         *flt, opt = vals if option is not None else (*vals, None)
         return [
-            *family_figures(lb, fid, values.get(opt) if opt else None, *flt),
+            *family_figures(lb, fid, values.get(opt) if opt else None, titles, *flt),
             figure_caption(lb, fid, *flt),
         ]
 
@@ -1098,7 +1263,11 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
                     )
                     if fam and not row.empty:
                         frame = numeric_frame(row, fam)
-                        summ = gr.Dataframe(value=styled(frame, fam), datatype=datatypes(frame, fam))
+                        summ = gr.Dataframe(
+                            value=styled(frame, fam),
+                            datatype=datatypes(frame, fam),
+                            column_widths=column_widths(frame),
+                        )
                     else:
                         summ = pd.DataFrame()
                     per_query = per_query_frame(entry)
@@ -1111,7 +1280,7 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
                         gr.update(visible=True),
                         card_html(entry),
                         summ,
-                        gr.Dataframe(value=per_query, datatype=q_types),
+                        gr.Dataframe(value=three_decimals(per_query), datatype=q_types),
                         gr.update(choices=query_choices(entry), value=None),
                         "",
                     )
@@ -1219,15 +1388,60 @@ CSS = """
 #gc-detail { max-height: 75vh; overflow: auto; }
 .gc-answer { white-space: pre-wrap; }
 .gc-figcaption { font-size: .85rem; }
+.gc-board .gc-word { white-space: nowrap; }
+.gc-board a[href] { color: inherit; text-decoration: underline; text-decoration-thickness: 1px;
+  text-underline-offset: 2px; }
+.gc-swatch { display: inline-block; width: .8em; height: .8em; border-radius: 50%; margin-right: .3em;
+  vertical-align: -0.05em; border: 1px solid #ffffff; }
 .gc-figcaption ul { display: flex; flex-wrap: wrap; gap: .2rem 1rem; list-style: none; padding: 0; margin: .2rem 0; }
 .gc-cardview table { font-size: .85rem; }
 .gc-cardview th { text-align: left; padding-right: 1rem; }
 """
 
 
+#: on load: every table header's tooltip says what its column means ("ICAT-M — …", kept when
+#: Gradio redraws a header, its column's name in ``data-gc-col``); a click on a model's link
+#: opens its page without also opening the row's details.  ``__HELP__`` is JSON of the
+#: project's own texts (:func:`header_help`), with "<" escaped.
+HEADER_JS = """() => {
+    const HELP = __HELP__;
+    const SEP = ' \u2014 ';
+    const apply = () => {
+        for (const [id, cols] of Object.entries(HELP)) {
+            for (const th of document.querySelectorAll('#' + id + ' thead th')) {
+                const title = th.getAttribute('title') || '';
+                let col = th.dataset.gcCol;
+                if (!col || title !== col + SEP + cols[col]) col = title;
+                const help = cols[col];
+                if (!help) continue;
+                th.dataset.gcCol = col;
+                th.setAttribute('aria-description', help);
+                if (title !== col + SEP + help) th.setAttribute('title', col + SEP + help);
+            }
+        }
+    };
+    new MutationObserver(apply).observe(document.body, {
+        subtree: true, childList: true, attributes: true, attributeFilter: ['title'],
+    });
+    apply();
+    document.addEventListener('click', e => {
+        if (e.target instanceof Element && e.target.closest('.gc-board a[href]')) e.stopPropagation();
+    }, true);
+}"""
+
+
+def page_js() -> str:
+    """:data:`HEADER_JS` with the column help filled in."""
+    return HEADER_JS.replace(
+        "__HELP__", json.dumps(header_help(), ensure_ascii=False).replace("<", "\\u003c")
+    )
+
+
 def launch(demo: gr.Blocks, port: int | None = None) -> None:
-    """Serve ``demo`` with the page's styles (Gradio takes them at launch)."""
-    demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port, css=CSS)
+    """Serve ``demo`` with the page's styles and script (Gradio takes them at launch)."""
+    demo.launch(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port, css=CSS, js=page_js()
+    )
 
 
 if __name__ == "__main__":

@@ -137,7 +137,7 @@ def choose_query(page: Page, query_id: str) -> None:
 
 def sort_column(page: Page, elem_id: str, column: str, action: str) -> None:
     """Use the Dataframe's own column menu (⋮, shown on hover) to sort or clear."""
-    header = page.locator(f"#{elem_id} thead th[title='{column}']")
+    header = page.locator(f"#{elem_id} thead th[data-gc-col='{column}']")
     header.hover()
     header.get_by_role("button", name="Open cell menu").click()
     page.get_by_role("menuitem", name=action, exact=True).click()
@@ -149,7 +149,7 @@ def rows(table: Locator) -> list[dict[str, str]]:
     draws the body as rows of cells under a header table)."""
     return table.evaluate(
         """el => {
-            const heads = [...el.querySelectorAll('thead th')].map(th => th.getAttribute('title'));
+            const heads = [...el.querySelectorAll('thead th')].map(th => th.dataset.gcCol || th.getAttribute('title'));
             return [...el.querySelectorAll('.virtual-row')].map(tr => {
                 const cells = [...tr.querySelectorAll('.body-cell')].map(td => td.innerText.trim());
                 return Object.fromEntries(heads.map((h, i) => [h, cells[i] ?? '']));
@@ -181,7 +181,7 @@ def expect_order(table: Locator, expected: list[str], timeout_s: float = 30) -> 
 def expect_in_view(page: Page, elem_id: str, column: str) -> None:
     """The column's header lies wholly inside the screen, with no sideways scroll (the page
     may be scrolled down to the table, never sideways)."""
-    header = page.locator(f"#{elem_id} thead th[title='{column}']")
+    header = page.locator(f"#{elem_id} thead th[data-gc-col='{column}']")
     header.scroll_into_view_if_needed()
     box = header.bounding_box()
     size = page.viewport_size or LAPTOP
@@ -362,10 +362,10 @@ def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
     expect(tab).to_contain_text("All 15 dimensions")
     text = tab.inner_text()
     assert text.index("Overall quality and its three aspects") < text.index("All 15 dimensions")
-    images = tab.locator(".gc-figure img")
-    expect(images).to_have_count(2)
+    plots = tab.locator(".gc-figure .js-plotly-plot")
+    expect(plots).to_have_count(2)
     for i in range(2):
-        expect(images.nth(i)).to_be_visible()
+        expect(plots.nth(i)).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "05-arguments.png"), full_page=True)
 
     page.get_by_role("tab", name="Model details").click()
@@ -427,14 +427,14 @@ def test_every_published_board_at_laptop_width(published_page: Page) -> None:
         expect(trust).to_contain_text(f"Judge card ({max(published, key=lambda p: int(p.split('@')[1]))}")
         if fid == "icat":
             expect(trust.locator(".gc-banner")).to_contain_text("relies on its entailment judge")
-        images = page.locator(f"#gc-tab-{fid} .gc-figure img")
-        expect(images.first).to_be_visible()
-        for i in range(images.count()):
-            img = images.nth(i)
-            expect(img).to_be_visible()
-            size = img.evaluate("el => [el.naturalWidth, el.clientWidth, el.parentElement.clientWidth]")
-            assert size[0] > 0 and 0 < size[1] <= size[2] + 1, (fid, i, size)
-            img.screenshot(path=str(ARTIFACTS / f"figure-{n}-{fid}-{i + 1}.png"))
+        plots = page.locator(f"#gc-tab-{fid} .gc-figure .js-plotly-plot")
+        expect(plots.first).to_be_visible()
+        for i in range(plots.count()):
+            plot = plots.nth(i)
+            expect(plot.locator(".main-svg").first).to_be_visible()
+            size = plot.evaluate("el => [el.clientWidth, el.closest('.gc-figure').clientWidth]")
+            assert 0 < size[0] <= size[1] + 1, (fid, i, size)
+            plot.screenshot(path=str(ARTIFACTS / f"figure-{n}-{fid}-{i + 1}.png"))
         page.screenshot(path=str(ARTIFACTS / f"board-{n}-{fid}.png"), full_page=True)
 
 
@@ -516,6 +516,50 @@ def low_contrast(page: Page, selectors: list[str], minimum: float = 4.5) -> list
     return [m for m in measured if float(m["ratio"]) < minimum]  # type: ignore[arg-type]
 
 
+#: every entry trace of a tab's Plotly figures: [figure id, entry, colour in its meta, the colour
+#: drawn (marker, its outline, or line), x values, y values, undefined-why or null]
+FIGURE_TRACES_JS = """(fid) => {
+    const out = [];
+    for (const plot of document.querySelectorAll('#gc-tab-' + fid + ' .gc-figure .js-plotly-plot')) {
+        const id = plot.closest('.gc-figure').id;
+        for (const d of plot.data || []) {
+            if (!d.meta || !d.meta.entry) continue;
+            const m = d.marker || {};
+            const drawn = [m.color, m.line && m.line.color, d.line && d.line.color];
+            out.push([id, d.meta.entry, d.meta.colour, drawn, d.x || d.r || [], d.y || d.theta || [],
+                      d.meta.undefined || null]);
+        }
+    }
+    return out;
+}"""
+
+
+def figure_traces(page: Page, fid: str) -> list[list[object]]:
+    return page.evaluate(FIGURE_TRACES_JS, fid)
+
+
+def entry_colours(traces: list[list[object]]) -> dict[str, str]:
+    """Entry -> its colour over every trace given; fails where an entry has two colours, or a
+    trace draws another colour than its entry's."""
+    out: dict[str, str] = {}
+    for fig, label, colour, drawn, *_ in traces:
+        assert colour in drawn, (fig, label, colour, drawn)  # type: ignore[operator]
+        assert out.setdefault(str(label), str(colour)) == colour, (fig, label, out[str(label)], colour)
+    return out
+
+
+def figure_order(traces: list[list[object]], figure: str) -> list[str]:
+    """The entries of one figure in the order it draws (and its legend lists) them."""
+    return list(dict.fromkeys(str(t[1]) for t in traces if t[0] == figure))
+
+
+def expect_figures_drawn(page: Page, fid: str) -> None:
+    """Wait until every Plotly figure of the tab has drawn (its SVG is there)."""
+    plots = page.locator(f"#gc-tab-{fid} .gc-figure")
+    for i in range(plots.count()):
+        expect(plots.nth(i).locator(".js-plotly-plot .main-svg").first).to_be_attached()
+
+
 def test_reference_entry_is_marked_after_the_models_and_never_ranked(page: Page) -> None:
     """The ceiling check beats every model on every query, yet a model holds rank 1; the
     reference reads "ref", carries its kind and its card's setting, under a rule, last."""
@@ -556,8 +600,11 @@ def test_a_row_click_opens_its_details(page: Page) -> None:
     expect(page.locator("#gc-queries")).to_contain_text("What are the effects of <b>acid</b> rain?")
     # per-query scores are numbers: the column menu sorts them as numbers
     sort_column(page, "gc-queries", "ICAT-M", "Sort descending")
-    values = [float(r["ICAT-M"]) for r in rows(page.locator("#gc-queries"))]
+    shown = [r["ICAT-M"] for r in rows(page.locator("#gc-queries"))]
+    values = [float(v) for v in shown]
     assert values == sorted(values, reverse=True), values
+    # every score with three decimals: a perfect one reads "1.000", never "1"
+    assert shown and all(re.fullmatch(r"\d\.\d{3}", v) for v in shown), shown
     sort_column(page, "gc-queries", "ICAT-M", "Clear sort")
     # a per-query row opens its trace; the answer keeps its line breaks
     page.locator("#gc-queries .virtual-row").first.locator(".body-cell").first.click()
@@ -586,6 +633,9 @@ def test_pairwise_tests_say_why_ranks_are_shared(page: Page) -> None:
     assert got[("acme/strong", "acme/close")]["A significantly better"] == "yes"
     assert got[("acme/close", "beta-lab/mid")]["A significantly better"] == "no"
     assert float(got[("acme/close", "beta-lab/mid")]["Holm p"]) >= 0.05
+    for r in got.values():  # three decimals for differences and p-values, counts as integers
+        assert re.fullmatch(r"-?\d\.\d{3}", r["mean A − B"]), r
+        assert re.fullmatch(r"(\d\.\d{3}|< 0\.001)", r["p"]) and re.fullmatch(r"\d+", r["shared queries"]), r
     assert all(REFERENCE not in a and REFERENCE not in b for a, b in got)  # references are not ranked
     page.screenshot(path=str(ARTIFACTS / "08-pairwise.png"), full_page=True)
     page.locator("#gc-pairs-acc-icat").get_by_role("button").first.click()
@@ -615,6 +665,61 @@ def test_quick_filter_changes_leave_table_and_figures_in_agreement(page: Page) -
     expect(caption.locator("li")).to_have_count(len(MODELS) + 1)
 
 
+def expect_figure_entries(
+    page: Page, fid: str, expected: set[str], timeout_s: float = 30
+) -> list[list[object]]:
+    """Poll until the tab's figures draw exactly ``expected`` entries; their traces."""
+    deadline = time.time() + timeout_s
+    while True:
+        traces = figure_traces(page, fid)
+        drawn = {str(t[1]) for t in traces}
+        if drawn == expected:
+            return traces
+        assert time.time() < deadline, (drawn, expected)
+        time.sleep(0.25)
+
+
+def test_figures_are_plotly_one_colour_per_entry_across_filters_and_tabs(page: Page) -> None:
+    """Each entry keeps its colour when a filter leaves it alone in a figure and on another
+    tab; figures list entries in rank order; names in figures are escaped; model names in the
+    table link to their submission (a card without links), escaped."""
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    expect_figures_drawn(page, "icat")
+    everyone = {m for m in EXPECTED_RANKS} | {REFERENCE}
+    traces = expect_figure_entries(page, "icat", everyone)
+    before = entry_colours(traces)
+    assert len(set(before.values())) == len(before), before  # one colour each
+    ranked = [str(li.get_attribute("data-entry")) for li in page.locator("#gc-figcaption-icat li").all()]
+    for figure in dict.fromkeys(str(t[0]) for t in traces):
+        assert figure_order(traces, figure) == ranked, figure  # rank order, the reference last
+    assert ranked[0] == "acme/strong" and ranked[-1] == REFERENCE
+    # a hostile name is text in the figure's hover, never markup
+    hover = page.evaluate(
+        "() => [...document.querySelectorAll('#gc-tab-icat .js-plotly-plot')].flatMap(p => p.data)"
+        ".flatMap(d => d.hovertext || []).join(' ')"
+    )
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;evil/model" in hover and "<script>" not in hover
+    search = page.locator("#gc-search-icat textarea, #gc-search-icat input").first
+    search.fill("beta")
+    after = entry_colours(expect_figure_entries(page, "icat", {"beta-lab/mid"}))
+    assert after["beta-lab/mid"] == before["beta-lab/mid"]
+    search.fill("")
+    expect_figure_entries(page, "icat", everyone)
+    page.get_by_role("tab", name="Argument quality", exact=True).click()
+    expect_figures_drawn(page, "arguments")
+    other = entry_colours(expect_figure_entries(page, "arguments", {"acme/strong", EVIL}))
+    assert other == {m: before[m] for m in ("acme/strong", EVIL)}, (other, before)
+    assert page.evaluate("window.__pwned") is None
+    page.get_by_role("tab", name="ICAT", exact=True).click()
+    table = page.locator("#gc-table-icat")
+    link = table.locator(".virtual-row").first.locator(".body-cell").nth(1).locator("a")
+    expect(link).to_have_attribute("href", re.compile(r"/submissions/acme__strong$"))
+    expect(link).to_have_text("acme/strong")
+    hostile = table.locator(".virtual-row").filter(has_text=EVIL).locator(".body-cell").nth(1)
+    expect(hostile.locator("a, script")).to_have_count(0)  # no card: no link; the name is text
+    check_headers_explained(page, "gc-table-icat")
+
+
 def test_only_filters_that_change_something_and_a_share_link(chromium: Browser, page: Page) -> None:
     page.get_by_role("tab", name="ICAT", exact=True).click()
     # one task on the tab: no task filter; open and closed entries: a weights filter
@@ -637,6 +742,116 @@ def test_only_filters_that_change_something_and_a_share_link(chromium: Browser, 
     expect(page.locator("#gc-table-icat")).to_contain_text("acme/strong")
 
 
+def check_headers_explained(page: Page, elem_id: str) -> None:
+    """Every header says what its column means where it stands: a tooltip (title) "name — what
+    it means", beside the collapsed list under the table."""
+    heads = page.locator(f"#{elem_id} thead th")
+    expect(heads.first).to_have_attribute("data-gc-col", re.compile(r"."))
+    for name, title in page.evaluate(
+        "id => [...document.querySelectorAll('#' + id + ' thead th')].map(th => [th.dataset.gcCol, th.title])",
+        elem_id,
+    ):
+        assert name and title.startswith(f"{name} — ") and len(title) > len(name) + 12, (elem_id, name, title)
+
+
+#: each setting cell's box, its text's widths, and its text: read whole, not cut
+SETTING_JS = """(id) => {
+    const t = document.getElementById(id);
+    const heads = [...t.querySelectorAll('thead th')].map(th => th.dataset.gcCol || th.title);
+    const i = heads.indexOf('setting');
+    if (i < 0) return null;
+    return [...t.querySelectorAll('.virtual-row')].map(r => {
+        const cell = r.querySelectorAll('.body-cell')[i];
+        const inner = cell.querySelector('span') || cell;
+        const box = cell.getBoundingClientRect();
+        return [cell.innerText.trim(), box.left, box.right, inner.scrollWidth, inner.clientWidth, i];
+    });
+}"""
+
+
+def check_setting_readable(page: Page, elem_id: str) -> None:
+    """The setting cell is read whole at this width: inside the screen, nothing cut off, wrapped
+    between words only (never "sub-" / "questions")."""
+    header = page.locator(f"#{elem_id} thead th[data-gc-col='setting']")
+    if header.count() == 0:  # a board of methods, not models: no setting column
+        return
+    header.scroll_into_view_if_needed()
+    cells = page.evaluate(SETTING_JS, elem_id)
+    assert cells, elem_id
+    width = (page.viewport_size or LAPTOP)["width"]
+    scrolled = page.locator(f"#{elem_id} .table-wrap, #{elem_id} table").first
+    assert scrolled.evaluate("el => el.scrollLeft") == 0 and page.evaluate("window.scrollX") == 0, elem_id
+    for text, left, right, scroll, client, _ in cells:
+        assert text and left >= 0 and right <= width, (elem_id, text, left, right)
+        assert scroll <= client + 1, (elem_id, text, scroll, client)
+    column = cells[0][5] + 1
+    broken = page.evaluate(BROKEN_WORDS_JS, f"#{elem_id} .virtual-row > .body-cell:nth-child({column})")
+    assert broken == [], (elem_id, broken)
+
+
+def check_model_links(page: Page, elem_id: str) -> None:
+    """A model's name links to its model page (the card's Hub link), a reference without links
+    to its submission folder; an entry without a card has none; links open apart."""
+    for row in page.locator(f"#{elem_id} .virtual-row").all():
+        cell = row.locator(".body-cell").nth(1)
+        text = cell.inner_text()
+        links = cell.locator("a[href]")
+        if "SmolLM2-135M-Instruct" in text:
+            expect(links).to_have_attribute(
+                "href", "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct"
+            )
+        elif "bm25-extractive-top3" in text:
+            expect(links).to_have_attribute(
+                "href", re.compile(r"^https://github\.com/.+/submissions/groundcover__bm25-extractive-top3$")
+            )
+        else:
+            expect(links).to_have_count(0)  # no card, no Hub model: no guessed link
+            continue
+        expect(links).to_have_attribute("rel", "nofollow noopener")
+        expect(links).to_have_attribute("target", "_blank")
+        assert links.inner_text() == text.split(" [")[0], text
+
+
+def check_figures(page: Page, fid: str, colours: dict[str, str]) -> dict[str, str]:
+    """The tab's figures are Plotly; every entry has the colour it has on every other tab;
+    each figure draws its entries in the board's order (the caption's, the table's); an
+    undefined value is a named legend item, never a point."""
+    expect_figures_drawn(page, fid)
+    traces = figure_traces(page, fid)
+    assert traces, fid
+    mine = entry_colours(traces)
+    for label, colour in mine.items():
+        assert colours.setdefault(label, colour) == colour, (fid, label, colours[label], colour)
+    caption = [
+        li.get_attribute("data-entry") for li in page.locator(f"#gc-figcaption-{fid} li[data-entry]").all()
+    ]
+    table = [r["model"].split(" [")[0] for r in rows(page.locator(f"#gc-table-{fid}"))]
+    # the caption is in the table's order (an entry's label starts with its model id)
+    assert len(caption) == len(table) and all(
+        str(c).startswith(m) or str(c).startswith(f"decomposer/{m}")
+        for c, m in zip(caption, table, strict=True)
+    ), (fid, caption, table)
+    for figure in dict.fromkeys(str(t[0]) for t in traces):
+        order = figure_order(traces, figure)
+        assert order == [c for c in caption if c in order], (fid, figure, order, caption)
+    for fig, label, _, _, xs, ys, why in traces:
+        if why is not None:
+            assert all(v is None for v in [*xs, *ys]), (fid, fig, label, xs, ys)  # type: ignore[misc]
+    swatches = page.evaluate(
+        "fid => [...document.querySelectorAll('#gc-figcaption-' + fid + ' li[data-entry]')].map("
+        "li => [li.dataset.entry, getComputedStyle(li.querySelector('.gc-swatch')).backgroundColor])",
+        fid,
+    )
+    for label, rgb in swatches:
+        if label in mine:
+            hexed = "#" + "".join(f"{int(v):02x}" for v in re.findall(r"\d+", rgb)[:3])
+            assert hexed == mine[label], (fid, label, rgb, mine[label])
+    if fid == "attribution":  # entries that cite nothing: precision undefined, named, not drawn
+        undefined = [t for t in traces if t[6] is not None]
+        assert undefined and all("precision undefined" in str(t[6]) for t in undefined), traces
+    return colours
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [LAPTOP, DESKTOP], ids=["1366", "1920"])
 def test_published_boards_read_right_at_first_glance(
@@ -650,6 +865,7 @@ def test_published_boards_read_right_at_first_glance(
     from benchmark.space.app import headline
 
     page = _open(chromium, published_server + ("?__theme=dark" if theme == "dark" else ""), viewport)
+    colours: dict[str, str] = {}
     try:
         if theme == "dark":
             expect(page.locator("body.dark, html.dark, .dark").first).to_be_attached()
@@ -667,6 +883,10 @@ def test_published_boards_read_right_at_first_glance(
             for col in (headline(fam).label, f"{headline(fam).label} CI", "failed", "copies"):
                 expect_in_view(page, f"gc-table-{fid}", col)
             assert page.evaluate(BROKEN_WORDS_JS, f"#gc-table-{fid} thead") == [], fid
+            check_headers_explained(page, f"gc-table-{fid}")
+            check_setting_readable(page, f"gc-table-{fid}")
+            check_model_links(page, f"gc-table-{fid}")
+            colours = check_figures(page, fid, colours)
             selectors = [f"#gc-table-{fid} thead", f"#gc-table-{fid} .virtual-row", f"#gc-count-{fid}"]
             selectors += [f"#gc-trust-{fid}", f"#gc-help-{fid} summary"]
             assert low_contrast(page, selectors) == [], (fid, theme)
@@ -708,8 +928,14 @@ def test_a_long_published_trace_is_paged(published_page: Page) -> None:
     assert height < 6000, height
     page.screenshot(path=str(ARTIFACTS / "09-long-trace-page-1.png"), full_page=True)
     first = detail.locator(".gc-claim").first.inner_text()
+    expect(detail.locator("ol.gc-claims")).to_have_attribute("start", "1")
+    on_first = detail.locator(".gc-claim").count()
     page.locator("#gc-trace-page input").click()
     page.locator("#gc-trace-page").get_by_role("option").nth(1).click()
     expect(detail).to_contain_text("Page 2 of")
     assert detail.locator(".gc-claim").first.inner_text() != first
+    # claims are numbered on across pages: page 2 starts after page 1's last claim
+    expect(detail.locator("ol.gc-claims")).to_have_attribute("start", str(on_first + 1))
+    note = detail.locator(".gc-page-note").inner_text()
+    assert re.search(rf"claims {on_first + 1}–\d+ of", note), note
     page.get_by_role("tab", name="ICAT", exact=True).click()

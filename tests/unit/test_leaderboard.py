@@ -202,7 +202,8 @@ def test_space_shows_every_published_family_ranked_with_numeric_columns() -> Non
         update = app.shown_table(view, fam)
         types = dict(zip(view.columns, update.datatype, strict=True))
         assert types["rank"] == "number" and types[fam.columns[0].label] == "number"
-        assert types["model"] == "str" and types[f"{fam.columns[0].label} CI"] == "str"
+        # the model's name is a link built from escaped text (app.model_cell); intervals are text
+        assert types["model"] == "html" and types[f"{fam.columns[0].label} CI"] == "str"
     methods = app.table_view(lb, "decompscore", "", app.ANY, app.ANY, app.ANY, app.ANY, ["DecompScore"])
     assert methods["model"].tolist()[0] == "decomposer/russellian" and len(methods) == 6
     assert not lb.overall["model"].str.startswith("decomposer/").any()  # methods are not models

@@ -111,12 +111,19 @@ def _judge_html(name: str, rec: dict[str, Any]) -> str:
     )
 
 
+def _first(trace: dict[str, Any], key: str) -> int:
+    """The number of the first item of ``key`` shown: on a later page of a long trace, the
+    numbers go on from the last page."""
+    page = trace.get("page") or {}
+    return int(page.get("start", 0)) + 1 if page.get("list") == key else 1
+
+
 def trace_html(trace: dict[str, Any]) -> str:
     cited = set(trace.get("cited", []))
     parts = [
         f"<p><b>topic</b> {_esc(trace.get('topic', ''))} · <b>stance</b> {_esc(trace.get('stance', ''))}</p>",
         f"<p><b>argument</b></p><pre style='white-space:pre-wrap'>{_esc(trace.get('answer', ''))}</pre>",
-        f"<p><b>evidence</b> ({_esc(trace.get('evidence_source', 'none'))})</p><ol>",
+        f"<p><b>evidence</b> ({_esc(trace.get('evidence_source', 'none'))})</p><ol start='{_first(trace, 'evidence')}'>",
     ]
     for doc in trace.get("evidence", []):
         mark = " · <b>cited</b>" if doc.get("doc_id") in cited else ""
@@ -133,3 +140,68 @@ def trace_html(trace: dict[str, Any]) -> str:
     for failure in trace.get("failures", []):
         parts.append(f"<p>failure: {_esc(failure)}</p>")
     return "".join(parts)
+
+
+def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """The Space's figures, titled as :meth:`figures` titles them."""
+    if not results:
+        return {}
+    return {
+        "Overall quality and its three aspects": top_level_plot(results),
+        "All 15 dimensions": radar_plot(results),
+    }
+
+
+SHAPES = ("circle", "square", "diamond", "triangle-up")
+
+
+def top_level_plot(results: Sequence[TaskResult]) -> Any:
+    """Overall quality, cogency, effectiveness and reasonableness (1-3, 95% CI) per entry in
+    the board's order: the four sit apart in the entry's row, each its own shape, in the
+    entry's colour; a dimension not rated reads "undefined", never the minimum."""
+    rows = [r for r in results if any(figures.interval(r.scores.get(d)) for d in TOP_LEVEL)]
+    if not rows:
+        return figures.plot_empty("no argument-quality results")
+    series = [
+        figures.Series(d, d.replace("_", " "), symbol=SHAPES[j % len(SHAPES)])
+        for j, d in enumerate(TOP_LEVEL)
+    ]
+    return figures.forest(
+        rows, series, ["rating"], x_range=(float(QUALITY_SCALE[0]), float(QUALITY_SCALE[1])),
+        x_title="rating (1-3, 95% CI)", undefined="not rated",
+    )  # fmt: skip
+
+
+def radar_plot(results: Sequence[TaskResult], most: int = 6) -> Any:
+    """The 15 dimensions (1-3) of up to ``most`` entries on one radar, in the board's order; a
+    dimension no judge rated is a gap in the entry's outline, not a point at the minimum."""
+    go = figures._go()
+    rows = [r for r in results if any(figures.interval(r.scores.get(d)) for d in DIMENSIONS)][:most]
+    if not rows:
+        return figures.plot_empty("no argument-quality results")
+    fig = go.Figure()
+    theta = [d.replace("_", " ") for d in DIMENSIONS]
+    for r, name in zip(rows, figures.plot_names(rows), strict=True):
+        label = r.model.label
+        values = [s[0] if (s := figures.interval(r.scores.get(d))) else None for d in DIMENSIONS]
+        fig.add_trace(
+            go.Scatterpolar(
+                r=[*values, values[0]], theta=[*theta, theta[0]], mode="lines+markers", connectgaps=False,
+                name=figures.text(name), legendgroup=label, meta={"entry": label, "colour": figures.plot_colour(label)}, opacity=0.85,
+                line={"color": figures.plot_colour(label), "width": 2},
+                marker={"symbol": figures.plot_symbol(label), "size": 6},
+                hovertext=[
+                    f"<b>{figures.text(label)}</b><br>{t}: " + ("not rated" if v is None else f"{v:.3f}")
+                    for t, v in zip([*theta, theta[0]], [*values, values[0]], strict=True)
+                ],
+                hoverinfo="text",
+            )
+        )  # fmt: skip
+    fig.update_layout(
+        polar={
+            "radialaxis": {"range": [QUALITY_SCALE[0] - 0.2, QUALITY_SCALE[1]], "tickvals": [1, 2, 3]},
+            "angularaxis": {"tickfont": {"size": 10}},
+            "bgcolor": figures.PAPER,
+        }
+    )
+    return figures.card(fig, 460, legend_rows=len(rows))

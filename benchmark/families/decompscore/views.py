@@ -127,3 +127,27 @@ def trace_html(trace: dict[str, Any]) -> str:
     for failure in trace.get("failures", []):
         parts.append(f"<p>failure: {html.escape(str(failure))}</p>")
     return "".join(parts)
+
+
+def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """The Space's figure, titled as :meth:`figures` titles it."""
+    return {"DecompScore by method": plot(results)}
+
+
+def plot(results: Sequence[TaskResult]) -> Any:
+    """DecompScore per method with its interval, in the board's rank order (not by value:
+    the paired test ranks, and two methods can share a rank); coherence in the hover."""
+    rows = [r for r in results if figures.interval(r.scores.get("decompscore")) is not None]
+    if not rows:
+        return figures.plot_empty("no DecompScore results")
+    notes = []
+    for r in rows:
+        c = r.scores.get("coherence")
+        notes.append(
+            f"coherence {c.value:.3f}" if c is not None and c.value is not None else "coherence undefined"
+        )
+    return figures.forest(
+        rows, [figures.Series("decompscore", "DecompScore")], ["DecompScore"],
+        names=[method_name(r) for r in rows], notes=notes,
+        x_title="DecompScore: supported subclaims per passage (95% CI)",
+    )  # fmt: skip

@@ -87,3 +87,27 @@ def trace_html(trace: dict[str, Any]) -> str:
     for failure in trace.get("failures", []):
         parts.append(f"<p>failure: {e(failure)}</p>")
     return "".join(parts)
+
+
+def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """The Space's figure, titled as :meth:`figures` titles it."""
+    return {"EXAM and n-EXAM": plot(results)}
+
+
+def plot(results: Sequence[TaskResult]) -> Any:
+    """EXAM and n-EXAM per entry with their intervals, entries in the board's order (rank,
+    best first); n-EXAM's dashed line at 1 is the gold articles."""
+    rows = [r for r in results if figures.interval(r.scores.get("exam")) is not None]
+    if not rows:
+        return figures.plot_empty("no EXAM results")
+    has_n = any(figures.interval(r.scores.get("n_exam")) is not None for r in rows)
+    series = [figures.Series("exam", "EXAM (share answered correctly)")]
+    panels = ["EXAM"]
+    if has_n:
+        series.append(figures.Series("n_exam", "n-EXAM (1 = gold articles)", panel=1))
+        panels.append("n-EXAM (dashed: gold articles)")
+    highs = [i[2] for r in rows for k in ("exam", "n_exam") if (i := figures.interval(r.scores.get(k)))]
+    return figures.forest(
+        rows, series, panels, x_title="score (95% CI)", x_range=(0.0, max(1.0, *highs)),
+        reference_line=(1, 1.0) if has_n else None,
+    )  # fmt: skip

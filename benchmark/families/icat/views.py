@@ -121,7 +121,9 @@ def trace_html(tr: dict[str, Any]) -> str:
         parts.append(
             "<p><i>Claims left out: " + e(", ".join(f"{k} {v}" for k, v in dropped.items())) + "</i></p>"
         )
-    parts.append("<ol class='gc-claims'>")
+    page = tr.get("page") or {}  # a later page of a long trace numbers its claims on
+    first = int(page.get("start", 0)) + 1 if page.get("list") == "claims" else 1
+    parts.append(f"<ol class='gc-claims' start='{first}'>")
     for c in tr.get("claims", []):
         verdict = "undetermined" if c.get("failed") else ("grounded" if c.get("grounded") else "not grounded")
         covered = []
@@ -153,3 +155,120 @@ def trace_html(tr: dict[str, Any]) -> str:
         parts.append("</ul></details></li>")
     parts.append("</ol>")
     return "".join(parts)
+
+
+# ---------------------------------------------------------------------------------
+# Interactive figures (the Space): the same two, in Plotly
+# ---------------------------------------------------------------------------------
+
+
+def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """The Space's figures, by the titles :meth:`figures` gives them: entries in the order
+    given (the board's rank order), each in its app-wide colour."""
+    return {
+        "beta sweep": beta_plot(results, option),
+        "factuality vs coverage": scatter_plot(results, option or "m"),
+    }
+
+
+DASHES = ("solid", "dash", "dot")
+
+
+def beta_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
+    """ICAT_β against β, a line per (entry, variant); an undefined value is a gap in its line,
+    an entry with no value at all is named in the legend as not drawn."""
+    go = figures._go()
+    keys = [f"icat_{variant}_beta"] if variant else None
+    fig = go.Figure()
+    items = 0
+    for r, name in zip(results, figures.plot_names(results), strict=True):
+        label = r.model.label
+        curves = [(k, c) for k, c in r.curves.items() if k.endswith("_beta") and (keys is None or k in keys)]
+        drawn = [(k, c) for k, c in curves if any(v is not None for v in c.values())]
+        if not drawn:
+            fig.add_trace(figures.undrawn_trace(label, name, "no ICAT_β value"))
+            items += 1
+            continue
+        for j, (k, c) in enumerate(drawn):
+            pts = sorted((float(b), v) for b, v in c.items())
+            shown = name if variant else f"{name} {_variant_name(k)}"
+            fig.add_trace(
+                go.Scatter(
+                    x=[b for b, _ in pts],
+                    y=[v for _, v in pts],  # None: a gap, never a point at 0
+                    mode="lines+markers",
+                    connectgaps=False,
+                    name=figures.text(shown),
+                    legendgroup=label,
+                    meta={"entry": label, "colour": figures.plot_colour(label), "series": _variant_name(k)},
+                    opacity=0.85,
+                    line={"color": figures.plot_colour(label), "dash": DASHES[j % len(DASHES)], "width": 2},
+                    marker={"symbol": figures.plot_symbol(label), "size": 7},
+                    hovertext=[
+                        f"<b>{figures.text(label)}</b><br>{_variant_name(k)}_β at β = {b:g}: "
+                        + ("undefined" if v is None else f"{v:.3f}")
+                        for b, v in pts
+                    ],
+                    hoverinfo="text",
+                )
+            )
+            items += 1
+    if not items:
+        return figures.plot_empty("no ICAT β sweep for this selection")
+    fig.update_xaxes(title_text="β (<1 favours factuality, >1 coverage)")
+    fig.update_yaxes(title_text="ICAT_β" if not variant else f"ICAT-{variant.upper()}_β", range=[-0.02, 1.02])
+    return figures.card(fig, 380, legend_rows=items)
+
+
+def scatter_plot(results: Sequence[TaskResult], variant: str = "m") -> Any:
+    """S_fact against S_coverage of one variant with their intervals, a point per entry;
+    points at one place are drawn as rings of decreasing size (hover lists them all); an
+    entry with either score undefined is named in the legend as not drawn."""
+    go = figures._go()
+    fig = go.Figure()
+    pts, undrawn = [], []
+    for r, name in zip(results, figures.plot_names(results), strict=True):
+        f = figures.interval(r.scores.get("s_fact"))
+        c = figures.interval(r.scores.get(f"s_coverage_{variant}"))
+        (pts if f is not None and c is not None else undrawn).append((r, name, f, c))
+    if not pts:
+        return figures.plot_empty(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
+    xy = [(f[0], c[0]) for _, _, f, c in pts]
+    sizes = figures.point_sizes(xy)
+    others = figures.same_spot(xy, [r.model.label for r, *_ in pts])
+    for (r, name, f, c), size, also in zip(pts, sizes, others, strict=True):
+        label = r.model.label
+        colour = figures.plot_colour(label)
+        hover = (
+            f"<b>{figures.text(label)}</b><br>S_fact {figures.fmt_interval(*f)}"
+            f"<br>S_coverage-{variant.upper()} {figures.fmt_interval(*c)}"
+            + (f"<br>same point as: {figures.text(also)}" if also else "")
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[f[0]],
+                y=[c[0]],
+                mode="markers",
+                name=figures.text(name),
+                legendgroup=label,
+                meta={"entry": label, "colour": figures.plot_colour(label)},
+                opacity=0.85,
+                marker={
+                    "color": colour,
+                    "symbol": figures.plot_symbol(label),
+                    "size": size,
+                    "line": {"color": figures.PAPER, "width": 1},
+                },
+                error_x={"type": "data", "symmetric": False, "array": [f[2] - f[0]], "arrayminus": [f[0] - f[1]],
+                         "color": colour, "thickness": 1, "width": 2},
+                error_y={"type": "data", "symmetric": False, "array": [c[2] - c[0]], "arrayminus": [c[0] - c[1]],
+                         "color": colour, "thickness": 1, "width": 2},
+                hovertext=[hover],
+                hoverinfo="text",
+            )
+        )  # fmt: skip
+    for r, name, _, _ in undrawn:
+        fig.add_trace(figures.undrawn_trace(r.model.label, name, "a score undefined"))
+    fig.update_xaxes(title_text="S_fact (share of claims grounded)", range=[-0.02, 1.02])
+    fig.update_yaxes(title_text=f"S_coverage-{variant.upper()} (aspects covered)", range=[-0.02, 1.02])
+    return figures.card(fig, 400, legend_rows=len(pts) + len(undrawn))

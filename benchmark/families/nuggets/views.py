@@ -84,3 +84,26 @@ def trace_html(trace: dict[str, Any]) -> str:
     for f in trace.get("failures", []):
         parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
+
+
+def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """The Space's figure, titled as :meth:`figures` titles it."""
+    return {"Vital and all nuggets, strict and partial": plot(results)}
+
+
+def plot(results: Sequence[TaskResult]) -> Any:
+    """Per entry (the board's order), vital against all nuggets in two panels, strict credit
+    (filled) beside partial credit (hollow), with 95% intervals."""
+    rows = [r for r in results if any(figures.interval(r.scores.get(k)) for k, *_ in BARS)]
+    if not rows:
+        return figures.plot_empty("no nugget results")
+    series = [
+        figures.Series("vital_strict", "strict", panel=0),
+        figures.Series("vital_partial", "partial ½", panel=0, hollow=True),
+        figures.Series("all_strict", "strict", panel=1),
+        figures.Series("all_partial", "partial ½", panel=1, hollow=True),
+    ]
+    return figures.forest(
+        rows, series, ["vital nuggets", "all nuggets"], x_range=(0.0, 1.0),
+        x_title="share of nuggets the answer supports (95% CI); filled: strict, hollow: partial ½",
+    )  # fmt: skip

@@ -75,3 +75,31 @@ def trace_html(trace: dict[str, Any]) -> str:
     for f in trace.get("failures", []):
         parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
+
+
+def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """The Space's figure, titled as :meth:`figures` titles it."""
+    return {"Coverage by sub-question type": plot(results)}
+
+
+def plot(results: Sequence[TaskResult]) -> Any:
+    """Per entry (the board's order), one panel per sub-question type: coverage in the answer
+    (filled) and, where judged, in the retrieved chunks (hollow), with 95% intervals."""
+    rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
+    if not rows:
+        return figures.plot_empty("no sub-question coverage results")
+    judged = any(
+        figures.interval(r.scores.get(f"retrieval_{t.replace('-', '_')}")) is not None
+        for r in rows
+        for t in TYPES
+    )
+    series = []
+    for j, t in enumerate(TYPES):
+        key = t.replace("-", "_")
+        series.append(figures.Series(f"answer_{key}", "in the answer", panel=j))
+        if judged:
+            series.append(figures.Series(f"retrieval_{key}", "in the retrieved chunks", panel=j, hollow=True))
+    return figures.forest(
+        rows, series, list(TYPES), x_range=(0.0, 1.0), x_title="share of sub-questions covered (95% CI)",
+        undefined="not judged",
+    )  # fmt: skip

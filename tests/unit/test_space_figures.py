@@ -1,0 +1,124 @@
+"""The Space's interactive figures and board cells, without a browser: one colour per entry
+whatever else is drawn, entries in the order given (the board's rank order), an undefined
+value never drawn as a number, every submitted name escaped, links only where an entry has a
+page (the browser tests check the same on the served boards)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("plotly")
+
+from benchmark.board.leaderboard import build_leaderboard
+from benchmark.board.links import model_link
+from benchmark.core import figures
+from benchmark.families import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def published():  # type: ignore[no-untyped-def]
+    return build_leaderboard(ROOT / "leaderboard" / "results", ROOT / "submissions")
+
+
+def _entries(fig) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(t.meta["entry"], t.meta["colour"]) for t in fig.data if t.meta and "entry" in t.meta]
+
+
+def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type: ignore[no-untyped-def]
+    from benchmark.space.app import entry_order, select_results
+
+    figures.fix_colours([published.entries[i].model_label for i in entry_order(published)])
+    every = select_results(published, "icat", "", "any", "any", "any", "any")
+    full = dict(_entries(REGISTRY["icat"].plots(every, "m")["factuality vs coverage"]))
+    assert len(set(full.values())) == len(full)  # 7 entries, 7 colours
+    for keep in (every[-1:], every[2:4]):  # a filter leaves a few: their colours stay
+        shown = dict(_entries(REGISTRY["icat"].plots(keep, "m")["factuality vs coverage"]))
+        assert shown == {k: full[k] for k in shown}, shown
+    exam = dict(
+        _entries(
+            REGISTRY["exam"].plots(select_results(published, "exam", *[""] + ["any"] * 4))["EXAM and n-EXAM"]
+        )
+    )
+    assert exam == {k: full[k] for k in exam}  # another tab, the same colours
+
+
+def test_figures_keep_the_board_order(published) -> None:  # type: ignore[no-untyped-def]
+    """DecompScore's figure ranks chen (rank 2, 4.333) above factscore (rank 3, 4.500): the
+    board's order, not the values'."""
+    from benchmark.space.app import select_results
+
+    results = select_results(published, "decompscore", "", "any", "any", "any", "any")
+    fig = REGISTRY["decompscore"].plots(results)["DecompScore by method"]
+    drawn = list(dict.fromkeys(e for e, _ in _entries(fig)))
+    assert drawn == [r.model.label for r in results]
+    assert drawn.index("decomposer/chen@v1") < drawn.index("decomposer/factscore@v1")
+    names = list(fig.layout.yaxis.ticktext)
+    assert names.index("chen") < names.index("factscore")
+
+
+def test_an_undefined_precision_is_named_not_drawn(published) -> None:  # type: ignore[no-untyped-def]
+    results = [e.result for e in published.entries if e.result.metric_family == "attribution"]
+    undefined = [r for r in results if (s := r.scores.get("citation_precision")) is None or s.value is None]
+    assert undefined  # entries that cite nothing
+    fig = REGISTRY["attribution"].plots(results)["Citation recall and precision"]
+    for r in undefined:
+        traces = [t for t in fig.data if t.meta and t.meta.get("entry") == r.model.label]
+        assert traces and all(list(t.y) == [None] for t in traces), traces
+        assert "precision undefined" in traces[0].name
+    drawn_y = [y for t in fig.data for y in (t.y or []) if y is not None]
+    assert len(drawn_y) == len(results) - len(undefined)
+
+
+def test_hostile_names_are_text_in_figures(published) -> None:  # type: ignore[no-untyped-def]
+    result = next(e.result for e in published.entries if e.result.metric_family == "exam")
+    odd = result.model_copy(
+        update={"model": result.model.model_copy(update={"id": "<b>org</b>/<a href='x'>$x$</a>"})}
+    )
+    fig = REGISTRY["exam"].plots([odd])["EXAM and n-EXAM"]
+    text = " ".join([*fig.layout.yaxis.ticktext, *(h for t in fig.data for h in (t.hovertext or []))])
+    assert "<b>org" not in text and "<a href" not in text and "&lt;a href='x'&gt;" in text
+    assert "&lt;b&gt;org&lt;/b&gt;" in text
+
+
+def test_model_cells_link_and_escape() -> None:
+    from benchmark.space.app import model_cell
+
+    cell = model_cell("<img src=x onerror=alert(1)>", "https://example.org/a'b\"c", "ceiling check")
+    assert "<img" not in cell and "&lt;img" in cell
+    assert "href='https://example.org/a&#x27;b&quot;c'" in cell and "rel='nofollow noopener'" in cell
+    assert cell.endswith(" [ceiling check]")
+    assert "<a" not in model_cell("org/name", "javascript:alert(1)")  # only http(s) links
+    assert model_cell("a&b", None) == "a&amp;b"
+
+
+def test_links_go_to_the_model_page_or_the_submission(published) -> None:  # type: ignore[no-untyped-def]
+    links = {(e.model_label, model_link(e.result, e.card)) for e in published.entries}
+    assert all(
+        link == "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct"
+        for label, link in links
+        if label.startswith("HuggingFaceTB/")
+    )
+    baseline = {link for label, link in links if label.startswith("groundcover/bm25-extractive-top3")}
+    assert baseline == {
+        "https://github.com/groundcover-bench/groundcover/tree/main/submissions/groundcover__bm25-extractive-top3"
+    }
+    assert {link for label, link in links if label.startswith("decomposer/")} == {None}  # no card, no Hub id
+
+
+def test_trace_pages_number_on(published) -> None:  # type: ignore[no-untyped-def]
+    from benchmark.space.app import detail_html, trace_pages, traces_of
+
+    entry = next(
+        e
+        for e in published.entries
+        if e.result.metric_family == "icat" and "bm25-extractive" in e.model_label
+    )
+    qid, trace = max(traces_of(entry).items(), key=lambda kv: len(str(kv[1])))
+    key, pages = trace_pages(trace)
+    assert key == "claims" and len(pages) > 1
+    assert "<ol class='gc-claims' start='1'>" in detail_html(entry, qid, 0)
+    assert f"<ol class='gc-claims' start='{pages[1][0] + 1}'>" in detail_html(entry, qid, 1)
