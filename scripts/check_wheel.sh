@@ -12,6 +12,9 @@ ROOT=$(pwd)
 WORK=$(mktemp -d)
 SERVER=""
 trap '[[ -n "$SERVER" ]] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT
+# setuptools reuses ./build/lib between builds and never drops files moved away since (a
+# prompt moved into its family's folder would ship twice): build from a clean state
+rm -rf build
 .venv/bin/python -m pip wheel . --no-deps -q --disable-pip-version-check -w "$WORK/dist" 2>&1 | { grep -v '^WARNING: Location' || true; }
 WHEEL=$(ls "$WORK"/dist/groundcover-*.whl)
 .venv/bin/python - "$WHEEL" <<'PY'
