@@ -18,6 +18,7 @@ not import it: its task tables (:func:`benchmark.tasks.register`) and its prompt
 from __future__ import annotations
 
 import logging
+import sys
 from importlib.metadata import EntryPoint, entry_points
 
 from benchmark.core.errors import InputError, Problem
@@ -69,6 +70,13 @@ def load_plugin(entry: EntryPoint, taken: set[str]) -> MetricFamily:
     """The family an entry point names: a :class:`MetricFamily` subclass or instance, whose
     id no other family has.  Any failure is raised as one line naming the entry point."""
     where = f"metric family plug-in {entry.name!r} ({entry.value}, entry point group {ENTRY_POINT_GROUP})"
+    module = sys.modules.get(entry.module)
+    if module is not None and getattr(getattr(module, "__spec__", None), "_initializing", False):
+        # the plug-in's own import started this one (it imported benchmark.families first thing)
+        raise RuntimeError(
+            f"{where} is still being imported: import benchmark (or benchmark.families) before the "
+            "plug-in's own modules; it is left out of this process's registry"
+        )
     try:
         obj = entry.load()
         family = obj() if isinstance(obj, type) else obj
