@@ -406,15 +406,22 @@ def published_results(fid: str) -> list:  # type: ignore[type-arg]
     return [r for _, r in iter_results(root) if r.metric_family == fid]
 
 
+def published_families() -> list[tuple[str, object]]:
+    """The registered families with published results (a plug-in installed for the tests,
+    such as the toy family, has none: its tab is checked on its own results below)."""
+    from benchmark.families import REGISTRY
+
+    return [(fid, fam) for fid, fam in REGISTRY.items() if published_results(fid)]
+
+
 def test_every_published_board_at_laptop_width(published_page: Page) -> None:
     """Each family's tab at 1366 × 768: its headline score in view, every figure drawn at a
     size that fits its column; a screenshot of each tab and each figure for a person to look
     at (``tests/artifacts/space/board-*.png``, ``figure-*.png``)."""
-    from benchmark.families import REGISTRY
     from benchmark.space.app import headline
 
     page = published_page
-    for n, (fid, fam) in enumerate(REGISTRY.items(), start=1):
+    for n, (fid, fam) in enumerate(published_families(), start=1):
         page.get_by_role("tab", name=fam.title, exact=True).click()
         table = page.locator(f"#gc-table-{fid}")
         expect(table.locator(".virtual-row").first).to_be_visible()
@@ -861,7 +868,6 @@ def test_published_boards_read_right_at_first_glance(
     the judged corpus is marked and never rank 1; the headline, its interval, failed and
     copies are in view without scrolling sideways; headers are never broken inside a word;
     text contrast ≥ 4.5:1 from computed styles; a screenshot of each tab."""
-    from benchmark.families import REGISTRY
     from benchmark.space.app import headline
 
     page = _open(chromium, published_server + ("?__theme=dark" if theme == "dark" else ""), viewport)
@@ -869,7 +875,7 @@ def test_published_boards_read_right_at_first_glance(
     try:
         if theme == "dark":
             expect(page.locator("body.dark, html.dark, .dark").first).to_be_attached()
-        for n, (fid, fam) in enumerate(REGISTRY.items(), start=1):
+        for n, (fid, fam) in enumerate(published_families(), start=1):
             page.get_by_role("tab", name=fam.title, exact=True).click()
             table = page.locator(f"#gc-table-{fid}")
             expect(table.locator(".virtual-row").first).to_be_visible()
@@ -939,3 +945,44 @@ def test_a_long_published_trace_is_paged(published_page: Page) -> None:
     note = detail.locator(".gc-page-note").inner_text()
     assert re.search(rf"claims {on_first + 1}–\d+ of", note), note
     page.get_by_role("tab", name="ICAT", exact=True).click()
+
+
+@pytest.fixture(scope="module")
+def toy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Results of the toy family, a plug-in package found through its entry point
+    (tests/toy_family), scored through ``benchmark.score`` for two models."""
+    import pandas as pd
+
+    import benchmark
+    from benchmark.families import REGISTRY
+    from tests.helpers.toy import toy_task
+
+    assert "toy" in REGISTRY, "the toy plug-in family is installed by scripts/setup.sh --dev"
+    root = tmp_path_factory.mktemp("toy-space")
+    task = toy_task(root)
+    for model, answers in {
+        "acme/long": ["Tornadoes form when warm moist air meets cold dry air.", "Figs want sun and warmth."],
+        "acme/short": ["Storms.", "Sun."],
+    }.items():
+        frame = pd.DataFrame({"query_id": ["1", "2"], "answer": answers, "model": model})
+        benchmark.score(frame, task=task, results_dir=root / "results", progress=False)
+    (root / "submissions").mkdir()
+    yield from _serve(root / "results", root / "submissions")
+
+
+def test_a_plug_in_family_has_its_own_tab(chromium: Browser, toy_server: str) -> None:
+    """A family added as an outside package, with no edit inside benchmark/, is a tab of its
+    own with a ranked board of its results."""
+    from benchmark.families import REGISTRY
+
+    fam = REGISTRY["toy"]
+    page = _open(chromium, toy_server)
+    try:
+        page.get_by_role("tab", name=fam.title, exact=True).click()
+        table = page.locator("#gc-table-toy")
+        expect(table.locator(".virtual-row").first).to_be_visible()
+        models = [r.get("model", "") for r in rows(table)]
+        assert any("long" in m for m in models) and any("short" in m for m in models), models
+        page.screenshot(path=str(ARTIFACTS / "plugin-toy.png"), full_page=True)
+    finally:
+        page.close()
