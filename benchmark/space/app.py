@@ -104,11 +104,27 @@ def load() -> tuple[Leaderboard, str]:
 # ---------------------------------------------------------------------------------
 
 
-def filter_rows(
-    df: pd.DataFrame, search: str, weights: str, size: str, profile: str, task: str
-) -> pd.DataFrame:
+@dataclass(frozen=True)
+class Filters:
+    """A tab's filters, typed once: Gradio hands them to callbacks as positional values in
+    this order (:meth:`of`), and everything below takes this object."""
+
+    search: str = ""
+    weights: str = ANY
+    size: str = ANY
+    profile: str = ANY
+    task: str = ANY
+
+    @classmethod
+    def of(cls, *values: Any) -> Filters:
+        """From a tab's filter components' values, in the order of the dataclass fields."""
+        return cls(*(str(v) if v is not None else "" for v in values))
+
+
+def filter_rows(df: pd.DataFrame, flt: Filters) -> pd.DataFrame:
     if df.empty:
         return df
+    search, weights, size, profile, task = flt.search, flt.weights, flt.size, flt.profile, flt.task
     keep = pd.Series(True, index=df.index)
     if search and search.strip():
         keep &= df["model"].str.contains(search.strip(), case=False, regex=False)
@@ -233,11 +249,7 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) 
 def table_view(
     lb: Leaderboard,
     family_id: str,
-    search: str,
-    weights: str,
-    size: str,
-    profile: str,
-    task: str,
+    flt: Filters,
     columns: list[str] | None,
     bounds: bool = False,
 ) -> pd.DataFrame:
@@ -250,7 +262,7 @@ def table_view(
     """
     fam = REGISTRY[family_id]
     view = numeric_frame(
-        filter_rows(lb.tables.get(family_id, pd.DataFrame()), search, weights, size, profile, task),
+        filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt),
         fam,
         bounds=bounds,
     )
@@ -436,9 +448,9 @@ def write_csv(view: pd.DataFrame, family_id: str) -> str:
     return str(path)
 
 
-def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
+def select_results(lb: Leaderboard, family_id: str, flt: Filters) -> list[Any]:
     """The results shown by the filters, in the table's order (rank order, references last)."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), *filters)
+    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
     order = {key: n for n, key in enumerate(zip(df.get("model", []), df.get("board_id", []), strict=False))}
     mine = [
         e for e in lb.entries if (e.model_label, e.board_id) in order and e.result.metric_family == family_id
@@ -446,11 +458,11 @@ def select_results(lb: Leaderboard, family_id: str, *filters: str) -> list[Any]:
     return [e.result for e in sorted(mine, key=lambda e: order[(e.model_label, e.board_id)])]
 
 
-def figure_caption(lb: Leaderboard, family_id: str, *filters: str) -> str:
+def figure_caption(lb: Leaderboard, family_id: str, flt: Filters) -> str:
     """Which entries the figures are drawn for, named as the figures name them (escaped), each
     with its colour (one per entry, the same in every figure and tab): the figures' own record
     of the selection they show."""
-    results = select_results(lb, family_id, *filters)
+    results = select_results(lb, family_id, flt)
     if not results:
         return "<p class='gc-figcaption'>Figures: no results match.</p>"
     names = figures.plot_names(results)  # as the figures name them
@@ -467,10 +479,10 @@ def _is_ref(lb: Leaderboard, result: Any) -> bool:
     return any(e.result is result and e.is_reference for e in lb.entries)
 
 
-def trust_html(lb: Leaderboard, family_id: str, *filters: str) -> str:
+def trust_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
     """The judge card's lines for the boards shown, a banner first where a main-score judge is
     at chance or below a baseline (:mod:`benchmark.board.trust`); escaped text only."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), *filters)
+    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
     if df.empty:
         return ""
     parts = []
@@ -490,11 +502,11 @@ def trust_html(lb: Leaderboard, family_id: str, *filters: str) -> str:
 
 
 def family_figures(
-    lb: Leaderboard, family_id: str, option: str | None, titles: list[str], *filters: str
+    lb: Leaderboard, family_id: str, option: str | None, titles: list[str], flt: Filters
 ) -> list[Any]:
     """The tab's interactive figures for the selection, one per title the tab was built with
     (a selection with nothing to draw gets a figure that says so)."""
-    plots = REGISTRY[family_id].plots(select_results(lb, family_id, *filters), option)
+    plots = REGISTRY[family_id].plots(select_results(lb, family_id, flt), option)
     return [plots[t] if t in plots else figures.plot_empty("no results match the filters") for t in titles]
 
 
@@ -504,12 +516,12 @@ def shown_name(r: pd.Series) -> str:
     return str(r["model_id"]) if setting == "closed-book" else f"{r['model_id']} ({setting})"
 
 
-def pairwise_frame(lb: Leaderboard, family_id: str, *filters: str) -> pd.DataFrame:
+def pairwise_frame(lb: Leaderboard, family_id: str, flt: Filters) -> pd.DataFrame:
     """Why two models share or swap a rank: for every pair of ranked models shown on a board,
     the mean difference on the queries both have a score for, the paired permutation test's
     p-value, and the Holm-adjusted p-value the rank counted against α (the lower-ranked
     model's).  Reference entries are not ranked, so not here."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), *filters)
+    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
     fam = REGISTRY[family_id]
     rows: list[dict[str, Any]] = []
     for board_id in dict.fromkeys(df["board_id"]) if not df.empty else []:
@@ -592,11 +604,11 @@ PAIRWISE_HELP = (
 )
 
 
-def counts_text(lb: Leaderboard, family_id: str, *filters: str) -> str:
+def counts_text(lb: Leaderboard, family_id: str, flt: Filters) -> str:
     """How many results are shown of how many, on how many boards, and when the newest
     result was scored (plain text: no name from a submission in it)."""
     table = lb.tables.get(family_id, pd.DataFrame())
-    df = filter_rows(table, *filters)
+    df = filter_rows(table, flt)
     mine = [e for e in lb.entries if e.result.metric_family == family_id]
     newest = max((e.result.run.finished for e in mine), default="")
     boards = df["board_id"].nunique() if not df.empty else 0
@@ -736,9 +748,10 @@ def entry_of_row(lb: Leaderboard, family_id: str, row: list[Any] | None, *state:
     clicked row's (the view is recomputed from the same filters and columns)."""
     if not row:
         return None
-    *flt, columns = state
-    view = table_view(lb, family_id, *flt, columns)
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), *flt)
+    *values, columns = state
+    flt = Filters.of(*values)
+    view = table_view(lb, family_id, flt, columns)
+    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
     if df.empty or len(view) != len(df):
         return None
 
@@ -1052,14 +1065,14 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     tasks = [ANY, *sorted(set(table["task"]))] if not table.empty else [ANY]
     cols = all_columns(fam)
     defaults = default_columns(fam)
-    start_filters = ("", ANY, ANY, default_profile or ANY, ANY)
-    first = table_view(lb, fid, *start_filters, defaults)
+    start_filters = Filters(profile=default_profile or ANY)
+    first = table_view(lb, fid, start_filters, defaults)
     gr.Markdown(
         f"{html.escape(fam.description)} Ranked by each board's main score; reference entries "
         "(baselines, ceiling checks) are shown after the models, marked, and not ranked. See *FAQ*."
     )
-    trust = gr.HTML(trust_html(lb, fid, *start_filters), elem_id=f"gc-trust-{fid}")
-    count = gr.Markdown(counts_text(lb, fid, *start_filters), elem_id=f"gc-count-{fid}")
+    trust = gr.HTML(trust_html(lb, fid, start_filters), elem_id=f"gc-trust-{fid}")
+    count = gr.Markdown(counts_text(lb, fid, start_filters), elem_id=f"gc-count-{fid}")
     shown = gr.Dataframe(
         value=styled(first, fam),
         datatype=datatypes(first, fam),
@@ -1074,13 +1087,13 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     with gr.Row():
         download = gr.DownloadButton(
             "Download this table (CSV)",
-            value=write_csv(table_view(lb, fid, *start_filters, defaults, bounds=True), fid),
+            value=write_csv(table_view(lb, fid, start_filters, defaults, bounds=True), fid),
             size="sm",
             elem_id=f"gc-download-{fid}",
         )
     with gr.Accordion("Why these ranks: pairwise tests", open=False, elem_id=f"gc-pairs-acc-{fid}"):
         gr.Markdown(PAIRWISE_HELP)
-        pairs_first = pairwise_frame(lb, fid, *start_filters)
+        pairs_first = pairwise_frame(lb, fid, start_filters)
         pairs = gr.Dataframe(
             value=three_decimals(pairs_first),
             datatype=["number", "str", "number", "str", "number", "number", "number", "number", "str", "str"],
@@ -1128,11 +1141,11 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
     values = dict(fam.view_options)
     start = values.get(fam.view_options[0][0]) if fam.view_options else None
     # interactive (Plotly) figures, entries in rank order, one colour per entry app-wide
-    figs = fam.plots(select_results(lb, fid, *start_filters), start)
+    figs = fam.plots(select_results(lb, fid, start_filters), start)
     titles = list(figs)
     plots = []
     caption = (
-        gr.HTML(figure_caption(lb, fid, *start_filters), elem_id=f"gc-figcaption-{fid}") if figs else None
+        gr.HTML(figure_caption(lb, fid, start_filters), elem_id=f"gc-figcaption-{fid}") if figs else None
     )
     with gr.Row(equal_height=False):
         for n, (title, fig) in enumerate(figs.items(), start=1):
@@ -1144,21 +1157,23 @@ def _family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: s
                 )
 
     def _table(*vals: Any) -> tuple[Any, ...]:
-        view = table_view(lb, fid, *vals)
-        flt = vals[:-1]
+        *filter_values, chosen = vals
+        flt = Filters.of(*filter_values)
+        view = table_view(lb, fid, flt, chosen)
         return (
             shown_table(view, fam),
-            write_csv(table_view(lb, fid, *vals, bounds=True), fid),
-            trust_html(lb, fid, *flt),
-            counts_text(lb, fid, *flt),
-            three_decimals(pairwise_frame(lb, fid, *flt)),
+            write_csv(table_view(lb, fid, flt, chosen, bounds=True), fid),
+            trust_html(lb, fid, flt),
+            counts_text(lb, fid, flt),
+            three_decimals(pairwise_frame(lb, fid, flt)),
         )
 
     def _plots(*vals: Any) -> list[Any]:
-        *flt, opt = vals if option is not None else (*vals, None)
+        *filter_values, opt = vals if option is not None else (*vals, None)
+        flt = Filters.of(*filter_values)
         return [
-            *family_figures(lb, fid, values.get(opt) if opt else None, titles, *flt),
-            figure_caption(lb, fid, *flt),
+            *family_figures(lb, fid, values.get(opt) if opt else None, titles, flt),
+            figure_caption(lb, fid, flt),
         ]
 
     # the table and the figures each have their own listener on every filter: a quick second

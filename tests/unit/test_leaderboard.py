@@ -197,14 +197,14 @@ def test_space_shows_every_published_family_ranked_with_numeric_columns() -> Non
     lb = build_leaderboard(root / "leaderboard" / "results", root / "submissions")
     assert not lb.skipped
     for fid, fam in BUILTIN.items():  # the published families (a plug-in installed here has none)
-        view = app.table_view(lb, fid, "", app.ANY, app.ANY, app.ANY, app.ANY, app.all_columns(fam))
+        view = app.table_view(lb, fid, app.Filters(), app.all_columns(fam))
         assert "no results match" not in view["model"].tolist(), fid
         update = app.shown_table(view, fam)
         types = dict(zip(view.columns, update.datatype, strict=True))
         assert types["rank"] == "number" and types[fam.columns[0].label] == "number"
         # the model's name is a link built from escaped text (app.model_cell); intervals are text
         assert types["model"] == "html" and types[f"{fam.columns[0].label} CI"] == "str"
-    methods = app.table_view(lb, "decompscore", "", app.ANY, app.ANY, app.ANY, app.ANY, ["DecompScore"])
+    methods = app.table_view(lb, "decompscore", app.Filters(), ["DecompScore"])
     assert methods["model"].tolist()[0] == "decomposer/russellian" and len(methods) == 6
     assert not lb.overall["model"].str.startswith("decomposer/").any()  # methods are not models
 

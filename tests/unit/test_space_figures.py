@@ -29,19 +29,17 @@ def _entries(fig) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 
 
 def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type: ignore[no-untyped-def]
-    from benchmark.space.app import entry_order, select_results
+    from benchmark.space.app import Filters, entry_order, select_results
 
     figures.fix_colours([published.entries[i].model_label for i in entry_order(published)])
-    every = select_results(published, "icat", "", "any", "any", "any", "any")
+    every = select_results(published, "icat", Filters())
     full = dict(_entries(REGISTRY["icat"].plots(every, "m")["factuality vs coverage"]))
     assert len(set(full.values())) == len(full)  # 7 entries, 7 colours
     for keep in (every[-1:], every[2:4]):  # a filter leaves a few: their colours stay
         shown = dict(_entries(REGISTRY["icat"].plots(keep, "m")["factuality vs coverage"]))
         assert shown == {k: full[k] for k in shown}, shown
     exam = dict(
-        _entries(
-            REGISTRY["exam"].plots(select_results(published, "exam", *[""] + ["any"] * 4))["EXAM and n-EXAM"]
-        )
+        _entries(REGISTRY["exam"].plots(select_results(published, "exam", Filters()))["EXAM and n-EXAM"])
     )
     assert exam == {k: full[k] for k in exam}  # another tab, the same colours
 
@@ -49,9 +47,9 @@ def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type
 def test_figures_keep_the_board_order(published) -> None:  # type: ignore[no-untyped-def]
     """DecompScore's figure ranks chen (rank 2, 4.333) above factscore (rank 3, 4.500): the
     board's order, not the values'."""
-    from benchmark.space.app import select_results
+    from benchmark.space.app import Filters, select_results
 
-    results = select_results(published, "decompscore", "", "any", "any", "any", "any")
+    results = select_results(published, "decompscore", Filters())
     fig = REGISTRY["decompscore"].plots(results)["DecompScore by method"]
     drawn = list(dict.fromkeys(e for e, _ in _entries(fig)))
     assert drawn == [r.model.label for r in results]
