@@ -47,6 +47,10 @@ from benchmark.models.cache import content_hash
 
 log = logging.getLogger(__name__)
 
+#: the suffix of a score's human-corrected column (``s_fact:human``, with ``_ci_low`` … and
+#: ``_n``, the labels it was corrected with): ``--human-labels``, docs/human-labels.md
+HUMAN = ":human"
+
 #: an entry is flagged when its failed queries exceed the board's median by more than this
 #: share of the board's queries (and by at least 2 queries: one failure is not a pattern)
 FAILURE_MARGIN = 0.1
@@ -192,6 +196,13 @@ def family_table(
             row[f"{k}_ci_high"] = None if s is None else s.ci_high
             row[f"{k}_n"] = None if s is None else s.n
             row[f"{k}_failed"] = None if s is None else s.failed
+            if s is not None and (h := s.human_corrected) is not None:
+                # its own column beside the raw score, never in its place: ranks stay the judge's
+                row[f"{k}{HUMAN}"] = h.value
+                row[f"{k}{HUMAN}_ci_low"] = h.ci_low
+                row[f"{k}{HUMAN}_ci_high"] = h.ci_high
+                row[f"{k}{HUMAN}_n"] = h.n_labels
+                row[f"{k}{HUMAN}_raw"] = h.raw
         row["rank"] = ranks.get((e.board_id, e.model_label))
         rows.append(row)
     df = pd.DataFrame(rows)

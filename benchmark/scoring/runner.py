@@ -55,6 +55,7 @@ from benchmark.models import example_copies
 from benchmark.models.cache import content_hash
 from benchmark.models.cards import load_card
 from benchmark.models.structured import watch_unreachable
+from benchmark.scoring.human_labels import correct_scores, read_human_labels
 from benchmark.scoring.options import RunOptions
 from benchmark.tasks import Task
 
@@ -155,6 +156,8 @@ def score_task(
     settings = settings or family.settings_model()
     opts = options or RunOptions()
     started, t0 = now_iso(), time.perf_counter()
+    if opts.human_labels is not None:
+        read_human_labels(opts.human_labels)  # a bad labels file fails before any model is asked
     qids = queries_to_score(task, list(answers), family.scorable_queries(task, inputs))
     out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
     with watch_unreachable() as unreachable:
@@ -337,6 +340,12 @@ def aggregate(
         for t in traces
     ]
     scores = score_summaries(family, per_query, opts)
+    if opts.human_labels is not None:
+        # after the raw summaries, never instead of them: the corrected figure stands beside
+        notes = [
+            *notes,
+            *correct_scores(family, task.id, traces, read_human_labels(opts.human_labels), scores),
+        ]
     failures: dict[str, int] = {}
     copies: dict[str, int] = {}
     counts: dict[str, int] = {}
