@@ -87,14 +87,14 @@ class HumanCorrected(_Strict):
 
 class JudgeRepeats(_Strict):
     """A score judged ``repeats`` times per query by a sampled judge (``--judge-repeats``):
-    the two-level bootstrap interval (queries, then repeats) and how much of the mean's
-    variance the judge's own noise makes (:mod:`benchmark.core.repeats`)."""
+    its value is the mean of the per-query repeat means and its interval the two-level
+    bootstrap (queries, then repeats; :mod:`benchmark.core.repeats`); this says how many
+    repeats there were and how much of the mean's variance the judge's own noise makes."""
 
     repeats: int
-    ci_low: float | None
-    ci_high: float | None
     noise_share: float | None = Field(
-        description="share of the mean's variance the judge's noise makes (0: none, 1: all)"
+        description="share of the mean's variance the judge's noise makes (0: none, 1: all; null: "
+        "not measurable, fewer than two queries with repeats)"
     )
 
 
@@ -270,6 +270,17 @@ class QueryScores(_Strict):
     unreachable: bool = Field(
         default=False, description="the judge could not be reached for some of this query's judgements"
     )
+    repeats: dict[str, list[float | None]] | None = Field(
+        default=None,
+        description="--judge-repeats: per score, its value in each repeat (``scores`` holds their mean)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if out.get("repeats") is None:
+            out.pop("repeats", None)
+        return out
 
 
 class TaskResult(_Strict):

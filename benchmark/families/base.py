@@ -33,7 +33,14 @@ from dataclasses import dataclass, field
 from types import ModuleType, UnionType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from benchmark.core.errors import InputError, Problem
 
@@ -81,6 +88,20 @@ class QueryTrace(BaseModel):
         description="the judge gave no reply at all while this query was scored (down, timed out): its "
         "failures are re-scored by the next run instead of kept",
     )
+
+    repeat_scores: list[dict[str, float | None]] = Field(
+        default_factory=list,
+        description="--judge-repeats N: the scores of repeats 1 .. N-1 of every judgement (this trace is "
+        "repeat 0); not written when empty",
+    )
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without repeats a trace is written as before they existed."""
+        out = handler(self)
+        if not out.get("repeat_scores"):
+            out.pop("repeat_scores", None)
+        return out
 
     @property
     def failed(self) -> bool:
