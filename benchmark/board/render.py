@@ -231,7 +231,27 @@ def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
         [line for t in trusts(family, board) for line in trust_text(t)]
         + failure_lines(family, board)
         + human_label_lines(family, board)
+        + noise_lines(family, board)
     )
+
+
+def noise_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
+    """Under a board judged with repeats (``--judge-repeats``): how much of each entry's
+    interval on the ranked score is the judge's own noise."""
+    out = []
+    for _, r in board.iterrows():
+        key = r["ranked_by"]
+        n = r.get(f"{key}_repeats")
+        if n is None or pd.isna(n):
+            continue
+        share = r.get(f"{key}_noise_share")
+        said = "not measurable" if share is None or pd.isna(share) else f"{float(share):.0%}"
+        out.append(
+            f"Judge noise: {r['model']}: each judgement asked {int(n)} times; the judge's own noise makes "
+            f"{said} of the variance of its {family.label(key)} mean (interval: queries, then repeats, "
+            "resampled; ranks from the same two-level test)."
+        )
+    return out
 
 
 def human_label_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
