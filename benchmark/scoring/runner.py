@@ -377,6 +377,18 @@ def aggregate(
         for t in traces
     ]
     scores = score_summaries(family, per_query, opts)
+    noisy = {k: s.judge_repeats for k, s in scores.items() if s.judge_repeats is not None}
+    if noisy:
+        shares = ", ".join(
+            f"{family.label(k)} {'n/a' if j.noise_share is None else f'{j.noise_share:.0%}'}"
+            for k, j in noisy.items()
+        )
+        n = max(j.repeats for j in noisy.values())
+        notes = [
+            *notes,
+            f"judge repeats: each judgement asked {n} times; intervals resample queries, then repeats; the "
+            f"judge's noise makes this share of each mean's variance: {shares}",
+        ]
     if opts.human_labels is not None:
         # after the raw summaries, never instead of them: the corrected figure stands beside
         notes = [

@@ -82,6 +82,7 @@ def test_each_judgement_is_asked_n_times_and_cached_per_repeat(server: ServerThr
     assert score.ci_method == "two-level percentile"
     traces = [json.loads(x) for x in path.with_name(path.stem + ".traces.jsonl").read_text().splitlines()]
     assert all(len(t["repeat_scores"]) == 2 for t in traces)
+    assert any(n.startswith("judge repeats: each judgement asked 3 times") for n in result.notes)
 
     console = Console(width=300, record=True)
     print_leaderboard(from_results([result]), console, skip_empty=True)

@@ -163,3 +163,14 @@ def test_a_csv_file_is_read_and_a_unit_labelled_twice_refused(tmp_path: Path) ->
 def test_the_flag_comes_from_the_run_options() -> None:
     assert RunOptions.flags()["human_labels"] == "--human-labels"
     assert RunOptions(human_labels="x.csv").human_labels == Path("x.csv")
+
+
+def test_the_run_report_shows_the_corrected_column(tmp_path: Path) -> None:
+    from benchmark.board.report import print_results
+
+    result, traces = published("nuggets")
+    labels = label_file(tmp_path, "nuggets", "all_strict", 0.4, "ones", "labels.jsonl")
+    console = Console(width=400, record=True)
+    print_results([again(result, traces, labels)], console)
+    text = console.export_text()
+    assert "all (strict) (human-corrected)" in text and "vital (strict) (human-corrected)" in text
