@@ -78,6 +78,16 @@ def _label(value: object, where: str, line: int) -> float:
     return number
 
 
+def require_ppi() -> None:
+    """The correction needs ``ppi-python`` (the ``ppi`` extra): said before any model is asked."""
+    import importlib.util
+
+    if importlib.util.find_spec("ppi_py") is None:
+        raise InputError(
+            Problem("--human-labels", "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)")
+        )
+
+
 def _unit(x: float) -> float:
     return min(1.0, max(0.0, x))
 

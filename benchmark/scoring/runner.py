@@ -57,7 +57,7 @@ from benchmark.models import example_copies
 from benchmark.models.cache import content_hash, judge_repeat
 from benchmark.models.cards import load_card
 from benchmark.models.structured import watch_unreachable
-from benchmark.scoring.human_labels import correct_scores, read_human_labels
+from benchmark.scoring.human_labels import correct_scores, read_human_labels, require_ppi
 from benchmark.scoring.options import RunOptions
 from benchmark.tasks import Task
 
@@ -160,6 +160,7 @@ def score_task(
     started, t0 = now_iso(), time.perf_counter()
     if opts.human_labels is not None:
         read_human_labels(opts.human_labels)  # a bad labels file fails before any model is asked
+        require_ppi()
     qids = queries_to_score(task, list(answers), family.scorable_queries(task, inputs))
     out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
     with watch_unreachable() as unreachable:

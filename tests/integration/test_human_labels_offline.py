@@ -20,6 +20,7 @@ from benchmark.cli.main import main
 from benchmark.core.results import read_result, read_traces
 
 pytestmark = pytest.mark.slow
+pytest.importorskip("ppi_py")  # the `ppi` extra (scripts/setup.sh installs it)
 REPO = Path(__file__).resolve().parents[2]
 SUBMISSION = REPO / "submissions" / "HuggingFaceTB__SmolLM2-135M-Instruct"
 PUBLISHED = next((REPO / "leaderboard" / "results").rglob("closed-book/*/webtrack-2009-2012.nuggets.json"))

