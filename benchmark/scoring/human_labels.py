@@ -84,7 +84,10 @@ def require_ppi() -> None:
 
     if importlib.util.find_spec("ppi_py") is None:
         raise InputError(
-            Problem("--human-labels", "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)")
+            Problem(
+                "--human-labels",
+                "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)",
+            )
         )
 
 

@@ -22,7 +22,9 @@ class SeededLLM(_CachedLLM):
         self.identity = "seeded"
         self.asked: list[int] = []
 
-    def _generate_uncached(self, requests: list[Any], *, max_new_tokens: int, temperature: float, seed: int) -> list[Any]:
+    def _generate_uncached(
+        self, requests: list[Any], *, max_new_tokens: int, temperature: float, seed: int
+    ) -> list[Any]:
         self.asked += [seed] * len(requests)
         return [f"seed {seed}" for _ in requests]
 
@@ -50,6 +52,5 @@ def test_the_repeat_enters_the_payload_from_repeat_one_on() -> None:
     assert repeat_payload({"a": 1}) == {"a": 1}
     with judge_repeat(3):
         assert repeat_payload({"a": 1}) == {"a": 1, "repeat": 3}
-    with pytest.raises(ValueError):
-        with judge_repeat(-1):
-            pass
+    with pytest.raises(ValueError), judge_repeat(-1):
+        pass
