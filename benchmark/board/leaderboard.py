@@ -42,11 +42,16 @@ import pandas as pd
 from benchmark.board.links import model_link
 from benchmark.board.submissions import ModelCard, load_model_cards
 from benchmark.core import stats
+from benchmark.core.repeats import repeat_ranks
 from benchmark.core.results import Score, TaskResult, read_result
 from benchmark.families import REGISTRY, MetricFamily
 from benchmark.models.cache import content_hash
 
 log = logging.getLogger(__name__)
+
+#: the suffix of a score's human-corrected column (``s_fact:human``, with ``_ci_low`` … and
+#: ``_n``, the labels it was corrected with): ``--human-labels``, docs/human-labels.md
+HUMAN = ":human"
 
 #: an entry is flagged when its failed queries exceed the board's median by more than this
 #: share of the board's queries (and by at least 2 queries: one failure is not a pattern)
@@ -141,7 +146,22 @@ def family_table(
             for e in on_board
             if not e.is_reference and any(v is not None for v in per_query[e.model_label].values())
         }
-        if ranked:
+        repeated = {
+            e.model_label: {
+                q.query_id: q.repeats[primary]
+                for q in e.result.per_query
+                if q.repeats and primary in q.repeats
+            }
+            for e in on_board
+            if e.model_label in ranked
+        }
+        if ranked and all(repeated.values()):
+            # a sampled judge asked N times (--judge-repeats): the paired tests resample its
+            # repeats too, so a difference only its noise makes does not separate two ranks
+            higher = col.higher_is_better if col else True
+            for model, rank in repeat_ranks(repeated, higher_is_better=higher).items():
+                ranks[(board_id, model)] = rank
+        elif ranked:
             cmp = stats.paired_tests(ranked)
             if comparisons is not None:
                 comparisons[board_id] = cmp
@@ -194,6 +214,16 @@ def family_table(
             row[f"{k}_ci_high"] = None if s is None else s.ci_high
             row[f"{k}_n"] = None if s is None else s.n
             row[f"{k}_failed"] = None if s is None else s.failed
+            if s is not None and (j := s.judge_repeats) is not None:
+                row[f"{k}_repeats"] = j.repeats
+                row[f"{k}_noise_share"] = j.noise_share
+            if s is not None and (h := s.human_corrected) is not None:
+                # its own column beside the raw score, never in its place: ranks stay the judge's
+                row[f"{k}{HUMAN}"] = h.value
+                row[f"{k}{HUMAN}_ci_low"] = h.ci_low
+                row[f"{k}{HUMAN}_ci_high"] = h.ci_high
+                row[f"{k}{HUMAN}_n"] = h.n_labels
+                row[f"{k}{HUMAN}_raw"] = h.raw
         row["rank"] = ranks.get((e.board_id, e.model_label))
         rows.append(row)
     df = pd.DataFrame(rows)

@@ -20,10 +20,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.board.leaderboard import Leaderboard
+from benchmark.board.leaderboard import HUMAN, Leaderboard
 from benchmark.board.trust import trust_text, trusts
 from benchmark.core import stats
 from benchmark.core.exports import write_csv
+from benchmark.core.results import RANDOM_SAMPLE_CAVEAT
 from benchmark.core.stats import MISSING, fmt_score
 from benchmark.families import REGISTRY, MetricFamily
 
@@ -63,7 +64,17 @@ def fmt_ci(row: pd.Series, key: str) -> str:
 
 
 def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:
-    return fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
+    text = fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
+    if key.endswith(HUMAN) and text != MISSING:
+        text += f" n={int(row[f'{key}_n'])}"  # the human labels it stands on
+    return text
+
+
+def score_label(family: MetricFamily, key: str) -> str:
+    """A column's header: the family's label, and for a human-corrected column that it is."""
+    if key.endswith(HUMAN):
+        return f"{family.label(key.removesuffix(HUMAN))} (human-corrected)"
+    return family.label(key)
 
 
 def fmt_params(value: object) -> str:
@@ -85,7 +96,13 @@ def score_keys(df: pd.DataFrame, family: MetricFamily) -> list[str]:
         for c in df.columns
         if c.endswith("_ci_low") and c.removesuffix("_ci_low") not in keys
     )
-    return keys + extra
+    human = [k for k in extra if k.endswith(HUMAN)]
+    out = []
+    for k in keys + [k for k in extra if k not in human]:
+        out.append(k)
+        if f"{k}{HUMAN}" in human:  # beside its raw score
+            out.append(f"{k}{HUMAN}")
+    return out
 
 
 def entry_cells(r: pd.Series) -> dict[str, object]:
@@ -114,7 +131,7 @@ def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd
                 "rank": str(r["kind"])
                 if is_reference(r)
                 else (MISSING if pd.isna(r["rank"]) else int(r["rank"])),
-                **{family.label(k): fmt_cell(r, k, ci) for k in keys},
+                **{score_label(family, k): fmt_cell(r, k, ci) for k in keys},
                 "queries": int(r["queries"]),
                 "n": int(r["n"]),
                 "failed": int(r["failed"]),
@@ -151,6 +168,7 @@ def terminal_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
     task and judge profile are in the board's title."""
     view = display_frame(df, family)
     shown = {family.label(c.key) for c in family.columns if c.default_shown}
+    shown |= {score_label(family, f"{c.key}{HUMAN}") for c in family.columns}
     keep = [
         "rank", "model", "setting", "size", *[c for c in view.columns if c in shown], "queries", "n", "failed"
     ]  # fmt: skip
@@ -209,7 +227,45 @@ def print_leaderboard(
 
 def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
     """The judge card's lines (and banner) for one board's rows, then its failure warnings."""
-    return [line for t in trusts(family, board) for line in trust_text(t)] + failure_lines(family, board)
+    return (
+        [line for t in trusts(family, board) for line in trust_text(t)]
+        + failure_lines(family, board)
+        + human_label_lines(family, board)
+        + noise_lines(family, board)
+    )
+
+
+def noise_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
+    """Under a board judged with repeats (``--judge-repeats``): how much of each entry's
+    interval on the ranked score is the judge's own noise."""
+    out = []
+    for _, r in board.iterrows():
+        key = r["ranked_by"]
+        n = r.get(f"{key}_repeats")
+        if n is None or pd.isna(n):
+            continue
+        share = r.get(f"{key}_noise_share")
+        said = "not measurable" if share is None or pd.isna(share) else f"{float(share):.0%}"
+        out.append(
+            f"Judge noise: {r['model']}: each judgement asked {int(n)} times; the judge's own noise makes "
+            f"{said} of the variance of its {family.label(key)} mean (interval: queries, then repeats, "
+            "resampled; ranks from the same two-level test)."
+        )
+    return out
+
+
+def human_label_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
+    """Under a board with human-corrected columns: what they are, and the condition their
+    intervals rest on, which nothing in the labels file can show (the units were sampled at random)."""
+    keys = [c.removesuffix("_n") for c in board.columns if c.endswith(f"{HUMAN}_n")]
+    keys = [k for k in keys if board[k].notna().any()]
+    if not keys:
+        return []
+    names = ", ".join(score_label(family, k) for k in keys)
+    return [
+        f"Note: {names}: the judge's score corrected with human labels of its units (prediction-powered "
+        f"inference, PPI++; n = labels), beside the judge's own; {RANDOM_SAMPLE_CAVEAT}. Ranks are the judge's."
+    ]
 
 
 def failure_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:

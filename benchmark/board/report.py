@@ -21,6 +21,15 @@ def _score_parts(score: Score | None) -> tuple[float | None, float | None, float
 MAX_COLUMNS = 10
 
 
+def _cells(score: Score | None, human: bool) -> list[str]:
+    """A score's cell, and its human-corrected one (with the labels it stands on) when asked."""
+    cells = [fmt_score(*_score_parts(score))]
+    if human:
+        h = score.human_corrected if score is not None else None
+        cells.append("—" if h is None else f"{fmt_score(h.value, h.ci_low, h.ci_high)} n={h.n_labels}")
+    return cells
+
+
 def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
     fam = REGISTRY[family_id]
     computed = [c for c in fam.columns if any(c.key in r.scores for r in results)]
@@ -39,8 +48,14 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
     )
     for col in ("model", "task", "judge profile"):
         table.add_column(col)
+    # a score corrected with human labels (--human-labels) gets its own column beside it
+    human = {
+        k for k in keys if any((s := r.scores.get(k)) is not None and s.human_corrected for r in results)
+    }
     for k in keys:
         table.add_column(fam.label(k), justify="right")
+        if k in human:
+            table.add_column(f"{fam.label(k)} (human-corrected)", justify="right")
     table.add_column("queries", justify="right")
     table.add_column("n", justify="right")
     table.add_column("failed", justify="right")
@@ -53,7 +68,7 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
                     r.model.label,
                     f"{r.task.id}@{r.task.version}",
                     r.profile_id,
-                    *[fmt_score(*_score_parts(r.scores.get(k))) for k in keys],
+                    *[cell for k in keys for cell in _cells(r.scores.get(k), k in human)],
                     str(r.task.queries.n),
                     str(ranked.n if ranked is not None else 0),
                     str(ranked.failed if ranked is not None else len(r.failed_queries)),

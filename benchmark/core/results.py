@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from benchmark.core import paths, stats
 from benchmark.core.version import __version__
@@ -59,6 +59,45 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: what every human-corrected figure says of itself (the interval's guarantee rests on it)
+RANDOM_SAMPLE_CAVEAT = (
+    "valid only if the labelled units are a random sample of all the units the judge labelled"
+)
+
+
+class HumanCorrected(_Strict):
+    """A score corrected with human labels of some of its units (``--human-labels``):
+    prediction-powered inference (PPI++, :func:`benchmark.core.ppi.corrected_mean`) over the
+    units of the queries that have the score, each unit weighted 1 / its query's units."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    raw: float = Field(
+        description="the judge's own weighted unit mean over the same units (queries without units, "
+        "e.g. an answer with no claims, are left out of both)"
+    )
+    n_labels: int = Field(description="units with a human label")
+    n_units: int = Field(description="units in all, labelled or not")
+    unit: str = Field(description="what was labelled: claim, nugget, …")
+    confidence: float
+    labels_file: str = Field(description="the labels file's name and sha256")
+    caveat: str = RANDOM_SAMPLE_CAVEAT
+
+
+class JudgeRepeats(_Strict):
+    """A score judged ``repeats`` times per query by a sampled judge (``--judge-repeats``):
+    its value is the mean of the per-query repeat means and its interval the two-level
+    bootstrap (queries, then repeats; :mod:`benchmark.core.repeats`); this says how many
+    repeats there were and how much of the mean's variance the judge's own noise makes."""
+
+    repeats: int
+    noise_share: float | None = Field(
+        description="share of the mean's variance the judge's noise makes (0: none, 1: all; null: "
+        "not measurable, fewer than two queries with repeats)"
+    )
+
+
 class Score(_Strict):
     """A macro-average over queries with a bootstrap confidence interval."""
 
@@ -79,6 +118,22 @@ class Score(_Strict):
     ci_method: str | None = Field(
         default=None, description="BCa, percentile, constant, or null (no interval)"
     )
+    human_corrected: HumanCorrected | None = Field(
+        default=None, description="the score corrected with human labels of its units (--human-labels)"
+    )
+    judge_repeats: JudgeRepeats | None = Field(
+        default=None, description="the interval and noise share over the judge's repeats (--judge-repeats)"
+    )
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Absent, the optional figures are not written: a result scored without them is the
+        file it was before they existed (published results recompute key for key)."""
+        out = handler(self)
+        for key in ("human_corrected", "judge_repeats"):
+            if out.get(key) is None:
+                out.pop(key, None)
+        return out
 
 
 class RAGSetting(_Strict):
@@ -215,6 +270,17 @@ class QueryScores(_Strict):
     unreachable: bool = Field(
         default=False, description="the judge could not be reached for some of this query's judgements"
     )
+    repeats: dict[str, list[float | None]] | None = Field(
+        default=None,
+        description="--judge-repeats: per score, its value in each repeat (``scores`` holds their mean)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if out.get("repeats") is None:
+            out.pop("repeats", None)
+        return out
 
 
 class TaskResult(_Strict):

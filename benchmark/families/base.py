@@ -33,7 +33,14 @@ from dataclasses import dataclass, field
 from types import ModuleType, UnionType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from benchmark.core.errors import InputError, Problem
 
@@ -81,6 +88,20 @@ class QueryTrace(BaseModel):
         description="the judge gave no reply at all while this query was scored (down, timed out): its "
         "failures are re-scored by the next run instead of kept",
     )
+
+    repeat_scores: list[dict[str, float | None]] = Field(
+        default_factory=list,
+        description="--judge-repeats N: the scores of repeats 1 .. N-1 of every judgement (this trace is "
+        "repeat 0); not written when empty",
+    )
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without repeats a trace is written as before they existed."""
+        out = handler(self)
+        if not out.get("repeat_scores"):
+            out.pop("repeat_scores", None)
+        return out
 
     @property
     def failed(self) -> bool:
@@ -244,6 +265,31 @@ class ScoringInputs:
 Item = tuple[str, str, str]
 
 
+@dataclass(frozen=True)
+class UnitLabels:
+    """What a score that is a weighted mean of unit labels averages, as a human-labels file
+    (``--human-labels``, docs/human-labels.md) must label it: the unit (nugget, claim), how a
+    unit id is written, and what a label of 1 means.  A family declares it per score in
+    :attr:`FamilyScorer.labelled_units`, so the platform can correct the score with human
+    labels (prediction-powered inference) without knowing the family."""
+
+    unit: str
+    #: how the file writes a unit's id (the trace's own id of the unit)
+    unit_id: str
+    #: what a label means: 1 for ..., 0 for ...
+    label: str
+
+
+@dataclass(frozen=True)
+class LabelledUnit:
+    """One unit of one query as the judge labelled it, with the weight that makes the weighted
+    unit mean the score's query macro-average (1 / the query's units)."""
+
+    unit_id: str
+    judge: float
+    weight: float
+
+
 @dataclass
 class Prepared:
     """What a family resolved once per task before scoring: its state, its notes, and
@@ -376,6 +422,17 @@ class FamilyScorer(FamilyDeclaration):
     #: :meth:`recompute` call
     pipeline: ClassVar[ModuleType]
     scores: ClassVar[ModuleType]
+
+    #: the scores that are a weighted mean of unit labels, by score key, and what their unit
+    #: is: the scores ``--human-labels`` corrects (:meth:`score_units` reads the units)
+    labelled_units: ClassVar[dict[str, UnitLabels]] = {}
+
+    def score_units(self, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
+        """The units of score ``key`` in one query's trace with the judge's label of each, so
+        that the score is the mean over queries of the weighted unit labels; ``None`` where
+        the query has no value for the score (a failure, or the score does not apply).  Only
+        for the keys of :attr:`labelled_units`; none by default."""
+        return None
 
     def not_applicable(self, inputs: ScoringInputs) -> str | None:
         """Why this family does not apply to a job's answers at all, or ``None``: a family that

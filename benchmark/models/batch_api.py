@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.core import paths
-from benchmark.models.cache import ModelCallCache, content_hash
+from benchmark.models.cache import ModelCallCache, content_hash, repeat_payload
 from benchmark.models.llm import LLMUnavailable, Messages, OpenAILLM, call_payload
 from benchmark.models.profiles import LLMSpec
 
@@ -292,7 +292,8 @@ class BatchLLM(OpenAILLM):
                 errors[custom_id] = f"malformed reply body: {exc}"
                 return
             replies[custom_id] = text
-            self._keep(call_payload(bodies[custom_id][0], params), text)
+            # under the key generate() looks it up by: repeat r of a judgement keys its repeat
+            self._keep(repeat_payload(call_payload(bodies[custom_id][0], params)), text)
             return
         error = row.get("error") or {}
         errors[custom_id] = (

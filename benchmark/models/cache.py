@@ -63,6 +63,38 @@ def current_stage() -> str:
     return _STAGE.get() or "(no stage)"
 
 
+_REPEAT: contextvars.ContextVar[int] = contextvars.ContextVar("groundcover_judge_repeat", default=0)
+
+#: how far apart two repeats' seeds are, so that repeat r's seeds never meet repeat 0's
+#: self-consistency seeds (0 .. n-1, :func:`benchmark.models.llm.sample`)
+REPEAT_SEED_STRIDE = 1_000_003
+
+
+@contextlib.contextmanager
+def judge_repeat(index: int) -> Iterator[None]:
+    """Ask the sampled judge's calls inside as repeat ``index`` of each judgement
+    (``--judge-repeats``): another seed and another cache entry per repeat, so N repeats
+    are N draws of the judge, each cached.  Repeat 0 is today's call, key for key."""
+    if index < 0:
+        raise ValueError("a repeat index is 0 or more")
+    token = _REPEAT.set(index)
+    try:
+        yield
+    finally:
+        _REPEAT.reset(token)
+
+
+def current_repeat() -> int:
+    return _REPEAT.get()
+
+
+def repeat_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` keyed by the current repeat: unchanged for repeat 0 (existing caches and
+    published results keep their keys), with ``repeat`` added from repeat 1 on."""
+    r = _REPEAT.get()
+    return payload if r == 0 else {**payload, "repeat": r}
+
+
 class Planner(Protocol):
     """What stands in for the models in a dry run: told of every request the cache cannot
     answer, it returns a placeholder instead of calling the model (nothing is computed and

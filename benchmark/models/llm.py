@@ -40,7 +40,15 @@ from typing import Any, Protocol
 
 from benchmark.core import paths
 from benchmark.models import local_models
-from benchmark.models.cache import ModelCallCache, canonical_json, content_hash, default_cache
+from benchmark.models.cache import (
+    REPEAT_SEED_STRIDE,
+    ModelCallCache,
+    canonical_json,
+    content_hash,
+    current_repeat,
+    default_cache,
+    repeat_payload,
+)
 from benchmark.models.profiles import LLMSpec
 
 log = logging.getLogger(__name__)
@@ -108,10 +116,11 @@ class _CachedLLM:
     def _params(
         self, max_new_tokens: int | None, temperature: float | None, seed: int | None
     ) -> dict[str, Any]:
+        # repeat r of a judgement (--judge-repeats) draws with its own seed; repeat 0 is unchanged
         return {
             "max_new_tokens": max_new_tokens or self.spec.max_new_tokens,
             "temperature": self.spec.temperature if temperature is None else temperature,
-            "seed": self.spec.seed if seed is None else seed,
+            "seed": (self.spec.seed if seed is None else seed) + current_repeat() * REPEAT_SEED_STRIDE,
         }
 
     def generate(
@@ -124,7 +133,7 @@ class _CachedLLM:
     ) -> list[str]:
         """Cached, batched generation (``spec.batch_size`` conversations per model call)."""
         params = self._params(max_new_tokens, temperature, seed)
-        payloads = [call_payload(m, params) for m in requests]
+        payloads = [repeat_payload(call_payload(m, params)) for m in requests]
         try:
             return self.cache.cached_batch(
                 NAMESPACE,

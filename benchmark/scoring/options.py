@@ -5,7 +5,9 @@ Declared once, as a typed model: the command-line flags (``--seed``, ``--query-b
 the way a family's flags are generated from its settings (:class:`FamilySettings`), so a
 default cannot differ between ``benchmark score``, ``benchmark.score(...)`` and a test.
 None of these options changes a score except ``seed`` and ``bootstrap_resamples`` (the
-intervals), which every result records under ``statistics``.
+intervals), which every result records under ``statistics``; ``human_labels`` adds a
+corrected figure beside a score and ``judge_repeats`` an interval over the judge's repeats,
+never changing the score itself.
 """
 
 from __future__ import annotations
@@ -57,11 +59,23 @@ class RunOptions(Options):
         "the result is incomplete: written, kept off boards, exit status 3, completed by re-running",
     )
     results_dir: Path = option(Path("results"), "where result files go")
+    human_labels: Path | None = option(
+        None,
+        "a file of human labels of some of the units the judge labelled (CSV or JSON lines: query_id, "
+        "unit_id, label; docs/human-labels.md): each score that is a mean of unit labels gets a corrected "
+        "mean and interval beside the judge's (prediction-powered inference). The labelled units must be a "
+        "random sample",
+    )
+    judge_repeats: int = option(
+        1,
+        "ask a sampled LLM judge each judgement this many times (seeded, each repeat cached apart); "
+        "intervals and ranks then include the judge's own noise, and the board reports its share",
+    )
     bootstrap_resamples: int = option(stats.BOOTSTRAP_RESAMPLES, "bootstrap resamples", cli=False)
     #: the command line recorded in every result (``None`` from the library)
     command: str | None = option(None, "the command recorded in results", cli=False)
 
-    @field_validator("query_batch")
+    @field_validator("query_batch", "judge_repeats")
     @classmethod
     def _batch(cls, value: int) -> int:
         if value < 1:

@@ -26,7 +26,9 @@ from tqdm.auto import tqdm
 from benchmark.core import stats
 from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
 from benchmark.core.errors import IncompleteResults, InputError, Problem, rel
+from benchmark.core.repeats import mean_ci_repeats, noise_share
 from benchmark.core.results import (
+    JudgeRepeats,
     ModelInfo,
     QueryScores,
     QuerySet,
@@ -52,9 +54,10 @@ from benchmark.families.base import (
 )
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import example_copies
-from benchmark.models.cache import content_hash
+from benchmark.models.cache import content_hash, judge_repeat
 from benchmark.models.cards import load_card
 from benchmark.models.structured import watch_unreachable
+from benchmark.scoring.human_labels import correct_scores, read_human_labels, require_ppi
 from benchmark.scoring.options import RunOptions
 from benchmark.tasks import Task
 
@@ -155,6 +158,9 @@ def score_task(
     settings = settings or family.settings_model()
     opts = options or RunOptions()
     started, t0 = now_iso(), time.perf_counter()
+    if opts.human_labels is not None:
+        read_human_labels(opts.human_labels)  # a bad labels file fails before any model is asked
+        require_ppi()
     qids = queries_to_score(task, list(answers), family.scorable_queries(task, inputs))
     out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
     with watch_unreachable() as unreachable:
@@ -173,14 +179,26 @@ def score_task(
         )
     t_prepare = time.perf_counter() - t0
 
+    if pool is not None and opts.judge_repeats > 1:
+        raise InputError(
+            Problem(
+                "command line", "is not supported with --ray yet: run without --ray", field="--judge-repeats"
+            )
+        )
     refuse_to_overwrite(out_file, judges.profile.resolved(), settings)
     with exclusive(out_file, what="this result"):
         checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
         done = checkpoint.load()
         run_key, item_keys = keys(family, task, answers, qids, judges, prepared, settings)
         # a query whose judge was not reached is scored again: the judge may be back
+        # and one judged another number of times (--judge-repeats) is judged again: repeat 0
+        # and every repeat already asked come back from the cache
         todo = [
-            q for q in qids if done.get(q, {}).get("item_key") != item_keys[q] or done[q].get("unreachable")
+            q
+            for q in qids
+            if done.get(q, {}).get("item_key") != item_keys[q]
+            or done[q].get("unreachable")
+            or len(done[q].get("repeat_scores") or ()) != opts.judge_repeats - 1
         ]
         log.info(
             "%s %s: %d queries to score (%d already done)",
@@ -193,7 +211,7 @@ def score_task(
         texts = task.query_texts()
         items = [[(q, texts[q], answers[q]) for q in batch] for batch in batches]
         if pool is None:
-            scored = _in_process(family, prepared, settings, items)
+            scored = _in_process(family, prepared, settings, items, opts.judge_repeats)
         else:
             # one key per (job, family): a worker prepares again for the next job, whose inputs
             # (the evidence a RAG answer was given) differ though the run key does not
@@ -245,11 +263,33 @@ def score_items(
 
 
 def _in_process(
-    family: MetricFamily, prepared: Any, settings: FamilySettings, batches: list[list[Item]]
+    family: MetricFamily,
+    prepared: Any,
+    settings: FamilySettings,
+    batches: list[list[Item]],
+    repeats: int = 1,
 ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
     """Each batch scored here, in order, as one ``score_batch`` call so its models see batches."""
     for items in batches:
-        yield [q for q, _, _ in items], score_items(family, prepared, settings, items)
+        yield [q for q, _, _ in items], score_repeats(family, prepared, settings, items, repeats)
+
+
+def score_repeats(
+    family: MetricFamily, prepared: Any, settings: FamilySettings, items: list[Item], repeats: int
+) -> list[dict[str, Any]]:
+    """One batch judged ``repeats`` times (``--judge-repeats``): repeat 0 is the trace, as
+    without repeats; repeats 1 .. N-1 ask the sampled judge again, each with its own seed
+    and cache entries (:func:`benchmark.models.cache.judge_repeat`), and leave their
+    scores in the trace's ``repeat_scores``. A deterministic judge (the entailment model)
+    answers every repeat alike, so its noise share is 0."""
+    rows = score_items(family, prepared, settings, items)
+    for r in range(1, repeats):
+        with judge_repeat(r):
+            again = score_items(family, prepared, settings, items)
+        for row, other in zip(rows, again, strict=True):
+            row.setdefault("repeat_scores", []).append(other["scores"])
+            row["unreachable"] = row["unreachable"] or other["unreachable"]
+    return rows
 
 
 def _checkpoint_batches(
@@ -328,15 +368,34 @@ def aggregate(
     per_query = [
         QueryScores(
             query_id=t.query_id,
-            scores=t.scores,
+            scores=repeat_means(repeats) if (repeats := repeat_values(t)) else t.scores,
             counts=t.counts,
             failures=t.failures,
             failed=t.failed,
             unreachable=t.unreachable,
+            repeats=repeats,
         )
         for t in traces
     ]
     scores = score_summaries(family, per_query, opts)
+    noisy = {k: s.judge_repeats for k, s in scores.items() if s.judge_repeats is not None}
+    if noisy:
+        shares = ", ".join(
+            f"{family.label(k)} {'n/a' if j.noise_share is None else f'{j.noise_share:.0%}'}"
+            for k, j in noisy.items()
+        )
+        n = max(j.repeats for j in noisy.values())
+        notes = [
+            *notes,
+            f"judge repeats: each judgement asked {n} times; intervals resample queries, then repeats; the "
+            f"judge's noise makes this share of each mean's variance: {shares}",
+        ]
+    if opts.human_labels is not None:
+        # after the raw summaries, never instead of them: the corrected figure stands beside
+        notes = [
+            *notes,
+            *correct_scores(family, task.id, traces, read_human_labels(opts.human_labels), scores),
+        ]
     failures: dict[str, int] = {}
     copies: dict[str, int] = {}
     counts: dict[str, int] = {}
@@ -383,6 +442,23 @@ def aggregate(
     )
 
 
+def repeat_values(trace: QueryTrace) -> dict[str, list[float | None]] | None:
+    """Per score, its value in each repeat of the judge (repeat 0 first); ``None`` without repeats."""
+    if not trace.repeat_scores:
+        return None
+    keys = sorted({k for s in (trace.scores, *trace.repeat_scores) for k in s})
+    return {k: [s.get(k) for s in (trace.scores, *trace.repeat_scores)] for k in keys}
+
+
+def repeat_means(repeats: dict[str, list[float | None]]) -> dict[str, float | None]:
+    """A query's score over its repeats: the mean of the repeats that have one."""
+    out: dict[str, float | None] = {}
+    for k, values in repeats.items():
+        known = [v for v in values if v is not None]
+        out[k] = sum(known) / len(known) if known else None
+    return out
+
+
 def score_summaries(
     family: MetricFamily, per_query: Sequence[QueryScores], opts: RunOptions
 ) -> dict[str, Score]:
@@ -403,7 +479,16 @@ def score_summaries(
         if all(v is None for v in values):
             continue
         undetermined = [pq for pq in per_query if pq.failures and pq.scores.get(k) is None]
-        score = bootstrap_score(values, seed=opts.seed, n_resamples=opts.bootstrap_resamples)
+        repeats = {pq.query_id: pq.repeats[k] for pq in per_query if pq.repeats and k in pq.repeats}
+        if repeats:
+            # the interval holds the judge's own noise: queries resampled, then their repeats
+            ci = mean_ci_repeats(repeats, seed=opts.seed, n_resamples=opts.bootstrap_resamples)
+            score = Score(value=ci.value, ci_low=ci.low, ci_high=ci.high, n=ci.n, ci_method=ci.method)
+            score.judge_repeats = JudgeRepeats(
+                repeats=max(len(v) for v in repeats.values()), noise_share=noise_share(repeats)
+            )
+        else:
+            score = bootstrap_score(values, seed=opts.seed, n_resamples=opts.bootstrap_resamples)
         score.failed = len(undetermined)
         score.unreachable = sum(pq.unreachable for pq in undetermined)
         out[k] = score

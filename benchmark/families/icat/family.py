@@ -11,11 +11,13 @@ from benchmark.families.base import (
     FamilySettings,
     InputFile,
     JudgeRole,
+    LabelledUnit,
     MetricFamily,
     Prepared,
     QueryTrace,
     ScoreColumn,
     ScoringInputs,
+    UnitLabels,
     option,
 )
 from benchmark.families.icat import formulas, pipeline, scores, views
@@ -121,6 +123,21 @@ class ICATFamily(MetricFamily):
             default_shown=False,
         ),
     )
+
+    labelled_units: ClassVar[dict[str, UnitLabels]] = {
+        "s_fact": UnitLabels(
+            "claim",
+            "the trace's claim_id (c1, c2, … within the query)",
+            "1: the claim is supported by the corpus (grounded), 0: it is not",
+        )
+    }
+
+    def score_units(self, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
+        """S_fact's claims, each labelled grounded (1) or not (0) by the judge."""
+        if key not in self.labelled_units or not isinstance(trace, ICATTrace):
+            return None
+        units = scores.claim_units(trace)
+        return None if units is None else [LabelledUnit(*u) for u in units]
 
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         assert isinstance(settings, ICATSettings)

@@ -60,3 +60,13 @@ def covered_counts(tr: ICATTrace) -> dict[str, int]:
 
 
 SCORE_KEYS = ("s_fact", *(f"{p}_{v}" for v in formulas.VARIANTS for p in ("s_coverage", "icat")))
+
+
+def claim_units(tr: ICATTrace) -> list[tuple[str, float, float]] | None:
+    """(claim id, 1 if grounded else 0, 1 / claims) for S_fact of one answer: the score is
+    the sum of label × weight, so a human label of the same claims can correct it
+    (``--human-labels``).  ``None`` where the query failed; an answer without claims has
+    S_fact 0 but no unit to label, and is left out of the corrected figure."""
+    if query_failed(tr) or not tr.claims:
+        return None
+    return [(c.claim_id, 1.0 if c.grounded else 0.0, 1.0 / len(tr.claims)) for c in tr.claims]

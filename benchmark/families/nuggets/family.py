@@ -12,10 +12,13 @@ from benchmark.families.base import (
     FamilySettings,
     InputFile,
     JudgeRole,
+    LabelledUnit,
     MetricFamily,
     Prepared,
+    QueryTrace,
     ScoreColumn,
     ScoringInputs,
+    UnitLabels,
     option,
 )
 from benchmark.families.nuggets import pipeline, scores, views
@@ -130,6 +133,23 @@ class NuggetsFamily(MetricFamily):
         ScoreColumn("all_strict", "all (strict)", "share of all nuggets the answer supports"),
         ScoreColumn("all_partial", "all (partial)", "the same over all nuggets, partial support counting ½"),
     )
+
+    labelled_units: ClassVar[dict[str, UnitLabels]] = {
+        key: UnitLabels(
+            "nugget",
+            "the nugget's nugget_id as the trace records it (e.g. 175/n1)",
+            "1: the answer supports the nugget, 0: it does not (partial support is 0, as in the strict scores)",
+        )
+        for key in scores.STRICT_UNITS
+    }
+
+    def score_units(self, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
+        """The strict scores' nuggets (vital ones for vital_strict), each labelled supported
+        (1) or not (0) by the assignment judge."""
+        if key not in self.labelled_units or not isinstance(trace, NuggetsTrace):
+            return None
+        units = scores.strict_units(trace, key)
+        return None if units is None else [LabelledUnit(*u) for u in units]
 
     def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
         if inputs.files.get("nuggets"):

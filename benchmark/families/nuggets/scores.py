@@ -20,3 +20,20 @@ def trace_scores(trace: NuggetsTrace) -> dict[str, float | None]:
         [n.assignment for n in trace.nuggets],
         compatible=trace.nuggetizer_compatible,
     )
+
+
+#: the strict scores and the importance of the nuggets each averages (``None``: every nugget)
+STRICT_UNITS: dict[str, str | None] = {"vital_strict": "vital", "all_strict": None}
+
+
+def strict_units(trace: NuggetsTrace, key: str) -> list[tuple[str, float, float]] | None:
+    """(nugget id, the judge's strict credit, 1 / nuggets counted) for a strict score of one
+    answer: its value is the sum of credit × weight, so a human label of the same nuggets
+    can correct it (``--human-labels``).  ``None`` where the score has no value."""
+    if trace_scores(trace).get(key) is None:
+        return None
+    wanted = STRICT_UNITS[key]
+    counted = [n for n in trace.nuggets if wanted is None or n.importance == wanted]
+    return [
+        (n.nugget_id, formulas.credit(str(n.assignment), strict=True), 1.0 / len(counted)) for n in counted
+    ]
