@@ -21,11 +21,13 @@ from benchmark.metaeval.rankings import (
     RankingRun,
     write_card,
 )
-from benchmark.metaeval.systems import Scores
 
-if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
+if (
+    TYPE_CHECKING
+):  # imported where used: scipy.stats and the boards' readers, which every command would pay for
     from benchmark.core.stats import Interval
     from benchmark.metaeval.measures import Correlation, DimensionAgreement, RankAgreement
+    from benchmark.metaeval.systems import Scores
 
 __all__ = [
     "HUMAN_MEASURE",
@@ -35,7 +37,6 @@ __all__ = [
     "MetricComparison",
     "RankingOptions",
     "RankingRun",
-    "Scores",
     "compare_metric",
     "parse_measure",
     "ranking_card",
