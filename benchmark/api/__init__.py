@@ -9,7 +9,10 @@ list of dicts), :func:`evaluate` generates them with a model first, :func:`plan`
 a scoring run would ask without computing anything.  Each is the very run the command line
 makes (``benchmark score``, ``benchmark evaluate``, ``--dry-run``): the same checks before
 any model loads, result files, checkpoints, cache and resume; the command line only
-parses flags into these calls and prints what they return.  Bad input raises
+parses flags into these calls and prints what they return.  The other commands are calls
+here too: :func:`judge_card` (``benchmark judge-card``), :func:`compare_metric`,
+:func:`rater_agreements` and :func:`ranking_card` (``benchmark meta-eval``),
+:func:`list_tasks` and :func:`export_lm_eval` (``benchmark tasks``).  Bad input raises
 :class:`InputError` with the one-line message the command line prints.
 """
 
@@ -17,8 +20,11 @@ from __future__ import annotations
 
 from benchmark.api.config import ScoringConfig
 from benchmark.api.evaluate import EvaluationPlan, Sweep, evaluate, plan_evaluation, run_evaluation
+from benchmark.api.judge_card import judge_card
+from benchmark.api.meta_eval import RankingOptions, compare_metric, ranking_card, rater_agreements
 from benchmark.api.results import Results
 from benchmark.api.score import plan, score
+from benchmark.api.tasks import export_lm_eval, list_tasks
 from benchmark.core.errors import IncompleteResults, InputError, Problem
 from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile, list_profiles, load_profile
 from benchmark.scoring.dry_run import DryRun, print_plan
@@ -36,19 +42,26 @@ __all__ = [
     "Job",
     "JudgeProfile",
     "Problem",
+    "RankingOptions",
     "RayOptions",
     "Results",
     "RunOptions",
     "ScoringConfig",
     "Sweep",
     "Task",
+    "compare_metric",
     "evaluate",
+    "export_lm_eval",
+    "judge_card",
     "list_profiles",
+    "list_tasks",
     "load_profile",
     "load_task",
     "plan",
     "plan_evaluation",
     "print_plan",
+    "ranking_card",
+    "rater_agreements",
     "run_evaluation",
     "score",
 ]

@@ -10,27 +10,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.board.leaderboard import load_entries
+from benchmark.api.meta_eval import RESAMPLES, TOP_K
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem
-from benchmark.families import REGISTRY
 
-if TYPE_CHECKING:  # imported where used: it loads scipy.stats, which every command would pay for
-    from benchmark.metaeval import measures as meta_eval
-
-from benchmark.metaeval.systems import (
-    Scores,
-    align_human,
-    align_systems,
-    compare,
-    item_lengths,
-    metric_scores,
-    read_human,
-    read_ratings,
-    rouge_against_gold,
-    summarise,
-    trec_against_runs,
-)
+if TYPE_CHECKING:
+    from benchmark.api.meta_eval import MetricComparison, RankingRun, Scores
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,15 +52,32 @@ def register(sub: argparse._SubParsersAction) -> None:
         ],
     )
     # -- ranking cards (benchmark.metaeval.rankings): `benchmark meta-eval rankings ...` --
-    from benchmark.metaeval import rankings
-
     p.add_argument(
         "view",
         nargs="?",
         choices=["rankings"],
         help="rankings: a ranking card — a judge's system ranking against the human one on a public set",
     )
-    rankings.add_arguments(p)
+    p.add_argument("--set", default="dl19", help="rankings: the public set (dl19)")
+    p.add_argument("--grades", help="rankings: an EXAM++ graded-paragraph file instead of --set's")
+    p.add_argument("--data-dir", help="rankings: a folder with <set>/<file> copies (offline)")
+    p.add_argument("--grader", help="rankings: the file's grader (as `benchmark exam score-grades --grader`)")
+    p.add_argument(
+        "--family",
+        help="rankings: the metric family that ranks the file's runs (default: the one that reads it)",
+    )
+    p.add_argument(
+        "--min-rating",
+        type=int,
+        help="rankings: least self-rating that answers (default: the set's, 3 for dl19)",
+    )
+    p.add_argument("--rank-cutoff", type=int, default=20, help="rankings: a run's top N counts for EXAM (20)")
+    p.add_argument("--top-k", type=int, default=TOP_K, help=f"rankings: k of the top-k overlap ({TOP_K})")
+    p.add_argument(
+        "--resamples", type=int, default=RESAMPLES, help=f"rankings: bootstrap resamples ({RESAMPLES})"
+    )
+    p.add_argument("--autojudge-python", help="rankings: a Python with autojudge-evaluate, for τ_AP")
+    p.add_argument("--card-out", help="rankings: write the ranking card (YAML) here")
     # -- end of ranking cards --
     p.add_argument("--metric", help="family:score, e.g. icat:icat_m")
     p.add_argument(
@@ -97,41 +99,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def parse_measure(text: str, flag: str) -> tuple[str, str]:
-    family, _, key = text.partition(":")
-    if family not in REGISTRY or not key or REGISTRY[family].column(key) is None:
-        known = ", ".join(f"{f}:{c.key}" for f, fam in REGISTRY.items() for c in fam.columns)
-        raise InputError(
-            Problem("command line", f"{text!r} is not a family:score; known: {known}", field=flag)
-        )
-    return family, key
-
-
 def _ratings_report(args: argparse.Namespace) -> int:
-    from benchmark.metaeval import measures as meta_eval
+    from benchmark.api.meta_eval import rater_agreements
 
-    path = Path(args.ratings)
-    by_dim = read_ratings(path, args.judge_rater)  # every row checked before anything is read from it
-    lengths = item_lengths(path)
+    rows = rater_agreements(args.ratings, args.judge_rater)
     console = Console(width=160)  # eleven columns: never wrap their headers
-    table = Table(title=Text(f"judge {args.judge_rater!r} vs human raters ({path.name})"))
+    table = Table(title=Text(f"judge {args.judge_rater!r} vs human raters ({Path(args.ratings).name})"))
     for col in (
         "dimension", "items", "α humans", "α + judge", "α + length",
         "ρ judge", "p", "ρ length", "p", "partial ρ judge | length", "p",
     ):  # fmt: skip
         table.add_column(col, justify="left" if col == "dimension" else "right")
     f = lambda v, spec=".3f": "—" if v is None else format(v, spec)  # noqa: E731
-    rows = [(dim, *by_dim[dim], lengths) for dim in sorted(by_dim)]
-    if len(by_dim) > 1:  # every (item, dimension) a unit: the overall agreement
-        pooled: dict[str, dict[str, float]] = {}
-        for dim, (humans, _) in by_dim.items():
-            for rater, items in humans.items():
-                pooled.setdefault(rater, {}).update({f"{i}\x1f{dim}": v for i, v in items.items()})
-        judged_all = {f"{i}\x1f{dim}": v for dim, (_, judged) in by_dim.items() for i, v in judged.items()}
-        lengths_all = {u: lengths[u.split("\x1f")[0]] for u in judged_all if u.split("\x1f")[0] in lengths}
-        rows.append(("all dimensions (pooled)", pooled, judged_all, lengths_all))
-    for dim, humans, judged, lens in rows:
-        a = meta_eval.rater_agreement(humans, judged, lens, dim)
+    for dim, a in rows:
         table.add_row(
             dim, str(a.items), f(a.alpha_humans), f(a.alpha_with_judge), f(a.alpha_with_length),
             f(a.spearman_judge.spearman), f(a.spearman_judge.spearman_p, ".2g"),
@@ -149,28 +129,24 @@ def _ratings_report(args: argparse.Namespace) -> int:
 def systems_table(metric: str, scores: Scores, seed: int) -> Table:
     """The metric's systems: mean with its bootstrap CI, and the rank from paired
     permutation tests (Holm–Bonferroni over each system's comparisons)."""
+    from benchmark.api.meta_eval import system_ranks
     from benchmark.core import stats
 
-    ranks = stats.paired_ranks(scores, seed=seed)
     table = Table(
         title=Text(f"{metric}: systems (95% bootstrap CI; rank = 1 + systems significantly better, Holm)")
     )
     for col in ("rank", "system", "mean", "queries"):
         table.add_column(col, justify="left" if col == "system" else "right")
-    rows = []
-    for system, per_query in scores.items():
-        ci = stats.mean_ci(list(per_query.values()), seed=seed)
-        rows.append((ranks.get(system, 0), -(ci.value or 0.0), system, ci))
-    for rank, _, system, ci in sorted(rows):
+    for rank, system, ci in system_ranks(scores, seed):
         table.add_row(str(rank or "—"), Text(system), stats.fmt_score(ci.value, ci.low, ci.high), str(ci.n))
     return table
 
 
-def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
-    table = Table(title=Text(title))
+def _table(found: MetricComparison) -> Table:
+    table = Table(title=Text(f"{found.metric} vs {found.other}"))
     for col in ("level", "n", "Pearson r", "p", "Spearman ρ", "p", "Kendall τ", "p"):
         table.add_column(col, justify="left" if col == "level" else "right")
-    for level, c in rows.items():
+    for level, c in found.correlations.items():
         cells = []
         for coef, p in ((c.pearson, c.pearson_p), (c.spearman, c.spearman_p), (c.kendall, c.kendall_p)):
             cells += ["—", "—"] if coef is None or p is None else [f"{coef:.3f}", f"{p:.2g}"]
@@ -178,61 +154,76 @@ def _table(title: str, rows: dict[str, meta_eval.Correlation]) -> Table:
     return table
 
 
+def _rankings(args: argparse.Namespace) -> int:
+    """`benchmark meta-eval rankings`: flags to a ranking card's run; its table, verdict and card."""
+    from benchmark.api.meta_eval import OPTIONS, RankingOptions, ranking_card, write_card
+
+    values = {name: getattr(args, name) for name in OPTIONS if name != "set"}
+    measured = ranking_card(RankingOptions(set_id=args.set, **values))
+    console = Console(width=170)
+    console.print(_ranking_table(measured))
+    if measured.judge.tau_ap_note:
+        console.print(f"τ_AP {measured.judge.tau_ap_note}")
+    console.print(f"verdict: {measured.verdict}  ({measured.seconds:.1f} s)")
+    if args.card_out:
+        console.print(f"wrote {write_card(measured, args.card_out)}")
+    return 0
+
+
+def _ranking_table(measured: RankingRun) -> Table:
+    """Each leaderboard's agreement with the human one: the judge's, the family's other
+    leaderboards', the baselines'."""
+    rows = (
+        [("judge: " + measured.judge.name, measured.judge)]
+        + [(a.name, a) for a in measured.other]
+        + [("baseline: " + b.name, b) for b in measured.baselines]
+    )
+    t = Table(title=Text(measured.title))
+    for col in (
+        "leaderboard", "systems", "topics", "Kendall τ", "τ_AP", "Spearman ρ", "top-k overlap", "per-topic τ",
+    ):  # fmt: skip
+        t.add_column(col, justify="left" if col == "leaderboard" else "right")
+
+    def f(x) -> str:  # type: ignore[no-untyped-def]
+        if x.value is None:
+            return "—"
+        ci = "" if x.low is None else f" [{x.low:.3f}, {x.high:.3f}]"
+        return f"{x.value:.3f}{ci}"
+
+    for label, a in rows:
+        t.add_row(
+            Text(label), str(a.systems), str(a.topics), f(a.kendall), f(a.tau_ap), f(a.spearman),
+            f"{f(a.top_k)} (k={a.k})", f(a.per_topic_kendall),
+        )  # fmt: skip
+    return t
+
+
 def run(args: argparse.Namespace) -> int:
-    from benchmark.metaeval import measures as meta_eval
+    from benchmark.api.meta_eval import compare_metric
 
     if args.view == "rankings":  # ranking cards: benchmark.metaeval.rankings
-        from benchmark.metaeval import rankings
-
-        return rankings.run(args)
+        return _rankings(args)
     if args.ratings:
         return _ratings_report(args)
     if not args.metric:
         raise InputError(
             Problem("command line", "give --metric family:score, or --ratings FILE", field="--metric")
         )
-    family, key = parse_measure(args.metric, "--metric")
-    if bool(args.human) == bool(args.against):
-        raise InputError(
-            Problem("command line", "give --human FILE or --against family:score", field="--human")
-        )
-    entries, _ = load_entries(args.results_dir)
-    entries = [
-        e
-        for e in entries
-        if (args.task is None or e.result.task.id == args.task)
-        and (args.judge_profile is None or e.result.profile_id == args.judge_profile)
-    ]
-    boards = {e.board_id for e in entries if e.result.metric_family == family}
-    if len(boards) > 1:
-        raise InputError(
-            Problem(
-                args.results_dir,
-                f"{len(boards)} boards hold {family} results: pick one with --task and --judge-profile",
-            )
-        )
-    a, labels = metric_scores(entries, family, key)
-    if args.human:
-        b, other = align_human(read_human(Path(args.human)), labels), f"human ({Path(args.human).name})"
-    elif args.against == "rouge1":
-        b, other = rouge_against_gold(entries, family, args.task), "ROUGE-1 F1 vs gold articles"
-    elif args.against.startswith("trec:"):
-        b, other = (
-            align_systems(
-                trec_against_runs(args.runs, args.qrels, args.task, args.against.split(":", 1)[1]), labels
-            ),
-            args.against,
-        )
-    else:
-        fam_b, key_b = parse_measure(args.against, "--against")
-        b, other = metric_scores(entries, fam_b, key_b)[0], args.against
-    if not set(a) & set(b):
-        raise InputError(Problem("command line", f"no system has both {args.metric} and {other}"))
+    found = compare_metric(
+        args.metric,
+        human=args.human,
+        against=args.against,
+        runs=args.runs,
+        qrels=args.qrels,
+        results_dir=args.results_dir,
+        task=args.task,
+        judge_profile=args.judge_profile,
+        seed=args.seed,
+    )
     console = Console()
-    console.print(systems_table(args.metric, a, args.seed))
-    sa, sb = summarise(a), summarise(b)
-    console.print(_table(f"{args.metric} vs {other}", compare(a, b, sa, sb)))
-    agree = meta_eval.rank_correlation(sa, sb, seed=args.seed)
+    console.print(systems_table(args.metric, found.scores, args.seed))
+    console.print(_table(found))
+    agree = found.agreement
     if agree.kendall_mean is None:
         console.print("leaderboard rank correlation: fewer than 2 common systems")
     else:

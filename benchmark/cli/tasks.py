@@ -9,7 +9,6 @@ from rich.table import Table
 
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem
-from benchmark.tasks import list_tasks, load_task
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,6 +97,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchmark.api import load_task
+    from benchmark.api.tasks import dataset_card, list_tasks, write_dataset_card
+
     console = Console()
     if args.action == "show":
         if not args.task:
@@ -114,19 +116,15 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"data fingerprint: {task.data_fingerprint}")
         return 0
     if args.action == "card":
-        from benchmark.tasks import dataset_card
-
         if not args.task:
             raise InputError(
                 Problem("command line", "`benchmark tasks card TASK` needs a task id", field="task")
             )
         task = load_task(args.task)
-        text = dataset_card(task.card)
         if args.write:
-            (task.root / "README.md").write_text(text, encoding="utf-8")
-            console.print(f"wrote {task.root / 'README.md'}")
+            console.print(f"wrote {write_dataset_card(task)}")
         else:
-            print(text)
+            print(dataset_card(task.card))
         return 0
     if args.action == "export-lm-eval":
         return _export(args, console)
@@ -152,7 +150,7 @@ def _new(args: argparse.Namespace, console: Console) -> int:
     from rich.text import Text
 
     import benchmark.families  # noqa: F401  (the registry the builder asks which families apply)
-    from benchmark.tasks import Task
+    from benchmark.api import Task
 
     for flag, value in (("task", args.task), ("--out", args.out), ("--queries", args.queries)):
         if not value:
@@ -192,52 +190,30 @@ def _new(args: argparse.Namespace, console: Console) -> int:
 
 
 def _export(args: argparse.Namespace, console: Console) -> int:
-    from pathlib import Path
-
+    """`benchmark tasks export-lm-eval`: flags to :func:`benchmark.api.tasks.export_lm_eval`;
+    each task's line printed as it is written."""
     from rich.text import Text
 
-    from benchmark.core.paths import check_writable
-    from benchmark.families import scorable_queries
-    from benchmark.families.base import ScoringInputs
-    from benchmark.generation import rag
-    from benchmark.generation.lm_eval_export import export_task
-    from benchmark.models.profiles import load_profile
+    from benchmark.api.tasks import TaskExport, export_lm_eval
 
-    args.out = args.out or "lm_eval_tasks"
-    check_writable(args.out, "--out")
-    settings = rag.parse_settings(args.rag, args.rag_k)
-    if len(settings) != 1:
-        raise InputError(Problem("command line", "export one setting at a time", field="--rag"))
-    setting = settings[0]
-    profile = load_profile(args.judge_profile)
-    ids = (
-        [t.strip() for t in args.tasks.split(",") if t.strip()]
-        if args.tasks
-        else [c.id for c in list_tasks()]
-    )
-    for task_id in ids:
-        task = load_task(task_id)
-        try:
-            qids = (
-                list(task.table("queries")["query_id"])
-                if args.all_queries
-                else scorable_queries(task, ScoringInputs(args.corpus, args.lucene_index))
-            )
-        except InputError as exc:
-            if args.tasks:  # asked for by name: say why it cannot be exported
-                raise
-            console.print(Text(f"skipped {task_id}: {exc.problems[0].message}"))
-            continue
-        context = (
-            None
-            if setting is None
-            else rag.prepare(
-                task, setting, qids, profile=profile, corpus=args.corpus, lucene_index=args.lucene_index
-            )
-        )
-        path = export_task(task, Path(args.out), qids, context)
-        total = len(task.table("queries"))
+    def said(done: TaskExport) -> None:
+        if done.skipped is not None:
+            console.print(Text(f"skipped {done.task_id}: {done.skipped}"))
+            return
+        qids, total = done.query_ids, done.total
         scope = "all" if len(qids) == total else f"the {len(qids)} scorable of {total}"
         shown = "" if len(qids) == total else f" ({', '.join(qids[:12])}{' …' if len(qids) > 12 else ''})"
-        console.print(Text(f"wrote {path}: {scope} queries{shown}"))
+        console.print(Text(f"wrote {done.path}: {scope} queries{shown}"))
+
+    export_lm_eval(
+        args.out or "lm_eval_tasks",
+        tasks=[t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None,
+        all_queries=args.all_queries,
+        rag=args.rag,
+        rag_k=args.rag_k,
+        judge_profile=args.judge_profile,
+        corpus=args.corpus,
+        lucene_index=args.lucene_index,
+        on_task=said,
+    )
     return 0

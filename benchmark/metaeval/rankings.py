@@ -30,7 +30,6 @@ keeps them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -38,7 +37,7 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -413,63 +412,26 @@ def _row(a: Agreement) -> dict[str, Any]:
     return row
 
 
-def table(title: str, rows: Sequence[tuple[str, Agreement]]) -> Any:
-    from rich.table import Table
-    from rich.text import Text
-
-    t = Table(title=Text(title))
-    for col in (
-        "leaderboard",
-        "systems",
-        "topics",
-        "Kendall τ",
-        "τ_AP",
-        "Spearman ρ",
-        "top-k overlap",
-        "per-topic τ",
-    ):
-        t.add_column(col, justify="left" if col == "leaderboard" else "right")
-
-    def f(x: Figure) -> str:
-        if x.value is None:
-            return "—"
-        ci = "" if x.low is None else f" [{x.low:.3f}, {x.high:.3f}]"
-        return f"{x.value:.3f}{ci}"
-
-    for label, a in rows:
-        t.add_row(
-            Text(label), str(a.systems), str(a.topics), f(a.kendall), f(a.tau_ap), f(a.spearman),
-            f"{f(a.top_k)} (k={a.k})", f(a.per_topic_kendall),
-        )  # fmt: skip
-    return t
+# -- a ranking card's run (``benchmark meta-eval rankings``; the command line parses its flags) --
 
 
-# -- command line (``benchmark meta-eval rankings``) -------------------------------------
+@dataclass(frozen=True)
+class RankingOptions:
+    """What a ranking card is measured on and how: the values of ``benchmark meta-eval
+    rankings``'s options (``set_id`` is ``--set``; ``grades``, a graded-runs file, replaces
+    it; ``min_rating`` None: the set's)."""
 
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``benchmark meta-eval rankings`` (kept here so the command's module
-    holds only its wiring)."""
-    p.add_argument("--set", default="dl19", help="rankings: the public set (dl19)")
-    p.add_argument("--grades", help="rankings: an EXAM++ graded-paragraph file instead of --set's")
-    p.add_argument("--data-dir", help="rankings: a folder with <set>/<file> copies (offline)")
-    p.add_argument("--grader", help="rankings: the file's grader (as `benchmark exam score-grades --grader`)")
-    p.add_argument(
-        "--family",
-        help="rankings: the metric family that ranks the file's runs (default: the one that reads it)",
-    )
-    p.add_argument(
-        "--min-rating",
-        type=int,
-        help="rankings: least self-rating that answers (default: the set's, 3 for dl19)",
-    )
-    p.add_argument("--rank-cutoff", type=int, default=20, help="rankings: a run's top N counts for EXAM (20)")
-    p.add_argument("--top-k", type=int, default=TOP_K, help=f"rankings: k of the top-k overlap ({TOP_K})")
-    p.add_argument(
-        "--resamples", type=int, default=RESAMPLES, help=f"rankings: bootstrap resamples ({RESAMPLES})"
-    )
-    p.add_argument("--autojudge-python", help="rankings: a Python with autojudge-evaluate, for τ_AP")
-    p.add_argument("--card-out", help="rankings: write the ranking card (YAML) here")
+    set_id: str = "dl19"
+    grades: str | None = None
+    data_dir: str | None = None
+    grader: str | None = None
+    family: str | None = None
+    min_rating: int | None = None
+    rank_cutoff: int = 20
+    top_k: int = TOP_K
+    resamples: int = RESAMPLES
+    seed: int = 0
+    autojudge_python: str | None = None
 
 
 #: the options of a ranking card's command, as the card records them
@@ -479,15 +441,15 @@ OPTIONS = (
 )  # fmt: skip
 
 
-def command_line(args: argparse.Namespace) -> str:
+def command_line(options: RankingOptions) -> str:
     """The full command that reproduces a card (every option, defaults included, so a
     later change of a default does not change what the card says it ran)."""
     import shlex
 
     words = ["benchmark", "meta-eval", "rankings"]
     for name in OPTIONS:
-        value = getattr(args, name, None)
-        if value is not None and not (name == "set" and args.grades):
+        value = getattr(options, "set_id" if name == "set" else name)
+        if value is not None and not (name == "set" and options.grades):
             words += [f"--{name.replace('_', '-')}", str(value)]
     return shlex.join(words)
 
@@ -513,19 +475,57 @@ def graded_family(name: str | None) -> Any:
     return readers[0]
 
 
-def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
+@dataclass(frozen=True)
+class RankingRun:
+    """A ranking card's figures: the judge's agreement with the human leaderboard, the
+    family's other leaderboards' and the trivial baselines', with the set measured on and
+    the options as run (``min_rating`` resolved, so the card's command names it)."""
 
+    options: RankingOptions
+    set_info: dict[str, Any]
+    judge: Agreement
+    other: list[Agreement]
+    baselines: list[Agreement]
+    seconds: float
+
+    @property
+    def title(self) -> str:
+        return (
+            f"Ranking agreement with the human leaderboard ({HUMAN_MEASURE}, NIST grades) on "
+            f"{self.set_info.get('title', self.set_info['source'])}; 95% bootstrap intervals over topics"
+        )
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.judge, self.baselines)
+
+    def card(self) -> dict[str, Any]:
+        """The ranking card (YAML-ready)."""
+        return card(
+            self.set_info,
+            self.judge,
+            self.baselines,
+            command_line(self.options),
+            self.seconds,
+            self.other,
+            self.options.resamples,
+        )
+
+
+def run(options: RankingOptions) -> RankingRun:
+    """Measure a ranking card: read the set (fetched at its pinned address, or from
+    ``data_dir``) or the graded-runs file, build the family's leaderboards and the human
+    one, and measure each against the human one with the same resampled topics."""
     from benchmark.metaeval import ranking_sets
 
     started = time.perf_counter()
-    if args.grades:
-        path = Path(args.grades)
+    if options.grades:
+        path = Path(options.grades)
         set_info: dict[str, Any] = {"id": "file", "source": f"file:{rel(path)}"}
-        min_rating, relevant_from = args.min_rating, 1
+        min_rating, relevant_from = options.min_rating, 1
     else:
-        path = ranking_sets.fetch(args.set, Path(args.data_dir) if args.data_dir else None)
-        rs = ranking_sets.SETS[args.set]
+        path = ranking_sets.fetch(options.set_id, Path(options.data_dir) if options.data_dir else None)
+        rs = ranking_sets.SETS[options.set_id]
         set_info = {
             "id": rs.id,
             "title": rs.title,
@@ -533,59 +533,39 @@ def run(args: argparse.Namespace) -> int:
             "sha256": rs.sha256,
             "licence": rs.licence,
         }
-        min_rating = args.min_rating if args.min_rating is not None else rs.min_rating
+        min_rating = options.min_rating if options.min_rating is not None else rs.min_rating
         relevant_from = rs.relevant_from
-        args.min_rating = min_rating  # the card's command names the setting it ran
-    family = graded_family(args.family)
+        options = replace(options, min_rating=min_rating)  # the card's command names the setting it ran
+    family = graded_family(options.family)
     graded = family.graded_leaderboards(
-        path, grader=args.grader, min_rating=min_rating, rank_cutoff=args.rank_cutoff
+        path, grader=options.grader, min_rating=min_rating, rank_cutoff=options.rank_cutoff
     )
     assert graded is not None  # graded_family() picks a family that reads graded files
     grader, paragraphs = graded.grader, graded.paragraphs
     (first, exam), *rest = graded.boards.items()
     human = human_leaderboard(paragraphs)
-    tau_ap = tau_ap_provider(args.autojudge_python)
-    kw = {"k": args.top_k, "resamples": args.resamples, "seed": args.seed, "tau_ap": tau_ap}
+    tau_ap = tau_ap_provider(options.autojudge_python)
+    kw = {"k": options.top_k, "resamples": options.resamples, "seed": options.seed, "tau_ap": tau_ap}
     judge = agreement(first, exam, human, **kw)
     other = [agreement(label, board, human, **kw) for label, board in rest]
+    cutoff = options.rank_cutoff
     baselines = [
+        agreement(f"passage length (words, top {cutoff})", length_board(paragraphs, cutoff), human, **kw),
         agreement(
-            f"passage length (words, top {args.rank_cutoff})",
-            length_board(paragraphs, args.rank_cutoff),
-            human,
-            **kw,
-        ),
-        agreement(
-            f"passages kept in the top {args.rank_cutoff} (judged ones)",
-            count_board(paragraphs, args.rank_cutoff),
-            human,
-            **kw,
+            f"passages kept in the top {cutoff} (judged ones)", count_board(paragraphs, cutoff), human, **kw
         ),
     ]
     seconds = time.perf_counter() - started
     set_info.update({"grader": grader, "min_rating": min_rating, "relevant_from": relevant_from})
-    console = Console(width=170)
-    rows = (
-        [("judge: " + judge.name, judge)]
-        + [(a.name, a) for a in other]
-        + [("baseline: " + b.name, b) for b in baselines]
-    )
-    console.print(
-        table(
-            f"Ranking agreement with the human leaderboard ({HUMAN_MEASURE}, NIST grades) on "
-            f"{set_info.get('title', set_info['source'])}; 95% bootstrap intervals over topics",
-            rows,
-        )
-    )
-    if judge.tau_ap_note:
-        console.print(f"τ_AP {judge.tau_ap_note}")
-    console.print(f"verdict: {verdict(judge, baselines)}  ({seconds:.1f} s)")
-    if args.card_out:
-        import yaml
+    return RankingRun(options, set_info, judge, other, baselines, seconds)
 
-        data = card(set_info, judge, baselines, command_line(args), seconds, other, args.resamples)
-        out = Path(args.card_out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
-        console.print(f"wrote {out}")
-    return 0
+
+def write_card(measured: RankingRun, out: str | Path) -> Path:
+    """Write ``measured``'s ranking card (YAML) to ``out``; returns the path."""
+    import yaml
+
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(measured.card(), sort_keys=False, allow_unicode=True, width=100)
+    path.write_text(text, encoding="utf-8")
+    return path

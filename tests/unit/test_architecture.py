@@ -234,7 +234,7 @@ def declared_names() -> dict[str, str]:
 DECLARED_NAMES_USED_ELSEWHERE = {
     ("benchmark/generation/plan.py", "sub_questions"),  # sub-question RAG reads the subq table
     ("benchmark/generation/rag.py", "sub_questions"),
-    ("benchmark/cli/judge_card.py", "argument-quality"),  # --argument-sets measure that role
+    ("benchmark/api/judge_card.py", "argument-quality"),  # --argument-sets measure that role
     ("benchmark/metaeval/human_sets.py", "argument-quality"),  # the public sets of that role
     # Task.from_records / `benchmark tasks new`: the public keyword arguments and flags name
     # the tables a user hands in (README, docs/own-data.md)

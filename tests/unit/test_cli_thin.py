@@ -16,9 +16,9 @@ Second, coarse, rule: no function in ``benchmark/cli`` is longer than
 :data:`MAX_STATEMENTS` statements, not counting ``add_argument``-style parser calls: a
 command's function translates flags, calls the API and prints.
 
-:data:`NOT_YET_THIN` lists the commands still doing work of their own, with what they
-import; the test fails if one of them no longer does (then strike it), so the list only
-shrinks.
+Every command is thin: ``judge-card``, ``meta-eval`` and ``tasks``, the last to do their
+own work, call :mod:`benchmark.api.judge_card`, :mod:`benchmark.api.meta_eval` and
+:mod:`benchmark.api.tasks`.
 """
 
 from __future__ import annotations
@@ -32,13 +32,6 @@ CLI = Path(__file__).resolve().parents[2] / "benchmark" / "cli"
 ALLOWED = ("benchmark.api", "benchmark.cli", "benchmark.core", "benchmark.board", "benchmark.space")
 MAX_STATEMENTS = 40
 WIRING = {"add_argument", "add_argument_group", "add_mutually_exclusive_group", "set_defaults", "add_parser"}
-
-#: module -> why it is not thin yet (its own meta-evaluation / judge card computations)
-NOT_YET_THIN = {
-    "judge_card.py": "computes the judge card's figures itself (metaeval, models)",
-    "meta_eval.py": "computes the meta-evaluation itself (metaeval)",
-    "tasks.py": "exports tasks and plans RAG prompts itself (tasks, generation, families.base)",
-}
 
 
 def forbidden_imports(path: Path) -> list[str]:
@@ -76,9 +69,6 @@ def long_functions(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", sorted(CLI.glob("*.py")), ids=lambda p: p.name)
 def test_a_cli_module_imports_no_scoring_planning_or_validation_layer(path: Path) -> None:
     found = forbidden_imports(path)
-    if path.name in NOT_YET_THIN:
-        assert found, f"{path.name} is thin now: strike it from NOT_YET_THIN"
-        return
     assert found == [], f"{path.name} does the library's work: {found}; call benchmark.api instead"
 
 

@@ -8,6 +8,7 @@ offline profile's real one (MiniLM, shipped by a PyPI package)."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -209,8 +210,9 @@ def test_the_llm_judge_sees_only_its_own_smaller_sample(
 ) -> None:
     """--llm-pairs N: the (slow) LLM support judge is asked about N pairs per set, never all
     of them, while the entailment judge sees every pair."""
-    from benchmark.cli import judge_card
     from benchmark.cli.main import main
+
+    judge_card = importlib.import_module("benchmark.api.judge_card")  # the module, not its function
 
     root = _local_copies(tmp_path / "sets", monkeypatch)
     seen: dict[str, int] = {"entailment": 0, "llm-support": 0}

@@ -227,3 +227,23 @@ def test_meta_eval_against_rouge_and_trec_on_the_published_exam_results(
     assert main([*base, "--against", "trec:MAP", "--runs", str(runs)]) == 0
     out = capsys.readouterr().out
     assert "exam:exam vs trec:MAP" in out and "over 3 systems" in out
+
+
+def test_meta_eval_is_a_library_call_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmark.compare_metric`` returns what ``benchmark meta-eval`` prints (issue 38:
+    the command only parses and prints), and checks its input as the command does."""
+    import benchmark
+
+    found = benchmark.compare_metric("exam:exam", against="exam:n_exam", task="webtrack-2009-2012")
+    assert (found.metric, found.other) == ("exam:exam", "exam:n_exam")
+    assert set(found.correlations) == {"query", "system"} and found.agreement.systems == len(found.scores)
+    assert (
+        main(
+            ["meta-eval", "--metric", "exam:exam", "--against", "exam:n_exam", "--task", "webtrack-2009-2012"]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert f"over {found.agreement.systems} systems" in out and f"τ {found.agreement.kendall_mean:.3f}" in out
+    with pytest.raises(InputError, match="not a family:score"):
+        benchmark.compare_metric("exam:nope", against="rouge1")

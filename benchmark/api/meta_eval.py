@@ -1,0 +1,184 @@
+"""``benchmark meta-eval`` as library calls: a metric's systems against human judgements or
+another measure, a judge's ratings against human raters, and ranking cards.  The figures
+come from :mod:`benchmark.metaeval`; these calls read the inputs, check them (errors name
+the command's flags, as the command line prints them) and return what the command shows,
+so a script gets the same numbers as ``benchmark meta-eval``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchmark.core.errors import InputError, Problem
+from benchmark.families import REGISTRY
+from benchmark.metaeval.rankings import (
+    HUMAN_MEASURE,
+    OPTIONS,
+    RESAMPLES,
+    TOP_K,
+    RankingOptions,
+    RankingRun,
+    write_card,
+)
+
+if (
+    TYPE_CHECKING
+):  # imported where used: scipy.stats and the boards' readers, which every command would pay for
+    from benchmark.core.stats import Interval
+    from benchmark.metaeval.measures import Correlation, DimensionAgreement, RankAgreement
+    from benchmark.metaeval.systems import Scores
+
+__all__ = [
+    "HUMAN_MEASURE",
+    "OPTIONS",
+    "RESAMPLES",
+    "TOP_K",
+    "MetricComparison",
+    "RankingOptions",
+    "RankingRun",
+    "compare_metric",
+    "parse_measure",
+    "ranking_card",
+    "rater_agreements",
+    "system_ranks",
+    "write_card",
+]
+
+
+def parse_measure(text: str, flag: str) -> tuple[str, str]:
+    """``family:score`` -> (family, score key); anything else is an error naming ``flag``."""
+    family, _, key = text.partition(":")
+    if family not in REGISTRY or not key or REGISTRY[family].column(key) is None:
+        known = ", ".join(f"{f}:{c.key}" for f, fam in REGISTRY.items() for c in fam.columns)
+        raise InputError(
+            Problem("command line", f"{text!r} is not a family:score; known: {known}", field=flag)
+        )
+    return family, key
+
+
+def rater_agreements(ratings: str | Path, judge_rater: str = "judge") -> list[tuple[str, DimensionAgreement]]:
+    """Per dimension of a ratings file (item, text, dimension, rater, rating), the agreement
+    of the humans among themselves, with the judge ``judge_rater`` added and with a
+    length-only rater added; with several dimensions, last, all of them pooled (every
+    (item, dimension) a unit)."""
+    from benchmark.metaeval import measures
+    from benchmark.metaeval.systems import item_lengths, read_ratings
+
+    path = Path(ratings)
+    by_dim = read_ratings(path, judge_rater)  # every row checked before anything is read from it
+    lengths = item_lengths(path)
+    rows = [(dim, *by_dim[dim], lengths) for dim in sorted(by_dim)]
+    if len(by_dim) > 1:  # every (item, dimension) a unit: the overall agreement
+        pooled: dict[str, dict[str, float]] = {}
+        for dim, (humans, _) in by_dim.items():
+            for rater, items in humans.items():
+                pooled.setdefault(rater, {}).update({f"{i}\x1f{dim}": v for i, v in items.items()})
+        judged_all = {f"{i}\x1f{dim}": v for dim, (_, judged) in by_dim.items() for i, v in judged.items()}
+        lengths_all = {u: lengths[u.split("\x1f")[0]] for u in judged_all if u.split("\x1f")[0] in lengths}
+        rows.append(("all dimensions (pooled)", pooled, judged_all, lengths_all))
+    return [(dim, measures.rater_agreement(humans, judged, lens, dim)) for dim, humans, judged, lens in rows]
+
+
+def system_ranks(scores: Scores, seed: int = 0) -> list[tuple[int, str, Interval]]:
+    """(rank, system, mean with its 95% bootstrap interval), best first: the rank is 1 +
+    the systems significantly better in paired permutation tests (Holm–Bonferroni over
+    each system's comparisons); 0 where a system has no rank."""
+    from benchmark.core import stats
+
+    ranks = stats.paired_ranks(scores, seed=seed)
+    rows = []
+    for system, per_query in scores.items():
+        ci = stats.mean_ci(list(per_query.values()), seed=seed)
+        rows.append((ranks.get(system, 0), -(ci.value or 0.0), system, ci))
+    return [(rank, system, ci) for rank, _, system, ci in sorted(rows)]
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """A metric's systems against another measure of the same systems: both sides' per-query
+    scores, the query- and system-level correlations and the leaderboard rank agreement."""
+
+    metric: str
+    other: str
+    scores: Scores
+    other_scores: Scores
+    correlations: dict[str, Correlation]
+    agreement: RankAgreement
+
+
+def compare_metric(
+    metric: str,
+    *,
+    human: str | Path | None = None,
+    against: str | None = None,
+    runs: list[str] | None = None,
+    qrels: str | None = None,
+    results_dir: str | Path = "leaderboard/results",
+    task: str | None = None,
+    judge_profile: str | None = None,
+    seed: int = 0,
+) -> MetricComparison:
+    """``metric`` (family:score) of the results under ``results_dir`` (only ``task``'s and
+    ``judge_profile``'s, where given) against ``human`` judgements (system, query_id, score)
+    or ``against``: another family:score, ``rouge1`` against the gold articles, or
+    ``trec:<measure>`` of the TREC ``runs`` against ``qrels`` (default: the task's)."""
+    from benchmark.board.leaderboard import load_entries
+    from benchmark.metaeval import measures
+    from benchmark.metaeval.systems import (
+        align_human,
+        align_systems,
+        compare,
+        metric_scores,
+        read_human,
+        rouge_against_gold,
+        summarise,
+        trec_against_runs,
+    )
+
+    family, key = parse_measure(metric, "--metric")
+    if bool(human) == bool(against):
+        raise InputError(
+            Problem("command line", "give --human FILE or --against family:score", field="--human")
+        )
+    entries, _ = load_entries(results_dir)
+    entries = [
+        e
+        for e in entries
+        if (task is None or e.result.task.id == task)
+        and (judge_profile is None or e.result.profile_id == judge_profile)
+    ]
+    boards = {e.board_id for e in entries if e.result.metric_family == family}
+    if len(boards) > 1:
+        raise InputError(
+            Problem(
+                str(results_dir),
+                f"{len(boards)} boards hold {family} results: pick one with --task and --judge-profile",
+            )
+        )
+    a, labels = metric_scores(entries, family, key)
+    if human:
+        b, other = align_human(read_human(Path(human)), labels), f"human ({Path(human).name})"
+    elif against == "rouge1":
+        b, other = rouge_against_gold(entries, family, task), "ROUGE-1 F1 vs gold articles"
+    elif against.startswith("trec:"):  # type: ignore[union-attr]
+        measure = against.split(":", 1)[1]  # type: ignore[union-attr]
+        b, other = align_systems(trec_against_runs(runs, qrels, task, measure), labels), str(against)
+    else:
+        fam_b, key_b = parse_measure(str(against), "--against")
+        b, other = metric_scores(entries, fam_b, key_b)[0], str(against)
+    if not set(a) & set(b):
+        raise InputError(Problem("command line", f"no system has both {metric} and {other}"))
+    sa, sb = summarise(a), summarise(b)
+    return MetricComparison(
+        metric, other, a, b, compare(a, b, sa, sb), measures.rank_correlation(sa, sb, seed=seed)
+    )
+
+
+def ranking_card(options: RankingOptions) -> RankingRun:
+    """A ranking card's figures: the judge's system ranking against the human one on a
+    public set (or a graded-runs file), next to trivial baselines
+    (:mod:`benchmark.metaeval.rankings`); :func:`write_card` writes the card."""
+    from benchmark.metaeval import rankings
+
+    return rankings.run(options)
