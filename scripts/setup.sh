@@ -48,7 +48,7 @@ fi
 "${PIP[@]}" install -U pip wheel setuptools 2>&1 | { grep -v '^WARNING: Location' || true; }
 "$VENV/bin/python" -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | { grep -v '^WARNING: Location' || true; }
 EXTRAS="llm,retrieval,space,decompose,irds,ppi"
-[[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev,ray"  # the tests run Ray locally
+[[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev,ray,onnx"  # the tests run Ray locally and check the opt-in int8 ONNX embedder
 if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
   "${PIP[@]}" install "$GROUNDCOVER_PACKAGE[$EXTRAS]" 2>&1 | { grep -v '^WARNING: Location' || true; }
 else
