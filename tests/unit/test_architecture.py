@@ -39,6 +39,7 @@ PACKAGE = ROOT / "benchmark"
 LAYERS = (
     "core",
     "tasks",
+    "answers",
     "models",
     "retrieval",
     "judging",
@@ -192,7 +193,7 @@ def test_no_import_circles() -> None:
 #: quoted family ids that name something else: the RAG setting's JSON key "subq" (sub-
 #: question-augmented RAG), written by every outputs, submission and result file; and the
 #: "arguments" key of lm-eval's sample logs
-ALLOWED_IDS = {("benchmark/core/results.py", "subq"), ("benchmark/generation/outputs.py", "arguments")}
+ALLOWED_IDS = {("benchmark/core/results.py", "subq"), ("benchmark/answers/lm_eval_log.py", "arguments")}
 
 
 def test_no_family_is_named_outside_its_folder_and_the_registry() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmark.answers.outputs import read_outputs
 from benchmark.core.errors import InputError
-from benchmark.generation.outputs import read_outputs
 
 
 def write(path: Path, rows: list) -> Path:
