@@ -48,6 +48,21 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
     return check_rows(objects, path, model_name, problems)
 
 
+def parse_row(obj: Any, where: str, line: int) -> OutputRow:
+    """One line's object as a row of the outputs format, its schema problems raised with
+    file, line and field (the dotted path of the bad value): how every reader of the format
+    — this module's and the submission validator's — turns a line into a row."""
+    try:
+        return OutputRow.model_validate(obj)
+    except ValidationError as exc:
+        raise InputError(
+            [
+                Problem(where, e["msg"], line=line, field=".".join(str(x) for x in e["loc"]))
+                for e in exc.errors()
+            ]
+        ) from None
+
+
 def check_rows(
     objects: list[tuple[int, Any]], path: Path, model_name: str | None, problems: list[Problem]
 ) -> list[OutputRow]:
@@ -63,8 +78,8 @@ def check_rows(
             else:
                 if model_name and isinstance(obj, dict) and "model" not in obj:
                     obj["model"] = model_name
-                row = OutputRow.model_validate(obj)
-        except ValidationError as exc:
+                row = parse_row(obj, rel(path), line_no)
+        except ValidationError as exc:  # a sample's fields, converted
             problems.extend(
                 Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"]))
                 for e in exc.errors()

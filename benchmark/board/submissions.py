@@ -40,6 +40,7 @@ from pydantic import (
     model_validator,
 )
 
+from benchmark.answers.outputs import parse_row
 from benchmark.answers.row import OutputRow
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import SEGMENT_CHARS, RAGSetting
@@ -536,11 +537,9 @@ def _load_outputs(
                 Problem(shown, f"answer longer than {MAX_ANSWER_CHARS} characters", line_no, "answer")
             )
         try:
-            row = OutputRow.model_validate(obj)
-        except ValidationError as exc:
-            problems.extend(
-                Problem(shown, e["msg"], line_no, ".".join(str(x) for x in e["loc"])) for e in exc.errors()
-            )
+            row = parse_row(obj, shown, line_no)
+        except InputError as exc:
+            problems.extend(exc.problems)
             continue
         if row.query_id not in known:
             problems.append(
