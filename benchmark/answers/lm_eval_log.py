@@ -20,10 +20,15 @@ from benchmark.core.results import RAGSetting
 
 
 def is_lm_eval_sample(obj: Any) -> bool:
+    """Whether a JSON line is an lm-eval sample rather than an outputs row: the outputs
+    reader decides per line, so a log needs no flag of its own."""
     return isinstance(obj, dict) and "doc" in obj and ("resps" in obj or "filtered_resps" in obj)
 
 
 def from_sample(obj: dict[str, Any], path: Path, line: int, model_name: str | None) -> OutputRow:
+    """One sample as an outputs row: the first (filtered) response is the answer, the model
+    is ``model_name`` or lm-eval's output folder (``ORG__NAME``), and a RAG sample's
+    citations are parsed against the passages its ``doc`` lists."""
     doc = obj.get("doc") or {}
     if "query_id" not in doc:
         raise InputError(
