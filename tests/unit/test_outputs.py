@@ -64,9 +64,10 @@ def test_one_entry_point_reads_a_file_records_and_a_trec_rag_run_alike(tmp_path:
     rows held in memory give the same answer set, checked against the task the same way,
     and a TREC RAG run gives one set per run id with its sentences and citations kept."""
     from benchmark.answers import read_answers
+    from benchmark.tasks import load_task
     from tests.helpers.toy import toy_task
 
-    task = toy_task(tmp_path)
+    task = load_task(toy_task(tmp_path))
     rows = [
         {"query_id": "1", "answer": "A", "model": "org/m"},
         {"query_id": "2", "answer": "B", "model": "org/m"},
