@@ -25,10 +25,10 @@ import time
 
 from tabulate import tabulate
 
+from benchmark.answers.citations import CitedSentence
 from benchmark.core.text import sentences
 from benchmark.families.attribution.judges import EntailmentSupport, LLMSupport, SupportJudge
 from benchmark.families.attribution.pipeline import AttributionState, score_batch
-from benchmark.generation.rag import CitedSentence
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.profiles import DEFAULT_PROFILE, load_profile

@@ -22,9 +22,9 @@ import argparse
 from pathlib import Path
 
 from benchmark import retrieval
+from benchmark.answers import OutputRow, write_outputs
 from benchmark.board.submissions import required_queries
 from benchmark.core.results import now_iso
-from benchmark.generation.outputs import OutputRow
 from benchmark.models.cache import content_hash
 from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
 from benchmark.tasks import load_task
@@ -69,20 +69,21 @@ def main() -> None:
     generation = {"retriever": "bm25 (pyserini)", "documents": args.docs, "query": "text + description"}
     path = Path(args.out) / MODEL.replace("/", "__") / f"{args.task}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for qid, answer in answers.items():
-            row = OutputRow(
-                query_id=qid,
-                answer=answer,
-                model=MODEL,
-                revision=REVISION,
-                backend="scripts/extractive_baseline.py",
-                generation=generation,
-                task=args.task,
-                created=now_iso(),
-                item_key=content_hash({"task": args.task, "query_id": qid, "generation": generation}),
-            )
-            fh.write(row.model_dump_json() + "\n")
+    rows = [
+        OutputRow(
+            query_id=qid,
+            answer=answer,
+            model=MODEL,
+            revision=REVISION,
+            backend="scripts/extractive_baseline.py",
+            generation=generation,
+            task=args.task,
+            created=now_iso(),
+            item_key=content_hash({"task": args.task, "query_id": qid, "generation": generation}),
+        )
+        for qid, answer in answers.items()
+    ]
+    write_outputs(rows, path)
     print(f"wrote {len(answers)} answers to {path}")
 
 

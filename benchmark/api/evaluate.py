@@ -178,7 +178,8 @@ def run_evaluation(
     raise_incomplete: bool = True,
 ) -> Results:
     """Generate, then (``score``) score: what :func:`evaluate` and ``benchmark evaluate`` run."""
-    from benchmark.generation.outputs import answers_and_model
+    from benchmark.answers import read_answers
+    from benchmark.api.answers import answer_jobs
 
     p = _prepare(
         request=request,
@@ -199,7 +200,7 @@ def run_evaluation(
     for run in generation.generate(p.request, p.tasks, p.settings, p.queries, p.profile):
         if run.context is not None and run.context.rankings:
             report_rankings(run.task, run.context, run.path)
-        jobs.append(Job(run.task, *answers_and_model(run.path, run.task)))
+        jobs.extend(answer_jobs(read_answers(run.path, run.task)))
     if not score or p.chosen is None:
         return Results([])
     return score_jobs(
@@ -224,9 +225,9 @@ def plan_evaluation(
     estimated from characters."""
     import json
 
+    from benchmark.answers import read_answers
     from benchmark.generation.harness import outputs_file
     from benchmark.generation.model_args import check_request
-    from benchmark.generation.outputs import answers_and_model
     from benchmark.generation.prompting import build_messages
     from benchmark.scoring.dry_run import CHARS_PER_TOKEN
 
@@ -251,10 +252,10 @@ def plan_evaluation(
             wanted = p.queries[task.id]
             answers: dict[str, str] = {}
             if path.exists():
-                found, model, evidence = answers_and_model(path, task)
-                answers = {q: found[q] for q in wanted if q in found}
+                (found,) = read_answers(path, task)
+                answers = {q: found.answers[q] for q in wanted if q in found.answers}
                 if answers and score:
-                    jobs.append(Job(task, answers, model, evidence))
+                    jobs.append(Job(task, answers, found.model, found.evidence))
             missing = [q for q in wanted if q not in answers]
             out.waiting += len(missing)
             tokens = None

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmark.api.answers import Answers, answers_job, read_trec_rag_run, resolve_task, trec_rag_jobs
+from benchmark.answers import Answers, read_answers
+from benchmark.api.answers import answer_jobs, resolve_task
 from benchmark.api.config import ScoringConfig
 from benchmark.api.results import Results
 from benchmark.api.run import FamilySettingsArg, plan_all, score_all
@@ -41,12 +42,15 @@ def _jobs(
     own_corpus: bool,
 ) -> list[Job]:
     found = resolve_task(task)
-    if trec_rag_run:
-        if not isinstance(answers, str | os.PathLike):
-            raise TypeError("trec_rag_run=True reads a run file: give its path")
-        runs = read_trec_rag_run(answers, found, truncate=truncate)
-        return trec_rag_jobs(runs, found, truncate=truncate, own_corpus=own_corpus)
-    return [answers_job(answers, found, model_name=model_name)]
+    sets = read_answers(
+        answers,
+        found,
+        model_name=model_name,
+        trec_rag_run=trec_rag_run,
+        truncate=truncate,
+        own_corpus=own_corpus,
+    )
+    return answer_jobs(sets)
 
 
 def score(

@@ -78,9 +78,9 @@ def create_submission(
     file.  A bad card field is an :class:`InputError` naming its flag (``--license``)."""
     from pydantic import ValidationError
 
+    from benchmark.answers.outputs import read_outputs
     from benchmark.board.submissions import ModelCard, build_submission
     from benchmark.core.paths import check_writable
-    from benchmark.generation.outputs import read_outputs
 
     check_writable(submissions_dir, "--submissions-dir")
     files: list[Path] = []

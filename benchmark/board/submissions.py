@@ -2,7 +2,7 @@
 
 A submission is ``submissions/<org>__<model>/`` holding ``model.yaml`` (the model card,
 :class:`ModelCard`) and one outputs JSONL per task (``<task_id>.jsonl``, rows of
-:class:`benchmark.generation.outputs.OutputRow`).  It never carries scores: the project computes
+:class:`benchmark.answers.row.OutputRow`).  It never carries scores: the project computes
 them with a pinned judge profile.
 
 Everything in a submission is untrusted.  :func:`validate_submission` looks at the raw
@@ -40,6 +40,8 @@ from pydantic import (
     model_validator,
 )
 
+from benchmark.answers.outputs import parse_row
+from benchmark.answers.row import OutputRow
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import SEGMENT_CHARS, RAGSetting
 from benchmark.core.text import sentences
@@ -52,7 +54,6 @@ from benchmark.core.untrusted import (
     text_problems,
     yaml_key_lines,
 )
-from benchmark.generation.outputs import OutputRow
 from benchmark.tasks.card import SubmissionLimits
 
 MODEL_CARD = "model.yaml"
@@ -536,11 +537,9 @@ def _load_outputs(
                 Problem(shown, f"answer longer than {MAX_ANSWER_CHARS} characters", line_no, "answer")
             )
         try:
-            row = OutputRow.model_validate(obj)
-        except ValidationError as exc:
-            problems.extend(
-                Problem(shown, e["msg"], line_no, ".".join(str(x) for x in e["loc"])) for e in exc.errors()
-            )
+            row = parse_row(obj, shown, line_no)
+        except InputError as exc:
+            problems.extend(exc.problems)
             continue
         if row.query_id not in known:
             problems.append(
@@ -811,7 +810,7 @@ def build_submission(
     failed ``submit`` leaves nothing behind, and an existing folder is replaced only with
     ``overwrite``.
     """
-    from benchmark.generation.outputs import read_outputs
+    from benchmark.answers.outputs import read_outputs, write_outputs
 
     dest = dest_root / card.folder_name
     if dest.exists() and any(dest.iterdir()) and not overwrite:
@@ -826,18 +825,19 @@ def build_submission(
             rows = read_outputs(src)
             task_ids = {r.task for r in rows if r.task}
             task_id = task_ids.pop() if len(task_ids) == 1 else Path(src).stem
-            with open(staging / f"{task_id}.jsonl", "w", encoding="utf-8") as f:
-                for r in rows:
-                    origin = f"{r.model}@{r.revision}"
-                    update: dict[str, Any] = {
-                        "model": card.model_id,
-                        "revision": card.revision,
-                        "task": task_id,
-                    }
-                    if (r.model, r.revision) != (card.model_id, card.revision):
-                        update["generated_by"] = r.generated_by or origin
-                        renamed[origin] = renamed.get(origin, 0) + 1
-                    f.write(r.model_copy(update=update).model_dump_json(exclude_none=True) + "\n")
+            relabelled_rows = []
+            for r in rows:
+                origin = f"{r.model}@{r.revision}"
+                update: dict[str, Any] = {
+                    "model": card.model_id,
+                    "revision": card.revision,
+                    "task": task_id,
+                }
+                if (r.model, r.revision) != (card.model_id, card.revision):
+                    update["generated_by"] = r.generated_by or origin
+                    renamed[origin] = renamed.get(origin, 0) + 1
+                relabelled_rows.append(r.model_copy(update=update))
+            write_outputs(relabelled_rows, staging / f"{task_id}.jsonl", exclude_none=True)
             written += 1
         if not written:
             raise InputError(Problem(str(dest_root), "no outputs files given"))

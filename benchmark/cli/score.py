@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchmark.api.answers import (
-    answers_job,
-    read_trec_rag_run,
-    resolve_task,
-    submission_jobs,
-    trec_rag_jobs,
-)
+from benchmark.api.answers import answer_jobs, answers_job, read_answers, resolve_task, submission_jobs
 from benchmark.api.submission import validate_submission
 from benchmark.cli import add_command
 from benchmark.cli.common import add_scoring_args, score_answers, task_list
@@ -100,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _score_trec_rag_run(args: argparse.Namespace) -> int:
-    """A TREC RAG run file as it is (:func:`benchmark.api.answers.trec_rag_jobs`), its
+    """A TREC RAG run file as it is (:func:`benchmark.answers.read_answers`), its
     warnings printed as read and counted again after the scores."""
     from rich.console import Console
 
@@ -113,14 +107,21 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
         )
     task = resolve_task(task_ids[0])
     truncate = not args.no_truncate
-    runs = read_trec_rag_run(args.trec_rag_run, task, truncate=truncate, strict=args.trec_rag_strict)
-    console = Console(stderr=True)
-    for found in runs:
-        _print_warnings(console, found, "read")
     own_corpus = bool(getattr(args, "corpus", None) or getattr(args, "lucene_index", None))
-    score_answers(args, trec_rag_jobs(runs, task, truncate=truncate, own_corpus=own_corpus))
-    for found in runs:
-        _print_warnings(console, found, "summary")
+    sets = read_answers(
+        args.trec_rag_run,
+        task,
+        trec_rag_run=True,
+        truncate=truncate,
+        strict=args.trec_rag_strict,
+        own_corpus=own_corpus,
+    )
+    console = Console(stderr=True)
+    for found in sets:
+        _print_warnings(console, found.run, "read")
+    score_answers(args, answer_jobs(sets))
+    for found in sets:
+        _print_warnings(console, found.run, "summary")
     return 0
 
 

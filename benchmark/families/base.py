@@ -47,8 +47,8 @@ from benchmark.core.errors import InputError, Problem
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from benchmark.answers.citations import CitedSentence
     from benchmark.core.results import TaskResult
-    from benchmark.generation.rag import CitedSentence
     from benchmark.judging.stack import JudgeStack
     from benchmark.models.profiles import JudgeProfile
     from benchmark.tasks import TableSchema, Task

@@ -31,14 +31,14 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from benchmark.answers.citations import record as rag_record
+from benchmark.answers.row import OutputRow
 from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
 from benchmark.core.results import RAGSetting, model_dir_name, now_iso
 from benchmark.generation.backends import Backend, make_backend
 from benchmark.generation.model_args import check_request, model_identity, public_args
-from benchmark.generation.outputs import OutputRow
 from benchmark.generation.prompting import build_messages
 from benchmark.generation.rag import RAGContext
-from benchmark.generation.rag import record as rag_record
 from benchmark.models.cache import content_hash
 from benchmark.tasks import Task
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchmark.answers.citations import CitedSentence
 from benchmark.core.results import ModelInfo, TaskResult
 from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
-from benchmark.generation.rag import CitedSentence
 from benchmark.judging.stack import JudgeStack
 from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import Task

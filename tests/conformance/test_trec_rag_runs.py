@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from benchmark.answers.trec_rag_run import WORD_LIMIT, TrecRagRun, read_trec_rag_run, words
 from benchmark.core.errors import InputError
-from benchmark.generation.trec_rag_run import WORD_LIMIT, TrecRagRun, read_trec_rag_run, words
 from benchmark.tasks import load_task
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from benchmark.answers.outputs import read_outputs
 from benchmark.cli.main import main
 from benchmark.families.arguments.formulas import DIMENSIONS
 from benchmark.families.arguments.trace import ArgumentTrace
-from benchmark.generation.outputs import read_outputs
 
 pytestmark = pytest.mark.slow
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from benchmark.answers.outputs import read_outputs
 from benchmark.core.results import RAGSetting
 from benchmark.generation import harness
 from benchmark.generation.backends import LMEvalBackend
 from benchmark.generation.harness import generate_outputs
 from benchmark.generation.model_args import OFFLINE_MODEL
-from benchmark.generation.outputs import read_outputs
 from benchmark.generation.prompting import build_messages
 from benchmark.generation.rag import RAGContext
 from benchmark.retrieval import Hit

@@ -106,8 +106,8 @@ def test_malformed_replies_are_retried_then_recorded_as_failure(server: ServerTh
 
 
 def test_generate_outputs_through_local_chat_completions(server: ServerThread, tmp_path: Path) -> None:
+    from benchmark.answers.outputs import read_outputs
     from benchmark.generation.harness import generate_outputs
-    from benchmark.generation.outputs import read_outputs
     from benchmark.tasks import load_task
 
     control(server, ["500"])  # one transient failure on the way

@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from benchmark.answers.outputs import read_outputs
 from benchmark.board.submissions import required_queries, validate_submission
 from benchmark.cli.main import main
 from benchmark.core.results import read_result
-from benchmark.generation.outputs import read_outputs
 from tests.helpers import build_tiny_gpt2
 from tests.helpers.openai_server import LocalModel, ServerThread, create_app
 
@@ -58,9 +58,10 @@ def test_evaluate_with_rag_through_an_openai_compatible_server(server: ServerThr
 
 def test_rag_outputs_round_trip_through_submit_validate_and_score(tmp_path: Path) -> None:
     """RAG answers (copied passages, with citations) of every scorable query, as a submission."""
+    from benchmark.answers.citations import record
+    from benchmark.answers.row import OutputRow
     from benchmark.core.results import RAGSetting
-    from benchmark.generation.outputs import OutputRow
-    from benchmark.generation.rag import prepare, record
+    from benchmark.generation.rag import prepare
     from benchmark.models.profiles import load_profile
     from benchmark.tasks import load_task
 

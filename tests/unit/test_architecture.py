@@ -39,6 +39,7 @@ PACKAGE = ROOT / "benchmark"
 LAYERS = (
     "core",
     "tasks",
+    "answers",
     "models",
     "retrieval",
     "judging",
@@ -189,10 +190,34 @@ def test_no_import_circles() -> None:
     assert real == []
 
 
+#: what only a reader of an answer format writes: a row checked against the outputs schema,
+#: an lm-eval sample's response, a TREC RAG run's length field, an answer's ``[n]`` citation
+FORMAT_READING = re.compile(
+    r"OutputRow\.model_validate|filtered_resps|\"resps\"|response_length|\\\[\(\\s\*\\d"
+)
+#: family-owned formats stay in their family (nuggetizer's input files are a TREC RAG run)
+OWN_FORMATS = {"benchmark/families/nuggets/nuggetizer_files.py"}
+
+
+def test_answer_formats_are_read_only_in_the_answers_package() -> None:
+    """One place reads each answer format (outputs JSONL, lm-eval sample logs, TREC RAG
+    runs, citations): :mod:`benchmark.answers`; every other module calls it."""
+    assert FORMAT_READING.search('_CITATION = re.compile(r"\\[(\\s*\\d{1,3})\\]")')  # the check sees a regex
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith("benchmark/answers/") or rel in OWN_FORMATS:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if FORMAT_READING.search(line):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert found == []
+
+
 #: quoted family ids that name something else: the RAG setting's JSON key "subq" (sub-
 #: question-augmented RAG), written by every outputs, submission and result file; and the
 #: "arguments" key of lm-eval's sample logs
-ALLOWED_IDS = {("benchmark/core/results.py", "subq"), ("benchmark/generation/outputs.py", "arguments")}
+ALLOWED_IDS = {("benchmark/core/results.py", "subq"), ("benchmark/answers/lm_eval_log.py", "arguments")}
 
 
 def test_no_family_is_named_outside_its_folder_and_the_registry() -> None:

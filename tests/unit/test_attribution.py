@@ -11,13 +11,13 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from benchmark.answers.citations import CitedSentence, cited_sentences
+from benchmark.answers.trec_rag_run import read_trec_rag_run
 from benchmark.core.errors import InputError
 from benchmark.families.attribution import formulas
 from benchmark.families.attribution.formulas import FULL, NONE, PARTIAL, Sentence
 from benchmark.families.attribution.judges import EntailmentSupport, LLMSupport, parse_level
 from benchmark.families.attribution.pipeline import AttributionState, score_batch
-from benchmark.generation.rag import CitedSentence, cited_sentences
-from benchmark.generation.trec_rag_run import read_trec_rag_run
 from benchmark.tasks import Task, load_task
 from tests.helpers import build_tiny_task
 from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack

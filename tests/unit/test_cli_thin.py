@@ -2,7 +2,7 @@
 
 Measured by what each ``benchmark/cli`` module imports (at the top or inside a function,
 type-checking imports included).  Scoring, planning and validation are done by the layers
-below (``scoring``, ``generation``, ``tasks``, ``judging``, ``retrieval``, ``models``,
+below (``scoring``, ``generation``, ``answers``, ``tasks``, ``judging``, ``retrieval``, ``models``,
 ``metaeval``, the families' modules); a CLI module that imports one of them is doing
 their work instead of asking :mod:`benchmark.api` for it.  A CLI module may import:
 
@@ -78,15 +78,15 @@ def test_a_cli_function_only_translates_and_prints(path: Path) -> None:
 
 
 def test_the_rule_catches_what_it_should(tmp_path: Path) -> None:
-    """The old ``score`` command, which imported the generation readers and the scoring run
+    """The old ``score`` command, which imported the answer readers and the scoring run
     and planned inside ``benchmark/cli``, breaks the rule."""
     old = tmp_path / "score.py"
     old.write_text(
         "from benchmark.cli.common import score_answers\n"
-        "def run(args):\n    from benchmark.generation.outputs import answers_and_model\n"
+        "def run(args):\n    from benchmark.answers.outputs import answers_and_model\n"
         "    from benchmark.scoring import run\n"
     )
-    assert forbidden_imports(old) == ["benchmark.generation.outputs", "benchmark.scoring"]
+    assert forbidden_imports(old) == ["benchmark.answers.outputs", "benchmark.scoring"]
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_STATEMENTS + 1))
     old.write_text(f"def run(args):\n{body}\n")
     assert long_functions(old) == [f"run ({MAX_STATEMENTS + 1} statements)"]

@@ -349,8 +349,8 @@ def test_a_corpus_is_read_once_until_it_changes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("reader", ["corpus", "rows", "outputs"])
 def test_non_utf8_user_files_name_file_and_line(tmp_path: Path, reader: str) -> None:
+    from benchmark.answers.outputs import read_outputs
     from benchmark.core.untrusted import read_rows
-    from benchmark.generation.outputs import read_outputs
     from benchmark.retrieval import load_corpus
 
     path = tmp_path / "f.jsonl"

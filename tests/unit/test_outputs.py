@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmark.answers.outputs import read_outputs
 from benchmark.core.errors import InputError
-from benchmark.generation.outputs import read_outputs
 
 
 def write(path: Path, rows: list) -> Path:
@@ -57,3 +57,40 @@ def test_reads_lm_eval_samples(tmp_path: Path) -> None:
     bad = dict(sample, doc={"text": "q"})
     with pytest.raises(InputError, match=r"doc\.query_id"):
         read_outputs(write(d / "samples_bad.jsonl", [bad]))
+
+
+def test_one_entry_point_reads_a_file_records_and_a_trec_rag_run_alike(tmp_path: Path) -> None:
+    """``read_answers`` is what the CLI, the API and ``evaluate`` call: a file and the same
+    rows held in memory give the same answer set, checked against the task the same way,
+    and a TREC RAG run gives one set per run id with its sentences and citations kept."""
+    from benchmark.answers import read_answers
+    from benchmark.tasks import load_task
+    from tests.helpers.toy import toy_task
+
+    task = load_task(toy_task(tmp_path))
+    rows = [
+        {"query_id": "1", "answer": "A", "model": "org/m"},
+        {"query_id": "2", "answer": "B", "model": "org/m"},
+    ]
+    (from_file,) = read_answers(write(tmp_path / "o.jsonl", rows), task)
+    (from_records,) = read_answers(rows, task)
+    assert from_file.answers == from_records.answers == {"1": "A", "2": "B"}
+    assert from_file.model == from_records.model and from_file.evidence is None and from_file.run is None
+    with pytest.raises(InputError, match=r"o\.jsonl, field 'query_id': query ids not in task"):
+        read_answers(write(tmp_path / "o.jsonl", [{"query_id": "x", "answer": "A", "model": "m"}]), task)
+    with pytest.raises(InputError, match=r"answers, field 'query_id': query ids not in task"):
+        read_answers([{"query_id": "x", "answer": "A", "model": "m"}], task)
+    topic = task.query_texts()["1"]
+    run = {
+        "run_id": "r1",
+        "topic_id": "1",
+        "topic": topic,
+        "references": ["d1", "d2"],
+        "response_length": 4,
+        "answer": [{"text": "Tornadoes form in storms.", "citations": [1]}],
+    }
+    (found,) = read_answers(write(tmp_path / "run.jsonl", [run]), task, trec_rag_run=True)
+    assert found.model.id == "r1" and found.run is not None and found.run.run_id == "r1"
+    assert found.evidence == {"1": ["d1", "d2"]} and found.sentences["1"][0].citations == (1,)
+    with pytest.raises(TypeError, match="give its path"):
+        read_answers(rows, task, trec_rag_run=True)

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmark.answers.citations import parse_citations, record
+from benchmark.answers.outputs import read_outputs
 from benchmark.core.errors import InputError
 from benchmark.core.results import ModelInfo, RAGSetting
-from benchmark.generation.outputs import read_outputs
-from benchmark.generation.rag import RAGContext, parse_citations, parse_settings, rag_prompt, record
+from benchmark.generation.rag import RAGContext, parse_settings, rag_prompt
 from benchmark.retrieval import Hit
 
 SETTING = RAGSetting(retriever="bm25", k=3, prompt="rag-answer@1", corpus="starter")

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from benchmark.answers.citations import parse_citations
 from benchmark.core.text import trim_proportionally
 from benchmark.families.arguments import formulas as F
 from benchmark.families.arguments import judges as J
 from benchmark.families.arguments.scores import trace_scores
 from benchmark.families.arguments.trace import ArgumentTrace, EvidenceDoc, JudgeRecord
-from benchmark.generation.rag import parse_citations
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import stage
 from benchmark.models.llm import Messages

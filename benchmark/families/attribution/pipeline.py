@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from benchmark.answers.citations import CitedSentence, cited_sentences
 from benchmark.families.attribution.judges import Request, SupportJudge, Verdict
 from benchmark.families.attribution.scores import trace_scores
 from benchmark.families.attribution.trace import AttributionTrace, CitationTrace, SentenceTrace
-from benchmark.generation.rag import CitedSentence, cited_sentences
 from benchmark.judging.decomposition import Decomposer
 from benchmark.judging.grounding import ground_claims
 from benchmark.models.cache import stage

@@ -198,9 +198,9 @@ def fit_weights(args: argparse.Namespace) -> int:
 
 
 def compare(args: argparse.Namespace) -> int:
+    from benchmark.answers.outputs import read_outputs
     from benchmark.core import stats
     from benchmark.families.subq.pairwise import judge_pairs
-    from benchmark.generation.outputs import read_outputs
     from benchmark.tasks import load_task
 
     if not (args.task and args.baseline and args.system):

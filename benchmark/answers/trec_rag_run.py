@@ -31,7 +31,7 @@ TREC RAG task they are refused with a message naming the format, as the track's 
 would refuse them.
 
 Each line becomes one answer per (run, topic): its sentences with their citations kept
-as the run split them (:class:`~benchmark.generation.rag.CitedSentence`), and the
+as the run split them (:class:`~benchmark.answers.citations.CitedSentence`), and the
 references as the evidence it was given.
 """
 
@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmark.answers.citations import CitedSentence
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import load_json, read_text
-from benchmark.generation.rag import CitedSentence
 
 #: an MS MARCO v2.1 segment id, as the track's checkers match it
 MARCO_SEGMENT = re.compile(r"^msmarco_v2\.1_doc_\d+_\d+#\d+_\d+$")

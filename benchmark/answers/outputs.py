@@ -5,105 +5,26 @@ This is what ``benchmark evaluate`` writes, what a submission contains, and what
 files (``samples_<task>_<date>.jsonl``), so the two-step workflow — generate with
 ``lm_eval``, score with groundcover — needs no conversion.  Problems are reported with
 file, line and field; duplicate query ids are an error, never silently collapsed.
+
+A row is :class:`~benchmark.answers.row.OutputRow`; an lm-eval sample line is turned into one
+by :mod:`benchmark.answers.lm_eval_log`, so a file may even mix the two.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
+from benchmark.answers.lm_eval_log import from_sample, is_lm_eval_sample
+from benchmark.answers.row import OutputRow
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.results import ModelInfo, RAGSetting
+from benchmark.core.results import ModelInfo
 from benchmark.core.untrusted import read_text
-from benchmark.generation.rag import RAGRecord, record
 from benchmark.tasks import Task
-
-
-class OutputRow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    query_id: str = Field(min_length=1)
-    answer: str
-    model: str = Field(min_length=1)
-    revision: str = "main"
-    backend: str | None = None
-    model_args: dict[str, Any] = Field(default_factory=dict, description="backend arguments, secrets removed")
-    generation: dict[str, Any] = Field(default_factory=dict)
-    task: str | None = None
-    generated_by: str | None = Field(
-        default=None,
-        description="model@revision that wrote the answer, kept when `benchmark submit` files it under another name",
-    )
-    created: str | None = None
-    item_key: str | None = Field(
-        default=None, description="checkpoint key: hash of what determined this answer"
-    )
-    rag: RAGSetting | None = Field(default=None, description="retrieval setting; null: closed-book")
-    retrieval: RAGRecord | None = Field(
-        default=None, description="RAG only: the passages given, and those the answer cites"
-    )
-
-
-def is_lm_eval_sample(obj: Any) -> bool:
-    return isinstance(obj, dict) and "doc" in obj and ("resps" in obj or "filtered_resps" in obj)
-
-
-def _from_lm_eval(obj: dict[str, Any], path: Path, line: int, model_name: str | None) -> OutputRow:
-    doc = obj.get("doc") or {}
-    if "query_id" not in doc:
-        raise InputError(
-            Problem(
-                rel(path),
-                "lm-eval sample has no doc.query_id (was the task exported by groundcover?)",
-                line=line,
-                field="doc.query_id",
-            )
-        )
-    resp: Any = obj.get("filtered_resps") or obj.get("resps")
-    while isinstance(resp, list):
-        if not resp:
-            raise InputError(
-                Problem(rel(path), "lm-eval sample has an empty response", line=line, field="filtered_resps")
-            )
-        resp = resp[0]
-    model = model_name or path.parent.name.replace("__", "/")
-    rag = retrieval = None
-    if doc.get("rag") is not None:  # a RAG task exported by `benchmark tasks export-lm-eval --rag`
-        try:
-            rag = RAGSetting.model_validate(doc["rag"])
-            retrieval = record(str(resp), [str(p) for p in doc.get("passages") or []])
-        except (ValueError, TypeError) as exc:
-            raise InputError(
-                Problem(rel(path), f"bad RAG fields in the sample: {exc}", line=line, field="doc.rag")
-            ) from exc
-    return OutputRow(
-        query_id=str(doc["query_id"]),
-        answer=str(resp),
-        model=model,
-        backend="lm-eval",
-        generation={"source": "lm-eval log_samples", **_lm_eval_gen_kwargs(obj.get("arguments"))},
-        rag=rag,
-        retrieval=retrieval,
-    )
-
-
-def _lm_eval_gen_kwargs(arguments: Any) -> dict[str, Any]:
-    """Generation settings from a sample's ``arguments``, so results record them too.
-
-    Sample files write ``{"gen_args_0": {"arg_0": prompt, "arg_1": kwargs}}``; the
-    in-memory form is ``[[prompt, kwargs]]``.  Anything else yields nothing.
-    """
-    first: Any = None
-    if isinstance(arguments, dict) and arguments:
-        first = next(iter(arguments.values()))
-        first = first.get("arg_1") if isinstance(first, dict) else None
-    elif isinstance(arguments, list) and arguments and isinstance(arguments[0], list | tuple):
-        first = arguments[0][1] if len(arguments[0]) > 1 else None
-    return dict(first) if isinstance(first, dict) else {}
 
 
 def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[OutputRow]:
@@ -124,42 +45,41 @@ def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[Out
             objects.append((line_no, json.loads(line)))
         except json.JSONDecodeError as exc:
             problems.append(Problem(rel(path), f"invalid JSON: {exc.msg}", line=line_no))
-    return _rows(objects, path, model_name, problems)
+    return check_rows(objects, path, model_name, problems)
 
 
-def rows_from_records(
-    records: Iterable[Mapping[str, Any]], *, source: str = "answers", model_name: str | None = None
-) -> list[OutputRow]:
-    """Rows of answers held in memory (a DataFrame's or a ``datasets.Dataset``'s records, a
-    list of dicts), checked as a file's lines are: ``line`` is the record's 1-based number.
-    A missing value (``None``, or pandas' NaN in an optional column) is left out."""
-    objects = []
-    for n, item in enumerate(records, start=1):
-        obj = {str(k): v for k, v in dict(item).items() if not _missing(v)}
-        if isinstance(obj.get("query_id"), int):  # a frame read from CSV numbers its ids
-            obj["query_id"] = str(obj["query_id"])
-        objects.append((n, obj))
-    return _rows(objects, Path(source), model_name, [])
+def parse_row(obj: Any, where: str, line: int) -> OutputRow:
+    """One line's object as a row of the outputs format, its schema problems raised with
+    file, line and field (the dotted path of the bad value): how every reader of the format
+    — this module's and the submission validator's — turns a line into a row."""
+    try:
+        return OutputRow.model_validate(obj)
+    except ValidationError as exc:
+        raise InputError(
+            [
+                Problem(where, e["msg"], line=line, field=".".join(str(x) for x in e["loc"]))
+                for e in exc.errors()
+            ]
+        ) from None
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
-
-
-def _rows(
+def check_rows(
     objects: list[tuple[int, Any]], path: Path, model_name: str | None, problems: list[Problem]
 ) -> list[OutputRow]:
+    """Parsed lines (or records) ``(line, object)`` as rows: each checked against the
+    schema, lm-eval samples converted, duplicate query ids refused; every problem of the
+    file raised together, with ``problems`` already found before them."""
     rows: list[OutputRow] = []
     seen: dict[str, int] = {}
     for line_no, obj in objects:
         try:
             if is_lm_eval_sample(obj):
-                row = _from_lm_eval(obj, path, line_no, model_name)
+                row = from_sample(obj, path, line_no, model_name)
             else:
                 if model_name and isinstance(obj, dict) and "model" not in obj:
                     obj["model"] = model_name
-                row = OutputRow.model_validate(obj)
-        except ValidationError as exc:
+                row = parse_row(obj, rel(path), line_no)
+        except ValidationError as exc:  # a sample's fields, converted
             problems.extend(
                 Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"]))
                 for e in exc.errors()
@@ -241,3 +161,11 @@ def checked_answers(
         rag=first.rag,
     )
     return {r.query_id: r.answer for r in rows}, model, evidence_of(rows)
+
+
+def write_outputs(rows: Iterable[OutputRow], path: Path | str, *, exclude_none: bool = False) -> None:
+    """Write ``rows`` as an outputs JSONL, one validated row per line (so nothing beyond the
+    schema is written); ``exclude_none`` leaves unset fields out, as a submission does."""
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(row.model_dump_json(exclude_none=exclude_none) + "\n")

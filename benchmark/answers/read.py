@@ -1,0 +1,123 @@
+"""The one way in: any answers groundcover accepts, read into answer sets.
+
+``benchmark score``, :func:`benchmark.score` / :func:`benchmark.plan`, ``judge-check`` and
+``benchmark evaluate`` (reading back what the harness wrote) all call :func:`read_answers`,
+so a format is read in one place and every input is checked the same way: query ids known
+to the task, one model and one setting per set, file (or record), line and field named on
+an error.  What it accepts:
+
+* a path to a groundcover outputs JSONL or an lm-eval ``--log_samples`` file
+  (:mod:`benchmark.answers.outputs`, :mod:`benchmark.answers.lm_eval_log`);
+* with ``trec_rag_run=True``, a path to a TREC RAG 2024/2025 (or hltcoe) run file
+  (:mod:`benchmark.answers.trec_rag_run`): one set per run id;
+* a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts
+  (:mod:`benchmark.answers.records`).
+
+A submission folder is read by its validator (:mod:`benchmark.board.submissions`) into the
+same rows, and :func:`from_rows` turns them into sets.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from benchmark.answers.citations import CitedSentence
+from benchmark.answers.outputs import answers_and_model, checked_answers, evidence_of
+from benchmark.answers.records import records_of, rows_from_records
+from benchmark.answers.row import OutputRow
+from benchmark.answers.trec_rag_run import TASK_YEARS, TrecRagRun, read_trec_rag_run
+from benchmark.core.results import ModelInfo, RAGSetting
+from benchmark.tasks import Task
+
+#: what :func:`read_answers` accepts: a path, a DataFrame, a ``datasets.Dataset``, dicts
+Answers = str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any
+
+
+@dataclass
+class AnswerSet:
+    """One model's answers to one task in one setting: what is scored as one entry."""
+
+    task: Task
+    #: answers by query id
+    answers: dict[str, str]
+    model: ModelInfo
+    #: per query, the ids of the passages a RAG answer was given (``None``: closed-book)
+    evidence: dict[str, list[str]] | None = None
+    #: per query, the sentences and their citations as the input split them (TREC RAG runs)
+    sentences: dict[str, list[CitedSentence]] | None = None
+    #: the TREC RAG run the set was read from (its warnings and facts), if any
+    run: TrecRagRun | None = None
+
+
+def read_answers(
+    answers: Answers,
+    task: Task,
+    *,
+    model_name: str | None = None,
+    trec_rag_run: bool = False,
+    truncate: bool = True,
+    strict: bool = False,
+    own_corpus: bool = False,
+) -> list[AnswerSet]:
+    """``answers`` read and checked against ``task``: one set, or (a TREC RAG run file) one
+    per run id.  ``model_name`` names the model where the rows do not; ``truncate`` and
+    ``strict`` apply the TREC RAG track's rules (``--no-truncate``, ``--trec-rag-strict``);
+    ``own_corpus`` says the run's references come from a corpus the user gave."""
+    if trec_rag_run:
+        if not isinstance(answers, str | os.PathLike):
+            raise TypeError("trec_rag_run=True reads a run file: give its path")
+        runs = read_trec_rag_run(
+            str(answers),
+            year=TASK_YEARS.get(task.id),
+            topics=task.query_texts(),
+            truncate=truncate,
+            strict=strict,
+        )
+        return trec_rag_sets(runs, task, truncate=truncate, own_corpus=own_corpus)
+    records = records_of(answers)
+    if records is None:
+        found, model, evidence = answers_and_model(answers, task, model_name=model_name)
+    else:
+        rows = rows_from_records(records, source="answers", model_name=model_name)
+        found, model, evidence = checked_answers(rows, task, source="answers")
+    return [AnswerSet(task, found, model, evidence)]
+
+
+def from_rows(rows: list[OutputRow], task: Task, model: ModelInfo) -> AnswerSet:
+    """Rows already read and checked (a submission's, by its validator) as one set."""
+    return AnswerSet(task, {r.query_id: r.answer for r in rows}, model, evidence_of(rows))
+
+
+def trec_rag_sets(
+    runs: list[TrecRagRun], task: Task, *, truncate: bool = True, own_corpus: bool = False
+) -> list[AnswerSet]:
+    """One set per run id: the run's own sentence split and citations kept, its references
+    as the evidence each answer was given; truncated and whole answers are two entries."""
+    year = TASK_YEARS.get(task.id)
+    corpus = task.card.corpus.label or ("user corpus" if own_corpus else "unknown")
+    sets = []
+    for run in runs:
+        model = ModelInfo(
+            id=f"{run.team_id}/{run.run_id}" if run.team_id else run.run_id,
+            # truncated and whole answers are two entries, never mixed in one result
+            revision="run" if truncate or year is None else "run-untruncated",
+            backend="trec-rag-run",
+            generation=run.facts() | {"rules": f"TREC RAG {year}" if year else "format only"},
+            rag=RAGSetting(
+                retriever="run", k=max(1, min(run.depth, 100)), prompt="(the run's own)", corpus=corpus
+            ),
+        )
+        sets.append(
+            AnswerSet(
+                task,
+                {q: t.answer for q, t in run.topics.items()},
+                model,
+                {q: t.references for q, t in run.topics.items()},
+                sentences={q: t.sentences for q, t in run.topics.items()},
+                run=run,
+            )
+        )
+    return sets

@@ -1,0 +1,68 @@
+"""Answers held in memory: a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts.
+
+``benchmark.score(answers, ...)`` takes answers a notebook already holds.  Their records are
+the outputs format's rows without the file (``query_id``, ``answer``, ``model`` and the
+optional fields), so they are checked by the same code as a file's lines
+(:func:`benchmark.answers.outputs.check_rows`), the record's 1-based number standing for
+the line in every error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmark.answers.outputs import check_rows
+from benchmark.answers.row import OutputRow
+from benchmark.core.errors import InputError, Problem
+
+
+def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
+    """The records of in-memory answers (a DataFrame, a ``datasets.Dataset``, dicts), or
+    ``None`` for a path."""
+    if isinstance(answers, str | os.PathLike):
+        return None
+    if hasattr(answers, "to_dict") and hasattr(answers, "columns"):  # pandas
+        return list(answers.to_dict(orient="records"))
+    if hasattr(answers, "column_names") and hasattr(answers, "to_list"):  # datasets.Dataset
+        return list(answers.to_list())
+    if isinstance(answers, Mapping):
+        raise InputError(
+            Problem("answers", "give a list of records (one dict per answer), not one dict", field="answers")
+        )
+    try:
+        rows = list(answers)
+    except TypeError:
+        raise InputError(
+            Problem(
+                "answers",
+                f"cannot read answers from a {type(answers).__name__}: give a path, a DataFrame, a "
+                "datasets.Dataset or a list of dicts",
+                field="answers",
+            )
+        ) from None
+    bad = [i for i, r in enumerate(rows, start=1) if not isinstance(r, Mapping)]
+    if bad:
+        raise InputError(Problem("answers", "is not a record (a dict)", line=bad[0], field="answers"))
+    return rows
+
+
+def rows_from_records(
+    records: Iterable[Mapping[str, Any]], *, source: str = "answers", model_name: str | None = None
+) -> list[OutputRow]:
+    """Rows of answers held in memory (a DataFrame's or a ``datasets.Dataset``'s records, a
+    list of dicts), checked as a file's lines are: ``line`` is the record's 1-based number.
+    A missing value (``None``, or pandas' NaN in an optional column) is left out."""
+    objects = []
+    for n, item in enumerate(records, start=1):
+        obj = {str(k): v for k, v in dict(item).items() if not _missing(v)}
+        if isinstance(obj.get("query_id"), int):  # a frame read from CSV numbers its ids
+            obj["query_id"] = str(obj["query_id"])
+        objects.append((n, obj))
+    return check_rows(objects, Path(source), model_name, [])
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
