@@ -87,7 +87,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="REASON",
         help="load no model: write every role as 'not measured here', for this reason",
     )
-    p.add_argument("--out", help="card file (default: the profile's card beside the profiles, in a checkout)")
+    p.add_argument(
+        "--out",
+        help="card file (default: <profile>-v<version>.yaml in the current folder; a shipped card is "
+        "replaced only when --out names it)",
+    )
     p.set_defaults(func=run)
 
 
@@ -104,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.models.profiles import load_profile
 
     prof = load_profile(args.judge_profile)
-    out = paths.check_writable_file(args.out if args.out else _default_out(prof.id), "--out")
+    out = paths.check_writable_file(args.out if args.out else judge_cards.default_out(prof.id), "--out")
     if args.max_pairs is not None and args.max_pairs < 10:
         raise InputError(Problem("--max-pairs", "at least 10 pairs per set, or leave it out for all"))
     set_ids = _set_ids(args.sets, "--sets", "entailment")
@@ -150,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         if args.exam_grades:
             given |= _answerability_figures(judges, args)
         card = judge_cards.measure(prof, measured, sets, cosine, roles(), figures=given, variants=variants)
-    write_card(card, out)
+    write_card(card.model_copy(update={"command": judge_cards.command_line(vars(args))}), out)
     _print(card)
     Console(stderr=True).print(f"wrote {out}")
     return 0
@@ -276,13 +280,6 @@ def _llm_support(judges):  # type: ignore[no-untyped-def]
 
     llm = LLMEntailment(EntailmentSpec(kind="llm", threshold=0.5, model=judges.profile.llm.model), judges.llm)
     return llm.support_scores, f"LLM yes/no (entailment@1): {judges.profile.llm.model}"
-
-
-def _default_out(profile_id: str) -> Path:
-    from benchmark.models.cards import CARDS_DIR, card_path
-
-    in_checkout = (paths.REPO_ROOT / "pyproject.toml").exists() and CARDS_DIR.is_relative_to(paths.REPO_ROOT)
-    return card_path(profile_id) if in_checkout else Path.cwd() / card_path(profile_id).name
 
 
 def _print(card) -> None:  # type: ignore[no-untyped-def]

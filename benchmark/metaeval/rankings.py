@@ -386,14 +386,21 @@ def card(
     seconds: float,
     extra: Sequence[Agreement] = (),
     resamples: int = RESAMPLES,
+    family: str | None = None,
+    profile: str | None = None,
 ) -> dict[str, Any]:
-    """A ranking card as plain data (written as YAML beside the judge cards)."""
+    """A ranking card as plain data (written as YAML beside the judge cards).  ``family``
+    and ``profile`` say whose leaderboard it is, for the boards
+    (:func:`benchmark.models.cards.ranking_lines_for`); a card from a graded file's own
+    grader has no profile, and no board takes it as its profile's."""
     from benchmark.core.version import __version__
 
     return {
         "kind": "ranking-card",
         "created": datetime.now(UTC).strftime("%Y-%m-%d"),
         "groundcover": __version__,
+        "family": family,
+        "profile": profile,
         "command": command,
         "seconds": round(seconds, 1),
         "set": dict(set_info),
@@ -583,7 +590,9 @@ def run(args: argparse.Namespace) -> int:
     if args.card_out:
         import yaml
 
-        data = card(set_info, judge, baselines, command_line(args), seconds, other, args.resamples)
+        data = card(
+            set_info, judge, baselines, command_line(args), seconds, other, args.resamples, family=family.id
+        )
         out = Path(args.card_out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
