@@ -214,23 +214,32 @@ def matches(reply: str, examples: Sequence[str]) -> bool:
     return any(mine == skeleton(example) for example in examples)
 
 
-def label_copy(reply: str, examples: Sequence[str]) -> bool:
+def label_copy(reply: str, examples: Sequence[str], request: str = "") -> bool:
     """Whether the reply is one of the examples' outputs whole, case and whitespace aside,
-    however short.  Used only where a prompt's short label cannot be told from a copy: the
-    EXAM reader's "Rating: 0 / Answer: -" was 33 of its 40 accepted ratings on a DL19
-    sample, for passages NIST graded relevant as well as not, so that line says the reader
-    copied its example rather than read the passage."""
+    however short — unless the example's free text is the request's own (a passage that
+    does say the tower is 330 metres may be rated as the example is).  Used only where a
+    prompt's short label cannot be told from a copy: the EXAM reader's "Rating: 0 /
+    Answer: -" was 33 of its 40 accepted ratings on a DL19 sample, for passages NIST graded
+    relevant as well as not, so that line says the reader echoed its example."""
     mine = normalise(reply)
-    return bool(mine) and any(mine == normalise(e) for e in examples)
+    for example in examples:
+        if mine and mine == normalise(example):
+            own = free_text(example)
+            if not own or _foreign(own, request):
+                return True
+    return False
 
 
-def refusing_label_copies(parse: Callable[[str], T], examples: Sequence[str]) -> Callable[[str], T]:
-    """``parse``, refusing a reply that is an example's output whole (:func:`label_copy`)
-    with :data:`COPY_ERROR`: the structured-output loop asks again with a repair turn,
-    then records a failure with the raw replies — never a rating."""
+def refusing_label_copies(
+    parse: Callable[[str], T], examples: Sequence[str], request: str = ""
+) -> Callable[[str], T]:
+    """``parse``, refusing a reply that is an example's output whole (:func:`label_copy`;
+    ``request``: the normalised input) with :data:`COPY_ERROR`: the structured-output loop
+    asks again with a repair turn, then records a failure with the raw replies — never a
+    rating."""
 
     def strict(reply: str) -> T:
-        if label_copy(reply, examples):
+        if label_copy(reply, examples, request):
             raise ValueError(f"{COPY_ERROR} (the example's whole reply, {normalise(reply)!r})")
         return parse(reply)
 

@@ -27,7 +27,7 @@ from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import ExamQuestion
 from benchmark.models.cache import stage
 from benchmark.models.entailment import EntailmentModel, parse_yes_no, sentence_windows
-from benchmark.models.example_copies import refusing_label_copies
+from benchmark.models.example_copies import refusing_label_copies, request_text
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
 from benchmark.models.structured import run_structured
@@ -207,7 +207,10 @@ class LLMAnswerer:
         if name in LABEL_COPIES:
             outputs = [out for _, out in prompt.examples]
             parse_each = parsers if isinstance(parsers, list) else [parsers] * len(messages)
-            parsers = [refusing_label_copies(p, outputs) for p in parse_each]
+            parsers = [
+                refusing_label_copies(p, outputs, request_text(m))
+                for p, m in zip(parse_each, messages, strict=True)
+            ]
         with stage(name):
             return run_structured(
                 self.llm, messages, parsers, max_retries=self.max_retries,
