@@ -215,8 +215,8 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
         if scores:
             console.print(
                 context.systems_table(
-                    f"EXAM from {source.name}, graded by the file's grader {grader}, not groundcover's "
-                    f"answerer (counted: {counted}; "
+                    f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
+                    f"answerer; counted: {counted}; "
                     f"each system's top {args.rank_cutoff})",
                     scores,
                     seed=0,
@@ -263,8 +263,8 @@ def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Ta
     what a trivial baseline gets on the same passages."""
     table = Table(
         title=Text(
-            f"Answerability vs relevance (EXAM++ qrels mode), graded by the file's grader {grader} "
-            f"(counted: {counted}): "
+            f"Answerability vs relevance (EXAM++ qrels mode), graded by {grader} (the file's grader; "
+            f"counted: {counted}): "
             f"{a.passages} judged passages, ranked by a system or not, {a.queries} queries, "
             f"{a.relevant} relevant (grade ≥ {relevant_from})"
         )
