@@ -162,3 +162,42 @@ def test_every_board_carries_a_ranking_line(tmp_path: Path, monkeypatch: pytest.
         assert any("orders systems better than every trivial baseline" in x for x in t.lines)
     finally:
         cards.ranking_lines.cache_clear()
+
+
+def test_anli_dev_is_read_in_its_csv_and_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ANLI's annotated dev rounds: quoted multi-line contexts, e/n/c gold labels, each file
+    at its pinned SHA-256; a label outside e/n/c names its file and line."""
+    import hashlib
+
+    from benchmark.metaeval import human_sets
+
+    hs = human_sets.SETS["anli-dev"]
+    assert hs.source == "github:facebookresearch/anli@b5ce27af54a5" and len(hs.files) == 3
+    head = "context,statement,reason,gold_label,uid\n"
+    rows = [
+        '"A ""quoted"" context,\nover two lines.",It is quoted.,r,e,1\n',
+        "Plain context.,Nothing.,r,n,2\n",
+    ]
+    pinned = []
+    for (repo_path, _), row in zip(hs.files, [rows[0], rows[1], rows[1]], strict=True):
+        path = tmp_path / "anli-dev" / Path(repo_path).name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(head + row, encoding="utf-8")
+        pinned.append((repo_path, hashlib.sha256(path.read_bytes()).hexdigest()))
+    monkeypatch.setattr(
+        human_sets,
+        "SETS",
+        {**human_sets.SETS, "anli-dev": human_sets.HumanSet(**{**hs.__dict__, "files": tuple(pinned)})},
+    )
+    pairs = human_sets.load("anli-dev", tmp_path)
+    assert [p.label for p in pairs] == [1, 0, 0] and pairs[0].premise.startswith('A "quoted" context,\nover')
+    bad = tmp_path / "anli-dev" / Path(hs.files[2][0]).name
+    bad.write_text(head + "x,y,r,maybe,3\n", encoding="utf-8")
+    pinned[2] = (pinned[2][0], hashlib.sha256(bad.read_bytes()).hexdigest())
+    monkeypatch.setattr(
+        human_sets,
+        "SETS",
+        {**human_sets.SETS, "anli-dev": human_sets.HumanSet(**{**hs.__dict__, "files": tuple(pinned)})},
+    )
+    with pytest.raises(InputError, match=r"ANLI_analysis_r3_dev.csv.*line 2.*gold_label"):
+        human_sets.load("anli-dev", tmp_path)
