@@ -227,6 +227,8 @@ def verdict(
     if n == 0:
         return ALL_FAILED, "every item failed: nothing was measured"
     if value is None or ci is None or ci[0] <= chance:
+        if ci is not None and ci[1] < chance:  # worse than chance: the judge's order is inverted
+            return "at chance", f"its 95% interval lies below {chance:g}: it ranks worse than chance"
         return "at chance", None if ci is None else f"its 95% interval reaches {chance:g}"
     below = [d for d in differences if d[4] < 0]
     level = [d for d in differences if d[3] <= 0 <= d[4]]
