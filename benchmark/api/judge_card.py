@@ -14,7 +14,7 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.models.cards import JudgeCard, best_baseline
 from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile
 
-__all__ = ["DEFAULT_PROFILE", "JudgeCard", "best_baseline", "default_card_path", "judge_card", "roles"]
+__all__ = ["DEFAULT_PROFILE", "JudgeCard", "best_baseline", "judge_card", "roles"]
 
 
 def roles() -> list[str]:
@@ -40,8 +40,8 @@ def judge_card(
     not_measured: str | None = None,
     out: str | Path | None = None,
 ) -> tuple[JudgeCard, Path]:
-    """Measure ``profile``'s judges and write its card to ``out`` (default: the profile's
-    card beside the profiles, in a checkout; else in the working folder); returns the card
+    """Measure ``profile``'s judges and write its card to ``out`` (default: the working
+    folder; a shipped card is replaced only when ``out`` names it); returns the card
     and where it went.  ``sets`` / ``argument_sets``: the public entailment and
     argument-preference sets (read from ``data_dir`` copies, else fetched at pinned
     commits); ``max_pairs``: a seeded sample of each; ``llm_pairs`` / ``argument_items``:
@@ -54,7 +54,7 @@ def judge_card(
     from benchmark.models.profiles import load_profile
 
     prof = profile if isinstance(profile, JudgeProfile) else load_profile(profile)
-    target = paths.check_writable_file(out if out else default_card_path(prof.id), "--out")
+    target = paths.check_writable_file(out if out else judge_cards.default_out(prof.id), "--out")
     if max_pairs is not None and max_pairs < 10:
         raise InputError(Problem("--max-pairs", "at least 10 pairs per set, or leave it out for all"))
     set_ids = _set_ids(sets, "--sets", "entailment")
@@ -98,16 +98,24 @@ def judge_card(
                 judges, Path(exam_grades), Path(exam_bank), exam_grader, exam_licence
             )
         card = judge_cards.measure(prof, measured, samples, cosine, roles(), figures=given, variants=variants)
+    options = {
+        "judge_profile": prof.id if isinstance(profile, JudgeProfile) else profile,
+        "sets": sets,
+        "argument_sets": argument_sets,
+        "data_dir": data_dir,
+        "max_pairs": max_pairs,
+        "llm_pairs": llm_pairs,
+        "argument_items": argument_items,
+        "exam_grades": exam_grades,
+        "exam_bank": exam_bank,
+        "exam_grader": exam_grader,
+        "exam_licence": exam_licence,
+        "not_measured": not_measured,
+        "out": out,
+    }
+    card = card.model_copy(update={"command": judge_cards.command_line(options)})
     write_card(card, target)
     return card, target
-
-
-def default_card_path(profile_id: str) -> Path:
-    """Where a profile's card goes: beside the profiles in a checkout, else in the working folder."""
-    from benchmark.models.cards import CARDS_DIR, card_path
-
-    in_checkout = (paths.REPO_ROOT / "pyproject.toml").exists() and CARDS_DIR.is_relative_to(paths.REPO_ROOT)
-    return card_path(profile_id) if in_checkout else Path.cwd() / card_path(profile_id).name
 
 
 def _answerability_figures(judges, grades: Path, bank: Path, grader: str | None, licence: str):  # type: ignore[no-untyped-def]
@@ -232,8 +240,3 @@ def _llm_support(judges):  # type: ignore[no-untyped-def]
     return llm.support_scores, f"LLM yes/no (entailment@1): {judges.profile.llm.model}"
 
 
-def _default_out(profile_id: str) -> Path:
-    from benchmark.models.cards import CARDS_DIR, card_path
-
-    in_checkout = (paths.REPO_ROOT / "pyproject.toml").exists() and CARDS_DIR.is_relative_to(paths.REPO_ROOT)
-    return card_path(profile_id) if in_checkout else Path.cwd() / card_path(profile_id).name

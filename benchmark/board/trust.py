@@ -1,5 +1,11 @@
 """What a board's main score is worth: its judges' card lines, and a banner when they fail.
 
+Two levels of trust, side by side on every board: the *item-level* line (the judge card:
+does the judge agree with people pair by pair) and the *ranking* line (a ranking card:
+does the profile's leaderboard order systems as the human leaderboard does, better than a
+trivial baseline such as answer length).  A board whose profile has no ranking card says
+so in words; the banner reads both.
+
 Every board is ranked by one score of one family under one judge profile.  The family says
 which judge roles that score depends on (``MetricFamily.judged_by``), and the profile's
 judge card (:mod:`benchmark.models.cards`) says how far each role's judge agrees with
@@ -15,7 +21,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from benchmark.families import MetricFamily
-from benchmark.models.cards import WARNINGS, load_card
+from benchmark.models.cards import RANKING_DOCS, WARNINGS, load_card, ranking_lines, ranking_lines_for
 
 
 @dataclass(frozen=True)
@@ -28,32 +34,68 @@ class Trust:
     banner: str | None = None
 
 
+def ranking_text(family_id: str, profile_id: str) -> tuple[list[str], list[str]]:
+    """The ranking line(s) of a board, and what of them a banner must say (rankings that do
+    not beat a trivial baseline).  Without a ranking card for this family and profile the
+    line says "not measured for this profile", naming a graded file's card of the family
+    (another judge's, e.g. EXAM++'s grader) so it is not read as this profile's."""
+    own = ranking_lines_for(family_id, profile_id)
+    if not own:
+        others = [r for r in ranking_lines() if r.family == family_id and r.profile is None]
+        aside = "".join(
+            f"; the {r.set_title} ranking card is its grader's ({r.judge}), not this profile's"
+            for r in others
+        )
+        return [f"ranking agreement: not measured for this profile (see {RANKING_DOCS}){aside}"], []
+    failing = [
+        f"its rankings do not beat the trivial baseline '{r.baseline}' on {r.set_title} (Kendall τ "
+        f"{r.tau:.3f} [{r.low:.2f}, {r.high:.2f}] vs {r.baseline_tau:.3f})"
+        if r.low > 0 and r.baseline is not None
+        else f"its rankings are no better than chance on {r.set_title} (Kendall τ interval "
+        f"[{r.low:.2f}, {r.high:.2f}] reaches 0)"
+        for r in own
+        if not r.beats_baseline
+    ]
+    return [r.line() for r in own], failing
+
+
 def board_trust(family: MetricFamily, profile_id: str, primary: str) -> Trust:
+    """The item-level card lines and the ranking line of one board, and its banner."""
     roles = family.judged_by.get(primary, ())
     label = family.label(primary)
     if not roles:
         return Trust(profile_id, label)
+    ranking, ranking_failing = ranking_text(family.id, profile_id)
     card = load_card(profile_id)
+    lines: list[str] = []
+    failing: list[str] = []
     if card is None:
-        return Trust(
-            profile_id,
-            label,
-            [f"No judge card for {profile_id}: how far its judges agree with people is not measured."],
-        )
-    lines, failing = [], []
-    for role in roles:
-        rc = card.role(role)
-        if rc is None:
-            lines.append(f"{role}: not on the card of {profile_id}")
-            continue
-        lines.append(rc.line())
-        if rc.verdict in WARNINGS:
-            failing.append(f"its {role} judge, which is {rc.verdict}")
+        lines.append(f"No judge card for {profile_id}: how far its judges agree with people is not measured.")
+    else:
+        for role in roles:
+            rc = card.role(role)
+            if rc is None:
+                lines.append(f"{role}: not on the card of {profile_id}")
+                continue
+            lines.append(rc.line())
+            if rc.verdict in WARNINGS:
+                failing.append(f"its {role} judge, which is {rc.verdict}")
+    lines += ranking
     banner = None
-    if failing:
+    if failing or ranking_failing:
+        parts = []
+        if failing:
+            assert card is not None
+            parts.append(
+                f"relies on {' and on '.join(failing)} on public human labels (judge card, measured "
+                f"{card.created})"
+            )
+        if ranking_failing:
+            parts.append("; ".join(ranking_failing) + " (ranking card)")
+        elif failing and "not measured" in ranking[0]:
+            parts.append("and whether it orders systems as people do is not measured")
         banner = (
-            f"Warning: {label} under {profile_id} relies on {' and on '.join(failing)} on public "
-            f"human labels (judge card, measured {card.created}): read this board as a check that the "
+            f"Warning: {label} under {profile_id} {', '.join(parts)}: read this board as a check that the "
             "pipeline runs, not as a ranking of answer quality."
         )
     return Trust(profile_id, label, lines, banner)
@@ -69,4 +111,8 @@ def trusts(family: MetricFamily, table: pd.DataFrame) -> list[Trust]:
 def trust_text(t: Trust) -> list[str]:
     """Plain lines: the banner first, then the card's lines."""
     head = [t.banner] if t.banner else []
-    return head + [f"Judge card ({t.profile}, {t.score}): {line}" for line in t.lines]
+    return head + [
+        f"{'Ranking card' if line.startswith('ranking agreement') else 'Judge card'} ({t.profile}, {t.score}): "
+        f"{line}"
+        for line in t.lines
+    ]

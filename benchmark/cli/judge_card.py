@@ -88,7 +88,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="REASON",
         help="load no model: write every role as 'not measured here', for this reason",
     )
-    p.add_argument("--out", help="card file (default: the profile's card beside the profiles, in a checkout)")
+    p.add_argument(
+        "--out",
+        help="card file (default: <profile>-v<version>.yaml in the current folder; a shipped card is "
+        "replaced only when --out names it)",
+    )
     p.set_defaults(func=run)
 
 

@@ -14,6 +14,10 @@ sick       the 4,906 pairs of its SemEval-2014     CC BY-NC-SA 3.0 (Marelli et a
 rte        139 pairs of the GLUE RTE dev set (the  PASCAL RTE 1-3, 5 (Dagan et al. 2006;
            half kept in the repository below);     Bar-Haim et al. 2006; Giampiccolo et al.
            entailment vs not_entailment            2007; Bentivogli et al. 2009), research use
+anli-dev   the 3,198 pairs of ANLI's dev rounds  CC BY-NC 4.0 (Nie et al., ACL 2020);
+           1-3 as its authors' annotated         natural: annotators wrote hypotheses
+           release ships them (CSV, 4.3 MB);     against news and Wikipedia paragraphs
+           gold_label e vs n/c                   to fool models, no template
 ukpconv-   UKPConvArg2 (Habernal & Gurevych,       CC BY-NC-SA 4.0 (the CSV folder's
 arg2       EMNLP 2016): the 674 argument pairs     LICENSE.txt); arguments by createdebate.com
            of the school-uniform debate, each      users
@@ -147,6 +151,20 @@ def _rte(texts: dict[str, str]) -> list[Pair]:
     return [Pair(r["sentence1"], r["sentence2"], int(r["label"] == "entailment")) for r in _tsv(_one(texts))]
 
 
+def _anli_dev(texts: dict[str, str]) -> list[Pair]:
+    """ANLI's annotated dev rounds (CSV): ``context``, ``statement``, ``gold_label`` e/n/c."""
+    import sys
+
+    csv.field_size_limit(sys.maxsize)  # ANLI's contexts are whole paragraphs
+    out = []
+    for name, text in sorted(texts.items()):
+        for n, r in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+            if r.get("gold_label") not in ("e", "n", "c"):
+                raise InputError(Problem(name, "gold_label must be e, n or c", line=n, field="gold_label"))
+            out.append(Pair(r["context"], r["statement"], int(r["gold_label"] == "e")))
+    return out
+
+
 def _anli(rows: list[dict[str, Any]]) -> list[Pair]:
     """ANLI's labels: 0 entailment, 1 neutral, 2 contradiction."""
     return [Pair(str(r["premise"]), str(r["hypothesis"]), int(int(r["label"]) == 0)) for r in rows]
@@ -218,6 +236,23 @@ SETS: dict[str, HumanSet | HubSet] = {
             (("glue_data/RTE/dev.tsv", "152bd3cded5a5e49244e956d1d67b5a5b4cc62aee3dc9d50a8814453aebfde71"),),
             "PASCAL RTE, research use",
             _rte,
+        ),
+        HumanSet(
+            "anli-dev",
+            "ANLI dev rounds 1-3 (natural, adversarial)",
+            "entailment",
+            "facebookresearch/anli",
+            "b5ce27af54a53bd495af7260fdc485000eed15f8",
+            tuple(
+                (f"anlizinganli/anli_annot_v0.2/ANLI_analysis_{r}_dev.csv", sha)
+                for r, sha in (
+                    ("r1", "5d8b94096aad2b7a067c41e07c02ea1350bf2c1ae9a1c7d444ffadd3bdc8e43e"),
+                    ("r2", "da676b66bdb0ffab045aa6500425115efe20665355bff15dce16b05cf9819984"),
+                    ("r3", "c3152a786c222c9cd8f4f6406c6f9f54bd66b45a8ff34efd174e4c691f652c4f"),
+                )
+            ),
+            "CC BY-NC 4.0 (the repository's LICENSE)",
+            _anli_dev,
         ),
         HumanSet(
             "ukpconvarg2",

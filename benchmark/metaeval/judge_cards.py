@@ -29,9 +29,10 @@ measured here* with the reason, never left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats as st
@@ -42,7 +43,15 @@ from benchmark.families import REGISTRY
 from benchmark.families.base import JudgeRole
 from benchmark.metaeval import human_sets
 from benchmark.metaeval.human_sets import ArgumentPair, Pair
-from benchmark.models.cards import JudgeCard, RoleCard, SetFigure, best_baseline, worst
+from benchmark.models.cards import (
+    ALL_FAILED,
+    JudgeCard,
+    RoleCard,
+    SetFigure,
+    Verdict,
+    best_baseline,
+    worst,
+)
 from benchmark.models.example_copies import COPY_ERROR
 from benchmark.models.profiles import JudgeProfile
 
@@ -109,14 +118,137 @@ def auc_interval(labels: Sequence[int], scores: Sequence[float], seed: int = 0) 
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+#: one comparison a verdict rests on: (what is compared, the baseline, judge − baseline, low, high)
+Difference = tuple[str, str, float, float, float]
+
+
+def fast_auc(y: np.ndarray, s: np.ndarray) -> float | None:
+    """ROC AUC from ranks (ties averaged), as :func:`auc` but cheap enough for a thousand
+    resamples of thousands of items; ``None`` when one class is missing."""
+    pos = int(y.sum())
+    neg = y.size - pos
+    if pos == 0 or neg == 0:
+        return None
+    ranks = st.rankdata(s)
+    return float((ranks[y == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))
+
+
+def difference(
+    what: str,
+    baseline: str,
+    stat: Callable[[np.ndarray], float | None],
+    n: int,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+) -> Difference | None:
+    """``stat`` (judge minus baseline, on the items an index array picks) on all ``n`` items,
+    with its 95% percentile interval from a seeded bootstrap over items (the same resampled
+    items for judge and baseline: a paired comparison).  Resamples where the statistic is
+    undefined (one class drawn) are dropped; ``None`` when it is undefined on all items."""
+    whole = stat(np.arange(n))
+    if whole is None or n < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    draws = [stat(rng.integers(0, n, n)) for _ in range(resamples)]
+    kept = np.array([d for d in draws if d is not None])
+    if kept.size == 0:
+        return None
+    low, high = np.percentile(kept, [2.5, 97.5])
+    return what, baseline, float(whole), float(low), float(high)
+
+
+def auc_difference(
+    labels: Sequence[int],
+    scores: Sequence[float],
+    baselines: dict[str, Sequence[float]],
+    seed: int = 0,
+    metric: str = "ROC AUC",
+) -> Difference | None:
+    """The judge's AUC minus the best baseline's (the one with the highest AUC on all
+    items), with its bootstrap interval over items."""
+    y, s = np.asarray(labels), np.asarray(scores, dtype=float)
+    aucs = {k: fast_auc(y, np.asarray(v, dtype=float)) for k, v in baselines.items()}
+    best = best_baseline(aucs)
+    if best is None:
+        return None
+    b = np.asarray(baselines[best[0]], dtype=float)
+
+    def stat(i: np.ndarray) -> float | None:
+        mine, theirs = fast_auc(y[i], s[i]), fast_auc(y[i], b[i])
+        return None if mine is None or theirs is None else mine - theirs
+
+    return difference(metric, best[0], stat, y.size, seed)
+
+
+def decision_differences(labels: Sequence[int], said: Sequence[bool], seed: int = 0) -> list[Difference]:
+    """The decision the pipeline takes (supported or not, at the profile's threshold) against
+    the trivial decisions: accuracy minus the majority class's (always the commoner label),
+    and F1 of "supported" minus always answering "supported"'s."""
+    y = np.asarray(labels, dtype=int)
+    a = np.asarray(said, dtype=bool)
+    if y.size < 2:
+        return []
+    majority = int(y.mean() >= 0.5)
+
+    def accuracy(i: np.ndarray) -> float:
+        return float(np.mean(a[i] == y[i]) - np.mean(y[i] == majority))
+
+    def f1(pred: np.ndarray, gold: np.ndarray) -> float:
+        tp = float(np.sum(pred & (gold == 1)))
+        return 2 * tp / (pred.sum() + gold.sum()) if pred.sum() + gold.sum() else 0.0
+
+    def f1_gap(i: np.ndarray) -> float | None:
+        gold = y[i]
+        if gold.sum() == 0:
+            return None
+        return f1(a[i], gold) - f1(np.ones_like(a[i]), gold)
+
+    label = "always not supported" if majority == 0 else "always supported"
+    out = [
+        difference("accuracy at the threshold", f"majority class ({label})", accuracy, y.size, seed),
+        difference("F1 of support at the threshold", "always supported", f1_gap, y.size, seed + 1),
+    ]
+    return [d for d in out if d is not None]
+
+
 def verdict(
-    value: float | None, ci: tuple[float, float] | None, chance: float, baselines: dict[str, float | None]
-):  # type: ignore[no-untyped-def]
-    """Plain words for a figure: at chance, below a (trivial) baseline, or informative."""
+    n: int,
+    value: float | None,
+    ci: tuple[float, float] | None,
+    chance: float,
+    differences: Sequence[Difference] = (),
+) -> tuple[Verdict, str | None]:
+    """Plain words for a figure, and what decided them.  Nothing measured (every item
+    failed) is said so, never "at chance"; an interval reaching the chance level is at
+    chance; then each comparison with a trivial baseline — the ranking (AUC) and the
+    decision at the profile's threshold — by the interval of the *difference*, never the
+    point estimates: entirely below 0 is *below a baseline*, reaching 0 is *no better than
+    a baseline*; the worst comparison decides."""
+    if n == 0:
+        return ALL_FAILED, "every item failed: nothing was measured"
     if value is None or ci is None or ci[0] <= chance:
-        return "at chance"
-    best = best_baseline(baselines)
-    return "below a baseline" if best is not None and value < best[1] else "informative"
+        if ci is not None and ci[1] < chance:  # worse than chance: the judge's order is inverted
+            return "at chance", f"its 95% interval lies below {chance:g}: it ranks worse than chance"
+        return "at chance", None if ci is None else f"its 95% interval reaches {chance:g}"
+    below = [d for d in differences if d[4] < 0]
+    level = [d for d in differences if d[3] <= 0 <= d[4]]
+    words = lambda ds: "; ".join(  # noqa: E731
+        f"{w} − {b} {v:+.3f} [{lo:+.3f}, {hi:+.3f}]" for w, b, v, lo, hi in ds
+    )
+    if below:
+        return "below a baseline", words(below)
+    if level:
+        return "no better than a baseline", words(level)
+    return "informative", words(differences) or None
+
+
+def _differences_extra(differences: Sequence[Difference]) -> dict[str, float | None]:
+    """The comparisons as a card's ``extra`` figures (value, then its interval's ends)."""
+    out: dict[str, float | None] = {}
+    for what, base, value, low, high in differences:
+        key = f"{what} − {base}"
+        out |= {key: value, f"{key}, 95% low": low, f"{key}, 95% high": high}
+    return out
 
 
 def _figure(
@@ -129,10 +261,12 @@ def _figure(
     baselines: dict[str, float | None],
     extra: dict[str, float | None],
     about: tuple[str, str, str | None] | None = None,
+    differences: Sequence[Difference] = (),
 ) -> SetFigure:
     """One set's figure, with the set's title, licence and source (``about``, for a file the
     user gave; else from :data:`human_sets.SETS`) and the verdict it earns."""
     title, licence, source = about or (lambda hs: (hs.title, hs.licence, hs.source))(human_sets.SETS[set_id])
+    said, why = verdict(n, value, ci, chance, differences)
     return SetFigure(
         set=set_id,
         title=title,
@@ -145,8 +279,9 @@ def _figure(
         ci_high=None if ci is None else ci[1],
         chance=chance,
         baselines=baselines,
-        extra=extra,
-        verdict=verdict(value, ci, chance, baselines),
+        extra=extra | _differences_extra(differences),
+        verdict=said,
+        why=why,
     )
 
 
@@ -171,12 +306,13 @@ def entailment_figure(
     scores = [float(s) for _, s in kept]
     value, ci = auc(labels, scores), auc_interval(labels, scores, seed)
     share = float(np.mean(labels)) if labels else 0.0
-    baselines: dict[str, float | None] = {
-        "word overlap": auc(labels, [overlap(p.premise, p.hypothesis) for p, _ in kept]),
-        "hypothesis length": auc(labels, [-float(len(p.hypothesis.split())) for p, _ in kept]),
+    base_scores: dict[str, list[float]] = {
+        "word overlap": [overlap(p.premise, p.hypothesis) for p, _ in kept],
+        "hypothesis length": [-float(len(p.hypothesis.split())) for p, _ in kept],
     }
-    if cosine is not None:
-        baselines["plain cosine"] = auc(labels, cosine([(p.premise, p.hypothesis) for p, _ in kept]))
+    if cosine is not None and kept:
+        base_scores["plain cosine"] = cosine([(p.premise, p.hypothesis) for p, _ in kept])
+    baselines: dict[str, float | None] = {k: auc(labels, v) for k, v in base_scores.items()}
     said = [s >= threshold for s in scores]
     extra: dict[str, float | None] = {
         "failed": float(len(pairs) - len(kept)),
@@ -189,11 +325,21 @@ def entailment_figure(
         if any(labels)
         else None,
         "share said supported": float(np.mean(said)) if kept else None,
+        "F1 of support": _f1(said, labels) if any(labels) else None,
+        "F1 of always supported": 2 * share / (1 + share) if any(labels) else None,
     }
     for name, scorer in (variants or {}).items():
         other = scorer([(p.premise, p.hypothesis) for p, _ in kept])
         extra[f"ROC AUC, {name}"] = auc(labels, [0.0 if v is None else float(v) for v in other])
-    return _figure(set_id, len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra)
+    differences = [d for d in [auc_difference(labels, scores, base_scores, seed)] if d is not None]
+    differences += decision_differences(labels, said, seed)
+    return _figure(set_id, len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra, None, differences)
+
+
+def _f1(said: Sequence[bool], labels: Sequence[int]) -> float:
+    tp = sum(a and bool(y) for a, y in zip(said, labels, strict=True))
+    total = sum(said) + sum(labels)
+    return 2 * tp / total if total else 0.0
 
 
 def answerability_figure(
@@ -216,9 +362,13 @@ def answerability_figure(
         "majority-class accuracy": max(share, 1 - share) if kept else None,
         "ROC AUC, the file's own grades": auc(labels, [float(p.theirs) for p in kept]),
     }
-    baselines: dict[str, float | None] = {"passage length": auc(labels, [float(p.words) for p in kept])}
+    length = [float(p.words) for p in kept]
+    baselines: dict[str, float | None] = {"passage length": auc(labels, length)}
     about = (f"EXAM++ judged passages ({grades})", licence, f"file:{grades}")
-    return _figure("exampp-qrels", len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra, about)
+    differences = [d for d in [auc_difference(labels, ours, {"passage length": length}, seed)] if d]
+    return _figure(
+        "exampp-qrels", len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra, about, differences
+    )
 
 
 def _points(pairs: Sequence[tuple[float, float]]) -> np.ndarray:
@@ -280,7 +430,22 @@ def argument_figure(
         if values
         else None,
     }
-    return _figure(set_id, len(used), "pairwise accuracy", value, ci, 0.5, baselines, extra)
+    gap = _points(judged) - _points(length) if judged else np.array([])
+    longer = difference(
+        "pairwise accuracy", "longer argument", lambda i: float(gap[i].mean()), len(gap), seed
+    )
+    return _figure(
+        set_id,
+        len(used),
+        "pairwise accuracy",
+        value,
+        ci,
+        0.5,
+        baselines,
+        extra,
+        None,
+        [longer] if longer else [],
+    )
 
 
 def flags(figures: Sequence[SetFigure]) -> list[str]:
@@ -379,3 +544,46 @@ def judge_name(profile: JudgeProfile, role: str) -> str:
     if declared is not None:
         return declared.judge_name(profile)
     return f"LLM: {profile.llm.model}"
+
+
+# -- the card file: what wrote it, and where a re-run writes ------------------------------
+
+#: the options of ``benchmark judge-card``, in the order its card records them
+OPTIONS = (
+    "judge_profile", "sets", "argument_sets", "data_dir", "max_pairs", "llm_pairs", "argument_items",
+    "exam_grades", "exam_bank", "exam_grader", "exam_licence", "not_measured", "out",
+)  # fmt: skip
+
+
+def command_line(options: Mapping[str, Any]) -> str:
+    """The full command that wrote a card: every option that has a value, defaults included
+    (so a later change of a default, or an LLM role measured with ``--llm-pairs``, does not
+    vanish from what the card says it ran)."""
+    import shlex
+
+    words = ["benchmark", "judge-card"]
+    for name in OPTIONS:
+        value = options.get(name)
+        if value is not None and value is not False and not (isinstance(value, int) and value == 0):
+            words += [f"--{name.replace('_', '-')}", str(value)]
+    return shlex.join(words)
+
+
+def default_out(profile_id: str, cwd: Path | None = None) -> Path:
+    """Where a card goes when ``--out`` is not given: the current folder, never the shipped
+    cards beside the profiles (:data:`~benchmark.models.cards.CARDS_DIR`) — replacing a
+    shipped card is a decision to name with ``--out``.  Run from inside that folder, it
+    is an error rather than an overwrite."""
+    from benchmark.core.errors import InputError, Problem
+    from benchmark.models import cards
+
+    out = (cwd or Path.cwd()) / cards.card_path(profile_id).name
+    if out.resolve().parent == cards.CARDS_DIR.resolve():
+        raise InputError(
+            Problem(
+                "--out",
+                f"without --out the card would replace the shipped {out.name}: name the file with --out "
+                "to replace it on purpose",
+            )
+        )
+    return out

@@ -385,14 +385,21 @@ def card(
     seconds: float,
     extra: Sequence[Agreement] = (),
     resamples: int = RESAMPLES,
+    family: str | None = None,
+    profile: str | None = None,
 ) -> dict[str, Any]:
-    """A ranking card as plain data (written as YAML beside the judge cards)."""
+    """A ranking card as plain data (written as YAML beside the judge cards).  ``family``
+    and ``profile`` say whose leaderboard it is, for the boards
+    (:func:`benchmark.models.cards.ranking_lines_for`); a card from a graded file's own
+    grader has no profile, and no board takes it as its profile's."""
     from benchmark.core.version import __version__
 
     return {
         "kind": "ranking-card",
         "created": datetime.now(UTC).strftime("%Y-%m-%d"),
         "groundcover": __version__,
+        "family": family,
+        "profile": profile,
         "command": command,
         "seconds": round(seconds, 1),
         "set": dict(set_info),
@@ -487,6 +494,8 @@ class RankingRun:
     other: list[Agreement]
     baselines: list[Agreement]
     seconds: float
+    #: the family whose leaderboards these are (a ranking card's board)
+    family: str | None = None
 
     @property
     def title(self) -> str:
@@ -509,6 +518,7 @@ class RankingRun:
             self.seconds,
             self.other,
             self.options.resamples,
+            family=self.family,
         )
 
 
@@ -557,7 +567,7 @@ def run(options: RankingOptions) -> RankingRun:
     ]
     seconds = time.perf_counter() - started
     set_info.update({"grader": grader, "min_rating": min_rating, "relevant_from": relevant_from})
-    return RankingRun(options, set_info, judge, other, baselines, seconds)
+    return RankingRun(options, set_info, judge, other, baselines, seconds, family=family.id)
 
 
 def write_card(measured: RankingRun, out: str | Path) -> Path:

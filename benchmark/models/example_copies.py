@@ -20,16 +20,18 @@ repair turn, then records a failure with the raw replies, never a rating.
 A reply whose few ratings or labels equal an example's ("Answer: B", "Rating: 0 / Answer:
 -", the honest reply whenever a text is silent), or whose ratings equal an example's with
 fresh wording, is only a **match**: a real judge may agree with an example by chance, so
-matches are counted (on judge cards), never refused.
+matches are counted (on judge cards), never refused — except where a prompt's short
+label cannot be told from a copy (:func:`refusing_label_copies`, the EXAM reader's
+answerability rating): there an example's whole reply is refused.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 #: a free-text part has at least this many words, one of them with a letter; shorter
 #: values are labels ("yes", "B") and digits are ratings ("1: 5", "[2] > [1]")
@@ -42,6 +44,8 @@ COPIED_PART_WORDS = 4
 DISTINCTIVE_VALUES = 4
 
 COPY_ERROR = "the reply reproduces the prompt's worked example instead of answering for this input"
+
+T = TypeVar("T")
 
 _MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _KEY = re.compile(r"^\s*([A-Za-z][\w \-]{0,30}?)\s*:\s*(.+)$")
@@ -208,3 +212,35 @@ def matches(reply: str, examples: Sequence[str]) -> bool:
         return False
     mine = skeleton(reply)
     return any(mine == skeleton(example) for example in examples)
+
+
+def label_copy(reply: str, examples: Sequence[str], request: str = "") -> bool:
+    """Whether the reply is one of the examples' outputs whole, case and whitespace aside,
+    however short — unless the example's free text is the request's own (a passage that
+    does say the tower is 330 metres may be rated as the example is).  Used only where a
+    prompt's short label cannot be told from a copy: the EXAM reader's "Rating: 0 /
+    Answer: -" was 33 of its 40 accepted ratings on a DL19 sample, for passages NIST graded
+    relevant as well as not, so that line says the reader echoed its example."""
+    mine = normalise(reply)
+    for example in examples:
+        if mine and mine == normalise(example):
+            own = free_text(example)
+            if not own or _foreign(own, request):
+                return True
+    return False
+
+
+def refusing_label_copies(
+    parse: Callable[[str], T], examples: Sequence[str], request: str = ""
+) -> Callable[[str], T]:
+    """``parse``, refusing a reply that is an example's output whole (:func:`label_copy`;
+    ``request``: the normalised input) with :data:`COPY_ERROR`: the structured-output loop
+    asks again with a repair turn, then records a failure with the raw replies — never a
+    rating."""
+
+    def strict(reply: str) -> T:
+        if label_copy(reply, examples, request):
+            raise ValueError(f"{COPY_ERROR} (the example's whole reply, {normalise(reply)!r})")
+        return parse(reply)
+
+    return strict

@@ -551,3 +551,64 @@ def test_the_card_reads_every_judged_passage_under_one_named_grader(tmp_path: Pa
         family.answer_for_card("exam-answerer", judges, path, bank_path)
     got = family.answer_for_card("exam-answerer", judges, path, bank_path, grader="gpt-4o")
     assert got is not None and [p.theirs for p in got] == [0, 0]
+
+
+def test_the_rating_examples_short_reply_is_a_copy_not_a_rating() -> None:
+    """ "Rating: 0 / Answer: -" is exam-rate's worked example's whole reply: the EXAM reader
+    echoing it is refused (retried, then a failure), never a rating of 0; a rating of 0 in
+    its own words is a rating, and the multiple-choice reader's "Answer: none" a label."""
+    from benchmark.models.example_copies import COPY_ERROR
+
+    mc, ft = LLMAnswerer(_llm("Answer: none", "Rating: 0\nAnswer: -", "yes"), max_retries=1).read(
+        [(MC, "text"), (FT, "text")]
+    )
+    assert mc.answered is False and mc.error is None
+    assert ft.rating is None and ft.correct is None and ft.error and COPY_ERROR in ft.error
+    assert len(ft.raw) == 2  # asked again once, then recorded as a failure with both replies
+    (own,) = LLMAnswerer(_llm("", "Rating: 0\nAnswer: the text does not say", "yes")).read([(FT, "t")])
+    assert own.error is None and own.rating == 0 and own.answered is False
+
+
+def test_the_default_answerer_refuses_a_free_text_bank_up_front(tmp_path: Path) -> None:
+    """EXAM++'s generated questions are free text without a key: the default entailment
+    answerer cannot read them, and says so before any model runs (it used to fail every
+    question and write a card with n = 0, exit 0)."""
+    from benchmark.families import REGISTRY
+
+    free = ExamQuestion("q1", "q1/x", "What does the passage say about the probe?", "free-text")
+    bank_path = write_bank({"q1": [free]}, {"q1": "probe"}, tmp_path / "bank.jsonl", test_collection="t")
+    grades = tmp_path / "graded.jsonl"
+    rows = [_exampp_passage("p1", "q1", "The probe flew by.", 1, {"q1/x": 5})]
+    grades.write_text(json.dumps(["q1", rows]) + "\n", encoding="utf-8")
+    calls: list[int] = []
+
+    class Counting:
+        identity, threshold = "counting", 0.5
+
+        def support_scores(self, pairs):  # type: ignore[no-untyped-def]
+            calls.append(len(pairs))
+            return [0.0] * len(pairs)
+
+    judges = fake_stack(llm=FakeLLM(lambda _m: ""), entailment=Counting(), retriever=FakeRetriever({}))  # type: ignore[arg-type]
+    with pytest.raises(
+        InputError, match=r"bank.jsonl.*1 of the 1 questions.*free text without an answer key"
+    ):
+        REGISTRY["exam"].answer_for_card("exam-answerer", judges, grades, bank_path)
+    assert calls == []
+
+
+def test_score_grades_says_whose_grades_it_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmark.cli.main import main
+
+    rows = [_exampp_passage("p1", "q1", "short relevant", 2, {"q1/a": 5}),
+            _exampp_passage("p2", "q1", "off topic", 0, {"q1/a": 0})]  # fmt: skip
+    path = tmp_path / "graded.jsonl"
+    path.write_text(json.dumps(["q1", rows]) + "\n", encoding="utf-8")
+    out = tmp_path / "out.json"
+    assert main(["exam", "score-grades", "--grades", str(path), "--out", str(out)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "by its grader (google/flan-t5-large" in printed and "not groundcover's answerer" in printed
+    (report,) = json.loads(out.read_text())["graders"].values()
+    assert report["graded_by"].startswith("the file's grader (google/flan-t5-large")

@@ -168,3 +168,20 @@ def test_the_example_minus_a_field_is_still_a_copy_and_a_later_failure_says_so()
     (out,) = run_structured(FakeLLM(reply=lambda _m: next(replies)), [messages], json.loads, max_retries=2)
     assert not out.ok and out.copies == 1
     assert example_copies.COPY_ERROR in (out.error or "") and "after 1 reply refused" in (out.error or "")
+
+
+def test_for_the_exam_reader_the_short_label_is_a_copy() -> None:
+    """Where a prompt's short label cannot be told from a copy (the EXAM reader's rating),
+    the example's whole reply is refused however short; the same rating in other words is
+    a rating, and a passage that itself says what the example says may be rated as it is."""
+    examples = [out for _, out in load_prompt("exam-rate@1").examples]
+    request = "text: zebras eat grass. question: where do zebras sleep?"
+    assert example_copies.label_copy("rating: 0\n answer: -", examples, request)
+    assert not example_copies.label_copy("Rating: 0\nAnswer: the text does not say", examples, request)
+    assert example_copies.label_copy("Rating: 5\nAnswer: 330 metres", examples, request)
+    eiffel = "text: the tower is 330 metres tall. question: how tall is it?"
+    assert not example_copies.label_copy("Rating: 5\nAnswer: 330 metres", examples, eiffel)
+    parse = example_copies.refusing_label_copies(str.upper, examples, request)
+    with pytest.raises(ValueError, match="worked example"):
+        parse("Rating: 0\nAnswer: -")
+    assert parse("Rating: 1\nAnswer: -") == "RATING: 1\nANSWER: -"

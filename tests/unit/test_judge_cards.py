@@ -97,13 +97,23 @@ def _pairs() -> list[Pair]:
     return [Pair(p, h, int(y)) for p, h, y in ROWS * 4]
 
 
+def _blind_text_pairs() -> list[Pair]:
+    """Every text twice, once per label: no baseline that reads the texts can rank them."""
+    return [Pair(p, h, y) for p, h, _ in ROWS * 2 for y in (0, 1)]
+
+
 def test_a_perfect_judge_is_informative_a_blind_one_at_chance() -> None:
-    pairs = _pairs()
+    pairs = _blind_text_pairs()
     perfect = judge_cards.entailment_figure("sick", pairs, lambda ps: [float(p.label) for p in pairs], 0.5)
     assert (
         perfect.value == 1.0 and perfect.verdict == "informative" and perfect.ci_low and perfect.ci_low > 0.9
     )
     assert perfect.extra["accuracy"] == 1.0 and perfect.extra["majority-class accuracy"] == 0.5
+    # a perfect judge on pairs word overlap separates as well is no better than word overlap
+    pairs = _pairs()
+    tied = judge_cards.entailment_figure("sick", pairs, lambda ps: [float(p.label) for p in pairs], 0.5)
+    assert tied.value == 1.0 and tied.baselines["word overlap"] == 1.0
+    assert tied.verdict == "no better than a baseline" and "word overlap" in (tied.why or "")
     rng = np.random.default_rng(0)
     blind = judge_cards.entailment_figure("sick", pairs, lambda ps: list(rng.random(len(ps))), 0.5)
     assert blind.verdict == "at chance" and blind.ci_low is not None and blind.ci_low <= 0.5
@@ -154,7 +164,14 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
     bad = card.model_copy(
         update={
             "roles": [
-                r.model_copy(update={"verdict": "at chance"}) if r.role == "entailment" else r
+                r.model_copy(
+                    update={
+                        "verdict": "at chance",
+                        "figures": [f.model_copy(update={"verdict": "at chance"}) for f in r.figures],
+                    }
+                )
+                if r.role == "entailment"
+                else r
                 for r in card.roles
             ]
         }

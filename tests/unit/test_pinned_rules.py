@@ -118,10 +118,28 @@ def test_the_best_baseline_is_the_strongest_one_wherever_it_is_listed() -> None:
     }
     assert best_baseline(baselines) == ("plain cosine", 0.85)
     assert best_baseline({"a": None}) is None
-    # a judge above every baseline but the strongest is below a baseline, not informative
-    assert verdict(0.80, (0.72, 0.88), 0.5, baselines) == "below a baseline"
-    assert verdict(0.90, (0.82, 0.96), 0.5, baselines) == "informative"
-    assert verdict(0.80, (0.45, 0.88), 0.5, baselines) == "at chance"  # the interval reaches chance
+    # the judge is compared with the strongest baseline, by the interval of the difference
+    import numpy as np
+
+    from benchmark.metaeval.judge_cards import auc_difference
+
+    y = np.array([0, 1] * 50)
+    noise = np.random.default_rng(0).random(100)
+    scores = {
+        "word overlap": list(noise),
+        "plain cosine": list(y + noise),
+        "hypothesis length": list(0.3 * y + noise),
+    }
+    got = auc_difference(list(y), list(0.5 * y + noise), scores)
+    assert got is not None and got[1] == "plain cosine" and got[4] < 0
+    below = ("ROC AUC", "plain cosine", -0.05, -0.09, -0.01)
+    level = ("ROC AUC", "plain cosine", 0.02, -0.01, 0.05)
+    above = ("ROC AUC", "plain cosine", 0.05, 0.01, 0.09)
+    assert verdict(10, 0.80, (0.72, 0.88), 0.5, [above, below])[0] == "below a baseline"
+    assert verdict(10, 0.80, (0.72, 0.88), 0.5, [above, level])[0] == "no better than a baseline"
+    assert verdict(10, 0.90, (0.82, 0.96), 0.5, [above])[0] == "informative"
+    assert verdict(10, 0.80, (0.45, 0.88), 0.5, [above])[0] == "at chance"  # the interval reaches chance
+    assert verdict(0, None, None, 0.5)[0] == "not measured — all items failed"
     line = SetFigure(
         set="sick", title="SICK", licence="CC", n=10, metric="ROC AUC", value=0.8, ci_low=0.72,
         ci_high=0.88, chance=0.5, baselines=baselines, verdict="below a baseline",

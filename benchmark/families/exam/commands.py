@@ -192,6 +192,14 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     paragraphs = read_grades(source)
     chosen = choose_graders(paragraphs, args.grader, rel(source))
     console = Console()
+    console.print(
+        Text(
+            f"Grades reported: those stored in {source.name} by its grader"
+            f"{'s' if len(chosen) != 1 else ''} ({'; '.join(chosen) or 'none'}), read as they are — not "
+            "groundcover's answerer, which reads no passage here (`benchmark judge-card --exam-grades` "
+            "measures that)."
+        )
+    )
     report: dict[str, Any] = {}
     for grader in chosen:
         mode = counting(paragraphs, grader, args.min_rating)
@@ -207,7 +215,8 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
         if scores:
             console.print(
                 context.systems_table(
-                    f"EXAM from {source.name}, graded by {grader} (counted: {counted}; "
+                    f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
+                    f"answerer; counted: {counted}; "
                     f"each system's top {args.rank_cutoff})",
                     scores,
                     seed=0,
@@ -224,6 +233,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
             console.print(agreement_table(agreement, grader, counted, args.relevant_from))
         if scores or agreement is not None:
             report[grader] = {
+                "graded_by": f"the file's grader ({grader}), not groundcover's answerer",
                 "counted": counted,
                 "exam": scores,
                 **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
@@ -253,7 +263,8 @@ def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Ta
     what a trivial baseline gets on the same passages."""
     table = Table(
         title=Text(
-            f"Answerability vs relevance (EXAM++ qrels mode), graded by {grader} (counted: {counted}): "
+            f"Answerability vs relevance (EXAM++ qrels mode), graded by {grader} (the file's grader; "
+            f"counted: {counted}): "
             f"{a.passages} judged passages, ranked by a system or not, {a.queries} queries, "
             f"{a.relevant} relevant (grade ≥ {relevant_from})"
         )

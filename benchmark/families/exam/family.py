@@ -258,8 +258,25 @@ class ExamFamily(MetricFamily):
             raise InputError(
                 Problem(str(grades), "holds no judged passages (paragraphs with a relevance grade)")
             )
+        settings = ExamSettings()
+        asked = {q.question_id: q for p, _ in judged for q in questions.get(p.query_id, [])}
+        unreadable = [q for q in asked.values() if q.kind != "multiple-choice" and not q.answer]
+        if settings.answerer == "entailment" and unreadable:
+            # refused before any model runs: each such question would fail on every passage
+            # (EXAM++'s DL19 bank gave n = 0 and 215 failures), and a card of failures says nothing
+            raise InputError(
+                Problem(
+                    rel(bank),
+                    f"{len(unreadable)} of the {len(asked)} questions for the judged passages are free text "
+                    f"without an answer key (e.g. {unreadable[0].question_id!r}: EXAM++'s generated "
+                    "questions): the default entailment answerer reads multiple-choice questions or a key "
+                    "only, so it cannot be measured on this bank (EXAM++'s own grades for it are what "
+                    "`benchmark exam score-grades` reports)",
+                    field="--exam-bank",
+                )
+            )
         items = [(q, p.text) for p, _ in judged for q in questions.get(p.query_id, [])]
-        readings = iter(self.answerer(judges, ExamSettings()).read(items))
+        readings = iter(self.answerer(judges, settings).read(items))
         out = []
         for p, grade in judged:
             got = [next(readings) for _ in questions.get(p.query_id, [])]

@@ -27,11 +27,15 @@ from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import ExamQuestion
 from benchmark.models.cache import stage
 from benchmark.models.entailment import EntailmentModel, parse_yes_no, sentence_windows
+from benchmark.models.example_copies import refusing_label_copies, request_text
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
 from benchmark.models.structured import run_structured
 
 PROMPTS = {"reader": "exam-reader@1", "rate": "exam-rate@1", "verify": "exam-verify@1"}
+#: prompts whose examples' whole replies are copies however short: the answerability
+#: rating's "Rating: 0 / Answer: -" (a multiple-choice "Answer: B" stays a plain label)
+LABEL_COPIES = frozenset({"rate"})
 LETTERS = "ABCDEFGHIJ"
 
 
@@ -200,6 +204,13 @@ class LLMAnswerer:
 
     def _ask(self, name: str, messages: list[Any], parsers: Any) -> list[Any]:
         prompt = load_prompt(PROMPTS[name])
+        if name in LABEL_COPIES:
+            outputs = [out for _, out in prompt.examples]
+            parse_each = parsers if isinstance(parsers, list) else [parsers] * len(messages)
+            parsers = [
+                refusing_label_copies(p, outputs, request_text(m))
+                for p, m in zip(parse_each, messages, strict=True)
+            ]
         with stage(name):
             return run_structured(
                 self.llm, messages, parsers, max_retries=self.max_retries,
