@@ -238,5 +238,3 @@ def _llm_support(judges):  # type: ignore[no-untyped-def]
 
     llm = LLMEntailment(EntailmentSpec(kind="llm", threshold=0.5, model=judges.profile.llm.model), judges.llm)
     return llm.support_scores, f"LLM yes/no (entailment@1): {judges.profile.llm.model}"
-
-

@@ -34,7 +34,9 @@ ROWS = [
 def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A two-query task the toy family scores, registered for this test, and a working
     directory of its own."""
-    assert "toy" in REGISTRY, "the toy plug-in family is installed by scripts/setup.sh --dev (tests/toy_family)"
+    assert "toy" in REGISTRY, (
+        "the toy plug-in family is installed by scripts/setup.sh --dev (tests/toy_family)"
+    )
     task = tmp_path / "toy-task"
     (task / "data").mkdir(parents=True)
     pd.DataFrame(
