@@ -1216,7 +1216,9 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
         gr.Markdown(INTRO)
         if source:  # a path or dataset id: escaped, as everything else shown
             gr.Markdown(f"<small>Results shown: {html.escape(source)}</small>", elem_id="gc-source")
-        with gr.Tabs(elem_id="gc-tabs") as tabset:
+        with gr.Tabs(
+            elem_id="gc-tabs", overflow_behavior="wrap"
+        ) as tabset:  # every tab in sight, however many families
             for fid, fam in REGISTRY.items():
                 with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}"):
                     tabs.append(_family_tab(lb, fid, fam, default_profile))

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 import benchmark
 from benchmark.cli.main import main
 from benchmark.core.errors import InputError
 from benchmark.core.results import read_result
 from benchmark.families import REGISTRY
+from tests.helpers.toy import toy_task
 
 ROWS = [
     {"query_id": "1", "answer": "Tornado formation follows storm physics.", "model": "acme/m"},
@@ -37,25 +37,7 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     assert "toy" in REGISTRY, (
         "the toy plug-in family is installed by scripts/setup.sh --dev (tests/toy_family)"
     )
-    task = tmp_path / "toy-task"
-    (task / "data").mkdir(parents=True)
-    pd.DataFrame(
-        {"query_id": ["1", "2"], "text": ["tornado formation physics", "growing figs indoors"]}
-    ).to_parquet(task / "data" / "queries.parquet")
-    card = {
-        "id": "toy-task",
-        "name": "Toy task",
-        "citation": "",
-        "version": "1.0.0",
-        "description": "two queries",
-        "license": "CC0-1.0",
-        "source": {"name": "tests"},
-        "metrics": ["toy"],
-        "instruction": "Answer.",
-        "data": {"tables": {"queries": "queries.parquet"}},
-        "corpus": {"kind": "none"},
-    }
-    (task / "task.yaml").write_text(yaml.safe_dump(card), encoding="utf-8")
+    task = toy_task(tmp_path)
     monkeypatch.chdir(tmp_path)
     return task
 
