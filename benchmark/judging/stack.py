@@ -49,16 +49,18 @@ class JudgeStack:
         *,
         progress: bool = True,
         preflight: bool = True,
-        share_embeddings: bool = True,
+        share_embeddings: bool = False,
     ) -> JudgeStack:
         """The models a profile names; weights load lazily, on the first uncached call.
 
         A judge served over HTTP is asked once, now, whether it is there and serves the
         profile's model (:func:`preflight_judge`): a dead endpoint is a one-line error before
         any work, not a run of retries.  ``preflight=False`` where nothing will be asked of
-        it (a dry run plans only).  ``share_embeddings=False`` gives the run no shared
-        :class:`EmbeddingStore` (each family's texts go to the model-call cache alone): the
-        same numbers, measured against it by ``benchmarks/answer_cpu.py``."""
+        it (a dry run plans only).  ``share_embeddings=True`` gives the run a shared
+        :class:`EmbeddingStore` (each text's vector kept in memory for every family): the
+        same numbers, and no CPU saved where the model-call cache is on (measured by
+        ``benchmarks/answer_cpu.py``), so it is off by default: with it, the dry run's exact
+        counts of cache requests no longer match what a run asks."""
         cache = cache or default_cache()
         llm = load_llm(profile.llm, cache=cache)
         if preflight:
