@@ -108,11 +108,13 @@ def trusts(family: MetricFamily, table: pd.DataFrame) -> list[Trust]:
     return [board_trust(family, profile, primary) for profile, primary in sorted(boards)]
 
 
+def card_kind(line: str) -> str:
+    """Which card a trust line comes from, as its prefix on every board: a ranking card's line
+    is about the order of systems, a judge card's about single judgements."""
+    return "Ranking card" if line.startswith("ranking agreement") else "Judge card"
+
+
 def trust_text(t: Trust) -> list[str]:
     """Plain lines: the banner first, then the card's lines."""
     head = [t.banner] if t.banner else []
-    return head + [
-        f"{'Ranking card' if line.startswith('ranking agreement') else 'Judge card'} ({t.profile}, {t.score}): "
-        f"{line}"
-        for line in t.lines
-    ]
+    return head + [f"{card_kind(line)} ({t.profile}, {t.score}): {line}" for line in t.lines]

@@ -37,7 +37,7 @@ import pandas as pd
 from benchmark.board import results_dataset
 from benchmark.board.leaderboard import Entry, Leaderboard, build_leaderboard
 from benchmark.board.render import RANKS_EXPLAINED, entry_cells, failure_lines, fmt_ci, is_reference
-from benchmark.board.trust import trusts
+from benchmark.board.trust import card_kind, trusts
 from benchmark.core import exports, figures, paths
 from benchmark.core.results import traces_path
 from benchmark.core.stats import ALPHA, MISSING, holm_adjusted
@@ -490,7 +490,8 @@ def trust_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
         if t.banner:
             parts.append(f"<div class='gc-banner' role='alert'>{html.escape(t.banner)}</div>")
         parts += [
-            f"<div class='gc-card'>Judge card ({html.escape(t.profile)}, {html.escape(t.score)}): {html.escape(x)}</div>"
+            f"<div class='gc-card'>{card_kind(x)} ({html.escape(t.profile)}, {html.escape(t.score)}): "
+            f"{html.escape(x)}</div>"
             for x in t.lines
         ]
     for board_id in sorted(df["board_id"].unique()):

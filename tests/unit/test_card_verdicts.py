@@ -7,6 +7,7 @@ No model loads here: the judges are plain functions of the pairs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -141,6 +142,12 @@ def test_every_board_carries_a_ranking_line(tmp_path: Path, monkeypatch: pytest.
     assert ranking and "not measured for this profile (see docs/meta-evaluation.md)" in ranking[0]
     assert "grader's" in ranking[0] and "flan-t5-large" in ranking[0]
     assert any(x.startswith("Ranking card (offline-smollm2-minilm-sim@4") for x in trust.trust_text(t))
+    from benchmark.board.leaderboard import build_leaderboard
+    from benchmark.space.app import Filters, trust_html
+
+    page = trust_html(build_leaderboard(Path("leaderboard/results")), "exam", Filters())
+    assert "Ranking card (offline-smollm2-minilm-sim@4" in page and "Judge card (offline" in page
+    assert not re.search(r"Judge card \([^)]*\): ranking agreement", page)
 
     folder = tmp_path / "rankings"
     folder.mkdir()
