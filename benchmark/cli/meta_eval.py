@@ -78,6 +78,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--autojudge-python", help="rankings: a Python with autojudge-evaluate, for τ_AP")
     p.add_argument("--card-out", help="rankings: write the ranking card (YAML) here")
+    p.add_argument(
+        "--topics",
+        type=int,
+        help="rankings with --judge-profile: grade the first N topics of the file only (a stated subset)",
+    )
+    p.add_argument(
+        "--bank",
+        help="rankings with --judge-profile and --grades: the question bank the file's grader was asked",
+    )
     # -- end of ranking cards --
     p.add_argument("--metric", help="family:score, e.g. icat:icat_m")
     p.add_argument(
@@ -94,7 +103,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--qrels", help="TREC qrels for --against trec:… (default: the --task's qrels)")
     p.add_argument("--results-dir", default="leaderboard/results", help="default: the published results")
     p.add_argument("--task", help="only results on this task id")
-    p.add_argument("--judge-profile", help="only results of this judge profile (name@version)")
+    p.add_argument(
+        "--judge-profile",
+        help="only results of this judge profile (name@version); rankings: grade the runs again with this "
+        "profile's own judge instead of the file's grader",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random tie-breaking")
     p.set_defaults(func=run)
 

@@ -506,12 +506,30 @@ class FamilyJudgeHooks(FamilyDeclaration):
         return None
 
     def graded_leaderboards(
-        self, grades: Path, *, grader: str | None, min_rating: int | None, rank_cutoff: int
+        self,
+        grades: Path,
+        *,
+        grader: str | None,
+        min_rating: int | None,
+        rank_cutoff: int,
+        regrade: Regrading | None = None,
     ) -> GradedBoards | None:
         """The systems of a graded-runs file ranked by this family's scores, for a ranking
-        card (``benchmark meta-eval rankings``); ``None`` when the family reads no such file
-        (the default)."""
+        card (``benchmark meta-eval rankings``): under the file's own grader, or, with
+        ``regrade``, under this family's own judge of a profile, graded again here; ``None``
+        when the family reads no such file (the default)."""
         return None
+
+
+@dataclass(frozen=True)
+class Regrading:
+    """What a ranking card of a judge profile's own judge needs to grade a graded-runs file
+    again: the profile's models, the question bank the file's grader was asked, and the
+    topics to grade (a stated subset where the judge is slow)."""
+
+    judges: Any
+    bank: Path
+    topics: int | None = None
 
 
 @dataclass(frozen=True)
@@ -524,6 +542,8 @@ class GradedBoards:
     grader: str
     boards: dict[str, dict[str, dict[str, float]]]
     paragraphs: Sequence[Any]
+    #: what grading again cost and where it failed (counts, failure kinds), for the card
+    regraded: dict[str, Any] | None = None
 
 
 class FamilyView(FamilyDeclaration):

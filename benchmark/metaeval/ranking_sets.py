@@ -57,10 +57,16 @@ class RankingSet:
     #: least NIST grade of a relevant passage (TREC DL: 2)
     relevant_from: int
     citation: str
+    #: the question bank the file's grader was asked (path in the same repository, SHA-256):
+    #: what a profile's own answerer is asked when it grades the file again
+    bank: tuple[str, str] | None = None
+
+    def url_of(self, path: str) -> str:
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{path}"
 
     @property
     def url(self) -> str:
-        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
+        return self.url_of(self.path)
 
     @property
     def source(self) -> str:
@@ -87,36 +93,45 @@ SETS: dict[str, RankingSet] = {
             2,
             "Farzi & Dietz, Pencils Down! Automatic Rubric-based Evaluation of Retrieve/Generate "
             "Systems, ICTIR 2024 (online appendix: github.com/laura-dietz/flan-t5-exam-appendix)",
+            (
+                "dl19-questions/dl19-genq.jsonl.gz",
+                "0012dfd4afd108607dd01bbcfbe77dfbde0c83ad788a7483a20171538a78a7aa",
+            ),
         ),
     )
 }
 
 
-def fetch(set_id: str, data_dir: Path | None = None) -> Path:
-    """The set's file on disk: from ``data_dir`` when given, else downloaded once into the
-    cache; either way checked against its pinned SHA-256."""
+def fetch(set_id: str, data_dir: Path | None = None, *, bank: bool = False) -> Path:
+    """The set's graded file (or, ``bank``, its question bank) on disk: from ``data_dir``
+    when given, else downloaded once into the cache; either way checked against its pinned
+    SHA-256."""
     if set_id not in SETS:
         raise InputError(Problem("--set", f"no ranking set {set_id!r}; known: {', '.join(SETS)}"))
     rs = SETS[set_id]
-    path = (data_dir or cache_dir()) / rs.id / rs.file_name
+    if bank and rs.bank is None:
+        raise InputError(Problem("--set", f"{rs.title} pins no question bank", field="--judge-profile"))
+    repo_path, sha256 = rs.bank if bank and rs.bank else (rs.path, rs.sha256)
+    url = rs.url_of(repo_path)
+    path = (data_dir or cache_dir()) / rs.id / Path(repo_path).name
     if not path.exists():
         if data_dir is not None:
-            raise InputError(Problem(str(path), f"no copy of {rs.title} here (expected from {rs.url})"))
+            raise InputError(Problem(str(path), f"no copy of {rs.title} here (expected from {url})"))
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with urllib.request.urlopen(rs.url, timeout=120) as resp:
+            with urllib.request.urlopen(url, timeout=120) as resp:
                 data = resp.read()
         except OSError as exc:
             raise InputError(
-                Problem(rs.url, f"cannot download {rs.title} ({exc}); offline, give --data-dir with a copy")
+                Problem(url, f"cannot download {rs.title} ({exc}); offline, give --data-dir with a copy")
             ) from exc
         path.write_bytes(data)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != rs.sha256:
+    if digest != sha256:
         raise InputError(
             Problem(
                 str(path),
-                f"SHA-256 {digest[:16]}… is not the pinned {rs.sha256[:16]}… of {rs.repo}@{rs.commit[:7]}",
+                f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {rs.repo}@{rs.commit[:7]}",
             )
         )
     return path

@@ -439,12 +439,18 @@ class RankingOptions:
     resamples: int = RESAMPLES
     seed: int = 0
     autojudge_python: str | None = None
+    #: grade the runs again with this judge profile's own judge instead of the file's grader
+    judge_profile: str | None = None
+    #: with ``judge_profile``: the first N topics of the file only (a stated subset)
+    topics: int | None = None
+    #: with ``judge_profile`` and ``grades``: the question bank the file's grader was asked
+    bank: str | None = None
 
 
 #: the options of a ranking card's command, as the card records them
 OPTIONS = (
     "set", "grades", "data_dir", "grader", "family", "min_rating", "rank_cutoff", "top_k", "resamples", "seed",
-    "autojudge_python",
+    "autojudge_python", "judge_profile", "topics", "bank",
 )  # fmt: skip
 
 
@@ -496,6 +502,8 @@ class RankingRun:
     seconds: float
     #: the family whose leaderboards these are (a ranking card's board)
     family: str | None = None
+    #: the judge profile whose own judge graded the runs (``--judge-profile``); None: the file's grader
+    profile: str | None = None
 
     @property
     def title(self) -> str:
@@ -519,6 +527,7 @@ class RankingRun:
             self.other,
             self.options.resamples,
             family=self.family,
+            profile=self.profile,
         )
 
 
@@ -548,10 +557,24 @@ def run(options: RankingOptions) -> RankingRun:
         options = replace(options, min_rating=min_rating)  # the card's command names the setting it ran
     family = graded_family(options.family)
     graded = family.graded_leaderboards(
-        path, grader=options.grader, min_rating=min_rating, rank_cutoff=options.rank_cutoff
+        path,
+        grader=options.grader,
+        min_rating=min_rating,
+        rank_cutoff=options.rank_cutoff,
+        regrade=_regrading(options),
     )
     assert graded is not None  # graded_family() picks a family that reads graded files
     grader, paragraphs = graded.grader, graded.paragraphs
+    if graded.regraded is not None:
+        set_info["regraded"] = graded.regraded
+        if not any(graded.boards[next(iter(graded.boards))].values()):
+            raise InputError(
+                Problem(
+                    f"--judge-profile {options.judge_profile}",
+                    f"not measured — all items failed: {graded.regraded['failed_readings']} of "
+                    f"{graded.regraded['readings']} readings failed ({graded.regraded['failures']})",
+                )
+            )
     (first, exam), *rest = graded.boards.items()
     human = human_leaderboard(paragraphs)
     tau_ap = tau_ap_provider(options.autojudge_python)
@@ -567,7 +590,34 @@ def run(options: RankingOptions) -> RankingRun:
     ]
     seconds = time.perf_counter() - started
     set_info.update({"grader": grader, "min_rating": min_rating, "relevant_from": relevant_from})
-    return RankingRun(options, set_info, judge, other, baselines, seconds, family=family.id)
+    profile = _regrading(options, load=False)
+    return RankingRun(options, set_info, judge, other, baselines, seconds, family=family.id, profile=profile)
+
+
+def _regrading(options: RankingOptions, *, load: bool = True) -> Any:
+    """With ``--judge-profile``: what the family needs to grade the file again (the
+    profile's models, the bank, the topics); without ``load``, only the profile's id."""
+    if not options.judge_profile:
+        return None
+    from benchmark.families.base import Regrading
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.metaeval import ranking_sets
+    from benchmark.models.profiles import load_profile
+
+    profile = load_profile(options.judge_profile)
+    if not load:
+        return profile.id
+    if options.bank:
+        bank = Path(options.bank)
+    elif options.grades:
+        raise InputError(
+            Problem("--bank", "grading a --grades file again needs the question bank its grader was asked")
+        )
+    else:
+        bank = ranking_sets.fetch(
+            options.set_id, Path(options.data_dir) if options.data_dir else None, bank=True
+        )
+    return Regrading(JudgeStack.load(profile), bank, options.topics)
 
 
 def write_card(measured: RankingRun, out: str | Path) -> Path:

@@ -269,3 +269,66 @@ def test_a_file_with_two_graders_needs_one_named(tmp_path: Path, capsys: pytest.
         )
         == 0
     )
+
+
+class _Reader:
+    """An answerer for the aggregation test: a rating per (question, text) from a table; a
+    text marked 'FAIL' fails every reading, as a reply copied from the prompt's example."""
+
+    def __init__(self, ratings: dict[tuple[str, str], int]) -> None:
+        self.identity = {"answerer": "table"}
+        self.ratings = ratings
+        self.asked: list[tuple[str, str]] = []
+
+    def read(self, items):  # type: ignore[no-untyped-def]
+        from benchmark.families.exam.judges import Reading
+
+        out = []
+        for q, text in items:
+            self.asked.append((q.question_id, text))
+            if text == "FAIL":
+                out.append(Reading(error="rating: the reply reproduces the prompt's worked example"))
+            else:
+                r = self.ratings.get((q.question_id, text), 0)
+                out.append(Reading(rating=r, answered=r >= 3))
+        return out
+
+
+def test_regrading_with_a_profiles_answerer_leaves_failures_out() -> None:
+    """Grading a file again (``--judge-profile``): only paragraphs a run ranked within the
+    cut-off on the chosen topics are read; EXAM per run and topic is the share of the bank's
+    questions its top paragraphs answer; a run whose top holds a paragraph the answerer failed
+    on has no value for that topic (left out and counted, never read as answering nothing)."""
+    from benchmark.families.exam.bank import ExamQuestion
+    from benchmark.families.exam.exampp import GradedParagraph
+    from benchmark.families.exam.graded_boards import regrade
+
+    bank = {
+        t: [ExamQuestion(t, f"{t}/q{i}", f"question {i}?", "free-text") for i in range(4)]
+        for t in ("t1", "t2")
+    }
+
+    def para(pid: str, topic: str, text: str, ranks: tuple[tuple[str, int], ...]) -> GradedParagraph:
+        return GradedParagraph(topic, pid, text, ranks, 1, ())
+
+    paragraphs = [
+        para("p1", "t1", "answers q0 q1", (("A", 1), ("B", 2))),
+        para("p2", "t1", "answers q2", (("B", 1), ("C", 5))),
+        para("p3", "t1", "FAIL", (("C", 1),)),
+        para("p4", "t1", "deep", (("A", 30),)),
+        para("p5", "t2", "other topic", (("A", 1),)),
+    ]
+    reader = _Reader(
+        {("t1/q0", "answers q0 q1"): 5, ("t1/q1", "answers q0 q1"): 3, ("t1/q2", "answers q2"): 4}
+    )
+    done = regrade(paragraphs, bank, reader, "mine", topics=["t1"], min_rating=3, rank_cutoff=2)
+    assert {text for _, text in reader.asked} == {"answers q0 q1", "answers q2", "FAIL"}
+    assert done.exam == {"A": {"t1": 0.5}, "B": {"t1": 0.75}}
+    assert done.cells_left_out == 1  # C's top two holds p3 only, which failed
+    assert done.readings == 12 and done.failed_readings == 4
+    assert list(done.failures.values()) == [4]
+    assert done.n_exam["B"]["t1"] == pytest.approx(0.75 / 0.75)
+    # with a deeper cut-off C ranks p2 too, and its cell is left out because of p3
+    done = regrade(paragraphs, bank, reader, "mine", topics=["t1"], min_rating=3, rank_cutoff=5)
+    assert "t1" not in done.exam.get("C", {}) and done.cells_left_out == 1
+    assert done.exam["A"] == {"t1": 0.5}

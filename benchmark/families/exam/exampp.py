@@ -70,9 +70,10 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
     """An EXAM++ test bank as our bank (free text unless ``info`` says otherwise), in any of
     the forms EXAM++ writes one:
 
-    * a question bank or a nugget bank: one line per query with ``items``, each a question
-      (``question_id``, ``question_text``) or a nugget (``nugget_id``, ``nugget_text``: read
-      as a free-text question, as EXAM++ grades it);
+    * a question bank or a nugget bank: one line per query with ``items`` (``questions`` in
+      the older form of the DL19 appendix's banks), each a question (``question_id``,
+      ``question_text``) or a nugget (``nugget_id``, ``nugget_text``: read as a free-text
+      question, as EXAM++ grades it);
     * a file of questions, one per line (``query_id``, ``qid``, ``question``, ``choices``,
       ``correctKey``, ``correct``, ``facet_id``): its converted TQA and generated CAR Y3
       ("genq") questions; with ``choices``, a multiple-choice question keyed ``correct``;
@@ -96,6 +97,8 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
                 rows.append(row)
                 lines.append(n)
             continue
+        if isinstance(obj, dict) and "items" not in obj and isinstance(obj.get("questions"), list):
+            obj = {**obj, "items": obj["questions"]}  # the older question-bank form (EXAM++'s DL19 genq)
         if not isinstance(obj, dict) or not isinstance(obj.get("items"), list):
             problems.append(
                 Problem(

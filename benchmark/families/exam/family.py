@@ -17,6 +17,7 @@ from benchmark.families.base import (
     MetricFamily,
     Prepared,
     QueryTrace,
+    Regrading,
     ScoreColumn,
     ScoringInputs,
     option,
@@ -197,15 +198,25 @@ class ExamFamily(MetricFamily):
         return EntailmentAnswerer(judges.entailment, settings.threshold, settings.margin)
 
     def graded_leaderboards(
-        self, grades: Path, *, grader: str | None, min_rating: int | None, rank_cutoff: int
+        self,
+        grades: Path,
+        *,
+        grader: str | None,
+        min_rating: int | None,
+        rank_cutoff: int,
+        regrade: Regrading | None = None,
     ) -> GradedBoards | None:
         """EXAM and n-EXAM of every run in an EXAM++ graded file under one of its graders
-        (named by ``grader`` where the file has several: graders are never merged)."""
+        (named by ``grader`` where the file has several: graders are never merged), or, with
+        ``regrade``, under the profile's own answerer, which grades the file's paragraphs
+        again on the bank's questions."""
         from benchmark.core.errors import rel
         from benchmark.families.exam.exampp import choose_graders, read_grades
         from benchmark.families.exam.graded_boards import exam_boards
 
         paragraphs = read_grades(grades)
+        if regrade is not None:
+            return self._regraded(paragraphs, regrade, min_rating, rank_cutoff)
         chosen = choose_graders(paragraphs, grader, rel(grades))
         if not chosen:
             raise InputError(Problem(rel(grades), "holds no graded paragraphs", field="--grades"))
@@ -220,6 +231,48 @@ class ExamFamily(MetricFamily):
         exam, n_exam = exam_boards(paragraphs, chosen[0], min_rating, rank_cutoff)
         label = f"({chosen[0]}, self-rating ≥ {min_rating})"
         return GradedBoards(chosen[0], {f"EXAM {label}": exam, f"n-EXAM {label}": n_exam}, paragraphs)
+
+    def _regraded(
+        self, paragraphs: Sequence[Any], regrade: Regrading, min_rating: int | None, rank_cutoff: int
+    ) -> GradedBoards:
+        """The profile's answerer on the file's ranked paragraphs: its default answerer where
+        that reads the bank's questions, else its LLM reader (EXAM++'s generated questions
+        are free text without a key, which only the reader answers)."""
+        from benchmark.families.exam.exampp import read_bank
+        from benchmark.families.exam.graded_boards import regrade as grade_again
+
+        bank = read_bank(regrade.bank)
+        order = list(dict.fromkeys(p.query_id for p in paragraphs if bank.get(p.query_id)))
+        topics = order[: regrade.topics] if regrade.topics else order
+        free = any(q.kind != "multiple-choice" and not q.answer for t in topics for q in bank[t])
+        settings = ExamSettings(answerer="llm" if free else ExamSettings().answerer)
+        if min_rating is not None:
+            settings = settings.model_copy(update={"min_rating": min_rating})
+        answerer = self.answerer(regrade.judges, settings)
+        name = f"groundcover {regrade.judges.profile.id} exam {settings.answerer} answerer"
+        done = grade_again(
+            paragraphs,
+            bank,
+            answerer,
+            name,
+            topics=topics,
+            min_rating=settings.min_rating,
+            rank_cutoff=rank_cutoff,
+        )
+        label = f"({name}, self-rating ≥ {settings.min_rating})"
+        return GradedBoards(
+            name,
+            {f"EXAM {label}": done.exam, f"n-EXAM {label}": done.n_exam},
+            [p for p in paragraphs if p.query_id in set(topics)],
+            regraded={
+                "answerer": answerer.identity,
+                "topics": list(topics),
+                "readings": done.readings,
+                "failed_readings": done.failed_readings,
+                "failures": done.failures,
+                "system_topic_cells_left_out": done.cells_left_out,
+            },
+        )
 
     def answer_for_card(
         self, role: str, judges: JudgeStack, grades: Path, bank: Path, *, grader: str | None = None
