@@ -354,6 +354,9 @@ def test_a_label_of_an_unknown_unit_of_the_new_families_names_its_line(
     (problem,) = err.value.problems
     assert problem.line == 2 and problem.field == "unit_id" and "unknown unit id 'c1-nope'" in problem.message
     assert "bad.jsonl" in problem.file
+    # the message says how the family writes its units' ids, each form where it has two
+    spec = REGISTRY[family_id].labelled_units
+    assert all(f"{u.unit}: {u.unit_id}" in problem.message for u in spec.values())
 
 
 @pytest.mark.parametrize(
