@@ -173,6 +173,10 @@ def correct_scores(
     units = {
         key: {q: family.score_units(key, t) for q, t in by_query.items()} for key in family.labelled_units
     }
+    # a family whose scores label different units (attribution: sentences and citations) names each form
+    id_forms = "; ".join(
+        dict.fromkeys(f"{spec.unit}: {spec.unit_id}" for spec in family.labelled_units.values())
+    )
     problems = []
     for r in rows:
         if r.query_id not in by_query:
@@ -184,8 +188,8 @@ def correct_scores(
         known = {u.unit_id for per_key in units.values() for u in per_key[r.query_id] or ()}
         if known and r.unit_id not in known:
             problems.append(
-                Problem(where, f"unknown unit id {r.unit_id!r} for query {r.query_id} ({family.id}: "
-                        f"{next(iter(family.labelled_units.values())).unit_id})", line=r.line, field="unit_id")
+                Problem(where, f"unknown unit id {r.unit_id!r} for query {r.query_id} ({family.id} {id_forms})",
+                        line=r.line, field="unit_id")
             )  # fmt: skip
     if problems:
         raise InputError(problems)

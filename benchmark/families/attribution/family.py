@@ -13,10 +13,13 @@ from benchmark.families.attribution.trace import AttributionTrace
 from benchmark.families.base import (
     FamilySettings,
     JudgeRole,
+    LabelledUnit,
     MetricFamily,
     Prepared,
+    QueryTrace,
     ScoreColumn,
     ScoringInputs,
+    UnitLabels,
     option,
 )
 from benchmark.judging.decomposition import METHODS
@@ -171,6 +174,32 @@ class AttributionFamily(MetricFamily):
             False,
         ),
     )
+
+    labelled_units: ClassVar[dict[str, UnitLabels]] = {
+        "citation_recall": UnitLabels(
+            "sentence",
+            "s1, s2, … : the place of the sentence (a claim, with --attribution-units claims) among the "
+            "trace's sentences",
+            "1: the passages the sentence cites, together, fully support it, 0: they do not, or it cites "
+            "nothing",
+        ),
+        "citation_precision": UnitLabels(
+            "citation",
+            "s2[3] for sentence s2's citation of passage [3]; s2[not given: 7] for a citation of a passage "
+            "the answer was not given",
+            "1: the citation is relevant — the sentence's citations together fully support it and this "
+            "passage supports it alone or the others do not without it —, 0: it is not (a citation of a "
+            "passage not given is 0)",
+        ),
+    }
+
+    def score_units(self, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
+        """ALCE citation recall's sentences and precision's citations, each labelled by the
+        support judge; closed-book answers are not scored here, so they have no units."""
+        if key not in self.labelled_units or not isinstance(trace, AttributionTrace):
+            return None
+        units = scores.citation_units(trace, key)
+        return None if units is None else [LabelledUnit(*u) for u in units]
 
     def support_judge(self, judges: JudgeStack, settings: AttributionSettings) -> SupportJudge:
         if settings.judge == "llm":

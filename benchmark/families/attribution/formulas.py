@@ -96,16 +96,29 @@ def citation_recall(sentences: Sequence[Sentence]) -> float | None:
     support them; ``None`` with no sentence or an undetermined judgement."""
     if not sentences or not _joint_known(sentences):
         return None
-    return sum(1.0 for s in sentences if s.cited and s.joint == FULL) / len(sentences)
+    return sum(1.0 for s in sentences if fully_supported(s)) / len(sentences)
+
+
+def fully_supported(s: Sentence) -> bool:
+    """ALCE recall's label of one sentence: it cites something and its cited passages,
+    together, fully support it (an uncited sentence is never supported)."""
+    return bool(s.cited) and s.joint == FULL
+
+
+def relevant_citations(s: Sentence) -> tuple[bool, ...]:
+    """ALCE precision's label of each of one sentence's valid citations: relevant when the
+    citations together fully support the sentence and this one supports it alone or the
+    others no longer do without it (one citation: whenever it fully supports)."""
+    if not fully_supported(s):
+        return (False,) * s.cited
+    if s.cited == 1:
+        return (True,)
+    return tuple(a == FULL or w != FULL for a, w in zip(s.alone, s.others, strict=True))
 
 
 def citation_counts(s: Sentence) -> int:
     """How many of one sentence's valid citations ALCE counts as relevant."""
-    if not s.cited or s.joint != FULL:
-        return 0
-    if s.cited == 1:
-        return 1
-    return sum(1 for a, w in zip(s.alone, s.others, strict=True) if a == FULL or w != FULL)
+    return sum(relevant_citations(s))
 
 
 def citation_precision(sentences: Sequence[Sentence]) -> float | None:

@@ -14,12 +14,14 @@ from benchmark.families.base import (
     GradedBoards,
     JudgedPassage,
     JudgeRole,
+    LabelledUnit,
     MetricFamily,
     Prepared,
     QueryTrace,
     Regrading,
     ScoreColumn,
     ScoringInputs,
+    UnitLabels,
     option,
 )
 from benchmark.families.exam import formulas, pipeline, scores, views
@@ -156,6 +158,23 @@ class ExamFamily(MetricFamily):
             default_shown=False,
         ),
     )
+
+    labelled_units: ClassVar[dict[str, UnitLabels]] = {
+        key: UnitLabels(
+            "question",
+            "the trace's question_id of the exam question",
+            "1: the text answers the question correctly, 0: it does not (a wrong answer or an abstention)",
+        )
+        for key in scores.LABELLED
+    }
+
+    def score_units(self, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
+        """EXAM's exam questions, each labelled answered correctly (1) or not (0) by the
+        answerer; n-EXAM is not a unit mean (``scores.LABELLED`` says why)."""
+        if key not in self.labelled_units or not isinstance(trace, ExamTrace):
+            return None
+        units = scores.question_units(trace, key)
+        return None if units is None else [LabelledUnit(*u) for u in units]
 
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         """The answerer and what steers it, and the bank (by content; ``task``: the task's own)."""

@@ -18,3 +18,20 @@ def trace_scores(trace: ExamTrace) -> dict[str, float | None]:
         "n_exam": formulas.normalised(exam, trace.gold_mean),
         "answered": formulas.answered_share(verdicts),
     }
+
+
+#: the scores that are a weighted mean of per-question labels (``--human-labels``): EXAM only.
+#: n-EXAM divides by the gold articles' EXAM, which the same judge estimates on other texts;
+#: labels of the answer's questions do not reach that denominator, so it is not a unit mean.
+LABELLED = ("exam",)
+
+
+def question_units(trace: ExamTrace, key: str = "exam") -> list[tuple[str, float, float]] | None:
+    """(question id, 1 if the answerer answered it correctly from the text else 0,
+    1 / questions) for EXAM of one answer: its value is the sum of label × weight, so a
+    human label of the same questions can correct it (``--human-labels``).  ``None`` where
+    EXAM has no value (a verdict could not be determined, or the query has no questions)."""
+    if key not in LABELLED or trace_scores(trace).get(key) is None:
+        return None
+    n = len(trace.questions)
+    return [(q.question_id, 1.0 if q.correct else 0.0, 1.0 / n) for q in trace.questions]

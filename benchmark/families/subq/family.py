@@ -11,10 +11,13 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import (
     FamilySettings,
     JudgeRole,
+    LabelledUnit,
     MetricFamily,
     Prepared,
+    QueryTrace,
     ScoreColumn,
     ScoringInputs,
+    UnitLabels,
     option,
 )
 from benchmark.families.subq import formulas, pipeline, scores, views
@@ -116,6 +119,23 @@ class SubqFamily(MetricFamily):
             default_shown=False,
         ),
     )  # fmt: skip
+
+    labelled_units: ClassVar[dict[str, UnitLabels]] = {
+        key: UnitLabels(
+            "sub-question",
+            "the trace's sub_question_id (the task's sub_questions table)",
+            "1: the answer covers the sub-question, 0: it does not",
+        )
+        for key in scores.LABELLED
+    }
+
+    def score_units(self, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
+        """The answer coverages' sub-questions (of the score's type; all, weighted by type, for
+        the hybrid), each labelled covered (1) or not (0) by the coverage judge."""
+        if key not in self.labelled_units or not isinstance(trace, SubqTrace):
+            return None
+        units = scores.sub_question_units(trace, key)
+        return None if units is None else [LabelledUnit(*u) for u in units]
 
     def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
         asked = set(task.table("sub_questions")["query_id"].astype(str))

@@ -20,3 +20,36 @@ def trace_scores(trace: SubqTrace) -> dict[str, float | None]:
     undetermined = any(s.in_answer is None for s in trace.sub_questions)
     scores["subq_hybrid"] = None if undetermined else formulas.hybrid(answer, trace.weights)
     return scores
+
+
+#: the scores that are a weighted mean of per-sub-question labels "the answer covers it"
+#: (``--human-labels``): the three answer coverages, and the hybrid, whose weights are fixed
+#: before any judgement (the type weights), so it is a weighted mean of the same labels.  The
+#: retrieval coverages label the same sub-questions with another meaning (covered by the
+#: retrieved chunks), and a labels file holds one label per unit: they are not declared.
+LABELLED = ("subq_hybrid", "answer_core", "answer_background", "answer_follow_up")
+
+
+def sub_question_units(trace: SubqTrace, key: str) -> list[tuple[str, float, float]] | None:
+    """(sub-question id, 1 if the judge found it covered by the answer else 0, weight) for
+    one of :data:`LABELLED` on one answer, so that the score is the sum of label × weight
+    and a human label of the same sub-questions can correct it (``--human-labels``).
+
+    A type's coverage weighs each of its sub-questions 1 / (its sub-questions).  The hybrid
+    is Σ_t w_t · coverage_t / Σ w_t over the types the query has, so a sub-question of type
+    t weighs w_t / (n_t · Σ w_t); one whose type weighs 0 counts for nothing and is left out.
+    ``None`` where the score has no value for the query."""
+    if key not in LABELLED or trace_scores(trace).get(key) is None:
+        return None
+    subs = trace.sub_questions
+    per_type = {t: sum(1 for s in subs if s.type == t) for t in formulas.TYPES}
+    if key == "subq_hybrid":
+        type_weight = {t: w for t, w in zip(formulas.TYPES, trace.weights, strict=True) if per_type[t]}
+        total = sum(type_weight.values())
+        weight = {t: w / (per_type[t] * total) for t, w in type_weight.items() if w > 0}
+    else:
+        wanted = next(t for t in formulas.TYPES if key == f"answer_{t.replace('-', '_')}")
+        weight = {wanted: 1.0 / per_type[wanted]}
+    return [
+        (s.sub_question_id, 1.0 if s.in_answer else 0.0, weight[s.type]) for s in subs if s.type in weight
+    ]
