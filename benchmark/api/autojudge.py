@@ -60,7 +60,8 @@ def build_task(topics: str | os.PathLike[str], out_dir: Path, metrics: list[str]
     them to a judge beside the task."""
     requests = aj.read_requests(topics)
     queries = [
-        {"query_id": r.request_id, "text": r.title, "description": r.problem_statement or r.title} for r in requests
+        {"query_id": r.request_id, "text": r.title, "description": r.problem_statement or r.title}
+        for r in requests
     ]
     return Task.from_records(
         f"autojudge-{Path(topics).stem}".replace("_", "-").lower(),
@@ -98,7 +99,9 @@ def autojudge_judge(
     from the requests goes to ``out/task``, result files to ``options.results_dir``."""
     metrics = list(config.metrics or ())
     if not metrics:
-        raise InputError(Problem("--metrics", "name the families that judge the runs (e.g. the nugget family)"))
+        raise InputError(
+            Problem("--metrics", "name the families that judge the runs (e.g. the nugget family)")
+        )
     out_dir = Path(out)
     task = build_task(topics, out_dir / "task", metrics)
     sets = []
@@ -171,9 +174,13 @@ def autojudge_card(
     measured = rankings.agreement(f"{Path(judge).name}: {jm}", jboard, hboard, **kw)
     baselines = []
     if runs is not None:
-        baselines.append(rankings.agreement("answer length (words)", aj.word_board(run_answers(runs)), hboard, **kw))
+        baselines.append(
+            rankings.agreement("answer length (words)", aj.word_board(run_answers(runs)), hboard, **kw)
+        )
     set_info = {"id": "autojudge", "source": f"file:{rel(Path(judge))}", "human": f"file:{rel(Path(human))}"}
-    card = rankings.card(set_info, measured, baselines, command, time.perf_counter() - started, resamples=resamples)
+    card = rankings.card(
+        set_info, measured, baselines, command, time.perf_counter() - started, resamples=resamples
+    )
     card["human_leaderboard"] = f"{hm} from {rel(Path(human))} (AutoJudge leaderboard, {human_format})"
     path = _write_yaml(card, out) if out else None
     return AutoJudgeCard(card, measured, baselines, path)
@@ -196,5 +203,7 @@ def _write_yaml(card: Mapping[str, Any], out: str | os.PathLike[str]) -> Path:
 
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(dict(card), sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(dict(card), sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
     return path

@@ -46,9 +46,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("action", choices=["judge", "card"])
     p.add_argument("--topics", help="judge: the AutoJudge requests (JSON lines)")
-    p.add_argument("--runs", help="the RAG runs: a folder of run files, or one file (card: for the length baseline)")
-    p.add_argument("--out", help="judge: the folder the leaderboard (and the task built from --topics) goes to")
-    p.add_argument("--filebase", default="groundcover", help="judge: the leaderboard's file stem (groundcover)")
+    p.add_argument(
+        "--runs", help="the RAG runs: a folder of run files, or one file (card: for the length baseline)"
+    )
+    p.add_argument(
+        "--out", help="judge: the folder the leaderboard (and the task built from --topics) goes to"
+    )
+    p.add_argument(
+        "--filebase", default="groundcover", help="judge: the leaderboard's file stem (groundcover)"
+    )
     p.add_argument("--format", default="ir_measures", choices=FORMATS, help="judge: leaderboard format")
     p.add_argument("--judge", help="card: the AutoJudge judge's leaderboard")
     p.add_argument("--human", help="card: the human leaderboard")
@@ -119,7 +125,16 @@ def _print_judgement(console: Console, judged: AutoJudgeJudgement) -> None:
 
 def _print_card(console: Console, card: AutoJudgeCard) -> None:
     table = Table(title=f"ranking agreement with {card.card['human_leaderboard']}")
-    for column in ("leaderboard", "systems", "topics", "Kendall τ", "Spearman ρ", "τ_AP", "top-k", "per-topic τ"):
+    for column in (
+        "leaderboard",
+        "systems",
+        "topics",
+        "Kendall τ",
+        "Spearman ρ",
+        "τ_AP",
+        "top-k",
+        "per-topic τ",
+    ):
         table.add_column(column)
     for a in [card.judge, *card.baselines]:
         figs = (a.kendall, a.spearman, a.tau_ap, a.top_k, a.per_topic_kendall)

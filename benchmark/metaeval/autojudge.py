@@ -109,10 +109,15 @@ def read_requests(path: str | Path) -> list[Request]:
             continue
         rid = str(row["request_id"]).strip()
         if rid in seen:
-            problems.append(Problem(where, f"request {rid} again (first on line {seen[rid]})", n, "request_id"))
+            problems.append(
+                Problem(where, f"request {rid} again (first on line {seen[rid]})", n, "request_id")
+            )
             continue
         seen[rid] = n
-        texts = {k: row.get(k) if isinstance(row.get(k), str) else None for k in ("problem_statement", "background")}
+        texts = {
+            k: row.get(k) if isinstance(row.get(k), str) else None
+            for k in ("problem_statement", "background")
+        }
         out.append(Request(rid, row["title"].strip(), **texts))
     if not out and not problems:
         problems.append(Problem(where, "no requests"))
@@ -156,7 +161,11 @@ class Leaderboard:
         if measure is None:
             if len(self.boards) != 1:
                 raise InputError(
-                    Problem(self.path, f"{len(self.boards)} measures ({', '.join(self.boards)}): name one", field=flag)
+                    Problem(
+                        self.path,
+                        f"{len(self.boards)} measures ({', '.join(self.boards)}): name one",
+                        field=flag,
+                    )
                 )
             measure = next(iter(self.boards))
         if measure not in self.boards:
@@ -180,7 +189,9 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
     number of columns, a value that is not a finite number, the same (run, topic, measure)
     twice — is an :class:`InputError` naming file, line and field."""
     if fmt not in FORMATS:
-        raise InputError(Problem("--format", f"unknown leaderboard format {fmt!r}: one of {', '.join(FORMATS)}"))
+        raise InputError(
+            Problem("--format", f"unknown leaderboard format {fmt!r}: one of {', '.join(FORMATS)}")
+        )
     p = Path(path)
     where = rel(p)
     if not p.is_file():
@@ -210,8 +221,11 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
             parts = line.split()
             if len(parts) != len(columns):
                 problems.append(
-                    Problem(where, f"{len(parts)} columns; the {fmt} format has {len(columns)}: "
-                            f"{' '.join(columns)}", line=n)  # fmt: skip
+                    Problem(
+                        where,
+                        f"{len(parts)} columns; the {fmt} format has {len(columns)}: {' '.join(columns)}",
+                        line=n,
+                    )
                 )
                 continue
             got = dict(zip(columns, parts, strict=True))
@@ -224,8 +238,12 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
         key = (got["run"], got["topic"], got["measure"])
         if key in seen:
             problems.append(
-                Problem(where, f"run {key[0]}, topic {key[1]}, {key[2]} again (first on line {seen[key]})",
-                        line=n, field="measure")  # fmt: skip
+                Problem(
+                    where,
+                    f"run {key[0]}, topic {key[1]}, {key[2]} again (first on line {seen[key]})",
+                    line=n,
+                    field="measure",
+                )
             )
             continue
         seen[key] = n
@@ -255,13 +273,17 @@ def write_leaderboard(
     import yaml
 
     if fmt not in FORMATS or fmt == "trec_eval":
-        raise InputError(Problem("--format", f"cannot write {fmt!r}: one of ir_measures, tot, rag4reports, jsonl"))
+        raise InputError(
+            Problem("--format", f"cannot write {fmt!r}: one of ir_measures, tot, rag4reports, jsonl")
+        )
     rows: list[tuple[str, str, str, float]] = []
     runs = sorted({r for board in boards.values() for r in board})
     for run in runs:
         topics = sorted({t for board in boards.values() for t in board.get(run, {})})
         for topic in topics:
-            rows += [(run, topic, m, float(b[run][topic])) for m, b in boards.items() if topic in b.get(run, {})]
+            rows += [
+                (run, topic, m, float(b[run][topic])) for m, b in boards.items() if topic in b.get(run, {})
+            ]
         for m, b in boards.items():
             values = list(b.get(run, {}).values())
             if values:
@@ -278,7 +300,11 @@ def write_leaderboard(
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     measures_path = out.with_suffix(".measures.yml")
     spec = [
-        {"name": m, "dtype": "float", **({"description": descriptions[m]} if descriptions and m in descriptions else {})}
+        {
+            "name": m,
+            "dtype": "float",
+            **({"description": descriptions[m]} if descriptions and m in descriptions else {}),
+        }
         for m in boards
     ]
     measures_path.write_text(yaml.safe_dump({"measures": spec}, sort_keys=False), encoding="utf-8")
@@ -288,7 +314,9 @@ def write_leaderboard(
 def word_board(answers: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, float]]:
     """Each run's answer length in words per topic: the trivial baseline a ranking card sets
     a judge's leaderboard against (a judge that orders runs no better than length does)."""
-    return {run: {t: float(len(text.split())) for t, text in topics.items()} for run, topics in answers.items()}
+    return {
+        run: {t: float(len(text.split())) for t, text in topics.items()} for run, topics in answers.items()
+    }
 
 
 def measure_name(family: str, score: str) -> str:

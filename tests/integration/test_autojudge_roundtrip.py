@@ -101,7 +101,9 @@ def test_groundcover_judges_the_task_and_orders_the_runs(judged: AutoJudgeJudgem
     assert means["run-a"] == 1.0 and means["run-a"] - means["run-d"] > 0.5
 
 
-def test_autojudge_base_reads_and_verifies_groundcovers_files(judged: AutoJudgeJudgement, python: Path) -> None:
+def test_autojudge_base_reads_and_verifies_groundcovers_files(
+    judged: AutoJudgeJudgement, python: Path
+) -> None:
     done = _side(python, "-c", VERIFY, str(FIXTURE / "topics.jsonl"), str(FIXTURE / "runs"),
                  str(judged.leaderboard), "ir_measures")  # fmt: skip
     seen = json.loads(done.stdout)

@@ -61,7 +61,7 @@ def test_a_human_leaderboard_is_read_with_its_aggregates_apart() -> None:
 
 def test_a_judge_leaderboard_in_tot_columns_is_read() -> None:
     board = aj.read_leaderboard(FIXTURE / "other-judge.eval.txt", "tot")
-    measure, scores = board.board("GRADE")
+    _, scores = board.board("GRADE")
     assert scores["run-e"] == {"t1": 0.6, "t2": 0.4, "t3": 0.5}
     with pytest.raises(InputError, match="no measure 'nope'; it has GRADE"):
         board.board("nope", "--judge-measure")
@@ -107,7 +107,9 @@ def test_a_written_leaderboard_reads_back_with_each_runs_mean(tmp_path: Path, fm
         "fam_a": {"r1": {"t1": 0.1, "t2": 0.2}, "r2": {"t1": 1.0, "t2": 0.0}},
         "fam_b": {"r1": {"t1": 1.0, "t2": 1.0}, "r2": {"t1": 0.5, "t2": 0.25}},
     }
-    path, measures = aj.write_leaderboard(tmp_path / "g.eval.txt", boards, fmt=fmt, descriptions={"fam_a": "A"})
+    path, measures = aj.write_leaderboard(
+        tmp_path / "g.eval.txt", boards, fmt=fmt, descriptions={"fam_a": "A"}
+    )
     back = aj.read_leaderboard(path, fmt)
     assert back.boards == boards
     assert back.aggregates["fam_a"] == {"r1": pytest.approx(0.15), "r2": 0.5}
@@ -122,7 +124,12 @@ def test_a_written_leaderboard_reads_back_with_each_runs_mean(tmp_path: Path, fm
 
 def test_the_aggregate_rows_tie_runs_whose_topics_tie_in_another_order(tmp_path: Path) -> None:
     scores = [0.1, 0.7, 0.2]
-    boards = {"m": {"r1": dict(zip(["a", "b", "c"], scores)), "r2": dict(zip(["c", "a", "b"], scores))}}
+    boards = {
+        "m": {
+            "r1": dict(zip(["a", "b", "c"], scores, strict=True)),
+            "r2": dict(zip(["c", "a", "b"], scores, strict=True)),
+        }
+    }
     path, _ = aj.write_leaderboard(tmp_path / "x.eval.txt", boards)
     back = aj.read_leaderboard(path)
     assert back.aggregates["m"]["r1"] == back.aggregates["m"]["r2"]
