@@ -170,3 +170,21 @@ def test_a_card_needs_three_shared_runs(tmp_path: Path) -> None:
     path.write_text("run-a\tt1\tm\t0.5\nrun-b\tt1\tm\t0.2\n", encoding="utf-8")
     with pytest.raises(InputError, match="2 common systems"):
         autojudge_card(path, FIXTURE / "human.eval.txt", resamples=10)
+
+
+def test_the_command_line_writes_a_card_and_names_a_bad_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmark.cli.main import main
+
+    card = tmp_path / "card.yaml"
+    argv = ["autojudge", "card", "--judge", str(FIXTURE / "other-judge.eval.txt"), "--judge-format", "tot",
+            "--human", str(FIXTURE / "human.eval.txt"), "--resamples", "20", "--card-out", str(card)]  # fmt: skip
+    assert main(argv) == 0
+    assert "verdict:" in capsys.readouterr().out and "kind: ranking-card" in card.read_text(encoding="utf-8")
+    bad = tmp_path / "bad.eval.txt"
+    bad.write_text("run-a\tGRADE\tt1\t0.5\nrun-b\tGRADE\tt1\tx\n", encoding="utf-8")
+    assert main([*argv[:3], str(bad), *argv[4:]]) == 2
+    assert "bad.eval.txt, line 2, field 'value': not a finite number: 'x'" in capsys.readouterr().err
+    assert main(["autojudge", "judge", "--topics", str(FIXTURE / "topics.jsonl")]) == 2
+    assert "needs --runs" in capsys.readouterr().err
