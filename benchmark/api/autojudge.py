@@ -16,7 +16,9 @@ The formats are :mod:`benchmark.metaeval.autojudge`'s; no figure is computed her
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -63,8 +65,12 @@ def build_task(topics: str | os.PathLike[str], out_dir: Path, metrics: list[str]
         {"query_id": r.request_id, "text": r.title, "description": r.problem_statement or r.title}
         for r in requests
     ]
+    # the id carries the requests' checksum: result files and checkpoints are keyed by task
+    # id, and two tracks' topics.jsonl must never resume from each other's
+    digest = hashlib.sha256(Path(topics).read_bytes()).hexdigest()[:8]
+    stem = re.sub(r"[^a-z0-9-]+", "-", Path(topics).stem.lower()).strip("-") or "topics"
     return Task.from_records(
-        f"autojudge-{Path(topics).stem}".replace("_", "-").lower(),
+        f"autojudge-{stem}-{digest}",
         queries=queries,
         out_dir=out_dir,
         metrics=metrics,

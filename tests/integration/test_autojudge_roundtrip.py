@@ -92,6 +92,9 @@ def _side(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_groundcover_judges_the_task_and_orders_the_runs(judged: AutoJudgeJudgement) -> None:
     assert judged.leaderboard.name == "groundcover.eval.txt" and judged.notes == []
+    assert judged.task.id.startswith("autojudge-topics-") and sorted(judged.task.query_texts()) == list(
+        TOPICS
+    )
     assert judged.primary == {"nuggets": "nuggets_vital_strict"}
     board = judged.boards["nuggets_all_strict"]
     assert sorted(board) == ["run-a", "run-b", "run-c", "run-d", "run-e"]

@@ -188,3 +188,10 @@ def test_the_command_line_writes_a_card_and_names_a_bad_row(
     assert "bad.eval.txt, line 2, field 'value': not a finite number: 'x'" in capsys.readouterr().err
     assert main(["autojudge", "judge", "--topics", str(FIXTURE / "topics.jsonl")]) == 2
     assert "needs --runs" in capsys.readouterr().err
+
+
+def test_a_run_without_a_score_on_a_topic_is_named() -> None:
+    boards = {"fam_a": {"r1": {"t1": 0.5, "t2": 0.1}, "r2": {"t1": 0.2}}}
+    assert aj.check_runs_cover(boards, ["t1", "t2"], "g.eval.txt") == [
+        "g.eval.txt: fam_a has no score for run r2 on topic(s) t2"
+    ]
