@@ -83,12 +83,6 @@ def build_task(topics: str | os.PathLike[str], out_dir: Path, metrics: list[str]
     )
 
 
-def _run_ids(results: Results) -> dict[str, str]:
-    """Model label -> the run id it came from (a TREC RAG run's model id is
-    ``team/run`` or ``run``)."""
-    return {r.model.label: r.model.id.rpartition("/")[2] for r in results}
-
-
 def autojudge_judge(
     topics: str | os.PathLike[str],
     runs: str | os.PathLike[str],
@@ -115,7 +109,8 @@ def autojudge_judge(
         sets += read_answers(path, task, trec_rag_run=True)
     opts = options or RunOptions(results_dir=out_dir / "results")
     results = score_all(answer_jobs(sets), config, opts, settings=settings)
-    run_of = _run_ids(results)
+    # a result's model is the run's (``team/run``): its run id is what the leaderboard names
+    run_of = {s.model.label: s.run.run_id for s in sets if s.run is not None}
     boards: dict[str, dict[str, dict[str, float]]] = {}
     primary: dict[str, str] = {}
     descriptions: dict[str, str] = {}

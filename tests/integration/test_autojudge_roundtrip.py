@@ -105,7 +105,7 @@ def test_groundcover_judges_the_task_and_orders_the_runs(judged: AutoJudgeJudgem
 
 
 def test_autojudge_base_reads_and_verifies_groundcovers_files(
-    judged: AutoJudgeJudgement, python: Path
+    python: Path, judged: AutoJudgeJudgement
 ) -> None:
     done = _side(python, "-c", VERIFY, str(FIXTURE / "topics.jsonl"), str(FIXTURE / "runs"),
                  str(judged.leaderboard), "ir_measures")  # fmt: skip
@@ -121,7 +121,7 @@ def test_autojudge_base_reads_and_verifies_groundcovers_files(
 
 
 def test_autojudge_evaluate_agrees_with_groundcovers_ranking_card(
-    judged: AutoJudgeJudgement, python: Path, tmp_path: Path
+    python: Path, judged: AutoJudgeJudgement, tmp_path: Path
 ) -> None:
     evaluate = python.parent / "auto-judge-evaluate"
     out = tmp_path / "meta.jsonl"
