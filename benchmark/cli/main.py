@@ -33,6 +33,7 @@ COMMANDS = (
     "judge_check",
     "judge_card",
     "meta_eval",
+    "autojudge",
     "validate",
     "submit",
     "leaderboard",

@@ -1,0 +1,337 @@
+"""TREC AutoJudge's published file formats, read and written: groundcover as an AutoJudge
+judge, and AutoJudge judges' leaderboards on groundcover's ranking cards.
+
+The TREC AutoJudge track (``autojudge-base`` and ``autojudge-evaluate`` on PyPI) hands a
+judge a RAG task and takes back a leaderboard:
+
+* **requests** (topics): one JSON object per line with ``request_id`` and ``title`` (and
+  optional ``problem_statement``, ``background``, …), as ``autojudge_base.Request`` reads them;
+* **RAG runs**: a folder of report files, one JSON object per line and topic, in the layouts
+  of the TREC RAG and RAGTIME tracks (``metadata`` with ``run_id``, ``team_id`` and
+  ``narrative_id`` / ``topic_id`` / ``request_id``; ``references``; ``answer`` or
+  ``responses``, sentences with citations).  groundcover's own TREC RAG run reader
+  (:mod:`benchmark.answers.trec_rag_run`, format rules only) reads them, so every problem is
+  named by file, line and field;
+* **nuggets**, where the task gives them: a nuggetizer nugget file (``qid``, ``query``,
+  ``nuggets: [{text, importance}]``), which both autojudge-base and groundcover read;
+* **leaderboards**: whitespace-separated rows, one per (run, topic, measure), in one of the
+  column orders ``autojudge_base.Leaderboard`` reads (:data:`FORMATS`; ``ir_measures`` is
+  what its judge runner writes, ``{filebase}.eval.txt``), each run with an aggregate row
+  under topic ``all``; beside it ``{filebase}.eval.measures.yml`` names each measure.
+
+The files are parsed here rather than through autojudge-base's classes: importing that
+package needs NLTK data that is fetched from outside PyPI at import time, and groundcover
+must read bad input with a message naming file, line and field.  The round-trip test checks
+what this module writes with autojudge-base's own readers and verifier, and
+autojudge-evaluate's ``meta-evaluate``, in a side environment (``scripts/setup.sh --dev``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.untrusted import load_json, read_text
+
+#: system -> topic -> score (as :mod:`benchmark.metaeval.rankings` takes a leaderboard)
+Board = Mapping[str, Mapping[str, float]]
+
+#: leaderboard column orders autojudge-base reads and writes (``Leaderboard.load`` / ``write``)
+FORMATS: dict[str, tuple[str, ...]] = {
+    "ir_measures": ("run", "topic", "measure", "value"),
+    "tot": ("run", "measure", "topic", "value"),
+    "trec_eval": ("measure", "topic", "value"),
+    "rag4reports": ("topic", "run", "measure", "value"),
+    "jsonl": ("run_id", "topic_id", "measure", "value"),
+}
+#: the aggregate row's topic id (``Leaderboard.all_topic_id``)
+ALL_TOPICS = "all"
+#: aggregates are rounded to this many decimals, as ranking cards round means before ranking
+#: them: two runs with the same per-topic scores in another order must tie in every reader
+ROUND = 12
+
+
+# -- requests ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """One AutoJudge request (topic), the fields groundcover uses."""
+
+    request_id: str
+    title: str
+    problem_statement: str | None = None
+    background: str | None = None
+
+
+def read_requests(path: str | Path) -> list[Request]:
+    """The requests of an AutoJudge topics file (JSON lines, ``request_id`` and ``title``
+    required, as ``autojudge_base.Request``); every problem is raised at once, named by
+    file, line and field."""
+    p = Path(path)
+    where = rel(p)
+    if not p.is_file():
+        raise InputError(Problem(where, "no such file"))
+    out: list[Request] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for n, line in enumerate(read_text(p).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = load_json(line)
+        except ValueError as e:
+            problems.append(Problem(where, f"not a JSON object: {e}", line=n))
+            continue
+        if not isinstance(row, dict):
+            problems.append(Problem(where, "must be a JSON object", line=n))
+            continue
+        bad = False
+        for key in ("request_id", "title"):
+            value = row.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and key == "request_id":
+                continue
+            if not isinstance(value, str) or not value.strip():
+                problems.append(Problem(where, "must be a non-empty string", line=n, field=key))
+                bad = True
+        for key in ("topic_id", "narrative_id"):
+            if key in row and row[key] is not None and str(row[key]) != str(row.get("request_id")):
+                problems.append(Problem(where, f"must equal request_id ({row.get('request_id')!r})", n, key))
+                bad = True
+        if bad:
+            continue
+        rid = str(row["request_id"]).strip()
+        if rid in seen:
+            problems.append(
+                Problem(where, f"request {rid} again (first on line {seen[rid]})", n, "request_id")
+            )
+            continue
+        seen[rid] = n
+        texts = {
+            k: row.get(k) if isinstance(row.get(k), str) else None
+            for k in ("problem_statement", "background")
+        }
+        out.append(Request(rid, row["title"].strip(), **texts))
+    if not out and not problems:
+        problems.append(Problem(where, "no requests"))
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def run_files(runs: str | Path) -> list[Path]:
+    """The report files of an AutoJudge runs folder (every file not hidden, sorted), or the
+    one file given."""
+    p = Path(runs)
+    if p.is_file():
+        return [p]
+    if not p.is_dir():
+        raise InputError(Problem(rel(p), "no such file or folder (the RAG runs)"))
+    files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+    if not files:
+        raise InputError(Problem(rel(p), "no run files in this folder"))
+    return files
+
+
+# -- leaderboards -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """An AutoJudge leaderboard as read: per measure, each run's per-topic scores (the
+    ``all`` rows apart, in ``aggregates``)."""
+
+    path: str
+    boards: dict[str, dict[str, dict[str, float]]]
+    aggregates: dict[str, dict[str, float]]
+
+    @property
+    def measures(self) -> list[str]:
+        return list(self.boards)
+
+    def board(self, measure: str | None, flag: str = "--measure") -> tuple[str, dict[str, dict[str, float]]]:
+        """One measure's board: the one named, or the only one."""
+        if measure is None:
+            if len(self.boards) != 1:
+                raise InputError(
+                    Problem(
+                        self.path,
+                        f"{len(self.boards)} measures ({', '.join(self.boards)}): name one",
+                        field=flag,
+                    )
+                )
+            measure = next(iter(self.boards))
+        if measure not in self.boards:
+            raise InputError(
+                Problem(self.path, f"no measure {measure!r}; it has {', '.join(self.boards)}", field=flag)
+            )
+        return measure, self.boards[measure]
+
+
+def _value(text: Any) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: bool = False) -> Leaderboard:
+    """An AutoJudge leaderboard file in ``fmt`` (:data:`FORMATS`; ``trec_eval`` files name
+    their run by the file name, as autojudge-base reads them).  A malformed row — wrong
+    number of columns, a value that is not a finite number, the same (run, topic, measure)
+    twice — is an :class:`InputError` naming file, line and field."""
+    if fmt not in FORMATS:
+        raise InputError(
+            Problem("--format", f"unknown leaderboard format {fmt!r}: one of {', '.join(FORMATS)}")
+        )
+    p = Path(path)
+    where = rel(p)
+    if not p.is_file():
+        raise InputError(Problem(where, "no such file"))
+    columns = FORMATS[fmt]
+    boards: dict[str, dict[str, dict[str, float]]] = {}
+    aggregates: dict[str, dict[str, float]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    problems: list[Problem] = []
+    lines = read_text(p).split("\n")
+    for n, line in enumerate(lines, start=1):
+        if not line.strip() or line.lstrip().startswith("#") or (has_header and n == 1):
+            continue
+        if fmt == "jsonl":
+            try:
+                row = load_json(line)
+            except ValueError as e:
+                problems.append(Problem(where, f"not a JSON object: {e}", line=n))
+                continue
+            missing = [c for c in columns if not isinstance(row, dict) or c not in row]
+            if missing:
+                problems.append(Problem(where, "missing", line=n, field=missing[0]))
+                continue
+            got = {"run": str(row["run_id"]), "topic": str(row["topic_id"]), "measure": str(row["measure"]),
+                   "value": row["value"]}  # fmt: skip
+        else:
+            parts = line.split()
+            if len(parts) != len(columns):
+                problems.append(
+                    Problem(
+                        where,
+                        f"{len(parts)} columns; the {fmt} format has {len(columns)}: {' '.join(columns)}",
+                        line=n,
+                    )
+                )
+                continue
+            got = dict(zip(columns, parts, strict=True))
+            if fmt == "trec_eval":
+                got["run"] = p.name
+        value = _value(got["value"])
+        if value is None:
+            problems.append(Problem(where, f"not a finite number: {got['value']!r}", line=n, field="value"))
+            continue
+        key = (got["run"], got["topic"], got["measure"])
+        if key in seen:
+            problems.append(
+                Problem(
+                    where,
+                    f"run {key[0]}, topic {key[1]}, {key[2]} again (first on line {seen[key]})",
+                    line=n,
+                    field="measure",
+                )
+            )
+            continue
+        seen[key] = n
+        run, topic, measure = key
+        if topic == ALL_TOPICS:
+            aggregates.setdefault(measure, {})[run] = value
+        else:
+            boards.setdefault(measure, {}).setdefault(run, {})[topic] = value
+    if not boards and not problems:
+        problems.append(Problem(where, "no per-topic rows"))
+    if problems:
+        raise InputError(problems)
+    return Leaderboard(where, boards, aggregates)
+
+
+def write_leaderboard(
+    path: str | Path,
+    boards: Mapping[str, Board],
+    *,
+    fmt: str = "ir_measures",
+    descriptions: Mapping[str, str] | None = None,
+) -> tuple[Path, Path]:
+    """Write ``boards`` (measure -> run -> topic -> score) as an AutoJudge leaderboard in
+    ``fmt``, each run with its aggregate row (the mean over its topics, as autojudge-base's
+    ``LeaderboardBuilder`` computes it), and ``<file>.measures.yml`` beside it (name, dtype,
+    description), as autojudge-base's judge runner does.  Returns both paths."""
+    import yaml
+
+    if fmt not in FORMATS or fmt == "trec_eval":
+        raise InputError(
+            Problem("--format", f"cannot write {fmt!r}: one of ir_measures, tot, rag4reports, jsonl")
+        )
+    rows: list[tuple[str, str, str, float]] = []
+    runs = sorted({r for board in boards.values() for r in board})
+    for run in runs:
+        topics = sorted({t for board in boards.values() for t in board.get(run, {})})
+        for topic in topics:
+            rows += [
+                (run, topic, m, float(b[run][topic])) for m, b in boards.items() if topic in b.get(run, {})
+            ]
+        for m, b in boards.items():
+            values = list(b.get(run, {}).values())
+            if values:
+                rows.append((run, ALL_TOPICS, m, float(np.round(np.mean(values), ROUND))))
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for run, topic, m, v in rows:
+        if fmt == "jsonl":
+            lines.append(json.dumps({"run_id": run, "topic_id": topic, "measure": m, "value": v}))
+        else:
+            cells = {"run": run, "topic": topic, "measure": m, "value": repr(v)}
+            lines.append("\t".join(cells[c] for c in FORMATS[fmt]))
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    measures_path = out.with_suffix(".measures.yml")
+    spec = [
+        {
+            "name": m,
+            "dtype": "float",
+            **({"description": descriptions[m]} if descriptions and m in descriptions else {}),
+        }
+        for m in boards
+    ]
+    measures_path.write_text(yaml.safe_dump({"measures": spec}, sort_keys=False), encoding="utf-8")
+    return out, measures_path
+
+
+def word_board(answers: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, float]]:
+    """Each run's answer length in words per topic: the trivial baseline a ranking card sets
+    a judge's leaderboard against (a judge that orders runs no better than length does)."""
+    return {
+        run: {t: float(len(text.split())) for t, text in topics.items()} for run, topics in answers.items()
+    }
+
+
+def measure_name(family: str, score: str) -> str:
+    """A groundcover score as an AutoJudge measure: ``<family>_<score>`` (one whitespace-free
+    token, as every leaderboard format needs)."""
+    return f"{family}_{score}"
+
+
+def check_runs_cover(boards: Mapping[str, Board], topics: Sequence[str], where: str) -> list[str]:
+    """Notes for each (run, topic) a measure has no score for (a failed or unscorable
+    query): AutoJudge's verifier asks for every topic, so the note says which are missing."""
+    notes = []
+    for m, board in boards.items():
+        for run, scores in sorted(board.items()):
+            missing = sorted(set(topics) - set(scores))
+            if missing:
+                notes.append(f"{where}: {m} has no score for run {run} on topic(s) {', '.join(missing)}")
+    return notes
