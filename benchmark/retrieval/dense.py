@@ -262,11 +262,50 @@ def build_faiss_index(vectors: Vectors, index_type: str, *, seed: int = 0, chunk
         faiss.extract_index_ivf(index).cp.seed = seed
         index.train(sample)
         del sample
+        _fill_lists(index, vectors, chunk)
+        return index
     else:
         raise ValueError(f"unknown dense index type {index_type!r}")
     for _, block in vector_chunks(vectors, chunk):
         index.add(block)
     return index
+
+
+def _fill_lists(index: Any, vectors: Vectors, chunk: int) -> None:
+    """Add every vector to a trained IVF-Flat index with each list allocated once, at its size.
+
+    ``index.add`` appends to a list's ``std::vector`` as chunks arrive, and its doubling
+    growth leaves lists up to twice their size (about 1.4× on average: 0.6 GB of slack at
+    1M × 384) plus the freed smaller copies the allocator keeps.  So a first pass assigns
+    each row to its list (the quantizer's own ``assign``, as ``add`` calls it), each list is
+    sized exactly, and a second pass writes rows in order — the lists, ids and codes that
+    ``add`` would give, in the memory the vectors need.
+    """
+    import faiss
+
+    ivf = faiss.extract_index_ivf(index)
+    n, _ = _shape(vectors)
+    assign = np.empty(n, dtype=np.int64)
+    for start, block in vector_chunks(vectors, chunk):
+        assign[start : start + len(block)] = ivf.quantizer.assign(block, 1).ravel()
+    counts = np.bincount(assign, minlength=ivf.nlist)
+    lists = ivf.invlists
+    for lst in np.flatnonzero(counts):
+        lists.resize(int(lst), int(counts[lst]))
+    filled = np.zeros(ivf.nlist, dtype=np.int64)
+    for start, block in vector_chunks(vectors, chunk):
+        mine = assign[start : start + len(block)]
+        order = np.argsort(mine, kind="stable")  # within a list, rows keep their order
+        ids, first = np.unique(mine[order], return_index=True)
+        for lst, lo, hi in zip(ids, first, [*first[1:], len(order)], strict=True):
+            rows = order[lo:hi]
+            codes = np.ascontiguousarray(block[rows]).view(np.uint8)
+            labels = (rows + start).astype(np.int64)
+            lists.update_entries(
+                int(lst), int(filled[lst]), len(rows), faiss.swig_ptr(labels), faiss.swig_ptr(codes)
+            )
+            filled[lst] += len(rows)
+    ivf.ntotal = index.ntotal = n
 
 
 def set_nprobe(index: Any, nprobe: int) -> None:
