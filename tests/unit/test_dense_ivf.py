@@ -233,3 +233,24 @@ def test_held_out_queries_leave_out_the_scored_task(tmp_path: Path) -> None:
     assert held_out_queries(["a"], root=tmp_path)["texts"] == ["r1"]
     with pytest.raises(Exception, match="no task queries"):
         held_out_queries(["a", "b"], root=tmp_path)
+
+
+def test_an_ivf_index_over_a_corpus_with_a_flat_index_reads_its_vectors_without_encoding(
+    stand_in: list[StandIn], caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    caplog.set_level(logging.INFO, logger="benchmark.retrieval")
+    ps = passages(3000)
+    flat = DenseRetriever(ps, RetrieverSpec(dense_index="flat"), EmbedderSpec(model="x"), progress=False)
+    ivf = DenseRetriever(ps, RetrieverSpec(dense_index="ivf-hnsw"), EmbedderSpec(model="x"), progress=False)
+    assert "taking corpus embeddings from" in caplog.text
+    assert [kind for kind, _ in stand_in[1].encoded] == ["query"]  # the tuning queries; no passages
+    again = DenseRetriever(ps, RetrieverSpec(dense_index="ivf-hnsw"), EmbedderSpec(model="x"), progress=False)
+    assert again.reused  # memory-mapped from disk: answers as the index just built
+    queries = [f"query {i}" for i in range(50)]
+    ids = lambda runs: [[h.passage_id for h in hs] for hs in runs]  # noqa: E731
+    assert ids(again.search(queries, 10)) == ids(ivf.search(queries, 10))
+    exact, approx = ids(flat.search(queries, 10)), ids(ivf.search(queries, 10))
+    recall = np.mean([len(set(a) & set(e)) / 10 for a, e in zip(approx, exact, strict=True)])
+    assert recall >= 0.8, recall  # tuned for 0.95 on other queries of the same kind
