@@ -342,6 +342,12 @@ class DenseRetriever:
     ``spec.ivf_threshold`` passages.  Corpus embeddings live inside the faiss index
     (both index types store full vectors); an IVF index for a corpus whose flat index
     exists reuses those vectors instead of encoding the corpus again.
+
+    A build holds one copy of the corpus's vectors, the index it fills: they are read a
+    chunk at a time from that flat index's file, or encoded a chunk at a time into a
+    temporary file (:class:`VectorFile`).  An IVF index records in ``nprobe.json`` its
+    recall curve on real queries of the other tasks (``held_out``: the task being scored),
+    and is searched at the fewest lists that reach ``spec.ivf_recall_target`` on it.
     """
 
     def __init__(
