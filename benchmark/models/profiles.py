@@ -123,6 +123,10 @@ class EmbedderSpec(_Strict):
     passage_prefix: str = ""
 
 
+#: the recall@10 an IVF index is tuned for unless a profile sets ``retriever.ivf_recall_target``
+IVF_RECALL_TARGET = 0.95
+
+
 class RetrieverSpec(_Strict):
     kind: Literal["bm25", "dense", "hybrid"] = "hybrid"
     k: int = Field(default=10, ge=1, description="passages retrieved per claim")
@@ -133,6 +137,14 @@ class RetrieverSpec(_Strict):
     rrf_k: int = 60
     dense_index: Literal["auto", "flat", "ivf-hnsw"] = "auto"
     ivf_threshold: int = 50_000  # passages above which "auto" builds IVF with an HNSW quantizer
+    ivf_recall_target: float = Field(
+        default=IVF_RECALL_TARGET,
+        gt=0,
+        le=1,
+        description="recall@10 against exact search that an IVF index's nprobe is chosen for, on "
+        "real queries held out from the task's own; another value searches another number of lists, "
+        "so changing it is a version bump",
+    )
     candidate_docs: int | None = Field(
         default=None,
         ge=1,
@@ -144,6 +156,16 @@ class RetrieverSpec(_Strict):
         description="what the candidate search is given: the query text (the paper: the topic title) "
         "or the text and the task's description of the information need",
     )
+
+    @model_serializer(mode="wrap")
+    def _target_when_set(self, handler: Any) -> dict[str, Any]:
+        """The recall target is recorded only when it is not the default: profiles resolved
+        before it was a setting searched for exactly that recall, and their recorded profiles
+        (published results, run keys) must stay equal to today's."""
+        data = handler(self)
+        if data.get("ivf_recall_target") == IVF_RECALL_TARGET:
+            data.pop("ivf_recall_target")
+        return data
 
     @model_validator(mode="after")
     def _chunking(self) -> RetrieverSpec:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.models.cache import ModelCallCache
-from benchmark.models.profiles import EmbedderSpec, RetrieverSpec
+from benchmark.models.profiles import IVF_RECALL_TARGET, EmbedderSpec, RetrieverSpec
 from benchmark.retrieval.chunking import Passage, corpus_fingerprint
 from benchmark.retrieval.index import (
     Allowed,
@@ -45,77 +45,267 @@ def default_nprobe(nlist: int) -> int:
     return min(nlist, max(32, nlist // 16))
 
 
-#: recall@10 against exact search that :func:`tune_nprobe` asks of an IVF index
-RECALL_TARGET = 0.95
+#: recall@10 against exact search that an IVF index is tuned for when no profile says otherwise
+RECALL_TARGET = IVF_RECALL_TARGET
+
+#: rows of corpus vectors read, added or scanned at a time (64k × 384 float32 = 96 MB): the
+#: build's memory is the index plus one chunk and the k-means sample, never a second corpus
+CHUNK_ROWS = 65_536
+
+#: held-out queries an IVF index is tuned on (a seeded sample of the pool): enough for a
+#: recall estimate within about ±0.01, few enough to encode in seconds on a CPU
+TUNING_QUERIES = 512
+
+
+class VectorFile:
+    """Float32 corpus vectors stored row after row in a file, read one chunk at a time.
+
+    Read, not memory-mapped: every page of a mapping that a pass over the corpus touches
+    counts in the process's resident set (and its peak) until the mapping goes, so
+    scanning a mapped 1.5 GB file costs 1.5 GB of peak RSS; a chunk read into a buffer
+    costs one chunk.  A flat faiss index stores its vectors as the file's last ``n·d``
+    floats (:meth:`of_flat_index`), so an IVF index is built from it without loading it.
+    """
+
+    def __init__(self, path: Path, n: int, d: int, offset: int) -> None:
+        self.path, self.shape, self.offset = Path(path), (n, d), offset
+
+    @classmethod
+    def of_flat_index(cls, path: Path) -> VectorFile:
+        """The vectors inside a flat faiss index file, checked against faiss's own reading."""
+        import faiss
+
+        head = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC)  # maps the codes, reads none
+        n, d = head.ntotal, head.d
+        out = cls(path, n, d, path.stat().st_size - n * d * 4)
+        for row in {0, n - 1}:
+            if out.offset < 0 or not np.array_equal(out.read(row, row + 1)[0], head.reconstruct(row)):
+                raise RuntimeError(f"{path}: not a flat index whose vectors end the file; delete it")
+        return out
+
+    def read(self, start: int, stop: int) -> np.ndarray:
+        d = self.shape[1]
+        with open(self.path, "rb") as f:
+            f.seek(self.offset + start * d * 4)
+            block = np.fromfile(f, dtype=np.float32, count=(stop - start) * d)
+        return block.reshape(-1, d)
+
+
+#: corpus vectors as an array in memory or a file read in chunks
+Vectors = np.ndarray | VectorFile
+
+
+def _shape(vectors: Vectors) -> tuple[int, int]:
+    return vectors.shape if isinstance(vectors, VectorFile) else (len(vectors), vectors.shape[1])
+
+
+def vector_chunks(vectors: Vectors, rows: int = CHUNK_ROWS) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first row, block)`` pairs covering ``vectors`` in order; an array's blocks are views."""
+    n, _ = _shape(vectors)
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        if isinstance(vectors, VectorFile):
+            yield start, vectors.read(start, stop)
+        else:
+            yield start, np.ascontiguousarray(vectors[start:stop], dtype=np.float32)
+
+
+def _take(vectors: Vectors, rows: np.ndarray, chunk: int) -> np.ndarray:
+    """The given (sorted) rows, gathered chunk by chunk from a file."""
+    if not isinstance(vectors, VectorFile):
+        return np.ascontiguousarray(vectors[rows], dtype=np.float32)
+    out = np.empty((len(rows), vectors.shape[1]), dtype=np.float32)
+    done = 0
+    for start, block in vector_chunks(vectors, chunk):
+        mine = rows[(rows >= start) & (rows < start + len(block))]
+        out[done : done + len(mine)] = block[mine - start]
+        done += len(mine)
+    return out
+
+
+def exact_neighbours(vectors: Vectors, queries: np.ndarray, k: int, chunk: int = CHUNK_ROWS) -> np.ndarray:
+    """Each query's top-``k`` rows by inner product, by brute force one chunk at a time (no
+    second index, no second copy of the corpus)."""
+    import faiss
+
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    best_s = np.full((len(queries), 0), -np.inf, dtype=np.float32)
+    best_i = np.zeros((len(queries), 0), dtype=np.int64)
+    for start, block in vector_chunks(vectors, chunk):
+        s, i = faiss.knn(queries, block, min(k, len(block)), metric=faiss.METRIC_INNER_PRODUCT)
+        best_s, best_i = np.hstack([best_s, s]), np.hstack([best_i, i + start])
+        keep = np.argsort(-best_s, axis=1, kind="stable")[:, :k]
+        best_s, best_i = np.take_along_axis(best_s, keep, 1), np.take_along_axis(best_i, keep, 1)
+    return best_i
+
+
+def recall_curve(
+    index: Any, queries: np.ndarray, truth: np.ndarray, *, stop: float = 1.0
+) -> list[tuple[int, float]]:
+    """Recall@k against ``truth`` (exact neighbours) at nprobe 1, 2, 4, … until it reaches
+    ``stop`` or every list is probed.  Recorded whole beside an index (``stop`` 1.0), it
+    answers any recall target a profile sets without searching again."""
+    import faiss
+
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    nlist = faiss.extract_index_ivf(index).nlist
+    k = truth.shape[1]
+    curve: list[tuple[int, float]] = []
+    nprobe = 1
+    while True:
+        set_nprobe(index, nprobe)
+        _, got = index.search(queries, k)
+        recall = float(np.mean([len(set(a) & set(b)) / len(b) for a, b in zip(got, truth, strict=True)]))
+        curve.append((nprobe, recall))
+        if recall >= stop or nprobe >= nlist:
+            return curve
+        nprobe = min(nlist, nprobe * 2)
+
+
+def nprobe_for(curve: Sequence[Sequence[float]], target: float) -> tuple[int, float]:
+    """The fewest lists on a recall curve that reach ``target``, and the recall there (the
+    curve's widest point when none does: every list probed)."""
+    for nprobe, recall in curve:
+        if recall >= target:
+            return int(nprobe), float(recall)
+    return int(curve[-1][0]), float(curve[-1][1])
 
 
 def tune_nprobe(
     index: Any,
-    vectors: np.ndarray,
+    vectors: Vectors,
     *,
+    queries: np.ndarray,
     target: float = RECALL_TARGET,
     k: int = 10,
-    sample: int = 256,
-    seed: int = 0,
-    queries: np.ndarray | None = None,
 ) -> tuple[int, float]:
     """The fewest lists (doubling from 1) an IVF index must probe for recall@``k`` ≥ ``target``
-    against exact search, and the recall reached.
+    against exact search on ``queries``, and the recall reached.
 
     A constant share of the lists is too few on mid-sized corpora and wasteful on large
-    ones; the recall a user gets is what should be fixed.  Without ``queries`` (at build
-    time, when none are known) they are midpoints of two random corpus vectors (a corpus
-    vector alone would find itself in its own list and flatter the index).  The exact
-    neighbours are found by brute force over ``vectors`` without a second index, so
-    tuning costs no memory beyond the index itself.
+    ones; the recall a user gets is what should be fixed.  ``queries`` must be real query
+    vectors held out from the benchmark's own: midpoints of corpus vectors, which this
+    once used, sit closer to the corpus than real queries do and chose an nprobe of 8
+    where the benchmark's queries needed 64 at 1M passages (docs/measurements.md).
     """
-    import faiss
-
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    n = len(vectors)
-    if queries is None:
-        rng = np.random.default_rng(seed)
-        m = min(sample, n)
-        queries = vectors[rng.choice(n, size=m)] + vectors[rng.choice(n, size=m)]
-        queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
-    queries = np.ascontiguousarray(queries, dtype=np.float32)
-    _, truth = faiss.knn(queries, vectors, min(k, n), metric=faiss.METRIC_INNER_PRODUCT)
-    nlist = faiss.extract_index_ivf(index).nlist
-    nprobe, recall = 1, 0.0
-    while True:
-        set_nprobe(index, nprobe)
-        _, got = index.search(queries, min(k, n))
-        recall = float(np.mean([len(set(a) & set(b)) / len(b) for a, b in zip(got, truth, strict=True)]))
-        if recall >= target or nprobe >= nlist:
-            return nprobe, recall
-        nprobe = min(nlist, nprobe * 2)
+    truth = exact_neighbours(vectors, queries, min(k, _shape(vectors)[0]))
+    return nprobe_for(recall_curve(index, queries, truth, stop=target), target)
 
 
-def build_faiss_index(vectors: np.ndarray, index_type: str, *, seed: int = 0) -> Any:
+def held_out_queries(
+    exclude: Sequence[str] = (), *, limit: int = TUNING_QUERIES, seed: int = 0, root: Path | None = None
+) -> dict[str, Any]:
+    """Real query texts to tune an IVF index on: the shipped tasks' queries, less those of
+    the tasks in ``exclude`` (the task being scored), a seeded sample of at most ``limit``.
+
+    Returns ``{"texts": [...], "source": {task id: queries drawn}, "held_out": [...]}``.
+    The tasks' query tables are read straight from their folders (no task card is
+    validated: that needs the family registry, a layer above retrieval); a task whose
+    queries are not a local table is skipped.  Web Track topics of the other years, TREC
+    RAG topics and argument topics are phrased as users phrase queries, unlike the
+    corpus-vector midpoints tuning once used.
+    """
+    import pandas as pd
+    import yaml
+
+    from benchmark.core import paths
+
+    pool: list[tuple[str, str]] = []
+    for card in sorted((root or paths.tasks_dir()).glob("*/task.yaml")):
+        raw = yaml.safe_load(card.read_text(encoding="utf-8")) or {}
+        data = raw.get("data") or {}
+        task_id = str(raw.get("id", card.parent.name))
+        table = (data.get("tables") or {}).get("queries")
+        if task_id in exclude or data.get("kind") != "local" or not table:
+            continue
+        path = card.parent / data.get("path", ".") / table
+        if path.exists():
+            texts = pd.read_parquet(path, columns=["text"])["text"].dropna().astype(str)
+            pool += [(task_id, t) for t in dict.fromkeys(texts) if t.strip()]
+    if not pool:
+        raise InputError(
+            Problem("tasks", "no task queries to tune the IVF index's nprobe on", field="queries")
+        )
+    rng = np.random.default_rng(seed)
+    picked = sorted(rng.choice(len(pool), size=min(limit, len(pool)), replace=False))
+    source: dict[str, int] = {}
+    for i in picked:
+        source[pool[i][0]] = source.get(pool[i][0], 0) + 1
+    return {"texts": [pool[i][1] for i in picked], "source": source, "held_out": sorted(exclude)}
+
+
+def build_faiss_index(vectors: Vectors, index_type: str, *, seed: int = 0, chunk: int = CHUNK_ROWS) -> Any:
     """A faiss index over normalised ``vectors`` (inner product = cosine).
 
     ``flat`` is exact.  ``ivf-hnsw`` is ``IVF<nlist>_HNSW32,Flat``: an inverted file
     whose coarse quantizer is itself an HNSW graph, so assigning a query to its lists
     stays fast with many lists — the paper's choice for large corpora.  k-means is
     trained on a seeded sample of at most 64 points per list.
+
+    Vectors are added ``chunk`` rows at a time, in order, so the index is the one a single
+    ``add`` gives while only one chunk is in memory beside it when ``vectors`` is a
+    :class:`VectorFile` (at 1M × 384: the 1.5 GB of lists, one 96 MB chunk and the
+    k-means sample, not two copies of the corpus).
     """
     import faiss
 
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    n, d = vectors.shape
+    if not isinstance(vectors, VectorFile):
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    n, d = _shape(vectors)
     if index_type == "flat":
         index = faiss.IndexFlatIP(d)
     elif index_type == "ivf-hnsw":
         nlist = ivf_nlist(n)
         index = faiss.index_factory(d, f"IVF{nlist}_HNSW32,Flat", faiss.METRIC_INNER_PRODUCT)
         rng = np.random.default_rng(seed)
-        sample = vectors[np.sort(rng.choice(n, size=min(n, nlist * 64), replace=False))]
+        sample = _take(vectors, np.sort(rng.choice(n, size=min(n, nlist * 64), replace=False)), chunk)
         faiss.extract_index_ivf(index).cp.seed = seed
         index.train(sample)
+        del sample
+        _fill_lists(index, vectors, chunk)
+        return index
     else:
         raise ValueError(f"unknown dense index type {index_type!r}")
-    index.add(vectors)
+    for _, block in vector_chunks(vectors, chunk):
+        index.add(block)
     return index
+
+
+def _fill_lists(index: Any, vectors: Vectors, chunk: int) -> None:
+    """Add every vector to a trained IVF-Flat index with each list allocated once, at its size.
+
+    ``index.add`` appends to a list's ``std::vector`` as chunks arrive, and its doubling
+    growth leaves lists up to twice their size (about 1.4× on average: 0.6 GB of slack at
+    1M × 384) plus the freed smaller copies the allocator keeps.  So a first pass assigns
+    each row to its list (the quantizer's own ``assign``, as ``add`` calls it), each list is
+    sized exactly, and a second pass writes rows in order — the lists, ids and codes that
+    ``add`` would give, in the memory the vectors need.
+    """
+    import faiss
+
+    ivf = faiss.extract_index_ivf(index)
+    n, _ = _shape(vectors)
+    assign = np.empty(n, dtype=np.int64)
+    for start, block in vector_chunks(vectors, chunk):
+        assign[start : start + len(block)] = ivf.quantizer.assign(block, 1).ravel()
+    counts = np.bincount(assign, minlength=ivf.nlist)
+    lists = ivf.invlists
+    for lst in np.flatnonzero(counts):
+        lists.resize(int(lst), int(counts[lst]))
+    filled = np.zeros(ivf.nlist, dtype=np.int64)
+    for start, block in vector_chunks(vectors, chunk):
+        mine = assign[start : start + len(block)]
+        order = np.argsort(mine, kind="stable")  # within a list, rows keep their order
+        ids, first = np.unique(mine[order], return_index=True)
+        for lst, lo, hi in zip(ids, first, [*first[1:], len(order)], strict=True):
+            rows = order[lo:hi]
+            codes = np.ascontiguousarray(block[rows]).view(np.uint8)
+            labels = (rows + start).astype(np.int64)
+            lists.update_entries(
+                int(lst), int(filled[lst]), len(rows), faiss.swig_ptr(labels), faiss.swig_ptr(codes)
+            )
+            filled[lst] += len(rows)
+    ivf.ntotal = index.ntotal = n
 
 
 def set_nprobe(index: Any, nprobe: int) -> None:
@@ -129,13 +319,20 @@ def set_nprobe(index: Any, nprobe: int) -> None:
         quantizer.hnsw.efSearch = max(64, 2 * nprobe)
 
 
-def tuned_nprobe(folder: Path, nlist: int) -> int:
-    """The nprobe chosen for the recall target when the index in ``folder`` was built (an
-    index built before tuning existed, or not built yet: the old share of the lists)."""
+def tuned_nprobe(folder: Path, nlist: int, target: float = RECALL_TARGET) -> int:
+    """The nprobe that reaches recall ``target`` on the held-out queries the index in
+    ``folder`` was tuned on, read from the recall curve its ``nprobe.json`` records (an
+    index built before the curve was recorded: its one nprobe if tuned for this target;
+    one built before tuning existed, or not built yet: the old share of the lists)."""
     try:
-        return int(json.loads((folder / "nprobe.json").read_text())["nprobe"])
-    except (OSError, ValueError, KeyError):
+        tuned = json.loads((folder / "nprobe.json").read_text())
+    except (OSError, ValueError):
         return default_nprobe(nlist)
+    if isinstance(tuned.get("curve"), list) and tuned["curve"]:
+        return nprobe_for(tuned["curve"], target)[0]
+    if "nprobe" in tuned and tuned.get("target") == target:
+        return int(tuned["nprobe"])
+    return default_nprobe(nlist)
 
 
 class DenseRetriever:
@@ -145,6 +342,12 @@ class DenseRetriever:
     ``spec.ivf_threshold`` passages.  Corpus embeddings live inside the faiss index
     (both index types store full vectors); an IVF index for a corpus whose flat index
     exists reuses those vectors instead of encoding the corpus again.
+
+    A build holds one copy of the corpus's vectors, the index it fills: they are read a
+    chunk at a time from that flat index's file, or encoded a chunk at a time into a
+    temporary file (:class:`VectorFile`).  An IVF index records in ``nprobe.json`` its
+    recall curve on real queries of the other tasks (``held_out``: the task being scored),
+    and is searched at the fewest lists that reach ``spec.ivf_recall_target`` on it.
     """
 
     def __init__(
@@ -157,6 +360,7 @@ class DenseRetriever:
         progress: bool = True,
         nprobe: int | None = None,
         chunking: tuple[int, int] | None = None,
+        held_out: Sequence[str] = (),
     ) -> None:
         import faiss
 
@@ -174,12 +378,12 @@ class DenseRetriever:
             self.passages, spec, self.embedder.identity, chunking
         )
         self.index_type = index_type
+        self.recall_target = spec.ivf_recall_target
         self.reused = index_complete(final)
         built: Any = None
         if self.reused:
             log.info("reusing dense index %s", final)
         else:
-            vecs, source = self._vectors(parts, progress)
             meta = {
                 **parts,
                 "index": index_type,
@@ -188,20 +392,15 @@ class DenseRetriever:
                 "model": self.embedder.model_id,
             }
             with building(final, meta) as tmp:
-                built = build_faiss_index(vecs, index_type)
+                vectors = self._vectors(parts, progress, tmp)
+                built = build_faiss_index(vectors, index_type)
                 faiss.write_index(built, str(tmp / "index.faiss"))
                 if self.nlist:
-                    tuned, recall = tune_nprobe(built, vecs)
-                    log.info(
-                        "nprobe %d of %d lists: recall@10 %.3f against exact search",
-                        tuned,
-                        self.nlist,
-                        recall,
-                    )
                     (tmp / "nprobe.json").write_text(
-                        json.dumps({"nprobe": tuned, "recall_at_10": recall, "target": RECALL_TARGET})
+                        json.dumps(self._tune(built, vectors, held_out), indent=1)
                     )
-            del vecs, source  # the index holds its own copy: one corpus of vectors in memory, not three
+                del vectors
+                (tmp / "vectors.f32").unlink(missing_ok=True)
         # the index just built is the one written; a reused IVF index is memory-mapped, so a
         # search reads the lists it probes and the rest stays on disk (flat ones are read whole)
         if built is not None:
@@ -214,7 +413,7 @@ class DenseRetriever:
             raise RuntimeError(
                 f"dense index {final} holds {self.index.ntotal} vectors for {n} passages; delete it"
             )
-        self.nprobe = (nprobe or tuned_nprobe(final, self.nlist)) if self.nlist else None
+        self.nprobe = (nprobe or tuned_nprobe(final, self.nlist, self.recall_target)) if self.nlist else None
         self.identity: dict[str, Any] = self.identity_of(parts, index_type, self.nlist, self.nprobe)
         if self.nprobe is not None:
             set_nprobe(self.index, self.nprobe)
@@ -254,25 +453,58 @@ class DenseRetriever:
             index_home("dense", index_key(**parts, index=index_type, nlist=nlist)),
         )
 
-    def _vectors(self, parts: dict[str, Any], progress: bool) -> tuple[np.ndarray, Any]:
-        """The corpus's vectors, and what owns their memory (keep it while they are used):
-        an existing flat index's own storage, viewed without a copy, or a new array."""
-        import faiss
-
+    def _vectors(self, parts: dict[str, Any], progress: bool, tmp: Path) -> VectorFile:
+        """The corpus's vectors as a file read in chunks: an existing flat index of the corpus
+        (its vectors end its file), or the passages encoded a chunk at a time into
+        ``tmp/vectors.f32`` (removed once the index is built).  Neither is ever loaded
+        whole, so the build holds one copy of the corpus: the index it fills."""
         flat = index_home("dense", index_key(**parts, index="flat", nlist=None))
         if self.index_type != "flat" and index_complete(flat):
             log.info("taking corpus embeddings from %s", flat)
-            owner = faiss.read_index(str(flat / "index.faiss"))
-            n, d = owner.ntotal, owner.d
-            return faiss.rev_swig_ptr(owner.get_xb(), n * d).reshape(n, d), owner
+            return VectorFile.of_flat_index(flat / "index.faiss")
         log.info(
             "embedding %d passages with %s for a %s faiss index",
             len(self.passages),
             self.embedder.model_id,
             self.index_type,
         )
-        vecs = self.embedder.encode([p.text for p in self.passages], kind="passage", progress=progress)
-        return vecs, vecs
+        path, d = tmp / "vectors.f32", 0
+        with open(path, "wb") as f:
+            for start in range(0, len(self.passages), CHUNK_ROWS):
+                texts = [p.text for p in self.passages[start : start + CHUNK_ROWS]]
+                block = self.embedder.encode(texts, kind="passage", progress=progress)
+                np.ascontiguousarray(block, dtype=np.float32).tofile(f)
+                d = block.shape[1]
+        return VectorFile(path, len(self.passages), d, 0)
+
+    def _tune(self, index: Any, vectors: Vectors, held_out: Sequence[str]) -> dict[str, Any]:
+        """What ``nprobe.json`` records: recall@10 against exact search at each nprobe on
+        real held-out queries (encoded by this retriever's embedder), the nprobe that the
+        profile's recall target needs, and which queries measured it."""
+        queries = held_out_queries(held_out)
+        vecs = self.embedder.encode(queries["texts"], kind="query")
+        truth = exact_neighbours(vectors, vecs, min(10, len(self.passages)))
+        curve = recall_curve(index, vecs, truth)
+        nprobe, recall = nprobe_for(curve, self.recall_target)
+        log.info(
+            "nprobe %d of %d lists: recall@10 %.3f against exact search on %d held-out queries",
+            nprobe,
+            self.nlist,
+            recall,
+            len(queries["texts"]),
+        )
+        return {
+            "nprobe": nprobe,
+            "recall_at_10": recall,
+            "target": self.recall_target,
+            "curve": curve,
+            "queries": {
+                "source": queries["source"],
+                "count": len(queries["texts"]),
+                "held_out_tasks": queries["held_out"],
+                "encoder": self.embedder.identity,
+            },
+        }
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
         """Top-``k`` passages per query by cosine similarity (query embeddings cached).

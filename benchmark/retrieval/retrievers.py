@@ -27,12 +27,14 @@ def build_retriever(
     lucene_index: str | None = None,
     cache: ModelCallCache | None = None,
     progress: bool = True,
+    task_id: str | None = None,
 ) -> Retriever:
     """The retriever a judge profile asks for, over ``passages`` or an existing index.
 
     An existing Lucene index (``lucene_index``) supports BM25 only — its text is not
     embedded here — so other kinds fall back to BM25 with a warning; the returned
-    ``identity`` records what was actually used.
+    ``identity`` records what was actually used.  ``task_id`` names the task whose claims
+    will be grounded: an IVF index built here is tuned on other tasks' queries, not its.
     """
     chunking = (spec.chunk_words, spec.chunk_overlap)
     if lucene_index is not None:
@@ -43,7 +45,15 @@ def build_retriever(
         raise InputError(Problem("corpus", "no passages to retrieve from (empty corpus?)"))
     if spec.kind == "bm25":
         return BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
-    dense = DenseRetriever(passages, spec, embedder, cache=cache, progress=progress, chunking=chunking)
+    dense = DenseRetriever(
+        passages,
+        spec,
+        embedder,
+        cache=cache,
+        progress=progress,
+        chunking=chunking,
+        held_out=[task_id] if task_id else (),
+    )
     if spec.kind == "dense":
         return dense
     bm25 = BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
@@ -62,7 +72,14 @@ def open_retriever(
     """A retriever of kind ``spec.kind`` over the corpus ``ref`` names (indexes cached on disk)."""
     if ref.kind == "lucene":
         return build_retriever(spec, embedder, lucene_index=ref.path, cache=cache, progress=progress)
-    return build_retriever(spec, embedder, corpus_passages(ref, task, spec), cache=cache, progress=progress)
+    return build_retriever(
+        spec,
+        embedder,
+        corpus_passages(ref, task, spec),
+        cache=cache,
+        progress=progress,
+        task_id=getattr(task, "id", None),
+    )
 
 
 def planned_identity(
@@ -89,7 +106,7 @@ def planned_identity(
     parts, index_type, nlist, folder = DenseRetriever.layout(
         passages, spec, Embedder(embedder, cache).identity, chunking
     )
-    nprobe = tuned_nprobe(folder, nlist) if nlist else None
+    nprobe = tuned_nprobe(folder, nlist, spec.ivf_recall_target) if nlist else None
     dense = DenseRetriever.identity_of(parts, index_type, nlist, nprobe)
     return dense if spec.kind == "dense" else HybridRetriever.identity_of([bm25, dense], spec.rrf_k)
 

@@ -326,11 +326,13 @@ def test_nprobe_is_the_fewest_lists_that_reach_the_recall_target() -> None:
     centres = rng.normal(size=(40, 32))
     vectors = centres[rng.integers(0, 40, size=8000)] + 0.6 * rng.normal(size=(8000, 32))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = centres[rng.integers(0, 40, size=256)] + 0.6 * rng.normal(size=(256, 32))  # held out
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     index = build_faiss_index(vectors.astype(np.float32), "ivf-hnsw")
     nlist = faiss.extract_index_ivf(index).nlist
-    one, r_one = tune_nprobe(index, vectors, target=0.0)
+    one, r_one = tune_nprobe(index, vectors, queries=queries, target=0.0)
     assert one == 1 and r_one < 0.9  # one list is far from enough here
-    nprobe, recall = tune_nprobe(index, vectors, target=0.9)
+    nprobe, recall = tune_nprobe(index, vectors, queries=queries, target=0.9)
     assert recall >= 0.9 and 1 < nprobe < nlist
-    more, r_more = tune_nprobe(index, vectors, target=recall + 1e-9)  # just above: the next doubling
+    more, r_more = tune_nprobe(index, vectors, queries=queries, target=recall + 1e-9)  # the next doubling
     assert more == min(nlist, 2 * nprobe) and r_more > recall
