@@ -72,6 +72,21 @@ def test_reproduces_rubric_published_dl20_correlations_from_its_tables(table: st
         assert tau == pytest.approx(col["published"]["kendall"], abs=3e-3), setting
 
 
+def test_reproduces_exampp_published_car_y3_correlation_from_its_table() -> None:
+    """TREC CAR Y3, the EXAM paper's collection: the graded file is not reachable from here,
+    so the check is one step later — EXAM++'s published per-run CAR Y3 leaderboard (29 runs,
+    16 with an official TREC rank) gives the Spearman 0.869 and Kendall 0.687 it prints, for
+    EXAM and n-EXAM alike (n-EXAM divides every run by the same normaliser)."""
+    fix = json.loads((FIXTURE.parent / "car_y3_exampp_table.json").read_text(encoding="utf-8"))
+    official = fix["official_rank"]
+    assert len(official) == 16
+    for measure in ("exam", "n_exam"):
+        scores = {s: v for s, v in fix[measure].items() if s in official}
+        rho, tau = rankings.leaderboard_correlation(scores, official)
+        assert round(rho, 3) == fix["published"]["spearman"][measure]
+        assert round(tau, 3) == fix["published"]["kendall"][measure]
+
+
 def test_human_leaderboard_is_the_official_one(dl19: dict) -> None:
     """nDCG@10 rebuilt from the file's judged passages orders the runs as TREC did (one
     adjacent swap), and TUA1-1's 0.7314 is trec_eval's official figure."""
