@@ -12,6 +12,12 @@ Usage (after ``bash scripts/setup.sh``)::
 
     python benchmarks/quickstart_profile.py            # generation and scoring
     python benchmarks/quickstart_profile.py --setup    # and time scripts/setup.sh first (warm pip cache)
+    python benchmarks/quickstart_profile.py --generation-batches 1,4,16   # generation alone, per batch size
+
+``--generation-batches`` times the quickstart's generation alone (both settings, 24 answers, a
+fresh home each: the one-time GGUF conversion is in every row) at each ``--batch-size``, and
+checks that every batch size writes the same answers as the first (greedy decoding in float32
+on the CPU; a batch pads prompts on the left, which must not change an answer).
 """
 
 from __future__ import annotations
@@ -52,8 +58,12 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--setup", action="store_true", help="time `bash scripts/setup.sh` first")
+    ap.add_argument("--generation-batches", help="comma-separated batch sizes: time generation alone at each")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.generation_batches:
+        generation_batches([int(b) for b in args.generation_batches.split(",")])
+        return
     steps: list[tuple[str, dict[str, float]]] = []
     if args.setup:
         steps.append(
@@ -89,6 +99,36 @@ def main() -> None:
         )
         for stage, v in sorted(by_stage.items(), key=lambda kv: -kv[1]["seconds"])[:20]:
             print(f"| {stage} | {v['hits'] + v['misses']} | {v['hits']} | {v['seconds']:.1f} |")
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def _answers(folder: Path) -> dict[tuple[str, str], str]:
+    out = {}
+    for path in sorted(folder.rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            out[(path.parent.name, row["query_id"])] = row["answer"]
+    return out
+
+
+def generation_batches(sizes: list[int]) -> None:
+    """Generation alone at each batch size, fresh home each; answers compared with the first's."""
+    rows, first = [], None
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as name:
+            work = Path(name)
+            env = {**os.environ, "GROUNDCOVER_HOME": str(work / "home")}
+            argv = [str(CLI), *QUICKSTART, "--no-score", "--batch-size", str(size), "-o", str(work / "out")]
+            t = timed(argv, work, env)
+            answers = _answers(work / "out")
+        first = first if first is not None else answers
+        same = sum(answers.get(k) == v for k, v in first.items())
+        rows.append((size, t, len(answers), same, len(first)))
+        print(f"batch {size}: {t['wall']:.1f} s wall", flush=True)
+    print("\n| batch size | answers | wall s | CPU s | peak RSS GB | answers equal to the first row's |")
+    print("|---|---|---|---|---|---|")
+    for size, t, n, same, total in rows:
+        print(f"| {size} | {n} | {t['wall']:.1f} | {t['cpu']:.1f} | {t['peak_gb']:.2f} | {same} of {total} |")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
