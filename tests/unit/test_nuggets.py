@@ -399,3 +399,36 @@ def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
     assert "nuggets" in [f.id for f, _ in chosen["trec-rag24"]]
     inputs = ScoringInputs(files={"nuggets": str(path)})
     assert REGISTRY["nuggets"].scorable_queries(task, inputs) == [first]
+
+
+def test_the_llm_assigner_asks_v2_zero_shot_and_its_identity_names_the_prompt() -> None:
+    """``nugget-assign@2`` drops v1's worked example turn (issue 41: it made a judged answer
+    cost more prompt tokens than nuggetizer's); its identity names the version, so results and
+    cached replies of v1 are never taken for v2's. v1 stays readable."""
+    llm = FakeLLM(lambda messages: "1: support\n2: not_support")
+    v2, v1 = LLMAssigner(llm), LLMAssigner(llm, prompt="nugget-assign@1")  # type: ignore[arg-type]
+    assert v2.identity["prompt"] == "nugget-assign@2" and v1.identity["prompt"] == "nugget-assign@1"
+    item = [("when was the tower built", "It opened in 1889.", ["It opened in 1889.", "It is red."])]
+    (ask2,), _, _ = v2.requests(item)
+    (ask1,), _, _ = v1.requests(item)
+    assert [m["role"] for m in ask2] == ["system", "user"]  # no example turn
+    assert [m["role"] for m in ask1] == ["system", "user", "assistant", "user"]
+    assert "1. It opened in 1889.\n2. It is red." in ask2[-1]["content"]
+    assert sum(len(m["content"]) for m in ask2) < sum(len(m["content"]) for m in ask1) - 300
+    assert [j.label for j in v2.assign(item)[0]] == ["support", "not_support"]
+
+
+def test_the_peer_meters_replay_parses_as_a_v2_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchmarks/peer_replies.py`` recognises v2's requests by their system text and answers
+    in the format v2's strict parser takes, so the peer table's groundcover row is v2's."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from peer_replies import groundcover
+
+    nuggets = ["The tower opened in 1889.", "Gustave Eiffel designed the tower.", "It is painted red."]
+    ((_, system), (_, user)) = [
+        (m["role"], m["content"])
+        for m in LLMAssigner(FakeLLM(str)).requests([("q", "The tower opened in 1889.", nuggets)])[0][0]  # type: ignore[arg-type]
+    ]
+    judgement, reply = groundcover(system, user) or ("", "")
+    assert judgement == "groundcover/nugget-assign"
+    assert parse_labels(reply, 3)[0] == "support" and len(parse_labels(reply, 3)) == 3
