@@ -8,6 +8,10 @@ and writes nothing.  No weights load (the LLM's tokenizer does, to count prompt 
 and no index opens (a :class:`~benchmark.retrieval.cached.PlannedRetriever` carries the
 identity the real one would record, from the corpus and the index's metadata).  So a
 count is exactly what the run will ask, with no second copy of any pipeline to drift.
+With ``--judge-repeats N`` each batch is planned N times, each under its repeat index as
+:func:`~benchmark.scoring.runner.score_repeats` asks it: the sampled judge's requests
+are new cache keys in every repeat (N times the calls), a deterministic judge's are the
+same keys (planned once, cached for the later repeats).
 
 Until a stage has seen a placeholder, its counts are *exact*.  After one, they are an
 *estimate*, made under stated assumptions: an uncached search returns ``k`` passages of
