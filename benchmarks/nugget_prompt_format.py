@@ -81,7 +81,8 @@ def measure(prompt: str, items: list[tuple[str, str, list[str]]], max_answers: i
 def agreement(a: list[list[str | None]], b: list[list[str | None]]) -> tuple[int, float, float]:
     """Over nuggets both labelled: how many, the share with the same label, and the share on
     which they agree whether the nugget is supported at all (support or partial_support)."""
-    pairs = [(x, y) for xs, ys in zip(a, b, strict=True) for x, y in zip(xs, ys, strict=True) if x and y]
+    # over the answers both measured (a version may have been run on a shorter sample)
+    pairs = [(x, y) for xs, ys in zip(a, b, strict=False) for x, y in zip(xs, ys, strict=True) if x and y]
     if not pairs:
         return 0, float("nan"), float("nan")
     same = sum(x == y for x, y in pairs) / len(pairs)

@@ -401,21 +401,22 @@ def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
     assert REGISTRY["nuggets"].scorable_queries(task, inputs) == [first]
 
 
-def test_the_llm_assigner_asks_v2_zero_shot_and_its_identity_names_the_prompt() -> None:
-    """``nugget-assign@2`` drops v1's worked example turn (issue 41: it made a judged answer
-    cost more prompt tokens than nuggetizer's); its identity names the version, so results and
-    cached replies of v1 are never taken for v2's. v1 stays readable."""
-    llm = FakeLLM(lambda messages: "1: support\n2: not_support")
+def test_the_llm_assigner_asks_v2_and_its_identity_names_the_prompt() -> None:
+    """``nugget-assign@2`` says its instruction once (system turn) and carries a two-fact
+    example instead of v1's four-fact one that repeated the instruction (issue 41: v1 made a
+    judged answer cost more prompt tokens than nuggetizer's); its identity names the version,
+    so results and cached replies of v1 are never taken for v2's. v1 stays readable."""
+    llm = FakeLLM(lambda messages: "1: support\n2: partial_support")  # not the example's reply
     v2, v1 = LLMAssigner(llm), LLMAssigner(llm, prompt="nugget-assign@1")  # type: ignore[arg-type]
     assert v2.identity["prompt"] == "nugget-assign@2" and v1.identity["prompt"] == "nugget-assign@1"
     item = [("when was the tower built", "It opened in 1889.", ["It opened in 1889.", "It is red."])]
     (ask2,), _, _ = v2.requests(item)
     (ask1,), _, _ = v1.requests(item)
-    assert [m["role"] for m in ask2] == ["system", "user"]  # no example turn
-    assert [m["role"] for m in ask1] == ["system", "user", "assistant", "user"]
+    assert [m["role"] for m in ask2] == [m["role"] for m in ask1] == ["system", "user", "assistant", "user"]
     assert "1. It opened in 1889.\n2. It is red." in ask2[-1]["content"]
-    assert sum(len(m["content"]) for m in ask2) < sum(len(m["content"]) for m in ask1) - 300
-    assert [j.label for j in v2.assign(item)[0]] == ["support", "not_support"]
+    assert "<number>: <label>" in ask2[0]["content"] and "<number>" not in ask2[-1]["content"]  # said once
+    assert sum(len(m["content"]) for m in ask2) < 0.6 * sum(len(m["content"]) for m in ask1)
+    assert [j.label for j in v2.assign(item)[0]] == ["support", "partial_support"]
 
 
 def test_the_peer_meters_replay_parses_as_a_v2_reply(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -425,10 +426,8 @@ def test_the_peer_meters_replay_parses_as_a_v2_reply(monkeypatch: pytest.MonkeyP
     from peer_replies import groundcover
 
     nuggets = ["The tower opened in 1889.", "Gustave Eiffel designed the tower.", "It is painted red."]
-    ((_, system), (_, user)) = [
-        (m["role"], m["content"])
-        for m in LLMAssigner(FakeLLM(str)).requests([("q", "The tower opened in 1889.", nuggets)])[0][0]  # type: ignore[arg-type]
-    ]
+    (asked,), _, _ = LLMAssigner(FakeLLM(str)).requests([("q", "The tower opened in 1889.", nuggets)])  # type: ignore[arg-type]
+    system, user = asked[0]["content"], asked[-1]["content"]  # the meter's: system text, last user turn
     judgement, reply = groundcover(system, user) or ("", "")
     assert judgement == "groundcover/nugget-assign"
     assert parse_labels(reply, 3)[0] == "support" and len(parse_labels(reply, 3)) == 3

@@ -7,11 +7,11 @@
 * :class:`LLMAssigner` — the judge LLM labels up to ``batch`` numbered nuggets per request
   (``prompts/nugget-assign-v2.yaml``; nuggetizer batches ten), one label per line; a reply
   that stays unusable after the repairs leaves those nuggets' judgements failed, with the
-  raw replies kept — never "not supported".  ``nugget-assign@2`` is zero-shot: v1's worked
-  example turn made a judged answer cost 17 % more prompt tokens than nuggetizer's, and
-  SmolLM2-135M follows v2's spelled-out format as well as v1's example
-  (``benchmarks/nugget_prompt_format.py``, docs/measurements.md).  v1 stays for reading
-  results it keyed.
+  raw replies kept — never "not supported".  ``nugget-assign@2`` says its instruction once and
+  carries a two-fact example: v1's example turn repeated the whole instruction and made a
+  judged answer cost 17 % more prompt tokens than nuggetizer's.  A zero-shot draft was
+  cheaper still, but SmolLM2-135M answered it in prose (``benchmarks/nugget_prompt_format.py``,
+  docs/measurements.md).  v1 stays for reading results it keyed.
 
 Both take every (answer, nuggets) item of a batch in one call.
 """
