@@ -402,7 +402,7 @@ def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
 
 
 def test_the_llm_assigner_asks_v2_and_its_identity_names_the_prompt() -> None:
-    """``nugget-assign@2`` says its instruction once (system turn) and carries a two-fact
+    """``nugget-assign@2`` says its instruction once (system turn) and carries a three-fact
     example instead of v1's four-fact one that repeated the instruction (issue 41: v1 made a
     judged answer cost more prompt tokens than nuggetizer's); its identity names the version,
     so results and cached replies of v1 are never taken for v2's. v1 stays readable."""
@@ -415,7 +415,7 @@ def test_the_llm_assigner_asks_v2_and_its_identity_names_the_prompt() -> None:
     assert [m["role"] for m in ask2] == [m["role"] for m in ask1] == ["system", "user", "assistant", "user"]
     assert "1. It opened in 1889.\n2. It is red." in ask2[-1]["content"]
     assert "<number>: <label>" in ask2[0]["content"] and "<number>" not in ask2[-1]["content"]  # said once
-    assert sum(len(m["content"]) for m in ask2) < 0.6 * sum(len(m["content"]) for m in ask1)
+    assert sum(len(m["content"]) for m in ask2) < 0.7 * sum(len(m["content"]) for m in ask1)
     assert [j.label for j in v2.assign(item)[0]] == ["support", "partial_support"]
 
 
