@@ -8,7 +8,7 @@
   (``prompts/nugget-assign-v2.yaml``; nuggetizer batches ten), one label per line; a reply
   that stays unusable after the repairs leaves those nuggets' judgements failed, with the
   raw replies kept — never "not supported".  ``nugget-assign@2`` says its instruction once and
-  carries a two-fact example: v1's example turn repeated the whole instruction and made a
+  carries a three-fact example: v1's example turn repeated the whole instruction and made a
   judged answer cost 17 % more prompt tokens than nuggetizer's.  A zero-shot draft was
   cheaper still, but SmolLM2-135M answered it in prose (``benchmarks/nugget_prompt_format.py``,
   docs/measurements.md).  v1 stays for reading results it keyed.
