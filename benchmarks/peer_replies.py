@@ -45,7 +45,7 @@ def between(text: str, start: str, end: str | None = None) -> str:
 
 
 def groundcover(system: str, user: str) -> tuple[str, str] | None:
-    if system.startswith("You check which facts a text states"):  # nugget-assign@1
+    if system.startswith("You check which facts a text states"):  # nugget-assign@1 and @2
         answer, facts = between(user, "Answer:\n", "\nFacts:"), numbered(between(user, "Facts:\n"))
         labels = [
             "support"

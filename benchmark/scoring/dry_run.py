@@ -8,6 +8,10 @@ and writes nothing.  No weights load (the LLM's tokenizer does, to count prompt 
 and no index opens (a :class:`~benchmark.retrieval.cached.PlannedRetriever` carries the
 identity the real one would record, from the corpus and the index's metadata).  So a
 count is exactly what the run will ask, with no second copy of any pipeline to drift.
+With ``--judge-repeats N`` each batch is planned N times, each under its repeat index as
+:func:`~benchmark.scoring.runner.score_repeats` asks it: the sampled judge's requests
+are new cache keys in every repeat (N times the calls), a deterministic judge's are the
+same keys (planned once, cached for the later repeats).
 
 Until a stage has seen a placeholder, its counts are *exact*.  After one, they are an
 *estimate*, made under stated assumptions: an uncached search returns ``k`` passages of
@@ -36,7 +40,7 @@ from benchmark.core.results import result_path, traces_path
 from benchmark.families.base import ScoringInputs
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import local_models
-from benchmark.models.cache import current_stage
+from benchmark.models.cache import current_stage, judge_repeat
 from benchmark.models.llm import NAMESPACE as LLM_NAMESPACE
 from benchmark.models.llm import PENDING_REPLY
 from benchmark.models.profiles import JudgeProfile, Price
@@ -50,7 +54,7 @@ from benchmark.retrieval.cached import (
 )
 from benchmark.retrieval.cached import NAMESPACE as RETRIEVE
 from benchmark.scoring.run import Job
-from benchmark.scoring.runner import RunOptions, keys, queries_to_score
+from benchmark.scoring.runner import RunOptions, keys, pending_queries, queries_to_score
 
 log = logging.getLogger(__name__)
 
@@ -289,15 +293,21 @@ def plan_jobs(
                 trace_file = traces_path(out_file)
                 done = JsonlCheckpoint(trace_file, id_field="query_id").load(repair=False)
                 _, item_keys = keys(family, job.task, job.answers, qids, judges, prepared, settings)
-                todo = [q for q in qids if done.get(q, {}).get("item_key") != item_keys[q]]
+                todo = pending_queries(qids, done, item_keys, opts.judge_repeats)
                 plan.queries[(job.task.id, job.model.label, family.id)] = (len(todo), len(qids) - len(todo))
                 before = {k: list(v) for k, v in judges.cache.stats.by_stage.items()}
                 planner.start_family()
                 texts = job.task.query_texts()
                 for start in range(0, len(todo), opts.query_batch):
-                    planner.new_batch()
                     batch = todo[start : start + opts.query_batch]
-                    family.score_batch(prepared, [(q, texts[q], job.answers[q]) for q in batch], settings)
+                    items = [(q, texts[q], job.answers[q]) for q in batch]
+                    # as score_repeats asks: repeat 0, then each repeat under its own seed and
+                    # cache keys (the sampled judge's calls); a deterministic judge's calls
+                    # keep their keys, so a repeat finds them planned (cached for the run)
+                    for r in range(opts.judge_repeats):
+                        planner.new_batch()
+                        with judge_repeat(r):
+                            family.score_batch(prepared, items, settings)
                 plan.rows += _rows(job, family.id, judges, planner, before)
                 plan.rows += _not_reached(job, family.id, family.stages, planner)
     finally:

@@ -79,6 +79,7 @@ class BatchPool(Protocol):
         batches: Sequence[list[tuple[str, str, str]]],
         *,
         stats: Any = None,
+        repeats: int = 1,
     ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]: ...
 
 
@@ -179,27 +180,12 @@ def score_task(
         )
     t_prepare = time.perf_counter() - t0
 
-    if pool is not None and opts.judge_repeats > 1:
-        raise InputError(
-            Problem(
-                "command line", "is not supported with --ray yet: run without --ray", field="--judge-repeats"
-            )
-        )
     refuse_to_overwrite(out_file, judges.profile.resolved(), settings)
     with exclusive(out_file, what="this result"):
         checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
         done = checkpoint.load()
         run_key, item_keys = keys(family, task, answers, qids, judges, prepared, settings)
-        # a query whose judge was not reached is scored again: the judge may be back
-        # and one judged another number of times (--judge-repeats) is judged again: repeat 0
-        # and every repeat already asked come back from the cache
-        todo = [
-            q
-            for q in qids
-            if done.get(q, {}).get("item_key") != item_keys[q]
-            or done[q].get("unreachable")
-            or len(done[q].get("repeat_scores") or ()) != opts.judge_repeats - 1
-        ]
+        todo = pending_queries(qids, done, item_keys, opts.judge_repeats)
         log.info(
             "%s %s: %d queries to score (%d already done)",
             family.id,
@@ -216,7 +202,16 @@ def score_task(
             # one key per (job, family): a worker prepares again for the next job, whose inputs
             # (the evidence a RAG answer was given) differ though the run key does not
             job_key = content_hash(run_key, str(out_file))
-            scored = pool.score(job_key, family, task, inputs, settings, items, stats=judges.cache.stats)
+            scored = pool.score(
+                job_key,
+                family,
+                task,
+                inputs,
+                settings,
+                items,
+                stats=judges.cache.stats,
+                repeats=opts.judge_repeats,
+            )
         _checkpoint_batches(family, task, scored, item_keys, done, checkpoint, opts, len(qids), len(todo))
         t_scored = time.perf_counter()
         ordered = [family.trace_model.model_validate(done[q]) for q in qids]
@@ -247,6 +242,22 @@ def score_task(
         )
         write_result(result, out_file)
     return result, out_file
+
+
+def pending_queries(
+    qids: Sequence[str], done: dict[str, Any], item_keys: dict[str, str], repeats: int
+) -> list[str]:
+    """The queries a run scores (and a dry run plans): those not checkpointed under their
+    item key; those whose judge was not reached (it may be back); and those judged another
+    number of times than ``repeats`` (``--judge-repeats``) — repeat 0 and every repeat
+    already asked come back from the cache."""
+    return [
+        q
+        for q in qids
+        if done.get(q, {}).get("item_key") != item_keys[q]
+        or done[q].get("unreachable")
+        or len(done[q].get("repeat_scores") or ()) != repeats - 1
+    ]
 
 
 def score_items(

@@ -399,3 +399,35 @@ def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
     assert "nuggets" in [f.id for f, _ in chosen["trec-rag24"]]
     inputs = ScoringInputs(files={"nuggets": str(path)})
     assert REGISTRY["nuggets"].scorable_queries(task, inputs) == [first]
+
+
+def test_the_llm_assigner_asks_v2_and_its_identity_names_the_prompt() -> None:
+    """``nugget-assign@2`` says its instruction once (system turn) and carries a three-fact
+    example instead of v1's four-fact one that repeated the instruction (issue 41: v1 made a
+    judged answer cost more prompt tokens than nuggetizer's); its identity names the version,
+    so results and cached replies of v1 are never taken for v2's. v1 stays readable."""
+    llm = FakeLLM(lambda messages: "1: support\n2: partial_support")  # not the example's reply
+    v2, v1 = LLMAssigner(llm), LLMAssigner(llm, prompt="nugget-assign@1")  # type: ignore[arg-type]
+    assert v2.identity["prompt"] == "nugget-assign@2" and v1.identity["prompt"] == "nugget-assign@1"
+    item = [("when was the tower built", "It opened in 1889.", ["It opened in 1889.", "It is red."])]
+    (ask2,), _, _ = v2.requests(item)
+    (ask1,), _, _ = v1.requests(item)
+    assert [m["role"] for m in ask2] == [m["role"] for m in ask1] == ["system", "user", "assistant", "user"]
+    assert "1. It opened in 1889.\n2. It is red." in ask2[-1]["content"]
+    assert "<number>: <label>" in ask2[0]["content"] and "<number>" not in ask2[-1]["content"]  # said once
+    assert sum(len(m["content"]) for m in ask2) < 0.7 * sum(len(m["content"]) for m in ask1)
+    assert [j.label for j in v2.assign(item)[0]] == ["support", "partial_support"]
+
+
+def test_the_peer_meters_replay_parses_as_a_v2_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchmarks/peer_replies.py`` recognises v2's requests by their system text and answers
+    in the format v2's strict parser takes, so the peer table's groundcover row is v2's."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from peer_replies import groundcover
+
+    nuggets = ["The tower opened in 1889.", "Gustave Eiffel designed the tower.", "It is painted red."]
+    (asked,), _, _ = LLMAssigner(FakeLLM(str)).requests([("q", "The tower opened in 1889.", nuggets)])  # type: ignore[arg-type]
+    system, user = asked[0]["content"], asked[-1]["content"]  # the meter's: system text, last user turn
+    judgement, reply = groundcover(system, user) or ("", "")
+    assert judgement == "groundcover/nugget-assign"
+    assert parse_labels(reply, 3)[0] == "support" and len(parse_labels(reply, 3)) == 3

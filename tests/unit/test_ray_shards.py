@@ -116,3 +116,37 @@ def test_a_workers_counts_reach_the_driver_per_stage() -> None:
     merge_counts(driver, delta)
     assert driver.by_stage["alignment/llm.generate"] == [0, 4, 2.0]
     assert driver.by_namespace == {"llm.generate": [0, 4], "entail": [1, 0]}
+
+
+def test_a_worker_judges_its_batch_once_per_repeat_and_keeps_the_repeats_scores() -> None:
+    """``--ray`` with ``--judge-repeats 3``: the worker runs the batch as one process does
+    (repeat 0 is the trace; repeats 1 and 2, each under its own repeat index, leave their
+    scores in ``repeat_scores``), so the driver's checkpoint and aggregate see every repeat."""
+    from dataclasses import dataclass
+
+    from benchmark.families.base import ScoringInputs
+    from benchmark.models.cache import current_repeat
+    from benchmark.scoring.ray_shards import ScoringWorker
+
+    @dataclass
+    class Row:
+        query_id: str
+        scores: dict[str, float]
+
+        def model_dump(self, mode: str) -> dict[str, object]:
+            return {"query_id": self.query_id, "scores": self.scores}
+
+    class Family:
+        def prepare(self, task: object, judges: object, inputs: ScoringInputs, settings: object) -> object:
+            return None
+
+        def score_batch(self, prepared: object, items: list, settings: object) -> list[Row]:
+            return [Row(q, {"s": float(current_repeat())}) for q, _, _ in items]
+
+    worker = ScoringWorker(load_profile("offline-smollm2-minilm-sim"))
+    items = [("q1", "query", "answer"), ("q2", "query", "answer")]
+    qids, rows, _ = worker.score("job", Family(), None, ScoringInputs(), None, items, 3)
+    assert qids == ["q1", "q2"]
+    assert [r["scores"] for r in rows] == [{"s": 0.0}, {"s": 0.0}]
+    assert [r["repeat_scores"] for r in rows] == [[{"s": 1.0}, {"s": 2.0}]] * 2
+    assert "repeat_scores" not in worker.score("job", Family(), None, ScoringInputs(), None, items)[1][0]

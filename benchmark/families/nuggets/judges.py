@@ -5,9 +5,13 @@
   at or above the judge's threshold), else *not supported*.  It has no partial level, and
   its traces say so (``partial_level: false``), so its partial scores equal its strict ones.
 * :class:`LLMAssigner` — the judge LLM labels up to ``batch`` numbered nuggets per request
-  (``prompts/nugget-assign-v1.yaml``; nuggetizer batches ten), one label per line; a reply
+  (``prompts/nugget-assign-v2.yaml``; nuggetizer batches ten), one label per line; a reply
   that stays unusable after the repairs leaves those nuggets' judgements failed, with the
-  raw replies kept — never "not supported".
+  raw replies kept — never "not supported".  ``nugget-assign@2`` says its instruction once and
+  carries a three-fact example: v1's example turn repeated the whole instruction and made a
+  judged answer cost 17 % more prompt tokens than nuggetizer's.  A zero-shot draft was
+  cheaper still, but SmolLM2-135M answered it in prose (``benchmarks/nugget_prompt_format.py``,
+  docs/measurements.md).  v1 stays for reading results it keyed.
 
 Both take every (answer, nuggets) item of a batch in one call.
 """
@@ -26,7 +30,9 @@ from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
 from benchmark.models.structured import run_structured
 
-PROMPT = "nugget-assign@1"
+#: the assigner's prompt; its reference is in the assigner's identity, so results and
+#: cached replies of another version are never mistaken for this one's
+PROMPT = "nugget-assign@2"
 
 
 @dataclass
@@ -118,17 +124,23 @@ def parse_labels(text: str, n: int) -> list[str]:
 class LLMAssigner:
     partial_level = True
 
-    def __init__(self, llm: LLM, max_retries: int = 2) -> None:
+    def __init__(self, llm: LLM, max_retries: int = 2, prompt: str = PROMPT) -> None:
         self.llm = llm
         self.max_retries = max_retries
-        self.prompt = load_prompt(PROMPT)
+        self.prompt_ref = prompt
+        self.prompt = load_prompt(prompt)
         self.batch = int(self.prompt.meta.get("batch", 10))
 
     @property
     def identity(self) -> dict[str, Any]:
-        return {"assigner": "llm", "llm": self.llm.identity, "prompt": PROMPT, "batch": self.batch}
+        return {"assigner": "llm", "llm": self.llm.identity, "prompt": self.prompt_ref, "batch": self.batch}
 
-    def assign(self, items: Sequence[Item]) -> list[list[Judged]]:
+    def requests(
+        self, items: Sequence[Item]
+    ) -> tuple[list[list[dict[str, str]]], list[partial[list[str]]], list[tuple[int, int]]]:
+        """Each request (up to ``batch`` nuggets of one answer), its reply parser, and its
+        owner (the item's position, how many nuggets it labels) — apart from :meth:`assign`
+        so that ``benchmarks/nugget_prompt_format.py`` sends exactly these requests."""
         requests, parsers, owners = [], [], []
         for i, (query, answer, nuggets) in enumerate(items):
             for start in range(0, len(nuggets), self.batch):
@@ -137,6 +149,10 @@ class LLMAssigner:
                 requests.append(self.prompt.render(query=query, answer=answer, nuggets=listed))
                 parsers.append(partial(parse_labels, n=len(chunk)))
                 owners.append((i, len(chunk)))
+        return requests, parsers, owners
+
+    def assign(self, items: Sequence[Item]) -> list[list[Judged]]:
+        requests, parsers, owners = self.requests(items)
         outcomes = (
             run_structured(
                 self.llm,
