@@ -27,7 +27,13 @@ from benchmark.api.score import _config, run_options
 from benchmark.core.errors import InputError
 from benchmark.core.paths import check_writable
 from benchmark.generation import plan as generation
-from benchmark.generation.model_args import LM_EVAL_BACKENDS, OFFLINE_MODEL
+from benchmark.generation.model_args import (
+    DEFAULT_BATCH_SIZE,
+    LM_EVAL_BACKENDS,
+    OFFLINE_BATCH_SIZE,
+    OFFLINE_MODEL,
+    default_batch_size,
+)
 from benchmark.generation.plan import Request
 from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile
 from benchmark.scoring.dry_run import DryRun
@@ -39,11 +45,14 @@ from benchmark.tasks import Task
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "DEFAULT_BATCH_SIZE",
     "LM_EVAL_BACKENDS",
+    "OFFLINE_BATCH_SIZE",
     "OFFLINE_MODEL",
     "EvaluationPlan",
     "Request",
     "Sweep",
+    "default_batch_size",
     "evaluate",
     "plan_evaluation",
 ]
@@ -285,7 +294,7 @@ def evaluate(
     rag_subq: str | None = None,
     limit: float | None = None,
     output_dir: str | os.PathLike[str] = "outputs",
-    batch_size: str | int = 4,
+    batch_size: str | int | None = None,
     gen_kwargs: str | Mapping[str, Any] | None = None,
     apply_chat_template: bool = True,
     score: bool = True,

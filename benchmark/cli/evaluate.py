@@ -8,7 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.api import EvaluationPlan
-from benchmark.api.evaluate import LM_EVAL_BACKENDS, OFFLINE_MODEL
+from benchmark.api.evaluate import (
+    DEFAULT_BATCH_SIZE,
+    LM_EVAL_BACKENDS,
+    OFFLINE_BATCH_SIZE,
+    OFFLINE_MODEL,
+)
 from benchmark.cli import add_command
 from benchmark.cli.common import (
     add_scoring_args,
@@ -153,9 +158,10 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "--batch_size",
         "-b",
         dest="batch_size",
-        default="4",
+        default=None,
         type=batch_size,
-        help="generation batch size (a whole number of at least 1), or 'auto' / 'auto:N' (hf)",
+        help="generation batch size (a whole number of at least 1), or 'auto' / 'auto:N' (hf); "
+        f"default {DEFAULT_BATCH_SIZE}, {OFFLINE_BATCH_SIZE} for {OFFLINE_MODEL}",
     )
     g.add_argument(
         "--gen-kwargs",

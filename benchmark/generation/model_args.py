@@ -30,6 +30,20 @@ DEFAULT_GEN_KWARGS: dict[str, Any] = {
 # answer away from the passages' words: on 6 starter topics with --rag bm25, S_fact was
 # 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.
 OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.1}
+#: Generation batch size when ``--batch-size`` is not given.  The offline model answers a
+#: setting's queries in one batch: on the 2-core machine the quickstart's 24 answers took 226 s at
+#: 16 against 368 s at 4, the same answers to the character (float32 greedy decoding, prompts
+#: padded on the left; ``benchmarks/quickstart_profile.py --generation-batches 4,16``).  Other
+#: models keep 4: a user's GPU or server sets its own.
+DEFAULT_BATCH_SIZE = "4"
+OFFLINE_BATCH_SIZE = "16"
+
+
+def default_batch_size(model: str) -> str:
+    """The batch size ``model`` generates with when the user names none."""
+    return OFFLINE_BATCH_SIZE if model == OFFLINE_MODEL else DEFAULT_BATCH_SIZE
+
+
 SECRET_ARGS = frozenset({"api_key", "auth_token", "token", "header", "headers"})
 
 

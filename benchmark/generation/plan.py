@@ -15,6 +15,7 @@ from typing import Any
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import RAGSetting
+from benchmark.generation.model_args import default_batch_size
 from benchmark.generation.rag import RAGContext
 from benchmark.tasks import Task
 
@@ -102,13 +103,18 @@ class Request:
     model: str
     model_args: str | dict[str, Any]
     output_dir: Path
-    batch_size: str | int = 4
+    #: ``None``: the model's default (:func:`benchmark.generation.model_args.default_batch_size`)
+    batch_size: str | int | None = None
     gen_kwargs: str | dict[str, Any] | None = None
     #: prompt through the model's chat template where it has one (``--apply-chat-template``)
     apply_chat_template: bool = True
     corpus: str | None = None
     lucene_index: str | None = None
     progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.batch_size is None:
+            self.batch_size = default_batch_size(self.model)
 
 
 @dataclass
