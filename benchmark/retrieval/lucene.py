@@ -112,10 +112,6 @@ def _jvm() -> Any:
                 raise ImportError(f"BM25 retrieval needs pyjnius: {INSTALL_HINT}") from exc
             if not jnius_config.vm_running:  # else whoever started it must have added the jar
                 jnius_config.add_classpath(str(anserini_jar()))
-                # Lucene 9 unmaps a closed index's memory-mapped files at once, unsafely: a search
-                # thread still reading one segfaults the whole Python process (seen once in the
-                # suite, in a ForkJoinPool thread).  Without the hack the mapping goes with GC.
-                jnius_config.add_options("-Dorg.apache.lucene.store.MMapDirectory.enableUnmapHack=false")
             _JVM_READY = True
     from jnius import autoclass
 
