@@ -263,6 +263,7 @@ class ExamFamily(MetricFamily):
         bank = read_bank(regrade.bank)
         order = list(dict.fromkeys(p.query_id for p in paragraphs if bank.get(p.query_id)))
         topics = order[: regrade.topics] if regrade.topics else order
+        chosen = set(topics)
         free = any(q.kind != "multiple-choice" and not q.answer for t in topics for q in bank[t])
         settings = ExamSettings(answerer="llm" if free else ExamSettings().answerer)
         if min_rating is not None:
@@ -282,7 +283,7 @@ class ExamFamily(MetricFamily):
         return GradedBoards(
             name,
             {f"EXAM {label}": done.exam, f"n-EXAM {label}": done.n_exam},
-            [p for p in paragraphs if p.query_id in set(topics)],
+            [p for p in paragraphs if p.query_id in chosen],
             regraded={
                 "answerer": answerer.identity,
                 "topics": list(topics),
