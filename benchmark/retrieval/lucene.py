@@ -112,6 +112,11 @@ def _jvm() -> Any:
                 raise ImportError(f"BM25 retrieval needs pyjnius: {INSTALL_HINT}") from exc
             if not jnius_config.vm_running:  # else whoever started it must have added the jar
                 jnius_config.add_classpath(str(anserini_jar()))
+                # -Xrs: SIGINT, SIGTERM and SIGHUP stay Python's.  Without it the JVM takes them
+                # and exits the process from a Java thread while Python runs on, so a Ctrl-C or a
+                # `kill` mid-run crashed the interpreter (exit 139) instead of raising
+                # KeyboardInterrupt / terminating, skipping every `finally` and checkpoint flush.
+                jnius_config.add_options("-Xrs")
             _JVM_READY = True
     from jnius import autoclass
 

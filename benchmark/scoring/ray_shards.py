@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from benchmark.core.errors import InputError, Problem
+from benchmark.core.signals import fault_handlers_kept
 from benchmark.scoring.runner import score_repeats
 
 if TYPE_CHECKING:
@@ -175,7 +176,10 @@ class RayPool:
         ray = _import_ray()
         if not ray.is_initialized():
             try:
-                ray.init(address=self.options.address, include_dashboard=False, log_to_driver=True)
+                # Ray installs its failure handler over the process's SIGSEGV/SIGBUS handlers;
+                # an in-process JVM (Lucene search) dies without its own (core/signals.py)
+                with fault_handlers_kept():
+                    ray.init(address=self.options.address, include_dashboard=False, log_to_driver=True)
             except ConnectionError as exc:  # the cluster went away since the check
                 raise InputError(Problem("--ray", f"cannot join {self.options.address}: {exc}")) from None
             except ValueError as exc:
@@ -258,5 +262,6 @@ class RayPool:
                 self._ray.kill(actor)
             self._actors = []
             if self._started_here:
-                self._ray.shutdown()
+                with fault_handlers_kept():  # ray.shutdown resets SIGSEGV to the default action
+                    self._ray.shutdown()
             self._ray = None

@@ -215,3 +215,53 @@ def test_a_killed_driver_resumes_from_its_checkpoint(root: Path, single: Path) -
     out = finish(start(root, "ray-resume", "--ray", "--ray-workers", "2"))
     assert f"{len(ANSWERS) - kept} queries to score ({kept} already done)" in out
     same_numbers(single, result_file(root, "ray-resume"))
+
+
+JVM_AFTER_RAY = """
+import ctypes, os, signal, sys
+from benchmark.models.profiles import load_profile
+from benchmark.retrieval.bm25 import BM25Retriever
+from benchmark.retrieval.chunking import Passage
+from benchmark.scoring.ray_shards import RayOptions, RayPool
+
+class DlInfo(ctypes.Structure):
+    _fields_ = [("fname", ctypes.c_char_p), ("base", ctypes.c_void_p), ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+
+def segv_handler_library():
+    libc = ctypes.CDLL(None)
+    buf = ctypes.create_string_buffer(512)
+    assert libc.sigaction(signal.SIGSEGV, None, buf) == 0
+    address = ctypes.c_void_p.from_buffer(buf).value
+    if address in (None, 0, 1):
+        return "default" if not address else "ignored"
+    info = DlInfo()
+    libc.dladdr(ctypes.c_void_p(address), ctypes.byref(info))
+    return os.path.basename((info.fname or b"?").decode())
+
+passages = [Passage("a#0", "a", "Tides follow the Moon.", 0), Passage("b#0", "b", "Bees dance to point at flowers.", 0)]
+retriever = BM25Retriever(passages)  # the JVM starts in this process
+before = segv_handler_library()
+pool = RayPool(load_profile(), RayOptions(workers=1))
+pool._start()
+started = segv_handler_library()
+pool.close()
+print(before, started, segv_handler_library(), retriever.search(["moon tides"], 1)[0][0].doc_id, flush=True)
+"""
+
+
+def test_a_ray_pool_leaves_the_jvms_fault_handler_in_place(tmp_path: Path) -> None:
+    """Ray's driver replaces the process's SIGSEGV handler at ``ray.init`` and resets it to the
+    default at ``ray.shutdown``; a JVM in the same process (Lucene search) takes faults on
+    purpose and died of the next one, exit 139 with no message, tests after a Ray run.  The
+    pool keeps the handler the process had (benchmark/core/signals.py)."""
+    env = {**os.environ, "GROUNDCOVER_HOME": str(tmp_path / "home"), "RAY_AUTH_MODE": "disabled"}
+    proc = subprocess.run(
+        [sys.executable, "-c", JVM_AFTER_RAY],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split()[-4:] == ["libjvm.so", "libjvm.so", "libjvm.so", "a"], proc.stdout

@@ -336,3 +336,41 @@ def test_nprobe_is_the_fewest_lists_that_reach_the_recall_target() -> None:
     assert recall >= 0.9 and 1 < nprobe < nlist
     more, r_more = tune_nprobe(index, vectors, queries=queries, target=recall + 1e-9)  # the next doubling
     assert more == min(nlist, 2 * nprobe) and r_more > recall
+
+
+INTERRUPT_SCRIPT = """
+import signal, sys
+from pathlib import Path
+from benchmark.retrieval.bm25 import BM25Retriever
+from benchmark.retrieval.chunking import Passage
+
+passages = [Passage("a#0", "a", "Tides follow the Moon.", 0), Passage("b#0", "b", "Bees dance to point at flowers.", 0)]
+retriever = BM25Retriever(passages)  # builds the index, then starts the JVM in this process
+assert retriever.search(["moon tides"], 1)[0][0].doc_id == "a"
+try:
+    signal.raise_signal(signal.SIGINT)  # what Ctrl-C sends
+except KeyboardInterrupt:
+    print("python-handled-interrupt", flush=True)
+    sys.exit(0)
+print("interrupt-not-raised-in-python", flush=True)
+sys.exit(3)
+"""
+
+
+def test_ctrl_c_after_a_search_is_a_python_keyboardinterrupt(fresh_home: Path) -> None:
+    """The in-process JVM leaves SIGINT/SIGTERM/SIGHUP to Python (``-Xrs``).
+
+    Without it the JVM takes those signals and exits the process from a Java thread while
+    Python runs on, which crashes the interpreter at exit (a segfault, exit 139) instead of
+    raising KeyboardInterrupt — so a Ctrl-C mid-run would skip every ``finally`` and
+    checkpoint flush."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_SCRIPT], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert proc.returncode == 0 and "python-handled-interrupt" in proc.stdout, (
+        proc.returncode,
+        proc.stderr[-2000:],
+    )
