@@ -23,11 +23,18 @@ Usage::
     python benchmarks/answer_cpu.py                      # both modes, ICAT-M and the four others
     python benchmarks/answer_cpu.py --icat-variants m,s,a # ICAT's LLM variants too (slow on CPU)
     python benchmarks/answer_cpu.py --profile offline-smollm2-minilm-int8-sim
+    python benchmarks/answer_cpu.py --modes before --where  # where the CPU goes (cProfile)
+
+``--where`` runs each mode under :mod:`cProfile` on a CPU clock (``time.process_time``: every
+thread's CPU, torch's intra-op threads included) and prints the CPU by kind of work — the
+bound a per-answer target meets.  Profiling slows Python-heavy code more than native calls,
+so the split is read as shares, and the unprofiled mode's seconds are the ones to quote.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
 import subprocess
@@ -97,6 +104,65 @@ def run_mode(share: bool, profile_name: str, icat_variants: str, max_answers: in
     }
 
 
+#: kinds of work, matched in order against "file:function" of each profiled function
+KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "torch forward (MiniLM)",
+        (
+            "torch/nn/",
+            "torch._c._nn",
+            "torch.nn.functional",
+            "built-in method torch.",
+            "<built-in method torch",
+            "scaled_dot_product",
+            "'torch._c",
+        ),
+    ),
+    ("tokenisation", ("tokenizers", "tokenization_utils", "tokenizer")),
+    (
+        "model and library loading",
+        (
+            "importlib",
+            "<frozen importlib",
+            "safetensors",
+            "from_pretrained",
+            "gguf",
+            "marshal",
+            "load_dynamic",
+        ),
+    ),
+    ("sentence splitting (pysbd)", ("pysbd",)),
+    ("Lucene: JVM and index build", ("jnius", "lucene.py", "subprocess.py", "selectors.py")),
+    ("faiss", ("faiss",)),
+    (
+        "model-call cache (SQLite, JSON, hashing)",
+        ("sqlite3", "cache.py", "json/", "hashlib", "canonical_json", "base64"),
+    ),
+    ("numpy", ("numpy",)),
+    ("pydantic / results / traces", ("pydantic", "results.py", "trace")),
+)
+
+
+def where(stats_file: Path, top: int = 12) -> dict[str, dict[str, float]]:
+    """CPU seconds by kind of work (own time of each function, so nothing counts twice), and
+    the ``top`` functions by own time."""
+    import pstats
+
+    st = pstats.Stats(str(stats_file))
+    kinds: dict[str, float] = {}
+    funcs: dict[str, float] = {}
+    for (filename, line, func), (_cc, _nc, tottime, _ct, _callers) in st.stats.items():  # type: ignore[attr-defined]
+        key = f"{filename}:{func}".lower()
+        kind = next((k for k, pats in KINDS if any(p in key for p in pats)), "other Python")
+        kinds[kind] = kinds.get(kind, 0.0) + tottime
+        short = "/".join(Path(filename).parts[-2:]) if filename != "~" else ""
+        funcs[f"{short}:{line} {func}" if short else func] = tottime
+    return {
+        "kinds": dict(sorted(kinds.items(), key=lambda kv: -kv[1])),
+        "functions": dict(sorted(funcs.items(), key=lambda kv: -kv[1])[:top]),
+    }
+
+
 def _since(cpu: float, wall: float) -> dict[str, float]:
     return {"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall}
 
@@ -114,8 +180,13 @@ def child(mode: str, args: argparse.Namespace) -> dict:
         argv += ["--icat-variants", args.icat_variants, "--json", str(Path(name) / "out.json")]
         if args.max_answers:
             argv += ["--max-answers", str(args.max_answers)]
+        if args.where:
+            argv += ["--prof", str(Path(name) / "cpu.prof")]
         subprocess.run(argv, env=env, check=True)
-        return json.loads((Path(name) / "out.json").read_text())
+        out = json.loads((Path(name) / "out.json").read_text())
+        if args.where:
+            out["where"] = where(Path(name) / "cpu.prof")
+        return out
 
 
 def main() -> None:
@@ -126,9 +197,19 @@ def main() -> None:
     ap.add_argument("--mode", choices=["before", "after"], help=argparse.SUPPRESS)
     ap.add_argument("--modes", default="before,after")
     ap.add_argument("--json", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--prof", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--where", action="store_true", help="cProfile each mode on a CPU clock: CPU by kind of work"
+    )
     args = ap.parse_args()
     if args.mode:
+        profiler = cProfile.Profile(time.process_time) if args.prof else None
+        if profiler is not None:
+            profiler.enable()
         r = run_mode(args.mode == "after", args.profile, args.icat_variants, args.max_answers)
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(args.prof))
         args.json.write_text(json.dumps(r))
         return
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -159,6 +240,17 @@ def main() -> None:
         print(f"every score equal in both modes: {same}")
     for m in modes:
         print(f"{m}: store {results[m]['store']}, embed calls {results[m]['cache'].get('embed')}")
+    for m in modes:
+        if "where" in results[m]:
+            kinds, funcs = results[m]["where"]["kinds"], results[m]["where"]["functions"]
+            total = sum(kinds.values())
+            print(f"\n{m}: where the CPU goes (cProfile, {total:.1f} CPU s profiled, own time)\n")
+            print("| kind of work | CPU s | share |\n|---|---|---|")
+            for kind, sec in kinds.items():
+                print(f"| {kind} | {sec:.1f} | {sec / total:.0%} |")
+            print("\n| function (own time) | CPU s |\n|---|---|")
+            for func, sec in funcs.items():
+                print(f"| `{func}` | {sec:.1f} |")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
