@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from benchmark.core.errors import InputError, Problem
 
@@ -24,7 +24,15 @@ def default_results_dir() -> str:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one-line :class:`InputError`s naming the flag (exit 2)."""
+    """argparse whose usage errors are one-line :class:`InputError`s naming the flag (exit 2).
+
+    Abbreviations are off: with them ``--out`` meant ``--outputs`` and any unique prefix of a
+    flag was taken for it, so a typo, or another tool's flag pasted in, silently set one of ours.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         m = re.match(r"argument ([^:]+): (.*)", message, flags=re.S)

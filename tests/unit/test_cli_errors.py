@@ -106,6 +106,13 @@ MISTAKES = [
         _write("p.yaml", b"name: \xff\xfe\n"),
     ),
     Mistake("score-outputs-is-a-folder", lambda t: ["score", "--outputs", str(t), "--tasks", TASK], "folder"),
+    # a prefix is not a flag: argparse's abbreviations took `--judge-prof` for `--judge-profile`, so a typo
+    # or another tool's flag silently meant one of ours
+    Mistake(
+        "abbreviated-flag",
+        lambda t: [*SCORE, "--judge-prof", "offline-smollm2-minilm-sim"],
+        "unrecognized arguments: --judge-prof",
+    ),
     Mistake(
         "score-outputs-not-utf8",
         lambda t: ["score", "--outputs", str(t / "o.jsonl"), "--tasks", TASK],
