@@ -113,17 +113,15 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "torch._c._nn",
             "torch.nn.functional",
             "built-in method torch.",
-            "<built-in method torch",
             "scaled_dot_product",
             "'torch._c",
         ),
     ),
-    ("tokenisation", ("tokenizers", "tokenization_utils", "tokenizer")),
+    ("tokenisation", ("tokenization_utils", "tokenizer")),
     (
         "model and library loading",
         (
             "importlib",
-            "<frozen importlib",
             "safetensors",
             "from_pretrained",
             "gguf",

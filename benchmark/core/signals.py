@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import signal
 import sys
 from collections.abc import Iterator
@@ -32,11 +33,12 @@ FAULT_SIGNALS: tuple[int, ...] = tuple(
 _SIGACTION_BYTES = 512
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
     if sys.platform == "win32":
         return None
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
+        libc = ctypes.CDLL(None)
         libc.sigaction  # noqa: B018 (present on every POSIX libc; probe it once)
     except (OSError, AttributeError):
         return None

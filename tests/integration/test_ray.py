@@ -218,7 +218,7 @@ def test_a_killed_driver_resumes_from_its_checkpoint(root: Path, single: Path) -
 
 
 JVM_AFTER_RAY = """
-import ctypes, os, signal, sys
+import ctypes, os, signal
 from benchmark.models.profiles import load_profile
 from benchmark.retrieval.bm25 import BM25Retriever
 from benchmark.retrieval.chunking import Passage

@@ -340,7 +340,6 @@ def test_nprobe_is_the_fewest_lists_that_reach_the_recall_target() -> None:
 
 INTERRUPT_SCRIPT = """
 import signal, sys
-from pathlib import Path
 from benchmark.retrieval.bm25 import BM25Retriever
 from benchmark.retrieval.chunking import Passage
 
