@@ -48,10 +48,10 @@ def ranking_text(family_id: str, profile_id: str) -> tuple[list[str], list[str]]
         )
         return [f"ranking agreement: not measured for this profile (see {RANKING_DOCS}){aside}"], []
     failing = [
-        f"its rankings do not beat the trivial baseline '{r.baseline}' on {r.set_title} (Kendall τ "
+        f"orders systems no better than the trivial baseline '{r.baseline}' on {r.set_title} (Kendall τ "
         f"{r.tau:.3f} [{r.low:.2f}, {r.high:.2f}] vs {r.baseline_tau:.3f})"
         if r.low > 0 and r.baseline is not None
-        else f"its rankings are no better than chance on {r.set_title} (Kendall τ interval "
+        else f"orders systems no better than chance on {r.set_title} (Kendall τ interval "
         f"[{r.low:.2f}, {r.high:.2f}] reaches 0)"
         for r in own
         if not r.beats_baseline
@@ -90,8 +90,8 @@ def board_trust(family: MetricFamily, profile_id: str, primary: str) -> Trust:
                 f"relies on {' and on '.join(failing)} on public human labels (judge card, measured "
                 f"{card.created})"
             )
-        if ranking_failing:
-            parts.append("; ".join(ranking_failing) + " (ranking card)")
+        if ranking_failing:  # a clause of its own: "<score> under <profile> orders systems …"
+            parts.append(("and " if failing else "") + "; ".join(ranking_failing) + " (ranking card)")
         elif failing and "not measured" in ranking[0]:
             parts.append("and whether it orders systems as people do is not measured")
         banner = (

@@ -87,6 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bank",
         help="rankings with --judge-profile and --grades: the question bank the file's grader was asked",
     )
+    p.add_argument(
+        "--answerer",
+        choices=("entailment", "llm", "similarity"),
+        help="rankings with --judge-profile: the profile's reader of the file's questions (default: its "
+        "default answerer where that reads them, else its LLM reader)",
+    )
     # -- end of ranking cards --
     p.add_argument("--metric", help="family:score, e.g. icat:icat_m")
     p.add_argument(

@@ -530,6 +530,9 @@ class Regrading:
     judges: Any
     bank: Path
     topics: int | None = None
+    #: the family's reader of the bank's questions (exam: ``entailment | llm | similarity``);
+    #: None: the family's choice for the bank
+    answerer: str | None = None
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,12 @@ class RankingSet:
     #: what a profile's own answerer is asked when it grades the file again
     bank: tuple[str, str] | None = None
 
+    @property
+    def regraded_title(self) -> str:
+        """The set's title when a profile's own answerer grades its runs again: the same
+        runs and questions, not the file's grader's grades."""
+        return self.title.split(", graded by")[0] + ", its runs read again on the file's questions"
+
     def url_of(self, path: str) -> str:
         return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{path}"
 

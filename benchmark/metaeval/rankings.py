@@ -445,12 +445,15 @@ class RankingOptions:
     topics: int | None = None
     #: with ``judge_profile`` and ``grades``: the question bank the file's grader was asked
     bank: str | None = None
+    #: with ``judge_profile``: the family's reader of the questions (exam: entailment | llm |
+    #: similarity); None: the family's choice for the bank
+    answerer: str | None = None
 
 
 #: the options of a ranking card's command, as the card records them
 OPTIONS = (
     "set", "grades", "data_dir", "grader", "family", "min_rating", "rank_cutoff", "top_k", "resamples", "seed",
-    "autojudge_python", "judge_profile", "topics", "bank",
+    "autojudge_python", "judge_profile", "topics", "bank", "answerer",
 )  # fmt: skip
 
 
@@ -567,6 +570,8 @@ def run(options: RankingOptions) -> RankingRun:
     grader, paragraphs = graded.grader, graded.paragraphs
     if graded.regraded is not None:
         set_info["regraded"] = graded.regraded
+        if not options.grades:
+            set_info["title"] = ranking_sets.SETS[options.set_id].regraded_title
         if not any(graded.boards[next(iter(graded.boards))].values()):
             raise InputError(
                 Problem(
@@ -617,7 +622,7 @@ def _regrading(options: RankingOptions, *, load: bool = True) -> Any:
         bank = ranking_sets.fetch(
             options.set_id, Path(options.data_dir) if options.data_dir else None, bank=True
         )
-    return Regrading(JudgeStack.load(profile), bank, options.topics)
+    return Regrading(JudgeStack.load(profile), bank, options.topics, options.answerer)
 
 
 def write_card(measured: RankingRun, out: str | Path) -> Path:

@@ -24,7 +24,13 @@ from benchmark.families.exam.exampp import (
     write_grades,
 )
 from benchmark.families.exam.family import ExamFamily, ExamSettings, task_bank
-from benchmark.families.exam.judges import EntailmentAnswerer, LLMAnswerer, parse_choice, parse_rating
+from benchmark.families.exam.judges import (
+    EntailmentAnswerer,
+    LLMAnswerer,
+    SimilarityAnswerer,
+    parse_choice,
+    parse_rating,
+)
 from benchmark.families.exam.trace import ExamTrace
 from benchmark.tasks import load_task
 from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
@@ -109,7 +115,46 @@ def test_entailment_answerer_picks_the_supported_option_with_its_evidence() -> N
     wrong = EntailmentAnswerer(ent, 0.5).read([(MC, "Mars is red. It is the fourth planet.")])[0]
     assert (wrong.correct, wrong.answered, wrong.choice) == (False, True, "Mars")
     no_key = EntailmentAnswerer(ent, 0.5).read([(ExamQuestion("q", "x", "Why?", "free-text"), text)])[0]
-    assert no_key.correct is None and "LLM answerer" in (no_key.error or "")
+    assert no_key.correct is None and "LLM or the similarity answerer" in (no_key.error or "")
+
+
+class WordEmbedder:
+    """Unit vectors over a few words (plus a constant), for cosine by hand."""
+
+    identity = "words"
+
+    def encode(self, texts: list[str], kind: str = "query") -> Any:
+        import numpy as np
+
+        words = ["tower", "tall", "paris", "bread"]
+        v = np.array([[float(w in t.lower()) for w in words] + [0.1] for t in texts])
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_similarity_answerer_reads_free_text_by_its_closest_window_and_refuses_choices() -> None:
+    """The offline reader of keyless free-text questions (EXAM++'s generated ones): answered
+    when the closest sentence window reaches the threshold cosine, with that window as evidence;
+    an empty text answers nothing; a multiple-choice question is a failure, not a guess."""
+    text = "The tower is tall. It stands in Paris. Bread is cheap."
+    items = [
+        (ExamQuestion("q", "q/1", "How tall is the tower?", "free-text"), text),
+        (ExamQuestion("q", "q/2", "Where does the tower stand?", "free-text"), text),
+        (ExamQuestion("q", "q/3", "How tall is the tower?", "free-text"), ""),
+        (ExamQuestion("q", "q/4", "Where?", "multiple-choice", ("Paris", "Rome"), "Paris"), text),
+    ]
+    tall, stand, empty, choice = SimilarityAnswerer(WordEmbedder(), 0.9).read(items)
+    assert tall.answered and tall.correct and tall.support[0] > 0.9
+    assert tall.evidence is not None and "tall" in tall.evidence
+    assert stand.answered is False and stand.correct is False and stand.evidence is None
+    assert 0.5 < stand.support[0] < 0.9  # on topic ("tower"), not close enough
+    assert empty.answered is False and empty.support == [0.0] and empty.error is None
+    assert choice.error and "multiple-choice" in choice.error and choice.answered is None
+    # the threshold is the only setting, and it is part of what the answerer records
+    assert SimilarityAnswerer(WordEmbedder(), 0.9).identity == {
+        "answerer": "similarity",
+        "embedder": "words",
+        "threshold": 0.9,
+    }
 
 
 def test_entailment_failure_is_a_failed_question() -> None:

@@ -16,6 +16,7 @@ import gzip
 import json
 import statistics
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import yaml
@@ -347,3 +348,33 @@ def test_regrading_with_a_profiles_answerer_leaves_failures_out() -> None:
     done = regrade(paragraphs, bank, reader, "mine", topics=["t1"], min_rating=3, rank_cutoff=5)
     assert "t1" not in done.exam.get("C", {}) and done.cells_left_out == 1
     assert done.exam["A"] == {"t1": 0.5}
+
+
+def test_regrading_with_an_answerer_that_does_not_self_rate_counts_its_verdicts() -> None:
+    """An answerer without self-ratings (the similarity or entailment answerer) gives verdicts
+    only: EXAM counts them, and so does n-EXAM's normaliser (the share of the topic's questions
+    any graded paragraph answers) — counting ratings there would find none and make every
+    n-EXAM 0 (it did, before the normaliser counted as EXAM does)."""
+    from benchmark.families.exam.bank import ExamQuestion
+    from benchmark.families.exam.exampp import GradedParagraph
+    from benchmark.families.exam.graded_boards import regrade
+    from benchmark.families.exam.judges import Reading
+
+    class Verdicts:
+        identity: ClassVar[dict[str, str]] = {"answerer": "verdicts"}
+
+        def read(self, items):  # type: ignore[no-untyped-def]
+            return [
+                Reading(answered=q.question_id in text, correct=q.question_id in text) for q, text in items
+            ]
+
+    bank = {"t1": [ExamQuestion("t1", f"t1/q{i}", f"question {i}?", "free-text") for i in range(4)]}
+    paragraphs = [
+        GradedParagraph("t1", "p1", "t1/q0 t1/q1", (("A", 1),), 1, ()),
+        GradedParagraph("t1", "p2", "t1/q2", (("B", 1),), 1, ()),
+    ]
+    done = regrade(paragraphs, bank, Verdicts(), "mine", topics=["t1"], min_rating=3, rank_cutoff=1)
+    assert done.exam == {"A": {"t1": 0.5}, "B": {"t1": 0.25}}
+    # three of the four questions are answered somewhere: n-EXAM = EXAM / 0.75
+    assert done.n_exam["A"]["t1"] == pytest.approx(0.5 / 0.75)
+    assert done.n_exam["B"]["t1"] == pytest.approx(0.25 / 0.75)

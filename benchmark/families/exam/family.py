@@ -26,7 +26,7 @@ from benchmark.families.base import (
 )
 from benchmark.families.exam import formulas, pipeline, scores, views
 from benchmark.families.exam.bank import Bank, fingerprint, questions_from_rows
-from benchmark.families.exam.judges import Answerer, EntailmentAnswerer, LLMAnswerer
+from benchmark.families.exam.judges import Answerer, EntailmentAnswerer, LLMAnswerer, SimilarityAnswerer
 from benchmark.families.exam.pipeline import ExamState
 from benchmark.families.exam.tables import TABLES
 from benchmark.families.exam.trace import ExamTrace
@@ -50,15 +50,21 @@ CITATION = """@inproceedings{sander2021exam,
 class ExamSettings(FamilySettings):
     flag_prefix: ClassVar[str] = "exam"
 
-    answerer: Literal["entailment", "llm"] = option(
-        "entailment", "EXAM question answerer: entailment-based multiple choice, or the judge LLM as reader"
+    answerer: Literal["entailment", "llm", "similarity"] = option(
+        "entailment",
+        "EXAM question answerer: entailment-based multiple choice, the judge LLM as reader, or "
+        "question-window similarity (free text only: whether the text addresses the question)",
     )
     # Chosen on the written webtrack bank (benchmarks/exam_throughput.py prints the table): with the
     # offline profile, 0.5 / 0.02 answers 72% of questions from the gold articles and 7% from texts
     # that only restate the query's aspects (on topic, no answers); 0.77, the claim-support
     # threshold, answers only 37% from the gold articles.
     threshold: float = option(
-        0.5, "entailment answerer: least support (0 to 1) to answer", allow_inf_nan=False, ge=0, le=1
+        0.5,
+        "entailment answerer: least support (0 to 1) to answer; similarity answerer: least cosine",
+        allow_inf_nan=False,
+        ge=0,
+        le=1,
     )
     margin: float = option(
         0.02, "entailment answerer: abstain when the best option leads the runner-up by no more", ge=0
@@ -179,11 +185,10 @@ class ExamFamily(MetricFamily):
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         """The answerer and what steers it, and the bank (by content; ``task``: the task's own)."""
         assert isinstance(settings, ExamSettings)
-        steer = (
-            {"threshold": settings.threshold, "margin": settings.margin}
-            if settings.answerer == "entailment"
-            else {"min_rating": settings.min_rating}
-        )
+        steer = {
+            "entailment": {"threshold": settings.threshold, "margin": settings.margin},
+            "similarity": {"threshold": settings.threshold},
+        }.get(settings.answerer, {"min_rating": settings.min_rating})
         return {"answerer": settings.answerer, **steer, "bank": settings.bank_sha256 or "task"}
 
     def scorable_queries(self, task: Task, inputs: ScoringInputs) -> list[str] | None:
@@ -214,6 +219,8 @@ class ExamFamily(MetricFamily):
             return LLMAnswerer(
                 judges.llm, min_rating=settings.min_rating, max_retries=judges.profile.llm.max_retries
             )
+        if settings.answerer == "similarity":
+            return SimilarityAnswerer(judges.embedder(), settings.threshold)
         return EntailmentAnswerer(judges.entailment, settings.threshold, settings.margin)
 
     def graded_leaderboards(
@@ -254,9 +261,10 @@ class ExamFamily(MetricFamily):
     def _regraded(
         self, paragraphs: Sequence[Any], regrade: Regrading, min_rating: int | None, rank_cutoff: int
     ) -> GradedBoards:
-        """The profile's answerer on the file's ranked paragraphs: its default answerer where
-        that reads the bank's questions, else its LLM reader (EXAM++'s generated questions
-        are free text without a key, which only the reader answers)."""
+        """The profile's answerer on the file's ranked paragraphs: the one ``regrade`` names,
+        else its default answerer where that reads the bank's questions, else its LLM reader
+        (EXAM++'s generated questions are free text without a key, which the entailment
+        answerer cannot read; the similarity answerer reads them as topical address)."""
         from benchmark.families.exam.exampp import read_bank
         from benchmark.families.exam.graded_boards import regrade as grade_again
 
@@ -265,7 +273,7 @@ class ExamFamily(MetricFamily):
         topics = order[: regrade.topics] if regrade.topics else order
         chosen = set(topics)
         free = any(q.kind != "multiple-choice" and not q.answer for t in topics for q in bank[t])
-        settings = ExamSettings(answerer="llm" if free else ExamSettings().answerer)
+        settings = ExamSettings(answerer=regrade.answerer or ("llm" if free else ExamSettings().answerer))
         if min_rating is not None:
             settings = settings.model_copy(update={"min_rating": min_rating})
         answerer = self.answerer(regrade.judges, settings)
@@ -279,7 +287,11 @@ class ExamFamily(MetricFamily):
             min_rating=settings.min_rating,
             rank_cutoff=rank_cutoff,
         )
-        label = f"({name}, self-rating ≥ {settings.min_rating})"
+        rule = {
+            "llm": f"self-rating ≥ {settings.min_rating}",
+            "similarity": f"cosine ≥ {settings.threshold}",
+        }.get(settings.answerer, f"support ≥ {settings.threshold}")
+        label = f"({name}, {rule})"
         return GradedBoards(
             name,
             {f"EXAM {label}": done.exam, f"n-EXAM {label}": done.n_exam},

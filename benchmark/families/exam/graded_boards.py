@@ -93,9 +93,10 @@ def regrade(
     }
     for system, topic in tainted:
         exam.get(system, {}).pop(topic, None)
+    mode = counting(kept, grader, min_rating)  # an answerer that does not self-rate: its verdicts
     answered: dict[str, set[str]] = {}
     for p in kept:
-        answered.setdefault(p.query_id, set()).update(p.grades[-1].answered(min_rating))
+        answered.setdefault(p.query_id, set()).update(p.grades[-1].answered(mode))
     overall = {
         q: len(answered.get(q, set()) & {x.question_id for x in bank[q]}) / len(bank[q])
         for q in wanted

@@ -9,6 +9,13 @@
   with a letter or "none" (``exam-reader``); free-text questions get an answerability
   self-rating 0–5 and a short answer (``exam-rate``, as in EXAM++), and where a key exists
   the answer is verified against it (``exam-verify``).
+* :class:`SimilarityAnswerer` — no model that reads: a free-text question counts as
+  answered when some sentence window of the text is at least ``threshold`` cosine-similar
+  to it under the profile's embedder (:mod:`benchmark.judging.similarity`, as sub-question
+  coverage's similarity judge).  It says whether the text addresses the question, not
+  whether it answers it correctly; it is the only offline reader of free-text questions
+  without a key (EXAM++'s generated questions), which the entailment answerer cannot read
+  and which a 135M LLM does not read (it copies the rating prompt's examples).
 
 Both batch every model call across all (question, text) items they are given, and a
 reply that stays unusable after the retries is a failure of that question, recorded with
@@ -25,6 +32,7 @@ from typing import Any, Protocol
 
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import ExamQuestion
+from benchmark.judging.similarity import closest_windows
 from benchmark.models.cache import stage
 from benchmark.models.entailment import EntailmentModel, parse_yes_no, sentence_windows
 from benchmark.models.example_copies import refusing_label_copies, request_text
@@ -105,7 +113,8 @@ class EntailmentAnswerer:
             else:
                 claims = []
                 r.error = (
-                    "a free-text question without an answer key needs the LLM answerer (--exam-answerer llm)"
+                    "a free-text question without an answer key needs the LLM or the similarity answerer "
+                    "(--exam-answerer llm | similarity)"
                 )
             ws = windows(text) if claims else []
             plans.append((ws, claims))
@@ -137,6 +146,39 @@ class EntailmentAnswerer:
                 r.answered = r.correct = supported
                 r.choice = q.answer if supported else None
                 r.evidence = best[0][1] if supported else None
+        return readings
+
+
+class SimilarityAnswerer:
+    name = "similarity"
+
+    def __init__(self, embedder: Any, threshold: float) -> None:
+        self.embedder = embedder
+        self.threshold = threshold
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"answerer": self.name, "embedder": self.embedder.identity, "threshold": self.threshold}
+
+    def read(self, items: Sequence[tuple[ExamQuestion, str]]) -> list[Reading]:
+        """A free-text question is answered (and, having no way to check a key, counted
+        correct — EXAM++'s answerability counting) when its closest window reaches the
+        threshold; a multiple-choice question is a failure: choosing among options needs a
+        reader (the entailment or LLM answerer)."""
+        readings = [Reading() for _ in items]
+        free = [i for i, (q, _) in enumerate(items) if q.kind != "multiple-choice"]
+        for i, (q, _) in enumerate(items):
+            if q.kind == "multiple-choice":
+                readings[i].error = (
+                    "a multiple-choice question needs the entailment or the LLM answerer "
+                    "(--exam-answerer entailment | llm)"
+                )
+        best = closest_windows(self.embedder, [(windows(items[i][1]), [items[i][0].question]) for i in free])
+        for i, [(score, window)] in zip(free, best, strict=True):
+            r = readings[i]
+            r.support = [round(score, 4)]
+            r.answered = r.correct = score >= self.threshold
+            r.evidence = window if r.answered else None
         return readings
 
 

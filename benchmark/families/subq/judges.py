@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
+from benchmark.judging.similarity import closest_windows
 from benchmark.models.entailment import sentence_windows
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
@@ -56,24 +57,11 @@ class SimilarityCoverage:
         return {"judge": "similarity", "embedder": self.embedder.identity, "threshold": self.threshold}
 
     def judge(self, items: Sequence[Item]) -> list[list[Mark]]:
-        windows = [[w for part in parts for w in sentence_windows(part)] for parts, _ in items]
-        texts = list(dict.fromkeys([w for ws in windows for w in ws] + [q for _, qs in items for q in qs]))
-        vecs = self.embedder.encode(texts, kind="query") if texts else []
-        row = {t: vecs[i] for i, t in enumerate(texts)}
-        out = []
-        for ws, (_, questions) in zip(windows, items, strict=True):
-            marks = []
-            for q in questions:
-                best = max(((float(row[w] @ row[q]), w) for w in ws), default=(0.0, None))
-                marks.append(
-                    Mark(
-                        best[0] >= self.threshold,
-                        round(best[0], 4),
-                        best[1] if best[0] >= self.threshold else None,
-                    )
-                )
-            out.append(marks)
-        return out
+        asked = [([w for part in parts for w in sentence_windows(part)], qs) for parts, qs in items]
+        return [
+            [Mark(s >= self.threshold, round(s, 4), w if s >= self.threshold else None) for s, w in best]
+            for best in closest_windows(self.embedder, asked)
+        ]
 
 
 def parse_covered(text: str, n: int) -> set[int]:
