@@ -130,8 +130,10 @@ class ExamFamily(MetricFamily):
         JudgeRole(
             "exam-answerer",
             "entailment answerer ({entailment}) or the LLM reader ({llm})",
-            "measured only with --exam-grades FILE --exam-bank FILE: passages with relevance "
-            "grades in EXAM++'s graded format and their questions (no public one is loaded here)",
+            "measured only with --exam-grades FILE --exam-bank FILE: passages with relevance grades in "
+            "EXAM++'s graded format and multiple-choice or keyed questions, which the default answerer "
+            "reads (no public one is loaded here: EXAM++'s DL19 questions are free text without a key; "
+            "this profile's reading of them is its DL19 ranking card)",
         ),
     )
     citation = CITATION
