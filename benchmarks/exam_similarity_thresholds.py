@@ -71,14 +71,15 @@ def main() -> None:
     paragraphs = read_grades(ranking_sets.fetch("dl19", data))
     bank = read_bank(ranking_sets.fetch("dl19", data, bank=True))
     topics = list(dict.fromkeys(p.query_id for p in paragraphs if bank.get(p.query_id)))
+    wanted = set(topics)
     judges = JudgeStack.load(load_profile("offline-smollm2-minilm-sim"), progress=False)
     cut = max(CUTOFFS)
-    ranked = [p for p in paragraphs if p.query_id in set(topics) and any(r <= cut for _, r in p.rankings)]
+    ranked = [p for p in paragraphs if p.query_id in wanted and any(r <= cut for _, r in p.rankings)]
     items = [(q, p.text) for p in ranked for q in bank[p.query_id]]
     # the similarity answerer's own reading (closest window), unrounded, for every threshold
     best = closest_windows(judges.embedder(), [(windows(text), [q.question]) for q, text in items])
     cosines = {(q.question_id, text): b[0][0] for (q, text), b in zip(items, best, strict=True)}
-    human = human_leaderboard([p for p in paragraphs if p.query_id in set(topics)])
+    human = human_leaderboard([p for p in paragraphs if p.query_id in wanted])
 
     def board(threshold: float, cutoff: int) -> Board:
         return regrade(
@@ -86,29 +87,28 @@ def main() -> None:
             topics=topics, min_rating=3, rank_cutoff=cutoff,
         ).exam  # fmt: skip
 
+    boards = {(t, cutoff): board(t, cutoff) for cutoff in CUTOFFS for t in THRESHOLDS}
     rows = []
-    for cutoff in CUTOFFS:
-        for t in THRESHOLDS:
-            exam = board(t, cutoff)
-            a = agreement("", exam, human, resamples=args.resamples)
-            cells = [v for per in exam.values() for v in per.values()]
-            rows.append(
-                [cutoff, t, f"{a.kendall.value:.3f} [{a.kendall.low:.2f}, {a.kendall.high:.2f}]",
-                 f"{a.per_topic_kendall.value:.3f}", f"{sum(v == 1.0 for v in cells) / len(cells):.2f}"]
-            )  # fmt: skip
+    for (t, cutoff), exam in boards.items():
+        a = agreement("", exam, human, resamples=args.resamples)
+        cells = [v for per in exam.values() for v in per.values()]
+        rows.append(
+            [cutoff, t, f"{a.kendall.value:.3f} [{a.kendall.low:.2f}, {a.kendall.high:.2f}]",
+             f"{a.per_topic_kendall.value:.3f}", f"{sum(v == 1.0 for v in cells) / len(cells):.2f}"]
+        )  # fmt: skip
     print(f"TREC DL 2019: {len(topics)} topics, {len(items):,} (question, paragraph) cosines")
     print(tabulate(rows, ["top N", "cosine ≥", "Kendall τ [95%]", "per-topic τ", "cells at EXAM 1.0"]))
 
     folds = [set(topics[0::2]), set(topics[1::2])]
-    boards = {t: board(t, max(CUTOFFS)) for t in THRESHOLDS}
+    deepest = {t: b for (t, cutoff), b in boards.items() if cutoff == max(CUTOFFS)}
     cv = []
     for dev, test in ((folds[0], folds[1]), (folds[1], folds[0])):
         on_dev = {
             t: agreement("", restrict(b, dev), restrict(human, dev), resamples=10).kendall.value
-            for t, b in boards.items()
+            for t, b in deepest.items()
         }
         best = max(on_dev, key=lambda t: on_dev[t])
-        a = agreement("", restrict(boards[best], test), restrict(human, test), resamples=args.resamples)
+        a = agreement("", restrict(deepest[best], test), restrict(human, test), resamples=args.resamples)
         cv.append(
             [len(dev), best, f"{on_dev[best]:.3f}", len(test),
              f"{a.kendall.value:.3f} [{a.kendall.low:.2f}, {a.kendall.high:.2f}]"]

@@ -77,6 +77,21 @@ class FakeRetriever:
         return out
 
 
+class WordEmbedder:
+    """Unit vectors over a few marker words (plus a small constant, so a text without any
+    still has a direction), for cosines a test can work out by hand."""
+
+    def __init__(self, words: Sequence[str], identity: str = "words") -> None:
+        self.words = [w.lower() for w in words]
+        self.identity = identity
+
+    def encode(self, texts: Sequence[str], kind: str = "query") -> Any:
+        import numpy as np
+
+        v = np.array([[float(w in t.lower()) for w in self.words] + [0.1] for t in texts])
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
 def fake_stack(
     *,
     llm: FakeLLM,

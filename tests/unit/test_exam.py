@@ -33,7 +33,7 @@ from benchmark.families.exam.judges import (
 )
 from benchmark.families.exam.trace import ExamTrace
 from benchmark.tasks import load_task
-from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, WordEmbedder, fake_stack
 
 V = formulas.Verdict
 
@@ -118,17 +118,7 @@ def test_entailment_answerer_picks_the_supported_option_with_its_evidence() -> N
     assert no_key.correct is None and "LLM or the similarity answerer" in (no_key.error or "")
 
 
-class WordEmbedder:
-    """Unit vectors over a few words (plus a constant), for cosine by hand."""
-
-    identity = "words"
-
-    def encode(self, texts: list[str], kind: str = "query") -> Any:
-        import numpy as np
-
-        words = ["tower", "tall", "paris", "bread"]
-        v = np.array([[float(w in t.lower()) for w in words] + [0.1] for t in texts])
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
+WORDS = ("tower", "tall", "paris", "bread")
 
 
 def test_similarity_answerer_reads_free_text_by_its_closest_window_and_refuses_choices() -> None:
@@ -142,7 +132,7 @@ def test_similarity_answerer_reads_free_text_by_its_closest_window_and_refuses_c
         (ExamQuestion("q", "q/3", "How tall is the tower?", "free-text"), ""),
         (ExamQuestion("q", "q/4", "Where?", "multiple-choice", ("Paris", "Rome"), "Paris"), text),
     ]
-    tall, stand, empty, choice = SimilarityAnswerer(WordEmbedder(), 0.9).read(items)
+    tall, stand, empty, choice = SimilarityAnswerer(WordEmbedder(WORDS), 0.9).read(items)
     assert tall.answered and tall.correct and tall.support[0] > 0.9
     assert tall.evidence is not None and "tall" in tall.evidence
     assert stand.answered is False and stand.correct is False and stand.evidence is None
@@ -150,7 +140,7 @@ def test_similarity_answerer_reads_free_text_by_its_closest_window_and_refuses_c
     assert empty.answered is False and empty.support == [0.0] and empty.error is None
     assert choice.error and "multiple-choice" in choice.error and choice.answered is None
     # the threshold is the only setting, and it is part of what the answerer records
-    assert SimilarityAnswerer(WordEmbedder(), 0.9).identity == {
+    assert SimilarityAnswerer(WordEmbedder(WORDS), 0.9).identity == {
         "answerer": "similarity",
         "embedder": "words",
         "threshold": 0.9,

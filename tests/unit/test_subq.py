@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -23,7 +22,7 @@ from benchmark.families.subq.pipeline import SubqState, score_batch
 from benchmark.families.subq.scores import trace_scores
 from benchmark.tasks import Task, load_task
 from tests.helpers import build_tiny_task
-from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
+from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, WordEmbedder, fake_stack
 
 P = formulas.Preference
 SUBQS = [
@@ -125,17 +124,8 @@ def test_weight_fitting_by_grid_search() -> None:
 # -- judges ------------------------------------------------------------------------------
 
 
-class VecEmbedder:
-    identity = "vec"
-
-    def encode(self, texts: list[str], kind: str = "query") -> np.ndarray:
-        words = ["tornado", "fig", "supercell"]
-        v = np.array([[float(w in t.lower()) for w in words] + [0.1] for t in texts])
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
 def test_similarity_coverage_keeps_the_best_window_as_evidence() -> None:
-    marks = SimilarityCoverage(VecEmbedder(), 0.6).judge(
+    marks = SimilarityCoverage(WordEmbedder(["tornado", "fig", "supercell"]), 0.6).judge(
         [
             (
                 ["Supercells spawn a tornado. Figs are sweet."],

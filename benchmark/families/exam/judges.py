@@ -166,13 +166,15 @@ class SimilarityAnswerer:
         threshold; a multiple-choice question is a failure: choosing among options needs a
         reader (the entailment or LLM answerer)."""
         readings = [Reading() for _ in items]
-        free = [i for i, (q, _) in enumerate(items) if q.kind != "multiple-choice"]
+        free = []
         for i, (q, _) in enumerate(items):
             if q.kind == "multiple-choice":
                 readings[i].error = (
                     "a multiple-choice question needs the entailment or the LLM answerer "
                     "(--exam-answerer entailment | llm)"
                 )
+            else:
+                free.append(i)
         best = closest_windows(self.embedder, [(windows(items[i][1]), [items[i][0].question]) for i in free])
         for i, [(score, window)] in zip(free, best, strict=True):
             r = readings[i]
