@@ -64,6 +64,8 @@ def fmt_ci(row: pd.Series, key: str) -> str:
 
 
 def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:
+    if isinstance(row.get(f"{key}_withheld"), str):
+        return "withheld"  # its judge failed past --max-failure-rate: never a number
     text = fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
     if key.endswith(HUMAN) and text != MISSING:
         text += f" n={int(row[f'{key}_n'])}"  # the human labels it stands on
@@ -274,6 +276,9 @@ def failure_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
     queries every entry has: a mean over the easy queries alone must not pass for a score."""
     out = []
     for _, r in board.iterrows():
+        for col in (c for c in board.columns if c.endswith("_withheld")):
+            if isinstance(r.get(col), str):
+                out.append(f"Withheld: {r['model']}'s {r[col]}.")
         if not r.get("failure_flag"):
             continue
         shared = r.get("shared_mean")

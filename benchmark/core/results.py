@@ -34,9 +34,10 @@ from benchmark.core.version import __version__
 
 RESULT_SCHEMA_VERSION = "2"
 
-#: the share of queries per score whose judge may go unreached before a result is incomplete:
-#: small, so a judge that died halfway never reads as a score, yet one lost request in a
-#: large task (1 of 54) does not throw a run away
+#: the share of queries per score on which a judge may fail — unreached, or a reply that could
+#: not be used — before the score is withheld (and a result whose ranked score it is, incomplete):
+#: small, so a judge that died halfway or answers nonsense never reads as a score, yet one
+#: lost request in a large task (1 of 54) does not throw a run away
 MAX_FAILURE_RATE = 0.05
 
 TRACKED_PACKAGES = (
@@ -112,8 +113,14 @@ class Score(_Strict):
     )
     unreachable: int = Field(
         default=0,
-        description="of the failed, those whose judge gave no reply at all (down, timed out): a re-run can "
-        "complete them, and past --max-failure-rate they make the result incomplete",
+        description="of the failed, those whose judge gave no reply at all (down, timed out): a re-run "
+        "completes them",
+    )
+    incomplete: str | None = Field(
+        default=None,
+        description="why the score is withheld: its judge failed (unreached, or a reply that could not be "
+        "used) on more queries than --max-failure-rate allows. A withheld score is shown on no board as a "
+        "number and never ranked; when it is the ranked score, the result is incomplete",
     )
     ci_method: str | None = Field(
         default=None, description="BCa, percentile, constant, or null (no interval)"
@@ -130,7 +137,7 @@ class Score(_Strict):
         """Absent, the optional figures are not written: a result scored without them is the
         file it was before they existed (published results recompute key for key)."""
         out = handler(self)
-        for key in ("human_corrected", "judge_repeats"):
+        for key in ("human_corrected", "judge_repeats", "incomplete"):
             if out.get(key) is None:
                 out.pop(key, None)
         return out
@@ -256,8 +263,8 @@ class RunInfo(_Strict):
     command: str | None = None
     max_failure_rate: float | None = Field(
         default=None,
-        description="the share of queries per score whose judge may not be reached before the result is "
-        "incomplete (--max-failure-rate)",
+        description="the share of queries per score on which the judge may fail before the score is "
+        "withheld (--max-failure-rate)",
     )
 
 
@@ -317,9 +324,10 @@ class TaskResult(_Strict):
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
     incomplete: list[str] = Field(
         default_factory=list,
-        description="why this result is not final (a score whose judge could not be reached on more "
-        "queries than --max-failure-rate allows); an incomplete result is written, kept off every board, "
-        "and completed by re-running the same command",
+        description="why this result is not final: its ranked score is withheld (its judge failed on more "
+        "queries than --max-failure-rate allows), or that many queries have no score at all. An incomplete "
+        "result is written, kept off every board, and completed by re-running the same command (a judge "
+        "that was down) or with --retry-failed (replies that could not be used)",
     )
     run: RunInfo
 

@@ -143,7 +143,11 @@ def test_every_board_carries_a_ranking_line(tmp_path: Path, monkeypatch: pytest.
     ranking = [x for x in t.lines if x.startswith("ranking agreement")]
     assert ranking and "similarity answerer, cosine ≥ 0.5" in ranking[0]
     assert "no better than chance at ordering systems" in ranking[0]
-    assert t.banner is not None and "n-EXAM under offline-smollm2-minilm-sim@4 orders systems no better than chance on TREC DL 2019" in t.banner
+    assert (
+        t.banner is not None
+        and "n-EXAM under offline-smollm2-minilm-sim@4 orders systems no better than chance on TREC DL 2019"
+        in t.banner
+    )
     assert any(x.startswith("Ranking card (offline-smollm2-minilm-sim@4") for x in trust.trust_text(t))
     from benchmark.board.leaderboard import build_leaderboard
     from benchmark.space.app import Filters, trust_html

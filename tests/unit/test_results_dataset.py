@@ -59,7 +59,8 @@ def offline_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FolderHub:
 
 def _board(results: Path, cards: Path) -> pd.DataFrame:
     lb = build_leaderboard(results, cards)
-    assert not lb.skipped
+    # the only results left off are those the failure policy holds back, never an unreadable one
+    assert all("incomplete" in s for s in lb.skipped)
     frames = [t.assign(family=fid) for fid, t in lb.tables.items()]
     return pd.concat(frames).drop(columns=["path"], errors="ignore").reset_index(drop=True)
 
