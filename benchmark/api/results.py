@@ -152,11 +152,12 @@ class Results:
         results), board by board, as ``benchmark leaderboard`` ranks result files: only
         results with the same task, judge profile and settings share a board."""
         from benchmark.board.leaderboard import from_results
+        from benchmark.board.render import shown
 
         pooled = list(self.results)
         for other in others:
             pooled += other.results if isinstance(other, Results) else [other]
-        return from_results(pooled)
+        return shown(from_results(pooled))
 
     def judge_card_lines(self) -> list[str]:
         """What the judge profile's card says about trusting these boards' rankings (its

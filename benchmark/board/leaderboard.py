@@ -33,7 +33,6 @@ Rules, each of which is a way leaderboards mislead when broken:
 
 from __future__ import annotations
 
-import io
 import logging
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -112,32 +111,6 @@ class Leaderboard:
     @property
     def tasks(self) -> list[str]:
         return sorted({e.result.task.id for e in self.entries})
-
-    def __repr__(self) -> str:
-        """The boards as ``benchmark leaderboard`` prints them (a notebook cell, a REPL)."""
-        from rich.console import Console
-
-        from benchmark.board.render import print_leaderboard
-
-        console = Console(record=True, width=160, file=io.StringIO())
-        print_leaderboard(self, console, skip_empty=True)
-        return console.export_text()
-
-    def _repr_html_(self) -> str:
-        """The boards as HTML tables in a notebook, every cell escaped."""
-        from html import escape
-
-        from benchmark.board.render import display_frame
-
-        parts = []
-        for fid, table in self.tables.items():
-            if table.empty:
-                continue
-            for board, sub in table.groupby("board", sort=True):
-                parts.append(f"<h4>{escape(REGISTRY[fid].title)} — {escape(str(board))}</h4>")
-                parts.append(display_frame(sub, REGISTRY[fid]).to_html(index=False, escape=True))
-        parts += [f"<p>skipped {escape(s)}</p>" for s in self.skipped]
-        return "\n".join(parts) or "<p>no results</p>"
 
 
 # ---------------------------------------------------------------------------------

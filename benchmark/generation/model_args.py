@@ -44,9 +44,6 @@ def default_batch_size(model: str) -> str:
     return OFFLINE_BATCH_SIZE if model == OFFLINE_MODEL else DEFAULT_BATCH_SIZE
 
 
-SECRET_ARGS = frozenset({"api_key", "auth_token", "token", "header", "headers"})
-
-
 def parse_kv(text: str | dict[str, Any] | None) -> dict[str, Any]:
     """``a=1,b=x`` -> ``{"a": 1, "b": "x"}`` (numbers and booleans converted); dicts pass through."""
     if isinstance(text, dict):
@@ -195,7 +192,9 @@ def _convert(v: str) -> Any:
 
 def public_args(margs: dict[str, Any]) -> dict[str, Any]:
     """Model args as recorded in outputs: secrets dropped, so files can be shared."""
-    return {k: v for k, v in margs.items() if k not in SECRET_ARGS}
+    from benchmark.core.secrets import public
+
+    return public(margs)
 
 
 def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:

@@ -172,7 +172,7 @@ def test_bad_records_are_named_by_row_and_field(toy: Path) -> None:
     assert (problem.file, problem.line, problem.field) == ("answers", 2, "answer")
     with pytest.raises(InputError) as err:
         benchmark.score([dict(ROWS[0], query_id="99")], task=toy, progress=False)
-    assert "query ids not in task toy-task" in str(err.value) and err.value.problems[0].field == "query_id"
+    assert "is not in task toy-task" in str(err.value) and err.value.problems[0].field == "query_id"
     with pytest.raises(InputError, match="not one dict"):
         benchmark.score(ROWS[0], task=toy, progress=False)
     with pytest.raises(InputError, match="no such task"):
