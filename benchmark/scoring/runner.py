@@ -204,6 +204,8 @@ def score_task(
         job_key = content_hash(run_key, str(out_file))
 
         def scored(queries: list[str], afresh: bool) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
+            if not queries:
+                return iter(())
             batches = [queries[i : i + opts.query_batch] for i in range(0, len(queries), opts.query_batch)]
             items = [[(q, texts[q], answers[q]) for q in batch] for batch in batches]
             if pool is None:
