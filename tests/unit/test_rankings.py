@@ -238,6 +238,42 @@ def test_command_prints_and_writes_a_ranking_card(tmp_path: Path, capsys: pytest
     assert card["verdict"].startswith("orders systems better")
 
 
+def test_a_graded_file_without_min_rating_is_counted_with_the_one_default_and_says_so(tmp_path: Path) -> None:
+    """No --min-rating: the family's own default (exam: 4, the one `exam score-grades` and the
+    exam setting count with), resolved, named in every label and in the card's command; the
+    same figures as with it given.  A grader without self-ratings is named as counted:
+    correctAnswered (never "self-rating ≥ None")."""
+    from benchmark.cli.main import build_parser
+    from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
+
+    grades = _graded_file(tmp_path / "graded.jsonl.gz")
+    given = rankings.run(
+        rankings.RankingOptions(grades=str(grades), min_rating=DEFAULT_MIN_RATING, resamples=20)
+    )
+    implied = rankings.run(rankings.RankingOptions(grades=str(grades), resamples=20))
+    assert implied.options.min_rating == implied.set_info["min_rating"] == DEFAULT_MIN_RATING
+    assert f"--min-rating {DEFAULT_MIN_RATING}" in implied.card()["command"]
+    assert (
+        implied.judge.name == given.judge.name
+        and f"self-rating ≥ {DEFAULT_MIN_RATING})" in implied.judge.name
+    )
+    assert implied.judge.kendall == given.judge.kendall
+    score_grades = build_parser().parse_args(["exam", "score-grades", "--grades", str(grades)])
+    assert score_grades.min_rating == DEFAULT_MIN_RATING
+
+    plain = tmp_path / "plain.jsonl.gz"
+    with gzip.open(grades, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(x) for x in fh]
+    for _, paras in rows:
+        for p in paras:
+            (g,) = p["exam_grades"]
+            g["correctAnswered"] = [r["question_id"] for r in g.pop("self_ratings") if r["self_rating"] == 5]
+    with gzip.open(plain, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    counted = rankings.run(rankings.RankingOptions(grades=str(plain), resamples=20))
+    assert counted.judge.name.endswith("question-bank, correctAnswered)"), counted.judge.name
+
+
 def test_unknown_set_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no ranking set 'dl99'"):
         ranking_sets.fetch("dl99", tmp_path)

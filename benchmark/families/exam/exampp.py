@@ -519,6 +519,11 @@ def counting(paragraphs: Iterable[GradedParagraph], grader: str, min_rating: int
     return min_rating if rated else None
 
 
+def counted(mode: int | None) -> str:
+    """What :func:`counting`'s ``mode`` counts, as every report names it."""
+    return "correctAnswered" if mode is None else f"self-rating ≥ {mode}"
+
+
 def exam_from_grades(
     paragraphs: Iterable[GradedParagraph],
     grader: str,
