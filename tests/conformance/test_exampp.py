@@ -485,6 +485,23 @@ def test_a_question_id_written_twice_with_two_questions_is_refused(tmp_path: Pat
         read_bank(path)
 
 
+def test_a_querys_questions_include_those_asked_only_of_unranked_passages() -> None:
+    """EXAM++ (``compute_exam_cover_scores``) counts a query's questions over all its graded
+    paragraphs, a qrels-pool passage no system ranked included: system A's one paragraph
+    answers Q1 of Q1-Q3 (Q2 and Q3 were asked of an unranked passage only), EXAM 1/3 — not
+    1/1; n-EXAM's normaliser counts the same way (Q1 and Q2 answered somewhere: 2/3)."""
+    from benchmark.families.exam.exampp import Grade, GradedParagraph, exam_from_grades
+    from benchmark.families.exam.graded_boards import exam_boards
+
+    def para(pid: str, ranks: tuple[tuple[str, int], ...], ratings: dict[str, int]) -> GradedParagraph:
+        return GradedParagraph("q", pid, pid, ranks, 1, (Grade("g", frozenset(), frozenset(), ratings),))
+
+    paragraphs = [para("ranked", (("A", 1),), {"Q1": 5}), para("pool", (), {"Q2": 5, "Q3": 1})]
+    assert exam_from_grades(paragraphs, "g", min_rating=4) == {"A": {"q": pytest.approx(1 / 3)}}
+    exam, n_exam = exam_boards(paragraphs, "g", 4, 20)
+    assert exam == {"A": {"q": pytest.approx(1 / 3)}} and n_exam == {"A": {"q": pytest.approx(0.5)}}
+
+
 def test_a_ranking_needs_an_integer_rank(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     para = {"paragraph_id": "p", "text": "x", "paragraph_data": {"judgments": [], "rankings": [

@@ -414,3 +414,53 @@ def test_regrading_with_an_answerer_that_does_not_self_rate_counts_its_verdicts(
     # three of the four questions are answered somewhere: n-EXAM = EXAM / 0.75
     assert done.n_exam["A"]["t1"] == pytest.approx(0.5 / 0.75)
     assert done.n_exam["B"]["t1"] == pytest.approx(0.25 / 0.75)
+
+
+def test_n_exam_of_a_regraded_file_keeps_the_topic_normaliser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file graded again by a profile's answerer (``--judge-profile``): its n-EXAM board
+    divides each topic's EXAM by the share of the bank's questions any read paragraph of the
+    topic answers (here 3 of 4), never the EXAM board again."""
+    from types import SimpleNamespace
+
+    from benchmark.families import REGISTRY
+    from benchmark.families.base import Regrading
+    from benchmark.families.exam.family import ExamFamily
+    from benchmark.families.exam.judges import Reading
+
+    class Verdicts:
+        identity: ClassVar[dict[str, str]] = {"answerer": "verdicts"}
+
+        def read(self, items):  # type: ignore[no-untyped-def]
+            return [
+                Reading(answered=q.question_id in text, correct=q.question_id in text) for q, text in items
+            ]
+
+    bank = tmp_path / "bank.jsonl"
+    bank.write_text(
+        "".join(
+            json.dumps({"query_id": "t1", "qid": f"t1/q{i}", "question": f"Q{i}?"}) + "\n" for i in range(4)
+        )
+    )
+    graded = tmp_path / "graded.jsonl"
+    paras = [
+        {"paragraph_id": pid, "text": text, "paragraph_data": {"judgments": [], "rankings": [
+            {"method": system, "paragraphId": pid, "queryId": "t1", "rank": 1, "score": 1.0}]}}
+        for pid, text, system in (("p1", "t1/q0 t1/q1", "A"), ("p2", "t1/q2", "B"))
+    ]  # fmt: skip
+    graded.write_text(json.dumps(["t1", paras]) + "\n")
+    monkeypatch.setattr(ExamFamily, "answerer", lambda self, judges, settings: Verdicts())
+    judges = SimpleNamespace(profile=SimpleNamespace(id="p"))
+    got = REGISTRY["exam"].graded_leaderboards(
+        graded,
+        grader=None,
+        min_rating=3,
+        rank_cutoff=1,
+        regrade=Regrading(judges, bank, answerer="similarity"),
+    )
+    assert got is not None
+    (exam_label, exam), (n_label, n_exam) = got.boards.items()
+    assert exam_label.startswith("EXAM ") and n_label.startswith("n-EXAM ")
+    assert exam == {"A": {"t1": 0.5}, "B": {"t1": 0.25}}
+    assert n_exam == {"A": {"t1": pytest.approx(0.5 / 0.75)}, "B": {"t1": pytest.approx(0.25 / 0.75)}}
