@@ -332,12 +332,6 @@ SILENT = [
         _write("run.jsonl", _run_line(topic_id='"1"') + _run_line(topic_id='"2"', response_length="NaN")),
     ),
     Mistake(
-        "trec-rag-run-repeated-run-id",
-        lambda t: [*RUN, str(t / "run.jsonl")],
-        ("run.jsonl", "line 1", "field 'run_id'", "twice"),
-        _write("run.jsonl", _run_line(run_id='"r1", "run_id": "r2"')),
-    ),
-    Mistake(
         "trec-run-file-nan-score",
         lambda t: [*META, str(t / "a.run")],
         ("a.run", "line 2", "field 'score'"),

@@ -171,6 +171,7 @@ def _min_rating(value: str) -> int | None:
 def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import (
         choose_graders,
+        counted,
         counting,
         exam_from_grades,
         judged_passages,
@@ -203,7 +204,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     report: dict[str, Any] = {}
     for grader in chosen:
         mode = counting(paragraphs, grader, args.min_rating)
-        counted = "correctAnswered" if mode is None else f"self-rating ≥ {mode}"
+        rule = counted(mode)
         per_system = exam_from_grades(
             paragraphs, grader, bank, min_rating=args.min_rating, rank_cutoff=args.rank_cutoff
         )
@@ -216,7 +217,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
             console.print(
                 context.systems_table(
                     f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
-                    f"answerer; counted: {counted}; "
+                    f"answerer; counted: {rule}; "
                     f"each system's top {args.rank_cutoff})",
                     scores,
                     seed=0,
@@ -230,11 +231,11 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
             relevant_at=args.relevant_from,
         )
         if agreement is not None:
-            console.print(agreement_table(agreement, grader, counted, args.relevant_from))
+            console.print(agreement_table(agreement, grader, rule, args.relevant_from))
         if scores or agreement is not None:
             report[grader] = {
                 "graded_by": f"the file's grader ({grader}), not groundcover's answerer",
-                "counted": counted,
+                "counted": rule,
                 "exam": scores,
                 **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
             }

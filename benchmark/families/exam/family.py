@@ -239,7 +239,7 @@ class ExamFamily(MetricFamily):
         ``regrade``, under the profile's own answerer, which grades the file's paragraphs
         again on the bank's questions."""
         from benchmark.core.errors import rel
-        from benchmark.families.exam.exampp import choose_graders, read_grades
+        from benchmark.families.exam.exampp import choose_graders, counted, counting, read_grades
         from benchmark.families.exam.graded_boards import exam_boards
 
         paragraphs = read_grades(grades)
@@ -257,7 +257,7 @@ class ExamFamily(MetricFamily):
                 )
             )
         exam, n_exam = exam_boards(paragraphs, chosen[0], min_rating, rank_cutoff)
-        label = f"({chosen[0]}, self-rating ≥ {min_rating})"
+        label = f"({chosen[0]}, {counted(counting(paragraphs, chosen[0], min_rating))})"
         return GradedBoards(chosen[0], {f"EXAM {label}": exam, f"n-EXAM {label}": n_exam}, paragraphs)
 
     def _regraded(
