@@ -33,6 +33,7 @@ from benchmark.answers.row import OutputRow
 from benchmark.answers.trec_rag_run import TASK_YEARS, TrecRagRun, read_trec_rag_run
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.results import ModelInfo, RAGSetting
+from benchmark.core.untrusted import name_problems
 from benchmark.tasks import Task
 
 #: what :func:`read_answers` accepts: a path, a DataFrame, a ``datasets.Dataset``, dicts
@@ -104,6 +105,15 @@ def trec_rag_sets(
     as the evidence each answer was given; truncated and whole answers are two entries."""
     year = TASK_YEARS.get(task.id)
     corpus = task.card.corpus.label or ("user corpus" if own_corpus else "unknown")
+    # a run's name is a model's name on the board: the name rule every door applies
+    named = [
+        Problem(run.path, f"run id {name!r}: {why}", field="run_id")
+        for run in runs
+        for name in (run.team_id, run.run_id)
+        if name and (why := name_problems(name))
+    ]
+    if named:
+        raise InputError(named)
     sets = []
     for run in runs:
         model = ModelInfo(

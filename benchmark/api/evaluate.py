@@ -190,8 +190,10 @@ def run_evaluation(
     score: bool = True,
     ray: RayOptions | None = None,
     raise_incomplete: bool = True,
+    report: bool = True,
 ) -> Results:
-    """Generate, then (``score``) score: what :func:`evaluate` and ``benchmark evaluate`` run."""
+    """Generate, then (``score``) score: what :func:`evaluate` and ``benchmark evaluate`` run;
+    ``report`` says each file written (the library's ``progress=False`` keeps quiet)."""
     from benchmark.answers import read_answers
     from benchmark.api.answers import answer_jobs
 
@@ -218,7 +220,13 @@ def run_evaluation(
     if not score or p.chosen is None:
         return Results([])
     return score_jobs(
-        with_families(jobs, p.chosen), p.profile, config, options, ray=ray, raise_incomplete=raise_incomplete
+        with_families(jobs, p.chosen),
+        p.profile,
+        config,
+        options,
+        ray=ray,
+        raise_incomplete=raise_incomplete,
+        report=report,
     )
 
 
@@ -344,6 +352,7 @@ def evaluate(
         score=score,
         ray=call.ray,
         raise_incomplete=raise_incomplete,
+        report=call.options.progress,
     )
 
 

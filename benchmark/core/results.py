@@ -27,7 +27,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from benchmark.core import paths, stats
 from benchmark.core.version import __version__
@@ -193,11 +200,24 @@ class RAGSetting(_Strict):
 
 
 class ModelInfo(_Strict):
-    id: str
+    id: str = Field(min_length=1, max_length=200)
     revision: str = "main"
     backend: str | None = None
     generation: dict[str, Any] = Field(default_factory=dict)
     rag: RAGSetting | None = Field(default=None, description="null: closed-book")
+
+    @field_validator("id", "revision")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        """The name rule every door applies (:func:`benchmark.core.untrusted.name_problems`): a
+        result file naming its model with a control or direction-changing character (one
+        that makes a name render as another's) is not read, by the board or the Space."""
+        from benchmark.core.untrusted import name_problems
+
+        why = name_problems(value)
+        if why:
+            raise ValueError(why)
+        return value
 
     @property
     def setting(self) -> str:

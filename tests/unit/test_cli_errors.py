@@ -348,6 +348,32 @@ SILENT = [
 MISTAKES += TRACEBACKS + SILENT
 
 
+#: a task's card and folder, checked by the one rule book before anything is written (issue 47/48)
+def _task_inputs(tmp: Path) -> None:
+    (tmp / "q.csv").write_bytes(b"query_id,text\nq1,what?\n")
+    (tmp / "n.csv").write_bytes(b"query_id,nugget_id,text,importance\nq1,n1,a fact,vital\n")
+
+
+_NEW = ["tasks", "new", "t1", "--queries", "q.csv", "--nuggets", "n.csv", "--license", "CC-BY-4.0"]
+MISTAKES += [
+    Mistake(
+        "tasks-new-version-not-semver",
+        lambda tmp: [*_NEW, "--out", "t", "--version", "1.0"],
+        "version",
+        _task_inputs,
+    ),
+    Mistake(
+        "tasks-new-out-unwritable", lambda tmp: [*_NEW, "--out", "/proc/forbidden/t"], "--out", _task_inputs
+    ),
+    Mistake(
+        "tasks-new-main-score-bad",
+        lambda tmp: [*_NEW, "--out", "t", "--main-score", "icat"],
+        "--main-score",
+        _task_inputs,
+    ),
+]
+
+
 @pytest.mark.parametrize("case", MISTAKES, ids=[m.id for m in MISTAKES])
 def test_mistake_is_one_line_naming_the_argument(
     case: Mistake, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

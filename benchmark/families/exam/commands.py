@@ -136,9 +136,7 @@ def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
     task = load_task(args.task)
     bank = task_bank(task)
     if not bank:
-        raise InputError(
-            Problem(f"tasks/{task.id}/task.yaml", "the task has no exam_questions table", field="data.tables")
-        )
+        raise InputError(Problem(task.where(), "the task has no exam_questions table", field="data.tables"))
     texts = task.query_texts()
     path = write_bank(bank, texts, Path(args.out), test_collection=f"{task.id}@{task.card.version}")
     Console(stderr=True).print(
@@ -296,7 +294,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     if not task.has_table("aspects"):
         raise InputError(
             Problem(
-                f"tasks/{task.id}/task.yaml",
+                task.where(),
                 "exam generate drafts from aspects: the task has none",
                 field="data.tables",
             )

@@ -100,7 +100,7 @@ def task_bank(task: Task) -> Bank:
     if not task.has_table("exam_questions"):
         return {}
     rows = task.table("exam_questions").to_dict("records")
-    return questions_from_rows(rows, f"tasks/{task.id}/data/exam_questions.parquet", row_offset=1)
+    return questions_from_rows(rows, task.where("exam_questions"), row_offset=1)
 
 
 def gold_articles(task: Task) -> dict[str, str]:
@@ -208,7 +208,7 @@ class ExamFamily(MetricFamily):
         if not bank:
             raise InputError(
                 Problem(
-                    f"tasks/{task.id}/task.yaml",
+                    task.where(),
                     "the task has no exam_questions table: pass --exam-bank FILE (an EXAM++ question bank), or "
                     "draft one with `benchmark exam generate`",
                     field="data.tables",
