@@ -161,6 +161,7 @@ def score(
         settings=call.settings,
         ray=call.ray,
         raise_incomplete=raise_incomplete,
+        report=call.options.progress,
     )
 
 
