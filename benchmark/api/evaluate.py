@@ -33,6 +33,7 @@ from benchmark.generation.model_args import (
     LM_EVAL_BACKENDS,
     OFFLINE_BATCH_SIZE,
     OFFLINE_MODEL,
+    check_batch_size,
     default_batch_size,
 )
 from benchmark.generation.plan import Request
@@ -53,6 +54,7 @@ __all__ = [
     "EvaluationPlan",
     "Request",
     "Sweep",
+    "check_batch_size",
     "default_batch_size",
     "evaluate",
     "plan_evaluation",

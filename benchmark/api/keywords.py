@@ -128,9 +128,7 @@ def _type_problems(where: str, values: Mapping[str, Any]) -> list[Problem]:
             )
         )
     if "files" in values and not isinstance(values["files"], Mapping):
-        problems.append(
-            Problem(where, "files must map input names to paths, e.g. {'nuggets': 'n.jsonl'}", field="files")
-        )
+        problems.append(Problem(where, "files must map input names to paths, as {name: path}", field="files"))
     return problems
 
 
@@ -146,7 +144,7 @@ def family_settings(
         raise InputError(
             Problem(
                 where,
-                f"settings must map family ids to their settings, e.g. {{'icat': {{'beta': 2.0}}}}, not {settings!r}",
+                f"settings must map family ids to their settings, as {{family id: {{setting: value}}}}, not {settings!r}",
                 field="settings",
             )
         )
@@ -191,7 +189,7 @@ def family_settings(
 
 
 def input_files(where: str, config: ScoringConfig, families: Mapping[str, MetricFamily]) -> None:
-    """``files=`` checked: each name an input file some family reads (``nuggets``, …)."""
+    """``files=`` checked: each name an input file some family reads (as its flag names it)."""
     names = {i.name for fam in families.values() for i in fam.inputs}
     problems = unknown(where, config.files, names, "input file")
     problems += [

@@ -127,7 +127,7 @@ def _dict_action() -> type[argparse.Action]:
 
 def batch_size(text: str) -> str:
     """``--batch-size``: :func:`~benchmark.generation.model_args.check_batch_size`, as a flag's type."""
-    from benchmark.generation.model_args import check_batch_size
+    from benchmark.api.evaluate import check_batch_size
 
     try:
         return str(check_batch_size(text))

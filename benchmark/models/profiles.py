@@ -306,6 +306,17 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
             raise InputError(
                 Problem("command line", f"{(bad or [url])[0]!r} is not an http(s) URL", field="--judge-url")
             )
+        from benchmark.core.secrets import secret_value
+
+        # every result records the endpoint: a key in it would be published with them
+        if leaks := [why for u in urls if (why := secret_value(u))]:
+            raise InputError(
+                Problem(
+                    "command line",
+                    f"the judge URL holds {leaks[0]}; give the key in OPENAI_API_KEY instead (results record the URL)",
+                    field="--judge-url",
+                )
+            )
         served_backend = llm.backend in ("openai", "openai-batch")
         if not served_backend and model is None:
             raise InputError(

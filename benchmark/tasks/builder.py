@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -479,7 +480,7 @@ def build_task(
     answers), ``subtopics`` the queries' aspects; ``tables`` gives any other registered
     table by its own name (e.g. ``stances``); ``queries`` is required.  ``metrics`` lists the
     families on the card (default: every family the inputs let score the task) and
-    ``main_score`` the score each ranks by (``{"icat": "icat_m"}``; default: the family's).
+    ``main_score`` the score each ranks by (``{family id: score key}``; default: the family's).
     Nothing is written unless every check passes; an existing non-empty ``out_dir`` is
     replaced only with ``force`` and only when it is a task folder (has ``task.yaml``), so a
     mistyped path never deletes someone's files."""
@@ -541,6 +542,9 @@ def build_task(
     # which families apply follows from what was given, so an unreadable file is one
     # problem, not also a family that seems to have nothing to score
     present = {"queries", *given}
+    if not re.fullmatch(r"\d+\.\d+\.\d+", str(version)):
+        # a new task is versioned X.Y.Z from the start: a new version whenever its data changes
+        problems.append(Problem(where, f"{version!r} is not a version X.Y.Z, e.g. 1.0.0", field="version"))
     families = loaded_families() if families is None else families
     chosen, found = choose_metrics(present, families, metrics, where)
     problems += found

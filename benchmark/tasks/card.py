@@ -100,10 +100,7 @@ class SubmissionLimits(_Strict):
 
 class TaskCard(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
-    version: str = Field(
-        pattern=r"^\d+\.\d+\.\d+$",
-        description="X.Y.Z: a new version whenever the data changes (results name the version they scored)",
-    )
+    version: str
     name: str
     description: str
     source: Source

@@ -37,9 +37,9 @@ class Task:
     def from_records(cls, task_id: str, **keywords: Any) -> Task:
         """A task made from your own data, written to ``out_dir`` like a bundled one, loaded.
 
-        The keywords are :func:`~benchmark.tasks.builder.build_task`'s: the tables (``queries``,
-        ``qrels``, ``nuggets``, ``corpus``, ``references``, ``sub_questions``, ``subtopics``,
-        ``exam_questions``, ``tables``), the card's fields (``license``, ``source``, ``name``,
+        The keywords are :func:`~benchmark.tasks.builder.build_task`'s: the tables by their
+        argument names (:data:`~benchmark.tasks.builder.ARGUMENTS`, and ``tables`` for any other
+        registered table), the card's fields (``license``, ``source``, ``name``,
         ``description``, ``instruction``, ``version``, ``citation``, ``url``, ``metrics``,
         ``main_score``) and ``force``.  Columns, aliases and checks: :mod:`benchmark.tasks.builder`
         and docs/own-data.md.  Every problem of every input — an unknown keyword too, with the

@@ -40,6 +40,7 @@ def _problems(call: Any) -> list[str]:
         ({"metric": ["toy"]}, "unknown keyword 'metric' (did you mean 'metrics'?)"),
         ({"query_bach": 2}, "unknown keyword 'query_bach' (did you mean 'query_batch'?)"),
         ({"judge_url": 8001}, "judge_url must be a string"),
+        ({"judge_url": "http://me:s3cret@127.0.0.1:8001/v1"}, "give the key in OPENAI_API_KEY instead"),
         ({"options": {"seed": 1}}, "options must be a RunOptions"),
         ({"ray": "local"}, "ray must be a RayOptions"),
         ({"model_name": 3}, "model_name must be a model id"),
@@ -55,7 +56,7 @@ def test_a_bad_keyword_is_refused_in_words_before_any_work(
     for fn in (benchmark.score, benchmark.plan) if "ray" not in keywords else (benchmark.score,):
         found = _problems(lambda fn=fn: fn(pd.DataFrame(ROWS), task=toy, progress=False, **keywords))
         assert any(says in p for p in found), (fn.__name__, found)
-    assert not Path("results").exists()  # nothing was scored
+    assert not list(Path(".").rglob("*.json"))  # nothing was scored
 
 
 @pytest.mark.parametrize("task", [None, 7, "", ["toy-task"]])
@@ -171,3 +172,40 @@ def test_progress_false_keeps_a_notebook_quiet(toy: Path, capsys: pytest.Capture
     assert "wrote" not in out.err + out.out and "Loading" not in out.err + out.out
     benchmark.score(ROWS, task=toy, progress=True, results_dir="loud")
     assert "wrote" in capsys.readouterr().err
+
+
+def test_a_failed_query_is_nan_out_of_n_and_an_incomplete_result_raises(
+    toy: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The toy judge made to fail on one answer of two: the API raises by default, returns the
+    result with ``complete`` False when asked, gives NaN (never 0) for the failed query and
+    leaves it out of ``n``; a rate that tolerates one failure in two ranks it."""
+    import groundcover_toy_family.pipeline as toy_pipeline
+
+    real = toy_pipeline.score_batch
+
+    def failing(state: Any, items: Any) -> Any:
+        traces = real(state, items)
+        for t in traces:
+            if "UNUSABLE" in t.answer:
+                t.scores = dict.fromkeys(t.scores)
+                t.failures = ["toy: the judge's reply could not be used"]
+        return traces
+
+    monkeypatch.setattr(toy_pipeline, "score_batch", failing)
+    rows = [ROWS[0], {**ROWS[1], "answer": "UNUSABLE"}]
+    with pytest.raises(benchmark.IncompleteResults):
+        benchmark.score(rows, task=toy, progress=False)
+    results = benchmark.score(rows, task=toy, progress=False, raise_incomplete=False, results_dir="r2")
+    assert not results.complete and results.incomplete
+    frame = results.to_pandas().set_index("query_id")
+    score_columns = [c for c in frame.columns if c not in ("model", "task", "family", "failed", "failures")]
+    assert frame.loc["2", score_columns].isna().all() and bool(frame.loc["2", "failed"])
+    assert frame.loc["1", score_columns].notna().any()
+    scores = results.scores()
+    assert (scores["n"] == 1).all() and (scores["failed"] == 1).all() and scores["withheld"].notna().all()
+    assert scores["value"].isna().all()  # a withheld score is no number, even here
+    tolerant = benchmark.score(rows, task=toy, progress=False, max_failure_rate=0.5, results_dir="r3")
+    assert tolerant.complete and tolerant.scores()["value"].notna().all()
+    assert tolerant.leaderboard().tables["toy"]["n"].tolist() == [1]

@@ -310,7 +310,7 @@ TASK_CASES = [
         "a nugget of an unknown query", "q9", files={"nuggets": NUGGETS + "q9,n3,x,vital\n"}, fld="query_id"
     ),
     TaskCase(
-        "a version that is not X.Y.Z", "String should match pattern", flags={"version": "1.0"}, fld="version"
+        "a version that is not X.Y.Z", "is not a version X.Y.Z", flags={"version": "1.0"}, fld="version"
     ),
     TaskCase(
         "a main score the family lacks",
