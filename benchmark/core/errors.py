@@ -91,6 +91,21 @@ def yaml_key_lines(text: str, loader: Any = None) -> dict[str, int]:
     return {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
 
 
+def field_problems(exc: Any, file: str, text: str) -> list[Problem]:
+    """A pydantic ``ValidationError`` of a YAML file's mapping (``text``), one problem per
+    error, each naming the file, the line of its top-level key and the field's path."""
+    lines = yaml_key_lines(text)
+    return [
+        Problem(
+            file,
+            e["msg"],
+            line=lines.get(str(e["loc"][0])) if e["loc"] else None,
+            field=".".join(str(x) for x in e["loc"]) or None,
+        )
+        for e in exc.errors()
+    ]
+
+
 class IncompleteResults(RuntimeError):
     """Results were written, but some are not final: a judge failed (unreached, or replies
     that could not be used) on more queries than ``--max-failure-rate`` allows.  Not an input
