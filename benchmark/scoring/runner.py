@@ -602,18 +602,18 @@ def incomplete_reasons(
     was unusable (a deterministic judge gives the same reply again: then it stays incomplete)."""
     total = len(per_query) or 1
     failing = [pq for pq in per_query if pq.failures]
+    lost = [pq for pq in per_query if pq.failed]
     ranked = scores.get(primary)
     out = []
+    if len(lost) / total > max_rate:
+        out.append(
+            f"{len(lost)} of {total} queries have no score: the judge failed on them ({_causes(lost)})"
+        )
     if ranked is not None and ranked.incomplete:
         out.append(f"{ranked.incomplete}; it is the ranked score")
-    elif ranked is None and len(failing) / total > max_rate:
+    elif ranked is None and len(failing) / total > max_rate and len(failing) > len(lost):
         out.append(
             f"{family.label(primary)} (the ranked score) has no value on any query, and the judge failed on "
             f"{len(failing)} of {total} ({_causes(failing)})"
-        )
-    lost = [pq for pq in per_query if pq.failed]
-    if not out and len(lost) / total > max_rate:
-        out.append(
-            f"{len(lost)} of {total} queries have no score: the judge failed on them ({_causes(lost)})"
         )
     return out

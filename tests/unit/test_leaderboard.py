@@ -249,14 +249,15 @@ def test_each_score_counts_the_queries_its_judge_failed_on_apart_from_those_it_d
     assert "3 of 5 queries" in (scores["icat_s"].incomplete or "")
     assert "2 unreached, 1 with replies that could not be used" in (scores["icat_s"].incomplete or "")
     assert "1 of 5" in (scores["icat_m"].incomplete or "")
-    (reason,) = incomplete_reasons(REGISTRY["icat"], "icat_s", scores, per_query, 0.05)
-    assert "ICAT-S" in reason and "3 of 5" in reason and "ranked score" in reason
+    reasons = incomplete_reasons(REGISTRY["icat"], "icat_s", scores, per_query, 0.05)
+    assert any("ICAT-S" in r and "3 of 5" in r and "ranked score" in r for r in reasons)
+    assert any("1 of 5 queries have no score" in r and "1 unreached" in r for r in reasons)
     # ranked by ICAT-M, which the judge failed on once in five (20%): a rate of 0.2 accepts it,
     # and ICAT-S (60%) is withheld without making the result incomplete
     scores = score_summaries(REGISTRY["icat"], per_query, RunOptions(bootstrap_resamples=200))
     withhold_scores(REGISTRY["icat"], scores, per_query, 0.2)
     assert scores["icat_m"].incomplete is None and scores["icat_s"].incomplete
-    assert incomplete_reasons(REGISTRY["icat"], "icat_m", scores, per_query, 0.2) == []
+    assert incomplete_reasons(REGISTRY["icat"], "icat_m", scores, per_query, 0.2) == []  # 1 lost in 5: 20%
     scores = score_summaries(REGISTRY["icat"], per_query, RunOptions(bootstrap_resamples=200))
     withhold_scores(REGISTRY["icat"], scores, per_query, 0.6)  # 3 of 5 is 60%: not more
     assert incomplete_reasons(REGISTRY["icat"], "icat_s", scores, per_query, 0.6) == []
