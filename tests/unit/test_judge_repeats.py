@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from benchmark.core.repeats import mean_ci_repeats, noise_share, paired_repeat_test, repeat_ranks
-from benchmark.core.stats import mean_ci, paired_ranks
+from benchmark.core.stats import mean_ci, paired_tests, ranks_of
 
 QUERIES, REPEATS, NOISE = 30, 10, 0.15
 
@@ -30,7 +30,7 @@ def noisy_pair(seed: int) -> tuple[dict[str, list[float]], dict[str, list[float]
 def test_noise_alone_separates_ranks_without_repeats_but_not_with_them() -> None:
     a, b = noisy_pair(4)
     once = {"A": {q: v[0] for q, v in a.items()}, "B": {q: v[0] for q, v in b.items()}}
-    assert sorted(paired_ranks(once).values()) == [1, 2]  # one draw: a spurious winner
+    assert sorted(ranks_of(paired_tests(once)).values()) == [1, 2]  # one draw: a spurious winner
     assert repeat_ranks({"A": a, "B": b}, n_resamples=1000) == {"A": 1, "B": 1}
     c = paired_repeat_test(a, b, n_resamples=1000)
     assert c.pvalue >= 0.05 and c.low < 0 < c.high
