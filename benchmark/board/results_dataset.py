@@ -73,8 +73,9 @@ def write_pin(path: Path, pin: Pin) -> None:
 def stage(results_dir: Path, submissions_dir: Path, dest: Path) -> list[Path]:
     """Copy results (with traces) and model cards into ``dest`` in the dataset layout.
 
-    Only regular files that match :data:`ALLOW_PATTERNS` are copied; symlinks are
-    skipped so that a crafted link cannot publish a file from outside the folders.
+    Only regular files that match :data:`ALLOW_PATTERNS` are copied; symlinks (to a file or
+    to a submission folder) are skipped so that a crafted link cannot publish a file from
+    outside the folders.
     """
     files = []
     for src in sorted(results_dir.rglob("*")):
@@ -85,7 +86,7 @@ def stage(results_dir: Path, submissions_dir: Path, dest: Path) -> list[Path]:
         ):
             files.append(_copy(src, dest / "results" / src.relative_to(results_dir)))
     for card in sorted(submissions_dir.glob("*/model.yaml")):
-        if not card.is_symlink():
+        if not (card.is_symlink() or card.parent.is_symlink()):  # a linked folder, as a linked file
             files.append(_copy(card, dest / "submissions" / card.parent.name / "model.yaml"))
     return files
 

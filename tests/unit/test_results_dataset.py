@@ -177,3 +177,31 @@ def test_publish_results_then_the_space_from_the_cli(
     assert upload["files"] == ["README.md", "app.py", "requirements.txt", "results.yaml"]  # no results
     sha = git_sha()
     assert sha and f"groundcover@{sha}" in upload["requirements"] and "@main" not in upload["requirements"]
+
+
+def test_symbolic_links_are_never_published(tmp_path: Path) -> None:
+    """A linked result file, a linked folder of results, a linked model card and a linked
+    submission folder each point outside the folders: none is staged for upload, the real
+    files beside them are."""
+    outside = tmp_path / "outside"
+    (outside / "folder").mkdir(parents=True)
+    (outside / "secret.json").write_text("{}", encoding="utf-8")
+    (outside / "folder" / "x.json").write_text("{}", encoding="utf-8")
+    (outside / "model.yaml").write_text("name: secret\n", encoding="utf-8")
+    results, cards = tmp_path / "results", tmp_path / "submissions"
+    (results / "org" / "m").mkdir(parents=True)
+    (results / "org" / "m" / "real.json").write_text("{}", encoding="utf-8")
+    (results / "org" / "m" / "link.json").symlink_to(outside / "secret.json")
+    (results / "org" / "m" / "link.traces.jsonl").symlink_to(outside / "secret.json")
+    (results / "linked-folder").symlink_to(outside / "folder", target_is_directory=True)
+    (cards / "real").mkdir(parents=True)
+    (cards / "real" / "model.yaml").write_text("name: real\n", encoding="utf-8")
+    (cards / "linked-card").mkdir()
+    (cards / "linked-card" / "model.yaml").symlink_to(outside / "model.yaml")
+    (cards / "linked-folder").symlink_to(outside, target_is_directory=True)
+    staged = tmp_path / "staged"
+    files = results_dataset.stage(results, cards, staged)
+    assert sorted(str(f.relative_to(staged)) for f in files) == [
+        "results/org/m/real.json",
+        "submissions/real/model.yaml",
+    ]

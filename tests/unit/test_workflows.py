@@ -492,6 +492,21 @@ def test_two_racing_publishes_both_land_and_the_snapshot_shows_both(tmp_path: Pa
     assert git(origin, "log", "-1", "--format=%s", "main") == "results: score submissions aaaa"
 
 
+def test_a_symbolic_link_among_the_scored_files_is_never_published(tmp_path: Path, origin: Path) -> None:
+    """A link in what the score job hands over (here to a file outside it, beside a real
+    result) would be committed as a link: publish refuses the whole artifact and main
+    does not move."""
+    job = tmp_path / "job"
+    git(tmp_path, "clone", "-q", str(origin), str(job))
+    new = scored(tmp_path / "new", SMOL_CB)
+    (tmp_path / "outside.json").write_text("{}", encoding="utf-8")
+    (new / SMOL_CB[1] / "linked.json").symlink_to(tmp_path / "outside.json")
+    before = git(origin, "rev-parse", "main")
+    proc = publish(job, new, sha="link")
+    assert proc.returncode != 0 and "holds something other than files and folders" in proc.stdout
+    assert git(origin, "rev-parse", "main") == before
+
+
 def test_a_deleted_submission_leaves_the_results_and_the_snapshot(tmp_path: Path, origin: Path) -> None:
     """A merge that deletes a submission folder (with other changes beside it) takes its
     results off main and its rows out of the snapshot; the same model's other setting and
