@@ -52,7 +52,9 @@ def _mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
     return task, answers, judges
 
 
-def _score_nuggets(task: Any, answers: dict[str, str], judges: Any, root: Path) -> tuple[Any, Path]:
+def _score_nuggets(
+    task: Any, answers: dict[str, str], judges: Any, root: Path, repeats: int = 1
+) -> tuple[Any, Path]:
     return score_task(
         REGISTRY["nuggets"],
         task,
@@ -60,7 +62,7 @@ def _score_nuggets(task: Any, answers: dict[str, str], judges: Any, root: Path) 
         judges,
         model=ModelInfo(id="mock/model"),
         results_root=root,
-        options=RunOptions(progress=False, query_batch=1),
+        options=RunOptions(progress=False, query_batch=1, judge_repeats=repeats),
     )
 
 
@@ -102,15 +104,7 @@ def test_resuming_with_another_judge_repeats_never_reuses_traces_judged_another_
     ``repeat_scores``), fewer repeats than the checkpoint's included, and says so in the result."""
     task, answers, judges = _mock(tmp_path)
     for repeats in (3, 1, 2, 3):
-        result, path = score_task(
-            REGISTRY["nuggets"],
-            task,
-            answers,
-            judges,
-            model=ModelInfo(id="mock/model"),
-            results_root=tmp_path / "results",
-            options=RunOptions(progress=False, query_batch=1, judge_repeats=repeats),
-        )
+        result, path = _score_nuggets(task, answers, judges, tmp_path / "results", repeats)
         kept = {t["query_id"]: len(t.get("repeat_scores") or ()) for t in read_traces(path)}
         assert kept == {"q1": repeats - 1, "q2": repeats - 1}, repeats
         noted = result.scores["all_strict"].judge_repeats
