@@ -7,51 +7,80 @@ files (``samples_<task>_<date>.jsonl``), so the two-step workflow — generate w
 file, line and field; duplicate query ids are an error, never silently collapsed.
 
 A row is :class:`~benchmark.answers.row.OutputRow`; an lm-eval sample line is turned into one
-by :mod:`benchmark.answers.lm_eval_log`, so a file may even mix the two.
+by :mod:`benchmark.answers.lm_eval_log`, so a file may even mix the two.  Every row — from a
+file, a DataFrame or a submission — is read by :func:`check_rows` under the rule book of
+:mod:`benchmark.answers.rules`, with the bounded JSON reader of untrusted input: the
+submission validator reads its outputs files here too and only adds its own rules.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from benchmark.answers.lm_eval_log import from_sample, is_lm_eval_sample
 from benchmark.answers.row import OutputRow
+from benchmark.answers.rules import MAX_LINE_CHARS, MAX_PROBLEMS, object_problems, row_problems
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.results import ModelInfo
-from benchmark.core.untrusted import read_text
-from benchmark.tasks import Task
+from benchmark.core.results import ModelInfo, RAGSetting
+from benchmark.core.untrusted import load_json, read_text
+
+if TYPE_CHECKING:
+    from benchmark.tasks import Task
+
+#: a model's identity within one input: rows of one (model, revision, setting) are one entry
+Entry = tuple[str, str, RAGSetting | None]
 
 
-def read_outputs(path: Path | str, *, model_name: str | None = None) -> list[OutputRow]:
-    """Rows of a groundcover outputs JSONL or an lm-eval samples file."""
+def read_outputs(
+    path: Path | str, *, model_name: str | None = None, task: Task | None = None
+) -> list[OutputRow]:
+    """Rows of a groundcover outputs JSONL or an lm-eval samples file, read under the rule
+    book (with ``task``, its rules on query ids and answer size too)."""
     path = Path(path)
     if not path.exists():
         raise InputError(Problem(rel(path), "outputs file does not exist"))
     if path.is_dir():
         raise InputError(Problem(rel(path), "is a folder; give the outputs JSONL file(s) inside it"))
-    text = read_text(path)
+    objects, problems = parse_lines(read_text(path), rel(path))
+    return check_rows(objects, path, model_name, problems, task=task)
+
+
+def parse_lines(
+    text: str, shown: str, *, tick: Callable[[], None] | None = None
+) -> tuple[list[tuple[int, Any]], list[Problem]]:
+    """``(line, object)`` for each JSON line of ``text``, read with the bounded reader of
+    untrusted input, and the problems of the lines that could not be read.  Lines end at
+    "\\n" only: U+2028, U+2029 and U+0085 may appear inside answers.  ``tick`` is called
+    before each line (a door's time budget)."""
     objects: list[tuple[int, Any]] = []
     problems: list[Problem] = []
-    # lines end at "\n" only: U+2028 inside a JSON string is text, not a line end
     for line_no, line in enumerate(text.split("\n"), start=1):
+        if len(problems) >= MAX_PROBLEMS:
+            problems.append(
+                Problem(shown, f"stopped reading after {MAX_PROBLEMS} problems; fix these first", line_no)
+            )
+            break
+        if tick is not None:
+            tick()
         if not line.strip():
             continue
+        if len(line) > MAX_LINE_CHARS:
+            problems.append(Problem(shown, f"line longer than {MAX_LINE_CHARS:,} characters", line_no))
+            continue
         try:
-            objects.append((line_no, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(rel(path), f"invalid JSON: {exc.msg}", line=line_no))
-    return check_rows(objects, path, model_name, problems)
+            objects.append((line_no, load_json(line)))
+        except ValueError as exc:
+            problems.append(Problem(shown, str(exc), line=line_no, field=getattr(exc, "field", None)))
+    return objects, problems
 
 
 def parse_row(obj: Any, where: str, line: int) -> OutputRow:
     """One line's object as a row of the outputs format, its schema problems raised with
-    file, line and field (the dotted path of the bad value): how every reader of the format
-    — this module's and the submission validator's — turns a line into a row."""
+    file, line and field (the dotted path of the bad value)."""
     try:
         return OutputRow.model_validate(obj)
     except ValidationError as exc:
@@ -64,45 +93,130 @@ def parse_row(obj: Any, where: str, line: int) -> OutputRow:
 
 
 def check_rows(
-    objects: list[tuple[int, Any]], path: Path, model_name: str | None, problems: list[Problem]
+    objects: list[tuple[int, Any]],
+    path: Path,
+    model_name: str | None,
+    problems: list[Problem],
+    *,
+    task: Task | None = None,
+    shown: str | None = None,
 ) -> list[OutputRow]:
-    """Parsed lines (or records) ``(line, object)`` as rows: each checked against the
-    schema, lm-eval samples converted, duplicate query ids refused; every problem of the
-    file raised together, with ``problems`` already found before them."""
-    rows: list[OutputRow] = []
-    seen: dict[str, int] = {}
+    """:func:`read_rows`, every problem of the input raised together."""
+    read, problems = read_rows(objects, path, model_name, problems, task=task, shown=shown)
+    if problems:
+        raise InputError(problems)
+    return [row for _, row in read]
+
+
+def read_rows(
+    objects: list[tuple[int, Any]],
+    path: Path,
+    model_name: str | None,
+    problems: list[Problem],
+    *,
+    task: Task | None = None,
+    shown: str | None = None,
+) -> tuple[list[tuple[int, OutputRow]], list[Problem]]:
+    """Parsed lines (or records) ``(line, object)`` as ``(line, row)``, each read under the
+    rule book (:mod:`benchmark.answers.rules`): lm-eval samples converted, ``model_name``
+    given to rows that name no model, duplicate query ids of one model and setting refused,
+    and with ``task`` its query ids and its card's limits on an answer.  The problems come
+    back with ``problems`` already found before them (at most
+    :data:`~benchmark.answers.rules.MAX_PROBLEMS` are read); a door adds its own rules on
+    the rows before it decides."""
+    shown = shown or rel(path)
+    known = set(task.table("queries")["query_id"]) if task is not None else None
+    limits = task.card.limits if task is not None else None
+    problems = list(problems)
+    read: list[tuple[int, OutputRow]] = []
+    seen: dict[tuple[Entry, str], int] = {}
+    unnamed: list[int] = []
     for line_no, obj in objects:
-        try:
-            if is_lm_eval_sample(obj):
-                row = from_sample(obj, path, line_no, model_name)
-            else:
-                if model_name and isinstance(obj, dict) and "model" not in obj:
-                    obj["model"] = model_name
-                row = parse_row(obj, rel(path), line_no)
-        except ValidationError as exc:  # a sample's fields, converted
-            problems.extend(
-                Problem(rel(path), e["msg"], line=line_no, field=".".join(str(x) for x in e["loc"]))
-                for e in exc.errors()
-            )
-            continue
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        if row.query_id in seen:
+        if len(problems) >= MAX_PROBLEMS:
             problems.append(
+                Problem(shown, f"stopped reading after {MAX_PROBLEMS} problems; fix these first", line_no)
+            )
+            break
+        row = _row(obj, path, shown, line_no, model_name, unnamed, problems)
+        if row is None:
+            continue
+        found = row_problems(row, shown, line_no, limits)
+        if task is not None and known is not None and row.query_id not in known:
+            found.append(
+                Problem(shown, f"query id {row.query_id!r} is not in task {task.id}", line_no, "query_id")
+            )
+        key = (entry_of(row), row.query_id)
+        if key in seen:
+            found.append(
                 Problem(
-                    rel(path),
-                    f"duplicate query_id {row.query_id!r} (first on line {seen[row.query_id]})",
+                    shown,
+                    f"duplicate query id {row.query_id!r} (first on line {seen[key]})",
                     line=line_no,
                     field="query_id",
                 )
             )
-            continue
-        seen[row.query_id] = line_no
-        rows.append(row)
-    if problems:
-        raise InputError(problems)
-    return rows
+        problems += found
+        if not found:
+            seen[key] = line_no
+            read.append((line_no, row))
+    if unnamed:
+        problems.append(
+            Problem(
+                shown,
+                f"{len(unnamed)} row(s) name no model (the first on line {unnamed[0]}): give each row a 'model' "
+                "field, or name the model that wrote them with --model-name (model_name= in the Python API)",
+                field="model",
+            )
+        )
+    return read, problems
+
+
+def _row(
+    obj: Any,
+    path: Path,
+    shown: str,
+    line: int,
+    model_name: str | None,
+    unnamed: list[int],
+    problems: list[Problem],
+) -> OutputRow | None:
+    """One object as a row, or ``None`` with its problems added (a row with no model is
+    counted in ``unnamed`` and said once for the whole input)."""
+    try:
+        if is_lm_eval_sample(obj):
+            row = from_sample(obj, path, line, model_name)
+            found = object_problems(row.model_dump(mode="json", exclude_none=True), shown, line)
+            problems += found
+            return None if found else row
+        if not isinstance(obj, dict):
+            problems.append(Problem(shown, "each line must be a JSON object (one answer per line)", line))
+            return None
+        found = object_problems(obj, shown, line)
+        if found:
+            problems += found
+            return None
+        if "model" not in obj:
+            if model_name is None:
+                unnamed.append(line)
+                obj = {**obj, "model": "(unnamed)"}  # the row's other fields are still checked
+            else:
+                obj = {**obj, "model": model_name}
+        row = parse_row(obj, shown, line)
+    except ValidationError as exc:  # a sample's fields, converted
+        problems.extend(
+            Problem(shown, e["msg"], line=line, field=".".join(str(x) for x in e["loc"]))
+            for e in exc.errors()
+        )
+        return None
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return None
+    return row
+
+
+def entry_of(row: OutputRow) -> Entry:
+    """The entry a row belongs to: its model, revision and retrieval setting."""
+    return (row.model, row.revision, row.rag)
 
 
 def evidence_of(rows: list[OutputRow]) -> dict[str, list[str]] | None:
@@ -111,56 +225,29 @@ def evidence_of(rows: list[OutputRow]) -> dict[str, list[str]] | None:
     return given or None
 
 
-def answers_and_model(
-    path: Path | str, task: Task, *, model_name: str | None = None
-) -> tuple[dict[str, str], ModelInfo, dict[str, list[str]] | None]:
-    """Answers by query id, the model that wrote them, and (RAG) the evidence each was
-    given, checked against the task."""
-    return checked_answers(read_outputs(path, model_name=model_name), task, source=path)
-
-
-def checked_answers(
-    rows: list[OutputRow], task: Task, *, source: Path | str
-) -> tuple[dict[str, str], ModelInfo, dict[str, list[str]] | None]:
-    """Rows read from a file or from records, checked against the task: one model, one
-    setting, known query ids."""
-    path = source
+def entries(
+    rows: list[OutputRow], source: str
+) -> list[tuple[dict[str, str], ModelInfo, dict[str, list[str]] | None]]:
+    """Rows already read, one entry per model and setting (a file or a frame may hold the
+    answers of several models: each is scored as its own entry): answers by query id, the
+    model that wrote them, and (RAG) the evidence each was given."""
     if not rows:
-        raise InputError(Problem(rel(Path(path)), "outputs file has no answers"))
-    known = set(task.table("queries")["query_id"])
-    bad = [r.query_id for r in rows if r.query_id not in known]
-    if bad:
-        raise InputError(
-            Problem(rel(Path(path)), f"query ids not in task {task.id}: {bad[:10]}", field="query_id")
+        raise InputError(Problem(source, "no answers"))
+    groups: dict[Entry, list[OutputRow]] = {}
+    for r in rows:
+        groups.setdefault(entry_of(r), []).append(r)
+    out = []
+    for group in groups.values():
+        first = group[0]
+        model = ModelInfo(
+            id=first.model,
+            revision=first.revision,
+            backend=first.backend,
+            generation=first.generation,
+            rag=first.rag,
         )
-    models = {(r.model, r.revision, r.rag.slug if r.rag else "closed-book") for r in rows}
-    if len(models) > 1 or len({r.rag for r in rows}) > 1:
-        raise InputError(
-            Problem(
-                rel(Path(path)),
-                f"answers come from several models or settings {sorted(models)}; one file per model and setting",
-                field="model",
-            )
-        )
-    stray = [r.query_id for r in rows if r.rag is None and r.retrieval is not None]
-    if stray:
-        raise InputError(
-            Problem(
-                rel(Path(path)),
-                f"closed-book rows carry 'retrieval' records (queries {stray[:5]}); a closed-book answer has "
-                "no evidence: remove them, or give the rows their 'rag' setting",
-                field="retrieval",
-            )
-        )
-    first = rows[0]
-    model = ModelInfo(
-        id=first.model,
-        revision=first.revision,
-        backend=first.backend,
-        generation=first.generation,
-        rag=first.rag,
-    )
-    return {r.query_id: r.answer for r in rows}, model, evidence_of(rows)
+        out.append(({r.query_id: r.answer for r in group}, model, evidence_of(group)))
+    return out
 
 
 def write_outputs(rows: Iterable[OutputRow], path: Path | str, *, exclude_none: bool = False) -> None:

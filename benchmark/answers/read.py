@@ -2,9 +2,11 @@
 
 ``benchmark score``, :func:`benchmark.score` / :func:`benchmark.plan`, ``judge-check`` and
 ``benchmark evaluate`` (reading back what the harness wrote) all call :func:`read_answers`,
-so a format is read in one place and every input is checked the same way: query ids known
-to the task, one model and one setting per set, file (or record), line and field named on
-an error.  What it accepts:
+so a format is read in one place and every input is checked the same way, under the rule book
+of :mod:`benchmark.answers.rules`: query ids known to the task, the task card's limits on an
+answer, evidence against its setting, no credentials, file (or record), line and field named
+on an error.  An input holding the answers of several models (or settings) is one set per
+model and setting, each scored as its own entry.  What it accepts:
 
 * a path to a groundcover outputs JSONL or an lm-eval ``--log_samples`` file
   (:mod:`benchmark.answers.outputs`, :mod:`benchmark.answers.lm_eval_log`);
@@ -25,11 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmark.answers.citations import CitedSentence
-from benchmark.answers.outputs import answers_and_model, checked_answers, evidence_of
+from benchmark.answers.outputs import entries, evidence_of, read_outputs
 from benchmark.answers.records import records_of, rows_from_records
 from benchmark.answers.row import OutputRow
 from benchmark.answers.trec_rag_run import TASK_YEARS, TrecRagRun, read_trec_rag_run
+from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.results import ModelInfo, RAGSetting
+from benchmark.core.untrusted import name_problems
 from benchmark.tasks import Task
 
 #: what :func:`read_answers` accepts: a path, a DataFrame, a ``datasets.Dataset``, dicts
@@ -68,7 +72,9 @@ def read_answers(
     ``own_corpus`` says the run's references come from a corpus the user gave."""
     if trec_rag_run:
         if not isinstance(answers, str | os.PathLike):
-            raise TypeError("trec_rag_run=True reads a run file: give its path")
+            raise InputError(
+                Problem("answers", "trec_rag_run=True reads a run file: give its path", field="answers")
+            )
         runs = read_trec_rag_run(
             str(answers),
             year=TASK_YEARS.get(task.id),
@@ -79,11 +85,12 @@ def read_answers(
         return trec_rag_sets(runs, task, truncate=truncate, own_corpus=own_corpus)
     records = records_of(answers)
     if records is None:
-        found, model, evidence = answers_and_model(answers, task, model_name=model_name)
+        rows = read_outputs(answers, model_name=model_name, task=task)
+        source = rel(answers)
     else:
-        rows = rows_from_records(records, source="answers", model_name=model_name)
-        found, model, evidence = checked_answers(rows, task, source="answers")
-    return [AnswerSet(task, found, model, evidence)]
+        source = "answers"
+        rows = rows_from_records(records, source=source, model_name=model_name, task=task)
+    return [AnswerSet(task, found, model, evidence) for found, model, evidence in entries(rows, source)]
 
 
 def from_rows(rows: list[OutputRow], task: Task, model: ModelInfo) -> AnswerSet:
@@ -98,6 +105,15 @@ def trec_rag_sets(
     as the evidence each answer was given; truncated and whole answers are two entries."""
     year = TASK_YEARS.get(task.id)
     corpus = task.card.corpus.label or ("user corpus" if own_corpus else "unknown")
+    # a run's name is a model's name on the board: the name rule every door applies
+    named = [
+        Problem(run.path, f"run id {name!r}: {why}", field="run_id")
+        for run in runs
+        for name in (run.team_id, run.run_id)
+        if name and (why := name_problems(name))
+    ]
+    if named:
+        raise InputError(named)
     sets = []
     for run in runs:
         model = ModelInfo(

@@ -12,11 +12,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmark.answers.outputs import check_rows
 from benchmark.answers.row import OutputRow
 from benchmark.core.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from benchmark.tasks import Task
 
 
 def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
@@ -25,6 +28,16 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
     if isinstance(answers, str | os.PathLike):
         return None
     if hasattr(answers, "to_dict") and hasattr(answers, "columns"):  # pandas
+        columns = [str(c) for c in answers.columns]
+        twice = sorted({c for c in columns if columns.count(c) > 1})
+        if twice:  # to_dict would keep one of them, silently
+            raise InputError(
+                Problem(
+                    "answers (DataFrame)",
+                    f"column(s) {twice} appear more than once: keep one of each",
+                    field=twice[0],
+                )
+            )
         return list(answers.to_dict(orient="records"))
     if hasattr(answers, "column_names") and hasattr(answers, "to_list"):  # datasets.Dataset
         return list(answers.to_list())
@@ -50,19 +63,34 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
 
 
 def rows_from_records(
-    records: Iterable[Mapping[str, Any]], *, source: str = "answers", model_name: str | None = None
+    records: Iterable[Mapping[str, Any]],
+    *,
+    source: str = "answers",
+    model_name: str | None = None,
+    task: Task | None = None,
 ) -> list[OutputRow]:
     """Rows of answers held in memory (a DataFrame's or a ``datasets.Dataset``'s records, a
     list of dicts), checked as a file's lines are: ``line`` is the record's 1-based number.
-    A missing value (``None``, or pandas' NaN in an optional column) is left out."""
+    A missing value (``None``, or pandas' NaN in an optional column) is left out; NumPy
+    scalars are their Python values, and an integer query id (a frame read from CSV numbers
+    its ids) is its decimal string."""
     objects = []
     for n, item in enumerate(records, start=1):
-        obj = {str(k): v for k, v in dict(item).items() if not _missing(v)}
-        if isinstance(obj.get("query_id"), int):  # a frame read from CSV numbers its ids
-            obj["query_id"] = str(obj["query_id"])
+        obj = {str(k): _plain(v) for k, v in dict(item).items() if not _missing(v)}
+        qid = obj.get("query_id")
+        if isinstance(qid, int) and not isinstance(qid, bool):
+            obj["query_id"] = str(qid)
         objects.append((n, obj))
-    return check_rows(objects, Path(source), model_name, [])
+    return check_rows(objects, Path(source), model_name, [], task=task, shown=source)
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as its Python value (``numpy.int64(7)`` -> ``7``)."""
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0 and not isinstance(value, str | bytes):
+        return value.item()
+    return value
 
 
 def _missing(value: Any) -> bool:
+    value = _plain(value)
     return value is None or (isinstance(value, float) and value != value)

@@ -19,10 +19,10 @@ from benchmark.core.results import RAGSetting
 class OutputRow(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query_id: str = Field(min_length=1)
+    query_id: str = Field(min_length=1, max_length=200)
     answer: str
-    model: str = Field(min_length=1)
-    revision: str = "main"
+    model: str = Field(min_length=1, max_length=200)
+    revision: str = Field(default="main", min_length=1, max_length=128)
     backend: str | None = None
     model_args: dict[str, Any] = Field(default_factory=dict, description="backend arguments, secrets removed")
     generation: dict[str, Any] = Field(default_factory=dict)

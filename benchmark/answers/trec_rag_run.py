@@ -20,9 +20,12 @@ rule of the track's checker (castorini/ragnarok ``rag24_validation.py`` /
 ``rag25_validation.py``) is applied with the checker's severity: what it calls an error is
 an :class:`~benchmark.core.errors.InputError` naming file, line and field, what it warns
 about is a warning (:attr:`TrecRagRun.warnings`) that is printed and that the run summary
-repeats.  The few departures (several runs in one file, a byte-order mark, more than 100
-references in 2025, repeated topics) are written down in ``docs/conformance.md``;
-``strict=True`` (``--trec-rag-strict``) makes the lenient ones errors again.
+repeats.  Where this reader departs from the checker — on every variation of a run file
+the differential suite (``tests/conformance/test_trec_rag_runs.py``) compares — the
+departure is listed in ``docs/conformance.md``; what the checker refuses and this reader
+lets through with a warning (a compressed file, a byte-order mark, blank lines, whitespace
+around ids, several runs, more than 100 references in 2025) is refused again under
+``strict=True`` (``--trec-rag-strict``).
 
 Files in the schema of hltcoe's ``rag-run-validator`` (RAGTIME, DRAGUN, BioGen:
 ``metadata`` with ``topic_id`` or ``request_id``, ``responses`` with citations as a list of
@@ -38,6 +41,7 @@ references as the evidence it was given.
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import unicodedata
 import zlib
@@ -48,7 +52,7 @@ from typing import Any
 
 from benchmark.answers.citations import CitedSentence
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.untrusted import load_json, read_text
+from benchmark.core.untrusted import JSONDataError, load_json, read_text
 
 #: an MS MARCO v2.1 segment id, as the track's checkers match it
 MARCO_SEGMENT = re.compile(r"^msmarco_v2\.1_doc_\d+_\d+#\d+_\d+$")
@@ -59,6 +63,11 @@ REFERENCE_LIMIT = {2024: 20, 2025: 100}
 #: the track year whose rules a task's run files follow
 TASK_YEARS = {"trec-rag24": 2024, "trec-rag25": 2025}
 RUN_TYPES = ("manual", "automatic")
+#: the fields of a 2024 line: a line holding them all is read in the 2024 layout on
+#: ``trec-rag24``, whatever else it holds (the 2024 checker ignores other keys)
+FIELDS_2024 = ("run_id", "topic_id", "topic", "references", "response_length", "answer")
+#: line ends as the track's checkers (Python's text files) split a file: not U+2028 and friends
+LINE_END = re.compile(r"\r\n|\r|\n")
 FORMATS = {
     "trec-rag24": "TREC RAG 2024 (run_id, topic_id, topic, references, response_length, answer)",
     "trec-rag25": "TREC RAG 2025 (metadata {team_id, run_id, narrative_id}, references, answer)",
@@ -156,10 +165,10 @@ class _Line:
     answer: Any
 
 
-def _layout(row: dict[str, Any]) -> _Line | str:
+def _layout(row: dict[str, Any], year: int | None = None) -> _Line | str:
     """The line's fields by layout, or a message saying why it has none."""
     meta = row.get("metadata")
-    if meta is None:
+    if meta is None or (year == 2024 and all(k in row for k in FIELDS_2024)):
         return _Line(
             "trec-rag24",
             row.get("run_id"),
@@ -212,6 +221,7 @@ class _Checker:
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
         self.citation_kind: tuple[type, int] | None = None  # 2025: int or str, and the first line
+        self.unnamed = False  # a line's run id named no run (said once)
 
     def error(self, message: str, line: int | None, fld: str | None = None) -> None:
         self.errors.append(Problem(self.where, message, line, fld))
@@ -230,7 +240,7 @@ class _Checker:
 
     def line(self, row: dict[str, Any], n: int) -> RunTopic | None:
         before = len(self.errors)
-        got = _layout(row)
+        got = _layout(row, self.year)
         if isinstance(got, str):
             self.error(got, n, "metadata")
             return None
@@ -239,9 +249,7 @@ class _Checker:
         self._required(row, got, n)
         if len(self.errors) > before:
             return None
-        run_id, topic_id = got.run_id, got.topic_id
-        if not isinstance(run_id, str) or not run_id.strip():
-            self.error("the run's id must be a non-empty string", n, self._field(got, "run_id"))
+        run_id, topic_id = self._run_id(got, n), got.topic_id
         if isinstance(topic_id, bool) or not isinstance(topic_id, str | int) or not str(topic_id).strip():
             self.error("the topic's id is missing", n, got.topic_key)
         if self.year == 2024 and not isinstance(topic_id, str):
@@ -249,7 +257,7 @@ class _Checker:
             self.error(f"must be a string (the topic file's id), not {topic_id!r}", n, got.topic_key)
         if len(self.errors) > before:
             return None
-        topic_id = str(topic_id).strip()
+        written, topic_id = str(topic_id), str(topic_id).strip()
         if self.topics is not None and topic_id not in self.topics:
             self.error(
                 f"unknown topic {topic_id}: not one of the {len(self.topics)} official topics",
@@ -257,6 +265,13 @@ class _Checker:
                 got.topic_key,
             )
             return None
+        if written != topic_id and self.year is not None:
+            self.lenient(
+                f"the topic id {written!r} has whitespace around it: read as {topic_id!r} (the "
+                f"{self.year} checker looks it up as written and finds no such topic)",
+                n,
+                got.topic_key,
+            )
         self._topic(got, topic_id, n)
         refs = self._references(row.get("references"), n)
         sents = self._answer(got, refs, n)
@@ -265,9 +280,10 @@ class _Checker:
         if got.layout == "trec-rag24" and self.year is not None:
             self._response_length(row.get("response_length"), sents, n)
         length = sum(words(s.text) for s in sents)
+        team_id = _name(got.team_id)
         topic = RunTopic(
-            run_id.strip(),
-            got.team_id.strip() if isinstance(got.team_id, str) and got.team_id.strip() else None,
+            run_id,
+            team_id.strip() if team_id else None,
             topic_id,
             got.topic_text if isinstance(got.topic_text, str) else None,
             refs,
@@ -288,6 +304,24 @@ class _Checker:
 
     def _field(self, got: _Line, name: str) -> str:
         return name if got.layout == "trec-rag24" else "metadata." + name
+
+    def _run_id(self, got: _Line, n: int) -> str:
+        """The run's id as the line writes it (a number as its JSON text); one that names
+        no run (empty, null, a bool, a list, an object — the checkers take any value) files
+        the run under the file's name, said once."""
+        name = _name(got.run_id)
+        if name is not None:
+            return name
+        fallback = Path(self.where).name.split(".")[0] or "run"
+        if not self.unnamed:
+            self.unnamed = True
+            self.warn(
+                f"the run id is {got.run_id!r}, which names no run: the run is filed under the file's "
+                f"name, {fallback!r}",
+                n,
+                self._field(got, "run_id"),
+            )
+        return fallback
 
     def _layout_fits(self, got: _Line, n: int) -> bool:
         if self.year is None:
@@ -348,9 +382,18 @@ class _Checker:
         if official is None:
             return  # an unknown topic is the caller's error (it names the task)
         text_field = "topic" if got.layout == "trec-rag24" else "metadata.narrative"
-        if got.topic_text is None:
-            return  # 2024: a missing topic is refused above; 2025: a warning above
-        if not isinstance(got.topic_text, str) or got.topic_text.strip() != official:
+        text = got.topic_text
+        if text is None and got.layout != "trec-rag24":
+            return  # 2025: not compared (its absence is warned about above)
+        if isinstance(text, str) and text != official and text.strip() == official and self.year == 2024:
+            self.lenient(
+                "whitespace around the topic text: compared without it (the 2024 checker compares it as "
+                "written: 'Topic text does not match official topic')",
+                n,
+                text_field,
+            )
+            return
+        if not isinstance(text, str) or text.strip() != official:
             message = f"the topic text differs from the official text of topic {topic_id}"
             if self.year == 2024:
                 self.error(message, n, text_field)
@@ -358,7 +401,11 @@ class _Checker:
                 self.warn(message, n, text_field)
 
     def _references(self, refs: Any, n: int) -> list[str] | None:
-        if not isinstance(refs, list) or not all(isinstance(r, str) and r for r in refs):
+        if isinstance(refs, list) and self.year == 2025:
+            # the 2025 checker warns about a reference that is not a string, as about any id
+            # not in the MS MARCO v2.1 form: kept as its JSON text, which cites nothing
+            refs = [r if isinstance(r, str) else json.dumps(r) for r in refs]
+        if not isinstance(refs, list) or not all(isinstance(r, str) and (r or self.year) for r in refs):
             self.error("must be a list of segment ids", n, "references")
             return None
         if self.year is not None:
@@ -392,9 +439,12 @@ class _Checker:
         return list(refs)
 
     def _citations(self, raw: Any, refs: list[str], n: int, fld: str) -> CitedSentence | None:
+        raw = self._listed(raw, n, fld, "no citations")
         if not isinstance(raw, list):
             self.error("must be a list of reference indices or segment ids", n, fld)
             return None
+        if self.year == 2024:  # the checker compares indices as numbers: 1.0 is index 1
+            raw = [int(c) if isinstance(c, float) and c.is_integer() else c for c in raw]
         kinds = {type(c) for c in raw}
         if any(isinstance(c, bool) or not isinstance(c, int | str) for c in raw) or len(kinds) > 1:
             self.error("citations must all be indices into references or all segment ids", n, fld)
@@ -443,8 +493,16 @@ class _Checker:
             self.warn("a sentence cites the same reference twice: counted once", n, fld)
         return CitedSentence("", tuple(valid), tuple(invalid))
 
+    def _listed(self, value: Any, n: int, fld: str, reading: str) -> Any:
+        """2024: an empty string or object where a list belongs, read as the empty list (the
+        checker iterates over it and finds nothing), with a warning; else ``value``."""
+        if self.year == 2024 and isinstance(value, str | dict) and not value:
+            self.warn(f"{value!r} where a list belongs: read as {reading}", n, fld)
+            return []
+        return value
+
     def _answer(self, got: _Line, refs: list[str] | None, n: int) -> list[CitedSentence] | None:
-        answer, key = got.answer, got.answer_key
+        answer, key = self._listed(got.answer, n, got.answer_key, "an empty answer"), got.answer_key
         if not isinstance(answer, list):
             self.error("must be a list of {text, citations} sentences", n, key)
             return None
@@ -498,10 +556,11 @@ class _Checker:
         return [CitedSentence(s.text, tuple(c for c in s.citations if c < limit), s.invalid) for s in sents]
 
     def _response_length(self, reported: Any, sents: list[CitedSentence], n: int) -> None:
-        if isinstance(reported, bool) or not isinstance(reported, int):
-            self.error(
-                f"must be an integer (the answer's word count), not {reported!r}", n, "response_length"
-            )
+        if isinstance(reported, bool):  # the checker compares it as 0 or 1
+            self.warn(f"{reported!r} is not a word count", n, "response_length")
+            return
+        if not isinstance(reported, int | float):  # the checker stops on it (a TypeError)
+            self.error(f"must be a number (the answer's word count), not {reported!r}", n, "response_length")
             return
         actual = sum(words(s.text) for s in sents)
         if reported > WORD_LIMIT:
@@ -538,19 +597,83 @@ class _Checker:
         )
 
 
+def _name(value: Any) -> str | None:
+    """A run or team id as the line writes it: a non-empty string as it is, a number as
+    its JSON text; ``None`` for a value that names nothing (the checkers take any value)."""
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return json.dumps(value)
+    return None
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object's (key, value) pairs as written, repeats kept."""
+
+
+def _json_line(raw: str) -> tuple[Any, list[str]]:
+    """A line read as :func:`~benchmark.core.untrusted.load_json` reads untrusted JSON, except
+    that a key written twice in one object is read as the track's checkers (Python's json)
+    read it, the last value kept; the paths of such keys beside the value."""
+    try:
+        return load_json(raw), []
+    except JSONDataError as refused:
+        try:
+            pairs = json.loads(raw, object_pairs_hook=_Pairs)
+        except ValueError:
+            raise refused from None
+        repeated = list(_repeated(pairs))
+        if not repeated:
+            raise
+    value = _last_kept(pairs)
+    load_json(json.dumps(value))  # NaN, a number too large: refused as load_json refuses them
+    return value, repeated
+
+
+def _repeated(value: Any, where: str = "") -> Any:
+    if isinstance(value, _Pairs):
+        seen: set[str] = set()
+        for key, item in value:
+            path = f"{where}.{key}" if where else key
+            if key in seen:
+                yield path
+            seen.add(key)
+            yield from _repeated(item, path)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _repeated(item, f"{where}[{i}]")
+
+
+def _last_kept(value: Any) -> Any:
+    if isinstance(value, _Pairs):
+        return {k: _last_kept(v) for k, v in value}
+    if isinstance(value, list):
+        return [_last_kept(v) for v in value]
+    return value
+
+
 def _text(p: Path, where: str) -> tuple[str, list[Problem]]:
-    """The file's text (gzip read where the name ends ``.gz`` or the bytes say so), and a
-    warning for a byte-order mark, which the track's checkers refuse (JSON decode error)."""
+    """The file's text (gzip read where the bytes say so, whatever the name), and what the
+    track's checkers would refuse in it: compressed bytes, a byte-order mark (both read
+    here, each with a warning)."""
     raw = p.read_bytes()
-    if p.name.endswith(".gz") or raw[:2] == b"\x1f\x8b":
+    notes = []
+    if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(
                 Problem(where, f"not a readable gzip file ({exc})", field="--trec-rag-run")
             ) from None
+        notes.append(
+            Problem(
+                where,
+                "the file is gzip-compressed: read uncompressed (the track's checkers read plain UTF-8 text "
+                "and refuse it)",
+                1,
+            )
+        )
     text = read_text(p, field="--trec-rag-run", data=raw)
-    notes = []
     if text.startswith("\ufeff"):
         text = text[1:]
         notes.append(
@@ -587,19 +710,31 @@ def read_trec_rag_run(
     check = _Checker(where, year, topics, truncate, strict)
     for note in file_notes:
         check.lenient(note.message, note.line)
+    said_of_the_file = len(check.warnings)  # every run's
     runs: dict[str, TrecRagRun] = {}
     line_run: dict[int, str] = {}
-    file_level = len(check.warnings)  # the byte-order mark, and a second run id: every run's
-    shared: list[Problem] = list(check.warnings)
+    shared: list[Problem] = []  # a second run id: every run's
     # str.splitlines would also split on U+2028 and friends inside a JSON string
-    for n, raw in enumerate(text.split("\n"), start=1):
+    lines = LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the file's last line end
+    for n, raw in enumerate(lines, start=1):
         if not raw.strip():
+            if year == 2024:  # the 2025 checker skips it
+                check.lenient("a blank line: skipped (the 2024 checker refuses it: a JSON error)", n)
             continue
         try:
-            row = load_json(raw)
+            row, repeated = _json_line(raw)
         except ValueError as exc:
             check.error(str(exc), n, getattr(exc, "field", None))
             continue
+        for key in repeated:
+            check.warn(
+                "a key written twice in one object: its last value is read, as the track's checkers (Python's "
+                "json) read it",
+                n,
+                key,
+            )
         if not isinstance(row, dict):
             check.error("each line must be a JSON object", n)
             continue
@@ -637,13 +772,12 @@ def read_trec_rag_run(
         raise InputError(check.errors)
     if not runs:
         raise InputError(Problem(where, "the run file has no answers"))
+    # the file's bytes, and lines that hold no answer (blank ones): every run's
+    lines_said = check.warnings[said_of_the_file:]
+    file_level = check.warnings[:said_of_the_file] + [w for w in lines_said if (w.line or 0) not in line_run]
     for run in runs.values():
-        own = [
-            w
-            for w in check.warnings[file_level:]
-            if w.line is not None and line_run.get(w.line) == run.run_id
-        ]
-        run.warnings = shared + [w for w in own if w not in shared]
+        own = [w for w in lines_said if line_run.get(w.line or 0) == run.run_id]
+        run.warnings = [*file_level, *shared, *[w for w in own if w not in shared]]
         if topics is not None:
             missing = [q for q in topics if q not in run.topics]
             if missing:

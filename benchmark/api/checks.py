@@ -92,7 +92,7 @@ def choose_families(
         if not chosen[task.id]:
             raise InputError(
                 Problem(
-                    f"tasks/{task.id}/task.yaml",
+                    task.where(),
                     "none of the families its card lists can score a query with these inputs (see the "
                     "notes above)",
                     field="metrics",

@@ -21,10 +21,11 @@ from rich.console import Console
 from benchmark.api.answers import resolve_task
 from benchmark.api.checks import check_corpus, check_outputs, scorable_queries
 from benchmark.api.config import ScoringConfig
+from benchmark.api.keywords import signature
 from benchmark.api.results import Results
 from benchmark.api.run import FamilySettingsArg, plan_jobs, prepare_tasks, score_jobs, with_families
-from benchmark.api.score import _config, run_options
-from benchmark.core.errors import InputError
+from benchmark.api.score import checked_call
+from benchmark.core.errors import InputError, Problem
 from benchmark.core.paths import check_writable
 from benchmark.generation import plan as generation
 from benchmark.generation.model_args import (
@@ -32,10 +33,11 @@ from benchmark.generation.model_args import (
     LM_EVAL_BACKENDS,
     OFFLINE_BATCH_SIZE,
     OFFLINE_MODEL,
+    check_batch_size,
     default_batch_size,
 )
 from benchmark.generation.plan import Request
-from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile
+from benchmark.models.profiles import JudgeProfile
 from benchmark.scoring.dry_run import DryRun
 from benchmark.scoring.options import RunOptions
 from benchmark.scoring.ray_shards import RayOptions
@@ -52,6 +54,7 @@ __all__ = [
     "EvaluationPlan",
     "Request",
     "Sweep",
+    "check_batch_size",
     "default_batch_size",
     "evaluate",
     "plan_evaluation",
@@ -120,6 +123,10 @@ def _prepare(
     plan_file: str | Path | None,
     ray: RayOptions | None,
 ) -> _Prepared:
+    from benchmark.generation.model_args import check_request
+
+    # the model, its arguments and batch size first: a typo fails before any task or model loads
+    check_request(request.model, request.model_args, request.gen_kwargs, request.batch_size)
     expanded = sweep.settings()
     loaded = [resolve_task(t) for t in tasks]
     check_writable(request.output_dir, "--output-dir")
@@ -185,8 +192,10 @@ def run_evaluation(
     score: bool = True,
     ray: RayOptions | None = None,
     raise_incomplete: bool = True,
+    report: bool = True,
 ) -> Results:
-    """Generate, then (``score``) score: what :func:`evaluate` and ``benchmark evaluate`` run."""
+    """Generate, then (``score``) score: what :func:`evaluate` and ``benchmark evaluate`` run;
+    ``report`` says each file written (the library's ``progress=False`` keeps quiet)."""
     from benchmark.answers import read_answers
     from benchmark.api.answers import answer_jobs
 
@@ -213,7 +222,13 @@ def run_evaluation(
     if not score or p.chosen is None:
         return Results([])
     return score_jobs(
-        with_families(jobs, p.chosen), p.profile, config, options, ray=ray, raise_incomplete=raise_incomplete
+        with_families(jobs, p.chosen),
+        p.profile,
+        config,
+        options,
+        ray=ray,
+        raise_incomplete=raise_incomplete,
+        report=report,
     )
 
 
@@ -298,27 +313,26 @@ def evaluate(
     gen_kwargs: str | Mapping[str, Any] | None = None,
     apply_chat_template: bool = True,
     score: bool = True,
-    metrics: list[str] | tuple[str, ...] | None = None,
-    judge_profile: str | os.PathLike[str] | JudgeProfile = DEFAULT_PROFILE,
-    judge_url: str | None = None,
-    judge_model: str | None = None,
-    corpus: str | None = None,
-    lucene_index: str | None = None,
-    files: Mapping[str, str] | None = None,
     settings: FamilySettingsArg | None = None,
     ray: RayOptions | None = None,
     raise_incomplete: bool = True,
     options: RunOptions | None = None,
-    **run: Any,
+    **keywords: Any,
 ) -> Results:
     """Generate answers for each task's queries with ``model`` (lm-eval's registry: ``hf``,
     ``vllm``, ``local-completions``, ``local-chat-completions``; or the offline default
     ``groundcover-offline``), closed-book and/or retrieval-augmented (``rag="none,bm25"``),
-    then score them as :func:`benchmark.score` does (same keywords).  Generation and
-    scoring checkpoint per query: calling again resumes.  ``score=False`` only generates.
+    then score them as :func:`benchmark.score` does (the same keywords: :class:`ScoringConfig`'s
+    and :class:`RunOptions`').  Every argument is checked before a model loads; generation
+    and scoring checkpoint per query: calling again resumes.  ``score=False`` only generates.
     """
-    config = _config(metrics, judge_profile, judge_url, judge_model, corpus, lucene_index, files)
-    opts = run_options(options, run)
+    where = "benchmark.evaluate"
+    task_list = [tasks] if isinstance(tasks, str | os.PathLike | Task) else tasks
+    problems = generation_problems(
+        where, model, task_list, model_args, gen_kwargs, batch_size, output_dir,
+        {"apply_chat_template": apply_chat_template, "score": score, "raise_incomplete": raise_incomplete},
+    )  # fmt: skip
+    call = checked_call(where, keywords, options=options, settings=settings, ray=ray, problems=problems)
     request = generation.Request(
         model=model,
         model_args=dict(model_args) if isinstance(model_args, Mapping) else (model_args or {}),
@@ -326,18 +340,83 @@ def evaluate(
         batch_size=batch_size,
         gen_kwargs=dict(gen_kwargs) if isinstance(gen_kwargs, Mapping) else gen_kwargs,
         apply_chat_template=apply_chat_template,
-        corpus=corpus,
-        lucene_index=lucene_index,
-        progress=opts.progress,
+        corpus=call.config.corpus,
+        lucene_index=call.config.lucene_index,
+        progress=call.options.progress,
     )
     return run_evaluation(
         request=request,
-        tasks=[tasks] if isinstance(tasks, str) else tasks,
+        tasks=list(task_list),
         sweep=Sweep(rag, rag_k, rerank, rerank_depth, rag_subq, limit),
-        config=config,
-        options=opts,
-        settings=settings,
+        config=call.config,
+        options=call.options,
+        settings=call.settings,
         score=score,
-        ray=ray,
+        ray=call.ray,
         raise_incomplete=raise_incomplete,
+        report=call.options.progress,
     )
+
+
+#: the flags of generation's checks, as :func:`evaluate`'s keywords
+_KEYWORD_OF = {
+    "--model": "model",
+    "--model-args": "model_args",
+    "--gen-kwargs": "gen_kwargs",
+    "--batch-size": "batch_size",
+}
+
+
+def generation_problems(
+    where: str,
+    model: Any,
+    tasks: Any,
+    model_args: Any,
+    gen_kwargs: Any,
+    batch_size: Any,
+    output_dir: Any,
+    flags: Mapping[str, Any],
+) -> list[Problem]:
+    """The generation arguments of :func:`evaluate`, checked as ``benchmark evaluate``
+    checks its flags (:func:`~benchmark.generation.model_args.check_request`), named by keyword."""
+    from benchmark.api.keywords import task_problem
+    from benchmark.generation.model_args import check_request
+
+    problems: list[Problem] = []
+    if not isinstance(model, str) or not model.strip():
+        return [Problem(where, f"model must be a backend name such as 'hf', not {model!r}", field="model")]
+    if isinstance(tasks, Sequence) and not isinstance(tasks, str) and tasks:
+        problems += [p for t in tasks if (p := task_problem(where, t, "tasks")) is not None]
+    else:
+        problems.append(
+            Problem(where, f"tasks must be a task id or a list of them, not {tasks!r}", field="tasks")
+        )
+    for name, value in (("model_args", model_args), ("gen_kwargs", gen_kwargs)):
+        if value is not None and not isinstance(value, str | Mapping):
+            problems.append(
+                Problem(where, f"{name} must be 'k=v,...', JSON or a dict, not {value!r}", field=name)
+            )
+    if not isinstance(output_dir, str | os.PathLike):
+        problems.append(Problem(where, f"output_dir must be a path, not {output_dir!r}", field="output_dir"))
+    problems += [
+        Problem(where, f"must be True or False, not {value!r}", field=name)
+        for name, value in flags.items()
+        if not isinstance(value, bool)
+    ]
+    if problems:
+        return problems
+    try:
+        check_request(
+            model,
+            dict(model_args) if isinstance(model_args, Mapping) else (model_args or {}),
+            dict(gen_kwargs) if isinstance(gen_kwargs, Mapping) else gen_kwargs,
+            batch_size,
+        )
+    except InputError as exc:
+        problems += [
+            Problem(where, p.message, field=_KEYWORD_OF.get(p.field or "", p.field)) for p in exc.problems
+        ]
+    return problems
+
+
+evaluate.__signature__ = signature(evaluate, ScoringConfig, RunOptions)  # type: ignore[attr-defined]

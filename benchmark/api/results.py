@@ -64,18 +64,22 @@ class Results:
 
     def scores(self) -> pd.DataFrame:
         """One row per (model, task, family, score): the value, its interval, the queries it
-        averages over, and whether the score is the one the family ranks by."""
+        averages over (failed queries are left out of ``n`` and counted in ``failed``), and
+        whether the score is the one the family ranks by. A withheld score (its judge failed
+        past ``max_failure_rate``) has no value here: ``withheld`` says why (the result file
+        keeps the mean over the queries left, for inspection)."""
         rows = [
             {
                 "model": r.model.label,
                 "task": r.task.id,
                 "family": r.metric_family,
                 "score": key,
-                "value": s.value,
-                "ci_low": s.ci_low,
-                "ci_high": s.ci_high,
+                "value": None if s.incomplete else s.value,
+                "ci_low": None if s.incomplete else s.ci_low,
+                "ci_high": None if s.incomplete else s.ci_high,
                 "n": s.n,
                 "failed": s.failed,
+                "withheld": s.incomplete,
                 "primary": key == r.primary,
                 "judge_profile": r.profile_id,
             }
@@ -124,6 +128,12 @@ class Results:
         return pd.DataFrame(rows, columns=["model", "task", "family", "query_id", "failure"])
 
     @property
+    def complete(self) -> bool:
+        """Whether every result is final: no ranked score withheld (with
+        ``raise_incomplete=False`` a call returns incomplete results instead of raising)."""
+        return not self.incomplete
+
+    @property
     def incomplete(self) -> list[tuple[str, list[str]]]:
         """(result, reasons) for each result the judge left incomplete (kept off boards)."""
         return [
@@ -142,11 +152,12 @@ class Results:
         results), board by board, as ``benchmark leaderboard`` ranks result files: only
         results with the same task, judge profile and settings share a board."""
         from benchmark.board.leaderboard import from_results
+        from benchmark.board.render import shown
 
         pooled = list(self.results)
         for other in others:
             pooled += other.results if isinstance(other, Results) else [other]
-        return from_results(pooled)
+        return shown(from_results(pooled))
 
     def judge_card_lines(self) -> list[str]:
         """What the judge profile's card says about trusting these boards' rankings (its

@@ -9,9 +9,11 @@ anything (``--dry-run``).  Nothing here reads a command line.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,11 +122,55 @@ def score_jobs(
     *,
     ray: RayOptions | None = None,
     raise_incomplete: bool = True,
+    report: bool = True,
 ) -> Results:
     """Score every (job, family), checkpointed per query; each result file is written with
-    its traces and figures as it completes.  A result whose judge went unreached on too
-    many queries is written but incomplete: :class:`IncompleteResults` (exit status 3 on
-    the command line) unless ``raise_incomplete`` is false, and re-running resumes it."""
+    its traces and figures as it completes (and said, with ``report``).  A result whose
+    ranked score the judge failed on too often is written but incomplete:
+    :class:`IncompleteResults` (exit status 3 on the command line) unless ``raise_incomplete``
+    is false, and re-running (``retry_failed``) completes it.  Without ``options.progress``
+    no progress bar is drawn, the models' loading bars included."""
+    with quiet_bars(not options.progress):
+        return _score_jobs(
+            jobs, profile, config, options, ray=ray, raise_incomplete=raise_incomplete, report=report
+        )
+
+
+@contextlib.contextmanager
+def quiet_bars(quiet: bool) -> Iterator[None]:
+    """No progress bars inside, those of Hugging Face's loaders too (``Loading weights``):
+    what ``progress=False`` promises a notebook or a log."""
+    if not quiet:
+        yield
+        return
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+
+    hub_was_off = are_progress_bars_disabled()
+    loaded = sys.modules.get("transformers.utils.logging")
+    transformers_was_on = loaded.is_progress_bar_enabled() if loaded is not None else True
+    disable_progress_bars()  # transformers, imported later, starts from the hub's setting
+    if loaded is not None:
+        loaded.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if not hub_was_off:
+            enable_progress_bars()
+        loaded = sys.modules.get("transformers.utils.logging")
+        if loaded is not None and transformers_was_on:
+            loaded.enable_progress_bar()
+
+
+def _score_jobs(
+    jobs: Sequence[Job],
+    profile: JudgeProfile,
+    config: ScoringConfig,
+    options: RunOptions,
+    *,
+    ray: RayOptions | None,
+    raise_incomplete: bool,
+    report: bool,
+) -> Results:
     from benchmark.judging.stack import JudgeStack
     from benchmark.scoring import run
 
@@ -139,15 +185,17 @@ def score_jobs(
 
     def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
         plots = save_figures(family, result, path)
-        console.print(
-            f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
-            f"{', '.join(p.name for p in plots)})"
-        )
+        if report:
+            console.print(
+                f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
+                f"{', '.join(p.name for p in plots)})"
+            )
 
     def skipped(family: MetricFamily, job: Job, reason: str) -> None:
         note = f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})"
         notes.append(note)
-        console.print(note)
+        if report:
+            console.print(note)
 
     try:
         scored = run.score_jobs(
@@ -188,10 +236,13 @@ def score_all(
     settings: FamilySettingsArg | None = None,
     ray: RayOptions | None = None,
     raise_incomplete: bool = True,
+    report: bool = True,
 ) -> Results:
     """Check, choose the families, and score: a whole scoring run."""
     profile, chosen = prepare(jobs, config, options, settings=settings, ray=ray)
-    return score_jobs(chosen, profile, config, options, ray=ray, raise_incomplete=raise_incomplete)
+    return score_jobs(
+        chosen, profile, config, options, ray=ray, raise_incomplete=raise_incomplete, report=report
+    )
 
 
 def plan_all(

@@ -3,22 +3,26 @@
 The same run as ``benchmark score``: the same checks before anything loads, the same
 result files, checkpoints (a second call resumes, and reuses every cached model call) and
 dry-run plan (:func:`plan`).  Keywords are the flags' names: ``judge_profile=`` is
-``--judge-profile``, ``query_batch=`` is ``--query-batch``.
+``--judge-profile``, ``query_batch=`` is ``--query-batch``; they are declared once, by
+:class:`~benchmark.api.config.ScoringConfig` and :class:`~benchmark.scoring.options.RunOptions`,
+and checked before any work (:mod:`benchmark.api.keywords`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmark.answers import Answers, read_answers
 from benchmark.api.answers import answer_jobs, resolve_task
 from benchmark.api.config import ScoringConfig
+from benchmark.api.keywords import family_settings, input_files, scoring_keywords, signature, task_problem
 from benchmark.api.results import Results
 from benchmark.api.run import FamilySettingsArg, plan_all, score_all
-from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile
+from benchmark.core.errors import InputError, Problem
 from benchmark.scoring.dry_run import DryRun
 from benchmark.scoring.options import RunOptions
 from benchmark.scoring.ray_shards import RayOptions
@@ -26,20 +30,57 @@ from benchmark.scoring.run import Job
 from benchmark.tasks import Task
 
 
-def run_options(options: RunOptions | None, values: Mapping[str, Any]) -> RunOptions:
-    """``options`` with the keyword ``values`` over it (each checked, named by its flag)."""
-    base = options.model_dump() if options is not None else {}
-    return RunOptions(**{**base, **values})
+@dataclass(frozen=True)
+class Call:
+    """An API call's arguments, checked: the judge and knowledge, the run options, each
+    family's settings, the Ray pool."""
+
+    config: ScoringConfig
+    options: RunOptions
+    settings: FamilySettingsArg | None
+    ray: RayOptions | None
+
+
+def checked_call(
+    where: str,
+    keywords: Mapping[str, Any],
+    *,
+    options: Any,
+    settings: Any,
+    ray: Any,
+    problems: list[Problem] | None = None,
+) -> Call:
+    """The scoring arguments every API door shares, each checked before any work; every
+    problem (``problems`` found by the caller first) raised together."""
+    from benchmark.families import REGISTRY
+
+    problems = list(problems or [])
+    config = opts = checked_settings = None
+    try:
+        config, opts = scoring_keywords(where, keywords, options)
+        input_files(where, config, REGISTRY)
+    except InputError as exc:
+        problems += exc.problems
+    try:
+        checked_settings = family_settings(where, settings, REGISTRY)
+    except InputError as exc:
+        problems += exc.problems
+    if ray is not None and not isinstance(ray, RayOptions):
+        problems.append(Problem(where, f"ray must be a RayOptions, not a {type(ray).__name__}", field="ray"))
+    if problems or config is None or opts is None:
+        raise InputError(problems)
+    return Call(config, opts, checked_settings, ray)
 
 
 def _jobs(
+    where: str,
     answers: Answers,
-    task: str | os.PathLike[str] | Task,
+    task: Any,
     *,
-    model_name: str | None,
-    trec_rag_run: bool,
-    truncate: bool,
-    own_corpus: bool,
+    model_name: Any,
+    trec_rag_run: Any,
+    truncate: Any,
+    call: Call,
 ) -> list[Job]:
     found = resolve_task(task)
     sets = read_answers(
@@ -48,115 +89,114 @@ def _jobs(
         model_name=model_name,
         trec_rag_run=trec_rag_run,
         truncate=truncate,
-        own_corpus=own_corpus,
+        own_corpus=bool(call.config.corpus or call.config.lucene_index),
     )
     return answer_jobs(sets)
+
+
+def answer_problems(where: str, task: Any, model_name: Any, flags: Mapping[str, Any]) -> list[Problem]:
+    """The answer-side arguments of :func:`score` and :func:`plan`."""
+    problems = [p for p in (task_problem(where, task),) if p is not None]
+    if model_name is not None and not (isinstance(model_name, str) and model_name.strip()):
+        problems.append(
+            Problem(where, f"model_name must be a model id, not {model_name!r}", field="model_name")
+        )
+    problems += [
+        Problem(where, f"must be True or False, not {value!r}", field=name)
+        for name, value in flags.items()
+        if not isinstance(value, bool)
+    ]
+    return problems
 
 
 def score(
     answers: Answers,
     *,
     task: str | os.PathLike[str] | Task,
-    metrics: list[str] | tuple[str, ...] | None = None,
-    judge_profile: str | os.PathLike[str] | JudgeProfile = DEFAULT_PROFILE,
-    judge_url: str | None = None,
-    judge_model: str | None = None,
     model_name: str | None = None,
-    corpus: str | None = None,
-    lucene_index: str | None = None,
-    files: Mapping[str, str] | None = None,
     settings: FamilySettingsArg | None = None,
     trec_rag_run: bool = False,
     truncate: bool = True,
     ray: RayOptions | None = None,
     raise_incomplete: bool = True,
     options: RunOptions | None = None,
-    **run: Any,
+    **keywords: Any,
 ) -> Results:
     """Score ``answers`` on ``task`` with the judge profile's models.
 
     ``answers``: a path (groundcover outputs JSONL, lm-eval ``--log_samples`` file; with
     ``trec_rag_run=True`` a TREC RAG 2024/2025 run file), a pandas DataFrame, a
     ``datasets.Dataset`` or a list of dicts with ``query_id`` and ``answer`` (and ``model``,
-    or give ``model_name``).  ``task``: a task id, a task folder, or a :class:`Task`
-    (e.g. from :meth:`Task.from_records`).  ``metrics``: family ids (default: the task
-    card's list); ``settings``: per family id its settings (``{family_id: {field: value}}``);
-    ``files``: the families' input files by name (``{name: path}``, as their flags name them).
-    ``run`` keywords are :class:`RunOptions` fields (``results_dir``, ``seed``,
-    ``query_batch``, ``progress``, ``max_failure_rate``).
+    or give ``model_name``); answers of several models (a ``model`` column holding more than
+    one) are scored as one entry each, and ``results.leaderboard()`` ranks them.  ``task``: a
+    task id, a task folder, or a :class:`Task` (e.g. from :meth:`Task.from_records`).
+    ``settings``: per family id its settings (``{family_id: {field: value}}``).  The other
+    keywords are :class:`ScoringConfig`'s (``judge_profile``, ``judge_url``, ``judge_model``,
+    ``metrics`` — family ids, default: the task card's list —, ``corpus``, ``lucene_index``,
+    ``files`` — the families' input files by name, as their flags name them) and
+    :class:`RunOptions`' (``results_dir``, ``seed``, ``query_batch``, ``progress``,
+    ``max_failure_rate``, ``retry_failed``, ``human_labels``, ``judge_repeats``), over
+    ``options`` where given.
 
     Result files, traces and figures are written under ``results_dir`` as the command line
     writes them, and a second call resumes from their checkpoints.  Bad input raises
-    :class:`~benchmark.core.errors.InputError` with the message the command line prints;
-    an incomplete result raises :class:`~benchmark.core.errors.IncompleteResults` unless
-    ``raise_incomplete`` is false.
+    :class:`~benchmark.core.errors.InputError` with the message the command line prints, before
+    any work; an incomplete result (its ranked score withheld: the judge failed on more than
+    ``max_failure_rate`` of the queries) raises :class:`~benchmark.core.errors.IncompleteResults`,
+    unless ``raise_incomplete`` is false: then the results come back with ``complete`` False.
     """
-    config = _config(metrics, judge_profile, judge_url, judge_model, corpus, lucene_index, files)
-    opts = run_options(options, run)
+    where = "benchmark.score"
+    flags = {"trec_rag_run": trec_rag_run, "truncate": truncate, "raise_incomplete": raise_incomplete}
+    call = checked_call(
+        where, keywords, options=options, settings=settings, ray=ray,
+        problems=answer_problems(where, task, model_name, flags),
+    )  # fmt: skip
     jobs = _jobs(
-        answers,
-        task,
-        model_name=model_name,
-        trec_rag_run=trec_rag_run,
-        truncate=truncate,
-        own_corpus=bool(corpus or lucene_index),
+        where, answers, task, model_name=model_name, trec_rag_run=trec_rag_run, truncate=truncate, call=call
     )
-    return score_all(jobs, config, opts, settings=settings, ray=ray, raise_incomplete=raise_incomplete)
+    return score_all(
+        jobs,
+        call.config,
+        call.options,
+        settings=call.settings,
+        ray=call.ray,
+        raise_incomplete=raise_incomplete,
+        report=call.options.progress,
+    )
 
 
 def plan(
     answers: Answers,
     *,
     task: str | os.PathLike[str] | Task,
-    metrics: list[str] | tuple[str, ...] | None = None,
-    judge_profile: str | os.PathLike[str] | JudgeProfile = DEFAULT_PROFILE,
-    judge_url: str | None = None,
-    judge_model: str | None = None,
     model_name: str | None = None,
-    corpus: str | None = None,
-    lucene_index: str | None = None,
-    files: Mapping[str, str] | None = None,
     settings: FamilySettingsArg | None = None,
     trec_rag_run: bool = False,
     truncate: bool = True,
     plan_file: str | os.PathLike[str] | None = None,
     options: RunOptions | None = None,
-    **run: Any,
+    **keywords: Any,
 ) -> DryRun:
     """What :func:`score` with the same arguments would ask, computed from nothing: per
     family and stage the LLM calls (prompt tokens by the judge's tokenizer), entailment
     pairs and retrieval queries, how many the cache and the checkpoints already hold, and
     the money where the profile prices its LLM (``benchmark score --dry-run``)."""
-    config = _config(metrics, judge_profile, judge_url, judge_model, corpus, lucene_index, files)
-    opts = run_options(options, run)
+    where = "benchmark.plan"
+    problems = answer_problems(where, task, model_name, {"trec_rag_run": trec_rag_run, "truncate": truncate})
+    if plan_file is not None and not isinstance(plan_file, str | os.PathLike):
+        problems.append(Problem(where, f"plan_file must be a path, not {plan_file!r}", field="plan_file"))
+    call = checked_call(where, keywords, options=options, settings=settings, ray=None, problems=problems)
     jobs = _jobs(
-        answers,
-        task,
-        model_name=model_name,
-        trec_rag_run=trec_rag_run,
-        truncate=truncate,
-        own_corpus=bool(corpus or lucene_index),
+        where, answers, task, model_name=model_name, trec_rag_run=trec_rag_run, truncate=truncate, call=call
     )
-    return plan_all(jobs, config, opts, settings=settings, plan_file=Path(plan_file) if plan_file else None)
+    return plan_all(
+        jobs,
+        call.config,
+        call.options,
+        settings=call.settings,
+        plan_file=Path(plan_file) if plan_file else None,
+    )
 
 
-def _config(
-    metrics: list[str] | tuple[str, ...] | None,
-    judge_profile: str | os.PathLike[str] | JudgeProfile,
-    judge_url: str | None,
-    judge_model: str | None,
-    corpus: str | None,
-    lucene_index: str | None,
-    files: Mapping[str, str] | None,
-) -> ScoringConfig:
-    if isinstance(metrics, str):
-        metrics = metrics.split(",")
-    return ScoringConfig(
-        metrics=tuple(metrics) if metrics is not None else None,
-        judge_profile=judge_profile if isinstance(judge_profile, JudgeProfile) else str(judge_profile),
-        judge_url=judge_url,
-        judge_model=judge_model,
-        corpus=corpus,
-        lucene_index=lucene_index,
-        files=dict(files or {}),
-    )
+score.__signature__ = signature(score, ScoringConfig, RunOptions)  # type: ignore[attr-defined]
+plan.__signature__ = signature(plan, ScoringConfig, RunOptions)  # type: ignore[attr-defined]

@@ -11,8 +11,9 @@ Rules, each of which is a way leaderboards mislead when broken:
 * **Missing is missing.**  A model without a result on a board has no rank there, and no
   overall rank until it has a result on every board of its profile; a query whose ranked
   score a judge failed on is counted in ``failed`` beside the ``n`` the mean is over,
-  never averaged in as zero.  An *incomplete* result (its judge could not be reached on
-  more queries than ``--max-failure-rate`` allows) is on no board until it is re-run.
+  never averaged in as zero.  A score whose judge failed (unreached, or replies that could
+  not be used) on more queries than ``--max-failure-rate`` allows is *withheld*: no number
+  is shown for it; a result whose ranked score is withheld is *incomplete* and on no board.
 * **No reward for failing.**  A mean over the queries a model was scored on favours a
   model whose judge failed on the hard ones, so each board also shows every entry's mean
   over the queries *every* entry has a score on (``shared_mean``), and flags an entry
@@ -209,6 +210,10 @@ def family_table(
         keys = [c.key for c in family.columns] + sorted(set(r.scores) - {c.key for c in family.columns})
         for k in keys:
             s = r.scores.get(k)
+            if s is not None and s.incomplete:
+                # withheld (its judge failed past --max-failure-rate): never a number on a board
+                row[f"{k}_withheld"] = s.incomplete
+                s = s.model_copy(update={"value": None, "ci_low": None, "ci_high": None})
             row[k] = None if s is None else s.value
             row[f"{k}_ci_low"] = None if s is None else s.ci_low
             row[f"{k}_ci_high"] = None if s is None else s.ci_high
@@ -363,7 +368,10 @@ def load_entries(
 
 def incomplete_note(result: TaskResult) -> str:
     """Why an incomplete result is on no board, as the skipped list says it."""
-    return f"incomplete, re-run to complete it ({'; '.join(result.incomplete)})"
+    return (
+        f"incomplete ({'; '.join(result.incomplete)}): a re-run asks again what the judge left unreached, "
+        "--retry-failed what it answered unusably"
+    )
 
 
 def _card_for(cards: dict[str, ModelCard], result: TaskResult) -> ModelCard | None:

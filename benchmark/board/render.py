@@ -9,7 +9,9 @@ neither HTML nor Markdown links are interpreted.
 
 from __future__ import annotations
 
+import dataclasses
 import html
+import io
 import json
 import re
 from datetime import UTC, datetime
@@ -64,6 +66,8 @@ def fmt_ci(row: pd.Series, key: str) -> str:
 
 
 def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:
+    if isinstance(row.get(f"{key}_withheld"), str):
+        return "withheld"  # its judge failed past --max-failure-rate: never a number
     text = fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
     if key.endswith(HUMAN) and text != MISSING:
         text += f" n={int(row[f'{key}_n'])}"  # the human labels it stands on
@@ -274,6 +278,9 @@ def failure_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
     queries every entry has: a mean over the easy queries alone must not pass for a score."""
     out = []
     for _, r in board.iterrows():
+        for col in (c for c in board.columns if c.endswith("_withheld")):
+            if isinstance(r.get(col), str):
+                out.append(f"Withheld: {r['model']}'s {r[col]}.")
         if not r.get("failure_flag"):
             continue
         shared = r.get("shared_mean")
@@ -422,3 +429,29 @@ def write_snapshot(lb: Leaderboard, out_dir: Path | str) -> list[Path]:
         (out / name).write_text(text, encoding="utf-8")
         written.append(out / name)
     return written
+
+
+class ShownLeaderboard(Leaderboard):
+    """A :class:`Leaderboard` that shows itself as the board: what ``Results.leaderboard()``
+    returns, so a notebook cell or a REPL prints the ranked tables, not a dataclass dump."""
+
+    def __repr__(self) -> str:
+        console = Console(record=True, width=160, file=io.StringIO())
+        print_leaderboard(self, console, skip_empty=True)
+        return console.export_text()
+
+    def _repr_html_(self) -> str:
+        """The boards as HTML tables, every cell escaped."""
+        parts = []
+        for fid, table in self.tables.items():
+            if table.empty:
+                continue
+            for board, sub in table.groupby("board", sort=True):
+                parts.append(f"<h4>{html.escape(REGISTRY[fid].title)} — {html.escape(str(board))}</h4>")
+                parts.append(display_frame(sub, REGISTRY[fid]).to_html(index=False, escape=True))
+        parts += [f"<p>skipped {html.escape(s)}</p>" for s in self.skipped]
+        return "\n".join(parts) or "<p>no results</p>"
+
+
+def shown(lb: Leaderboard) -> ShownLeaderboard:
+    return ShownLeaderboard(**{f.name: getattr(lb, f.name) for f in dataclasses.fields(lb)})

@@ -23,7 +23,7 @@ MAX_COLUMNS = 10
 
 def _cells(score: Score | None, human: bool) -> list[str]:
     """A score's cell, and its human-corrected one (with the labels it stands on) when asked."""
-    cells = [fmt_score(*_score_parts(score))]
+    cells = ["withheld" if score is not None and score.incomplete else fmt_score(*_score_parts(score))]
     if human:
         h = score.human_corrected if score is not None else None
         cells.append("—" if h is None else f"{fmt_score(h.value, h.ci_low, h.ci_high)} n={h.n_labels}")
@@ -96,6 +96,14 @@ def print_results(results: Sequence[TaskResult], console: Console | None = None)
                 )
             for reason in r.incomplete:
                 console.print(Text(f"INCOMPLETE {r.model.label} on {r.task.id}: {reason}", style="bold red"))
+            for s in r.scores.values():
+                if s.incomplete and not r.incomplete:
+                    console.print(
+                        Text(
+                            f"withheld {r.model.label} on {r.task.id}: {s.incomplete} (--retry-failed asks again)",
+                            style="yellow",
+                        )
+                    )
     for pid in sorted({r.profile_id for r in results if r.judge_profile.get("offline")}):
         console.print(
             Text(

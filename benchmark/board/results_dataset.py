@@ -1,22 +1,22 @@
-"""The published results as a Hub dataset, read back at a pinned revision.
+"""The board of record as the Space reads it: a numbered release of the results dataset, pinned.
 
-Like MTEB's results repository: result JSON files with their per-query traces and the
-model cards live in a dataset repo (``results/…``, ``submissions/<folder>/model.yaml``,
-the same layout as this repository's ``leaderboard/results`` and ``submissions``), and
-the Space reads it at the commit named in its pin file (``hf_space/results.yaml``), so
-what the Space shows changes only when the pin does — by a reviewed commit.  When the
-dataset cannot be read (no pin, offline, the Hub down), the local copy is the default
-and the page says which one it shows.
+Like MTEB's results repository, the published results live in a Hub dataset (a git
+repository) — as numbered releases (:mod:`benchmark.board.releases`: results with their
+traces, model cards, the judge profile and its cards), written only by the trusted jobs of
+the submission workflow (``scripts/hosted_board.py publish``).  The Space reads the
+dataset at the commit and release named in its pin file (``hf_space/results.yaml``), so
+what it shows changes only when the pin does — by a reviewed commit — and the page says
+which release, and which judge of record, it shows.  A pin may also name a *candidate*
+release (a canary of a new judge of record), shown beside the release.  When the pinned
+release cannot be read, the Space shows no board and says why: it never falls back to
+another set of results (the pipeline check's are never the board).
 """
 
 from __future__ import annotations
 
 import logging
-import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,8 +26,15 @@ from benchmark.core.untrusted import load_yaml
 
 log = logging.getLogger(__name__)
 
-#: What the dataset holds: results with traces, and model cards.  Nothing else is read.
-ALLOW_PATTERNS = ["results/**/*.json", "results/**/*.traces.jsonl", "submissions/*/model.yaml"]
+#: What the Space reads of a release: results with traces, model cards, its manifest and a
+#: candidate's comparison.  Nothing else is downloaded (the answers stay in the dataset).
+RELEASE_PATTERNS = (
+    "results/**/*.json",
+    "results/**/*.traces.jsonl",
+    "submissions/*/model.yaml",
+    "release.yaml",
+    "canary.json",
+)
 
 
 class Pin(BaseModel):
@@ -36,10 +43,17 @@ class Pin(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     repo: str = Field(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", description="Hub dataset id, org/name")
     revision: str = Field(pattern=r"^[0-9a-f]{40}$", description="commit sha of that dataset")
+    release: int = Field(ge=1, description="the release shown as the board of record")
+    candidate: int | None = Field(default=None, ge=1, description="a canary's release, shown beside it")
+
+    @property
+    def dataset(self) -> str:
+        return f"hf://datasets/{self.repo}@{self.revision[:7]}"
 
     @property
     def label(self) -> str:
-        return f"hf://datasets/{self.repo}@{self.revision[:7]}"
+        beside = f" (candidate {self.candidate} beside it)" if self.candidate else ""
+        return f"release {self.release}{beside} of {self.dataset}"
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,8 @@ class Located:
     submissions: Path
     source: str
     pin: Pin | None = None
+    #: the dataset's files at the pinned commit (its ``releases/<n>/`` folders), when read
+    root: Path | None = None
 
 
 def read_pin(path: Path) -> Pin | None:
@@ -59,102 +75,52 @@ def read_pin(path: Path) -> Pin | None:
     try:
         return Pin.model_validate(load_yaml(path.read_text(encoding="utf-8")))
     except ValueError as exc:  # YAMLDataError and pydantic's ValidationError both are
-        raise InputError(Problem(str(path), f"not a results pin (repo, revision): {exc}")) from exc
+        raise InputError(Problem(str(path), f"not a results pin (repo, revision, release): {exc}")) from exc
 
 
 def write_pin(path: Path, pin: Pin) -> None:
     text = (
-        "# The results dataset the Space shows, at one commit.  Written by\n"
-        "# `benchmark space publish-results`; change it only by a reviewed commit.\n"
+        "# The release of the results dataset the Space shows, at one commit.  Written by\n"
+        "# `python scripts/hosted_board.py pin`; change it only by a reviewed commit.\n"
     )
     path.write_text(text + yaml.safe_dump(pin.model_dump(), sort_keys=False), encoding="utf-8")
 
 
-def stage(results_dir: Path, submissions_dir: Path, dest: Path) -> list[Path]:
-    """Copy results (with traces) and model cards into ``dest`` in the dataset layout.
-
-    Only regular files that match :data:`ALLOW_PATTERNS` are copied; symlinks (to a file or
-    to a submission folder) are skipped so that a crafted link cannot publish a file from
-    outside the folders.
-    """
-    files = []
-    for src in sorted(results_dir.rglob("*")):
-        if (
-            src.is_file()
-            and not src.is_symlink()
-            and (src.suffix == ".json" or src.name.endswith(".traces.jsonl"))
-        ):
-            files.append(_copy(src, dest / "results" / src.relative_to(results_dir)))
-    for card in sorted(submissions_dir.glob("*/model.yaml")):
-        if not (card.is_symlink() or card.parent.is_symlink()):  # a linked folder, as a linked file
-            files.append(_copy(card, dest / "submissions" / card.parent.name / "model.yaml"))
-    return files
-
-
-def _copy(src: Path, target: Path) -> Path:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(src, target)
-    return target
-
-
-def publish(folder: Path, repo: str, *, api: Any = None) -> Pin:
-    """Upload a staged ``folder`` as the whole content of dataset ``repo``; return its pin.
-
-    ``delete_patterns="**"``: files removed locally are removed from the dataset too.
-    """
-    if api is None:
-        from huggingface_hub import HfApi
-
-        api = HfApi()
-    api.create_repo(repo, repo_type="dataset", exist_ok=True)
-    info = api.upload_folder(
-        folder_path=str(folder),
-        repo_id=repo,
-        repo_type="dataset",
-        commit_message="update groundcover results",
-        delete_patterns="**",
-    )
-    revision = getattr(info, "oid", None) or _sha_from_url(str(getattr(info, "commit_url", info)))
-    return Pin(repo=repo, revision=revision)
-
-
-def _sha_from_url(url: str) -> str:
-    match = re.search(r"[0-9a-f]{40}", url)
-    if not match:
-        raise RuntimeError(f"the Hub did not return a commit sha for the upload: {url}")
-    return match.group(0)
-
-
 def download(pin: Pin) -> Path:
-    """The dataset's files at the pinned commit (huggingface_hub's cache; offline-aware)."""
+    """The pinned releases' files at the pinned commit (huggingface_hub's cache; offline-aware)."""
     from huggingface_hub import snapshot_download
 
+    patterns = [
+        f"releases/{n}/{p}" for n in filter(None, (pin.release, pin.candidate)) for p in RELEASE_PATTERNS
+    ]
     return Path(
-        snapshot_download(pin.repo, repo_type="dataset", revision=pin.revision, allow_patterns=ALLOW_PATTERNS)
+        snapshot_download(pin.repo, repo_type="dataset", revision=pin.revision, allow_patterns=patterns)
     )
 
 
 def locate(pin_file: Path, local_results: Path, local_submissions: Path) -> Located:
-    """The pinned dataset if it can be read, else the local copy (saying why)."""
+    """The pinned release if there is a pin, else the local copy; an unreadable pin shows
+    no board (an empty folder) and says why."""
     local = Located(local_results, local_submissions, f"local copy ({local_results})")
+    nothing = Path(pin_file).parent / ".no-results"  # never created: a board with no entries
     try:
         pin = read_pin(pin_file)
     except InputError as exc:
-        log.warning("%s; showing the local copy", exc)
-        return Located(
-            local_results, local_submissions, f"local copy ({local_results}); the pin is invalid: {exc}"
-        )
+        log.warning("%s; no board is shown", exc)
+        return Located(nothing, nothing, f"no board: the pin is invalid: {exc}")
     if pin is None:
         return local
+    from benchmark.board import releases  # the boards' machinery, for the Space only
+
     try:
         root = download(pin)
-    except Exception as exc:  # offline, unknown repo or revision, Hub down: all fall back
-        log.warning("results dataset %s unreadable (%s); showing the local copy", pin.label, exc)
-        reason = f"{type(exc).__name__}"
+        judge = releases.read_manifest(root, pin.release).judge
+    except Exception as exc:  # offline, unknown repo or revision, Hub down, no such release
+        log.warning("results dataset %s unreadable (%s); no board is shown", pin.label, exc)
         return Located(
-            local_results,
-            local_submissions,
-            f"local copy ({local_results}): the results dataset {pin.label} could not be read ({reason})",
-            pin,
+            nothing, nothing, f"no board: {pin.label} could not be read ({type(exc).__name__})", pin
         )
-    return Located(root / "results", root / "submissions", f"results dataset {pin.label}", pin)
+    where = releases.release_dir(root, pin.release)
+    return Located(
+        where / "results", where / "submissions", f"{pin.label}, judge of record {judge}", pin, root
+    )

@@ -24,8 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import parse_qsl, urlsplit
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import (
@@ -40,61 +39,27 @@ from pydantic import (
     model_validator,
 )
 
-from benchmark.answers.outputs import parse_row
+from benchmark.answers.outputs import parse_lines, read_rows
 from benchmark.answers.row import OutputRow
+from benchmark.answers.rules import MAX_PROBLEMS
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import SEGMENT_CHARS, RAGSetting
-from benchmark.core.text import sentences
-from benchmark.core.untrusted import (
-    YAMLDataError,
-    load_json,
-    load_yaml,
-    name_problems,
-    strings,
-    text_problems,
-    yaml_key_lines,
-)
+from benchmark.core.secrets import secret_problems
+from benchmark.core.untrusted import YAMLDataError, load_yaml, text_field_problems, yaml_key_lines
 from benchmark.tasks.card import SubmissionLimits
+
+if TYPE_CHECKING:
+    from benchmark.tasks import Task
 
 MODEL_CARD = "model.yaml"
 MAX_FILES = 64
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
-MAX_ANSWER_CHARS = 50_000
-MAX_LINE_CHARS = 200_000
 MAX_CARD_CHARS = 64_000
-#: problems collected per file before its reading stops (the first ones tell what to fix)
-MAX_PROBLEMS_PER_FILE = 50
 #: rows an outputs file may hold: this many per query of the task (a few spare for mistakes)
 ROWS_PER_QUERY = 2
 #: seconds one folder's validation may take before it ends with an error, not a stalled CI job
 TIME_BUDGET_S = 60.0
-#: words that name a credential wherever they stand in a key (split at separators and
-#: camelCase humps: ``openaiApiKey`` is openai·api·key, ``X-Auth`` is x·auth)
-_SECRET_WORDS = frozenset(
-    {
-        "auth", "authorization", "oauth", "bearer", "token", "secret", "secrets", "credential",
-        "credentials", "password", "passwd", "pwd", "passphrase", "cookie", "cookies", "header",
-        "headers", "sessionid", "apikey", "privatekey",
-    }
-)  # fmt: skip
-#: what names a credential in a key's words run together (``OPENAI_API_KEY``, ``accessToken``,
-#: ``private_key``, ``session_id``); never ``tokens`` or ``tokenizer`` (``max_tokens`` is a setting)
-_SECRET_RUNS = (
-    "apikey", "accesskey", "secretkey", "privatekey", "accesstoken", "authtoken", "refreshtoken",
-    "idtoken", "sessionid", "sessionkey", "sessiontoken", "password", "passwd", "passphrase",
-    "secret", "credential", "authorization", "bearer", "cookie",
-)  # fmt: skip
-#: in a URL's query or fragment, these name a credential too (``?key=AIza…``, a signed URL's ``sig``)
-_URL_SECRET_WORDS = _SECRET_WORDS | {"key", "sig", "signature"}
-_KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>]+")
-#: values shaped like a well-known provider's access token or a private key
-_TOKEN_SHAPES = re.compile(
-    r"\bsk-[A-Za-z0-9_\-]{20,}|\bhf_[A-Za-z0-9]{30,}|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_\w{20,}"
-    r"|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_\-]{35}|\bxox[abposr]-[A-Za-z0-9\-]{10,}"
-    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bBearer\s+(?=[A-Za-z._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}"
-)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 # a revision names a results folder: the characters result paths keep (SEGMENT_CHARS)
 _REVISION_RE = re.compile(rf"^[A-Za-z0-9][{SEGMENT_CHARS}]{{0,63}}$")
@@ -236,26 +201,6 @@ def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
     return problems
 
 
-def _text_field_problems(
-    value: Any,
-    file: str,
-    line: int | None,
-    lines: dict[str, int] | None = None,
-    *,
-    free_text: tuple[str, ...] = (),
-) -> list[Problem]:
-    """Lone surrogates and control characters anywhere in a parsed value (keys included),
-    and invisible or direction-changing characters anywhere but in the ``free_text``
-    fields (answers may quote any script; names and identifiers may not hide characters)."""
-    out = []
-    for where, text in strings(value):
-        top = where.split(".")[0].split("[")[0]
-        why = (text_problems if top in free_text else name_problems)(text)
-        if why:
-            out.append(Problem(file, why, line if lines is None else lines.get(top), where or None))
-    return out
-
-
 def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
     if len(text) > MAX_CARD_CHARS:
         return None, [Problem(shown, f"model card longer than {MAX_CARD_CHARS} characters")]
@@ -266,9 +211,9 @@ def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, lis
     if not isinstance(raw, dict):
         return None, [Problem(shown, "model card must be a mapping of fields")]
     lines = yaml_key_lines(text)
-    problems = _text_field_problems(raw, shown, None, lines)
+    problems = text_field_problems(raw, shown, None, lines)
     for top, value in raw.items():
-        problems += _secret_problems({top: value}, shown, lines.get(str(top)), "")
+        problems += secret_problems({top: value}, shown, lines.get(str(top)), "")
     try:
         card = ModelCard.model_validate(raw)
     except ValidationError as exc:
@@ -279,65 +224,6 @@ def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, lis
             )
         return None, problems
     return (card if not problems else None), problems
-
-
-def is_secret_name(name: str, *, url_parameter: bool = False) -> bool:
-    """Whether a key (or, with ``url_parameter``, a URL's query parameter) names a credential:
-    by its words, camelCase or separated, or by those words run together."""
-    words = [w.lower() for w in _KEY_WORD.findall(name)]
-    if not _SECRET_WORDS.isdisjoint(words) or (url_parameter and not _URL_SECRET_WORDS.isdisjoint(words)):
-        return True
-    flat = "".join(words)
-    return any(run in flat for run in _SECRET_RUNS)
-
-
-def secret_value(text: str) -> str | None:
-    """Why a value looks like it carries a credential (never repeating it), or ``None``:
-    a URL with user-info or a credential-named query parameter, or a token's known shape."""
-    for m in _URL.finditer(text):
-        try:
-            parts = urlsplit(m.group())
-            params = [
-                n for q in (parts.query, parts.fragment) for n, _ in parse_qsl(q, keep_blank_values=True)
-            ]
-        except ValueError:  # not a URL after all (a bracketed host that is no IPv6 address)
-            continue
-        if "@" in parts.netloc:
-            return "a URL with user-info (user:password@host)"
-        named = [n for n in params if is_secret_name(n, url_parameter=True)]
-        if named:
-            return f"a URL whose parameter {named[0][:40]!r} looks like a credential"
-    if _TOKEN_SHAPES.search(text):
-        return "a value shaped like an access token or a private key"
-    return None
-
-
-def _secret_problems(value: Any, file: str, line: int | None, where: str) -> list[Problem]:
-    """Keys named like credentials (``api_key``, ``accessToken``, ``extra_body.Authorization``,
-    …) and values that carry one (a password in a URL, a token in its query) anywhere in
-    ``value``: a submission is published as it is, so a secret in it would be published too."""
-    found: list[tuple[str, str]] = []
-
-    def walk(v: Any, path: str) -> None:
-        if isinstance(v, dict):
-            for k, inner in v.items():
-                here = f"{path}.{k}" if path else str(k)
-                if is_secret_name(str(k)):
-                    found.append((here, "looks like a credential"))
-                walk(inner, here)
-        elif isinstance(v, list):
-            for i, inner in enumerate(v):
-                walk(inner, f"{path}[{i}]")
-        elif isinstance(v, str):
-            why = secret_value(v)
-            if why:
-                found.append((path, f"holds {why}"))
-
-    walk(value, where)
-    return [
-        Problem(file, f"{why}; remove it (submissions are published as they are)", line, p or None)
-        for p, why in found
-    ]
 
 
 def _rag_difference(row: RAGSetting | None, card: RAGSetting | None) -> str:
@@ -373,13 +259,12 @@ class _Deadline:
             )
 
 
-def _row_problems(
-    row: OutputRow, obj: dict[str, Any], shown: str, line_no: int, card: ModelCard | None, task_id: str
+def _card_problems(
+    row: OutputRow, shown: str, line_no: int, card: ModelCard | None, task_id: str
 ) -> list[Problem]:
-    """What is wrong with one parsed row against the card and the task."""
-    # the answer and its passage ids are data, not configuration: a URL an answer quotes is text
-    settings = {k: v for k, v in obj.items() if k not in ("answer", "retrieval")}
-    problems = _secret_problems(settings, shown, line_no, "")
+    """The submission door's own rules on a row: it belongs to this file's task, and to the
+    model, revision and retrieval setting its model card declares."""
+    problems = []
     if row.task is not None and row.task != task_id:
         problems.append(
             Problem(shown, f"row names task {row.task!r}, but this file is for {task_id!r}", line_no, "task")
@@ -395,104 +280,24 @@ def _row_problems(
         )
     if card is not None and row.rag != card.rag:
         problems.append(Problem(shown, _rag_difference(row.rag, card.rag), line_no, "rag"))
-    if row.rag is not None and row.retrieval is None:
-        problems.append(Problem(shown, "a RAG answer needs its 'retrieval' record", line_no, "retrieval"))
-    if row.rag is None and row.retrieval is not None:
-        problems.append(
-            Problem(
-                shown,
-                "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting",
-                line_no,
-                "retrieval",
-            )
-        )
-    if row.rag is not None and row.retrieval is not None:
-        problems += _passage_problems(row.retrieval.passages, row.rag.k, shown, line_no)
     return problems
-
-
-def _passage_problems(passages: list[str], k: int, shown: str, line_no: int) -> list[Problem]:
-    """A RAG row's passages against its setting: at most ``k``, distinct, none empty.
-
-    Scoring pairs every answer sentence with every passage, so a row listing thousands
-    of passages (or one passage thousands of times) would cost CI thousands of times what
-    its setting says.  Fewer than ``k`` is an honest record, not an error: a search returns
-    fewer when fewer passages match (BM25 needs a shared term) and a TREC run's ``k`` is its
-    most references.
-    """
-    where = "retrieval.passages"
-    problems = []
-    if len(passages) > k:
-        problems.append(
-            Problem(
-                shown,
-                f"{len(passages):,} passages, but the setting's k is {k}: a row lists the k passages "
-                "its answer was given",
-                line_no,
-                where,
-            )
-        )
-    empty = [i for i, p in enumerate(passages, start=1) if not p.strip()]
-    if empty:
-        problems.append(
-            Problem(shown, f"empty passage id (passage {empty[0]} of {len(passages):,})", line_no, where)
-        )
-    first: dict[str, int] = {}
-    repeats = [(p, first[p], i) for i, p in enumerate(passages, start=1) if first.setdefault(p, i) != i]
-    if repeats:
-        p, at, again = repeats[0]
-        problems.append(
-            Problem(
-                shown,
-                f"{len(repeats):,} repeated passage id(s) ({p!r} is passage {at} and {again}); "
-                "each passage is given once",
-                line_no,
-                where,
-            )
-        )
-    return problems
-
-
-def _answer_problems(answer: str, limits: SubmissionLimits, shown: str, line_no: int) -> list[Problem]:
-    """An answer against its task card's ``limits``: its scoring cost grows with its length
-    and its number of sentences (each one a claim to ground)."""
-    if len(answer) > limits.max_answer_chars:
-        return [
-            Problem(
-                shown,
-                f"answer of {len(answer):,} characters; the task card's limit is {limits.max_answer_chars:,} "
-                "(limits.max_answer_chars)",
-                line_no,
-                "answer",
-            )
-        ]
-    n = len(sentences(answer))
-    if n > limits.max_answer_sentences:
-        return [
-            Problem(
-                shown,
-                f"answer of {n:,} sentences; the task card's limit is {limits.max_answer_sentences:,} "
-                "(limits.max_answer_sentences)",
-                line_no,
-                "answer",
-            )
-        ]
-    return []
 
 
 def _load_outputs(
     text: str,
+    path: Path,
     shown: str,
     card: ModelCard | None,
     task_id: str,
     deadline: _Deadline,
 ) -> tuple[list[OutputRow], list[Problem]]:
-    """Rows of one outputs file, and its problems: at most :data:`MAX_PROBLEMS_PER_FILE`,
-    and none of it read when the file has more lines than the task could need."""
+    """Rows of one outputs file, and its problems: read by the rule book every door shares
+    (:func:`benchmark.answers.outputs.read_rows`), then the submission's own rules — one
+    model (no more rows than its task could need: none of it read otherwise), the model
+    card's identity and setting, and every scored query answered."""
+    task = submitted_task(task_id)
     known, required = required_queries(task_id)
-    limits = task_limits(task_id)
     max_rows = ROWS_PER_QUERY * len(known) + 10
-    # JSONL lines end at "\n" only: U+2028, U+2029 and U+0085 may appear inside answers
     lines = text.split("\n")
     n_lines = len(lines) - (text.endswith("\n"))
     if n_lines > max_rows and sum(1 for line in lines if line.strip()) > max_rows:
@@ -502,102 +307,55 @@ def _load_outputs(
                 f"{n_lines} lines; task {task_id} has {len(known)} queries, so at most {max_rows} rows are read",
             )
         ]
-    rows: list[OutputRow] = []
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for line_no, line in enumerate(lines, start=1):
-        if len(problems) >= MAX_PROBLEMS_PER_FILE:
-            problems.append(
-                Problem(
-                    shown, f"stopped reading after {MAX_PROBLEMS_PER_FILE} problems; fix these first", line_no
-                )
-            )
-            return rows, problems
-        deadline.check()
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE_CHARS:
-            problems.append(Problem(shown, f"line longer than {MAX_LINE_CHARS} characters", line_no))
-            continue
-        try:
-            obj = load_json(line)
-        except ValueError as exc:
-            problems.append(Problem(shown, str(exc), line_no))
-            continue
-        if not isinstance(obj, dict):
-            problems.append(Problem(shown, "each line must be a JSON object", line_no))
-            continue
-        bad_text = _text_field_problems(obj, shown, line_no, free_text=("answer",))
-        if bad_text:
-            problems.extend(bad_text)
-            continue
-        answer = obj.get("answer")
-        if isinstance(answer, str) and len(answer) > MAX_ANSWER_CHARS:
-            problems.append(
-                Problem(shown, f"answer longer than {MAX_ANSWER_CHARS} characters", line_no, "answer")
-            )
-        try:
-            row = parse_row(obj, shown, line_no)
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        if row.query_id not in known:
-            problems.append(
-                Problem(shown, f"query id {row.query_id!r} is not in the task", line_no, "query_id")
-            )
-        if row.query_id in seen:
-            problems.append(
-                Problem(
-                    shown,
-                    f"duplicate query id {row.query_id!r} (first on line {seen[row.query_id]})",
-                    line_no,
-                    "query_id",
-                )
-            )
-        seen.setdefault(row.query_id, line_no)
-        problems += _answer_problems(row.answer, limits, shown, line_no)
-        problems += _row_problems(row, obj, shown, line_no, card, task_id)
-        rows.append(row)
+    objects, problems = parse_lines(text, shown, tick=deadline.check)
+    read, problems = read_rows(objects, path, None, problems, task=task, shown=shown)
+    for line_no, row in read:
+        problems += _card_problems(row, shown, line_no, card, task_id)
+    # answered, well or not: a row refused for another reason is not also "missing"
+    seen = {str(obj.get("query_id")) for _, obj in objects if isinstance(obj, dict)}
     missing = [q for q in required if q not in seen]
-    if missing:
+    if missing and len(problems) < MAX_PROBLEMS:  # a file read to its end: what it lacks is known
         problems.append(
             Problem(shown, f"{len(missing)} required query id(s) missing: {missing[:10]}", field="query_id")
         )
-    if not rows and not problems:
+    if not read and not problems:
         problems.append(Problem(shown, "outputs file has no answers"))
-    return rows, problems
+    return [row for _, row in read], problems
 
 
 def required_queries(task_id: str) -> tuple[set[str], list[str]]:
     """All query ids of a task, and those a submission must answer (the scored ones)."""
     from benchmark.core import paths
 
-    known, required = _required_queries(task_id, str(paths.tasks_dir()))
-    return set(known), list(required)
+    task = submitted_task(task_id)
+    return set(task.table("queries")["query_id"]), list(_scorable(task_id, str(paths.tasks_dir())))
 
 
 @lru_cache(maxsize=32)
-def _required_queries(task_id: str, tasks_dir: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """Cached per (task, tasks folder): reading a task's tables is what validation spends time on."""
+def _scorable(task_id: str, tasks_dir: str) -> tuple[str, ...]:
     from benchmark.families import scorable_queries
-    from benchmark.tasks import load_task
 
-    task = load_task(task_id)
-    return frozenset(task.table("queries")["query_id"]), tuple(scorable_queries(task))
+    return tuple(scorable_queries(submitted_task(task_id)))
 
 
 def task_limits(task_id: str) -> SubmissionLimits:
     """What one answer to ``task_id`` may hold: its task card's ``limits``."""
+    return submitted_task(task_id).card.limits
+
+
+def submitted_task(task_id: str) -> Task:
+    """A shipped task, loaded once per tasks folder: reading a task's tables is what
+    validation spends time on."""
     from benchmark.core import paths
 
-    return _task_limits(task_id, str(paths.tasks_dir()))
+    return _submitted_task(task_id, str(paths.tasks_dir()))
 
 
 @lru_cache(maxsize=32)
-def _task_limits(task_id: str, tasks_dir: str) -> SubmissionLimits:
+def _submitted_task(task_id: str, tasks_dir: str) -> Task:
     from benchmark.tasks import load_task
 
-    return load_task(task_id).card.limits
+    return load_task(task_id)
 
 
 def _guarded(shown: str, load: Callable[[], tuple[Any, list[Problem]]]) -> tuple[Any, list[Problem]]:
@@ -741,7 +499,7 @@ def _check_outputs(
             problems.append(unscorable)
             continue
         rows, out_problems = _guarded(
-            shown, lambda p=p, text=text, shown=shown: _load_outputs(text, shown, card, p.stem, deadline)
+            shown, lambda p=p, text=text, shown=shown: _load_outputs(text, p, shown, card, p.stem, deadline)
         )
         problems.extend(out_problems)
         outputs[p.stem] = rows or []

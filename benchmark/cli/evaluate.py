@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 from typing import Any
 
@@ -127,10 +126,13 @@ def _dict_action() -> type[argparse.Action]:
 
 
 def batch_size(text: str) -> str:
-    """``--batch-size``: a whole number of at least 1, or lm-eval's ``auto`` / ``auto:N``."""
-    if text == "auto" or re.fullmatch(r"auto:[1-9][0-9]*", text) or re.fullmatch(r"[1-9][0-9]{0,5}", text):
-        return text
-    raise argparse.ArgumentTypeError(f"{text!r}: use a whole number of at least 1, or auto")
+    """``--batch-size``: :func:`~benchmark.generation.model_args.check_batch_size`, as a flag's type."""
+    from benchmark.api.evaluate import check_batch_size
+
+    try:
+        return str(check_batch_size(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:

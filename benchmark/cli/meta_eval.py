@@ -69,7 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--min-rating",
         type=int,
-        help="rankings: least self-rating that answers (default: the set's, 3 for dl19)",
+        help="rankings: least self-rating that answers (default: the set's published setting, 3 for dl19; "
+        "with --grades, the family's own default, as its score-grades counts)",
     )
     p.add_argument("--rank-cutoff", type=int, default=20, help="rankings: a run's top N counts for EXAM (20)")
     p.add_argument("--top-k", type=int, default=TOP_K, help=f"rankings: k of the top-k overlap ({TOP_K})")

@@ -52,8 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--trec-rag-strict",
         action="store_true",
-        help="--trec-rag-run: refuse what groundcover reads but the track's checker refuses or the track "
-        "forbids (several run ids in one file, a byte-order mark, over 100 references in 2025)",
+        help="--trec-rag-run: refuse every file the track's checker refuses, and what the track forbids: "
+        "groundcover otherwise reads, with a warning, a compressed file, a byte-order mark, blank lines, "
+        "whitespace around ids, several run ids and over 100 references in 2025 (docs/conformance.md)",
     )
     p.add_argument(
         "--tasks", nargs="+", help="task ids, one per outputs file (with --outputs), commas or spaces"

@@ -1,5 +1,6 @@
-"""``benchmark space``: run the leaderboard Space locally, publish the results dataset it
-reads, or publish the Space itself (:mod:`benchmark.board.results_dataset` explains the split)."""
+"""``benchmark space``: run the leaderboard Space locally, or publish the Space itself, which
+reads the release of the results dataset its pin names (:mod:`benchmark.board.results_dataset`;
+releases are cut by the submission workflow, docs/hosted-board.md)."""
 
 from __future__ import annotations
 
@@ -27,22 +28,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "space",
-        help="serve the Gradio leaderboard locally; publish its results dataset, or the Space",
+        help="serve the Gradio leaderboard locally, or publish the Space",
         description=(
-            "`serve` starts hf_space/app.py on 127.0.0.1 over --results-dir. `publish-results` uploads "
-            "the result files (with traces, for drill-down) and the model cards as a Hub dataset, "
-            "replacing its content, and pins the new commit in hf_space/results.yaml. `publish` "
-            "uploads the app, its Space card and that pin: the Space reads the dataset at the pinned "
-            "commit. --dry-run prints what would be uploaded."
+            "`serve` starts hf_space/app.py on 127.0.0.1 over --results-dir. `publish` uploads the app, "
+            "its Space card and its pin, hf_space/results.yaml: the Space shows the release of the results "
+            "dataset the pin names, at the pinned commit (releases are cut by the submission workflow; "
+            "docs/hosted-board.md). --dry-run prints what would be uploaded."
         ),
         examples=[
             "benchmark space serve --port 7860",
-            "HF_TOKEN=... benchmark space publish-results --repo-id groundcover/results",
             "benchmark space publish --repo-id groundcover/leaderboard --dry-run",
             "HF_TOKEN=... benchmark space publish --repo-id groundcover/leaderboard",
         ],
     )
-    p.add_argument("action", choices=["serve", "publish-results", "publish"])
+    p.add_argument("action", choices=["serve", "publish"])
     p.add_argument(
         "--results-dir",
         help=f"result files to serve (default: the published ones in {PUBLISHED_RESULTS} inside a checkout, "
@@ -50,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--submissions-dir", default="submissions")
     p.add_argument("--port", type=port, default=7860, help="local port, 1 to 65535 (default 7860)")
-    p.add_argument("--repo-id", help="Hub repo id: the results dataset, or the Space (org/name)")
+    p.add_argument("--repo-id", help="the Space's Hub repo id (org/name)")
     p.add_argument("--dry-run", action="store_true", help="list the files and sizes, upload nothing")
     p.set_defaults(func=run)
 
@@ -100,7 +99,7 @@ def stage(dest: Path, *, ref: str | None = None) -> list[Path]:
         raise InputError(
             Problem(
                 str(PIN_FILE),
-                "no results pin: run `benchmark space publish-results --repo-id ORG/NAME` first",
+                "no results pin: pin a release first (`python scripts/hosted_board.py pin --release N`)",
             )
         )
     files = []
@@ -138,17 +137,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.repo_id:
         raise InputError(Problem("--repo-id", f"`benchmark space {args.action}` needs --repo-id ORG/NAME"))
     with tempfile.TemporaryDirectory(prefix="groundcover-space-") as tmp:
-        if args.action == "publish-results":
-            files = results_dataset.stage(results_dir, submissions_dir, Path(tmp))
-            _list(files, tmp, f"dataset {args.repo_id} (replacing all of it)")
-            if args.dry_run:
-                print("dry run: nothing uploaded")
-                return 0
-            with hub_errors(args.repo_id, "results dataset (hf_space/results.yaml is unchanged)"):
-                pin = results_dataset.publish(Path(tmp), args.repo_id)
-            results_dataset.write_pin(PIN_FILE, pin)
-            print(f"uploaded {pin.label}; pinned in {PIN_FILE} (commit it, then `benchmark space publish`)")
-            return 0
         files = stage(Path(tmp))
         _list(files, tmp, f"space {args.repo_id}")
         if args.dry_run:

@@ -92,6 +92,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     new.add_argument(
         "--metrics", metavar="A,B", help="the families to list (default: every family the inputs allow)"
     )
+    new.add_argument(
+        "--main-score",
+        metavar="FAMILY=SCORE,...",
+        help="the score a family ranks by on this task, e.g. icat=icat_m (default: the family's own)",
+    )
     new.add_argument("--force", action="store_true", help="replace an existing task folder at --out")
     p.set_defaults(func=run)
 
@@ -180,6 +185,7 @@ def _new(args: argparse.Namespace, console: Console) -> int:
         citation=args.citation,
         version=args.task_version,
         metrics=[m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None,
+        main_score=_pairs(args.main_score, "--main-score"),
         force=args.force,
         script="benchmark tasks new",
     )
@@ -217,3 +223,16 @@ def _export(args: argparse.Namespace, console: Console) -> int:
         on_task=said,
     )
     return 0
+
+
+def _pairs(text: str | None, flag: str) -> dict[str, str]:
+    """``a=x,b=y`` as ``{"a": "x", "b": "y"}``."""
+    out: dict[str, str] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise InputError(Problem("command line", f"{item!r}: give FAMILY=SCORE", field=flag))
+        out[key.strip()] = value.strip()
+    return out

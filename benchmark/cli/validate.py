@@ -57,9 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # --budget-limits given at all (an empty value too: an unset CI variable) turns the budget on
     budget = (
         parse_budget(args.budget_limits or "", "--budget-limits")
-        if args.budget or args.budget_limits
+        if args.budget or args.budget_limits is not None
         else None
     )
     console = Console(highlight=False)

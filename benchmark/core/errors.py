@@ -91,10 +91,26 @@ def yaml_key_lines(text: str, loader: Any = None) -> dict[str, int]:
     return {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
 
 
+def field_problems(exc: Any, file: str, text: str) -> list[Problem]:
+    """A pydantic ``ValidationError`` of a YAML file's mapping (``text``), one problem per
+    error, each naming the file, the line of its top-level key and the field's path."""
+    lines = yaml_key_lines(text)
+    return [
+        Problem(
+            file,
+            e["msg"],
+            line=lines.get(str(e["loc"][0])) if e["loc"] else None,
+            field=".".join(str(x) for x in e["loc"]) or None,
+        )
+        for e in exc.errors()
+    ]
+
+
 class IncompleteResults(RuntimeError):
-    """Results were written, but some are not final: a judge could not be reached on more
-    queries than ``--max-failure-rate`` allows.  Not an input error (exit status 2): the
-    command was right and re-running it completes the results, so it exits with 3."""
+    """Results were written, but some are not final: a judge failed (unreached, or replies
+    that could not be used) on more queries than ``--max-failure-rate`` allows.  Not an input
+    error (exit status 2): the command was right, and re-running it (with ``--retry-failed``
+    for unusable replies) completes the results, so it exits with 3."""
 
     exit_status = 3
 
@@ -108,6 +124,8 @@ class IncompleteResults(RuntimeError):
             else f"{n} result{'s were' if n > 1 else ' was'} not scored"
         )
         super().__init__(
-            f"{what} ({shown}); re-run the same command once the judge is back: finished queries are "
-            "kept and only the missing ones are asked again"
+            f"{what} ({shown}); re-run the same command once the judge is back (finished queries are kept and "
+            "only the missing ones are asked again), with --retry-failed (retry_failed=True) to ask it again "
+            "where its replies could not be used; a deterministic judge gives the same reply again: then "
+            "change the judge, its prompt or --max-failure-rate"
         )

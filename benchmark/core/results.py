@@ -27,16 +27,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from benchmark.core import paths, stats
 from benchmark.core.version import __version__
 
 RESULT_SCHEMA_VERSION = "2"
 
-#: the share of queries per score whose judge may go unreached before a result is incomplete:
-#: small, so a judge that died halfway never reads as a score, yet one lost request in a
-#: large task (1 of 54) does not throw a run away
+#: the share of queries per score on which a judge may fail — unreached, or a reply that could
+#: not be used — before the score is withheld (and a result whose ranked score it is, incomplete):
+#: small, so a judge that died halfway or answers nonsense never reads as a score, yet one
+#: lost request in a large task (1 of 54) does not throw a run away
 MAX_FAILURE_RATE = 0.05
 
 TRACKED_PACKAGES = (
@@ -112,8 +120,14 @@ class Score(_Strict):
     )
     unreachable: int = Field(
         default=0,
-        description="of the failed, those whose judge gave no reply at all (down, timed out): a re-run can "
-        "complete them, and past --max-failure-rate they make the result incomplete",
+        description="of the failed, those whose judge gave no reply at all (down, timed out): a re-run "
+        "completes them",
+    )
+    incomplete: str | None = Field(
+        default=None,
+        description="why the score is withheld: its judge failed (unreached, or a reply that could not be "
+        "used) on more queries than --max-failure-rate allows. A withheld score is shown on no board as a "
+        "number and never ranked; when it is the ranked score, the result is incomplete",
     )
     ci_method: str | None = Field(
         default=None, description="BCa, percentile, constant, or null (no interval)"
@@ -130,7 +144,7 @@ class Score(_Strict):
         """Absent, the optional figures are not written: a result scored without them is the
         file it was before they existed (published results recompute key for key)."""
         out = handler(self)
-        for key in ("human_corrected", "judge_repeats"):
+        for key in ("human_corrected", "judge_repeats", "incomplete"):
             if out.get(key) is None:
                 out.pop(key, None)
         return out
@@ -186,11 +200,24 @@ class RAGSetting(_Strict):
 
 
 class ModelInfo(_Strict):
-    id: str
+    id: str = Field(min_length=1, max_length=200)
     revision: str = "main"
     backend: str | None = None
     generation: dict[str, Any] = Field(default_factory=dict)
     rag: RAGSetting | None = Field(default=None, description="null: closed-book")
+
+    @field_validator("id", "revision")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        """The name rule every door applies (:func:`benchmark.core.untrusted.name_problems`): a
+        result file naming its model with a control or direction-changing character (one
+        that makes a name render as another's) is not read, by the board or the Space."""
+        from benchmark.core.untrusted import name_problems
+
+        why = name_problems(value)
+        if why:
+            raise ValueError(why)
+        return value
 
     @property
     def setting(self) -> str:
@@ -256,8 +283,8 @@ class RunInfo(_Strict):
     command: str | None = None
     max_failure_rate: float | None = Field(
         default=None,
-        description="the share of queries per score whose judge may not be reached before the result is "
-        "incomplete (--max-failure-rate)",
+        description="the share of queries per score on which the judge may fail before the score is "
+        "withheld (--max-failure-rate)",
     )
 
 
@@ -317,9 +344,10 @@ class TaskResult(_Strict):
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
     incomplete: list[str] = Field(
         default_factory=list,
-        description="why this result is not final (a score whose judge could not be reached on more "
-        "queries than --max-failure-rate allows); an incomplete result is written, kept off every board, "
-        "and completed by re-running the same command",
+        description="why this result is not final: its ranked score is withheld (its judge failed on more "
+        "queries than --max-failure-rate allows), or that many queries have no score at all. An incomplete "
+        "result is written, kept off every board, and completed by re-running the same command (a judge "
+        "that was down) or with --retry-failed (replies that could not be used)",
     )
     run: RunInfo
 

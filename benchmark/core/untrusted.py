@@ -308,6 +308,26 @@ def name_problems(value: str) -> str | None:
     return None
 
 
+def text_field_problems(
+    value: Any,
+    file: str,
+    line: int | None,
+    lines: dict[str, int] | None = None,
+    *,
+    free_text: tuple[str, ...] = (),
+) -> list[errors.Problem]:
+    """Lone surrogates and control characters anywhere in a parsed value (keys included),
+    and invisible or direction-changing characters anywhere but in the ``free_text``
+    fields (answers may quote any script; names and identifiers may not hide characters)."""
+    out = []
+    for where, text in strings(value):
+        top = where.split(".")[0].split("[")[0]
+        why = (text_problems if top in free_text else name_problems)(text)
+        if why:
+            out.append(errors.Problem(file, why, line if lines is None else lines.get(top), where or None))
+    return out
+
+
 def read_text(path: Any, *, field: str | None = None, data: bytes | None = None) -> str:
     """A user's file (or its ``data``, already read) as UTF-8 text; anything else is an
     :class:`~benchmark.core.errors.InputError` naming the file, the line and the byte."""

@@ -129,7 +129,7 @@ def families_for(task: Task, requested: list[str] | None = None) -> list[MetricF
     A family must be registered, listed on the task card, and find its required tables
     in the task; otherwise the error names what is missing, before any model loads.
     """
-    card_path = f"tasks/{task.id}/task.yaml"
+    card_path = task.where()
     ids = requested if requested else list(task.card.metrics)
     problems = []
     for fid in ids:

@@ -383,9 +383,15 @@ class FamilyDeclaration(ABC):
 
     def primary_for(self, task: Task, scores: dict[str, Any]) -> str:
         """The score this result is ranked by: the task card's ``main_score`` for this
-        family when it was computed, else the family's default."""
+        family when it was computed, else the family's default when it was, else the first
+        of the family's columns that was (a run of ICAT-M alone is ranked by ICAT-M, not by
+        an ICAT-S no query has); the family's default when none was."""
         chosen = task.card.main_score.get(self.id)
-        return chosen if chosen and scores.get(chosen) is not None else self.primary
+        if chosen and scores.get(chosen) is not None:
+            return chosen
+        if scores.get(self.primary) is not None:
+            return self.primary
+        return next((c.key for c in self.columns if scores.get(c.key) is not None), self.primary)
 
     def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
         """The settings that change the ranked numbers; part of the board key."""

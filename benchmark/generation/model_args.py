@@ -10,6 +10,7 @@ in outputs comes from here too: the model's identity and its arguments without s
 from __future__ import annotations
 
 import importlib.metadata
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +40,22 @@ DEFAULT_BATCH_SIZE = "4"
 OFFLINE_BATCH_SIZE = "16"
 
 
+def check_batch_size(value: str | int | None) -> str | None:
+    """A generation batch size: a whole number of at least 1, or lm-eval's ``auto`` /
+    ``auto:N`` (``None``: the model's default); ``ValueError`` otherwise."""
+    if value is None:
+        return None
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(text, str) and (
+        text == "auto" or re.fullmatch(r"auto:[1-9][0-9]*", text) or re.fullmatch(r"[1-9][0-9]{0,5}", text)
+    ):
+        return text
+    raise ValueError(f"{value!r}: use a whole number of at least 1, or auto")
+
+
 def default_batch_size(model: str) -> str:
     """The batch size ``model`` generates with when the user names none."""
     return OFFLINE_BATCH_SIZE if model == OFFLINE_MODEL else DEFAULT_BATCH_SIZE
-
-
-SECRET_ARGS = frozenset({"api_key", "auth_token", "token", "header", "headers"})
 
 
 def parse_kv(text: str | dict[str, Any] | None) -> dict[str, Any]:
@@ -88,10 +99,17 @@ _GEN_CHECKS: dict[str, tuple[str, Any]] = {
 
 
 def check_request(
-    model: str, model_args: str | dict[str, Any], gen_kwargs: str | dict[str, Any] | None
+    model: str,
+    model_args: str | dict[str, Any],
+    gen_kwargs: str | dict[str, Any] | None,
+    batch_size: str | int | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The parsed ``--model-args`` and generation settings, or a one-line error naming the
     flag — before any model loads."""
+    try:
+        check_batch_size(batch_size)
+    except ValueError as exc:
+        raise InputError(Problem("command line", str(exc), field="--batch-size")) from exc
     try:
         margs = parse_kv(model_args)
     except ValueError as exc:
@@ -195,7 +213,9 @@ def _convert(v: str) -> Any:
 
 def public_args(margs: dict[str, Any]) -> dict[str, Any]:
     """Model args as recorded in outputs: secrets dropped, so files can be shared."""
-    return {k: v for k, v in margs.items() if k not in SECRET_ARGS}
+    from benchmark.core.secrets import public
+
+    return public(margs)
 
 
 def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:

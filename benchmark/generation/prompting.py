@@ -63,7 +63,7 @@ def check_held_out(task: Task, messages: Messages, query_id: str | None = None) 
             if hidden in text:
                 raise InputError(
                     Problem(
-                        f"tasks/{task.id}",
+                        task.where(table),
                         f"the generation prompt for query {query_id or '?'} contains held-out text from table "
                         f"{table}, row {row} ({hidden[:60]!r}): it must never be shown to the evaluated model",
                         field=table,

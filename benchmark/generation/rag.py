@@ -160,7 +160,7 @@ def core_sub_questions(task: Any, query_ids: Sequence[str]) -> dict[str, list[st
     if not task.has_table("sub_questions"):
         raise InputError(
             Problem(
-                f"tasks/{task.id}/task.yaml",
+                task.where(),
                 "--rag-subq needs the task's sub_questions table",
                 field="data.tables",
             )
@@ -172,7 +172,7 @@ def core_sub_questions(task: Any, query_ids: Sequence[str]) -> dict[str, list[st
     if missing:
         raise InputError(
             Problem(
-                f"tasks/{task.id}/data/sub_questions.parquet",
+                task.where("sub_questions"),
                 f"no core sub-question for queries {missing[:5]}",
             )
         )

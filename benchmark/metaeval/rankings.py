@@ -427,7 +427,8 @@ def _row(a: Agreement) -> dict[str, Any]:
 class RankingOptions:
     """What a ranking card is measured on and how: the values of ``benchmark meta-eval
     rankings``'s options (``set_id`` is ``--set``; ``grades``, a graded-runs file, replaces
-    it; ``min_rating`` None: the set's)."""
+    it; ``min_rating`` None: the set's published setting, or for a graded-runs file the
+    family's own default, :func:`default_min_rating`)."""
 
     set_id: str = "dl19"
     grades: str | None = None
@@ -469,6 +470,13 @@ def command_line(options: RankingOptions) -> str:
         if value is not None and not (name == "set" and options.grades):
             words += [f"--{name.replace('_', '-')}", str(value)]
     return shlex.join(words)
+
+
+def default_min_rating(family: Any) -> int | None:
+    """The family's own default least self-rating — its settings' ``min_rating``, the one
+    its ``score-grades`` and its scoring count with — so a graded-runs file is counted the
+    same way whichever command reads it (``None``: the family has no such setting)."""
+    return getattr(family.settings_model(), "min_rating", None)
 
 
 def graded_family(name: str | None) -> Any:
@@ -542,10 +550,12 @@ def run(options: RankingOptions) -> RankingRun:
     from benchmark.metaeval import ranking_sets
 
     started = time.perf_counter()
+    family = graded_family(options.family)
     if options.grades:
         path = Path(options.grades)
         set_info: dict[str, Any] = {"id": "file", "source": f"file:{rel(path)}"}
-        min_rating, relevant_from = options.min_rating, 1
+        min_rating = options.min_rating if options.min_rating is not None else default_min_rating(family)
+        relevant_from = 1
     else:
         path = ranking_sets.fetch(options.set_id, Path(options.data_dir) if options.data_dir else None)
         rs = ranking_sets.SETS[options.set_id]
@@ -558,8 +568,7 @@ def run(options: RankingOptions) -> RankingRun:
         }
         min_rating = options.min_rating if options.min_rating is not None else rs.min_rating
         relevant_from = rs.relevant_from
-        options = replace(options, min_rating=min_rating)  # the card's command names the setting it ran
-    family = graded_family(options.family)
+    options = replace(options, min_rating=min_rating)  # the card's command names the setting it ran
     graded = family.graded_leaderboards(
         path,
         grader=options.grader,

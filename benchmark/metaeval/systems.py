@@ -125,9 +125,7 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
     task = load_task(task_id or tid)
     gold = next((texts for fam in REGISTRY.values() if (texts := fam.reference_texts(task))), {})
     if not gold:
-        raise InputError(
-            Problem(f"tasks/{tid}/task.yaml", "the task has no gold articles", field="data.tables")
-        )
+        raise InputError(Problem(task.where(), "the task has no gold articles", field="data.tables"))
     answers: dict[str, dict[str, str]] = {}
     for e in chosen:
         rows = read_traces(e.path)  # type: ignore[arg-type]

@@ -88,6 +88,27 @@ def current_repeat() -> int:
     return _REPEAT.get()
 
 
+#: the judge-reply namespace a retry asks afresh (:func:`asked_afresh`)
+JUDGE_REPLIES = "llm.generate"
+_AFRESH: contextvars.ContextVar[tuple[frozenset[str], set[str]] | None] = contextvars.ContextVar(
+    "groundcover_afresh", default=None
+)
+
+
+@contextlib.contextmanager
+def asked_afresh(namespaces: Sequence[str] = (JUDGE_REPLIES,)) -> Iterator[None]:
+    """Ask the models again inside, for ``namespaces``: the cached values are not read (each
+    request is computed once in the block, then reused from the cache within it) and the new
+    ones replace them.  ``--retry-failed`` scores the queries a judge failed on this way, so
+    a reply that could not be used is not served again from the cache; the deterministic
+    models (entailment, embeddings) keep their cached values, which are the same."""
+    token = _AFRESH.set((frozenset(namespaces), set()))
+    try:
+        yield
+    finally:
+        _AFRESH.reset(token)
+
+
 def repeat_payload(payload: dict[str, Any]) -> dict[str, Any]:
     """``payload`` keyed by the current repeat: unchanged for repeat 0 (existing caches and
     published results keep their keys), with ``repeat`` added from repeat 1 on."""
@@ -306,8 +327,11 @@ class ModelCallCache:
         """
         keys = [self.key(namespace, model, p) for p in payloads]
         found: dict[str, Any] = {}
+        afresh = _AFRESH.get()
+        asked = afresh[1] if afresh is not None and namespace in afresh[0] else None
         if self._conn is not None and keys:
-            unique = list(dict.fromkeys(keys))
+            # asked afresh: only what was asked again inside the block is read back
+            unique = [k for k in dict.fromkeys(keys) if asked is None or k in asked]
             try:
                 with self._lock:
                     for start in range(0, len(unique), 500):
@@ -346,6 +370,8 @@ class ModelCallCache:
                     )
                 for (k, _), out in zip(chunk, outputs, strict=True):
                     found[k] = out
+                    if asked is not None:
+                        asked.add(k)
                 self._put_many(
                     [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)], namespace, model
                 )

@@ -21,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem, rel, yaml_key_lines
+from benchmark.core.errors import InputError, Problem, field_problems, rel
 from benchmark.core.untrusted import read_text
 
 
@@ -265,18 +265,7 @@ def load_profile(ref: str | Path | None = None, **overrides: Any) -> JudgeProfil
     try:
         return JudgeProfile.model_validate(raw)
     except ValidationError as exc:
-        lines = yaml_key_lines(text)
-        raise InputError(
-            [
-                Problem(
-                    rel(path),
-                    e["msg"],
-                    line=lines.get(str(e["loc"][0])) if e["loc"] else None,
-                    field=".".join(str(x) for x in e["loc"]) or None,
-                )
-                for e in exc.errors()
-            ]
-        ) from exc
+        raise InputError(field_problems(exc, rel(path), text)) from exc
 
 
 #: environment variables that point a profile's LLM judge elsewhere without copying its YAML
@@ -305,6 +294,17 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         if bad or not urls:
             raise InputError(
                 Problem("command line", f"{(bad or [url])[0]!r} is not an http(s) URL", field="--judge-url")
+            )
+        from benchmark.core.secrets import secret_value
+
+        # every result records the endpoint: a key in it would be published with them
+        if leaks := [why for u in urls if (why := secret_value(u))]:
+            raise InputError(
+                Problem(
+                    "command line",
+                    f"the judge URL holds {leaks[0]}; give the key in OPENAI_API_KEY instead (results record the URL)",
+                    field="--judge-url",
+                )
             )
         served_backend = llm.backend in ("openai", "openai-batch")
         if not served_backend and model is None:

@@ -178,7 +178,7 @@ def resolve_corpus(task: Any, corpus: str | None = None, lucene_index: str | Non
         return CorpusRef("lucene", label, index, True, covers)
     raise InputError(
         Problem(
-            f"tasks/{task.id}/task.yaml",
+            task.where(),
             "this task ships no corpus; pass --corpus (JSONL/parquet with doc_id and text) or --lucene-index",
             field="corpus",
         )

@@ -24,6 +24,7 @@ interrupted run replays its cached replies, so it is exact again for everything 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -40,7 +41,7 @@ from benchmark.core.results import result_path, traces_path
 from benchmark.families.base import ScoringInputs
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import local_models
-from benchmark.models.cache import current_stage, judge_repeat
+from benchmark.models.cache import asked_afresh, current_stage, judge_repeat
 from benchmark.models.llm import NAMESPACE as LLM_NAMESPACE
 from benchmark.models.llm import PENDING_REPLY
 from benchmark.models.profiles import JudgeProfile, Price
@@ -54,7 +55,7 @@ from benchmark.retrieval.cached import (
 )
 from benchmark.retrieval.cached import NAMESPACE as RETRIEVE
 from benchmark.scoring.run import Job
-from benchmark.scoring.runner import RunOptions, keys, pending_queries, queries_to_score
+from benchmark.scoring.runner import RunOptions, keys, pending_queries, queries_to_score, retried_queries
 
 log = logging.getLogger(__name__)
 
@@ -294,20 +295,28 @@ def plan_jobs(
                 done = JsonlCheckpoint(trace_file, id_field="query_id").load(repair=False)
                 _, item_keys = keys(family, job.task, job.answers, qids, judges, prepared, settings)
                 todo = pending_queries(qids, done, item_keys, opts.judge_repeats)
-                plan.queries[(job.task.id, job.model.label, family.id)] = (len(todo), len(qids) - len(todo))
+                retried = (
+                    retried_queries(qids, done, item_keys, opts.judge_repeats) if opts.retry_failed else []
+                )
+                plan.queries[(job.task.id, job.model.label, family.id)] = (
+                    len(todo) + len(retried),
+                    len(qids) - len(todo) - len(retried),
+                )
                 before = {k: list(v) for k, v in judges.cache.stats.by_stage.items()}
                 planner.start_family()
                 texts = job.task.query_texts()
-                for start in range(0, len(todo), opts.query_batch):
-                    batch = todo[start : start + opts.query_batch]
-                    items = [(q, texts[q], job.answers[q]) for q in batch]
-                    # as score_repeats asks: repeat 0, then each repeat under its own seed and
-                    # cache keys (the sampled judge's calls); a deterministic judge's calls
-                    # keep their keys, so a repeat finds them planned (cached for the run)
-                    for r in range(opts.judge_repeats):
-                        planner.new_batch()
-                        with judge_repeat(r):
-                            family.score_batch(prepared, items, settings)
+                for queries, afresh in ((todo, False), (retried, True)):
+                    for start in range(0, len(queries), opts.query_batch):
+                        batch = queries[start : start + opts.query_batch]
+                        items = [(q, texts[q], job.answers[q]) for q in batch]
+                        # as score_repeats asks: repeat 0, then each repeat under its own seed and
+                        # cache keys (the sampled judge's calls); a deterministic judge's calls
+                        # keep their keys, so a repeat finds them planned (cached for the run);
+                        # --retry-failed asks the judge afresh for the queries it failed on
+                        for r in range(opts.judge_repeats):
+                            planner.new_batch()
+                            with judge_repeat(r), asked_afresh() if afresh else contextlib.nullcontext():
+                                family.score_batch(prepared, items, settings)
                 plan.rows += _rows(job, family.id, judges, planner, before)
                 plan.rows += _not_reached(job, family.id, family.stages, planner)
     finally:

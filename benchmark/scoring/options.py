@@ -55,8 +55,14 @@ class RunOptions(Options):
     progress: bool = option(True, "show progress bars")
     max_failure_rate: float = option(
         MAX_FAILURE_RATE,
-        "the share of queries, per score, on which the judge may go unreached (down, timed out) before "
-        "the result is incomplete: written, kept off boards, exit status 3, completed by re-running",
+        "the share of queries, per score, on which the judge may fail (unreached, or a reply that could not "
+        "be used) before the score is withheld: never shown as a number or ranked; when it is the ranked "
+        "score the result is incomplete (written, kept off boards, exit status 3)",
+    )
+    retry_failed: bool = option(
+        False,
+        "ask the judge again, bypassing its cached replies, for exactly the queries it failed on (replies "
+        "that could not be used); unreached queries are asked again by any re-run",
     )
     results_dir: Path = option(Path("results"), "where result files go")
     human_labels: Path | None = option(

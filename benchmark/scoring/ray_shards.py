@@ -129,13 +129,14 @@ class ScoringWorker:
         settings: FamilySettings,
         items: list[Item],
         repeats: int = 1,
+        afresh: bool = False,
     ) -> tuple[list[str], list[dict[str, Any]], dict[str, Any]]:
         """The batch's query ids, their traces as JSON rows (with the ``repeat_scores`` of
         ``--judge-repeats``, judged here as in one process), and the cache counts it added."""
         if key != self._key:  # a new (job, family): only the current one's state is kept
             self._prepared, self._key = family.prepare(task, self.judges, inputs, settings), key
         before = {k: list(v) for k, v in self.judges.cache.stats.by_stage.items()}
-        rows = score_repeats(family, self._prepared, settings, items, repeats)
+        rows = score_repeats(family, self._prepared, settings, items, repeats, afresh)
         after = self.judges.cache.stats.by_stage
         return [q for q, _, _ in items], rows, _stats_delta(before, after)
 
@@ -234,13 +235,15 @@ class RayPool:
         *,
         stats: CacheStats | None = None,
         repeats: int = 1,
+        afresh: bool = False,
     ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
         """Every batch, spread over the workers; each is yielded as soon as it is done (so
         the driver checkpoints it), in whatever order they finish.  The workers' cache
         counts are added to ``stats``, so a result counts the model calls its workers made.
         With ``repeats`` (``--judge-repeats``) a worker judges its batch that many times
         (:func:`~benchmark.scoring.runner.score_repeats`), so a batch's repeats share its
-        worker's prepared state and cache, as they would in one process."""
+        worker's prepared state and cache, as they would in one process; ``afresh``
+        (``--retry-failed``) makes the worker ask its judge again instead of its cache."""
         if not batches:
             return
         self._start()
@@ -250,7 +253,7 @@ class RayPool:
         shared = [ray.put(x) for x in (family, task, inputs, settings)]
         pool = ActorPool(self._actors)
         for qids, rows, counts in pool.map_unordered(
-            lambda actor, items: actor.score.remote(key, *shared, items, repeats), list(batches)
+            lambda actor, items: actor.score.remote(key, *shared, items, repeats, afresh), list(batches)
         ):
             if stats is not None:
                 merge_counts(stats, counts)

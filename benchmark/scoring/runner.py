@@ -14,6 +14,8 @@ never averaged in as zero.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
 import sys
 import time
@@ -54,7 +56,7 @@ from benchmark.families.base import (
 )
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import example_copies
-from benchmark.models.cache import content_hash, judge_repeat
+from benchmark.models.cache import asked_afresh, content_hash, judge_repeat
 from benchmark.models.cards import load_card
 from benchmark.models.structured import watch_unreachable
 from benchmark.scoring.human_labels import correct_scores, read_human_labels, require_ppi
@@ -80,6 +82,7 @@ class BatchPool(Protocol):
         *,
         stats: Any = None,
         repeats: int = 1,
+        afresh: bool = False,
     ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]: ...
 
 
@@ -186,23 +189,28 @@ def score_task(
         done = checkpoint.load()
         run_key, item_keys = keys(family, task, answers, qids, judges, prepared, settings)
         todo = pending_queries(qids, done, item_keys, opts.judge_repeats)
+        retried = retried_queries(qids, done, item_keys, opts.judge_repeats) if opts.retry_failed else []
         log.info(
-            "%s %s: %d queries to score (%d already done)",
+            "%s %s: %d queries to score (%d already done, %d of them asked again: --retry-failed)",
             family.id,
             task.id,
-            len(todo),
+            len(todo) + len(retried),
             len(qids) - len(todo),
+            len(retried),
         )
-        batches = [todo[i : i + opts.query_batch] for i in range(0, len(todo), opts.query_batch)]
         texts = task.query_texts()
-        items = [[(q, texts[q], answers[q]) for q in batch] for batch in batches]
-        if pool is None:
-            scored = _in_process(family, prepared, settings, items, opts.judge_repeats)
-        else:
-            # one key per (job, family): a worker prepares again for the next job, whose inputs
-            # (the evidence a RAG answer was given) differ though the run key does not
-            job_key = content_hash(run_key, str(out_file))
-            scored = pool.score(
+        # one key per (job, family): a worker prepares again for the next job, whose inputs
+        # (the evidence a RAG answer was given) differ though the run key does not
+        job_key = content_hash(run_key, str(out_file))
+
+        def scored(queries: list[str], afresh: bool) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
+            if not queries:
+                return iter(())
+            batches = [queries[i : i + opts.query_batch] for i in range(0, len(queries), opts.query_batch)]
+            items = [[(q, texts[q], answers[q]) for q in batch] for batch in batches]
+            if pool is None:
+                return _in_process(family, prepared, settings, items, opts.judge_repeats, afresh)
+            return pool.score(
                 job_key,
                 family,
                 task,
@@ -211,8 +219,20 @@ def score_task(
                 items,
                 stats=judges.cache.stats,
                 repeats=opts.judge_repeats,
+                afresh=afresh,
             )
-        _checkpoint_batches(family, task, scored, item_keys, done, checkpoint, opts, len(qids), len(todo))
+
+        _checkpoint_batches(
+            family,
+            task,
+            itertools.chain(scored(todo, False), scored(retried, True)),
+            item_keys,
+            done,
+            checkpoint,
+            opts,
+            len(qids),
+            len(todo) + len(retried),
+        )
         t_scored = time.perf_counter()
         ordered = [family.trace_model.model_validate(done[q]) for q in qids]
         checkpoint.rewrite([done[q] for q in qids])
@@ -242,6 +262,17 @@ def score_task(
         )
         write_result(result, out_file)
     return result, out_file
+
+
+def retried_queries(
+    qids: Sequence[str], done: dict[str, Any], item_keys: dict[str, str], repeats: int
+) -> list[str]:
+    """``--retry-failed``: the queries checkpointed under their item key on which a judge
+    failed (an unusable reply, a copy of the prompt's example, a wrong label count). They
+    are scored again with the judge asked afresh (:func:`benchmark.models.cache.asked_afresh`):
+    their cached replies are the failures, and would only be served again."""
+    todo = set(pending_queries(qids, done, item_keys, repeats))
+    return [q for q in qids if q not in todo and done[q].get("failures")]
 
 
 def pending_queries(
@@ -279,20 +310,34 @@ def _in_process(
     settings: FamilySettings,
     batches: list[list[Item]],
     repeats: int = 1,
+    afresh: bool = False,
 ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
     """Each batch scored here, in order, as one ``score_batch`` call so its models see batches."""
     for items in batches:
-        yield [q for q, _, _ in items], score_repeats(family, prepared, settings, items, repeats)
+        yield [q for q, _, _ in items], score_repeats(family, prepared, settings, items, repeats, afresh)
 
 
 def score_repeats(
-    family: MetricFamily, prepared: Any, settings: FamilySettings, items: list[Item], repeats: int
+    family: MetricFamily,
+    prepared: Any,
+    settings: FamilySettings,
+    items: list[Item],
+    repeats: int,
+    afresh: bool = False,
 ) -> list[dict[str, Any]]:
     """One batch judged ``repeats`` times (``--judge-repeats``): repeat 0 is the trace, as
     without repeats; repeats 1 .. N-1 ask the sampled judge again, each with its own seed
     and cache entries (:func:`benchmark.models.cache.judge_repeat`), and leave their
     scores in the trace's ``repeat_scores``. A deterministic judge (the entailment model)
-    answers every repeat alike, so its noise share is 0."""
+    answers every repeat alike, so its noise share is 0. ``afresh`` (``--retry-failed``)
+    asks the judge again instead of reading its cached replies."""
+    with asked_afresh() if afresh else contextlib.nullcontext():
+        return _score_repeats(family, prepared, settings, items, repeats)
+
+
+def _score_repeats(
+    family: MetricFamily, prepared: Any, settings: FamilySettings, items: list[Item], repeats: int
+) -> list[dict[str, Any]]:
     rows = score_items(family, prepared, settings, items)
     for r in range(1, repeats):
         with judge_repeat(r):
@@ -418,6 +463,7 @@ def aggregate(
                 copies[stage] = copies.get(stage, 0) + 1
         for k, v in pq.counts.items():
             counts[k] = counts.get(k, 0) + int(v)
+    withhold_scores(family, scores, per_query, opts.max_failure_rate)
     primary = family.primary_for(task, scores)
     return TaskResult(
         model=model,
@@ -448,7 +494,7 @@ def aggregate(
         failed_queries=[pq.query_id for pq in per_query if pq.failed],
         counts=counts,
         notes=notes,
-        incomplete=incomplete_reasons(family, scores, per_query, opts.max_failure_rate),
+        incomplete=incomplete_reasons(family, primary, scores, per_query, opts.max_failure_rate),
         run=run_info(seed=opts.seed, started=now_iso(), durations={}, cache={}, command=None),
     )
 
@@ -506,28 +552,68 @@ def score_summaries(
     return out
 
 
-def incomplete_reasons(
+def _causes(queries: Sequence[QueryScores]) -> str:
+    """What the judge did on the failed ``queries``, in words: unreached, or replies that
+    could not be used (those that copied the prompt's worked example counted apart)."""
+    unreached = sum(pq.unreachable for pq in queries)
+    copies = sum(
+        1 for pq in queries if not pq.unreachable and any(example_copies.COPY_ERROR in f for f in pq.failures)
+    )
+    unusable = len(queries) - unreached - copies
+    parts = [
+        f"{unreached} unreached" if unreached else "",
+        f"{unusable} with replies that could not be used" if unusable else "",
+        f"{copies} with replies that copied the prompt's example" if copies else "",
+    ]
+    return ", ".join(p for p in parts if p)
+
+
+def withhold_scores(
     family: MetricFamily, scores: dict[str, Score], per_query: Sequence[QueryScores], max_rate: float
-) -> list[str]:
-    """Why a result is not final: a score (or whole queries) whose judge could not be reached
-    on more than ``max_rate`` of the queries.  A judge that replied unusably is not a
-    reason: re-running asks it the same and gets the same; its failures are on the board."""
+) -> None:
+    """The one failure policy, per score: a score whose judge failed on more than ``max_rate``
+    of the queries — unreached, or a reply that could not be used (prose instead of JSON, a
+    copy of the prompt's example, a wrong number of labels) — is withheld (``Score.incomplete``
+    says why). Its mean over the queries left would favour the entry whose judge failed on the
+    hard ones, so no board shows it as a number or ranks by it. Whether the judge was down or
+    answered badly makes no difference here; it decides only how the result is completed (a
+    re-run, or ``--retry-failed``)."""
     total = len(per_query) or 1
-    out = []
-    lost = sum(pq.failed and pq.unreachable for pq in per_query)
-    if lost / total > max_rate:
-        out.append(f"{lost} of {total} queries have no score: the judge could not be reached")
     for k, s in scores.items():
-        if s.unreachable / total > max_rate:
-            out.append(
-                f"{family.label(k)}: the judge could not be reached on {s.unreachable} of {total} queries "
-                f"({s.unreachable / total:.0%} > --max-failure-rate {max_rate:.0%})"
+        if s.failed / total > max_rate:
+            failed = [pq for pq in per_query if pq.failures and pq.scores.get(k) is None]
+            s.incomplete = (
+                f"{family.label(k)}: the judge failed on {s.failed} of {total} queries ({_causes(failed)}; "
+                f"{s.failed / total:.0%} > --max-failure-rate {max_rate:.0%})"
             )
-    # a score every query failed on has no summary (above); its queries still count here
-    unreached = sum(pq.unreachable for pq in per_query)
-    if not out and unreached / total > max_rate:
+
+
+def incomplete_reasons(
+    family: MetricFamily,
+    primary: str,
+    scores: dict[str, Score],
+    per_query: Sequence[QueryScores],
+    max_rate: float,
+) -> list[str]:
+    """Why a result is not final: its ranked score is withheld (:func:`withhold_scores`), or
+    has no value on any query while its judge failed on more than ``max_rate`` of them, or
+    that many queries have no score at all. Such a result is written, kept off every board,
+    and the command exits 3: a re-run asks again what was unreached, ``--retry-failed`` what
+    was unusable (a deterministic judge gives the same reply again: then it stays incomplete)."""
+    total = len(per_query) or 1
+    failing = [pq for pq in per_query if pq.failures]
+    ranked = scores.get(primary)
+    out = []
+    if ranked is not None and ranked.incomplete:
+        out.append(f"{ranked.incomplete}; it is the ranked score")
+    elif ranked is None and len(failing) / total > max_rate:
         out.append(
-            f"the judge could not be reached for some judgements of {unreached} of {total} queries "
-            f"({unreached / total:.0%} > --max-failure-rate {max_rate:.0%})"
+            f"{family.label(primary)} (the ranked score) has no value on any query, and the judge failed on "
+            f"{len(failing)} of {total} ({_causes(failing)})"
+        )
+    lost = [pq for pq in per_query if pq.failed]
+    if not out and len(lost) / total > max_rate:
+        out.append(
+            f"{len(lost)} of {total} queries have no score: the judge failed on them ({_causes(lost)})"
         )
     return out

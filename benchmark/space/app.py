@@ -36,6 +36,7 @@ import pandas as pd
 
 from benchmark.board import results_dataset
 from benchmark.board.leaderboard import Entry, Leaderboard, build_leaderboard
+from benchmark.board.releases import Comparison
 from benchmark.board.render import RANKS_EXPLAINED, entry_cells, failure_lines, fmt_ci, is_reference
 from benchmark.board.trust import card_kind, trusts
 from benchmark.core import exports, figures, paths
@@ -43,6 +44,7 @@ from benchmark.core.results import traces_path
 from benchmark.core.stats import ALPHA, MISSING, holm_adjusted
 from benchmark.families import REGISTRY, MetricFamily
 from benchmark.models.profiles import DEFAULT_PROFILE
+from benchmark.space import releases as space_releases
 
 #: the Space's folder (``hf_space/`` in a checkout; the Space's root when deployed): the pin
 SPACE_DIR = Path(os.environ.get("GROUNDCOVER_SPACE_DIR", paths.REPO_ROOT / "hf_space"))
@@ -1206,9 +1208,12 @@ URL_JS = """(fid, ...vals) => {
 }"""
 
 
-def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Blocks:
+def build_app(
+    lb: Leaderboard | None = None, source: str | None = None, canary: Comparison | None = None
+) -> gr.Blocks:
     if lb is None:
         lb, source = load()
+        canary = space_releases.comparison(locate())  # the pin's candidate release, if any
     default_profile = default_profile_of(list(lb.profiles))
     # one colour per entry for the whole app, in board order
     figures.fix_colours([lb.entries[i].model_label for i in entry_order(lb)])
@@ -1223,6 +1228,7 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
             for fid, fam in REGISTRY.items():
                 with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}"):
                     tabs.append(_family_tab(lb, fid, fam, default_profile))
+            space_releases.canary_tab(canary)  # a canary's candidate release beside this one
             with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model"):
                 run = gr.Dropdown(
                     run_choices(lb),

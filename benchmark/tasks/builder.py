@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -36,6 +37,7 @@ import yaml
 from pydantic import ValidationError
 
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.untrusted import load_json
 from benchmark.tasks.card import (
     CorpusSpec,
     DataSource,
@@ -165,8 +167,6 @@ def _read_file(path: Path) -> tuple[Rows | None, list[Problem]]:
             _read_text(f, _SUFFIXES[suffix], label, records, lines, problems)
         except UnicodeDecodeError:
             return None, [Problem(label, "not UTF-8 text: save the file as UTF-8")]
-        except csv.Error as exc:
-            return None, [Problem(label, f"not valid CSV: {exc}", line=len(lines) + 2)]
     df = pd.DataFrame.from_records(records) if records else pd.DataFrame()
     df = _frame_rows(label, df).frame
     df.index = pd.Index([n - 1 for n in lines], dtype="int64")
@@ -185,15 +185,25 @@ def _read_text(
     if delimiter is not None:  # CSV / TSV: empty cells are missing values
         limit = csv.field_size_limit()
         csv.field_size_limit(2**31 - 1)  # a corpus passage may be longer than csv's 128 KiB default
+        start = 2  # line 1 is the header; a quoted cell may span lines
         try:
-            reader = csv.DictReader(f, delimiter=delimiter)
-            start = 2  # line 1 is the header; a quoted cell may span lines
+            # strict: a quote left open is an error, never a cell that swallows the rows after it
+            reader = csv.DictReader(f, delimiter=delimiter, strict=True)
             for row in reader:
                 if None in row:
                     problems.append(Problem(label, "more cells than header columns", line=start))
                 records.append({k: (v if v != "" else None) for k, v in row.items() if k is not None})
                 lines.append(start)
                 start = reader.line_num + 1
+        except csv.Error as exc:
+            problems.append(
+                Problem(
+                    label,
+                    f'not valid CSV from this line on ({exc}): is a quote (") left open? A cell that holds the '
+                    'delimiter, a quote or a line break is quoted whole, and its quotes doubled ("")',
+                    line=start,
+                )
+            )
         finally:
             csv.field_size_limit(limit)
         return
@@ -201,9 +211,11 @@ def _read_text(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(label, f"not valid JSON: {exc.msg}", line=n))
+            obj = load_json(line)
+        except ValueError as exc:
+            problems.append(
+                Problem(label, f"not valid JSON: {exc}", line=n, field=getattr(exc, "field", None))
+            )
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(label, "each line must be a JSON object", line=n))
@@ -281,10 +293,11 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
     if typ == "str":
         if isinstance(v, bool):
             return False, str(v)
-        if isinstance(v, int):
+        if isinstance(v, int) and name.endswith("_id"):
             return True, str(v)  # numeric ids (TREC topic numbers) are ids, not numbers
         if isinstance(v, float) and v.is_integer() and name.endswith("_id"):
             return True, str(int(v))  # a DataFrame's int column with a gap reads as float
+        # a number in a text column is a column mix-up (or a shifted row), not text
         return isinstance(v, str), v if isinstance(v, str) else str(v)
     if typ == "int":
         if isinstance(v, bool):
@@ -392,6 +405,41 @@ def choose_metrics(
     return [], [Problem(where, f"no metric family can score these inputs ({wants})", field="metrics")]
 
 
+def main_score_problems(
+    main_score: Mapping[str, str], chosen: Sequence[str], families: Mapping[str, Any], where: str
+) -> list[Problem]:
+    """``main_score``: per family the card lists, one of that family's scores."""
+    import difflib
+
+    if not isinstance(main_score, Mapping):
+        return [
+            Problem(where, f"give main_score as {{family: score}}, not {main_score!r}", field="main_score")
+        ]
+    problems = []
+    for fid, key in main_score.items():
+        if fid not in chosen:
+            problems.append(
+                Problem(
+                    where,
+                    f"{fid!r} is not a family the card lists ({', '.join(chosen)})",
+                    field=f"main_score.{fid}",
+                )
+            )
+            continue
+        keys = [c.key for c in getattr(families.get(fid), "columns", ())]
+        if keys and key not in keys:
+            near = difflib.get_close_matches(str(key), keys, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            problems.append(
+                Problem(
+                    where,
+                    f"{fid} has no score {key!r}{hint}; its scores: {', '.join(keys)}",
+                    field=f"main_score.{fid}",
+                )
+            )
+    return problems
+
+
 # ---------------------------------------------------------------------------------
 # Building the folder
 # ---------------------------------------------------------------------------------
@@ -401,7 +449,15 @@ def build_task(
     task_id: str,
     *,
     out_dir: str | os.PathLike[str],
-    inputs: Mapping[str, TableInput | None],
+    queries: TableInput | None = None,
+    qrels: TableInput | None = None,
+    nuggets: TableInput | None = None,
+    corpus: TableInput | None = None,
+    references: TableInput | None = None,
+    sub_questions: TableInput | None = None,
+    subtopics: TableInput | None = None,
+    exam_questions: TableInput | None = None,
+    tables: Mapping[str, TableInput | None] | None = None,
     license: str | None = None,
     source: str | None = None,
     name: str | None = None,
@@ -411,6 +467,7 @@ def build_task(
     citation: str | None = None,
     url: str | None = None,
     metrics: Sequence[str] | None = None,
+    main_score: Mapping[str, str] | None = None,
     tags: Sequence[str] = ("own-data",),
     force: bool = False,
     families: Mapping[str, Any] | None = None,
@@ -418,10 +475,29 @@ def build_task(
 ) -> Path:
     """Check every input, then write the task folder ``out_dir``; returns it.
 
-    ``inputs`` maps the argument names of :data:`ARGUMENTS` (or any registered table's own
-    name, e.g. ``stances``) to their tables (``None``: not given); ``queries`` is required.  Nothing is written unless every check passes; an
-    existing non-empty ``out_dir`` is replaced only with ``force`` and only when it is a
-    task folder (has ``task.yaml``), so a mistyped path never deletes someone's files."""
+    Each table may be a path (CSV, TSV, JSON lines, parquet), a pandas DataFrame, a
+    ``datasets.Dataset`` or a list of dicts; ``references`` are gold articles (or reference
+    answers), ``subtopics`` the queries' aspects; ``tables`` gives any other registered
+    table by its own name (e.g. ``stances``); ``queries`` is required.  ``metrics`` lists the
+    families on the card (default: every family the inputs let score the task) and
+    ``main_score`` the score each ranks by (``{family id: score key}``; default: the family's).
+    Nothing is written unless every check passes; an existing non-empty ``out_dir`` is
+    replaced only with ``force`` and only when it is a task folder (has ``task.yaml``), so a
+    mistyped path never deletes someone's files."""
+    inputs = {
+        **(tables or {}),
+        **dict(
+            queries=queries,
+            qrels=qrels,
+            nuggets=nuggets,
+            corpus=corpus,
+            references=references,
+            sub_questions=sub_questions,
+            subtopics=subtopics,
+            exam_questions=exam_questions,
+        ),
+    }
+    inputs = {k: v for k, v in inputs.items() if v is not None}
     out = Path(out_dir)
     problems: list[Problem] = []
     where = "command line" if script.startswith("benchmark tasks") else "Task.from_records"
@@ -433,7 +509,7 @@ def build_task(
         )
     if inputs.get("queries") is None:
         problems.append(Problem(where, "a task needs its queries", field="queries"))
-    problems += _check_out(out, force)
+    problems += _check_out(out, force, flag="--out" if where == "command line" else "out_dir")
 
     tables: dict[str, pd.DataFrame] = {}
     files: dict[str, str] = {}
@@ -466,10 +542,13 @@ def build_task(
     # which families apply follows from what was given, so an unreadable file is one
     # problem, not also a family that seems to have nothing to score
     present = {"queries", *given}
-    chosen, found = choose_metrics(
-        present, loaded_families() if families is None else families, metrics, where
-    )
+    if not re.fullmatch(r"\d+\.\d+\.\d+", str(version)):
+        # a new task is versioned X.Y.Z from the start: a new version whenever its data changes
+        problems.append(Problem(where, f"{version!r} is not a version X.Y.Z, e.g. 1.0.0", field="version"))
+    families = loaded_families() if families is None else families
+    chosen, found = choose_metrics(present, families, metrics, where)
     problems += found
+    problems += main_score_problems(main_score or {}, chosen, families, where)
     card = _card(
         task_id,
         given,
@@ -487,6 +566,7 @@ def build_task(
         version=version,
         citation=citation,
         tags=tags,
+        main_score=dict(main_score or {}),
         n_queries=len(read["queries"].frame) if "queries" in read else 0,
     )
     if problems or card is None:
@@ -495,9 +575,15 @@ def build_task(
     return out
 
 
-def _check_out(out: Path, force: bool) -> list[Problem]:
+def _check_out(out: Path, force: bool, flag: str) -> list[Problem]:
+    from benchmark.core.paths import check_writable
+
     if out.exists() and not out.is_dir():
-        return [Problem(rel(out), "exists and is not a folder", field="--out")]
+        return [Problem(rel(out), "exists and is not a folder", field=flag)]
+    try:
+        check_writable(out.parent, flag)
+    except InputError as exc:
+        return exc.problems
     if out.is_dir() and any(out.iterdir()):
         if not force:
             return [
@@ -545,6 +631,7 @@ def _card(
             license=given["license"] or defaults["license"].strip(),
             citation=given["citation"] or "",
             metrics=metrics,
+            main_score=given["main_score"],
             instruction=given["instruction"] or defaults["instruction"].strip(),
             data=DataSource(kind="local", path="data", tables=tables),
             corpus=CorpusSpec(kind="table", label=f"{task_id} corpus")

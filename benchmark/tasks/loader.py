@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -15,7 +15,7 @@ import yaml
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.tasks.builder import TableInput, build_task
+from benchmark.tasks.builder import build_task
 from benchmark.tasks.card import TaskCard, load_card, sha256_file
 from benchmark.tasks.datacard import dataset_card
 from benchmark.tasks.tables import check_references, check_table, schema
@@ -34,75 +34,58 @@ class Task:
         return self.card.id
 
     @classmethod
-    def from_records(
-        cls,
-        task_id: str,
-        *,
-        queries: TableInput,
-        out_dir: str | os.PathLike[str],
-        qrels: TableInput | None = None,
-        nuggets: TableInput | None = None,
-        corpus: TableInput | None = None,
-        references: TableInput | None = None,
-        sub_questions: TableInput | None = None,
-        subtopics: TableInput | None = None,
-        exam_questions: TableInput | None = None,
-        license: str | None = None,
-        source: str | None = None,
-        name: str | None = None,
-        description: str | None = None,
-        instruction: str | None = None,
-        version: str = "1.0.0",
-        citation: str | None = None,
-        url: str | None = None,
-        metrics: Sequence[str] | None = None,
-        tables: Mapping[str, TableInput] | None = None,
-        force: bool = False,
-        script: str = "benchmark.Task.from_records",
-    ) -> Task:
+    def from_records(cls, task_id: str, **keywords: Any) -> Task:
         """A task made from your own data, written to ``out_dir`` like a bundled one, loaded.
 
-        Each table may be a path (CSV, TSV, JSON lines, parquet), a pandas DataFrame, a
-        ``datasets.Dataset`` or a list of dicts; ``references`` are gold articles (or
-        reference answers), ``subtopics`` the queries' aspects; ``tables`` gives any other
-        registered table by its own name (e.g. ``stances``).  Columns, aliases and checks:
-        :mod:`benchmark.tasks.builder` and docs/own-data.md.  Every problem of every input is
-        raised together as one :class:`~benchmark.core.errors.InputError` before anything is
-        written; an existing folder is replaced only with ``force=True``.  ``script`` is what
-        the card's provenance says made the task.  The card lists the
-        metric families these inputs let score the task, unless ``metrics`` names them."""
-        inputs = {
-            **(tables or {}),
-            **dict(
-                queries=queries,
-                qrels=qrels,
-                nuggets=nuggets,
-                corpus=corpus,
-                references=references,
-                sub_questions=sub_questions,
-                subtopics=subtopics,
-                exam_questions=exam_questions,
-            ),
-        }
-        folder = build_task(
-            task_id,
-            out_dir=out_dir,
-            inputs={k: v for k, v in inputs.items() if v is not None},
-            license=license,
-            source=source,
-            name=name,
-            description=description,
-            instruction=instruction,
-            version=version,
-            citation=citation,
-            url=url,
-            metrics=metrics,
-            force=force,
-            script=script,
-        )
-        task = load_task(folder)
+        The keywords are :func:`~benchmark.tasks.builder.build_task`'s: the tables by their
+        argument names (:data:`~benchmark.tasks.builder.ARGUMENTS`, and ``tables`` for any other
+        registered table), the card's fields (``license``, ``source``, ``name``,
+        ``description``, ``instruction``, ``version``, ``citation``, ``url``, ``metrics``,
+        ``main_score``) and ``force``.  Columns, aliases and checks: :mod:`benchmark.tasks.builder`
+        and docs/own-data.md.  Every problem of every input — an unknown keyword too, with the
+        closest known one — is raised together as one :class:`~benchmark.core.errors.InputError`
+        before anything is written."""
+        import difflib
+        import inspect
+
+        known = [p for p in inspect.signature(build_task).parameters if p not in ("task_id", "families")]
+        wrong = [k for k in keywords if k not in known]
+        if wrong:
+            raise InputError(
+                [
+                    Problem(
+                        "Task.from_records",
+                        f"unknown keyword {k!r}"
+                        + (
+                            f" (did you mean {near[0]!r}?)"
+                            if (near := difflib.get_close_matches(k, known, n=1))
+                            else ""
+                        ),
+                        field=k,
+                    )
+                    for k in wrong
+                ]
+            )
+        if "out_dir" not in keywords:
+            raise InputError(
+                Problem(
+                    "Task.from_records", "out_dir is required: where the task folder goes", field="out_dir"
+                )
+            )
+        task = load_task(build_task(task_id, **keywords))
         task.load_all()
         return task
+
+    def where(self, table: str | None = None) -> str:
+        """Where the task's card (or one of its tables) is, as an error names it: the folder
+        it was loaded from, bundled or the user's own (``hf://…`` for a Hub table)."""
+        ds = self.card.data
+        if table is None:
+            return rel(self.root / "task.yaml")
+        fname = ds.tables.get(table, f"{table}.parquet")
+        if ds.kind == "hub":
+            return f"hf://datasets/{ds.repo_id}@{ds.revision}/{fname}"
+        return rel(self.root / ds.path / fname)
 
     def has_table(self, name: str) -> bool:
         return name in self.card.data.tables
@@ -263,11 +246,7 @@ def add_table(task: Task, name: str, rows: pd.DataFrame, note: str, command: str
     table is checked against its schema before the card changes."""
     ds = task.card.data
     if ds.kind != "local":
-        raise InputError(
-            Problem(
-                f"tasks/{task.id}/task.yaml", "only a local task's tables can be added", field="data.kind"
-            )
-        )
+        raise InputError(Problem(task.where(), "only a local task's tables can be added", field="data.kind"))
     target = task.root / ds.path / f"{name}.parquet"
     problems = check_table(rows, schema(name), rel(target))
     if problems:

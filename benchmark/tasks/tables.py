@@ -29,6 +29,8 @@ class Column:
     nullable: bool = False  # values may be null
     ref: str | None = None  # "<table>.<column>" the value must exist in
     description: str = ""
+    #: the values the column may hold (a vocabulary such as a nugget's importance), if closed
+    choices: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,17 @@ def check_table(df: pd.DataFrame, schema: TableSchema, file: str) -> list[Proble
                     file, f"expected {col.type}, got {values.loc[idx]!r}", line=int(idx) + 1, field=col.name
                 )
             )
+        if col.choices is not None:
+            outside = [i for i, v in values.items() if v not in col.choices]
+            for idx in outside[:5]:
+                problems.append(
+                    Problem(
+                        file,
+                        f"must be one of {list(col.choices)}, not {values.loc[idx]!r}",
+                        line=int(idx) + 1,
+                        field=col.name,
+                    )
+                )
         if col.type == "str" and (col.name in schema.key or col.name.endswith("_id") or col.name == "text"):
             empty = values[values.astype(str).str.strip() == ""]
             for idx in list(empty.index)[:5]:

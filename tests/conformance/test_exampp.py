@@ -418,6 +418,90 @@ def test_nugget_banks_and_generated_questions_as_exampp_writes_them(tmp_path: Pa
         read_bank(bad)
 
 
+def car_y3_shaped(path: Path) -> Path:
+    """A questions file of the shape of EXAM++'s own ``car-y3-genq.jsonl.gz``
+    (laura-dietz/flan-t5-exam-appendix @ 98a2ab4820c16b4e7555abe20e6d534874a1889c,
+    ``car-y3-questions/``, sha256 3f127da414f3867736ff1cd7800e083b56d2dd69b2461a3d200549c659265a31;
+    the repository states no licence, so the file is not shipped): one ``tqa_loader.Question``
+    per line, gzipped, 8,893 lines for 132 queries; ids ``query/facet/md5 of the text as
+    written``; on lines 1570, 1572, … 1600 — inside a facet whose questions an LLM wrote as a
+    Python list, split into lines — 16 questions of four spaces, all one id."""
+    import gzip
+
+    blank = "    "
+    sizes = [70] * 22 + [100] + [67] * 59 + [66] * 50  # 8,893 lines; query 23 holds 1541-1640
+    rows = []
+    for i, size in enumerate(sizes):
+        query = f"tqa2:L_{i + 31:04d}"
+        for k in range(size):
+            line = len(rows) + 1
+            in_list = 1569 <= line <= 1601  # one facet's questions, as the LLM wrote them
+            facet = "T_0525" if in_list else f"T_{i * 10 + k // 15:04d}"
+            text = blank if in_list and line % 2 == 0 else f"Question {k} about {query}?"
+            qid = f"{query}/{facet}/{hashlib.md5(text.encode()).hexdigest()}"
+            rows.append({"query_id": query, "query_text": f"Lesson {i} / Facet", "qid": qid, "question": text,
+                         "choices": None, "correctKey": None, "correct": None, "facet_id": facet})  # fmt: skip
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    return path
+
+
+def test_the_car_y3_question_file_is_read_as_exampp_reads_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """EXAM++'s loader (``tqa_loader.parseConvertedQuestions``) reads every line: 132 queries,
+    8,878 question ids, the blank question one of them.  groundcover reads the same ids per
+    query and warns, with the lines, about the blank questions and the repeated id."""
+    import gzip
+
+    path = car_y3_shaped(tmp_path / "car-y3-genq.jsonl.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        lines = [json.loads(x) for x in fh]
+    exampp: dict[str, set[str]] = defaultdict(set)
+    for q in lines:  # parseConvertedQuestions: one Question per line, counted by id
+        exampp[q["query_id"]].add(q["qid"])
+    assert (len(lines), len(exampp), sum(map(len, exampp.values()))) == (8893, 132, 8878)
+    with caplog.at_level("WARNING", logger="benchmark.families.exam.exampp"):
+        bank = read_bank(path)
+    assert {q: {x.question_id for x in qs} for q, qs in bank.items()} == exampp
+    (blank,) = [x for qs in bank.values() for x in qs if not x.question.strip()]
+    assert blank.question == "    " and blank.question_id.endswith(hashlib.md5(b"    ").hexdigest())
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2
+    assert "line 1570, field 'question': 16 blank question(s), on line(s) 1570, 1572, 1574," in said[0]
+    assert f"field 'question_id': question id {blank.question_id!r} written 16 times" in said[1]
+    assert "lines 1570, 1572, 1574, 1576, 1578, 1580, 1582, 1584, 1586, 1588, 1590, 1592," in said[1]
+
+
+def test_a_question_id_written_twice_with_two_questions_is_refused(tmp_path: Path) -> None:
+    """Which question a grade of that id answers is unknown: both lines named."""
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"query_id": "q", "qid": "q/1", "question": text}) + "\n" for text in ("One?", "Two?")
+        )
+    )
+    with pytest.raises(InputError, match=r"q.jsonl, line 2, field 'question_id'.*repeated"):
+        read_bank(path)
+
+
+def test_a_querys_questions_include_those_asked_only_of_unranked_passages() -> None:
+    """EXAM++ (``compute_exam_cover_scores``) counts a query's questions over all its graded
+    paragraphs, a qrels-pool passage no system ranked included: system A's one paragraph
+    answers Q1 of Q1-Q3 (Q2 and Q3 were asked of an unranked passage only), EXAM 1/3 — not
+    1/1; n-EXAM's normaliser counts the same way (Q1 and Q2 answered somewhere: 2/3)."""
+    from benchmark.families.exam.exampp import Grade, GradedParagraph, exam_from_grades
+    from benchmark.families.exam.graded_boards import exam_boards
+
+    def para(pid: str, ranks: tuple[tuple[str, int], ...], ratings: dict[str, int]) -> GradedParagraph:
+        return GradedParagraph("q", pid, pid, ranks, 1, (Grade("g", frozenset(), frozenset(), ratings),))
+
+    paragraphs = [para("ranked", (("A", 1),), {"Q1": 5}), para("pool", (), {"Q2": 5, "Q3": 1})]
+    assert exam_from_grades(paragraphs, "g", min_rating=4) == {"A": {"q": pytest.approx(1 / 3)}}
+    exam, n_exam = exam_boards(paragraphs, "g", 4, 20)
+    assert exam == {"A": {"q": pytest.approx(1 / 3)}} and n_exam == {"A": {"q": pytest.approx(0.5)}}
+
+
 def test_a_ranking_needs_an_integer_rank(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     para = {"paragraph_id": "p", "text": "x", "paragraph_data": {"judgments": [], "rankings": [

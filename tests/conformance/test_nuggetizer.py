@@ -75,7 +75,16 @@ UNKNOWN = [
 ]
 
 
-def write_assignment_file(path: Path, run: str, rows: list[tuple[str, list[tuple[str, str]]]]) -> Path:
+#: null labels and other JSON values: nuggetizer counts a null assignment as not supported
+#: and a null (or any non-"vital") importance as okay
+NULLS: list[tuple[str, list[tuple[Any, Any]]]] = [
+    ("t1", [("vital", None), ("vital", S), (None, S), (None, P), ("okay", None)]),
+    ("t2", [(None, S), (None, None)]),  # no vital nugget once null is read as okay
+    ("t3", [("vital", P), (1, S), ("vital", 0), ("okay", ["support"])]),
+]
+
+
+def write_assignment_file(path: Path, run: str, rows: list[tuple[str, list[tuple[Any, Any]]]]) -> Path:
     """An assignment file as nuggetizer's assign writes it (answers mode)."""
     lines = [
         {"query": f"query {qid}", "qid": qid, "answer_text": f"{run} on {qid}", "response_length": 3,
@@ -105,13 +114,14 @@ def files(tmp_path: Path) -> dict[str, Path]:
     out = {run: write_assignment_file(tmp_path / f"{run}.jsonl", run, rows) for run, rows in RUNS.items()}
     out["dup"] = write_assignment_file(tmp_path / "dup.jsonl", "run-d", DUPLICATED)
     out["unknown"] = write_assignment_file(tmp_path / "unknown.jsonl", "run-u", UNKNOWN)
+    out["null"] = write_assignment_file(tmp_path / "null.jsonl", "run-n", NULLS)
     return out
 
 
 # -- assignment files: nuggetizer's metrics against score-assignments ----------------------------
 
 
-@pytest.mark.parametrize("name", ["run-a", "run-b", "dup", "unknown"])
+@pytest.mark.parametrize("name", ["run-a", "run-b", "dup", "unknown", "null"])
 def test_compatible_mode_equals_nuggetizer_per_topic_and_per_run(files: dict[str, Path], name: str) -> None:
     path = files[name]
     theirs_per, theirs_run = nuggetizer_metrics(path)
@@ -187,6 +197,31 @@ def test_a_label_outside_nuggetizers_vocabulary_is_refused_by_default(files: dic
         "t1",
         {"vital_strict": 0.5, "vital_partial": 0.5, "all_strict": 0.5, "all_partial": 0.5},
     )
+
+
+def test_a_null_label_is_refused_by_default_and_read_as_nuggetizer_reads_it_when_compatible(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    """nuggetizer: a null assignment is not supported, a null importance okay.  The default
+    refuses each, naming line and field; --nuggetizer-compatible gives nuggetizer's number
+    (the equality is test_compatible_mode_equals_nuggetizer_per_topic_and_per_run[null]).
+    A missing key stops nuggetizer's metrics (KeyError) and is refused in every mode."""
+    with pytest.raises(InputError) as err:
+        read_assignments(files["null"])
+    where = {(p.line, p.field) for p in err.value.problems}
+    assert {(1, "nuggets[0].assignment"), (1, "nuggets[2].importance"), (2, "nuggets[0].importance")} <= where
+    per, _ = nuggetizer_metrics(files["null"])
+    assert per[0] == (
+        "t1",
+        {"vital_strict": 0.5, "vital_partial": 0.5, "all_strict": 0.4, "all_partial": 0.5},
+    )
+    no_key = tmp_path / "no-key.jsonl"
+    no_key.write_text(
+        json.dumps({"qid": "t1", "nuggets": [{"text": "A fact.", "importance": "vital"}]}) + "\n"
+    )
+    for compatible in (False, True):
+        with pytest.raises(InputError, match=r"line 1, field 'nuggets\[0\].assignment'"):
+            read_assignments(no_key, nuggetizer_compatible=compatible)
 
 
 def test_score_assignments_prints_nuggetizers_run_means(

@@ -60,9 +60,23 @@ class LocalModel:
         return "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\nassistant:"
 
 
-def create_app(model: LocalModel) -> FastAPI:
-    """The FastAPI app: ``/v1/models``, ``/v1/chat/completions``, ``/v1/completions``, controls."""
+def create_app(model: LocalModel, api_key: str | None = None) -> FastAPI:
+    """The FastAPI app: ``/v1/models``, ``/v1/chat/completions``, ``/v1/completions``, controls.
+
+    With ``api_key``, every ``/v1/`` request must carry ``Authorization: Bearer <api_key>``
+    (HTTP 401 otherwise), as ``vllm serve --api-key`` checks it."""
     app = FastAPI()
+    if api_key is not None:
+
+        @app.middleware("http")
+        async def check_key(request: Request, call_next: Any) -> Response:
+            if (
+                request.url.path.startswith("/v1/")
+                and request.headers.get("authorization") != f"Bearer {api_key}"
+            ):
+                return JSONResponse({"error": "invalid API key"}, status_code=401)
+            return await call_next(request)
+
     faults: deque[str] = deque()
     stats = {"requests": 0, "faults": 0}
     received: list[Any] = []  # request bodies' messages / prompts, for tests to inspect

@@ -335,12 +335,6 @@ SILENT = [
         _write("run.jsonl", _run_line(topic_id='"1"') + _run_line(topic_id='"2"', response_length="NaN")),
     ),
     Mistake(
-        "trec-rag-run-repeated-run-id",
-        lambda t: [*RUN, str(t / "run.jsonl")],
-        ("run.jsonl", "line 1", "field 'run_id'", "twice"),
-        _write("run.jsonl", _run_line(run_id='"r1", "run_id": "r2"')),
-    ),
-    Mistake(
         "trec-run-file-nan-score",
         lambda t: [*META, str(t / "a.run")],
         ("a.run", "line 2", "field 'score'"),
@@ -357,14 +351,61 @@ SILENT = [
 MISTAKES += TRACEBACKS + SILENT
 
 
+#: a task's card and folder, checked by the one rule book before anything is written (issue 47/48)
+def _task_inputs(tmp: Path) -> None:
+    (tmp / "q.csv").write_bytes(b"query_id,text\nq1,what?\n")
+    (tmp / "n.csv").write_bytes(b"query_id,nugget_id,text,importance\nq1,n1,a fact,vital\n")
+
+
+_NEW = ["tasks", "new", "t1", "--queries", "q.csv", "--nuggets", "n.csv", "--license", "CC-BY-4.0"]
+MISTAKES += [
+    Mistake(
+        "tasks-new-version-not-semver",
+        lambda tmp: [*_NEW, "--out", "t", "--version", "1.0"],
+        "version",
+        _task_inputs,
+    ),
+    Mistake(
+        "tasks-new-out-unwritable", lambda tmp: [*_NEW, "--out", "/proc/forbidden/t"], "--out", _task_inputs
+    ),
+    Mistake(
+        "tasks-new-main-score-bad",
+        lambda tmp: [*_NEW, "--out", "t", "--main-score", "icat"],
+        "--main-score",
+        _task_inputs,
+    ),
+]
+
+
+def _pinned_space(tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    """A copy of the Space that pins a release, so that publishing it gets as far as the Hub."""
+    from benchmark.board import results_dataset
+    from benchmark.cli import space
+
+    shutil.copytree(REPO / "hf_space", tmp / "space", ignore=shutil.ignore_patterns("results.yaml"))
+    mp.setattr(space, "SPACE_DIR", tmp / "space")
+    mp.setattr(space, "PIN_FILE", tmp / "space" / "results.yaml")
+    results_dataset.write_pin(
+        space.PIN_FILE, results_dataset.Pin(repo="acme/results", revision="b" * 40, release=1)
+    )
+
+
 def _hub_unreachable(tmp: Path, mp: pytest.MonkeyPatch) -> None:
     """No route to the Hub: online mode, its address a port nothing listens on."""
     from huggingface_hub import constants
 
     from tests.helpers.openai_server import free_port
 
+    _pinned_space(tmp, mp)
     mp.setattr(constants, "HF_HUB_OFFLINE", False)
     mp.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{free_port()}")
+
+
+def _hub_offline(tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    from huggingface_hub import constants
+
+    _pinned_space(tmp, mp)
+    mp.setattr(constants, "HF_HUB_OFFLINE", True)
 
 
 def _only_tasks_without_a_corpus(tmp: Path, mp: pytest.MonkeyPatch) -> None:
@@ -375,22 +416,20 @@ def _only_tasks_without_a_corpus(tmp: Path, mp: pytest.MonkeyPatch) -> None:
     mp.setattr(benchmark.api.tasks, "list_tasks", lambda: cards)
 
 
-PUBLISH_RESULTS = ["space", "publish-results", "--repo-id", "acme/results"]
-#: issue 48, item 4
+PUBLISH = ["space", "publish", "--repo-id", "acme/leaderboard"]
+#: issue 48, item 4 (``space publish-results`` became ``space publish`` and the release workflow)
 ISSUE_48 = [
     Mistake(
-        "space-publish-results-without-a-route-to-the-hub",
-        lambda t: [*PUBLISH_RESULTS, "--results-dir", str(t / "r"), "--submissions-dir", str(t / "s")],
-        ("acme/results", "--repo-id", "could not upload the results dataset"),
-        lambda t: (t / "r").mkdir(),
-        _hub_unreachable,
+        "space-publish-without-a-route-to-the-hub",
+        lambda t: PUBLISH,
+        ("acme/leaderboard", "--repo-id", "could not upload the Space"),
+        setup=_hub_unreachable,
     ),
     Mistake(
-        "space-publish-results-offline",
-        lambda t: [*PUBLISH_RESULTS, "--results-dir", str(t / "r"), "--submissions-dir", str(t / "s")],
-        ("acme/results", "--repo-id", "offline mode"),
-        lambda t: (t / "r").mkdir(),
-        lambda t, mp: mp.setattr(__import__("huggingface_hub").constants, "HF_HUB_OFFLINE", True),
+        "space-publish-offline",
+        lambda t: PUBLISH,
+        ("acme/leaderboard", "--repo-id", "offline mode"),
+        setup=_hub_offline,
     ),
     Mistake(
         "tasks-export-rag-skips-a-task-without-a-corpus",

@@ -37,7 +37,7 @@ def test_errors_name_line_and_field(tmp_path: Path) -> None:
     msg = str(exc.value)
     assert "o.jsonl, line 2, field 'answer'" in msg
     assert "o.jsonl, line 3: invalid JSON" in msg
-    assert "line 4, field 'query_id': duplicate query_id '1'" in msg
+    assert "line 4, field 'query_id': duplicate query id '1'" in msg
     assert "line 5, field 'score'" in msg
 
 
@@ -76,9 +76,9 @@ def test_one_entry_point_reads_a_file_records_and_a_trec_rag_run_alike(tmp_path:
     (from_records,) = read_answers(rows, task)
     assert from_file.answers == from_records.answers == {"1": "A", "2": "B"}
     assert from_file.model == from_records.model and from_file.evidence is None and from_file.run is None
-    with pytest.raises(InputError, match=r"o\.jsonl, field 'query_id': query ids not in task"):
+    with pytest.raises(InputError, match=r"o\.jsonl, line 1, field 'query_id': query id 'x' is not in task"):
         read_answers(write(tmp_path / "o.jsonl", [{"query_id": "x", "answer": "A", "model": "m"}]), task)
-    with pytest.raises(InputError, match=r"answers, field 'query_id': query ids not in task"):
+    with pytest.raises(InputError, match=r"answers, line 1, field 'query_id': query id 'x' is not in task"):
         read_answers([{"query_id": "x", "answer": "A", "model": "m"}], task)
     topic = task.query_texts()["1"]
     run = {
@@ -92,5 +92,5 @@ def test_one_entry_point_reads_a_file_records_and_a_trec_rag_run_alike(tmp_path:
     (found,) = read_answers(write(tmp_path / "run.jsonl", [run]), task, trec_rag_run=True)
     assert found.model.id == "r1" and found.run is not None and found.run.run_id == "r1"
     assert found.evidence == {"1": ["d1", "d2"]} and found.sentences["1"][0].citations == (1,)
-    with pytest.raises(TypeError, match="give its path"):
+    with pytest.raises(InputError, match="give its path"):
         read_answers(rows, task, trec_rag_run=True)

@@ -321,6 +321,42 @@ def test_command_prints_and_writes_a_ranking_card(tmp_path: Path, capsys: pytest
     assert card["verdict"].startswith("orders systems better")
 
 
+def test_a_graded_file_without_min_rating_is_counted_with_the_one_default_and_says_so(tmp_path: Path) -> None:
+    """No --min-rating: the family's own default (exam: 4, the one `exam score-grades` and the
+    exam setting count with), resolved, named in every label and in the card's command; the
+    same figures as with it given.  A grader without self-ratings is named as counted:
+    correctAnswered (never "self-rating ≥ None")."""
+    from benchmark.cli.main import build_parser
+    from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
+
+    grades = _graded_file(tmp_path / "graded.jsonl.gz")
+    given = rankings.run(
+        rankings.RankingOptions(grades=str(grades), min_rating=DEFAULT_MIN_RATING, resamples=20)
+    )
+    implied = rankings.run(rankings.RankingOptions(grades=str(grades), resamples=20))
+    assert implied.options.min_rating == implied.set_info["min_rating"] == DEFAULT_MIN_RATING
+    assert f"--min-rating {DEFAULT_MIN_RATING}" in implied.card()["command"]
+    assert (
+        implied.judge.name == given.judge.name
+        and f"self-rating ≥ {DEFAULT_MIN_RATING})" in implied.judge.name
+    )
+    assert implied.judge.kendall == given.judge.kendall
+    score_grades = build_parser().parse_args(["exam", "score-grades", "--grades", str(grades)])
+    assert score_grades.min_rating == DEFAULT_MIN_RATING
+
+    plain = tmp_path / "plain.jsonl.gz"
+    with gzip.open(grades, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(x) for x in fh]
+    for _, paras in rows:
+        for p in paras:
+            (g,) = p["exam_grades"]
+            g["correctAnswered"] = [r["question_id"] for r in g.pop("self_ratings") if r["self_rating"] == 5]
+    with gzip.open(plain, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    counted = rankings.run(rankings.RankingOptions(grades=str(plain), resamples=20))
+    assert counted.judge.name.endswith("question-bank, correctAnswered)"), counted.judge.name
+
+
 def test_unknown_set_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no ranking set 'dl99'"):
         ranking_sets.fetch("dl99", tmp_path)
@@ -461,3 +497,53 @@ def test_regrading_with_an_answerer_that_does_not_self_rate_counts_its_verdicts(
     # three of the four questions are answered somewhere: n-EXAM = EXAM / 0.75
     assert done.n_exam["A"]["t1"] == pytest.approx(0.5 / 0.75)
     assert done.n_exam["B"]["t1"] == pytest.approx(0.25 / 0.75)
+
+
+def test_n_exam_of_a_regraded_file_keeps_the_topic_normaliser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file graded again by a profile's answerer (``--judge-profile``): its n-EXAM board
+    divides each topic's EXAM by the share of the bank's questions any read paragraph of the
+    topic answers (here 3 of 4), never the EXAM board again."""
+    from types import SimpleNamespace
+
+    from benchmark.families import REGISTRY
+    from benchmark.families.base import Regrading
+    from benchmark.families.exam.family import ExamFamily
+    from benchmark.families.exam.judges import Reading
+
+    class Verdicts:
+        identity: ClassVar[dict[str, str]] = {"answerer": "verdicts"}
+
+        def read(self, items):  # type: ignore[no-untyped-def]
+            return [
+                Reading(answered=q.question_id in text, correct=q.question_id in text) for q, text in items
+            ]
+
+    bank = tmp_path / "bank.jsonl"
+    bank.write_text(
+        "".join(
+            json.dumps({"query_id": "t1", "qid": f"t1/q{i}", "question": f"Q{i}?"}) + "\n" for i in range(4)
+        )
+    )
+    graded = tmp_path / "graded.jsonl"
+    paras = [
+        {"paragraph_id": pid, "text": text, "paragraph_data": {"judgments": [], "rankings": [
+            {"method": system, "paragraphId": pid, "queryId": "t1", "rank": 1, "score": 1.0}]}}
+        for pid, text, system in (("p1", "t1/q0 t1/q1", "A"), ("p2", "t1/q2", "B"))
+    ]  # fmt: skip
+    graded.write_text(json.dumps(["t1", paras]) + "\n")
+    monkeypatch.setattr(ExamFamily, "answerer", lambda self, judges, settings: Verdicts())
+    judges = SimpleNamespace(profile=SimpleNamespace(id="p"))
+    got = REGISTRY["exam"].graded_leaderboards(
+        graded,
+        grader=None,
+        min_rating=3,
+        rank_cutoff=1,
+        regrade=Regrading(judges, bank, answerer="similarity"),
+    )
+    assert got is not None
+    (exam_label, exam), (n_label, n_exam) = got.boards.items()
+    assert exam_label.startswith("EXAM ") and n_label.startswith("n-EXAM ")
+    assert exam == {"A": {"t1": 0.5}, "B": {"t1": 0.25}}
+    assert n_exam == {"A": {"t1": pytest.approx(0.5 / 0.75)}, "B": {"t1": pytest.approx(0.25 / 0.75)}}

@@ -225,6 +225,14 @@ def test_budget_limits_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture
     assert DEFAULT_BUDGET.entailment_pairs == 2_000_000
 
 
+def test_empty_budget_limits_keep_the_default_budget_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--budget-limits "$LIMITS"`` with the CI variable unset: the default budget, never none."""
+    assert main(["validate", "--budget-limits", "", str(make(tmp_path))]) == 0
+    assert "(within the budget)" in capsys.readouterr().out
+
+
 def test_budget_limits_override_the_default_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

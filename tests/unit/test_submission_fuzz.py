@@ -493,7 +493,8 @@ def test_millions_of_short_lines_are_refused_unread(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(BOUNDED_S)
 def test_a_file_of_bad_lines_stops_after_a_bounded_number_of_problems(tmp_path: Path) -> None:
-    from benchmark.board.submissions import MAX_PROBLEMS_PER_FILE, ROWS_PER_QUERY, required_queries
+    from benchmark.answers.rules import MAX_PROBLEMS as MAX_PROBLEMS_PER_FILE
+    from benchmark.board.submissions import ROWS_PER_QUERY, required_queries
 
     n = ROWS_PER_QUERY * len(required_queries(TASK)[0])  # as many rows as may be read, all bad
     problems = _bounded(tmp_path, [json.dumps({"query_id": f"x{i}", "bogus": 1}) for i in range(n)])

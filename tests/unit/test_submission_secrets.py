@@ -65,7 +65,7 @@ def test_credential_keys_in_any_spelling_are_refused(tmp_path: Path, key: str) -
     found = problems(make(tmp_path, model_args={"model": "m", key: "s3cr3t-value"}))
     assert found == [
         f"acme__tiny-model/{TASK}.jsonl, line 2, field 'model_args.{key}': looks like a credential; "
-        "remove it (submissions are published as they are)"
+        "remove it (submissions and results are published as they are)"
     ]
 
 
@@ -74,7 +74,7 @@ def test_a_nested_authorization_header_in_the_card_is_refused(tmp_path: Path) ->
     found = problems(make(tmp_path, card=card))
     assert found == [
         "acme__tiny-model/model.yaml, line 8, field 'generation.extra_body.Authorization': looks like a "
-        "credential; remove it (submissions are published as they are)"
+        "credential; remove it (submissions and results are published as they are)"
     ]
 
 
@@ -96,7 +96,7 @@ def test_a_token_inside_a_links_url_is_refused(tmp_path: Path) -> None:
     found = problems(make(tmp_path, card=card))
     assert found == [
         "acme__tiny-model/model.yaml, line 5, field 'links[1]': holds a URL whose parameter 'token' looks "
-        "like a credential; remove it (submissions are published as they are)"
+        "like a credential; remove it (submissions and results are published as they are)"
     ]
     assert not any("abc123" in p for p in found)
 

@@ -66,7 +66,7 @@ def test_every_problem_is_reported_with_file_line_and_field(tmp_path: Path) -> N
     found = problems(folder)
     text = "\n".join(found)
     assert f"acme__tiny-model/{TASK}.jsonl, line 4, field 'query_id': duplicate query id" in text
-    assert "line 5, field 'query_id': query id 'no-such-topic' is not in the task" in text
+    assert "line 5, field 'query_id': query id 'no-such-topic' is not in task webtrack-2009-2012" in text
     assert "line 6, field 'score': Extra inputs are not permitted" in text  # scores are never taken
     assert "required query id(s) missing" in text
     assert main(["validate", str(folder)]) == 2

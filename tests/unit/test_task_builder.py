@@ -225,7 +225,7 @@ def test_other_registered_tables_by_name_and_no_registry_no_guess(tmp_path: Path
         )
     assert "unknown table(s) ['opinions']" in str(err.value)
     with pytest.raises(InputError, match="no metric family is loaded"):
-        build_task("g", out_dir=tmp_path / "g", inputs={"queries": QUERIES, "corpus": CORPUS}, families={})
+        build_task("g", out_dir=tmp_path / "g", queries=QUERIES, corpus=CORPUS, families={})
     assert not (tmp_path / "f").exists() and not (tmp_path / "g").exists()
 
 
@@ -240,3 +240,17 @@ def test_a_spreadsheet_export_and_a_file_that_is_not_utf8(tmp_path: Path) -> Non
     assert [(where(p), p.message) for p in found] == [
         (("latin.csv", None, None), "not UTF-8 text: save the file as UTF-8")
     ]
+
+
+def test_a_run_of_one_icat_variant_is_ranked_by_that_variant() -> None:
+    """ICAT-M alone (no LLM) on a task whose card names no main score: ranked by ICAT-M, not
+    by the family's ICAT-S, which no query has (the result would be ranked by nobody)."""
+    from benchmark.core.results import Score
+    from benchmark.families import REGISTRY
+    from benchmark.tasks import load_task
+
+    icat, task = REGISTRY["icat"], load_task("webtrack-2009-2012")
+    task = type(task)(card=task.card.model_copy(update={"main_score": {}}), root=task.root)
+    only_m = {"icat_m": Score(value=0.2, n=3), "s_fact": Score(value=0.5, n=3)}
+    assert icat.primary_for(task, only_m) == "icat_m"
+    assert icat.primary_for(task, {**only_m, "icat_s": Score(value=0.1, n=3)}) == "icat_s"

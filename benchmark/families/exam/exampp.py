@@ -32,6 +32,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from benchmark.families.exam.bank import Bank, questions_from_rows
 from benchmark.models.cache import content_hash
 
 TOOL = "groundcover"
+log = logging.getLogger(__name__)
 
 
 def _open_text(path: Path, mode: str) -> Any:
@@ -80,7 +82,13 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
     * the generated CAR Y3 questions as one JSON object (a ``.json`` file)
       ``{query_id: {facet_id: {"title", "facet", "questions": [...]}}}``, given the ids
       EXAM++ gives them (``query/facet/md5 of the text as written``, enumeration stripped,
-      empty entries skipped)."""
+      empty entries skipped).
+
+    What EXAM++'s loaders read, this reads: a blank question is kept (EXAM++ asks its grader
+    it as written) and a question id written twice with the same question is one question
+    (EXAM++ counts question ids); each is logged as a warning with its lines.  A question id
+    written twice with two different questions is refused: which one a grade answers is
+    unknown."""
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
@@ -142,8 +150,9 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
             lines.append(n)
     if problems:
         raise InputError(problems)
+    rows, lines = _as_exampp_reads(rows, lines, rel(path))
     try:
-        return questions_from_rows(rows, rel(path))
+        return questions_from_rows(rows, rel(path), blank_questions=True)
     except InputError as exc:  # rows are items: name the file's line instead
         raise InputError(
             [
@@ -151,6 +160,56 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
                 for p in exc.problems
             ]
         ) from exc
+
+
+def _as_exampp_reads(
+    rows: list[dict[str, Any]], lines: list[int], where: str
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The rows as EXAM++ reads them: a repeat of a question id with the same question and
+    query left out (one question), blank questions kept; both said, with their lines."""
+    kept: list[dict[str, Any]] = []
+    kept_lines: list[int] = []
+    first: dict[str, dict[str, Any]] = {}
+    repeats: dict[str, list[int]] = {}
+    blank: list[int] = []
+    for row, n in zip(rows, lines, strict=True):
+        text, key = row.get("question"), row.get("question_id")
+        if isinstance(text, str) and not text.strip():
+            blank.append(n)
+        if isinstance(key, str) and key in first:
+            seen = first[key]
+            if (seen["question"], seen["query_id"]) == (text, row.get("query_id")):
+                repeats.setdefault(key, [seen["line"]]).append(n)
+                continue
+        elif isinstance(key, str):
+            first[key] = {"question": text, "query_id": row.get("query_id"), "line": n}
+        kept.append(row)
+        kept_lines.append(n)
+    if blank:
+        log.warning(
+            Problem(
+                where,
+                f"{len(blank)} blank question(s), on line(s) {_shown(blank)}: kept, as EXAM++ reads them (its "
+                "grader was asked them as written)",
+                line=blank[0],
+                field="question",
+            )
+        )
+    for key, at in repeats.items():
+        log.warning(
+            Problem(
+                where,
+                f"question id {key!r} written {len(at)} times with the same question, on lines {_shown(at)}: "
+                "read once, as EXAM++ counts a question id once",
+                line=at[1],
+                field="question_id",
+            )
+        )
+    return kept, kept_lines
+
+
+def _shown(lines: list[int], most: int = 20) -> str:
+    return ", ".join(map(str, lines[:most])) + (f", … ({len(lines)} in all)" if len(lines) > most else "")
 
 
 def _question_line(obj: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, str] | None]:
@@ -458,6 +517,11 @@ def counting(paragraphs: Iterable[GradedParagraph], grader: str, min_rating: int
         return None
     rated = any(g.ratings for p in paragraphs for g in p.grades if g.grader == grader)
     return min_rating if rated else None
+
+
+def counted(mode: int | None) -> str:
+    """What :func:`counting`'s ``mode`` counts, as every report names it."""
+    return "correctAnswered" if mode is None else f"self-rating ≥ {mode}"
 
 
 def exam_from_grades(

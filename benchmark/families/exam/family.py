@@ -100,7 +100,7 @@ def task_bank(task: Task) -> Bank:
     if not task.has_table("exam_questions"):
         return {}
     rows = task.table("exam_questions").to_dict("records")
-    return questions_from_rows(rows, f"tasks/{task.id}/data/exam_questions.parquet", row_offset=1)
+    return questions_from_rows(rows, task.where("exam_questions"), row_offset=1)
 
 
 def gold_articles(task: Task) -> dict[str, str]:
@@ -208,7 +208,7 @@ class ExamFamily(MetricFamily):
         if not bank:
             raise InputError(
                 Problem(
-                    f"tasks/{task.id}/task.yaml",
+                    task.where(),
                     "the task has no exam_questions table: pass --exam-bank FILE (an EXAM++ question bank), or "
                     "draft one with `benchmark exam generate`",
                     field="data.tables",
@@ -239,7 +239,7 @@ class ExamFamily(MetricFamily):
         ``regrade``, under the profile's own answerer, which grades the file's paragraphs
         again on the bank's questions."""
         from benchmark.core.errors import rel
-        from benchmark.families.exam.exampp import choose_graders, read_grades
+        from benchmark.families.exam.exampp import choose_graders, counted, counting, read_grades
         from benchmark.families.exam.graded_boards import exam_boards
 
         paragraphs = read_grades(grades)
@@ -257,7 +257,7 @@ class ExamFamily(MetricFamily):
                 )
             )
         exam, n_exam = exam_boards(paragraphs, chosen[0], min_rating, rank_cutoff)
-        label = f"({chosen[0]}, self-rating ≥ {min_rating})"
+        label = f"({chosen[0]}, {counted(counting(paragraphs, chosen[0], min_rating))})"
         return GradedBoards(chosen[0], {f"EXAM {label}": exam, f"n-EXAM {label}": n_exam}, paragraphs)
 
     def _regraded(

@@ -129,9 +129,7 @@ def export_nuggets(context: CommandContext, args: argparse.Namespace) -> int:
     _need(context, args, "task", "out")
     task = load_task(args.task)
     if not task.has_table("nuggets"):
-        raise InputError(
-            Problem(f"tasks/{task.id}/task.yaml", "the task has no nuggets table", field="data.tables")
-        )
+        raise InputError(Problem(task.where(), "the task has no nuggets table", field="data.tables"))
     nuggets = task_nuggets(task)
     texts = task.query_texts()
     path = write_nuggets(nuggets, texts, Path(args.out))
@@ -254,7 +252,7 @@ def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, li
     if not (task.has_table("qrels") and task.has_table("corpus")):
         raise InputError(
             Problem(
-                f"tasks/{task.id}/task.yaml",
+                task.where(),
                 "needs qrels and a corpus table to find relevant passages; or pass --candidates FILE",
                 field="data.tables",
             )

@@ -59,8 +59,10 @@ def _nuggets(
     path: Path, n: int, row: Any, field: str, labelled: bool, problems: list[Problem], any_label: bool = False
 ) -> tuple[str, list[tuple[str, str, str | None]]] | None:
     """A line's topic id and its (text, importance, assignment) triples, or ``None`` with
-    its problems recorded.  ``any_label``: any string is an importance or an assignment
-    (nuggetizer's metrics count an unknown one as okay, resp. not supported)."""
+    its problems recorded.  ``any_label``: any value — an unknown string, ``null``, a number
+    — is an importance or an assignment, as nuggetizer's metrics read it (only ``"vital"``
+    is vital, only ``"support"`` / ``"partial_support"`` earn credit); the key itself is
+    needed, as nuggetizer's metrics stop without it."""
     where = rel(path)
     if not isinstance(row, dict):
         problems.append(Problem(where, "each line must be a JSON object", line=n))
@@ -81,7 +83,7 @@ def _nuggets(
         lab = item.get("assignment") if isinstance(item, dict) else None
         if not isinstance(text, str) or not text.strip():
             problems.append(Problem(where, "a nugget needs its text", line=n, field=f"{at}.text"))
-        elif not (any_label and isinstance(imp, str)) and imp not in (*IMPORTANCE, FAILED):
+        elif not (any_label and "importance" in item) and imp not in (*IMPORTANCE, FAILED):
             problems.append(
                 Problem(
                     where,
@@ -90,7 +92,7 @@ def _nuggets(
                     field=f"{at}.importance",
                 )
             )
-        elif labelled and not (any_label and isinstance(lab, str)) and lab not in (*LABELS, FAILED):
+        elif labelled and not (any_label and "assignment" in item) and lab not in (*LABELS, FAILED):
             problems.append(
                 Problem(
                     where,

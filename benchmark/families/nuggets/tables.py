@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from benchmark.families.nuggets.formulas import IMPORTANCE
 from benchmark.tasks import Column, TableSchema
 
 TABLES = (
@@ -11,7 +12,7 @@ TABLES = (
             Column("query_id", "str", ref="queries.query_id"),
             Column("nugget_id", "str"),
             Column("text", "str"),
-            Column("importance", "str", description="vital / okay"),
+            Column("importance", "str", description="vital / okay", choices=IMPORTANCE),
             Column(
                 "provenance",
                 "str",

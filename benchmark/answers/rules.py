@@ -1,0 +1,154 @@
+"""The rule book of an answer row: what every door that takes answers refuses, said once.
+
+``benchmark validate``, ``benchmark score`` / ``evaluate``, :func:`benchmark.score` /
+:func:`benchmark.plan` (files, DataFrames, ``datasets``, dicts) and the submission workflow
+all read answers through :mod:`benchmark.answers.outputs`, which applies these rules to
+every row, so a row one door refuses is refused by all.  A door may add rules of its own
+(a submission must match its model card and answer every scored query), never skip these:
+
+* **bounded reading** — a line of at most :data:`MAX_LINE_CHARS` characters, JSON nested at
+  most 32 deep with no repeated keys and no ``NaN`` (:func:`benchmark.core.untrusted.load_json`),
+  at most :data:`MAX_PROBLEMS` problems read per input before it stops;
+* **text** — valid Unicode without control characters everywhere; no invisible or
+  direction-changing characters outside the answer itself (a model name that renders as
+  another's, :func:`benchmark.core.untrusted.name_problems`);
+* **credentials** — no credential-named key and no credential-shaped value in the settings a
+  result records and a submission publishes (:mod:`benchmark.core.secrets`);
+* **size** — an answer within its task card's ``limits`` (characters, then sentences as
+  scoring splits them): its scoring cost grows with both;
+* **evidence** — a RAG row records the passages it was given (at most ``k``, distinct, none
+  empty); a closed-book row records none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmark.answers.row import OutputRow
+from benchmark.core.errors import Problem
+from benchmark.core.secrets import secret_problems
+from benchmark.core.text import sentences
+from benchmark.core.untrusted import text_field_problems
+
+#: the longest line an outputs file may hold (an answer within any task's limit fits many times)
+MAX_LINE_CHARS = 200_000
+#: problems collected per input before its reading stops (the first ones tell what to fix)
+MAX_PROBLEMS = 50
+#: the fields that are the answer's own text (any script, any character a text may hold)
+FREE_TEXT = ("answer",)
+#: the fields that are data, not settings: a URL an answer quotes or a passage id is no credential
+DATA_FIELDS = ("answer", "retrieval", "query_id")
+
+
+def object_problems(obj: dict[str, Any], shown: str, line: int) -> list[Problem]:
+    """The rules read on a line's object before its schema: text, then credentials in the
+    settings it would record (``model_args``, ``generation``, …)."""
+    problems = text_field_problems(obj, shown, line, free_text=FREE_TEXT)
+    if problems:
+        return problems
+    settings = {k: v for k, v in obj.items() if k not in DATA_FIELDS}
+    return secret_problems(settings, shown, line)
+
+
+def row_problems(row: OutputRow, shown: str, line: int, limits: Any | None = None) -> list[Problem]:
+    """The rules read on a parsed row: its evidence against its setting, and (``limits``,
+    the task card's :class:`~benchmark.tasks.card.SubmissionLimits`) its answer's size."""
+    problems = evidence_problems(row, shown, line)
+    if limits is not None:
+        problems += answer_problems(row.answer, limits, shown, line)
+    return problems
+
+
+def evidence_problems(row: OutputRow, shown: str, line: int) -> list[Problem]:
+    """A RAG row records the passages it was given; a closed-book row records none."""
+    if row.rag is not None and row.retrieval is None:
+        return [
+            Problem(
+                shown,
+                "a RAG answer needs its 'retrieval' record (the passages it was given)",
+                line,
+                "retrieval",
+            )
+        ]
+    if row.rag is None and row.retrieval is not None:
+        return [
+            Problem(
+                shown,
+                "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting",
+                line,
+                "retrieval",
+            )
+        ]
+    if row.rag is not None and row.retrieval is not None:
+        return passage_problems(row.retrieval.passages, row.rag.k, shown, line)
+    return []
+
+
+def passage_problems(passages: list[str], k: int, shown: str, line: int) -> list[Problem]:
+    """A RAG row's passages against its setting: at most ``k``, distinct, none empty.
+
+    Scoring pairs every answer sentence with every passage, so a row listing thousands
+    of passages (or one passage thousands of times) would cost thousands of times what
+    its setting says.  Fewer than ``k`` is an honest record, not an error: a search returns
+    fewer when fewer passages match (BM25 needs a shared term) and a TREC run's ``k`` is its
+    most references.
+    """
+    where = "retrieval.passages"
+    problems = []
+    if len(passages) > k:
+        problems.append(
+            Problem(
+                shown,
+                f"{len(passages):,} passages, but the setting's k is {k}: a row lists the k passages "
+                "its answer was given",
+                line,
+                where,
+            )
+        )
+    empty = [i for i, p in enumerate(passages, start=1) if not p.strip()]
+    if empty:
+        problems.append(
+            Problem(shown, f"empty passage id (passage {empty[0]} of {len(passages):,})", line, where)
+        )
+    first: dict[str, int] = {}
+    repeats = [(p, first[p], i) for i, p in enumerate(passages, start=1) if first.setdefault(p, i) != i]
+    if repeats:
+        p, at, again = repeats[0]
+        problems.append(
+            Problem(
+                shown,
+                f"{len(repeats):,} repeated passage id(s) ({p!r} is passage {at} and {again}); "
+                "each passage is given once",
+                line,
+                where,
+            )
+        )
+    return problems
+
+
+def answer_problems(answer: str, limits: Any, shown: str, line: int) -> list[Problem]:
+    """An answer against its task card's ``limits``: its scoring cost grows with its length
+    and its number of sentences (each one a claim to ground).  Characters are counted
+    first, so a huge answer is refused before it is split."""
+    if len(answer) > limits.max_answer_chars:
+        return [
+            Problem(
+                shown,
+                f"answer of {len(answer):,} characters; the task card's limit is {limits.max_answer_chars:,} "
+                "(limits.max_answer_chars)",
+                line,
+                "answer",
+            )
+        ]
+    n = len(sentences(answer))
+    if n > limits.max_answer_sentences:
+        return [
+            Problem(
+                shown,
+                f"answer of {n:,} sentences; the task card's limit is {limits.max_answer_sentences:,} "
+                "(limits.max_answer_sentences)",
+                line,
+                "answer",
+            )
+        ]
+    return []
