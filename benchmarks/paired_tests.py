@@ -1,7 +1,7 @@
 """Cost of ranking a board with paired permutation tests; prints a table.
 
 Every pair of models on a board is compared on per-query differences
-(``benchmark.core.stats.paired_ranks``: one vectorised ``scipy.stats.permutation_test`` over
+(``benchmark.core.stats.paired_tests`` and ``ranks_of``: one vectorised ``scipy.stats.permutation_test`` over
 all pairs, 5,000 sign-flip resamples, Holm per model).  Issue 14 asks that a board of 50
 models × 200 queries ranks in a few seconds; this script measures it, together with the
 whole board build (``benchmark.board.leaderboard.from_results``: result objects in, ranked
@@ -74,12 +74,12 @@ def main() -> None:
     from benchmark.board.leaderboard import from_results
 
     print(
-        f"{'models':>6} {'queries':>7} {'pairs':>6} {'paired_ranks s':>14} {'board build s':>13} {'distinct ranks':>14}"
+        f"{'models':>6} {'queries':>7} {'pairs':>6} {'paired tests s':>14} {'board build s':>13} {'distinct ranks':>14}"
     )
     for models, queries in ((10, 50), (20, 200), (50, 200), (100, 200)):
         scores = synthetic_scores(models, queries)
         t0 = time.perf_counter()
-        ranks = stats.paired_ranks(scores)
+        ranks = stats.ranks_of(stats.paired_tests(scores))
         t_rank = time.perf_counter() - t0
         results = board_results(scores)
         t0 = time.perf_counter()

@@ -86,7 +86,8 @@ def system_ranks(scores: Scores, seed: int = 0) -> list[tuple[int, str, Interval
     each system's comparisons); 0 where a system has no rank."""
     from benchmark.core import stats
 
-    ranks = stats.paired_ranks(scores, seed=seed)
+    scored = {system: s for system, s in scores.items() if any(v is not None for v in s.values())}
+    ranks = stats.ranks_of(stats.paired_tests(scored, seed=seed))
     rows = []
     for system, per_query in scores.items():
         ci = stats.mean_ci(list(per_query.values()), seed=seed)

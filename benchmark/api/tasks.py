@@ -76,11 +76,8 @@ def export_lm_eval(
                 if all_queries
                 else scorable_queries(task, ScoringInputs(corpus, lucene_index))
             )
-        except InputError as exc:
-            if tasks is not None:  # asked for by name: say why it cannot be exported
-                raise
-            one = TaskExport(task_id, skipped=exc.problems[0].message)
-        else:
+            # with --rag, a task whose passages cannot be retrieved (it ships no corpus) is
+            # skipped as one whose queries cannot be scored is
             context = (
                 None
                 if setting is None
@@ -88,6 +85,11 @@ def export_lm_eval(
                     task, setting, qids, profile=profile, corpus=corpus, lucene_index=lucene_index
                 )
             )
+        except InputError as exc:
+            if tasks is not None:  # asked for by name: say why it cannot be exported
+                raise
+            one = TaskExport(task_id, skipped=exc.problems[0].message)
+        else:
             path = export_task(task, Path(out), qids, context)
             one = TaskExport(task_id, path, list(qids), len(task.table("queries")))
         done.append(one)

@@ -19,7 +19,7 @@ Rules, each of which is a way leaderboards mislead when broken:
   over the queries *every* entry has a score on (``shared_mean``), and flags an entry
   whose failures exceed the board's median by more than :data:`FAILURE_MARGIN`.
 * **Ranks from paired tests.**  Every model on a board answered the same queries, so
-  models are compared on per-query differences (:func:`benchmark.core.stats.paired_ranks`):
+  models are compared on per-query differences (:func:`benchmark.core.stats.paired_tests`):
   a model's rank is one plus the number of models significantly better than it
   (paired permutation test, Holm-corrected, α = 0.05); models not significantly
   different share a rank.

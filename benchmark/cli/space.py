@@ -9,6 +9,8 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from benchmark.board import results_dataset
@@ -61,6 +63,26 @@ def port(text: str) -> int:
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port number (1 to 65535)")
     return value
+
+
+@contextmanager
+def hub_errors(repo_id: str, what: str) -> Iterator[None]:
+    """An upload the Hub does not take — no route to it, offline mode, a refused or missing
+    token — as one line naming the repository, never huggingface_hub's chained traceback."""
+    from huggingface_hub.errors import HTTPError
+
+    try:
+        yield
+    except (OSError, HTTPError) as exc:  # huggingface_hub's errors are OSErrors; its transport's, HTTPErrors
+        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+        raise InputError(
+            Problem(
+                repo_id,
+                f"could not upload the {what} to the Hub: {reason} (check the network, HF_HUB_OFFLINE "
+                "and HF_TOKEN)",
+                field="--repo-id",
+            )
+        ) from exc
 
 
 REQUIREMENT = re.compile(r"(groundcover\[space\] @ git\+\S+?)@\S+")
@@ -123,14 +145,15 @@ def run(args: argparse.Namespace) -> int:
         from huggingface_hub import HfApi
 
         api = HfApi()
-        api.create_repo(args.repo_id, repo_type="space", space_sdk="gradio", exist_ok=True)
-        info = api.upload_folder(
-            folder_path=tmp,
-            repo_id=args.repo_id,
-            repo_type="space",
-            commit_message="update leaderboard",
-            # results once copied into the Space are removed: it reads the pinned dataset
-            delete_patterns=["data/**"],
-        )
+        with hub_errors(args.repo_id, "Space"):
+            api.create_repo(args.repo_id, repo_type="space", space_sdk="gradio", exist_ok=True)
+            info = api.upload_folder(
+                folder_path=tmp,
+                repo_id=args.repo_id,
+                repo_type="space",
+                commit_message="update leaderboard",
+                # results once copied into the Space are removed: it reads the pinned dataset
+                delete_patterns=["data/**"],
+            )
         print(f"uploaded: {info}")
     return 0

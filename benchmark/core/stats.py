@@ -5,9 +5,9 @@ Two questions are asked of per-query scores:
 * **How sure is one mean?**  :func:`mean_ci` — a bootstrap interval over queries,
   BCa (bias-corrected and accelerated) where there are enough queries for its
   jackknife, percentile below that; the method used is recorded with the interval.
-* **Which systems are really better than which?**  :func:`paired_ranks` — every model on
-  a board answered the same queries, so two models are compared on their per-query
-  *differences* with a paired permutation test (random sign flips of the differences,
+* **Which systems are really better than which?**  :func:`paired_tests` and
+  :func:`ranks_of` — every model on a board answered the same queries, so two models are
+  compared on their per-query *differences* with a paired permutation test (random sign flips of the differences,
   ``scipy.stats.permutation_test(permutation_type="samples")``; exact when all sign
   patterns fit in the resample budget).  A model's rank is one plus the number of
   models significantly better than it, after Holm's correction over its comparisons
@@ -168,23 +168,6 @@ def paired_tests(
 
 def _mean_last_axis(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.mean(x, axis=axis)
-
-
-def paired_ranks(
-    scores: Mapping[str, Mapping[str, float | None]],
-    *,
-    higher_is_better: bool = True,
-    alpha: float = ALPHA,
-    seed: int = 0,
-    n_resamples: int = PERMUTATION_RESAMPLES,
-) -> dict[str, int]:
-    """Rank = 1 + the number of models significantly better (Holm over each model's
-    comparisons with all others, at level ``alpha``).  Models with no score get no rank."""
-    present = {mod: s for mod, s in scores.items() if any(v is not None for v in s.values())}
-    if not present:
-        return {}
-    cmp = paired_tests(present, seed=seed, n_resamples=n_resamples)
-    return ranks_of(cmp, higher_is_better=higher_is_better, alpha=alpha)
 
 
 def holm_adjusted(cmp: PairedComparison) -> np.ndarray:

@@ -315,7 +315,8 @@ def agreement(
         tap = Figure(None)
         note = f"not measured: {AUTOJUDGE} is not installed here (give --autojudge-python)"
     else:
-        # truth first: τ_AP weighs the human leaderboard's top
+        # truth first, as autojudge-evaluate's meta-evaluate passes them (its tauap_b averages
+        # τ_AP over both directions; a one-sided τ_AP weighs the first order's top)
         values = tau_ap([(mh.tolist(), ma.tolist())] + [(y.tolist(), x.tolist()) for x, y in boot_means])
         lo, hi = _interval(values[1:])
         tap = Figure(values[0], lo, hi)

@@ -14,9 +14,10 @@ padding a text to its batch-mates' length and torch's thread count change the fl
 rounding of its vector (all-MiniLM-L6-v2 on CPU: up to 1.3e-7 per component against the text
 encoded alone, in 83% of 386 README sentences; 1.0e-7 between one and two threads in 8.5%
 of them, encoded alone), which moves cosines in the 7th digit.  :func:`encode_invariant`
-encodes texts of equal token length together (no padding) on one torch thread: each
-vector is then bit for bit the one the text gets encoded alone on one thread, whatever it
-is batched with (``tests/integration/test_embedding_invariance.py``).
+encodes texts of equal token length together (no padding) on one torch thread, and a text
+shorter than :data:`ORDER_CHANGING_ROWS` tokens alone: each vector is then bit for bit the one
+the text gets encoded alone on one thread, whatever it is batched with
+(``tests/integration/test_embedding_invariance.py``).
 
 Because of that, one run can compute each text's query-side vector once and hand it to
 every family that asks (:class:`EmbeddingStore`, held by the run's judge stack): ICAT's
@@ -65,14 +66,24 @@ def load_sentence_transformer(model: str, revision: str | None = None) -> Any:
 
 _INVARIANT_LOCK = threading.Lock()
 
+#: MKL's sgemm (torch's float32 matrix products on CPU) sums a row of a product in one of
+#: three orders, chosen by the product's row count: 1, 2–3, and 4 or more (measured with torch
+#: 2.13's MKL 2024.2 on AVX-512: every count from 4 to 8,192 gives the row of 4, for products of
+#: 32 to 3,072 columns).  A text's encoder layers are products with as many rows as its batch has
+#: tokens, so a text of fewer tokens than this, encoded alone, takes another order than in a
+#: batch: it is encoded alone (:func:`encode_invariant`).  A head on one vector per text or
+#: pair (an NLI classifier) has one row per batch member: the NLI judge runs each pair alone.
+ORDER_CHANGING_ROWS = 4
+
 
 @contextmanager
 def invariant_kernels(device: Any) -> Iterator[None]:
     """One caller at a time and, when ``device`` is the CPU, one torch thread, restored after.
 
-    Torch's thread count is global to the process, hence the lock.  On one thread a row of
-    every matrix product is the same sum in the same order whatever the thread count the
-    process was given and whatever rows are next to it (with no padding: :func:`by_length`).
+    Torch's thread count is global to the process, hence the lock.  On one thread a row of a
+    matrix product is the same sum in the same order whatever the thread count the process was
+    given and whatever rows are next to it (with no padding: :func:`by_length`), as long as the
+    product keeps at least :data:`ORDER_CHANGING_ROWS` rows.
     """
     with _INVARIANT_LOCK:
         if not str(device).startswith("cpu"):
@@ -101,9 +112,11 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
 
     Texts are grouped by token length (after the model's own truncation) and each group is
     encoded in batches of ``batch_size``, so no text is ever padded; on CPU, on one torch
-    thread (:func:`invariant_kernels`).  A text's vector then equals, bit for bit, the one it
-    gets encoded alone.  On a GPU the length groups still remove padding, but the kernels a
-    batch shape selects are the device library's choice: that case is not measured here.
+    thread (:func:`invariant_kernels`).  A text of fewer than :data:`ORDER_CHANGING_ROWS` tokens
+    (a one-word text: 3) is encoded alone, as its products have as few rows when it is encoded
+    alone.  A text's vector then equals, bit for bit, the one it gets encoded alone.  On a GPU
+    the length groups still remove padding, but the kernels a batch shape selects are the
+    device library's choice: that case is not measured here.
     """
     texts = list(texts)
     if not texts:
@@ -112,7 +125,11 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
     lengths = tokenize(texts)["attention_mask"].sum(dim=1).tolist()
     out: np.ndarray | None = None
     with invariant_kernels(model.device):
-        for rows in by_length(lengths):
+        groups = by_length(lengths)
+        parts = [[i] for rows in groups for i in rows if lengths[i] < ORDER_CHANGING_ROWS] + [
+            rows for rows in groups if lengths[rows[0]] >= ORDER_CHANGING_ROWS
+        ]
+        for rows in parts:
             vecs = np.asarray(
                 model.encode(
                     [texts[i] for i in rows],

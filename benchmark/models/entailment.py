@@ -90,25 +90,39 @@ class NLIEntailment:
         )
 
     def _score(self, batch: list[dict[str, str]]) -> list[float]:
-        """P(entailment) per pair, independent of the pairs it is batched with: pairs of equal
-        token length run together (no padding), on one torch thread on CPU
-        (:func:`benchmark.models.embeddings.invariant_kernels`), so a pair's score is the one
-        it gets alone — whatever query batch, shard or cache order brought it here."""
+        """P(entailment) per pair, independent of the pairs it is batched with and of torch's
+        thread count, so that a pair's score is the one it gets alone — whatever query batch,
+        shard or cache order brought it here — and a sharded run takes the same decisions.
+
+        On CPU each pair is a forward pass of its own, on one torch thread
+        (:func:`benchmark.models.embeddings.invariant_kernels`).  Batched, it would not be its
+        own: the classification head multiplies one vector per pair, a matrix product with as
+        many rows as the batch has pairs, and MKL's sgemm sums a row in another order for 1, 2–3
+        and 4 or more rows (:data:`benchmark.models.embeddings.ORDER_CHANGING_ROWS`), so the score
+        moved in its last bit with the number of pairs of its length in the call (a random tiny
+        BERT: 26 of 200 weight draws).  Batching by length saved 1% of CPU time there (48
+        claim–passage pairs of the quickstart, BERT-base, one thread: 15.9 s against 16.1 s).
+        On a GPU, pairs of equal token length run together (no padding); which kernels a batch
+        shape selects there is the device library's choice, not measured here."""
         import torch
 
         from benchmark.models.embeddings import by_length, invariant_kernels
 
         self._load()
+        device = self._model.device
+        if device.type == "cpu":
+            chunks = [[i] for i in range(len(batch))]
+        else:
+            lengths = [len(ids) for ids in self._tokenize(batch, padding=False)["input_ids"]]
+            step = self.spec.batch_size
+            chunks = [rows[s : s + step] for rows in by_length(lengths) for s in range(0, len(rows), step)]
         out = [0.0] * len(batch)
-        lengths = [len(ids) for ids in self._tokenize(batch, padding=False)["input_ids"]]
-        with invariant_kernels(self._model.device), torch.inference_mode():
-            for rows in by_length(lengths):
-                for start in range(0, len(rows), self.spec.batch_size):
-                    chunk = rows[start : start + self.spec.batch_size]
-                    enc = self._tokenize([batch[i] for i in chunk], padding=True).to(self._model.device)
-                    probs = torch.softmax(self._model(**enc).logits.float(), dim=-1)[:, self._entail]
-                    for i, p in zip(chunk, probs.cpu().tolist(), strict=True):
-                        out[i] = float(p)
+        with invariant_kernels(device), torch.inference_mode():
+            for chunk in chunks:
+                enc = self._tokenize([batch[i] for i in chunk], padding=True).to(device)
+                probs = torch.softmax(self._model(**enc).logits.float(), dim=-1)[:, self._entail]
+                for i, p in zip(chunk, probs.cpu().tolist(), strict=True):
+                    out[i] = float(p)
         return out
 
     def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]:

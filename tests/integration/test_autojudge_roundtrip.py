@@ -8,15 +8,13 @@ judge profile, writes the leaderboard AutoJudge takes, and AutoJudge's own tools
 * ``auto-judge-evaluate meta-evaluate`` correlates groundcover's leaderboard with the human
   one, and its Kendall τ, Spearman ρ and τ_AP-b equal groundcover's ranking card's.
 
-The tools live in the side environment ``scripts/setup.sh --dev`` makes (``.ajvenv/``), or
-in the interpreter ``GROUNDCOVER_AUTOJUDGE_PYTHON`` names.  Without it the tests skip,
-saying so, except under CI (``CI`` set), where a missing side environment is a failure.
+The tools live in the side environment ``scripts/setup.sh --dev`` makes
+(:mod:`tests.helpers.autojudge`: skipped without it, a failure under CI).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from benchmark.api.autojudge import AutoJudgeJudgement, autojudge_card, autojudg
 from benchmark.api.config import ScoringConfig
 from benchmark.metaeval import autojudge as aj
 from benchmark.scoring.options import RunOptions
+from tests.helpers.autojudge import require_side_python
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "autojudge"
@@ -49,26 +48,9 @@ json.dump({"topics": ids, "reports": sorted((r.metadata.run_id, r.metadata.topic
 """
 
 
-def side_python() -> Path | None:
-    named = os.environ.get("GROUNDCOVER_AUTOJUDGE_PYTHON")
-    for candidate in ([Path(named)] if named else []) + [ROOT / ".ajvenv" / "bin" / "python"]:
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
 @pytest.fixture(scope="module")
 def python() -> Path:
-    found = side_python()
-    if found is None:
-        why = (
-            "no AutoJudge side environment: run `bash scripts/setup.sh --dev` (it makes .ajvenv/ with "
-            "autojudge-evaluate) or set GROUNDCOVER_AUTOJUDGE_PYTHON"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
-    return found
+    return require_side_python()
 
 
 @pytest.fixture(scope="module")

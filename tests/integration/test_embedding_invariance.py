@@ -5,7 +5,8 @@ Real all-MiniLM-L6-v2 on CPU.  Encoded the plain way (padded batches on torch's 
 threads) a text's vector moves in the last bits with its batch-mates' lengths — on this
 suite's ICAT-M fixture 63 of 120 recorded support values differed between ``--query-batch 1``
 and ``4``, by up to 1.8e-7 — and with the thread count.  ``Embedder.encode`` on the query side
-must return, bit for bit, the vector the text gets encoded alone.
+must return, bit for bit, the vector the text gets encoded alone — a one-word text included,
+whose products have fewer rows alone than in a batch.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ TEXTS = [
     "Smoking light cigarettes is completely safe.",
     "Nicotine patches and gum help people quit smoking.",
     "Yes.",
+    "Yes",  # one word: 3 tokens, like the next; encoded together, they moved (ORDER_CHANGING_ROWS)
+    "Smoking",
 ]
 
 

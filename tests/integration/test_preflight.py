@@ -153,6 +153,32 @@ def test_a_fleet_where_one_server_serves_another_model_is_refused(served: Server
     assert served.base_url not in message  # the ready server is not the problem
 
 
+def test_a_403_on_the_model_list_is_a_configuration_error_even_beside_a_ready_server(
+    served: ServerThread,
+) -> None:
+    """A server that refuses the key on ``GET /models`` (403) but would answer a completion is
+    not 'busy' and not 'down': the key or the URL is wrong, and the run stops in one line —
+    in a fleet too, where a merely dead server would be left out and the run go on."""
+    app = FastAPI()
+
+    @app.get("/v1/models")
+    def models() -> JSONResponse:
+        return JSONResponse({"error": {"message": "this key may not list models"}}, 403)
+
+    @app.post("/v1/chat/completions")
+    def chat() -> JSONResponse:
+        return JSONResponse({"choices": [{"index": 0, "message": {"role": "assistant", "content": "OK"}}]})
+
+    with ServerThread(app) as forbidden:
+        for urls in (forbidden.base_url, f"{served.base_url},{forbidden.base_url}"):
+            profile = with_judge(load_profile("offline-smollm2-minilm-sim"), model="served-judge", url=urls)
+            with pytest.raises(InputError) as caught:
+                JudgeStack.load(profile, ModelCallCache(enabled=False), progress=False)
+            message = str(caught.value)
+            assert "\n" not in message and forbidden.base_url in message, message
+            assert "HTTP 403 on GET /models: the server refused the API key" in message
+
+
 @pytest.mark.slow
 def test_the_dry_run_plans_without_the_endpoint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

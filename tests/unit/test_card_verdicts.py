@@ -187,6 +187,34 @@ def test_every_board_carries_a_ranking_line(tmp_path: Path, monkeypatch: pytest.
         cards.ranking_lines.cache_clear()
 
 
+@pytest.mark.parametrize(
+    "verdict",
+    ["no better than a baseline", "below a baseline", "at chance", cards.ALL_FAILED, "informative"],
+)
+def test_a_main_score_judge_that_fails_its_card_raises_the_banner(
+    verdict: cards.Verdict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ICAT-M rests on the entailment judge: a card that finds it no better than a baseline
+    (or below one, at chance, or unmeasurable) puts a banner on the board, in words; an
+    informative one puts none."""
+    from benchmark.board import trust
+    from benchmark.families import REGISTRY
+
+    card = cards.JudgeCard(
+        profile="p@1",
+        created="2026-01-01",
+        groundcover="0",
+        roles=[cards.RoleCard(role="entailment", judge="j", verdict=verdict)],
+    )
+    monkeypatch.setattr(trust, "load_card", lambda profile_id: card)
+    t = trust.board_trust(REGISTRY["icat"], "p@1", "icat_m")
+    if verdict == "informative":
+        assert t.banner is None
+    else:
+        assert t.banner is not None and f"its entailment judge, which is {verdict}" in t.banner
+        assert t.banner.startswith("Warning: ICAT-M under p@1 relies on")
+
+
 def test_anli_dev_is_read_in_its_csv_and_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ANLI's annotated dev rounds: quoted multi-line contexts, e/n/c gold labels, each file
     at its pinned SHA-256; a label outside e/n/c names its file and line."""

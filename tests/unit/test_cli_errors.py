@@ -4,7 +4,8 @@ Table-driven: each case runs the real ``benchmark`` entry point on a mistaken co
 (files it needs are made in a temporary folder) and asserts exit status 2, exactly one
 line on stderr, and that the line names the argument (or the file) at fault.  A case that
 raised a traceback, printed several chained ones, or went on to generate answers before
-noticing fails here.
+noticing fails here.  A command asked for every task goes on without a task it cannot do
+(``code`` 0): nothing on stderr, and one line of its output names that task and why.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class Mistake:
     prepare: Callable[[Path], None] = field(default=lambda tmp: None)
     #: the environment of the mistake (a variable, a missing package), undone after the case
     setup: Callable[[Path, pytest.MonkeyPatch], None] = field(default=lambda tmp, mp: None)
+    #: 2: an error; 0: the command goes on without the part at fault, naming it in its output
+    code: int = 2
 
 
 def _write(name: str, data: bytes) -> Callable[[Path], None]:
@@ -374,6 +377,76 @@ MISTAKES += [
 ]
 
 
+def _pinned_space(tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    """A copy of the Space that pins a release, so that publishing it gets as far as the Hub."""
+    from benchmark.board import results_dataset
+    from benchmark.cli import space
+
+    shutil.copytree(REPO / "hf_space", tmp / "space", ignore=shutil.ignore_patterns("results.yaml"))
+    mp.setattr(space, "SPACE_DIR", tmp / "space")
+    mp.setattr(space, "PIN_FILE", tmp / "space" / "results.yaml")
+    results_dataset.write_pin(
+        space.PIN_FILE, results_dataset.Pin(repo="acme/results", revision="b" * 40, release=1)
+    )
+
+
+def _hub_unreachable(tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    """No route to the Hub: online mode, its address a port nothing listens on."""
+    from huggingface_hub import constants
+
+    from tests.helpers.openai_server import free_port
+
+    _pinned_space(tmp, mp)
+    mp.setattr(constants, "HF_HUB_OFFLINE", False)
+    mp.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{free_port()}")
+
+
+def _hub_offline(tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    from huggingface_hub import constants
+
+    _pinned_space(tmp, mp)
+    mp.setattr(constants, "HF_HUB_OFFLINE", True)
+
+
+def _only_tasks_without_a_corpus(tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    """Every task is these two, which ship no corpus (conqret's queries need none to be scored)."""
+    import benchmark.api.tasks
+
+    cards = [c for c in benchmark.api.tasks.list_tasks() if c.id in ("conqret", "webtrack-2013-2014")]
+    mp.setattr(benchmark.api.tasks, "list_tasks", lambda: cards)
+
+
+PUBLISH = ["space", "publish", "--repo-id", "acme/leaderboard"]
+#: issue 48, item 4 (``space publish-results`` became ``space publish`` and the release workflow)
+ISSUE_48 = [
+    Mistake(
+        "space-publish-without-a-route-to-the-hub",
+        lambda t: PUBLISH,
+        ("acme/leaderboard", "--repo-id", "could not upload the Space"),
+        setup=_hub_unreachable,
+    ),
+    Mistake(
+        "space-publish-offline",
+        lambda t: PUBLISH,
+        ("acme/leaderboard", "--repo-id", "offline mode"),
+        setup=_hub_offline,
+    ),
+    Mistake(
+        "tasks-export-rag-skips-a-task-without-a-corpus",
+        lambda t: ["tasks", "export-lm-eval", "--rag", "bm25", "--out", str(t / "out")],
+        ("skipped conqret: this task ships no corpus", "--corpus"),
+        setup=_only_tasks_without_a_corpus,
+        code=0,
+    ),
+    Mistake(
+        "tasks-export-rag-names-a-task-without-a-corpus",
+        lambda t: ["tasks", "export-lm-eval", "--rag", "bm25", "--tasks", "conqret", "--out", str(t / "out")],
+        ("conqret", "ships no corpus", "--corpus"),
+    ),
+]
+MISTAKES += ISSUE_48
+
+
 @pytest.mark.parametrize("case", MISTAKES, ids=[m.id for m in MISTAKES])
 def test_mistake_is_one_line_naming_the_argument(
     case: Mistake, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -382,11 +455,15 @@ def test_mistake_is_one_line_naming_the_argument(
     case.prepare(tmp_path)
     case.setup(tmp_path, monkeypatch)
     code = main(case.argv(tmp_path))
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    names = (case.names,) if isinstance(case.names, str) else case.names
+    if case.code == 0:
+        assert code == 0 and not err.strip(), err
+        assert len([line for line in out.splitlines() if all(n in line for n in names)]) == 1, out
+        return
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2, err
     assert len(lines) == 1, err
-    names = (case.names,) if isinstance(case.names, str) else case.names
     assert lines[0].startswith("error: ") and all(n in lines[0] for n in names), lines[0]
     generated = list(tmp_path.glob("outputs/**/*.jsonl"))
     assert not generated, "nothing may be generated before the mistake is reported"

@@ -93,6 +93,25 @@ def test_missing_board_means_no_overall_rank() -> None:
     assert ov.loc["b", "missing"] == "t2"
 
 
+def test_equal_mean_ranks_share_an_overall_rank() -> None:
+    """a and b swap ranks 1 and 2 on two boards: one mean rank, one overall rank, and the
+    next model is third (two models are better than it), not second."""
+    tables = {
+        "icat": pd.DataFrame(
+            {
+                "judge_profile": ["p"] * 6,
+                "board": ["t1", "t1", "t1", "t2", "t2", "t2"],
+                "model": ["a", "b", "c", "a", "b", "c"],
+                "rank": pd.Series([1, 2, 3, 2, 1, 3], dtype="Int64"),
+                "setting": ["closed-book"] * 6,
+            }
+        )
+    }
+    ov = overall_table(tables).set_index("model")
+    assert ov["mean_rank"].to_dict() == {"a": 1.5, "b": 1.5, "c": 3.0}
+    assert ov["overall_rank"].to_dict() == {"a": 1, "b": 1, "c": 3}
+
+
 def test_a_board_that_does_not_apply_is_neither_counted_nor_missing() -> None:
     """Attribution needs evidence: a closed-book model is not on its board and still gets
     an overall rank from the boards that apply; a RAG model missing from it gets none."""
@@ -333,6 +352,22 @@ def test_one_failure_more_than_the_median_is_not_flagged() -> None:
     b = make_result("acme/b", MODELS["acme/close"], PROFILE, failed=("100",))
     board = from_results([a, b]).tables["icat"]
     assert not board["failure_flag"].any()
+
+
+def test_on_a_small_board_two_failures_more_than_the_median_are_not_flagged_three_are() -> None:
+    """12 queries: a tenth of them is 1.2, below the floor of 2, so the floor decides — an
+    entry is flagged only when it fails on more than 2 queries beyond the board's median."""
+    steady = make_result("acme/steady", MODELS["acme/strong"], PROFILE)
+    also = make_result("acme/also", MODELS["acme/close"], PROFILE)
+    for failed, flagged in ((("100", "101"), False), (("100", "101", "102"), True)):
+        failing = make_result("acme/failing", MODELS["beta-lab/mid"], PROFILE, failed=failed)
+        board = from_results([steady, also, failing]).tables["icat"].set_index("model")
+        assert board["queries"].max() == 12 and board.loc["acme/failing", "failed"] == len(failed)
+        assert board["failure_flag"].to_dict() == {
+            "acme/steady": False,
+            "acme/also": False,
+            "acme/failing": flagged,
+        }
 
 
 def test_reference_entries_are_shown_apart_and_never_ranked(tmp_path: Path) -> None:

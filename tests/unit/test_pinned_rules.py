@@ -4,7 +4,8 @@ Each test pins one rule exactly, and each was seen to fail under a one-line muta
 code that implements it:
 
 * resuming into a results folder whose answers changed re-scores the changed ones, and only
-  those (``benchmark/scoring/runner.py``, item keys);
+  those (``benchmark/scoring/runner.py``, item keys); resuming with another ``--judge-repeats``
+  re-scores every trace judged another number of times (issue 48);
 * a judge card's best baseline is the strongest one, and a role's verdict is its worst set's
   (``benchmark/models/cards.py``);
 * the dry run's *exact* / *estimate* labels, the "(est.)" mark, and what counts as already
@@ -51,7 +52,9 @@ def _mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
     return task, answers, judges
 
 
-def _score_nuggets(task: Any, answers: dict[str, str], judges: Any, root: Path) -> tuple[Any, Path]:
+def _score_nuggets(
+    task: Any, answers: dict[str, str], judges: Any, root: Path, repeats: int = 1
+) -> tuple[Any, Path]:
     return score_task(
         REGISTRY["nuggets"],
         task,
@@ -59,7 +62,7 @@ def _score_nuggets(task: Any, answers: dict[str, str], judges: Any, root: Path) 
         judges,
         model=ModelInfo(id="mock/model"),
         results_root=root,
-        options=RunOptions(progress=False, query_batch=1),
+        options=RunOptions(progress=False, query_batch=1, judge_repeats=repeats),
     )
 
 
@@ -91,6 +94,21 @@ def test_resuming_after_an_answer_changed_rescores_that_answer_and_only_it(tmp_p
     back, _ = _score_nuggets(task, answers, judges, tmp_path / "results")
     assert _asked_about(judges, calls) == {SUPPORTED}
     assert back.per_query == first.per_query
+
+
+def test_resuming_with_another_judge_repeats_never_reuses_traces_judged_another_number_of_times(
+    tmp_path: Path,
+) -> None:
+    """Three repeats, then one, two and three again into the same folder: each run leaves
+    every trace judged exactly as many times as it asked (repeats 1 .. N-1 in
+    ``repeat_scores``), fewer repeats than the checkpoint's included, and says so in the result."""
+    task, answers, judges = _mock(tmp_path)
+    for repeats in (3, 1, 2, 3):
+        result, path = _score_nuggets(task, answers, judges, tmp_path / "results", repeats)
+        kept = {t["query_id"]: len(t.get("repeat_scores") or ()) for t in read_traces(path)}
+        assert kept == {"q1": repeats - 1, "q2": repeats - 1}, repeats
+        noted = result.scores["all_strict"].judge_repeats
+        assert (noted.repeats if noted is not None else 1) == repeats
 
 
 # -- judge cards: the best baseline, and a role's verdict ---------------------------------------

@@ -18,12 +18,14 @@ import statistics
 from pathlib import Path
 from typing import ClassVar
 
+import numpy as np
 import pytest
 import yaml
 
 from benchmark.cli.main import main
 from benchmark.core.errors import InputError
 from benchmark.metaeval import ranking_sets, rankings
+from tests.helpers.autojudge import require_side_python
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "rankings" / "dl19_exampp.json"
 
@@ -100,18 +102,25 @@ def test_human_leaderboard_is_the_official_one(dl19: dict) -> None:
 def test_figures_match_autojudge_evaluate(dl19: dict) -> None:
     """Kendall and Spearman equal autojudge-evaluate's on the same leaderboards (its
     figures, computed with the package, are stored in the fixture); ties between runs
-    with the same per-topic scores stay ties whatever order addition took."""
+    with the same per-topic scores stay ties whatever order addition took.  Without
+    autojudge-evaluate, τ_AP is not measured and says so."""
     ref = dl19["autojudge_evaluate"]
     a = rankings.agreement("EXAM", dl19["exam"], dl19["ndcg@10"], resamples=20)
     assert (a.systems, a.topics) == (ref["systems"], ref["topics"])
     assert a.kendall.value == pytest.approx(ref["kendall"], abs=1e-12)
     assert a.spearman.value == pytest.approx(ref["spearman"], abs=1e-12)
-    provider = rankings.tau_ap_provider()
-    if provider is None:
-        assert a.tau_ap.value is None and "autojudge-evaluate" in (a.tau_ap_note or "")
-    else:
-        b = rankings.agreement("EXAM", dl19["exam"], dl19["ndcg@10"], resamples=20, tau_ap=provider)
-        assert b.tau_ap.value == pytest.approx(ref["tauap_b"], abs=1e-12)
+    assert a.tau_ap.value is None and "autojudge-evaluate" in (a.tau_ap_note or "")
+
+
+def test_tau_ap_is_autojudge_evaluates_own(dl19: dict) -> None:
+    """τ_AP-b from autojudge-evaluate itself, run in the side environment set-up builds
+    (``.ajvenv``; skipped without it, a failure under CI), equals the figure the package
+    gave on the same leaderboards."""
+    provider = rankings.tau_ap_provider(str(require_side_python()))
+    assert provider is not None
+    b = rankings.agreement("EXAM", dl19["exam"], dl19["ndcg@10"], resamples=20, tau_ap=provider)
+    assert b.tau_ap.value == pytest.approx(dl19["autojudge_evaluate"]["tauap_b"], abs=1e-12)
+    assert b.tau_ap.low is not None and b.tau_ap.high is not None  # the bootstrap's τ_AP too
 
 
 def _board(scores: dict[str, list[float]]) -> dict[str, dict[str, float]]:
@@ -159,6 +168,80 @@ def test_verdict_is_decided_on_the_interval() -> None:
     assert "not better than the trivial baseline 'judge'" in rankings.verdict(weak, [good]) or (
         "no better than chance" in rankings.verdict(weak, [good])
     )
+
+
+def test_tau_ap_takes_the_human_leaderboard_as_truth() -> None:
+    """Every pair handed to autojudge-evaluate's ``tauap_b`` (the point and each bootstrap
+    draw) is (human means, automatic means), the order its meta-evaluate uses: a one-sided
+    τ_AP weighs swaps near the top of the first order (autojudge-evaluate 1.1.0 averages
+    both directions, so today the figure would not show a swap; this test does).  The
+    automatic board is the human one reversed, so the two cannot be mistaken for each other."""
+    seen: list[tuple[list[float], list[float]]] = []
+
+    def recording(pairs: list[tuple[list[float], list[float]]]) -> list[float]:
+        seen.extend(pairs)
+        return [0.0] * len(pairs)
+
+    reversed_ = {s: {t: -v for t, v in per.items()} for s, per in HUMAN.items()}
+    rankings.agreement("auto", reversed_, HUMAN, resamples=30, tau_ap=recording)
+    assert len(seen) == 31
+    for truth, auto in seen:  # systems s0 .. s5: the human means rise, the automatic ones fall
+        assert truth == sorted(truth) and auto == sorted(auto, reverse=True)
+
+
+def test_topic_bootstraps_are_paired_across_both_boards() -> None:
+    """Six systems whose order changes from topic to topic, judged exactly as the humans
+    judged them: every resample draws the same topics for both boards, so every figure is 1
+    in every draw and each interval is [1, 1]; topics drawn apart for each board would make
+    two different orders of the same systems."""
+    rng = np.random.default_rng(0)
+    crossing = {f"s{i}": {f"t{j}": float(rng.random()) for j in range(8)} for i in range(6)}
+    same = rankings.agreement("same", crossing, crossing, k=3, resamples=100)
+    for fig in (same.kendall, same.spearman, same.top_k, same.per_topic_kendall):
+        assert (fig.value, fig.low, fig.high) == pytest.approx((1.0, 1.0, 1.0))
+
+
+def _agreement(name: str, tau: float, low: float, high: float) -> rankings.Agreement:
+    fig = rankings.Figure(tau, low, high)
+    return rankings.Agreement(name, 10, 20, fig, fig, rankings.Figure(None), fig, fig, 10)
+
+
+def test_a_ranking_verdict_is_decided_on_the_interval_against_the_strongest_baseline() -> None:
+    """Baselines at 0.2, 0.5 and 0.3 (the strongest neither first nor last): a judge at 0.6
+    whose interval reaches down to 0.45 does not beat the 0.5 one — by its point it would,
+    and against the weaker ones it would; one whose interval starts at 0.55 does; one whose
+    interval reaches 0 is no better than chance.  A board's ranking line reads the card by
+    the same rule."""
+    from benchmark.models.cards import _ranking_line
+
+    baselines = [_agreement("length", 0.2, 0.1, 0.3), _agreement("kept", 0.5, 0.4, 0.6)]
+    baselines.append(_agreement("overlap", 0.3, 0.2, 0.4))
+    close = _agreement("judge", 0.6, 0.45, 0.75)
+    assert rankings.verdict(close, baselines).startswith("not better than the trivial baseline 'kept'")
+    clear = _agreement("judge", 0.6, 0.55, 0.65)
+    assert rankings.verdict(clear, baselines).startswith("orders systems better than every trivial baseline")
+    assert rankings.verdict(_agreement("judge", 0.6, -0.01, 0.9), baselines).startswith(
+        "no better than chance"
+    )
+    for judge, beats in ((close, False), (clear, True)):
+        card = rankings.card({"id": "x", "title": "X"}, judge, baselines, "benchmark …", 1.0)
+        line = _ranking_line(card)
+        assert line is not None and (line.baseline, line.baseline_tau) == ("kept", 0.5)
+        assert line.beats_baseline is beats
+
+
+def test_human_ndcg_keeps_an_unjudged_passage_at_its_rank() -> None:
+    """EXAM++'s files leave out the passages nobody judged; trec_eval counts such a passage
+    as non-relevant at its own rank.  Run r ranks an unjudged passage first and the one
+    relevant passage second: nDCG@10 = (1 / log2 3) / 1, not 1 as if the relevant one were
+    first (run s, which ranks it first, gets 1)."""
+    from benchmark.families.exam.exampp import GradedParagraph
+
+    relevant = GradedParagraph("q1", "p-rel", "text", (("r", 2), ("s", 1)), 1, ())
+    other = GradedParagraph("q1", "p-non", "text", (("s", 2),), 0, ())
+    board = rankings.human_leaderboard([relevant, other])
+    assert board["s"]["q1"] == pytest.approx(1.0)
+    assert board["r"]["q1"] == pytest.approx(1 / np.log2(3))
 
 
 def _graded_file(path: Path) -> Path:

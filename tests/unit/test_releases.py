@@ -185,3 +185,26 @@ def test_the_space_shows_a_pinned_candidate_beside_the_release_and_nothing_witho
     (frame,) = [c["props"]["value"] for c in config["components"] if c["type"] == "dataframe"]
     assert frame["headers"][:3] == ["model", "place before", "place after"]
     assert sorted(row[0] for row in frame["data"]) == sorted([*VALUES, "gamma/x"])
+
+
+def test_symbolic_links_are_never_published(tmp_path: Path) -> None:
+    """A link among an entry's result files and one in its submission folder point at a
+    file outside both (named like the files a release takes): neither, nor what it points
+    at, is in the release; the real files beside them are."""
+    secret = tmp_path / "outside" / "secret.json"
+    secret.parent.mkdir()
+    secret.write_text('{"secret": "not for the Hub"}', encoding="utf-8")
+    job = tmp_path / "job"
+    item = scored(job, "acme/mid", VALUES["acme/mid"], JUDGE)
+    (result,) = (job / "results").rglob("*.icat.json")
+    (result.parent / "linked.json").symlink_to(secret)
+    (result.parent / "linked.traces.jsonl").symlink_to(secret)
+    (item.folder / "linked.jsonl").symlink_to(secret)
+    assert cut(tmp_path / "dataset", job, item) is not None
+    release = tmp_path / "dataset" / "releases" / "1"
+    names = {p.name for p in release.rglob("*")}
+    assert result.name in names and "model.yaml" in names
+    assert not {"linked.json", "linked.traces.jsonl", "linked.jsonl"} & names
+    assert not [
+        p for p in release.rglob("*") if p.is_file() and "not for the Hub" in p.read_text(errors="replace")
+    ]

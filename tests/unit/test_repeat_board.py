@@ -9,15 +9,19 @@ of the variance is the judge's noise.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 from benchmark.board.leaderboard import from_results
 from benchmark.board.render import print_leaderboard
 from benchmark.core.repeats import noise_share
 from benchmark.core.results import JudgeRepeats, QueryScores, Score, TaskResult, read_result
+from benchmark.families import REGISTRY
+from benchmark.families.base import ScoreColumn
 
 PUBLISHED = next(
     (Path(__file__).resolve().parents[2] / "leaderboard" / "results").rglob(
@@ -70,3 +74,28 @@ def test_two_entries_that_differ_only_by_judge_noise_share_a_rank_with_repeats()
     with_, text = boards(with_repeats=True)
     assert with_ == {"org/a": 1, "org/b": 1}
     assert "Judge noise: org/a" in text and "each judgement asked 3 times" in text
+
+
+def test_ranks_from_repeats_respect_a_lower_is_better_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same two entries, ranked by a score where lower is better (no built-in family has
+    one; the nugget family's column is declared so here): the entry whose every repeat is
+    0.3 below the other's holds rank 1, as the one-draw paired test ranks it too."""
+    nuggets = REGISTRY["nuggets"]
+    declared = nuggets.column
+
+    def lower_is_better(key: str) -> ScoreColumn | None:
+        col = declared(key)
+        return dataclasses.replace(col, higher_is_better=False) if col is not None and key == KEY else col
+
+    monkeypatch.setattr(nuggets, "column", lower_is_better)
+    base = read_result(PUBLISHED)
+    quality = np.linspace(0.3, 0.6, len(base.per_query))
+    low = {pq.query_id: [x, x + 0.02, x - 0.02] for pq, x in zip(base.per_query, quality, strict=True)}
+    high = {q: [v + 0.3 for v in vals] for q, vals in low.items()}
+    for with_repeats in (True, False):
+        lb = from_results(
+            [entry(base, "org/low", low, with_repeats), entry(base, "org/high", high, with_repeats)]
+        )
+        table = lb.tables["nuggets"]
+        ranks = {str(m).split("@")[0]: int(r) for m, r in zip(table["model"], table["rank"], strict=True)}
+        assert ranks == {"org/low": 1, "org/high": 2}, with_repeats

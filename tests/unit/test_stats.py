@@ -8,6 +8,11 @@ import pytest
 from benchmark.core import stats
 
 
+def ranks(scores: dict, **kw: object) -> dict[str, int]:
+    """A board's ranks, as the board takes them: its paired tests, then Holm per model."""
+    return stats.ranks_of(stats.paired_tests(scores), **kw)  # type: ignore[arg-type]
+
+
 def test_small_consistent_difference_is_ranked_apart_where_unpaired_cis_overlap() -> None:
     rng = np.random.default_rng(3)
     difficulty = rng.uniform(0.1, 0.9, size=40)  # queries differ far more than the systems do
@@ -16,7 +21,7 @@ def test_small_consistent_difference_is_ranked_apart_where_unpaired_cis_overlap(
     ci_a, ci_b = stats.mean_ci(list(a)), stats.mean_ci(list(b))
     assert ci_a.low is not None and ci_b.high is not None and ci_a.low < ci_b.high  # unpaired: overlap
     scores = {"a": dict(enumerate(a)), "b": dict(enumerate(b))}
-    assert stats.paired_ranks({m: {str(q): v for q, v in s.items()} for m, s in scores.items()}) == {
+    assert ranks({m: {str(q): v for q, v in s.items()} for m, s in scores.items()}) == {
         "a": 1,
         "b": 2,
     }
@@ -26,7 +31,7 @@ def test_noise_alone_shares_a_rank() -> None:
     rng = np.random.default_rng(5)
     base = rng.uniform(0, 1, size=30)
     scores = {m: {str(q): float(v + rng.normal(0, 0.05)) for q, v in enumerate(base)} for m in "abc"}
-    assert set(stats.paired_ranks(scores).values()) == {1}
+    assert set(ranks(scores).values()) == {1}
 
 
 def test_paired_tests_use_only_shared_queries() -> None:
@@ -40,12 +45,15 @@ def test_paired_tests_use_only_shared_queries() -> None:
 
 def test_lower_is_better_reverses_ranks() -> None:
     scores = {"a": {str(q): q / 10 for q in range(12)}, "b": {str(q): q / 10 + 0.2 for q in range(12)}}
-    assert stats.paired_ranks(scores) == {"a": 2, "b": 1}
-    assert stats.paired_ranks(scores, higher_is_better=False) == {"a": 1, "b": 2}
+    assert ranks(scores) == {"a": 2, "b": 1}
+    assert ranks(scores, higher_is_better=False) == {"a": 1, "b": 2}
 
 
-def test_models_without_scores_get_no_rank() -> None:
-    assert stats.paired_ranks({"a": {"1": 0.5}, "b": {"1": None}}) == {"a": 1}
+def test_systems_without_scores_get_no_rank() -> None:
+    from benchmark.api.meta_eval import system_ranks
+
+    ranked = {system: rank for rank, system, _ in system_ranks({"a": {"1": 0.5}, "b": {"1": None}})}
+    assert ranked == {"a": 1, "b": 0}
 
 
 def test_holm_adjustment() -> None:
@@ -74,7 +82,7 @@ def test_holm_decides_a_borderline_difference() -> None:
     c = {q: v + (0.3 if int(q) % 2 else -0.3) for q, v in b.items()}
     cmp = stats.paired_tests({"a": a, "b": b})
     assert cmp.pvalue[0, 1] == pytest.approx(2 / 64)
-    assert stats.paired_ranks({"a": a, "b": b, "c": c})["b"] == 1
+    assert ranks({"a": a, "b": b, "c": c})["b"] == 1
 
 
 def test_a_missing_score_is_a_dash_and_nan_counts_as_missing() -> None:

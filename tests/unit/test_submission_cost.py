@@ -22,7 +22,9 @@ from benchmark.board.submissions import required_queries, task_limits, validate_
 from benchmark.cli.main import main
 from benchmark.core.results import RAGSetting
 from benchmark.models.llm import NAMESPACE as LLM_NAMESPACE
-from benchmark.scoring.budget import DEFAULT_BUDGET
+from benchmark.retrieval.cached import CANDIDATES
+from benchmark.retrieval.cached import NAMESPACE as RETRIEVE
+from benchmark.scoring.budget import DEFAULT_BUDGET, Budget, over_budget, parse_budget, plan_totals
 from benchmark.scoring.dry_run import DryRun, StageRow
 from benchmark.tasks import load_task
 from tests.helpers.submission_checks import problems
@@ -229,6 +231,51 @@ def test_empty_budget_limits_keep_the_default_budget_on(
     """``--budget-limits "$LIMITS"`` with the CI variable unset: the default budget, never none."""
     assert main(["validate", "--budget-limits", "", str(make(tmp_path))]) == 0
     assert "(within the budget)" in capsys.readouterr().out
+
+
+def test_budget_limits_override_the_default_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plan of 11,257 pairs is within the default budget and over a limit of 10,000; one of
+    3,000,000 is over the default and within a limit of 5,000,000 — the limit decides both
+    ways, and the others stay the defaults."""
+    import benchmark.api.submission
+
+    folder = str(make(tmp_path))
+    for planned, limit, code in ((11_257, 10_000, 2), (3_000_000, 5_000_000, 0), (3_000_000, None, 2)):
+        monkeypatch.setattr(
+            benchmark.api.submission, "plan_submission", lambda sub, profile, n=planned: _plan(n, 24)
+        )
+        limits = [] if limit is None else ["--budget-limits", f"entailment_pairs={limit}"]
+        assert main(["validate", "--budget", *limits, folder]) == code, (planned, limit)
+        out = " ".join(capsys.readouterr().out.split())
+        if code:
+            assert (
+                f"plans {planned:,} entailment pairs; the budget is {limit or DEFAULT_BUDGET.entailment_pairs:,}"
+                in out
+            )
+    budget = parse_budget("entailment_pairs=5000000,llm_calls=500")
+    assert (budget.entailment_pairs, budget.llm_calls) == (5_000_000, 500)
+    assert (
+        budget.embeddings == DEFAULT_BUDGET.embeddings
+        and budget.prompt_tokens == DEFAULT_BUDGET.prompt_tokens
+    )
+
+
+def test_the_plan_counts_candidate_searches_as_retrieval_queries() -> None:
+    """A profile that finds candidate documents searches once per claim before it retrieves
+    passages: the budget's retrieval queries are both kinds of search."""
+    plan = DryRun(
+        rows=[
+            StageRow(TASK, "m", "icat", "grounding", RETRIEVE, requests=400),
+            StageRow(TASK, "m", "icat", "candidates", CANDIDATES, requests=150),
+        ]
+    )
+    totals = plan_totals(plan)
+    assert totals["retrieval_queries"] == 550
+    assert over_budget(totals, Budget(retrieval_queries=500)) == [
+        "plans 550 retrieval queries; the budget is 500"
+    ]
 
 
 @pytest.mark.slow
