@@ -418,7 +418,7 @@ def test_every_published_board_at_laptop_width(published_page: Page) -> None:
     """Each family's tab at 1366 × 768: its headline score in view, every figure drawn at a
     size that fits its column; a screenshot of each tab and each figure for a person to look
     at (``tests/artifacts/space/board-*.png``, ``figure-*.png``)."""
-    from benchmark.space.app import headline
+    from benchmark.space.table import headline
 
     page = published_page
     for n, (fid, fam) in enumerate(published_families(), start=1):
@@ -868,7 +868,7 @@ def test_published_boards_read_right_at_first_glance(
     the judged corpus is marked and never rank 1; the headline, its interval, failed and
     copies are in view without scrolling sideways; headers are never broken inside a word;
     text contrast ≥ 4.5:1 from computed styles; a screenshot of each tab."""
-    from benchmark.space.app import headline
+    from benchmark.space.table import headline
 
     page = _open(chromium, published_server + ("?__theme=dark" if theme == "dark" else ""), viewport)
     colours: dict[str, str] = {}

@@ -29,7 +29,9 @@ def _entries(fig) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 
 
 def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type: ignore[no-untyped-def]
-    from benchmark.space.app import Filters, entry_order, select_results
+    from benchmark.space.details import entry_order
+    from benchmark.space.figures import select_results
+    from benchmark.space.table import Filters
 
     figures.fix_colours([published.entries[i].model_label for i in entry_order(published)])
     every = select_results(published, "icat", Filters())
@@ -47,7 +49,8 @@ def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type
 def test_figures_keep_the_board_order(published) -> None:  # type: ignore[no-untyped-def]
     """DecompScore's figure ranks chen (rank 2, 4.333) above factscore (rank 3, 4.500): the
     board's order, not the values'."""
-    from benchmark.space.app import Filters, select_results
+    from benchmark.space.figures import select_results
+    from benchmark.space.table import Filters
 
     results = select_results(published, "decompscore", Filters())
     fig = REGISTRY["decompscore"].plots(results)["DecompScore by method"]
@@ -83,7 +86,7 @@ def test_hostile_names_are_text_in_figures(published) -> None:  # type: ignore[n
 
 
 def test_model_cells_link_and_escape() -> None:
-    from benchmark.space.app import model_cell
+    from benchmark.space.table import model_cell
 
     cell = model_cell("<img src=x onerror=alert(1)>", "https://example.org/a'b\"c", "ceiling check")
     assert "<img" not in cell and "&lt;img" in cell
@@ -108,7 +111,7 @@ def test_links_go_to_the_model_page_or_the_submission(published) -> None:  # typ
 
 
 def test_trace_pages_number_on(published) -> None:  # type: ignore[no-untyped-def]
-    from benchmark.space.app import detail_html, trace_pages, traces_of
+    from benchmark.space.details import detail_html, trace_pages, traces_of
 
     entry = next(
         e
