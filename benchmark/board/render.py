@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark.board.leaderboard import HUMAN, Leaderboard
+from benchmark.board.pairs import power_line
 from benchmark.board.trust import trust_text, trusts
 from benchmark.core import stats
 from benchmark.core.exports import write_csv
@@ -226,13 +227,26 @@ def print_leaderboard(
 
 
 def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
-    """The judge card's lines (and banner) for one board's rows, then its failure warnings."""
+    """What its test can tell apart (beside the ranks), the judge card's lines (and banner) for
+    one board's rows, then its failure warnings."""
     return (
-        [line for t in trusts(family, board) for line in trust_text(t)]
+        power_lines(family, board)
+        + [line for t in trusts(family, board) for line in trust_text(t)]
         + failure_lines(family, board)
         + human_label_lines(family, board)
         + noise_lines(family, board)
     )
+
+
+def power_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
+    """The board's power line (:func:`benchmark.board.pairs.power_line`): the smallest
+    difference in its ranked score its paired test detects with 80 % power, and how many
+    pairs differ by less."""
+    if board.empty:
+        return []
+    row = board.iloc[0]
+    line = power_line(row, family.label(str(row["ranked_by"])))
+    return [line] if line else []
 
 
 def noise_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
