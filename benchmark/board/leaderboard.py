@@ -184,6 +184,7 @@ def family_table(
         r = e.result
         ranked_score = _primary_score(r)
         shared_mean, shared_n = shared.get((e.board_id, e.model_label), (None, 0))
+        declared = e.card.reference_setting if e.card is not None and e.card.reference_setting else None
         row: dict[str, object] = {
             "board": e.board,
             "board_id": e.board_id,
@@ -193,8 +194,10 @@ def family_table(
             "model": e.model_label,
             "model_id": r.model.id,
             "revision": r.model.revision,
-            "setting": (e.card.reference_setting if e.card is not None and e.card.reference_setting else None)
-            or ("closed-book" if r.model.rag is None else r.model.rag.label),
+            "setting": declared or ("closed-book" if r.model.rag is None else r.model.rag.label),
+            # as figures and legends name the entry ("SmolLM2-135M-Instruct · RAG bm25+subq(all) k5")
+            "name": r.model.short_label,
+            "setting_short": r.model.rag.short if r.model.rag is not None and not declared else None,
             "kind": e.kind,
             "reference": e.is_reference,
             "link": model_link(r, e.card),

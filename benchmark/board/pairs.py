@@ -110,6 +110,11 @@ def power_line(row: Mapping[str, Any], score: str, alpha: float = ALPHA) -> str 
             f"Power: on {int(n)} shared queries the {test} cannot tell any two entries apart, whatever "
             "their difference, so all share a rank."
         )
+    if detectable == 0:  # every pair's differences are the same on every query
+        return (
+            f"Power: on {int(n)} queries every pair differs by the same amount on every query, so the {test} "
+            f"detects any difference in {score}."
+        )
     return (
         f"Power: on {int(n)} queries (SD of per-query differences {float(row['detectable_sd']):.3f}) the "
         f"{test} detects a difference in {score} of {power.fmt_detectable(detectable)} or more with "

@@ -24,6 +24,7 @@ from benchmark.board.leaderboard import HUMAN, Leaderboard
 from benchmark.board.pairs import power_line
 from benchmark.board.trust import trust_text, trusts
 from benchmark.core import stats
+from benchmark.core.errors import printable
 from benchmark.core.exports import write_csv
 from benchmark.core.results import RANDOM_SAMPLE_CAVEAT
 from benchmark.core.stats import MISSING, fmt_score
@@ -110,7 +111,9 @@ def entry_cells(r: pd.Series) -> dict[str, object]:
     """The cells that say who an entry is: rank, model, setting, size, open weights."""
     return {
         "rank": None if pd.isna(r["rank"]) else int(r["rank"]),
-        "model": r["model"],
+        # a name's invisible controls shown as escapes: a right-to-left override in a result's
+        # model id would otherwise print what follows it reversed
+        "model": printable(str(r["model"])),
         "setting": r["setting"],
         "size": fmt_params(r["parameters"]),
         "open weights": MISSING

@@ -25,28 +25,21 @@ import html
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import gradio as gr
-import pandas as pd
 
 from benchmark.board import results_dataset
 from benchmark.board.leaderboard import Leaderboard, build_leaderboard
 from benchmark.core import figures, paths
 from benchmark.families import REGISTRY
 from benchmark.space.board_tab import FamilyTab, default_profile_of, family_tab
-from benchmark.space.details import (
-    card_html,
-    detail_html,
-    entry_of_row,
-    entry_order,
-    page_choices,
-    per_query_frame,
-    query_choices,
-    run_choices,
-)
-from benchmark.space.page import CSS, URL_JS, page_js
-from benchmark.space.table import column_widths, datatypes, numeric_frame, styled, three_decimals
-from benchmark.space.text import ABOUT, FAQ, HOW_TO_SUBMIT, INTRO, PICK_A_RESULT, citation_text
+from benchmark.space.compare import compare_tab
+from benchmark.space.details import entries_by_key, entry_of_row, entry_order
+from benchmark.space.details_tab import DetailsTab, Wanted, details_tab
+from benchmark.space.page import CSS, OPENED_JS, URL_JS, URL_KEYS, page_js, tab_js
+from benchmark.space.summary import summary_tab
+from benchmark.space.text import ABOUT, FAQ, HOW_TO_SUBMIT, INTRO, citation_text
 
 #: the Space's folder (``hf_space/`` in a checkout; the Space's root when deployed): the pin
 SPACE_DIR = Path(os.environ.get("GROUNDCOVER_SPACE_DIR", paths.REPO_ROOT / "hf_space"))
@@ -67,8 +60,19 @@ def load() -> tuple[Leaderboard, str]:
     return build_leaderboard(where.results, where.submissions), where.source
 
 
-#: the filters a share link carries, in each tab's filter order
-URL_KEYS = ("q", "weights", "size", "profile", "task")
+#: the tabs after the families' and Model details: (key in a share link, title, its text)
+TEXT_TABS = (
+    ("faq", "FAQ", lambda: FAQ),
+    ("about", "About", lambda: ABOUT),
+    ("submit", "How to submit", lambda: HOW_TO_SUBMIT),
+    ("citation", "Citation", citation_text),
+)
+
+
+def source_lines(lb: Leaderboard, source: str | None) -> list[str]:
+    """Small print under the introduction: where the results shown come from.  Plain text
+    (escaped where shown); a line added here (a release, a canary) shows on every tab."""
+    return [f"Results shown: {source}"] if source else []
 
 
 def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Blocks:
@@ -78,175 +82,83 @@ def build_app(lb: Leaderboard | None = None, source: str | None = None) -> gr.Bl
     # one colour per entry for the whole app, in board order
     figures.fix_colours([lb.entries[i].model_label for i in entry_order(lb)])
     tabs: list[FamilyTab] = []
+    selectable: dict[str, Any] = {}  # share-link key -> its tab
     with gr.Blocks(title="groundcover leaderboard", delete_cache=(3600, 3600)) as demo:
         gr.Markdown(INTRO)
-        if source:  # a path or dataset id: escaped, as everything else shown
-            gr.Markdown(f"<small>Results shown: {html.escape(source)}</small>", elem_id="gc-source")
-        with gr.Tabs(
-            elem_id="gc-tabs", overflow_behavior="wrap"
-        ) as tabset:  # every tab in sight, however many families
+        for line in source_lines(lb, source):  # paths and dataset ids: escaped, as everything shown
+            gr.Markdown(f"<small>{html.escape(line)}</small>", elem_id="gc-source")
+        # every tab in sight, however many families
+        with gr.Tabs(elem_id="gc-tabs", overflow_behavior="wrap") as tabset:
             for fid, fam in REGISTRY.items():
-                with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}"):
+                with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}") as selectable[fid]:
                     tabs.append(family_tab(lb, fid, fam, default_profile))
-            with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model"):
-                run = gr.Dropdown(
-                    run_choices(lb),
-                    value=None,
-                    label="Result (family: model · task · judge profile), or click a row of a board",
-                    elem_id="gc-run",
-                )
-                hint = gr.Markdown(PICK_A_RESULT, elem_id="gc-details-hint")
-                # nothing below shows until a result is chosen (empty tables read "1 2 3")
-                with gr.Column(visible=False, elem_id="gc-details") as details:
-                    card = gr.HTML(elem_id="gc-card")
-                    summary = gr.Dataframe(
-                        interactive=False,
-                        wrap=True,
-                        label="Scores",
-                        elem_id="gc-summary",
-                        elem_classes=["gc-board"],
-                    )
-                    queries = gr.Dataframe(
-                        interactive=False,
-                        wrap=True,
-                        label="Per query (sort by any column from its menu; click a row for its trace)",
-                        elem_id="gc-queries",
-                        elem_classes=["gc-board"],
-                    )
-                    with gr.Row():
-                        query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query", scale=3)
-                        trace_page = gr.Dropdown(
-                            [],
-                            value=None,
-                            label="Trace page",
-                            elem_id="gc-trace-page",
-                            visible=False,
-                            scale=1,
-                        )
-                    detail = gr.HTML(elem_id="gc-detail")
-
-                def _open(idx: str | None) -> tuple[Any, ...]:
-                    if idx is None or not str(idx).isdigit() or int(idx) >= len(lb.entries):
-                        return (
-                            gr.update(visible=True),
-                            gr.update(visible=False),
-                            "",
-                            pd.DataFrame(),
-                            pd.DataFrame(),
-                            gr.update(choices=[], value=None),
-                            "",
-                        )
-                    entry = lb.entries[int(idx)]
-                    fam = REGISTRY.get(entry.result.metric_family)
-                    table = lb.tables.get(entry.result.metric_family, pd.DataFrame())
-                    row = (
-                        table[(table["model"] == entry.model_label) & (table["board_id"] == entry.board_id)]
-                        if not table.empty
-                        else table
-                    )
-                    if fam and not row.empty:
-                        frame = numeric_frame(row, fam)
-                        summ = gr.Dataframe(
-                            value=styled(frame, fam),
-                            datatype=datatypes(frame, fam),
-                            column_widths=column_widths(frame),
-                        )
-                    else:
-                        summ = pd.DataFrame()
-                    per_query = per_query_frame(entry)
-                    q_types = [
-                        "number" if c not in ("query", "text", "failed", "failures") else "str"
-                        for c in per_query.columns
-                    ]
-                    return (
-                        gr.update(visible=False),
-                        gr.update(visible=True),
-                        card_html(entry),
-                        summ,
-                        gr.Dataframe(value=three_decimals(per_query), datatype=q_types),
-                        gr.update(choices=query_choices(entry), value=None),
-                        "",
-                    )
-
-                def _valid(idx: str | None, qid: str | None) -> bool:
-                    return (
-                        idx is not None
-                        and qid is not None
-                        and str(idx).isdigit()
-                        and int(idx) < len(lb.entries)
-                    )
-
-                def _detail(idx: str | None, qid: str | None) -> tuple[str, Any]:
-                    if not _valid(idx, qid):
-                        return "", gr.update(choices=[], value=None, visible=False)
-                    entry = lb.entries[int(idx)]  # type: ignore[arg-type]
-                    pages = page_choices(entry, str(qid))
-                    return detail_html(entry, str(qid)), gr.update(
-                        choices=pages, value=pages[0][1] if pages else None, visible=bool(pages)
-                    )
-
-                def _page(idx: str | None, qid: str | None, page: str | None) -> Any:
-                    if not _valid(idx, qid) or page is None or not str(page).isdigit():
-                        return gr.update()
-                    return detail_html(lb.entries[int(idx)], str(qid), int(page))  # type: ignore[arg-type]
-
-                def _pick_query(evt: gr.SelectData) -> Any:
-                    row = evt.row_value or []
-                    return gr.update(value=str(row[0])) if row else gr.update()
-
-                run.change(_open, inputs=run, outputs=[hint, details, card, summary, queries, query, detail])
-                query.change(_detail, inputs=[run, query], outputs=[detail, trace_page])
-                trace_page.input(_page, inputs=[run, query, trace_page], outputs=detail)
-                queries.select(_pick_query, None, query)
-            with gr.Tab("FAQ", id="tab-faq", elem_id="gc-tab-faq"):
-                gr.Markdown(FAQ)
-            with gr.Tab("About", id="tab-about", elem_id="gc-tab-about"):
-                gr.Markdown(ABOUT)
-            with gr.Tab("How to submit", id="tab-submit", elem_id="gc-tab-submit"):
-                gr.Markdown(HOW_TO_SUBMIT)
-            with gr.Tab("Citation", id="tab-citation", elem_id="gc-tab-citation"):
-                gr.Markdown(citation_text())
+            with gr.Tab("Summary", id="tab-summary", elem_id="gc-tab-summary") as selectable["summary"]:
+                summary_tab(lb)
+            with gr.Tab("Compare two", id="tab-compare", elem_id="gc-tab-compare") as selectable["compare"]:
+                compare_tab(lb)
+            with gr.Tab("Model details", id="tab-model", elem_id="gc-tab-model") as selectable["model"]:
+                details = details_tab(lb)
+            for key, title, text in TEXT_TABS:
+                with gr.Tab(title, id=f"tab-{key}", elem_id=f"gc-tab-{key}") as selectable[key]:
+                    gr.Markdown(text())
         if lb.skipped:  # file names come from the results tree: shown as plain text, never markup
             gr.Textbox("\n".join(lb.skipped), label="Skipped result files", interactive=False, lines=2)
+        wire_share_link(demo, lb, tabset, selectable, tabs, details)
+        for ft in tabs:  # a row click opens the entry's details
 
-        for ft in tabs:
-            # a row click opens the entry's details
             def _row(evt: gr.SelectData, *state: Any, _fid: str = ft.fid) -> tuple[Any, Any]:
-                idx = entry_of_row(lb, _fid, evt.row_value, *state)
-                if idx is None:
+                key = entry_of_row(lb, _fid, evt.row_value, *state)
+                if key is None:
                     return gr.update(), gr.update()
-                return gr.Tabs(selected="tab-model"), gr.update(value=str(idx))
+                return gr.Tabs(selected="tab-model"), gr.update(value=key)
 
-            ft.table.select(_row, [*ft.filters, ft.columns], [tabset, run])
-            fid_box = gr.Textbox(ft.fid, visible=False)
-            gr.on(
-                [f.change for f in ft.filters],
-                None,
-                [fid_box, *ft.filters],
-                None,
-                js=URL_JS,
-            )
-
-        def _from_url(request: gr.Request) -> list[Any]:
-            """A share link's tab and filters (unknown values are ignored)."""
-            params = dict(request.query_params) if request is not None else {}
-            out: list[Any] = []
-            tab = params.get("tab")
-            out.append(gr.Tabs(selected=f"tab-{tab}") if tab in REGISTRY else gr.update())
-            for ft in tabs:
-                mine = ft.fid == tab
-                for key, comp in zip(URL_KEYS, ft.filters, strict=True):
-                    value = params.get(key) if mine else None
-                    if value is None:
-                        out.append(gr.update())
-                    elif key == "q":
-                        out.append(gr.update(value=value[:200]))
-                    else:
-                        out.append(gr.update(value=value) if value in _choices(comp) else gr.update())
-            return out
-
-        demo.load(_from_url, None, [tabset, *[f for ft in tabs for f in ft.filters]])
+            ft.table.select(_row, [*ft.filters, ft.columns], [tabset, details.run])
     return demo
+
+
+def wire_share_link(
+    demo: gr.Blocks,
+    lb: Leaderboard,
+    tabset: Any,
+    selectable: dict[str, Any],
+    tabs: list[FamilyTab],
+    details: DetailsTab,
+) -> None:
+    """The address bar follows what is shown (:data:`benchmark.space.page.SHARE`: the open tab,
+    its filters, the details), and a link opens on what it holds: its tab, that tab's filters,
+    the result, query and trace page.  Values a link holds that the page does not offer are
+    ignored."""
+    for key, tab in selectable.items():
+        tab.select(None, None, None, js=tab_js(key))
+    for ft in tabs:
+        fid_box = gr.Textbox(ft.fid, visible=False)
+        gr.on([f.change for f in ft.filters], None, [fid_box, *ft.filters], None, js=URL_JS)
+    results = entries_by_key(lb)
+
+    def _from_url(opened: str) -> list[Any]:
+        params = {k: v[0] for k, v in parse_qs(str(opened or "")).items()}
+        tab = params.get("tab")
+        out: list[Any] = [gr.Tabs(selected=f"tab-{tab}") if tab in selectable else gr.update()]
+        for ft in tabs:
+            for key, comp in zip(URL_KEYS, ft.filters, strict=True):
+                value = params.get(key) if ft.fid == tab else None
+                if value is None:
+                    out.append(gr.update())
+                elif key == "q":
+                    out.append(gr.update(value=value[:200]))
+                else:
+                    out.append(gr.update(value=value) if value in _choices(comp) else gr.update())
+        result = params.get("result") if tab == "model" else None
+        if result in results:
+            trace = params.get("trace", "")
+            page = str(int(trace) - 1) if trace.isdigit() and int(trace) > 0 else None  # counted from 1
+            out += [gr.update(value=result), Wanted(result, params.get("query"), page)]
+        else:
+            out += [gr.update(), Wanted()]
+        return out
+
+    outputs = [tabset, *[f for ft in tabs for f in ft.filters], details.run, details.wanted]
+    demo.load(_from_url, gr.Textbox(visible=False), outputs, js=OPENED_JS)
 
 
 def _choices(component: Any) -> set[str]:

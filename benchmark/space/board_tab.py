@@ -14,8 +14,9 @@ import pandas as pd
 from benchmark.board.leaderboard import Leaderboard
 from benchmark.families import MetricFamily
 from benchmark.models.profiles import DEFAULT_PROFILE
-from benchmark.space.figures import family_figures, figure_caption, select_results
-from benchmark.space.ranks import pairwise_frame
+from benchmark.space.download import write_csv
+from benchmark.space.figures import family_figures, family_plots, figure_caption
+from benchmark.space.ranks import PAIR_WIDTHS, pair_datatypes, pairwise_frame, power_html
 from benchmark.space.table import (
     ANY,
     SIZES,
@@ -31,7 +32,6 @@ from benchmark.space.table import (
     three_decimals,
     trust_html,
     useful_filters,
-    write_csv,
 )
 from benchmark.space.text import PAIRWISE_HELP, column_help_html
 
@@ -80,6 +80,8 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
     )
     trust = gr.HTML(trust_html(lb, fid, start_filters), elem_id=f"gc-trust-{fid}")
     count = gr.Markdown(counts_text(lb, fid, start_filters), elem_id=f"gc-count-{fid}")
+    # beside the ranks: what the board's test can tell apart
+    power = gr.HTML(power_html(lb, fid, start_filters), elem_id=f"gc-power-{fid}")
     shown = gr.Dataframe(
         value=styled(first, fam),
         datatype=datatypes(first, fam),
@@ -103,7 +105,8 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
         pairs_first = pairwise_frame(lb, fid, start_filters)
         pairs = gr.Dataframe(
             value=three_decimals(pairs_first),
-            datatype=["number", "str", "number", "str", "number", "number", "number", "number", "str", "str"],
+            datatype=pair_datatypes(),
+            column_widths=column_widths(pairs_first, PAIR_WIDTHS),
             interactive=False,
             wrap=True,
             elem_id=f"gc-pairs-{fid}",
@@ -148,7 +151,7 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
     values = dict(fam.view_options)
     start = values.get(fam.view_options[0][0]) if fam.view_options else None
     # interactive (Plotly) figures, entries in rank order, one colour per entry app-wide
-    figs = fam.plots(select_results(lb, fid, start_filters), start)
+    figs = family_plots(lb, fid, start, start_filters)
     titles = list(figs)
     plots = []
     caption = (
@@ -172,6 +175,7 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
             write_csv(table_view(lb, fid, flt, chosen, bounds=True), fid),
             trust_html(lb, fid, flt),
             counts_text(lb, fid, flt),
+            power_html(lb, fid, flt),
             three_decimals(pairwise_frame(lb, fid, flt)),
         )
 
@@ -186,7 +190,9 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
     # the table and the figures each have their own listener on every filter: a quick second
     # change runs each once more with the latest values (a chained update could be dropped,
     # leaving figures of an older selection beside the table)
-    _on_change([*filters, columns], _table, [*filters, columns], [shown, download, trust, count, pairs])
+    _on_change(
+        [*filters, columns], _table, [*filters, columns], [shown, download, trust, count, power, pairs]
+    )
     if plots:
         plot_inputs = [*filters, *([option] if option is not None else [])]
         _on_change(

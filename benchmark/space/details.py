@@ -17,9 +17,11 @@ from typing import Any
 import pandas as pd
 
 from benchmark.board.leaderboard import Entry, Leaderboard
+from benchmark.board.render import fmt_ci
+from benchmark.core.errors import printable
 from benchmark.core.results import traces_path
 from benchmark.families import REGISTRY
-from benchmark.space.table import DECIMALS, Filters, filter_rows, table_view
+from benchmark.space.table import DECIMALS, Filters, filter_rows, name_html, table_view
 
 
 def entry_order(lb: Leaderboard) -> list[int]:
@@ -40,26 +42,33 @@ def entry_order(lb: Leaderboard) -> list[int]:
     )
 
 
+def entry_key(entry: Entry) -> str:
+    """An entry's key in a share link and the result list: its board and its label, which
+    stay the same however many results are added (a list position would not)."""
+    return f"{entry.board_id}:{entry.model_label}"
+
+
+def entries_by_key(lb: Leaderboard) -> dict[str, Entry]:
+    return {entry_key(e): e for e in lb.entries}
+
+
 def run_choices(lb: Leaderboard) -> list[tuple[str, str]]:
-    """One choice per result, in board order: family, name, task, judge profile."""
+    """One choice per result, in board order: family, name, task, judge profile (the name's
+    invisible controls shown as escapes, as everywhere: the list is text)."""
     out = []
     for i in entry_order(lb):
         e = lb.entries[i]
         fam = REGISTRY.get(e.result.metric_family)
         ref = f" [{e.kind}]" if e.is_reference else ""
-        out.append(
-            (
-                f"{fam.title if fam else e.result.metric_family}: {e.model_label}{ref} · {e.result.task.id} · "
-                f"{e.result.profile_id}",
-                str(i),
-            )
-        )
+        name = printable(e.model_label)
+        title = fam.title if fam else e.result.metric_family
+        out.append((f"{title}: {name}{ref} · {e.result.task.id} · {e.result.profile_id}", entry_key(e)))
     return out
 
 
-def entry_of_row(lb: Leaderboard, family_id: str, row: list[Any] | None, *state: Any) -> int | None:
-    """The entry of a clicked table row: the row of the current view whose cells equal the
-    clicked row's (the view is recomputed from the same filters and columns)."""
+def entry_of_row(lb: Leaderboard, family_id: str, row: list[Any] | None, *state: Any) -> str | None:
+    """The key of a clicked table row's entry: the row of the current view whose cells equal
+    the clicked row's (the view is recomputed from the same filters and columns)."""
     if not row:
         return None
     *values, columns = state
@@ -80,17 +89,53 @@ def entry_of_row(lb: Leaderboard, family_id: str, row: list[Any] | None, *state:
     for n, (_, cells) in enumerate(view.iterrows()):
         if len(cells) == len(row) and all(same(v, w) for v, w in zip(cells, row, strict=True)):
             r = df.iloc[n]
-            for i, e in enumerate(lb.entries):
-                if e.model_label == r["model"] and e.board_id == r["board_id"]:
-                    return i
+            return f"{r['board_id']}:{r['model']}"
     return None
+
+
+def scores_frame(lb: Leaderboard, entry: Entry) -> pd.DataFrame:
+    """The entry's scores one per row (score, value, its 95% interval, n, failed): a board
+    row turned on its side, so that 32 argument-quality scores read down the page instead of
+    running 13,000 px to the right.  Its rank (or "ref") and setting come first."""
+    fam = REGISTRY.get(entry.result.metric_family)
+    table = lb.tables.get(entry.result.metric_family, pd.DataFrame())
+    if fam is None or table.empty:
+        return pd.DataFrame()
+    row = table[(table["model"] == entry.model_label) & (table["board_id"] == entry.board_id)]
+    if row.empty:
+        return pd.DataFrame()
+    r = row.iloc[0]
+    rank = str(r["kind"]) if entry.is_reference else ("" if pd.isna(r["rank"]) else str(int(r["rank"])))
+    rows: list[dict[str, Any]] = [
+        {
+            "score": "rank",
+            "value": "ref" if entry.is_reference else rank,
+            "95% CI": "",
+            "n": None,
+            "failed": None,
+        },
+        {"score": "setting", "value": str(r["setting"]), "95% CI": "", "n": None, "failed": None},
+    ]
+    for key in [c.key for c in fam.columns if c.key in r.index]:
+        value = r.get(key)
+        n, failed = r.get(f"{key}_n"), r.get(f"{key}_failed")
+        rows.append(
+            {
+                "score": fam.label(key),
+                "value": "" if value is None or pd.isna(value) else f"{float(value):.{DECIMALS}f}",
+                "95% CI": fmt_ci(r, key),
+                "n": None if n is None or pd.isna(n) else int(n),
+                "failed": None if failed is None or pd.isna(failed) else int(failed),
+            }
+        )
+    return pd.DataFrame(rows).astype(object).where(lambda d: d.notna(), None)
 
 
 def card_html(entry: Entry) -> str:
     """The model card of an entry (every field escaped; links are the card's validated URLs)."""
     e = html.escape
     card = entry.card
-    name = e(entry.model_label)
+    name = name_html(entry.model_label)
     if card is None:
         return f"<div class='gc-cardview'><h3>{name}</h3><p>No model card was submitted.</p></div>"
     links = "".join(

@@ -7,18 +7,63 @@ import json
 
 from benchmark.space.text import header_help
 
-#: on a filter change: the tab's filters into the address bar (a share link), nothing sent
-URL_JS = """(fid, ...vals) => {
-    const u = new URL(window.location.href);
-    u.searchParams.set('tab', fid);
-    ['q', 'weights', 'size', 'profile', 'task'].forEach((k, i) => {
-        const v = vals[i];
-        if (v === undefined || v === null || v === '' || v === 'any') u.searchParams.delete(k);
-        else u.searchParams.set(k, v);
-    });
-    window.history.replaceState(null, '', u.toString());
-    return [];
-}"""
+#: the filters a share link carries, in each tab's filter order, and what it carries of the
+#: Model details tab
+URL_KEYS = ("q", "weights", "size", "profile", "task")
+#: ("trace" is the trace page, counted from 1: Gradio keeps "page" for itself)
+DETAIL_KEYS = ("result", "query", "trace")
+
+#: the share link: what the page shows, kept in the address bar as it changes (nothing is
+#: sent; :data:`OPENED_JS` hands the server the link as it was opened).  One object per page: the open tab, each family tab's filters, the details shown;
+#: the link written holds the open tab and its own state only.  It starts from the link the
+#: page was opened with, so that a tab opened from a link keeps its filters until they change.
+SHARE = """(window.gcShare = window.gcShare || (() => {
+    const FILTERS = __FILTERS__, DETAILS = __DETAILS__;
+    const opened = new URL(window.location.href).searchParams;
+    const state = {tab: opened.get('tab'), filters: {}, details: {}};
+    const keep = (keys, into) => keys.forEach(k => { if (opened.get(k) !== null) into[k] = opened.get(k); });
+    if (state.tab === 'model') keep(DETAILS, state.details);
+    else if (state.tab) keep(FILTERS, state.filters[state.tab] = {});
+    const write = () => {
+        const u = new URL(window.location.href);
+        ['tab', ...FILTERS, ...DETAILS].forEach(k => u.searchParams.delete(k));
+        if (state.tab) u.searchParams.set('tab', state.tab);
+        const shown = state.tab === 'model' ? state.details : (state.filters[state.tab] || {});
+        for (const [k, v] of Object.entries(shown)) {
+            if (v !== undefined && v !== null && v !== '' && v !== 'any') u.searchParams.set(k, v);
+        }
+        window.history.replaceState(null, '', u.toString());
+    };
+    return {
+        opened: opened.toString(),
+        tab(tab) { state.tab = tab; write(); },
+        filters(tab, vals) {
+            state.filters[tab] = Object.fromEntries(FILTERS.map((k, i) => [k, vals[i]]));
+            state.tab = tab;
+            write();
+        },
+        details([result, query, page]) {
+            const trace = page === null || page === undefined || page === '' ? null : String(Number(page) + 1);
+            state.details = Object.fromEntries(DETAILS.map((k, i) => [k, [result, query, trace][i]]));
+            if (state.details.result) state.tab = 'model';
+            write();
+        },
+    };
+})())""".replace("__FILTERS__", json.dumps(URL_KEYS)).replace("__DETAILS__", json.dumps(DETAIL_KEYS))
+
+#: on a filter change: the tab's filters into the share link
+URL_JS = f"(fid, ...vals) => {{ {SHARE}.filters(fid, vals); return []; }}"
+#: on a change of the result, query or trace page shown in Model details
+DETAILS_URL_JS = f"(...vals) => {{ {SHARE}.details(vals); return []; }}"
+
+
+#: on load: the link the page was opened with (the address bar changes as the visitor goes)
+OPENED_JS = f"() => [{SHARE}.opened]"
+
+
+def tab_js(tab: str) -> str:
+    """On a tab's selection: the tab (and its own filters or details) into the share link."""
+    return f"() => {{ {SHARE}.tab({json.dumps(tab)}); return []; }}"
 
 
 #: page styles Gradio's defaults lack: a rank header that does not wrap ("ra/nk"), and
@@ -36,7 +81,8 @@ CSS = """
 .gc-help dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .75rem; font-size: .85rem; }
 .gc-help dt { font-weight: 600; }
 .gc-help dd { margin: 0; }
-#gc-detail { max-height: 75vh; overflow: auto; }
+/* a long trace scrolls inside its box (Gradio's block would let it run over the page) */
+.gc-trace { max-height: 75vh; overflow: auto !important; }
 .gc-answer { white-space: pre-wrap; }
 .gc-figcaption { font-size: .85rem; }
 .gc-board .gc-word { white-space: nowrap; }
@@ -47,6 +93,22 @@ CSS = """
 .gc-figcaption ul { display: flex; flex-wrap: wrap; gap: .2rem 1rem; list-style: none; padding: 0; margin: .2rem 0; }
 .gc-cardview table { font-size: .85rem; }
 .gc-cardview th { text-align: left; padding-right: 1rem; }
+/* a name from a submission: on one line, cut with an ellipsis where its column ends (its whole
+   text in the tooltip), isolated so that its own direction cannot turn the text around it */
+.gc-name { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; vertical-align: bottom; unicode-bidi: isolate; }
+.gc-setting { white-space: nowrap; }
+.gc-figcaption li { max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  unicode-bidi: isolate; }
+.gc-power { font-size: .9rem; margin: .1rem 0; }
+/* figures in dark mode: Gradio does not theme Plotly, so its paper, text and grid are turned
+   dark here (over the inline styles Plotly writes; the entries' colours read on both) */
+.dark .gc-figure .main-svg { background: transparent !important; }
+.dark .gc-figure .main-svg .bg { fill: transparent !important; }
+.dark .gc-figure .main-svg > g:not(.hoverlayer) text { fill: #e6edf3 !important; }
+.dark .gc-figure .gridlayer path, .dark .gc-figure .zerolinelayer path, .dark .gc-figure path.xlines-above,
+.dark .gc-figure path.ylines-above, .dark .gc-figure .angularaxis path, .dark .gc-figure .radialaxis path
+  { stroke: #3d444d !important; }
 """
 
 

@@ -10,12 +10,8 @@ from ``html.escape``-d text (:func:`model_cell`, :func:`words_cell`).
 
 from __future__ import annotations
 
-import atexit
 import html
-import shutil
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -24,7 +20,7 @@ import pandas as pd
 from benchmark.board.leaderboard import Leaderboard
 from benchmark.board.render import entry_cells, failure_lines, fmt_ci, is_reference
 from benchmark.board.trust import card_kind, trusts
-from benchmark.core import exports
+from benchmark.core.errors import printable
 from benchmark.core.stats import MISSING
 from benchmark.families import REGISTRY, MetricFamily
 
@@ -40,6 +36,8 @@ MODEL_ONLY = ("setting", SIZE, "open weights")
 COUNT_COLUMNS = ("n", "failed", "copies")
 TAIL_COLUMNS = ("queries", "shared mean", "task", "judge profile", "board")
 DEFAULT_TAIL = ("n", "failed", "copies", SIZE)
+#: what a downloaded table always says of each row, whatever columns are shown: which board
+IDENTITY = ("task", "judge profile", "board id")
 
 INTEGER_COLUMNS = {"rank", "queries", "n", "failed", "copies"}
 NUMBER_COLUMNS = {"rank", SIZE, "queries", "n", "failed", "copies", "shared mean"}
@@ -68,8 +66,12 @@ def filter_rows(df: pd.DataFrame, flt: Filters) -> pd.DataFrame:
         return df
     search, weights, size, profile, task = flt.search, flt.weights, flt.size, flt.profile, flt.task
     keep = pd.Series(True, index=df.index)
-    if search and search.strip():
-        keep &= df["model"].str.contains(search.strip(), case=False, regex=False)
+    if search and search.strip():  # the board's names, and the names the figures and legends use
+        names = [df[c].fillna("").astype(str) for c in ("model", "name", "setting_short") if c in df]
+        found = pd.Series(False, index=df.index)
+        for column in names:
+            found |= column.str.contains(search.strip(), case=False, regex=False)
+        keep &= found
     if weights == "open":
         keep &= df["open_weights"].eq(True)
     elif weights == "closed":
@@ -139,15 +141,18 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) 
     """One row per result: a short model name (the revision and setting in their own
     columns), numeric scores with their intervals in their own columns (as text, or with
     ``bounds`` as two numbers each, "… CI low" and "… CI high", for downloads).  The frame's
-    ``attrs["kind"]`` says which rows are reference entries."""
-    if df.empty:
-        return pd.DataFrame()
+    ``attrs`` say per row: ``kind`` (model, or a reference entry's kind), ``link`` (its page),
+    ``label`` (its whole name, for a tooltip) and ``setting_short`` (the setting as figures
+    write it).  With no rows, the columns alone."""
+    order = column_order(family)
+    if bounds:
+        order = [x for c in order for x in ((f"{c} low", f"{c} high") if c.endswith(" CI") else (c,))]
+        order += [c for c in IDENTITY if c not in order]
     rows = []
-    kinds = []
-    links: list[str | None] = []
+    attrs: dict[str, list[Any]] = {"kind": [], "link": [], "label": [], "setting_short": []}
     for _, r in df.iterrows():
         row: dict[str, Any] = entry_cells(r)
-        row["model"] = r["model_id"]
+        row["model"] = printable(str(r["model_id"]))
         row["revision"] = r["revision"]
         del row["size"]  # as text ("8B"); a number here, so that it sorts as one
         params = pd.to_numeric(r["parameters"], errors="coerce")
@@ -174,17 +179,17 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) 
                 "task": f"{r['task']}@{r['task_version']}",
                 "judge profile": r["judge_profile"],
                 "board": r["board"],
+                "board id": r["board_id"],
             }
         )
         rows.append(row)
-        kinds.append(str(r.get("kind", "model")) if is_reference(r) else "model")
-        links.append(r.get("link") if isinstance(r.get("link"), str) else None)
-    order = column_order(family)
-    if bounds:
-        order = [x for c in order for x in ((f"{c} low", f"{c} high") if c.endswith(" CI") else (c,))]
-    out = pd.DataFrame(rows)[order]
-    out.attrs["kind"] = kinds
-    out.attrs["link"] = links
+        attrs["kind"].append(str(r.get("kind", "model")) if is_reference(r) else "model")
+        attrs["link"].append(r.get("link") if isinstance(r.get("link"), str) else None)
+        attrs["label"].append(printable(str(r["model"])))
+        short = r.get("setting_short")
+        attrs["setting_short"].append(short if isinstance(short, str) else None)
+    out = pd.DataFrame(rows, columns=list(dict.fromkeys([*order, "board id"])))[order]
+    out.attrs.update(attrs)
     return out
 
 
@@ -200,7 +205,8 @@ def table_view(
     columns (with ``bounds``, each interval as two numeric columns, for downloads).
 
     Missing numbers stay ``None`` (a blank cell that sorts last when descending);
-    missing text is "—".  Sorting by any other column is the table's own column menu.
+    missing text is "—".  Sorting by any other column is the table's own column menu.  No
+    row passes: the columns alone (a table, or a CSV, of nothing, never a made-up row).
     """
     fam = REGISTRY[family_id]
     view = numeric_frame(
@@ -208,12 +214,7 @@ def table_view(
         fam,
         bounds=bounds,
     )
-    if view.empty:
-        out = pd.DataFrame({"model": ["no results match"]})
-        out.attrs["kind"] = ["model"]
-        out.attrs["link"] = [None]
-        return out
-    chosen = set(columns or [])
+    chosen = set(columns or []) | (set(IDENTITY) if bounds else set())
     chosen |= {f"{c} {end}" for c in chosen if c.endswith(" CI") for end in ("low", "high")}
     shown = [c for c in view.columns if c in FIXED_COLUMNS or c in chosen]
     out = view[shown].reset_index(drop=True).astype(object)
@@ -225,8 +226,7 @@ def table_view(
         out[col] = pd.Series(
             [None if v is None or pd.isna(v) else int(v) for v in out[col]], index=out.index, dtype=object
         )
-    out.attrs["kind"] = list(view.attrs.get("kind", []))
-    out.attrs["link"] = list(view.attrs.get("link", []))
+    out.attrs.update({k: list(v) for k, v in view.attrs.items()})
     return out
 
 
@@ -257,17 +257,47 @@ def words_cell(value: Any) -> str:
     return " ".join(f"<span class='gc-word'>{html.escape(w)}</span>" for w in str(value).split())
 
 
-def model_cell(name: Any, link: str | None, kind: str | None = None) -> str:
-    """A model name as the board shows it: a link to its model page or submission
-    (:func:`benchmark.board.links.model_link`) opening in a new tab, a reference entry's kind
-    beside it.  Names come from submissions: escaped, as is the URL."""
-    shown = html.escape(str(name))
+def setting_cell(value: Any, short: str | None = None) -> str:
+    """A setting as the figures write it ("RAG bm25+subq(all) k5"), on one line, its whole
+    wording in a tooltip; a setting with no short form (closed-book, a reference entry's
+    declared setting) in its own words, wrapped between them."""
+    if not short:
+        return words_cell(value)
+    return (
+        f"<span class='gc-setting' title='{html.escape(str(value), quote=True)}'>{html.escape(short)}</span>"
+    )
+
+
+def name_html(name: Any, title: Any = None, *, link: str | None = None) -> str:
+    """A name from a submission as every table, caption and card of the Space shows one: its
+    invisible controls shown as escapes (a right-to-left override would reverse what follows
+    it; :func:`benchmark.core.errors.printable`, as the terminal does), isolated from the text
+    around it, on one line cut with an ellipsis where its column ends, the whole name in a
+    tooltip; escaped, as is the link (opened in a new tab) where it has one."""
+    text = printable(str(name))
+    tip = html.escape(printable(str(title if title is not None else name)), quote=True)
     if link and link.startswith(("https://", "http://")):
-        shown = (
-            f"<a href='{html.escape(link, quote=True)}' target='_blank' rel='nofollow noopener' "
-            f"title='{html.escape(link, quote=True)}'>{shown}</a>"
+        return (
+            f"<a class='gc-name' href='{html.escape(link, quote=True)}' target='_blank' "
+            f"rel='nofollow noopener' title='{tip}'>{html.escape(text)}</a>"
         )
-    return shown + (f" [{html.escape(kind)}]" if kind and kind != "model" else "")
+    return f"<span class='gc-name' title='{tip}'>{html.escape(text)}</span>"
+
+
+def name_lines(name: str, label: Any = None) -> str:
+    """A figure-style name ("SmolLM2-135M-Instruct · RAG bm25+subq(all) k5") in a narrow
+    column: the model on one line and its setting on the next, each cut with an ellipsis
+    (:func:`name_html`), so that what tells two entries apart is never the part cut off."""
+    return "<br>".join(
+        name_html(part, label if label is not None else name) for part in str(name).split(" · ")
+    )
+
+
+def model_cell(name: Any, link: str | None, kind: str | None = None, label: Any = None) -> str:
+    """A model name as the board shows it (:func:`name_html`): a link to its model page or
+    submission (:func:`benchmark.board.links.model_link`), a reference entry's kind beside it,
+    the entry's whole label (with its setting) in the tooltip."""
+    return name_html(name, label, link=link) + (f" [{html.escape(kind)}]" if kind and kind != "model" else "")
 
 
 #: a reference row's look: italic on a faint tint (readable in light and dark mode), the
@@ -282,23 +312,27 @@ def styled(view: pd.DataFrame, family: MetricFamily) -> Any:
     reference entry's rank reads "ref" and its name carries its kind ("[ceiling check]")."""
     scores = [c for c in view.columns if c in {col.label for col in family.columns}]
     sizes = [c for c in view.columns if c == SIZE]  # 0.135, 8, 70: as few digits as they need
-    kinds = list(view.attrs.get("kind", [])) or ["model"] * len(view)
+    kinds = [k or "model" for k in _per_row(view, "kind")]
     counts = [c for c in view.columns if c in INTEGER_COLUMNS]
     out = (
         view.style.format(precision=DECIMALS, na_rep="", subset=scores)
         .format("{:g}", na_rep="", subset=sizes)
         .format(lambda v: "" if v is None or pd.isna(v) else str(int(v)), subset=counts)
     )
-    links = list(view.attrs.get("link", [])) or [None] * len(view)
-    if "model" in view.columns:  # every name escaped, a link where the entry has a page
-        for i in range(len(view)):
-            link, kind = links[i] if i < len(links) else None, kinds[i] if i < len(kinds) else "model"
+    links = _per_row(view, "link")
+    labels = _per_row(view, "label")
+    shorts = _per_row(view, "setting_short")
+    for i in range(len(view)):  # every name escaped, a link where the entry has a page
+        row = view.index[[i]]
+        if "model" in view.columns:
             out = out.format(
-                lambda v, u=link, k=kind: model_cell(v, u, k),
-                subset=pd.IndexSlice[view.index[[i]], ["model"]],
+                lambda v, u=links[i], k=kinds[i], t=labels[i]: model_cell(v, u, k, t),
+                subset=pd.IndexSlice[row, ["model"]],
             )
-    if "setting" in view.columns:
-        out = out.format(words_cell, subset=["setting"])
+        if "setting" in view.columns:
+            out = out.format(
+                lambda v, s=shorts[i]: setting_cell(v, s), subset=pd.IndexSlice[row, ["setting"]]
+            )
     refs = [i for i, k in enumerate(kinds[: len(view)]) if k != "model"]
     if not refs:
         return out
@@ -310,6 +344,12 @@ def styled(view: pd.DataFrame, family: MetricFamily) -> Any:
     for i in refs:
         styles.iloc[i, :] = REFERENCE_STYLE + (REFERENCE_RULE if i in first else "")
     return out.apply(lambda _: styles, axis=None)
+
+
+def _per_row(view: pd.DataFrame, key: str) -> list[Any]:
+    """One of the view's per-row ``attrs`` (:func:`numeric_frame`), ``None`` where it has none."""
+    values = list(view.attrs.get(key, []))
+    return values + [None] * (len(view) - len(values))
 
 
 def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
@@ -324,11 +364,11 @@ def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
 #: and the setting is read whole, never cut at the screen's edge
 WIDTHS = {
     "rank": 64,
-    "model": 310,
+    "model": 330,
     "n": 56,
     "failed": 72,
     "copies": 74,
-    "setting": 230,
+    "setting": 262,
     "revision": 150,
     SIZE: 96,
     "open weights": 110,
@@ -341,53 +381,20 @@ WIDTHS = {
 CHAR_PX = 8.5  # a header character in the table's monospace font
 
 
-def column_widths(view: pd.DataFrame) -> list[str]:
-    """Each shown column's width: :data:`WIDTHS`, an interval 150 px, any other score as wide
-    as its header (headers never wrap)."""
+def column_widths(view: pd.DataFrame, widths: dict[str, int] | None = None) -> list[str]:
+    """Each shown column's width: ``widths`` (default :data:`WIDTHS`), an interval 150 px, any
+    other column as wide as its header (headers never wrap)."""
+    widths = WIDTHS if widths is None else widths
     out = []
     for c in view.columns:
         header = round(CHAR_PX * len(str(c))) + 28  # its padding and menu button
-        if c in WIDTHS:
-            out.append(f"{max(WIDTHS[c], header)}px")
+        if c in widths:
+            out.append(f"{max(widths[c], header)}px")
         elif str(c).endswith(" CI"):
             out.append(f"{max(150, header)}px")
         else:
             out.append(f"{max(84, header)}px")
     return out
-
-
-_DOWNLOADS: list[Path] = []
-
-
-def _downloads() -> Path:
-    """One folder for the process's downloads, removed when it exits (a table update writes
-    over its tab's file rather than leaving a folder behind)."""
-    if not _DOWNLOADS:
-        _DOWNLOADS.append(Path(tempfile.mkdtemp(prefix="groundcover-csv-")))
-        atexit.register(shutil.rmtree, _DOWNLOADS[0], True)
-    return _DOWNLOADS[0]
-
-
-def download_frame(view: pd.DataFrame) -> pd.DataFrame:
-    """The shown table for a download: numbers as numbers, each interval as its bounds, and
-    a ``kind`` column (model, or a reference entry's kind)."""
-    out = view.copy()
-    kinds = list(view.attrs.get("kind", []))
-    for col in ("rank", "n", "failed", "copies", "queries"):
-        if col in out.columns:
-            out[col] = pd.array(
-                [None if v is None or pd.isna(v) else int(v) for v in out[col]], dtype="Int64"
-            )
-    if len(kinds) == len(out) and "model" in out.columns:
-        out.insert(list(out.columns).index("model") + 1, "kind", kinds)
-    return out
-
-
-def write_csv(view: pd.DataFrame, family_id: str) -> str:
-    """The table for the download button, as CSV; one file per tab, rewritten per view."""
-    path = _downloads() / f"groundcover-{family_id}.csv"
-    exports.write_csv(download_frame(view), path)
-    return str(path)
 
 
 def trust_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
@@ -453,6 +460,8 @@ def counts_text(lb: Leaderboard, family_id: str, flt: Filters) -> str:
     boards = df["board_id"].nunique() if not df.empty else 0
     refs = int(df["reference"].astype(bool).sum()) if not df.empty else 0
     parts = [f"Showing {len(df)} of {len(table)} results on {boards} board{'s' if boards != 1 else ''}"]
+    if df.empty and not table.empty:
+        parts = [f"No result matches the search and filters (0 of {len(table)} shown)"]
     if refs:
         parts.append(f"{refs} of them reference entr{'ies' if refs != 1 else 'y'} (not ranked)")
     if newest:

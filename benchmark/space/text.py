@@ -22,7 +22,8 @@ COLUMN_HELP = {
     "n": "queries the mean is over (those with a score).",
     "failed": "queries whose ranked score a judge failed on: left out of the mean, never counted as 0.",
     "copies": "judge replies that copied their prompt's worked example instead of judging (counted in failed).",
-    "setting": "closed-book, retrieval-augmented (retriever, k), or a reference entry's declared setting.",
+    "setting": "closed-book, retrieval-augmented as the figures write it (RAG retriever, +subq(how): core "
+    "sub-questions, k passages; hover for its whole wording), or a reference entry's declared setting.",
     "revision": "the model's commit or tag.",
     SIZE: "parameters in billions; blank when unknown or not a model.",
     "open weights": "yes/no from the model card; — without a card.",
@@ -41,7 +42,10 @@ PAIRWISE_HELP = (
     "ranks below another only when that adjusted p is under α: two models with different means can "
     "share a rank, and a model with the higher mean over its own queries can rank lower when the "
     "difference on shared queries points the other way or a lower score is better (as for DecompScore's "
-    "scores where the column says so)."
+    "scores where the column says so). 'detectable': the smallest difference this pair's test detects "
+    "with 80% power, from its own per-query differences (the line above the board gives the board's); "
+    "a pair below it that shares a rank cannot be told apart on these queries, which is not the same "
+    "as being equal."
 )
 
 
@@ -67,14 +71,19 @@ def column_help(family: MetricFamily) -> list[tuple[str, str]]:
 #: the pairwise view's and the per-query table's own columns
 PAIRWISE_COLUMN_HELP = {
     "rank A": "A's rank on the board.",
-    "A": "the better-ranked model of the pair (its setting in brackets unless closed-book).",
+    "A": "the better-ranked model of the pair, named as in the figures (hover for its whole name).",
     "rank B": "B's rank on the board.",
     "B": "the other model of the pair.",
     "mean A − B": "mean difference of the ranked score on the queries both have a score for.",
+    "detectable": "the smallest difference this pair's paired test detects with 80% power at the board's "
+    "level (α over the model's comparisons), from the SD of its per-query differences; 'none': too few "
+    "queries for any.",
+    "< detectable": "yes when the observed difference is below what the test detects: a shared rank here "
+    "means 'cannot tell apart', not 'equal'.",
     "shared queries": "queries both models have a score for: the test is over these.",
     "p": "two-sided paired permutation test's p-value of the difference.",
     "Holm p": "the p-value Holm-adjusted over the board's pairs; a rank counts it against α = 0.05.",
-    "A significantly better": "yes when the Holm p is under α and the difference favours A.",
+    "significant": "yes when the Holm p is under α and the difference favours A: A ranks above B for it.",
     "board": COLUMN_HELP["board"],
 }
 QUERY_COLUMN_HELP = {
@@ -95,9 +104,36 @@ def header_help() -> dict[str, dict[str, str]]:
         out[f"gc-pairs-{fid}"] = dict(PAIRWISE_COLUMN_HELP)
         for k, v in column_help(fam):
             scores.setdefault(k, v)
-    out["gc-summary"] = dict(scores)
+    out["gc-summary"] = dict(SCORES_COLUMN_HELP)
     out["gc-queries"] = {**{k: v for k, v in scores.items() if not k.endswith(" CI")}, **QUERY_COLUMN_HELP}
+    out["gc-overall"] = dict(OVERALL_COLUMN_HELP)
+    out["gc-compare"] = dict(COMPARE_COLUMN_HELP)
     return out
+
+
+#: the Scores table of Model details: one row per score
+SCORES_COLUMN_HELP = {
+    "score": "the score (rank and setting first); each family's column help says what it means.",
+    "value": "its mean over the queries with a score (three decimals), or the rank ('ref': a reference entry).",
+    "95% CI": "95% bootstrap confidence interval over queries.",
+    "n": COLUMN_HELP["n"],
+    "failed": "queries this score's judge failed on: left out of the mean, never counted as 0.",
+}
+#: the Summary tab's table (its other columns are boards, named by family)
+OVERALL_COLUMN_HELP = {
+    "overall rank": "rank by mean rank among the models with a result on every board that applies to them.",
+    "model": "the entry, named as in the figures (hover for its whole name).",
+    "mean rank": "the mean of its ranks on the boards of its judge profile.",
+    "boards": "boards it has a result on, of the boards that apply to it.",
+}
+#: the Compare tab's table
+COMPARE_COLUMN_HELP = {
+    "query": "the query's id (click a row for both traces).",
+    "text": "the start of the query's text.",
+    "A": "A's ranked score on this query.",
+    "B": "B's ranked score on this query.",
+    "A − B": "the difference on this query; rows sorted from A's largest lead to B's.",
+}
 
 
 def column_help_html(family: MetricFamily) -> str:
@@ -143,6 +179,13 @@ FAQ = f"""## Frequently asked questions
 to see, for every pair of models, the mean difference on the queries both have a score for, the
 p-value, and the Holm-adjusted p-value the rank was tested against.
 
+**Why do all models share rank 1?** Because the board cannot tell them apart, which is not the
+same as their being equal. The line above each board says how large a difference in its ranked
+score the paired test detects with 80% power on its queries (its *power*), and how many pairs
+differ by less; each pair in *Why these ranks* says whether its own difference is below what
+its test detects. With a dozen queries only large differences are detected; halving the
+detectable difference takes about four times the queries.
+
 **Why do two entries with different means share a rank, or a lower mean rank higher?** A rank
 counts only the models *significantly* better on the same queries. With a dozen queries, a
 difference of a few hundredths is usually within chance: the two share a rank. A mean is over the
@@ -170,7 +213,8 @@ row under a rule), with the setting their card declares; they are never ranked a
 have no overall rank. For example `groundcover/bm25-extractive-top3` copies passages of the very
 corpus the judges ground against: a ceiling check of the grounding stage, not a model.
 
-**Can I share what I see?** The address bar holds the tab and its filters; copy it.
+**Can I share what I see?** The address bar holds the tab, its filters and, on *Model details*,
+the result, query and trace page shown; copy it.
 """
 
 HOW_TO_SUBMIT = """## How to submit
