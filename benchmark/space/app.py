@@ -28,11 +28,13 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from benchmark.board import results_dataset
 from benchmark.board.leaderboard import Leaderboard, build_leaderboard
 from benchmark.core import figures, paths
 from benchmark.families import REGISTRY
+from benchmark.space import serving
 from benchmark.space.board_tab import FamilyTab, default_profile_of, family_tab
 from benchmark.space.compare import compare_tab
 from benchmark.space.details import entries_by_key, entry_of_row, entry_order
@@ -166,9 +168,17 @@ def _choices(component: Any) -> set[str]:
 
 
 def launch(demo: gr.Blocks, port: int | None = None) -> None:
-    """Serve ``demo`` with the page's styles and script (Gradio takes them at launch)."""
+    """Serve ``demo`` with the page's styles, script and theme (Gradio takes them at launch),
+    compressed and with Plotly asked for early (:mod:`benchmark.space.serving`)."""
+    serving.precompress_in_background()
     demo.launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port, css=CSS, js=page_js()
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_port=port,
+        css=CSS,
+        js=page_js(),
+        head=serving.head(),
+        theme=serving.theme(),
+        app_kwargs={"middleware": [Middleware(serving.CompressedPage)]},
     )
 
 
