@@ -153,7 +153,7 @@ def overall_frame(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "overall rank": [MISSING if pd.isna(x) else int(x) for x in df["overall_rank"]],
-            "model": df["model"],
+            "model": [printable(str(m)) for m in df["model"]],
             "mean rank": [MISSING if x is None or pd.isna(x) else f"{x:.2f}" for x in df["mean_rank"]],
             "boards": [f"{a}/{b}" for a, b in zip(df["boards"], df["of_boards"], strict=True)],
             "missing": [m or MISSING for m in df["missing"]],
@@ -264,7 +264,7 @@ def noise_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
         share = r.get(f"{key}_noise_share")
         said = "not measurable" if share is None or pd.isna(share) else f"{float(share):.0%}"
         out.append(
-            f"Judge noise: {r['model']}: each judgement asked {int(n)} times; the judge's own noise makes "
+            f"Judge noise: {printable(str(r['model']))}: each judgement asked {int(n)} times; the judge's own noise makes "
             f"{said} of the variance of its {family.label(key)} mean (interval: queries, then repeats, "
             "resampled; ranks from the same two-level test)."
         )
@@ -301,7 +301,7 @@ def failure_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
             else "; no query has a score from every entry"
         )
         out.append(
-            f"Warning: {r['model']} has {int(r['failed'])} of {int(r['queries'])} queries failed, more than "
+            f"Warning: {printable(str(r['model']))} has {int(r['failed'])} of {int(r['queries'])} queries failed, more than "
             f"the board's other entries; its mean is over {int(r['n'])} queries{on_shared}."
         )
     return out
@@ -373,7 +373,7 @@ def to_markdown(lb: Leaderboard) -> str:
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:1400px}
 table{border-collapse:collapse;margin-bottom:2rem;font-size:.9rem}th,td{border:1px solid #ccc;padding:.3rem .5rem}
-th{background:#f3f3f3}.warning{background:#fff3cd;padding:.5rem;border-left:4px solid #e0a800}.card{color:#555;font-size:.85rem}td{text-align:right}td:nth-child(2){text-align:left}caption{text-align:left;font-weight:600;margin:.5rem 0}.ref{font-style:italic;margin:0 0 .25rem}"""
+th{background:#f3f3f3}.warning{background:#fff3cd;padding:.5rem;border-left:4px solid #e0a800}.card{color:#555;font-size:.85rem}td{text-align:right}td:nth-child(2){text-align:left;max-width:28em;overflow-wrap:anywhere;unicode-bidi:isolate}caption{text-align:left;font-weight:600;margin:.5rem 0}.ref{font-style:italic;margin:0 0 .25rem}"""
 
 
 def to_html(lb: Leaderboard) -> str:

@@ -14,9 +14,11 @@ URL_KEYS = ("q", "weights", "size", "profile", "task")
 DETAIL_KEYS = ("result", "query", "trace")
 
 #: the share link: what the page shows, kept in the address bar as it changes (nothing is
-#: sent; :data:`OPENED_JS` hands the server the link as it was opened).  One object per page: the open tab, each family tab's filters, the details shown;
-#: the link written holds the open tab and its own state only.  It starts from the link the
-#: page was opened with, so that a tab opened from a link keeps its filters until they change.
+#: sent; :data:`OPENED_JS` hands the server the link as it was opened).  One object per page:
+#: the open tab, each family tab's filters, the details shown; the link written holds the open
+#: tab and its own state only.  It starts from the link the page was opened with, so that a tab
+#: opened from a link keeps its filters until they change.  A change event that arrives after
+#: its tab was left (a quick click on another tab) updates that tab's state, not the open tab.
 SHARE = """(window.gcShare = window.gcShare || (() => {
     const FILTERS = __FILTERS__, DETAILS = __DETAILS__;
     const opened = new URL(window.location.href).searchParams;
@@ -24,12 +26,16 @@ SHARE = """(window.gcShare = window.gcShare || (() => {
     const keep = (keys, into) => keys.forEach(k => { if (opened.get(k) !== null) into[k] = opened.get(k); });
     if (state.tab === 'model') keep(DETAILS, state.details);
     else if (state.tab) keep(FILTERS, state.filters[state.tab] = {});
+    const shown = tab => {  // the tab's panel is on screen (not only its last event)
+        const panel = document.getElementById('gc-tab-' + tab);
+        return !!panel && panel.offsetParent !== null;
+    };
     const write = () => {
         const u = new URL(window.location.href);
         ['tab', ...FILTERS, ...DETAILS].forEach(k => u.searchParams.delete(k));
         if (state.tab) u.searchParams.set('tab', state.tab);
-        const shown = state.tab === 'model' ? state.details : (state.filters[state.tab] || {});
-        for (const [k, v] of Object.entries(shown)) {
+        const own = state.tab === 'model' ? state.details : (state.filters[state.tab] || {});
+        for (const [k, v] of Object.entries(own)) {
             if (v !== undefined && v !== null && v !== '' && v !== 'any') u.searchParams.set(k, v);
         }
         window.history.replaceState(null, '', u.toString());
@@ -39,13 +45,13 @@ SHARE = """(window.gcShare = window.gcShare || (() => {
         tab(tab) { state.tab = tab; write(); },
         filters(tab, vals) {
             state.filters[tab] = Object.fromEntries(FILTERS.map((k, i) => [k, vals[i]]));
-            state.tab = tab;
+            if (shown(tab)) state.tab = tab;  // a late change of a tab left behind keeps its place
             write();
         },
         details([result, query, page]) {
             const trace = page === null || page === undefined || page === '' ? null : String(Number(page) + 1);
             state.details = Object.fromEntries(DETAILS.map((k, i) => [k, [result, query, trace][i]]));
-            if (state.details.result) state.tab = 'model';
+            if (state.details.result && shown('model')) state.tab = 'model';
             write();
         },
     };
