@@ -45,6 +45,9 @@ from benchmark.core.stats import ALPHA, PERMUTATION_RESAMPLES, PairedComparison
 
 #: the probability of detecting a difference of the detectable size
 POWER = 0.8
+#: an SD of per-query differences this small is rounding, not spread: every difference is the
+#: same (``0.02 * i`` apart in floating point gives ~1e-17)
+SAME = 1e-9
 
 
 def comparison_level(alpha: float, models: int) -> float:
@@ -67,7 +70,7 @@ def detectable_difference(sd: float, n: int, level: float, power: float = POWER)
     difference can be detected (under 2 queries, or a level the test cannot reach on ``n``)."""
     if n < 2 or math.isnan(sd) or smallest_p(n) >= level:
         return math.inf
-    if sd <= 0:
+    if sd <= SAME:
         return 0.0
     from scipy import optimize, stats
 

@@ -51,6 +51,7 @@ def test_limits_of_the_permutation_test_are_kept() -> None:
     assert smallest_p(20) == 2 / 5001  # more patterns than resamples: Monte Carlo p-values
     assert math.isinf(detectable_difference(0.1, 1, 0.05))
     assert detectable_difference(0.0, 12, 0.05) == 0.0  # equal differences: any is detected
+    assert detectable_difference(1e-17, 12, 0.05) == 0.0  # ... and equal up to rounding
     # more queries, smaller detectable differences; a stricter level, larger ones
     assert detectable_difference(0.2, 48, 0.05) < detectable_difference(0.2, 12, 0.05)
     assert detectable_difference(0.2, 12, 0.01) > detectable_difference(0.2, 12, 0.05)
