@@ -13,7 +13,6 @@ from pathlib import Path
 
 os.environ.setdefault("GROUNDCOVER_SPACE_DIR", str(Path(__file__).resolve().parent))
 
-from benchmark.space.app import *  # noqa: F403  (tests and the Space use its names from here)
 from benchmark.space.app import build_app, launch
 
 if __name__ == "__main__":

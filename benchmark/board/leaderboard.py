@@ -23,6 +23,10 @@ Rules, each of which is a way leaderboards mislead when broken:
   a model's rank is one plus the number of models significantly better than it
   (paired permutation test, Holm-corrected, α = 0.05); models not significantly
   different share a rank.
+* **Say what a shared rank means.**  With few queries, models share a rank because the test
+  cannot tell them apart, not because they are equal: each board carries the smallest
+  difference its test detects with 80 % power (:mod:`benchmark.core.power`), and how many
+  of its pairs differ by less (:func:`benchmark.board.pairs.power_columns`).
 * **Reference entries apart.**  A baseline, an oracle or a ceiling check (a model card's
   ``kind``) is shown on its board, marked and after the models, with the setting its card
   declares; it is never ranked among the models (its ``rank`` is empty) and has no overall
@@ -41,6 +45,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchmark.board.links import model_link
+from benchmark.board.pairs import power_columns
 from benchmark.board.submissions import ModelCard, load_model_cards
 from benchmark.core import stats
 from benchmark.core.repeats import repeat_ranks
@@ -135,6 +140,7 @@ def family_table(
     ranks: dict[tuple[str, str], int] = {}
     shared: dict[tuple[str, str], tuple[float | None, int]] = {}
     flagged: set[tuple[str, str]] = set()
+    powers: dict[str, dict[str, object]] = {}
     for board_id in sorted({e.board_id for e in mine}):
         on_board = [e for e in mine if e.board_id == board_id]
         primary = on_board[0].result.primary
@@ -166,6 +172,7 @@ def family_table(
             cmp = stats.paired_tests(ranked)
             if comparisons is not None:
                 comparisons[board_id] = cmp
+            powers[board_id] = power_columns(cmp)  # what its tests can tell apart
             for model, rank in stats.ranks_of(
                 cmp, higher_is_better=col.higher_is_better if col else True
             ).items():
@@ -178,6 +185,7 @@ def family_table(
         r = e.result
         ranked_score = _primary_score(r)
         shared_mean, shared_n = shared.get((e.board_id, e.model_label), (None, 0))
+        declared = e.card.reference_setting if e.card is not None and e.card.reference_setting else None
         row: dict[str, object] = {
             "board": e.board,
             "board_id": e.board_id,
@@ -187,8 +195,10 @@ def family_table(
             "model": e.model_label,
             "model_id": r.model.id,
             "revision": r.model.revision,
-            "setting": (e.card.reference_setting if e.card is not None and e.card.reference_setting else None)
-            or ("closed-book" if r.model.rag is None else r.model.rag.label),
+            "setting": declared or ("closed-book" if r.model.rag is None else r.model.rag.label),
+            # as figures and legends name the entry ("SmolLM2-135M-Instruct · RAG bm25+subq(all) k5")
+            "name": r.model.short_label,
+            "setting_short": r.model.rag.short if r.model.rag is not None and not declared else None,
             "kind": e.kind,
             "reference": e.is_reference,
             "link": model_link(r, e.card),
@@ -206,6 +216,7 @@ def family_table(
             "ranked_by": r.primary,
             "rank_method": stats.RANK_METHOD,
             "alpha": stats.ALPHA,
+            **(powers.get(e.board_id) or power_columns(None)),
         }
         keys = [c.key for c in family.columns] + sorted(set(r.scores) - {c.key for c in family.columns})
         for k in keys:

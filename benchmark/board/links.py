@@ -5,7 +5,7 @@ Hugging Face Hub is the model page, else the card's first link.  A card without 
 points at its submission folder in the project's repository, where the card and the
 answers are.  An entry without a card links to the Hub only when its id is a Hub id and
 its answers came from a Hub model; otherwise it has no link (never a guessed one).
-Links are data: whoever draws them escapes them (:func:`benchmark.space.app.model_cell`).
+Links are data: whoever draws them escapes them (:func:`benchmark.space.table.model_cell`).
 """
 
 from __future__ import annotations

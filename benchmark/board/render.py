@@ -23,8 +23,10 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark.board.leaderboard import HUMAN, Leaderboard
+from benchmark.board.pairs import power_line
 from benchmark.board.trust import trust_text, trusts
 from benchmark.core import stats
+from benchmark.core.errors import printable
 from benchmark.core.exports import write_csv
 from benchmark.core.results import RANDOM_SAMPLE_CAVEAT
 from benchmark.core.stats import MISSING, fmt_score
@@ -113,7 +115,9 @@ def entry_cells(r: pd.Series) -> dict[str, object]:
     """The cells that say who an entry is: rank, model, setting, size, open weights."""
     return {
         "rank": None if pd.isna(r["rank"]) else int(r["rank"]),
-        "model": r["model"],
+        # a name's invisible controls shown as escapes: a right-to-left override in a result's
+        # model id would otherwise print what follows it reversed
+        "model": printable(str(r["model"])),
         "setting": r["setting"],
         "size": fmt_params(r["parameters"]),
         "open weights": MISSING
@@ -153,7 +157,7 @@ def overall_frame(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "overall rank": [MISSING if pd.isna(x) else int(x) for x in df["overall_rank"]],
-            "model": df["model"],
+            "model": [printable(str(m)) for m in df["model"]],
             "mean rank": [MISSING if x is None or pd.isna(x) else f"{x:.2f}" for x in df["mean_rank"]],
             "boards": [f"{a}/{b}" for a, b in zip(df["boards"], df["of_boards"], strict=True)],
             "missing": [m or MISSING for m in df["missing"]],
@@ -230,13 +234,26 @@ def print_leaderboard(
 
 
 def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
-    """The judge card's lines (and banner) for one board's rows, then its failure warnings."""
+    """What its test can tell apart (beside the ranks), the judge card's lines (and banner) for
+    one board's rows, then its failure warnings."""
     return (
-        [line for t in trusts(family, board) for line in trust_text(t)]
+        power_lines(family, board)
+        + [line for t in trusts(family, board) for line in trust_text(t)]
         + failure_lines(family, board)
         + human_label_lines(family, board)
         + noise_lines(family, board)
     )
+
+
+def power_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
+    """The board's power line (:func:`benchmark.board.pairs.power_line`): the smallest
+    difference in its ranked score its paired test detects with 80 % power, and how many
+    pairs differ by less."""
+    if board.empty:
+        return []
+    row = board.iloc[0]
+    line = power_line(row, family.label(str(row["ranked_by"])))
+    return [line] if line else []
 
 
 def noise_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
@@ -251,7 +268,7 @@ def noise_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
         share = r.get(f"{key}_noise_share")
         said = "not measurable" if share is None or pd.isna(share) else f"{float(share):.0%}"
         out.append(
-            f"Judge noise: {r['model']}: each judgement asked {int(n)} times; the judge's own noise makes "
+            f"Judge noise: {printable(str(r['model']))}: each judgement asked {int(n)} times; the judge's own noise makes "
             f"{said} of the variance of its {family.label(key)} mean (interval: queries, then repeats, "
             "resampled; ranks from the same two-level test)."
         )
@@ -291,7 +308,7 @@ def failure_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
             else "; no query has a score from every entry"
         )
         out.append(
-            f"Warning: {r['model']} has {int(r['failed'])} of {int(r['queries'])} queries failed, more than "
+            f"Warning: {printable(str(r['model']))} has {int(r['failed'])} of {int(r['queries'])} queries failed, more than "
             f"the board's other entries; its mean is over {int(r['n'])} queries{on_shared}."
         )
     return out
@@ -363,7 +380,7 @@ def to_markdown(lb: Leaderboard) -> str:
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:1400px}
 table{border-collapse:collapse;margin-bottom:2rem;font-size:.9rem}th,td{border:1px solid #ccc;padding:.3rem .5rem}
-th{background:#f3f3f3}.warning{background:#fff3cd;padding:.5rem;border-left:4px solid #e0a800}.card{color:#555;font-size:.85rem}td{text-align:right}td:nth-child(2){text-align:left}caption{text-align:left;font-weight:600;margin:.5rem 0}.ref{font-style:italic;margin:0 0 .25rem}"""
+th{background:#f3f3f3}.warning{background:#fff3cd;padding:.5rem;border-left:4px solid #e0a800}.card{color:#555;font-size:.85rem}td{text-align:right}td:nth-child(2){text-align:left;max-width:28em;overflow-wrap:anywhere;unicode-bidi:isolate}caption{text-align:left;font-weight:600;margin:.5rem 0}.ref{font-style:italic;margin:0 0 .25rem}"""
 
 
 def to_html(lb: Leaderboard) -> str:

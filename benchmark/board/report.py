@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchmark.core.errors import printable
 from benchmark.core.results import Score, TaskResult
 from benchmark.core.stats import fmt_score
 from benchmark.families import REGISTRY
@@ -65,7 +66,7 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
             *[
                 Text(x)
                 for x in (
-                    r.model.label,
+                    printable(r.model.label),  # invisible controls as escapes, as on every board
                     f"{r.task.id}@{r.task.version}",
                     r.profile_id,
                     *[cell for k in keys for cell in _cells(r.scores.get(k), k in human)],

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchmark.core.errors import printable
 from benchmark.core.results import TaskResult
 
 #: colour-blind-safe enough for up to ten entries; more cycle (and get distinct markers)
@@ -134,28 +135,31 @@ def legend_below(fig: Any, labels: Sequence[str], columns: int | None = None) ->
 # PNG export needs kaleido and a Chrome, which a scoring machine lacks).
 # ---------------------------------------------------------------------------------
 
-#: one colour per entry for the whole app, each dark enough to read on the figures' white card
+#: one colour per entry for the whole app; each of mid luminance (0.12–0.30), so that it
+#: stands out (WCAG 3:1 for graphics) on the figures' white card in light mode and on the
+#: page's near-black in dark mode alike (tests/unit/test_space_figures.py measures it)
 ENTRY_PALETTE = (
-    "#1f5fa8",
+    "#2f6fc0",
     "#d55e00",
     "#009e73",
-    "#b8327a",
-    "#c58a00",
-    "#3a9bd9",
-    "#6a3d9a",
+    "#c2458a",
+    "#b07d00",
+    "#3a8fd0",
+    "#7b52b9",
     "#8c6d31",
-    "#b2182b",
-    "#4d4d4d",
-    "#5c9a1b",
+    "#d0303d",
+    "#6e6e6e",
+    "#4f8f17",
     "#0f8b8d",
-    "#e0609a",
-    "#1b3a6b",
-    "#8f8fd8",
-    "#a3a322",
+    "#d8508e",
+    "#5570b8",
+    "#8a7fd8",
+    "#8f8f1a",
 )
 #: a second look for entries beyond the palette: the 17th entry is a blue square, not a circle
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "star")
-#: the figures' card: the same in light and dark mode (Gradio does not theme Plotly figures)
+#: the figures' card in light mode; in dark mode the page's styles turn its paper, text and
+#: grid dark (benchmark/space/page.py: Gradio does not theme Plotly figures)
 INK = "#1f2328"
 PAPER = "#ffffff"
 MUTED = "#57606a"
@@ -179,16 +183,41 @@ def plot_symbol(label: str) -> str:
 
 def text(value: Any) -> str:
     """Submitted text as Plotly draws it: Plotly reads ``<b>``, ``<a href>`` and entities in
-    labels and hover text, so every name is escaped (it then shows literally)."""
-    return html.escape(str(value), quote=False)
+    labels and hover text, so every name is escaped (it then shows literally), and its
+    invisible controls are shown as escapes (a right-to-left override would draw what follows
+    it reversed; :func:`benchmark.core.errors.printable`)."""
+    return html.escape(printable(str(value)), quote=False)
+
+
+#: characters a name takes in a legend, on an axis or in a caption; a longer one is cut with
+#: "…" (its whole label is in the hover text): a 400-character name ran off the figure and
+#: past Plotly's margins ("Something went wrong with axis scaling")
+NAME_CHARS = 64
 
 
 def plot_names(results: Sequence[TaskResult]) -> list[str]:
-    """Short names as :func:`entry_labels` gives them, unescaped for matplotlib ("$" is plain
-    text in Plotly); escape them with :func:`text` where drawn."""
+    """Short names as :func:`entry_labels` gives them, at most :data:`NAME_CHARS` long,
+    unescaped for matplotlib ("$" is plain text in Plotly); escape them with :func:`text`
+    where drawn."""
     short = [r.model.short_label for r in results]
     twice = {s for s, n in Counter(short).items() if n > 1}
-    return [r.model.label if s in twice else s for r, s in zip(results, short, strict=True)]
+    names = [r.model.label if s in twice else s for r, s in zip(results, short, strict=True)]
+    return [cut(n) for n in names]
+
+
+#: characters a name takes on an axis, where it shares the figure's width with the data
+AXIS_CHARS = 36
+
+
+def axis_name(name: str) -> str:
+    """A name on an axis, escaped: the model above its setting, each cut at
+    :data:`AXIS_CHARS`, so that the labels leave the data its width."""
+    return "<br>".join(text(cut(part, AXIS_CHARS)) for part in name.split(" · "))
+
+
+def cut(name: str, most: int = NAME_CHARS) -> str:
+    """``name`` at most ``most`` characters long, cut with "…"."""
+    return name if len(name) <= most else name[: most - 1] + "…"
 
 
 def _go() -> Any:
@@ -221,6 +250,7 @@ def card(fig: Any, height: int, *, legend_rows: int = 0, **layout: Any) -> Any:
             "xanchor": "left",
             "font": {"size": 11},
             "itemclick": "toggle",
+            "tracegroupgap": 0,  # an entry's traces are a group: no gap, so rows are as reserved
         },
         **layout,
     )
@@ -384,7 +414,7 @@ def forest(
     n = len(results)
     fig.update_yaxes(
         tickvals=list(range(n)),
-        ticktext=[text(x) for x in names],
+        ticktext=[axis_name(x) for x in names],
         range=[n - 0.5, -0.5],
         showgrid=False,
         zeroline=False,
@@ -397,6 +427,8 @@ def forest(
         showarrow=False, font={"size": 11},
     )  # fmt: skip
     rows_px = 26 + 8 * (max(per_panel.values()) - 1)
+    if any(" · " in x for x in names):  # a name on two lines: room for both
+        rows_px = max(rows_px, 36)
     return card(fig, max(200, 90 + rows_px * n), legend_rows=len(shown_series))
 
 
@@ -431,6 +463,7 @@ def undrawn_trace(label: str, name: str, why: str) -> Any:
         name=f"{text(name)} — {text(why)}: not drawn",
         legendgroup=label,
         meta={"entry": label, "colour": plot_colour(label), "undefined": why},
-        marker={"color": PAPER, "symbol": "x-thin-open", "line": {"color": plot_colour(label), "width": 2}},
+        # an open symbol is drawn in the marker's colour: the entry's, so the legend shows it
+        marker={"color": plot_colour(label), "symbol": "x-thin-open", "size": 10, "line": {"width": 2}},
         hoverinfo="skip",
     )

@@ -103,6 +103,9 @@ class PairedComparison:
     pvalue: np.ndarray
     mean_diff: np.ndarray  # mean over shared queries of score_i - score_j
     n_shared: np.ndarray
+    #: standard deviation (n − 1) over shared queries of score_i − score_j, NaN under 2 queries:
+    #: what a board's power is computed from (:mod:`benchmark.core.power`)
+    sd_diff: np.ndarray | None = None
 
 
 def paired_tests(
@@ -120,8 +123,6 @@ def paired_tests(
     those of the test on the shared queries alone.  All pairs share one call to scipy,
     vectorised over pairs.
     """
-    from scipy import stats
-
     models = list(scores)
     queries = sorted({q for s in scores.values() for q in s})
     m = len(models)
@@ -135,17 +136,39 @@ def paired_tests(
     pvalue = np.ones((m, m))
     mean_diff = np.zeros((m, m))
     n_shared = np.zeros((m, m), dtype=int)
+    sd_diff = np.full((m, m), np.nan)
     if m < 2 or not queries:
-        return PairedComparison(models, pvalue, mean_diff, n_shared)
+        return PairedComparison(models, pvalue, mean_diff, n_shared, sd_diff)
     iu, ju = np.triu_indices(m, 1)
     diffs = matrix[iu] - matrix[ju]
     shared = ~np.isnan(diffs)
     counts = shared.sum(axis=1)
     zeroed = np.where(shared, diffs, 0.0)
     means = zeroed.sum(axis=1) / np.maximum(counts, 1)  # 0 where no query is shared
-    filled = zeroed.astype(np.float32)
-    testable = (counts > 0) & np.any(filled != 0, axis=1)
-    p = np.ones(len(iu))
+    squares = np.where(shared, (zeroed - means[:, None]) ** 2, 0.0).sum(axis=1)
+    sds = np.where(counts > 1, np.sqrt(squares / np.maximum(counts - 1, 1)), np.nan)
+    p = sign_flip_pvalues(zeroed, seed=seed, n_resamples=n_resamples)
+    for k, (i, j) in enumerate(zip(iu, ju, strict=True)):
+        pvalue[i, j] = pvalue[j, i] = p[k]
+        mean_diff[i, j], mean_diff[j, i] = means[k], -means[k]
+        n_shared[i, j] = n_shared[j, i] = counts[k]
+        sd_diff[i, j] = sd_diff[j, i] = sds[k]
+    return PairedComparison(models, pvalue, mean_diff, n_shared, sd_diff)
+
+
+def sign_flip_pvalues(
+    diffs: np.ndarray, *, seed: int = 0, n_resamples: int = PERMUTATION_RESAMPLES
+) -> np.ndarray:
+    """The two-sided paired permutation test of every row of ``diffs`` at once (a row: one
+    pair's per-query differences, 0 where the pair shares no score): the p-value of its mean
+    under random sign flips, exact when all 2**n patterns fit in ``n_resamples``.  A row of
+    zeros has p = 1.  The one test the boards rank by, and the one the power computation is
+    checked against (``tests/unit/test_power.py``)."""
+    from scipy import stats
+
+    filled = np.asarray(diffs, dtype=np.float32).reshape(-1, np.shape(diffs)[-1])
+    testable = np.any(filled != 0, axis=1)
+    p = np.ones(len(filled))
     if testable.any():
         res = stats.permutation_test(
             (filled[testable],),
@@ -159,11 +182,7 @@ def paired_tests(
             random_state=np.random.default_rng(seed),
         )
         p[testable] = np.clip(np.asarray(res.pvalue, dtype=float), 0.0, 1.0)
-    for k, (i, j) in enumerate(zip(iu, ju, strict=True)):
-        pvalue[i, j] = pvalue[j, i] = p[k]
-        mean_diff[i, j], mean_diff[j, i] = means[k], -means[k]
-        n_shared[i, j] = n_shared[j, i] = counts[k]
-    return PairedComparison(models, pvalue, mean_diff, n_shared)
+    return p
 
 
 def _mean_last_axis(x: np.ndarray, axis: int = -1) -> np.ndarray:

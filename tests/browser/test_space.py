@@ -3,12 +3,7 @@ Debian Chromium through Playwright.  Screenshots go to ``tests/artifacts/space/`
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,180 +16,48 @@ from tests.helpers.results_fixture import (
     RAG_LABEL,
     REFERENCE,
     REFERENCE_SETTING,
-    write_fixture,
 )
 
 playwright = pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-LAPTOP = {"width": 1366, "height": 768}
-DESKTOP = {"width": 1920, "height": 1080}
-# A busy 2-core CI machine can take seconds to answer a filter change; waits poll, never sleep.
-expect.set_options(timeout=30_000)
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "space"
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason="Debian chromium not installed (scripts/setup.sh --dev)"
-    ),
-]
+from tests.browser.conftest import ARTIFACTS, serve_space  # noqa: E402
+from tests.browser.space_page import (  # noqa: E402
+    BROKEN_WORDS_JS,
+    DESKTOP,
+    LAPTOP,
+    MODELS,
+    check_figures,
+    check_headers_explained,
+    check_model_links,
+    check_setting_readable,
+    choose,
+    choose_query,
+    entries,
+    entry,
+    entry_colours,
+    expect_figure_entries,
+    expect_figures_drawn,
+    expect_in_view,
+    expect_order,
+    figure_order,
+    low_contrast,
+    open_longest_trace,
+    open_page,
+    published_families,
+    published_results,
+    rows,
+    sort_column,
+)
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve(results: Path, submissions: Path) -> Iterator[str]:
-    """``benchmark space serve`` on a free port; the URL once it answers."""
-    port = _free_port()
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchmark",
-            "space",
-            "serve",
-            "--results-dir",
-            str(results),
-            "--submissions-dir",
-            str(submissions),
-            "--port",
-            str(port),
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"space exited early:\n{proc.stdout.read() if proc.stdout else ''}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        raise RuntimeError("space did not start within 120 s")
-    yield f"http://127.0.0.1:{port}/"
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from _serve(*write_fixture(tmp_path_factory.mktemp("space")))
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    """One headless Debian Chromium for the module (Playwright's sync API runs one at a time)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield browser
-        browser.close()
-
-
-def _open(chromium: Browser, url: str, viewport: dict[str, int] | None = None) -> Page:
-    """A laptop's screen by default: 1366 × 768, the width the boards must be read at."""
-    pg = chromium.new_page(viewport=viewport or LAPTOP)
-    # the published boards take a busy 2-core machine well over Playwright's default 30 s
-    # to build on first load: wait for the table itself, with a deadline, never a sleep
-    pg.goto(url, timeout=180_000)
-    pg.wait_for_selector("#gc-table-icat", timeout=180_000)
-    return pg
+pytestmark = [pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")
 def page(chromium: Browser, server: str) -> Iterator[Page]:
-    pg = _open(chromium, server)
+    pg = open_page(chromium, server)
     yield pg
     pg.close()
-
-
-def choose(page: Page, elem_id: str, option: str) -> None:
-    page.locator(f"#{elem_id} input").click()
-    # the option list is the dropdown's own: another dropdown's list may still be closing
-    page.locator(f"#{elem_id}").get_by_role("option", name=option, exact=True).click()
-    expect(page.locator(f"#{elem_id}").get_by_role("option")).to_have_count(0)
-
-
-def choose_query(page: Page, query_id: str) -> None:
-    """A query from the drill-down's list, where each reads "id — the start of its text"."""
-    page.locator("#gc-query input").click()
-    page.locator("#gc-query").get_by_role(
-        "option", name=re.compile(rf"(^|\s){re.escape(query_id)} — ")
-    ).click()
-    expect(page.locator("#gc-query").get_by_role("option")).to_have_count(0)
-
-
-def sort_column(page: Page, elem_id: str, column: str, action: str) -> None:
-    """Use the Dataframe's own column menu (⋮, shown on hover) to sort or clear."""
-    header = page.locator(f"#{elem_id} thead th[data-gc-col='{column}']")
-    header.hover()
-    header.get_by_role("button", name="Open cell menu").click()
-    page.get_by_role("menuitem", name=action, exact=True).click()
-    expect(page.get_by_role("menuitem")).to_have_count(0)
-
-
-def rows(table: Locator) -> list[dict[str, str]]:
-    """The table's rows as shown, each a mapping from column header to cell text (Gradio
-    draws the body as rows of cells under a header table)."""
-    return table.evaluate(
-        """el => {
-            const heads = [...el.querySelectorAll('thead th')].map(th => th.dataset.gcCol || th.getAttribute('title'));
-            return [...el.querySelectorAll('.virtual-row')].map(tr => {
-                const cells = [...tr.querySelectorAll('.body-cell')].map(td => td.innerText.trim());
-                return Object.fromEntries(heads.map((h, i) => [h, cells[i] ?? '']));
-            });
-        }"""
-    )
-
-
-def entry(row: dict[str, str]) -> str:
-    """An entry's full name: the short model name, with its setting when it is not closed-book
-    (the leaderboard's label, which the fixture's names use)."""
-    setting = row.get("setting", "closed-book")
-    return row["model"] if setting in ("closed-book", "") else f"{row['model']} ({setting})"
-
-
-def entries(table: Locator) -> list[str]:
-    return [entry(r) for r in rows(table) if r.get("model") in SHORT_NAMES]
-
-
-def expect_order(table: Locator, expected: list[str], timeout_s: float = 30) -> None:
-    """Poll until the entries shown in ``table`` are exactly ``expected``, in that order
-    (Python Playwright has no ``expect.poll``)."""
-    deadline = time.time() + timeout_s
-    while (got := entries(table)) != expected:
-        assert time.time() < deadline, f"order {got}, expected {expected}"
-        time.sleep(0.25)
-
-
-def expect_in_view(page: Page, elem_id: str, column: str) -> None:
-    """The column's header lies wholly inside the screen, with no sideways scroll (the page
-    may be scrolled down to the table, never sideways)."""
-    header = page.locator(f"#{elem_id} thead th[data-gc-col='{column}']")
-    header.scroll_into_view_if_needed()
-    box = header.bounding_box()
-    size = page.viewport_size or LAPTOP
-    assert box is not None, column
-    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (column, box)
-    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (column, box)
-    scrolled = page.locator(f"#{elem_id} .table-wrap, #{elem_id} table").first
-    assert page.evaluate("window.scrollX") == 0
-    assert scrolled.evaluate("el => el.scrollLeft") == 0, column
-
-
-MODELS = sorted(EXPECTED_RANKS, key=lambda m: (EXPECTED_RANKS[m], m))  # as the table orders them
-SHORT_NAMES = {m.split(" (")[0] for m in MODELS}
 
 
 def test_ranked_table_first_with_paired_ranks_and_escaped_names(page: Page) -> None:
@@ -341,7 +204,7 @@ def test_drill_down_to_claims_and_evidence(page: Page) -> None:
 
     page.locator("#gc-run input").click()
     page.get_by_role("option").filter(has_text="evil/model · webtrack-2009-2012").click()
-    expect(page.locator("#gc-summary")).to_contain_text(EVIL)
+    expect(page.locator("#gc-card")).to_contain_text(EVIL)
     assert page.evaluate("window.__pwned") is None
 
 
@@ -384,41 +247,11 @@ def test_argument_quality_tab_radar_and_drill_down(page: Page) -> None:
     assert page.evaluate("window.__pwned") is None
 
 
-@pytest.fixture(scope="module")
-def published_server() -> Iterator[str]:
-    """The published boards (``leaderboard/results``) served once for the module."""
-    root = Path(__file__).resolve().parents[2]
-    yield from _serve(root / "leaderboard" / "results", root / "submissions")
-
-
-@pytest.fixture(scope="module")
-def published_page(chromium: Browser, published_server: str) -> Iterator[Page]:
-    """The published boards, as a visitor to the Space sees them."""
-    pg = _open(chromium, published_server)
-    yield pg
-    pg.close()
-
-
-def published_results(fid: str) -> list:  # type: ignore[type-arg]
-    from benchmark.core.results import iter_results
-
-    root = Path(__file__).resolve().parents[2] / "leaderboard" / "results"
-    return [r for _, r in iter_results(root) if r.metric_family == fid]
-
-
-def published_families() -> list[tuple[str, object]]:
-    """The registered families with published results (a plug-in installed for the tests,
-    such as the toy family, has none: its tab is checked on its own results below)."""
-    from benchmark.families import REGISTRY
-
-    return [(fid, fam) for fid, fam in REGISTRY.items() if published_results(fid)]
-
-
 def test_every_published_board_at_laptop_width(published_page: Page) -> None:
     """Each family's tab at 1366 × 768: its headline score in view, every figure drawn at a
     size that fits its column; a screenshot of each tab and each figure for a person to look
     at (``tests/artifacts/space/board-*.png``, ``figure-*.png``)."""
-    from benchmark.space.app import headline
+    from benchmark.space.table import headline
 
     page = published_page
     for n, (fid, fam) in enumerate(published_families(), start=1):
@@ -451,120 +284,6 @@ def test_every_published_board_at_laptop_width(published_page: Page) -> None:
 
 #: the contrast of every text-bearing element under the selectors, from computed styles: the
 #: text colour over the background its ancestors paint (alpha layers blended), WCAG's formula
-CONTRAST_JS = """(selectors) => {
-    const parse = c => {
-        const m = c && c.match(/rgba?\\(([^)]+)\\)/);
-        if (!m) return null;
-        const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
-        return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
-    };
-    const blend = (top, under) => under.map((v, i) => top[i] * top[3] + v * (1 - top[3]));
-    const background = el => {
-        const layers = [];
-        for (let e = el; e; e = e.parentElement) {
-            const c = parse(getComputedStyle(e).backgroundColor);
-            if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
-        }
-        let base = [255, 255, 255];
-        for (const c of layers.reverse()) base = blend(c, base);
-        return base;
-    };
-    const lum = rgb => {
-        const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
-        return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]);
-    };
-    const out = [];
-    for (const sel of selectors) {
-        for (const root of document.querySelectorAll(sel)) {
-            for (const el of [root, ...root.querySelectorAll('*')]) {
-                const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
-                const box = el.getBoundingClientRect();
-                if (!own || box.width === 0 || box.height === 0) continue;
-                const style = getComputedStyle(el);
-                if (style.visibility === 'hidden' || Number(style.opacity) === 0) continue;
-                const bg = background(el);
-                const raw = parse(style.color);
-                if (!raw) { out.push({sel, text: el.textContent.trim().slice(0, 40), ratio: 0, color: style.color}); continue; }
-                const fg = raw[3] < 1 ? blend(raw, bg) : raw.slice(0, 3);
-                const [a, b] = [lum(fg), lum(bg)];
-                out.push({sel, text: el.textContent.trim().slice(0, 40),
-                          ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), color: style.color});
-            }
-        }
-    }
-    return out;
-}"""
-
-#: header words that the layout broke across lines (each word's text range has one line box)
-BROKEN_WORDS_JS = """(sel) => {
-    const broken = [];
-    for (const root of document.querySelectorAll(sel)) {
-        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-            const text = n.textContent;
-            const re = /\\S+/g;
-            let m;
-            while ((m = re.exec(text))) {
-                const r = document.createRange();
-                r.setStart(n, m.index);
-                r.setEnd(n, m.index + m[0].length);
-                const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
-                if (tops.size > 1) broken.push(m[0]);
-            }
-        }
-    }
-    return broken;
-}"""
-
-
-def low_contrast(page: Page, selectors: list[str], minimum: float = 4.5) -> list[dict[str, object]]:
-    measured = page.evaluate(CONTRAST_JS, selectors)
-    assert measured, selectors  # something was measured
-    return [m for m in measured if float(m["ratio"]) < minimum]  # type: ignore[arg-type]
-
-
-#: every entry trace of a tab's Plotly figures: [figure id, entry, colour in its meta, the colour
-#: drawn (marker, its outline, or line), x values, y values, undefined-why or null]
-FIGURE_TRACES_JS = """(fid) => {
-    const out = [];
-    for (const plot of document.querySelectorAll('#gc-tab-' + fid + ' .gc-figure .js-plotly-plot')) {
-        const id = plot.closest('.gc-figure').id;
-        for (const d of plot.data || []) {
-            if (!d.meta || !d.meta.entry) continue;
-            const m = d.marker || {};
-            const drawn = [m.color, m.line && m.line.color, d.line && d.line.color];
-            out.push([id, d.meta.entry, d.meta.colour, drawn, d.x || d.r || [], d.y || d.theta || [],
-                      d.meta.undefined || null]);
-        }
-    }
-    return out;
-}"""
-
-
-def figure_traces(page: Page, fid: str) -> list[list[object]]:
-    return page.evaluate(FIGURE_TRACES_JS, fid)
-
-
-def entry_colours(traces: list[list[object]]) -> dict[str, str]:
-    """Entry -> its colour over every trace given; fails where an entry has two colours, or a
-    trace draws another colour than its entry's."""
-    out: dict[str, str] = {}
-    for fig, label, colour, drawn, *_ in traces:
-        assert colour in drawn, (fig, label, colour, drawn)  # type: ignore[operator]
-        assert out.setdefault(str(label), str(colour)) == colour, (fig, label, out[str(label)], colour)
-    return out
-
-
-def figure_order(traces: list[list[object]], figure: str) -> list[str]:
-    """The entries of one figure in the order it draws (and its legend lists) them."""
-    return list(dict.fromkeys(str(t[1]) for t in traces if t[0] == figure))
-
-
-def expect_figures_drawn(page: Page, fid: str) -> None:
-    """Wait until every Plotly figure of the tab has drawn (its SVG is there)."""
-    plots = page.locator(f"#gc-tab-{fid} .gc-figure")
-    for i in range(plots.count()):
-        expect(plots.nth(i).locator(".js-plotly-plot .main-svg").first).to_be_attached()
 
 
 def test_reference_entry_is_marked_after_the_models_and_never_ranked(page: Page) -> None:
@@ -619,8 +338,11 @@ def test_a_row_click_opens_its_details(page: Page) -> None:
     assert (
         page.locator("#gc-detail .gc-answer").evaluate("el => getComputedStyle(el).whiteSpace") == "pre-wrap"
     )
-    # headers of the details' tables are never broken inside a word
+    # headers of the details' tables are never broken inside a word, and its scores read down
+    # the page, not 3,781 px across it
     assert page.evaluate(BROKEN_WORDS_JS, "#gc-summary thead, #gc-queries thead") == []
+    width = page.locator("#gc-summary table").first.evaluate("el => el.scrollWidth")
+    assert width <= LAPTOP["width"], width
     page.screenshot(path=str(ARTIFACTS / "07-row-click-details.png"), full_page=True)
 
     page.get_by_role("tab", name="ICAT", exact=True).click()
@@ -635,10 +357,10 @@ def test_pairwise_tests_say_why_ranks_are_shared(page: Page) -> None:
     page.get_by_role("tab", name="ICAT", exact=True).click()
     page.locator("#gc-pairs-acc-icat").get_by_role("button").first.click()
     pairs = page.locator("#gc-pairs-icat")
-    expect(pairs).to_contain_text("acme/strong")
-    got = {(r["A"], r["B"]): r for r in rows(pairs)}
-    assert got[("acme/strong", "acme/close")]["A significantly better"] == "yes"
-    assert got[("acme/close", "beta-lab/mid")]["A significantly better"] == "no"
+    expect(pairs).to_contain_text("strong")  # named as the figures name it
+    got = {(r["A"], r["B"]): r for r in rows(pairs)}  # whole names (their tooltips)
+    assert got[("acme/strong", "acme/close")]["significant"] == "yes"
+    assert got[("acme/close", "beta-lab/mid")]["significant"] == "no"
     assert float(got[("acme/close", "beta-lab/mid")]["Holm p"]) >= 0.05
     for r in got.values():  # three decimals for differences and p-values, counts as integers
         assert re.fullmatch(r"-?\d\.\d{3}", r["mean A − B"]), r
@@ -670,20 +392,6 @@ def test_quick_filter_changes_leave_table_and_figures_in_agreement(page: Page) -
     assert drawn == [e for e in entries(table) if e.startswith("acme")], (drawn, entries(table))
     search.fill("")
     expect(caption.locator("li")).to_have_count(len(MODELS) + 1)
-
-
-def expect_figure_entries(
-    page: Page, fid: str, expected: set[str], timeout_s: float = 30
-) -> list[list[object]]:
-    """Poll until the tab's figures draw exactly ``expected`` entries; their traces."""
-    deadline = time.time() + timeout_s
-    while True:
-        traces = figure_traces(page, fid)
-        drawn = {str(t[1]) for t in traces}
-        if drawn == expected:
-            return traces
-        assert time.time() < deadline, (drawn, expected)
-        time.sleep(0.25)
 
 
 def test_figures_are_plotly_one_colour_per_entry_across_filters_and_tabs(page: Page) -> None:
@@ -749,114 +457,16 @@ def test_only_filters_that_change_something_and_a_share_link(chromium: Browser, 
     expect(page.locator("#gc-table-icat")).to_contain_text("acme/strong")
 
 
-def check_headers_explained(page: Page, elem_id: str) -> None:
-    """Every header says what its column means where it stands: a tooltip (title) "name — what
-    it means", beside the collapsed list under the table."""
-    heads = page.locator(f"#{elem_id} thead th")
-    expect(heads.first).to_have_attribute("data-gc-col", re.compile(r"."))
-    for name, title in page.evaluate(
-        "id => [...document.querySelectorAll('#' + id + ' thead th')].map(th => [th.dataset.gcCol, th.title])",
-        elem_id,
-    ):
-        assert name and title.startswith(f"{name} — ") and len(title) > len(name) + 12, (elem_id, name, title)
-
-
-#: each setting cell's box, its text's widths, and its text: read whole, not cut
-SETTING_JS = """(id) => {
-    const t = document.getElementById(id);
-    const heads = [...t.querySelectorAll('thead th')].map(th => th.dataset.gcCol || th.title);
-    const i = heads.indexOf('setting');
-    if (i < 0) return null;
-    return [...t.querySelectorAll('.virtual-row')].map(r => {
-        const cell = r.querySelectorAll('.body-cell')[i];
-        const inner = cell.querySelector('span') || cell;
-        const box = cell.getBoundingClientRect();
-        return [cell.innerText.trim(), box.left, box.right, inner.scrollWidth, inner.clientWidth, i];
-    });
-}"""
-
-
-def check_setting_readable(page: Page, elem_id: str) -> None:
-    """The setting cell is read whole at this width: inside the screen, nothing cut off, wrapped
-    between words only (never "sub-" / "questions")."""
-    header = page.locator(f"#{elem_id} thead th[data-gc-col='setting']")
-    if header.count() == 0:  # a board of methods, not models: no setting column
-        return
-    header.scroll_into_view_if_needed()
-    cells = page.evaluate(SETTING_JS, elem_id)
-    assert cells, elem_id
-    width = (page.viewport_size or LAPTOP)["width"]
-    scrolled = page.locator(f"#{elem_id} .table-wrap, #{elem_id} table").first
-    assert scrolled.evaluate("el => el.scrollLeft") == 0 and page.evaluate("window.scrollX") == 0, elem_id
-    for text, left, right, scroll, client, _ in cells:
-        assert text and left >= 0 and right <= width, (elem_id, text, left, right)
-        assert scroll <= client + 1, (elem_id, text, scroll, client)
-    column = cells[0][5] + 1
-    broken = page.evaluate(BROKEN_WORDS_JS, f"#{elem_id} .virtual-row > .body-cell:nth-child({column})")
-    assert broken == [], (elem_id, broken)
-
-
-def check_model_links(page: Page, elem_id: str) -> None:
-    """A model's name links to its model page (the card's Hub link), a reference without links
-    to its submission folder; an entry without a card has none; links open apart."""
-    for row in page.locator(f"#{elem_id} .virtual-row").all():
-        cell = row.locator(".body-cell").nth(1)
-        text = cell.inner_text()
-        links = cell.locator("a[href]")
-        if "SmolLM2-135M-Instruct" in text:
-            expect(links).to_have_attribute(
-                "href", "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct"
-            )
-        elif "bm25-extractive-top3" in text:
-            expect(links).to_have_attribute(
-                "href", re.compile(r"^https://github\.com/.+/submissions/groundcover__bm25-extractive-top3$")
-            )
-        else:
-            expect(links).to_have_count(0)  # no card, no Hub model: no guessed link
-            continue
-        expect(links).to_have_attribute("rel", "nofollow noopener")
-        expect(links).to_have_attribute("target", "_blank")
-        assert links.inner_text() == text.split(" [")[0], text
-
-
-def check_figures(page: Page, fid: str, colours: dict[str, str]) -> dict[str, str]:
-    """The tab's figures are Plotly; every entry has the colour it has on every other tab;
-    each figure draws its entries in the board's order (the caption's, the table's); an
-    undefined value is a named legend item, never a point."""
-    expect_figures_drawn(page, fid)
-    traces = figure_traces(page, fid)
-    assert traces, fid
-    mine = entry_colours(traces)
-    for label, colour in mine.items():
-        assert colours.setdefault(label, colour) == colour, (fid, label, colours[label], colour)
-    caption = [
-        li.get_attribute("data-entry") for li in page.locator(f"#gc-figcaption-{fid} li[data-entry]").all()
-    ]
-    table = [r["model"].split(" [")[0] for r in rows(page.locator(f"#gc-table-{fid}"))]
-    # the caption is in the table's order (an entry's label starts with its model id)
-    assert len(caption) == len(table) and all(
-        str(c).startswith(m) or str(c).startswith(f"decomposer/{m}")
-        for c, m in zip(caption, table, strict=True)
-    ), (fid, caption, table)
-    for figure in dict.fromkeys(str(t[0]) for t in traces):
-        order = figure_order(traces, figure)
-        assert order == [c for c in caption if c in order], (fid, figure, order, caption)
-    for fig, label, _, _, xs, ys, why in traces:
-        if why is not None:
-            assert all(v is None for v in [*xs, *ys]), (fid, fig, label, xs, ys)  # type: ignore[misc]
-    swatches = page.evaluate(
-        "fid => [...document.querySelectorAll('#gc-figcaption-' + fid + ' li[data-entry]')].map("
-        "li => [li.dataset.entry, getComputedStyle(li.querySelector('.gc-swatch')).backgroundColor])",
-        fid,
-    )
-    for label, rgb in swatches:
-        if label in mine:
-            hexed = "#" + "".join(f"{int(v):02x}" for v in re.findall(r"\d+", rgb)[:3])
-            assert hexed == mine[label], (fid, label, rgb, mine[label])
-    if fid == "attribution":  # entries that cite nothing: precision undefined, named, not drawn
-        undefined = [t for t in traces if t[6] is not None]
-        assert undefined and all("precision undefined" in str(t[6]) for t in undefined), traces
-    return colours
+#: (title, key) of the tabs after the families'
+OTHER_TABS = (
+    ("Summary", "summary"),
+    ("Compare two", "compare"),
+    ("Model details", "model"),
+    ("FAQ", "faq"),
+    ("About", "about"),
+    ("How to submit", "submit"),
+    ("Citation", "citation"),
+)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -868,9 +478,9 @@ def test_published_boards_read_right_at_first_glance(
     the judged corpus is marked and never rank 1; the headline, its interval, failed and
     copies are in view without scrolling sideways; headers are never broken inside a word;
     text contrast ≥ 4.5:1 from computed styles; a screenshot of each tab."""
-    from benchmark.space.app import headline
+    from benchmark.space.table import headline
 
-    page = _open(chromium, published_server + ("?__theme=dark" if theme == "dark" else ""), viewport)
+    page = open_page(chromium, published_server + ("?__theme=dark" if theme == "dark" else ""), viewport)
     colours: dict[str, str] = {}
     try:
         if theme == "dark":
@@ -899,13 +509,14 @@ def test_published_boards_read_right_at_first_glance(
             page.screenshot(
                 path=str(ARTIFACTS / f"board-{viewport['width']}-{theme}-{n}-{fid}.png"), full_page=True
             )
-        for name in ("Model details", "FAQ", "About"):
+        for name, key in OTHER_TABS:  # and every tab that is not a family's
             page.get_by_role("tab", name=name, exact=True).click()
+            expect(page.locator(f"#gc-tab-{key}")).to_be_visible()
+            table = {"summary": "#gc-overall", "compare": "#gc-compare"}.get(key)
+            if table:  # its table drawn
+                expect(page.locator(f"{table} .virtual-row").first).to_be_visible()
             page.screenshot(
-                path=str(
-                    ARTIFACTS / f"board-{viewport['width']}-{theme}-{name.replace(' ', '-').lower()}.png"
-                ),
-                full_page=True,
+                path=str(ARTIFACTS / f"board-{viewport['width']}-{theme}-{key}.png"), full_page=True
             )
         expect(page.locator("#gc-tab-faq")).to_contain_text("What are reference entries?")
     finally:
@@ -915,17 +526,8 @@ def test_published_boards_read_right_at_first_glance(
 def test_a_long_published_trace_is_paged(published_page: Page) -> None:
     """The longest ICAT trace (the extractive baseline's, ~150k characters) opens paged, its
     passages collapsed, each page a readable height."""
-    import json
-
-    root = Path(__file__).resolve().parents[2] / "leaderboard" / "results"
-    path = next(root.glob("groundcover__bm25-extractive-top3/**/*.icat.traces.jsonl"))
-    longest = max(path.read_text(encoding="utf-8").split("\n"), key=len)
-    qid = str(json.loads(longest)["query_id"])
     page = published_page
-    page.get_by_role("tab", name="Model details").click()
-    page.locator("#gc-run input").click()
-    page.get_by_role("option").filter(has_text="ICAT: groundcover/bm25-extractive-top3").first.click()
-    choose_query(page, qid)
+    open_longest_trace(page)
     pages = page.locator("#gc-trace-page")
     expect(pages).to_be_visible()
     detail = page.locator("#gc-detail")
@@ -967,7 +569,7 @@ def toy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         frame = pd.DataFrame({"query_id": ["1", "2"], "answer": answers, "model": model})
         benchmark.score(frame, task=task, results_dir=root / "results", progress=False)
     (root / "submissions").mkdir()
-    yield from _serve(root / "results", root / "submissions")
+    yield from serve_space(root / "results", root / "submissions")
 
 
 def test_a_plug_in_family_has_its_own_tab(chromium: Browser, toy_server: str) -> None:
@@ -976,7 +578,7 @@ def test_a_plug_in_family_has_its_own_tab(chromium: Browser, toy_server: str) ->
     from benchmark.families import REGISTRY
 
     fam = REGISTRY["toy"]
-    page = _open(chromium, toy_server)
+    page = open_page(chromium, toy_server)
     try:
         page.get_by_role("tab", name=fam.title, exact=True).click()
         table = page.locator("#gc-table-toy")

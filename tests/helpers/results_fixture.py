@@ -182,18 +182,23 @@ def trace(model: str, query_id: str, value: float) -> dict[str, object]:
     }
 
 
+def write_icat(results: Path, model: str, values: list[float]) -> None:
+    """An ICAT result of ``model`` with ``values`` per query, and its traces."""
+    res = make_result(model, values, PROFILE)
+    path = write_result(
+        res, result_path(results, res.model, f"{PROFILE['name']}@{PROFILE['version']}", TASK, "icat")
+    )
+    traces_path(path).write_text(
+        "".join(json.dumps(trace(model, q, v)) + "\n" for q, v in zip(QUERIES, values, strict=True)),
+        encoding="utf-8",
+    )
+
+
 def write_fixture(root: Path) -> tuple[Path, Path]:
     """``root/results`` and ``root/submissions`` with the models above."""
     results, submissions = root / "results", root / "submissions"
     for model, values in MODELS.items():
-        res = make_result(model, values, PROFILE)
-        path = write_result(
-            res, result_path(results, res.model, f"{PROFILE['name']}@{PROFILE['version']}", TASK, "icat")
-        )
-        traces_path(path).write_text(
-            "".join(json.dumps(trace(model, q, v)) + "\n" for q, v in zip(QUERIES, values, strict=True)),
-            encoding="utf-8",
-        )
+        write_icat(results, model, values)
     # acme/close with retrieval: a second entry of the same model
     rag = make_result("acme/close", list(MODELS["beta-lab/mid"]), PROFILE, rag=RAG)
     write_result(
@@ -240,7 +245,9 @@ def argument_result(model: str, values: list[float]) -> TaskResult:
         for q, v in zip(ARG_QUERIES, values, strict=True)
     ]
     keys = [*DIMENSIONS, "context_direct", "win_rag_direct"]
-    base = make_result(model, MODELS[model][: len(ARG_QUERIES)], PROFILE, queries=ARG_QUERIES)
+    base = make_result(
+        model, [0.5] * len(ARG_QUERIES), PROFILE, queries=ARG_QUERIES
+    )  # its fields, not its scores
     return base.model_copy(
         update={
             "task": TaskInfo(
@@ -306,3 +313,46 @@ def write_argument_fixture(results: Path) -> None:
             ),
             encoding="utf-8",
         )
+
+
+#: a model id that a right-to-left override would show reversed ("exe.txt" read as "txt.exe")
+RTL_NAME = "mallory/report\u202etxt.exe"
+#: a model id far wider than any column, caption or legend
+LONG_NAME = "long/" + "verylongname" * 33
+#: the hostile copy: twelve models and the reference, 13 entries in all
+HOSTILE_MODELS = [RTL_NAME, LONG_NAME, *(f"many/model-{i:02d}" for i in range(10))]
+
+
+def write_hostile_fixture(root: Path) -> tuple[Path, Path]:
+    """A result copy made to spoof and break the layout (issue 52, item 6): a name with a
+    right-to-left override, a 400-character name, and 13 entries on one board (the
+    reference entry among them), each with traces and one model card (the reference's); the
+    twelve models also on an argument-quality board, whose forest plot names them on its axis."""
+    results, submissions = root / "results", root / "submissions"
+    values = {
+        m: [min(1.0, max(0.0, d + 0.02 * (i - 6))) for d in DIFFICULTY] for i, m in enumerate(HOSTILE_MODELS)
+    }
+    values[REFERENCE] = MODELS[REFERENCE]
+    for model, vals in values.items():
+        write_icat(results, model, vals)
+    for i, model in enumerate(HOSTILE_MODELS):  # and a board whose figure names them on its axis
+        res = argument_result(model, [1.0 + (i % 3) * 0.5, 2.0, 1.5 + (i % 4) * 0.25])
+        write_result(
+            res,
+            result_path(results, res.model, f"{PROFILE['name']}@{PROFILE['version']}", ARG_TASK, "arguments"),
+        )
+    org, name = REFERENCE.split("/")
+    (submissions / f"{org}__{name}").mkdir(parents=True)
+    (submissions / f"{org}__{name}" / "model.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": name,
+                "org": org,
+                "license": "apache-2.0",
+                "contact": "t@example.org",
+                **CARDS[REFERENCE],
+            }
+        ),
+        encoding="utf-8",
+    )
+    return results, submissions

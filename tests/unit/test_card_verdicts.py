@@ -150,7 +150,7 @@ def test_every_board_carries_a_ranking_line(tmp_path: Path, monkeypatch: pytest.
     )
     assert any(x.startswith("Ranking card (offline-smollm2-minilm-sim@4") for x in trust.trust_text(t))
     from benchmark.board.leaderboard import build_leaderboard
-    from benchmark.space.app import Filters, trust_html
+    from benchmark.space.table import Filters, trust_html
 
     page = trust_html(build_leaderboard(Path("leaderboard/results")), "exam", Filters())
     assert "Ranking card (offline-smollm2-minilm-sim@4" in page and "Judge card (offline" in page

@@ -73,18 +73,11 @@ def test_terminal_prints_markup_literally() -> None:
 
 def test_space_reads_traces_with_unicode_line_separators(tmp_path: Path) -> None:
     """JSONL lines end at "\\n" only: an answer holding U+2028 / U+2029 / U+0085 still has its trace."""
-    import importlib.util
-
     from benchmark.board.leaderboard import Entry
     from benchmark.core.results import traces_path, write_result
+    from benchmark.space import details as app
     from tests.helpers.results_fixture import MODELS, PROFILE, QUERIES, make_result, trace
 
-    spec = importlib.util.spec_from_file_location(
-        "space_app", Path(__file__).resolve().parents[2] / "hf_space" / "app.py"
-    )
-    assert spec and spec.loader
-    app = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(app)
     result = make_result("a/b", MODELS["acme/strong"], PROFILE)
     path = write_result(result, tmp_path / "r.icat.json")
     rows = [trace("a/b", q, v) for q, v in zip(QUERIES, MODELS["acme/strong"], strict=True)]

@@ -29,7 +29,9 @@ def _entries(fig) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 
 
 def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type: ignore[no-untyped-def]
-    from benchmark.space.app import Filters, entry_order, select_results
+    from benchmark.space.details import entry_order
+    from benchmark.space.figures import select_results
+    from benchmark.space.table import Filters
 
     figures.fix_colours([published.entries[i].model_label for i in entry_order(published)])
     every = select_results(published, "icat", Filters())
@@ -47,7 +49,8 @@ def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type
 def test_figures_keep_the_board_order(published) -> None:  # type: ignore[no-untyped-def]
     """DecompScore's figure ranks chen (rank 2, 4.333) above factscore (rank 3, 4.500): the
     board's order, not the values'."""
-    from benchmark.space.app import Filters, select_results
+    from benchmark.space.figures import select_results
+    from benchmark.space.table import Filters
 
     results = select_results(published, "decompscore", Filters())
     fig = REGISTRY["decompscore"].plots(results)["DecompScore by method"]
@@ -83,14 +86,75 @@ def test_hostile_names_are_text_in_figures(published) -> None:  # type: ignore[n
 
 
 def test_model_cells_link_and_escape() -> None:
-    from benchmark.space.app import model_cell
+    from benchmark.space.table import model_cell
 
     cell = model_cell("<img src=x onerror=alert(1)>", "https://example.org/a'b\"c", "ceiling check")
     assert "<img" not in cell and "&lt;img" in cell
     assert "href='https://example.org/a&#x27;b&quot;c'" in cell and "rel='nofollow noopener'" in cell
     assert cell.endswith(" [ceiling check]")
     assert "<a" not in model_cell("org/name", "javascript:alert(1)")  # only http(s) links
-    assert model_cell("a&b", None) == "a&amp;b"
+    assert model_cell("a&b", None) == "<span class='gc-name' title='a&amp;b'>a&amp;b</span>"
+    # a right-to-left override is shown as an escape, in the name and in its tooltip
+    assert "\u202e" not in model_cell("x/evil\u202etxt.exe", None) and "\\u202e" in model_cell(
+        "x/\u202e", None
+    )
+
+
+def test_entry_colours_read_on_the_light_card_and_the_dark_page() -> None:
+    """Each entry colour stands out (WCAG's 3:1 for graphics) on the figures' white card in
+    light mode and on Gradio's dark page (#0b0f19) in dark mode."""
+
+    def luminance(colour: str) -> float:
+        def channel(v: float) -> float:
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (channel(int(colour[i : i + 2], 16) / 255) for i in (1, 3, 5))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    dark = luminance("#0b0f19")
+    for colour in figures.ENTRY_PALETTE:
+        lum = luminance(colour)
+        assert 1.05 / (lum + 0.05) >= 3 and (lum + 0.05) / (dark + 0.05) >= 3, colour
+
+
+def test_names_in_figures_are_cut_and_shown_as_they_are(published) -> None:  # type: ignore[no-untyped-def]
+    result = next(e.result for e in published.entries if e.result.metric_family == "exam")
+    long = result.model_copy(update={"model": result.model.model_copy(update={"id": "org/" + "n" * 400})})
+    rtl = result.model_copy(
+        update={"model": result.model.model_copy(update={"id": "org/report\u202etxt.exe"})}
+    )
+    names = figures.plot_names([long, rtl])
+    assert len(names[0]) == figures.NAME_CHARS and names[0].endswith("…")
+    fig = REGISTRY["exam"].plots([long, rtl])["EXAM and n-EXAM"]
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert all(len(t.split("<br>")[0]) <= figures.AXIS_CHARS for t in ticks), ticks
+    drawn = " ".join([*ticks, *(h for t in fig.data for h in (t.hovertext or []))])
+    assert "\u202e" not in drawn and "report\\u202etxt.exe" in drawn
+
+
+def test_a_crowded_scatter_opens_zoomed_to_its_models(published) -> None:  # type: ignore[no-untyped-def]
+    """ICAT's factuality-vs-coverage: the SmolLM2 runs at S_fact 0.07-0.21 and the ceiling check
+    at 1.0 crowded one corner; attribution's recall near 0 on a 0-1 axis did too."""
+    from benchmark.space.figures import family_plots
+    from benchmark.space.table import Filters
+
+    icat = family_plots(published, "icat", None, Filters())["factuality vs coverage"]
+    low, high = icat.layout.xaxis.range
+    assert high < 0.6, icat.layout.xaxis.range  # the models fill the view ...
+    notes = [a.text for a in icat.layout.annotations]
+    assert any("bm25-extractive-top3 [reference] at (1.00" in n for n in notes), (
+        notes
+    )  # ... the ceiling is named
+    for trace in icat.data:  # every model's point and interval inside the view
+        if trace.meta and "bm25-extractive" not in trace.meta["entry"] and trace.x and trace.x[0] is not None:
+            assert (
+                low <= trace.x[0] - trace.error_x.arrayminus[0]
+                and trace.x[0] + trace.error_x.array[0] <= high
+            )
+    attribution = family_plots(published, "attribution", None, Filters())["Citation recall and precision"]
+    assert attribution.layout.xaxis.range[1] < 0.3, attribution.layout.xaxis.range
+    beta = family_plots(published, "icat", None, Filters())["beta sweep"]
+    assert beta.layout.xaxis.range is None  # lines are not zoomed
 
 
 def test_links_go_to_the_model_page_or_the_submission(published) -> None:  # type: ignore[no-untyped-def]
@@ -108,7 +172,7 @@ def test_links_go_to_the_model_page_or_the_submission(published) -> None:  # typ
 
 
 def test_trace_pages_number_on(published) -> None:  # type: ignore[no-untyped-def]
-    from benchmark.space.app import detail_html, trace_pages, traces_of
+    from benchmark.space.details import detail_html, trace_pages, traces_of
 
     entry = next(
         e

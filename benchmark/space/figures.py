@@ -1,0 +1,140 @@
+"""The Space's figures: which results a tab's figures draw (the filtered board, in rank
+order), their caption (each entry's name and colour), and the family's interactive Plotly
+figures for that selection (:meth:`~benchmark.families.base.MetricFamily.plots`)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pandas as pd
+
+from benchmark.board.leaderboard import Leaderboard
+from benchmark.core import figures
+from benchmark.core.errors import printable
+from benchmark.families import REGISTRY
+from benchmark.space.table import Filters, filter_rows
+
+
+def select_results(lb: Leaderboard, family_id: str, flt: Filters) -> list[Any]:
+    """The results shown by the filters, in the table's order (rank order, references last)."""
+    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+    order = {key: n for n, key in enumerate(zip(df.get("model", []), df.get("board_id", []), strict=False))}
+    mine = [
+        e for e in lb.entries if (e.model_label, e.board_id) in order and e.result.metric_family == family_id
+    ]
+    return [e.result for e in sorted(mine, key=lambda e: order[(e.model_label, e.board_id)])]
+
+
+def figure_caption(lb: Leaderboard, family_id: str, flt: Filters) -> str:
+    """Which entries the figures are drawn for, named as the figures name them (escaped), each
+    with its colour (one per entry, the same in every figure and tab): the figures' own record
+    of the selection they show."""
+    results = select_results(lb, family_id, flt)
+    if not results:
+        return "<p class='gc-figcaption'>Figures: no results match.</p>"
+    names = figures.plot_names(results)  # as the figures name them
+    items = "".join(
+        f"<li data-entry='{html.escape(r.model.label, quote=True)}' "
+        f"title='{html.escape(printable(r.model.label), quote=True)}'>"
+        f"<span class='gc-swatch' style='background:{figures.plot_colour(r.model.label)}'></span>"
+        f"{html.escape(printable(names[i]))}" + (" [reference]" if _is_ref(lb, r) else "") + "</li>"
+        for i, r in enumerate(results)
+    )
+    return f"<div class='gc-figcaption'>Figures drawn for {len(results)} entries, in rank order:<ul>{items}</ul></div>"
+
+
+def _is_ref(lb: Leaderboard, result: Any) -> bool:
+    return any(e.result is result and e.is_reference for e in lb.entries)
+
+
+def family_plots(lb: Leaderboard, family_id: str, option: str | None, flt: Filters) -> dict[str, Any]:
+    """The family's interactive figures for the selection, by title, each scatter of entries
+    zoomed to its models where they crowd a corner (:func:`zoom_to_models`)."""
+    results = select_results(lb, family_id, flt)
+    references = {r.model.label for r in results if _is_ref(lb, r)}
+    return {t: zoom_to_models(f, references) for t, f in REGISTRY[family_id].plots(results, option).items()}
+
+
+def family_figures(
+    lb: Leaderboard, family_id: str, option: str | None, titles: list[str], flt: Filters
+) -> list[Any]:
+    """The tab's interactive figures for the selection, one per title the tab was built with
+    (a selection with nothing to draw gets a figure that says so)."""
+    plots = family_plots(lb, family_id, option, flt)
+    return [plots[t] if t in plots else figures.plot_empty("no results match the filters") for t in titles]
+
+
+#: a scatter whose models span less than this share of an axis's range is drawn zoomed to them
+CROWDED = 0.4
+#: room around the models in a zoomed view, as a share of their own span (at least 0.02)
+PAD = 0.12
+
+
+def zoom_to_models(fig: Any, references: set[str]) -> Any:
+    """A scatter of entries (one point each, numbers on both axes, one pair of axes) opens
+    zoomed to its models where they span less than :data:`CROWDED` of an axis: a dozen small
+    models at 0.1–0.3 with a ceiling check at 1.0, or citation recall near 0 on a 0–1 axis,
+    crowded one corner.  Error bars count as part of a point.  A reference entry left outside
+    is named at the edge with its values; double-clicking the figure shows every entry (Plotly's
+    own reset).  Other figures (forests, lines, radars, subplots) are returned as they are."""
+    points: dict[str, list[tuple[float, float, float, float]]] = {"model": [], "reference": []}
+    for trace in fig.data:
+        meta = trace.meta if isinstance(trace.meta, dict) else {}
+        if trace.type != "scatter" or "entry" not in meta or trace.xaxis not in (None, "x"):
+            continue
+        if trace.x is not None and len(trace.x) == 1 and trace.x[0] is None:
+            continue  # an entry named in the legend, not drawn (an undefined value)
+        if len(trace.x or ()) != 1 or (trace.mode or "") != "markers":
+            return fig  # lines, or several points per entry: not a scatter of entries
+        x, y = float(trace.x[0]), float(trace.y[0])
+        ex, ey = _spread(trace.error_x), _spread(trace.error_y)
+        box = (x - ex[1], x + ex[0], y - ey[1], y + ey[0])
+        points["reference" if meta["entry"] in references else "model"].append(box)
+    if not points["model"] or fig.layout.yaxis.tickvals is not None or "xaxis2" in fig.layout:
+        return fig
+    everything = points["model"] + points["reference"]
+    changed = False
+    for axis, lo_i, hi_i in (("xaxis", 0, 1), ("yaxis", 2, 3)):
+        fixed = getattr(fig.layout, axis).range
+        full = tuple(fixed) if fixed else (min(b[lo_i] for b in everything), max(b[hi_i] for b in everything))
+        lo, hi = min(b[lo_i] for b in points["model"]), max(b[hi_i] for b in points["model"])
+        span = full[1] - full[0]
+        if span <= 0 or (hi - lo) >= CROWDED * span:
+            continue
+        pad = max(0.02, PAD * (hi - lo))
+        getattr(fig.layout, axis).update(
+            range=[max(full[0], lo - pad), min(full[1], hi + pad)], autorange=False
+        )
+        changed = True
+    if not changed:
+        return fig
+    x0, x1 = fig.layout.xaxis.range or (None, None)
+    y0, y1 = fig.layout.yaxis.range or (None, None)
+    for trace in fig.data:
+        meta = trace.meta if isinstance(trace.meta, dict) else {}
+        if meta.get("entry") not in references or not trace.x or trace.x[0] is None:
+            continue
+        x, y = float(trace.x[0]), float(trace.y[0])
+        if (x0 is None or x0 <= x <= x1) and (y0 is None or y0 <= y <= y1):
+            continue
+        fig.add_annotation(
+            x=min(max(x, x0), x1) if x0 is not None else x,
+            y=min(max(y, y0), y1) if y0 is not None else y,
+            text=f"{trace.name} [reference] at ({x:.2f}, {y:.2f}), off this view →",
+            xanchor="right", yanchor="top", showarrow=False, font={"size": 10, "color": figures.MUTED},
+        )  # fmt: skip
+    fig.add_annotation(
+        text="zoomed to the models: double-click for every entry", x=1, y=1, xref="paper", yref="paper",
+        xanchor="right", yanchor="bottom", showarrow=False, font={"size": 10, "color": figures.MUTED},
+    )  # fmt: skip
+    return fig
+
+
+def _spread(error: Any) -> tuple[float, float]:
+    """(above, below) of a one-point error bar; (0, 0) without one."""
+    if error is None or error.array is None:
+        return 0.0, 0.0
+    up = float(error.array[0]) if error.array is not None and len(error.array) else 0.0
+    down = float(error.arrayminus[0]) if error.arrayminus is not None and len(error.arrayminus) else up
+    return up, down
