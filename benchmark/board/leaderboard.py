@@ -48,6 +48,7 @@ from benchmark.board.links import model_link
 from benchmark.board.pairs import power_columns
 from benchmark.board.submissions import ModelCard, load_model_cards
 from benchmark.core import stats
+from benchmark.core.errors import printable
 from benchmark.core.repeats import repeat_ranks
 from benchmark.core.results import Score, TaskResult, read_result
 from benchmark.families import REGISTRY, MetricFamily
@@ -368,13 +369,23 @@ def load_entries(
         try:
             result = read_result(path)
         except (ValueError, OSError) as exc:
-            skipped.append(f"{shown}: not a valid result file ({str(exc).splitlines()[0][:200]})")
+            skipped.append(f"{shown}: not a valid result file ({_why(exc)})")
             continue
         if result.incomplete:
             skipped.append(f"{shown}: {incomplete_note(result)}")
             continue
         entries.append(Entry(path=path, result=result, card=_card_for(cards, result)))
     return latest(entries), skipped
+
+
+def _why(exc: Exception) -> str:
+    """A refused result file's first problem in one line: for a schema error, the field and
+    the rule (``model.id: … direction-changing character U+202E …``)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        return printable(f"{'.'.join(map(str, first['loc']))}: {first['msg']}")[:300]
+    return printable(str(exc).splitlines()[0])[:200]
 
 
 def incomplete_note(result: TaskResult) -> str:

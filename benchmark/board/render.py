@@ -240,6 +240,7 @@ def _trust_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
         power_lines(family, board)
         + [line for t in trusts(family, board) for line in trust_text(t)]
         + failure_lines(family, board)
+        + withheld_lines(board)
         + human_label_lines(family, board)
         + noise_lines(family, board)
     )
@@ -289,15 +290,32 @@ def human_label_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
     ]
 
 
+def withheld_lines(board: pd.DataFrame) -> list[str]:
+    """One note for the scores a board shows as *withheld* (their judge failed on more than
+    ``--max-failure-rate`` of the queries: no number is shown, none is ranked), entry by entry."""
+    said = []
+    for _, r in board.iterrows():
+        reasons = [
+            str(r[c]).split(" (", 1)[0]
+            for c in board.columns
+            if c.endswith("_withheld") and isinstance(r.get(c), str)
+        ]
+        if reasons:
+            said.append(f"{r['model']}: {'; '.join(reasons)}")
+    if not said:
+        return []
+    return [
+        "Withheld, shown as no number and never ranked (the judge failed on more than --max-failure-rate of "
+        "the queries): " + " · ".join(said)
+    ]
+
+
 def failure_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
     """A warning per entry whose judges failed on more queries than the board's median by a
     margin (:func:`benchmark.board.leaderboard.failure_outliers`), with its mean over the
     queries every entry has: a mean over the easy queries alone must not pass for a score."""
     out = []
     for _, r in board.iterrows():
-        for col in (c for c in board.columns if c.endswith("_withheld")):
-            if isinstance(r.get(col), str):
-                out.append(f"Withheld: {r['model']}'s {r[col]}.")
         if not r.get("failure_flag"):
             continue
         shared = r.get("shared_mean")

@@ -18,7 +18,7 @@ import gradio as gr
 import pandas as pd
 
 from benchmark.board.leaderboard import Leaderboard
-from benchmark.board.render import entry_cells, failure_lines, fmt_ci, is_reference
+from benchmark.board.render import entry_cells, failure_lines, fmt_ci, is_reference, withheld_lines
 from benchmark.board.trust import card_kind, trusts
 from benchmark.core.errors import printable
 from benchmark.core.stats import MISSING
@@ -413,9 +413,13 @@ def trust_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
             for x in t.lines
         ]
     for board_id in sorted(df["board_id"].unique()):
+        board = df[df["board_id"] == board_id]
         parts += [
             f"<div class='gc-banner' role='alert'>{html.escape(line)}</div>"
-            for line in failure_lines(REGISTRY[family_id], df[df["board_id"] == board_id])
+            for line in failure_lines(REGISTRY[family_id], board)
+        ]
+        parts += [
+            f"<div class='gc-card gc-withheld'>{html.escape(line)}</div>" for line in withheld_lines(board)
         ]
     return "".join(parts)
 

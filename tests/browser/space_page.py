@@ -136,7 +136,8 @@ def published_results(fid: str) -> list:  # type: ignore[type-arg]
     from benchmark.core.results import iter_results
 
     root = Path(__file__).resolve().parents[2] / "leaderboard" / "results"
-    return [r for _, r in iter_results(root) if r.metric_family == fid]
+    # those on the boards: a result the failure policy holds back (incomplete) is on none
+    return [r for _, r in iter_results(root) if r.metric_family == fid and not r.incomplete]
 
 
 def published_families() -> list[tuple[str, object]]:

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from benchmark.board.results_dataset import Pin, write_pin
-from tests.browser.test_space import ARTIFACTS, CHROMIUM, _free_port, _open, chromium  # noqa: F401
+from tests.browser.conftest import ARTIFACTS, CHROMIUM, _free_port
+from tests.browser.space_page import open_page
 from tests.helpers.release_fixture import canary_dataset
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -81,8 +82,8 @@ def pinned_space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_the_space_names_its_release_and_shows_the_canary_beside_it(
     request: pytest.FixtureRequest, pinned_space: str
 ) -> None:
-    browser: Browser = request.getfixturevalue("chromium")  # test_space's, shared
-    page = _open(browser, pinned_space)
+    browser: Browser = request.getfixturevalue("chromium")  # the session's, shared
+    page = open_page(browser, pinned_space)
     expect(page.locator("#gc-source")).to_contain_text(
         "release 1 (candidate 2 beside it) of hf://datasets/org/results@ddddddd, judge of record record-x@1"
     )

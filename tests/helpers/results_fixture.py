@@ -318,16 +318,17 @@ def write_argument_fixture(results: Path) -> None:
 #: a model id that a right-to-left override would show reversed ("exe.txt" read as "txt.exe")
 RTL_NAME = "mallory/report\u202etxt.exe"
 #: a model id far wider than any column, caption or legend
-LONG_NAME = "long/" + "verylongname" * 33
+LONG_NAME = "long/" + "verylongname" * 16  # 197 characters: near the 200 a model id may hold
 #: the hostile copy: twelve models and the reference, 13 entries in all
-HOSTILE_MODELS = [RTL_NAME, LONG_NAME, *(f"many/model-{i:02d}" for i in range(10))]
+HOSTILE_MODELS = [LONG_NAME, *(f"many/model-{i:02d}" for i in range(11))]
 
 
 def write_hostile_fixture(root: Path) -> tuple[Path, Path]:
-    """A result copy made to spoof and break the layout (issue 52, item 6): a name with a
-    right-to-left override, a 400-character name, and 13 entries on one board (the
-    reference entry among them), each with traces and one model card (the reference's); the
-    twelve models also on an argument-quality board, whose forest plot names them on its axis."""
+    """A result copy made to spoof and break the layout (issue 52, item 6): a result file whose
+    model id holds a right-to-left override (refused by the name rule every door applies), a
+    200-character name (the most a model id may hold), and 13 entries on one board (the reference entry among them), each with
+    traces and one model card (the reference's); the twelve models also on an argument-quality
+    board, whose forest plot names them on its axis."""
     results, submissions = root / "results", root / "submissions"
     values = {
         m: [min(1.0, max(0.0, d + 0.02 * (i - 6))) for d in DIFFICULTY] for i, m in enumerate(HOSTILE_MODELS)
@@ -341,6 +342,14 @@ def write_hostile_fixture(root: Path) -> tuple[Path, Path]:
             res,
             result_path(results, res.model, f"{PROFILE['name']}@{PROFILE['version']}", ARG_TASK, "arguments"),
         )
+    # a copy of one result whose model id holds a right-to-left override, written as raw JSON
+    # (the result schema itself refuses the name): the board's loader must refuse the file
+    donor = next(results.rglob(f"many__model-00/**/{TASK}.icat.json"))
+    spoof = json.loads(donor.read_text(encoding="utf-8"))
+    spoof["model"]["id"] = RTL_NAME
+    target = results / "mallory__report_txt.exe" / "main" / "closed-book" / donor.parent.name / donor.name
+    target.parent.mkdir(parents=True)
+    target.write_text(json.dumps(spoof), encoding="utf-8")
     org, name = REFERENCE.split("/")
     (submissions / f"{org}__{name}").mkdir(parents=True)
     (submissions / f"{org}__{name}" / "model.yaml").write_text(

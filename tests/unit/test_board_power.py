@@ -74,14 +74,18 @@ def test_a_board_too_small_for_its_level_says_so() -> None:
     assert line is not None and "cannot tell any two entries apart" in line
 
 
-def test_a_spoofing_name_is_shown_as_an_escape_in_every_rendering(tmp_path: Path) -> None:
+def test_a_spoofing_name_is_refused_and_said_in_every_rendering(tmp_path: Path) -> None:
     """A right-to-left override in a result's model id would print what follows it reversed in
-    the terminal, the pull-request comment and the static page: each shows it as an escape."""
-    from tests.helpers.results_fixture import RTL_NAME, write_hostile_fixture
+    the terminal, the pull-request comment and the static page: the result is refused by the
+    name rule every door applies (listed as skipped, the character named), and no rendering
+    holds the character."""
+    from tests.helpers.results_fixture import write_hostile_fixture
 
     lb = build_leaderboard(*write_hostile_fixture(tmp_path))
+    assert not any("txt.exe" in e.model_label for e in lb.entries)
+    (skipped,) = [s for s in lb.skipped if "mallory" in s]
+    assert "not a valid result file" in skipped and "U+202E" in skipped
     console = Console(width=400, record=True)
     print_leaderboard(lb, console)
-    escaped = RTL_NAME.replace("\u202e", "\\u202e")
     for text in (console.export_text(), to_markdown(lb), to_html(lb)):
-        assert "\u202e" not in text and escaped in text
+        assert "\u202e" not in text

@@ -294,9 +294,11 @@ def test_a_withheld_score_is_no_number_on_a_board_and_its_reason_is_said(tmp_pat
     table = from_results([held]).tables["icat"]
     assert table[other].isna().all() and table[f"{other}_ci_low"].isna().all()
     assert table[done.primary].notna().all() and table["rank"].notna().all()
-    from benchmark.board.render import failure_lines
+    from benchmark.board.render import failure_lines, withheld_lines
 
-    assert any("Withheld" in line and "3 of 12" in line for line in failure_lines(REGISTRY["icat"], table))
+    (line,) = withheld_lines(table)
+    assert line.startswith("Withheld") and "acme/done: ICAT-S: the judge failed on 3 of 12 queries" in line
+    assert not any("Withheld" in x for x in failure_lines(REGISTRY["icat"], table))  # a note, not a warning
 
 
 def test_a_score_no_query_has_is_left_out_but_its_failed_queries_still_make_the_result_incomplete() -> None:
