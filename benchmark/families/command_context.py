@@ -28,6 +28,11 @@ class CommandContext:
     require: Callable[..., None]
     #: ``run_options(args)``: the runner's options from the shared flags
     run_options: Callable[[argparse.Namespace], Any]
+    #: ``add_settings(group, settings_model, only=None)``: a settings model's flags (``only``:
+    #: just those fields), declared once in the model
+    add_settings: Callable[..., None]
+    #: ``settings_from_args(settings_model, args, **fixed)``: the settings those flags give
+    settings_from_args: Callable[..., Any]
     #: ``save_figures(family, result, path)``: a result's figures as PNGs beside it
     save_figures: Callable[..., list[Any]]
     #: ``scoring_job(task, answers, model, rag, [(family, settings)])``: one scoring job

@@ -28,7 +28,7 @@ SHOWN = (
 )
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Citation recall (x) against citation precision (y), one point per system with its
     95% intervals as error bars: up and to the right is better."""
     rows = [r for r in results if r.scores.get("citation_recall") is not None]
@@ -114,17 +114,10 @@ def trace_html(trace: dict[str, Any]) -> str:
         for err in s.get("errors", []):
             parts.append(f"<tr><td colspan='4'>failure: {e(err)}</td></tr>")
     parts.append("</table>")
-    for f in trace.get("failures", []):
-        parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"Citation recall and precision": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Citation recall (x) against citation precision (y) with their intervals, a point per
     entry in the board's order; an entry that cites nothing has no precision: it is named in
     the legend as not drawn, never put at 0.  Points at one place are rings of decreasing
@@ -170,3 +163,7 @@ def plot(results: Sequence[TaskResult]) -> Any:
     )
     fig.update_yaxes(title_text="citation precision", range=[-0.02, 1.02])
     return figures.card(fig, 420, legend_rows=len(drawn) + len(undrawn))
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"Citation recall and precision": (figure, plot)}

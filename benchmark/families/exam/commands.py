@@ -128,8 +128,8 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
 
 
 def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
+    from benchmark.families.exam.bank import task_bank
     from benchmark.families.exam.exampp import write_bank
-    from benchmark.families.exam.family import task_bank
     from benchmark.tasks import load_task
 
     _need(context, args, "task", "out")
@@ -148,12 +148,12 @@ def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
 def export_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.core.results import family_results, read_traces
     from benchmark.families.exam.exampp import write_grades
-    from benchmark.families.exam.family import ExamFamily
+    from benchmark.families.exam.family import EXAM
 
     _need(context, args, "out")
     root = Path(args.results)
     systems: dict[str, list[dict[str, object]]] = {}
-    for path, result in family_results(root, ExamFamily.id):
+    for path, result in family_results(root, EXAM.id):
         systems.setdefault(result.model.label, []).extend(read_traces(path))
     if not systems:
         raise InputError(Problem(rel(root), "holds no EXAM results", field="--results"))
@@ -167,6 +167,7 @@ def _min_rating(value: str) -> int | None:
 
 
 def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
+    from benchmark.families.exam.bank import task_bank
     from benchmark.families.exam.exampp import (
         choose_graders,
         counted,
@@ -176,7 +177,6 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
         read_bank,
         read_grades,
     )
-    from benchmark.families.exam.family import task_bank
     from benchmark.tasks import load_task
 
     _need(context, args, "grades")

@@ -76,9 +76,10 @@ def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> An
     return fig
 
 
-def scatter_figure(results: Sequence[TaskResult], variant: str = "m") -> Any:
-    """S_fact against S_coverage of one variant, a point per result, named in the legend
-    (labels next to points overlapped and ran off the axes)."""
+def scatter_figure(results: Sequence[TaskResult], variant: str | None = None) -> Any:
+    """S_fact against S_coverage of one variant (ICAT-M's by default), a point per result,
+    named in the legend (labels next to points overlapped and ran off the axes)."""
+    variant = variant or "m"
     pts = []
     for i, (r, name) in enumerate(zip(results, figures.entry_labels(results), strict=True)):
         f, c = r.scores.get("s_fact"), r.scores.get(f"s_coverage_{variant}")
@@ -112,8 +113,6 @@ def trace_html(tr: dict[str, Any]) -> str:
         f"<h3>Query {e(str(tr.get('query_id', '')))}: {e(str(tr.get('query', '')))}</h3>",
         f"<details open><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
     ]
-    if tr.get("failures"):
-        parts.append("<p><b>Failures:</b> " + e("; ".join(map(str, tr["failures"]))) + "</p>")
     dropped = {
         k: v for k, v in tr.get("counts", {}).items() if k in ("claims_too_short", "claims_truncated") and v
     }
@@ -160,15 +159,6 @@ def trace_html(tr: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------
 # Interactive figures (the Space): the same two, in Plotly
 # ---------------------------------------------------------------------------------
-
-
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figures, by the titles :meth:`figures` gives them: entries in the order
-    given (the board's rank order), each in its app-wide colour."""
-    return {
-        "beta sweep": beta_plot(results, option),
-        "factuality vs coverage": scatter_plot(results, option or "m"),
-    }
 
 
 DASHES = ("solid", "dash", "dot")
@@ -220,10 +210,11 @@ def beta_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
     return figures.card(fig, 380, legend_rows=items)
 
 
-def scatter_plot(results: Sequence[TaskResult], variant: str = "m") -> Any:
-    """S_fact against S_coverage of one variant with their intervals, a point per entry;
-    points at one place are drawn as rings of decreasing size (hover lists them all); an
-    entry with either score undefined is named in the legend as not drawn."""
+def scatter_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
+    """S_fact against S_coverage of one variant (ICAT-M's by default) with their intervals,
+    a point per entry; points at one place are drawn as rings of decreasing size (hover lists
+    them all); an entry with either score undefined is named in the legend as not drawn."""
+    variant = variant or "m"
     go = figures._go()
     fig = go.Figure()
     pts, undrawn = [], []
@@ -272,3 +263,15 @@ def scatter_plot(results: Sequence[TaskResult], variant: str = "m") -> Any:
     fig.update_xaxes(title_text="S_fact (share of claims grounded)", range=[-0.02, 1.02])
     fig.update_yaxes(title_text=f"S_coverage-{variant.upper()} (aspects covered)", range=[-0.02, 1.02])
     return figures.card(fig, 400, legend_rows=len(pts) + len(undrawn))
+
+
+#: the figures by title (matplotlib, Plotly), each of the results and the variant chosen
+#: (all variants, or ICAT-M's scatter, when none is)
+FIGURES = {"beta sweep": (beta_figure, beta_plot), "factuality vs coverage": (scatter_figure, scatter_plot)}
+
+
+def print_results(results: Sequence[TaskResult], console: Any) -> None:
+    """Each result's β sweep, after the common table."""
+    for r in results:
+        if r.curves:
+            console.print(beta_table(r))

@@ -21,7 +21,7 @@ BARS = (  # (score, label, colour, hatched)
 )
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per system, the four nugget scores with their 95% intervals: vital (red) against all
     nuggets (blue), strict (solid) against partial credit (hatched)."""
     rows = [r for r in results if any(r.scores.get(k) for k, *_ in BARS)]
@@ -81,17 +81,10 @@ def trace_html(trace: dict[str, Any]) -> str:
             f"<td>{e(MARKS.get(n.get('assignment'), n.get('assignment')))}</td><td>{e(n.get('evidence') or '')}</td></tr>"
         )
     parts.append("</table>")
-    for f in trace.get("failures", []):
-        parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"Vital and all nuggets, strict and partial": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per entry (the board's order), vital against all nuggets in two panels, strict credit
     (filled) beside partial credit (hollow), with 95% intervals."""
     rows = [r for r in results if any(figures.interval(r.scores.get(k)) for k, *_ in BARS)]
@@ -107,3 +100,7 @@ def plot(results: Sequence[TaskResult]) -> Any:
         rows, series, ["vital nuggets", "all nuggets"], x_range=(0.0, 1.0),
         x_title="share of nuggets the answer supports (95% CI); filled: strict, hollow: partial ½",
     )  # fmt: skip
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"Vital and all nuggets, strict and partial": (figure, plot)}

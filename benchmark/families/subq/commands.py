@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,8 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
         default=0.1,
         help="fit-weights: grid step, 1/n for a whole n from 1 to 100 (default 0.1)",
     )
-    SubqSettings.add_arguments(
-        p.add_argument_group("fit-weights: the coverage judge (as in `benchmark score`)")
+    context.add_settings(
+        p.add_argument_group("fit-weights: the coverage judge (as in `benchmark score`)"), SubqSettings
     )
     p.add_argument("--baseline", help="compare: outputs JSONL of the reference system")
     p.add_argument("--system", help="compare: outputs JSONL of the system compared with it")
@@ -77,7 +78,7 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
         help="generate: also write the rows into --task as its sub_questions table; the card records how they "
         "were generated and gets a new patch version",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, context))
 
 
 def grid_step(text: str) -> float:
@@ -97,10 +98,12 @@ def grid_step(text: str) -> float:
     return value
 
 
-def run(args: argparse.Namespace) -> int:
+def run(context: CommandContext, args: argparse.Namespace) -> int:
     if args.out:  # checked before any model loads or any file is read
         check_writable_file(args.out, "--out")
-    return {"generate": generate, "fit-weights": fit_weights, "compare": compare}[args.action](args)
+    if args.action == "fit-weights":
+        return fit_weights(context, args)
+    return {"generate": generate, "compare": compare}[args.action](args)
 
 
 def _stack(args: argparse.Namespace) -> Any:
@@ -163,8 +166,8 @@ def generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def fit_weights(args: argparse.Namespace) -> int:
-    from benchmark.families.subq.family import SubqFamily, SubqSettings
+def fit_weights(context: CommandContext, args: argparse.Namespace) -> int:
+    from benchmark.families.subq.family import SubqSettings
     from benchmark.families.subq.fitting import fit_on_preferences, read_preferences
     from benchmark.tasks import load_task
 
@@ -175,7 +178,9 @@ def fit_weights(args: argparse.Namespace) -> int:
     path = Path(args.preferences)
     prefs = read_preferences(path)
     task = load_task(args.task)
-    judge = SubqFamily().judge(_stack(args), SubqSettings.from_args(args))
+    from benchmark.families.subq.pipeline import coverage_judge
+
+    judge = coverage_judge(_stack(args), context.settings_from_args(SubqSettings, args))
     best, rows = fit_on_preferences(prefs, task, judge, args.step, source=rel(path))
     table = Table(
         title=Text(f"pairwise preference accuracy on {len(prefs)} pairs ({path.name}); ties count ½")

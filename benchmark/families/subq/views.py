@@ -17,7 +17,7 @@ from benchmark.families.subq.formulas import TYPES
 COLOURS = {"core": "#c44e52", "background": "#4c72b0", "follow-up": "#8c8c8c"}
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per system, coverage of each sub-question type in the answer (solid) and in the
     retrieved chunks (hatched, where judged), with 95% intervals."""
     rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
@@ -72,17 +72,10 @@ def trace_html(trace: dict[str, Any]) -> str:
             f"<tr><td>{e(s.get('type'))}</td><td>{e(s.get('text'))}</td><td>{e(ans)}</td><td>{e(ret)}</td></tr>"
         )
     parts.append("</table>")
-    for f in trace.get("failures", []):
-        parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"Coverage by sub-question type": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per entry (the board's order), one panel per sub-question type: coverage in the answer
     (filled) and, where judged, in the retrieved chunks (hollow), with 95% intervals."""
     rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
@@ -103,3 +96,7 @@ def plot(results: Sequence[TaskResult]) -> Any:
         rows, series, list(TYPES), x_range=(0.0, 1.0), x_title="share of sub-questions covered (95% CI)",
         undefined="not judged",
     )  # fmt: skip
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"Coverage by sub-question type": (figure, plot)}
