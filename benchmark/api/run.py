@@ -51,7 +51,7 @@ def settings_for(family: MetricFamily, given: FamilySettingsArg | None) -> Famil
         return family.settings_model()
     if isinstance(value, FamilySettings):
         return value
-    return family.settings_model.from_options(**dict(value))
+    return family.settings_model(**dict(value))
 
 
 def prepare_tasks(

@@ -78,7 +78,7 @@ def from_args(model: type[S], args: argparse.Namespace, **fixed: Any) -> S:
             if _is_tuple(model.model_fields[name].annotation) and isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
             values[name] = value
-    return model.from_options(**values, **fixed)
+    return model(**values, **fixed)
 
 
 def add_family_arguments(parser: argparse.ArgumentParser, family: MetricFamily) -> None:

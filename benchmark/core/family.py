@@ -16,12 +16,19 @@ drill-down of a trace) and ``commands`` (sub-commands of its own).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from benchmark.core.schema import TableSchema
 from benchmark.core.settings import FamilySettings, Settings
@@ -132,74 +139,22 @@ class QueryTrace(BaseModel):
         return all(v is None for v in self.scores.values()) and bool(self.failures)
 
 
-ID = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
-
-
-def _strs(value: Any) -> bool:
-    return isinstance(value, tuple) and all(isinstance(v, str) for v in value)
-
-
-def _of(kind: type) -> Any:
-    return lambda value: isinstance(value, tuple) and all(isinstance(v, kind) for v in value)
-
-
-def _subclass(kind: type) -> Any:
-    return lambda value: isinstance(value, type) and issubclass(value, kind)
-
-
-def _mapping_of(check: Any) -> Any:
-    return lambda value: (
-        isinstance(value, Mapping) and all(isinstance(k, str) and check(v) for k, v in value.items())
-    )
-
-
-def _pairs(value: Any) -> bool:
-    return isinstance(value, tuple) and all(_strs(v) and len(v) == 2 for v in value)
-
-
-#: what each field must be, in words and as a check: a family is refused when it is made
-#: with anything else, so a broken plug-in fails where it is declared, never mid-run
-KINDS: dict[str, tuple[str, Any]] = {
-    "id": ("lower-case letters, digits and _ (a letter first)", lambda v: isinstance(v, str) and ID.match(v)),
-    "title": ("a string", lambda v: isinstance(v, str) and v.strip()),
-    "description": ("a string", lambda v: isinstance(v, str)),
-    "primary": ("the key of one of its columns", lambda v: isinstance(v, str)),
-    "columns": ("a tuple of ScoreColumn", lambda v: _of(ScoreColumn)(v) and len(v) > 0),
-    "settings_model": ("a FamilySettings subclass", _subclass(FamilySettings)),
-    "trace_model": ("a QueryTrace subclass", _subclass(QueryTrace)),
-    "required_tables": ("a tuple of table names", _strs),
-    "tables": ("a tuple of TableSchema", _of(TableSchema)),
-    "inputs": ("a tuple of InputFile", _of(InputFile)),
-    "stages": ("a mapping of stage -> tuple of stages", _mapping_of(_strs)),
-    "judged_by": ("a mapping of score key -> tuple of roles", _mapping_of(_strs)),
-    "judge_roles": ("a tuple of JudgeRole", _of(JudgeRole)),
-    "labelled_units": (
-        "a mapping of score key -> UnitLabels",
-        _mapping_of(lambda v: isinstance(v, UnitLabels)),
-    ),
-    "view_options": ("a tuple of (label, value) pairs", _pairs),
-    "ranks_models": ("a bool", lambda v: isinstance(v, bool)),
-    "needs_evidence": ("a bool", lambda v: isinstance(v, bool)),
-    "primary_fallback": ("None or the key of one of its columns", lambda v: v is None or isinstance(v, str)),
-    "citation": ("a string", lambda v: isinstance(v, str)),
-    "package": ("a module name", lambda v: isinstance(v, str)),
-}
-
-
-@dataclass(frozen=True, eq=False, kw_only=True)
-class MetricFamily:
-    """One paper's metric, as the platform sees it: plain data, checked when made.
+class MetricFamily(BaseModel):
+    """One paper's metric, as the platform sees it: plain data, checked when made (a field of
+    another type is refused where the family is declared, never mid-run).
 
     ``package`` is where the family's modules are (``pipeline``, ``scores``, optional
     ``views``, ``commands`` and a ``prompts/`` folder); the registry sets it to the package of
     the module its name points into, so a family never says where it lives."""
 
-    id: str
-    title: str
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, arbitrary_types_allowed=True)
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
+    title: str = Field(min_length=1)
     description: str
     #: the score results are ranked by unless a task card's ``main_score`` names another
     primary: str
-    columns: tuple[ScoreColumn, ...]
+    columns: tuple[ScoreColumn, ...] = Field(min_length=1)
     settings_model: type[FamilySettings]
     trace_model: type[QueryTrace]
     #: the task tables it cannot score without
@@ -212,16 +167,16 @@ class MetricFamily:
     #: names joined by ``:``), each with the stages whose replies decide what it asks (or
     #: whether it asks at all).  A dry run lists a stage it never reached as *not reached*
     #: when one of those was answered by a placeholder: the run may well ask it
-    stages: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    stages: dict[str, tuple[str, ...]] = {}
     #: the judge roles each score depends on (``benchmark.models.cards``): a board shows the
     #: judge card's lines for the roles of its main score, and a banner where one is at chance
-    judged_by: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    judged_by: dict[str, tuple[str, ...]] = {}
     #: the roles of :attr:`judged_by` this family brings (roles shared by several families,
     #: the profile's entailment model and its LLM as a support judge, are the judge card's own)
     judge_roles: tuple[JudgeRole, ...] = ()
     #: the scores that are a weighted mean of unit labels, and what their unit is: the scores
     #: ``--human-labels`` corrects (the ``scores`` module's ``units`` reads them)
-    labelled_units: Mapping[str, UnitLabels] = field(default_factory=dict)
+    labelled_units: dict[str, UnitLabels] = {}
     #: choices for the family's figures (e.g. ICAT's variant), as (label, value)
     view_options: tuple[tuple[str, str], ...] = ()
     #: whether its entries are evaluated models (and count toward their overall rank);
@@ -235,23 +190,22 @@ class MetricFamily:
     citation: str = ""
     package: str = ""
 
-    def __post_init__(self) -> None:
-        wrong = [
-            f"{f.name} must be {KINDS[f.name][0]}, not {_shown(getattr(self, f.name))}"
-            for f in fields(self)
-            if not KINDS[f.name][1](getattr(self, f.name))
-        ]
-        keys = {c.key for c in self.columns} if _of(ScoreColumn)(self.columns) else set()
-        for name in ("primary", "primary_fallback"):
-            value = getattr(self, name)
-            if isinstance(value, str) and keys and value not in keys:
-                wrong.append(f"{name} {value!r} is not one of its columns {sorted(keys)}")
-        for name in ("judged_by", "labelled_units"):
-            value = getattr(self, name)
-            if isinstance(value, Mapping) and keys and set(value) - keys:
-                wrong.append(f"{name} names scores it does not have: {sorted(set(value) - keys)}")
-        if wrong:
-            raise ValueError(f"metric family {_shown(self.id)}: " + "; ".join(wrong))
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:  # one line, naming the family and each field
+            wrong = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise ValueError(f"metric family {values.get('id')!r}: {wrong}") from None
+
+    @model_validator(mode="after")
+    def _keys(self) -> MetricFamily:
+        keys = {c.key for c in self.columns}
+        named = {self.primary, self.primary_fallback or self.primary, *self.judged_by, *self.labelled_units}
+        if named - keys:
+            raise ValueError(
+                f"names scores it does not have: {sorted(named - keys)} (its columns: {sorted(keys)})"
+            )
+        return self
 
     def column(self, key: str) -> ScoreColumn | None:
         return next((c for c in self.columns if c.key == key), None)
@@ -280,8 +234,3 @@ class MetricFamily:
             if self.settings_model.model_fields[name].annotation is bool:
                 out.append("--no-" + flag.removeprefix("--"))
         return out + [i.flag for i in self.inputs]
-
-
-def _shown(value: Any) -> str:
-    text = repr(value) if not isinstance(value, type) else value.__name__
-    return text if len(text) <= 60 else text[:57] + "..."

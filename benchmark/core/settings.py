@@ -11,7 +11,7 @@ else about flags.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -56,32 +56,27 @@ class Settings(BaseModel):
         """The attribute a parsed command line keeps a flag's value in."""
         return flag.lstrip("-").replace("-", "_")
 
-    @classmethod
-    def problems(cls, exc: ValidationError) -> list[Problem]:
-        """A validation error as problems naming each bad value's flag (``static_examples``
-        -> ``--static-examples``), as a command line or a library call gave it."""
-        flags = cls.flags()
-        return [
-            Problem(
-                "command line",
-                str(e["ctx"]["error"])
-                if e["type"] == "value_error" and "error" in e.get("ctx", {})
-                else e["msg"],
-                field=flags.get(str(e["loc"][0]), f"--{str(e['loc'][0]).replace('_', '-')}")
-                if e["loc"]
-                else None,
-            )
-            for e in exc.errors()
-        ]
-
-    @classmethod
-    def from_options(cls, **values: Any) -> Self:
-        """Settings from option values; a bad one is an :class:`InputError` naming its flag,
-        never a traceback."""
+    def __init__(self, **values: Any) -> None:
+        """A bad value is an :class:`InputError` naming its flag (``static_examples`` ->
+        ``--static-examples``), whether a command line or a library call gave it."""
         try:
-            return cls(**values)
+            super().__init__(**values)
         except ValidationError as exc:
-            raise InputError(cls.problems(exc)) from exc
+            flags = type(self).flags()
+            raise InputError(
+                [
+                    Problem(
+                        "command line",
+                        str(e["ctx"]["error"])
+                        if e["type"] == "value_error" and "error" in e.get("ctx", {})
+                        else e["msg"],
+                        field=flags.get(str(e["loc"][0]), f"--{str(e['loc'][0]).replace('_', '-')}")
+                        if e["loc"]
+                        else None,
+                    )
+                    for e in exc.errors()
+                ]
+            ) from None
 
 
 class FamilySettings(Settings):

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from benchmark.core.errors import InputError, Problem
 from benchmark.core.family import InputFile, JudgeRole, MetricFamily, QueryTrace, ScoreColumn, UnitLabels
 from benchmark.core.settings import FamilySettings, option
 
@@ -174,10 +173,7 @@ def module(family: MetricFamily, name: str) -> ModuleType | None:
 
 
 def pipeline(family: MetricFamily) -> Pipeline:
-    found = module(family, "pipeline")
-    if found is None:
-        raise InputError(Problem(f"metric family {family.id}", f"has no module {family.package}.pipeline"))
-    return found  # type: ignore[return-value]
+    return importlib.import_module(f"{family.package}.pipeline")  # type: ignore[return-value]
 
 
 def scores(family: MetricFamily) -> Scores:
@@ -201,13 +197,6 @@ def queries_of(family: MetricFamily, task: Task, inputs: ScoringInputs) -> list[
     take them; ``None``: all.  Cheap: asked before any model loads."""
     found = hook(family, "scorable_queries")
     return found(task, inputs) if found else None
-
-
-def reference_texts(family: MetricFamily, task: Task) -> dict[str, str]:
-    """Query id -> a reference text the family keeps for the task (EXAM's gold articles),
-    which meta-evaluation can compare answers with (ROUGE-1); none by default."""
-    found = hook(family, "reference_texts")
-    return dict(found(task)) if found else {}
 
 
 def recompute(family: MetricFamily, trace: QueryTrace) -> dict[str, float | None]:

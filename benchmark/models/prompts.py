@@ -73,8 +73,7 @@ def folders() -> Iterator[Path]:
     only when a name is in none of the others: the registry refuses a plug-in whose prompt
     file another folder holds, so a name is in one folder)."""
     yield paths.PROMPTS_DIR
-    yield from (folder for _, folder in REGISTRY.builtin_prompt_folders())
-    yield from (f for fam in REGISTRY.plugins().values() if (f := prompt_folder(fam)) is not None)
+    yield from (folder for package in REGISTRY.packages() if (folder := prompt_folder(package)))
 
 
 def prompt_path(ref: str) -> Path:

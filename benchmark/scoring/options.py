@@ -13,27 +13,17 @@ never changing the score itself.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError, field_validator
+from pydantic import field_validator
 
 from benchmark.core import stats
-from benchmark.core.errors import InputError
 from benchmark.core.results import MAX_FAILURE_RATE
 from benchmark.core.settings import Settings, option
 
 
 class Options(Settings):
     """Options with generated flags that are not a family's settings (never part of a board
-    key): one flag per field (``cli=False`` keeps one off the command line), and a bad value
-    is an :class:`InputError` naming its flag whether it came from a command line or a
-    library call."""
-
-    def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ValidationError as exc:
-            raise InputError(type(self).problems(exc)) from None
+    key): one flag per field (``cli=False`` keeps one off the command line)."""
 
 
 class RunOptions(Options):

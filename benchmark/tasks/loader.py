@@ -18,7 +18,7 @@ from benchmark.core.errors import InputError, Problem, rel
 from benchmark.tasks.builder import build_task
 from benchmark.tasks.card import TaskCard, load_card, sha256_file
 from benchmark.tasks.datacard import dataset_card
-from benchmark.tasks.tables import check_references, check_table, schema, schemas
+from benchmark.tasks.tables import check_references, check_table, schemas
 
 
 @dataclass
@@ -249,7 +249,14 @@ def add_table(task: Task, name: str, rows: pd.DataFrame, note: str, command: str
     if ds.kind != "local":
         raise InputError(Problem(task.where(), "only a local task's tables can be added", field="data.kind"))
     target = task.root / ds.path / f"{name}.parquet"
-    problems = check_table(rows, schema(name, task.card.metrics), rel(target))
+    table = schemas([name], task.card.metrics).get(name)
+    if table is None:
+        raise InputError(
+            Problem(
+                rel(target), f"no table {name!r}: not one a task or a family of {task.card.metrics} holds"
+            )
+        )
+    problems = check_table(rows, table, rel(target))
     if problems:
         raise InputError(problems)
     target.parent.mkdir(parents=True, exist_ok=True)

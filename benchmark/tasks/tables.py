@@ -17,7 +17,7 @@ from benchmark.core.errors import Problem
 from benchmark.core.registry import REGISTRY
 from benchmark.core.schema import SHARED, Column, TableSchema
 
-__all__ = ["SHARED", "Column", "TableSchema", "check_references", "check_table", "known", "schema", "schemas"]
+__all__ = ["SHARED", "Column", "TableSchema", "check_references", "check_table", "known", "schemas"]
 
 
 def schemas(names: Iterable[str], families: Iterable[str] = ()) -> dict[str, TableSchema]:
@@ -43,13 +43,6 @@ def known() -> dict[str, TableSchema]:
     """Every table a task may hold: the shared ones and those every registered family
     declares (this loads every family's declaration: for listings and error messages)."""
     return {**SHARED, **{t.name: t for f in REGISTRY.values() for t in f.tables}}
-
-
-def schema(name: str, families: Iterable[str] = ()) -> TableSchema:
-    found = schemas([name], families)
-    if name not in found:
-        raise KeyError(f"no table {name!r}; known: {sorted(known())}")
-    return found[name]
 
 
 def held_out_columns(names: Iterable[str], families: Iterable[str] = ()) -> dict[str, str]:

@@ -249,7 +249,7 @@ def declared_names() -> dict[str, str]:
     shared = set(SHARED)
     out = {}
     for fid, family in REGISTRY.items():
-        folder = prompt_folder(family)
+        folder = prompt_folder(family.package)
         prompts = [p.stem.rpartition("-v")[0] for p in folder.glob("*.yaml")] if folder else []
         for name in [*(t.name for t in family.tables), *(r.name for r in family.judge_roles), *prompts]:
             if name not in shared:

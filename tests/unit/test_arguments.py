@@ -242,7 +242,7 @@ def test_settings_name_their_flag() -> None:
 
     fam = REGISTRY["arguments"]
     with pytest.raises(InputError) as err:
-        fam.settings_model.from_options(context_judges="direct,telepathy")
+        fam.settings_model(context_judges="direct,telepathy")
     assert "--context-judges" in str(err.value) and "telepathy" in str(err.value)
     assert fam.settings_model(joint_judges="none").joint_judges == ()
 

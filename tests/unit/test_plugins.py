@@ -114,7 +114,7 @@ CASES: dict[str, tuple[dict[str, Plugin], dict[str, str]]] = {
     "an id that is a list": (
         {"p9": Plugin({"listed": "gcp_listed:FAMILY"}, {"gcp_listed": family("listed").replace(
             "id='listed'", "id=['listed']")})},
-        {"listed": "failed to load: ValueError: metric family ['listed']: id must be"},
+        {"listed": "failed to load: ValueError: metric family ['listed']: id: Input should be a valid string"},
     ),
     "an id that is a raising property": (
         {"p10": Plugin({"raising": "gcp_raising:FAMILY"}, {"gcp_raising": (

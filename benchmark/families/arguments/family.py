@@ -78,80 +78,25 @@ def _columns() -> tuple[ScoreColumn, ...]:
         )
         for d in (DIMENSIONS[-1], *DIMENSIONS[:-1])  # overall first: it is what boards rank by
     )
-    extra = (
-        (
-            "overall_quality_majority",
-            "overall (SC majority)",
-            "overall quality, Listwise+SC combined by majority",
-            False,
-        ),
+    extra = (  # score key, label, what it is, shown by default
+        ("overall_quality_majority", "overall (SC majority)", "overall quality, Listwise+SC combined by majority", False),
         ("context_direct", "ctx Direct", "context relevance, Direct (0-10, /10)", True),
-        (
-            "context_fine_grained",
-            "ctx Fine-grained",
-            "share of the six relevance criteria the evidence meets",
-            False,
-        ),
+        ("context_fine_grained", "ctx Fine-grained", "share of the six relevance criteria the evidence meets", False),
         ("context_geval", "ctx G-Eval", "context relevance, G-Eval (1-5 mapped to 0-1)", False),
-        (
-            "context_query_rubric",
-            "ctx Query-Rubric",
-            "key points covered by the evidence (1-5 mapped to 0-1)",
-            False,
-        ),
-        (
-            "context_listwise_rag_fg",
-            "ctx precision (FG)",
-            "share of evidence documents rated relevant (Listwise+RAG FG)",
-            True,
-        ),
-        (
-            "context_listwise_rag",
-            "ctx Listwise+RAG",
-            "context relevance, Listwise+RAG (1-5 mapped to 0-1)",
-            False,
-        ),
+        ("context_query_rubric", "ctx Query-Rubric", "key points covered by the evidence (1-5 mapped to 0-1)", False),
+        ("context_listwise_rag_fg", "ctx precision (FG)", "share of evidence documents rated relevant (Listwise+RAG FG)", True),
+        ("context_listwise_rag", "ctx Listwise+RAG", "context relevance, Listwise+RAG (1-5 mapped to 0-1)", False),
         ("context_rag_direct", "ctx RAG-Direct", "context relevance, RAG-Direct (1-5 mapped to 0-1)", False),
         ("context_rag_rubric", "ctx RAG-Rubric", "key points covered by the evidence, RAG-Rubric", False),
-        (
-            "grounded_listwise_rag_fg",
-            "grounded (FG)",
-            "groundedness in the evidence, Listwise+RAG FG (0-1)",
-            True,
-        ),
+        ("grounded_listwise_rag_fg", "grounded (FG)", "groundedness in the evidence, Listwise+RAG FG (0-1)", True),
         ("grounded_listwise_rag", "grounded Listwise+RAG", "groundedness, Listwise+RAG (0-1)", False),
         ("grounded_rag_direct", "grounded RAG-Direct", "groundedness, RAG-Direct (0-1)", False),
-        (
-            "grounded_rag_rubric",
-            "grounded RAG-Rubric",
-            "document key points the argument covers (0-1)",
-            False,
-        ),
-        (
-            "win_rag_direct",
-            "win vs human (RAG-Direct)",
-            "preferred over the human reference: 1 win, 0.5 tie",
-            False,
-        ),
-        (
-            "win_rag_rubric",
-            "win vs human (RAG-Rubric)",
-            "key points where it beats the human reference",
-            False,
-        ),
-        (
-            "overall_listwise_rag",
-            "overall (Listwise+RAG)",
-            "overall quality from the Listwise+RAG judge",
-            False,
-        ),
-        (
-            "overall_listwise_rag_fg",
-            "overall (Listwise+RAG FG)",
-            "overall quality from the Listwise+RAG FG judge",
-            False,
-        ),
-    )
+        ("grounded_rag_rubric", "grounded RAG-Rubric", "document key points the argument covers (0-1)", False),
+        ("win_rag_direct", "win vs human (RAG-Direct)", "preferred over the human reference: 1 win, 0.5 tie", False),
+        ("win_rag_rubric", "win vs human (RAG-Rubric)", "key points where it beats the human reference", False),
+        ("overall_listwise_rag", "overall (Listwise+RAG)", "overall quality from the Listwise+RAG judge", False),
+        ("overall_listwise_rag_fg", "overall (Listwise+RAG FG)", "overall quality from the Listwise+RAG FG judge", False),
+    )  # fmt: skip
     return dims + tuple(ScoreColumn(k, label, desc, default_shown=shown) for k, label, desc, shown in extra)
 
 

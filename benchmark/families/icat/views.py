@@ -211,58 +211,16 @@ def beta_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
 
 
 def scatter_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
-    """S_fact against S_coverage of one variant (ICAT-M's by default) with their intervals,
-    a point per entry; points at one place are drawn as rings of decreasing size (hover lists
-    them all); an entry with either score undefined is named in the legend as not drawn."""
-    variant = variant or "m"
-    go = figures._go()
-    fig = go.Figure()
-    pts, undrawn = [], []
-    for r, name in zip(results, figures.plot_names(results), strict=True):
-        f = figures.interval(r.scores.get("s_fact"))
-        c = figures.interval(r.scores.get(f"s_coverage_{variant}"))
-        (pts if f is not None and c is not None else undrawn).append((r, name, f, c))
-    if not pts:
-        return figures.plot_empty(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
-    xy = [(f[0], c[0]) for _, _, f, c in pts]
-    sizes = figures.point_sizes(xy)
-    others = figures.same_spot(xy, [r.model.label for r, *_ in pts])
-    for (r, name, f, c), size, also in zip(pts, sizes, others, strict=True):
-        label = r.model.label
-        colour = figures.plot_colour(label)
-        hover = (
-            f"<b>{figures.text(label)}</b><br>S_fact {figures.fmt_interval(*f)}"
-            f"<br>S_coverage-{variant.upper()} {figures.fmt_interval(*c)}"
-            + (f"<br>same point as: {figures.text(also)}" if also else "")
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=[f[0]],
-                y=[c[0]],
-                mode="markers",
-                name=figures.text(name),
-                legendgroup=label,
-                meta={"entry": label, "colour": figures.plot_colour(label)},
-                opacity=0.85,
-                marker={
-                    "color": colour,
-                    "symbol": figures.plot_symbol(label),
-                    "size": size,
-                    "line": {"color": figures.PAPER, "width": 1},
-                },
-                error_x={"type": "data", "symmetric": False, "array": [f[2] - f[0]], "arrayminus": [f[0] - f[1]],
-                         "color": colour, "thickness": 1, "width": 2},
-                error_y={"type": "data", "symmetric": False, "array": [c[2] - c[0]], "arrayminus": [c[0] - c[1]],
-                         "color": colour, "thickness": 1, "width": 2},
-                hovertext=[hover],
-                hoverinfo="text",
-            )
-        )  # fmt: skip
-    for r, name, _, _ in undrawn:
-        fig.add_trace(figures.undrawn_trace(r.model.label, name, "a score undefined"))
-    fig.update_xaxes(title_text="S_fact (share of claims grounded)", range=[-0.02, 1.02])
-    fig.update_yaxes(title_text=f"S_coverage-{variant.upper()} (aspects covered)", range=[-0.02, 1.02])
-    return figures.card(fig, 400, legend_rows=len(pts) + len(undrawn))
+    """S_fact against S_coverage of one variant (ICAT-M's by default), a point per entry."""
+    v = (variant or "m").upper()
+    return figures.interval_scatter(
+        results,
+        ("s_fact", "S_fact", "S_fact (share of claims grounded)"),
+        (f"s_coverage_{v.lower()}", f"S_coverage-{v}", f"S_coverage-{v} (aspects covered)"),
+        undrawn="a score undefined",
+        empty=f"no S_fact / S_coverage-{v} scores for this selection",
+        height=400,
+    )
 
 
 #: the figures by title (matplotlib, Plotly), each of the results and the variant chosen

@@ -24,30 +24,9 @@ BARS = (  # (score, label, colour, hatched)
 def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per system, the four nugget scores with their 95% intervals: vital (red) against all
     nuggets (blue), strict (solid) against partial credit (hatched)."""
-    rows = [r for r in results if any(r.scores.get(k) for k, *_ in BARS)]
-    if not rows:
-        return figures.empty_figure("no nugget results")
-    import numpy as np
-
-    fig, ax = figures.new_figure(7.5, 1.3 + 0.8 * len(rows) + figures.LEGEND_ROW_IN * 2)
-    height = 0.18
-    for i, r in enumerate(rows):
-        for j, (key, label, colour, hatched) in enumerate(BARS):
-            s = r.scores.get(key)
-            if s is None or s.value is None:
-                continue
-            err = np.array([[s.value - (s.ci_low or s.value)], [(s.ci_high or s.value) - s.value]])
-            ax.barh(
-                i + (j - 1.5) * height, s.value, height=height * 0.9, xerr=err, color=colour,
-                hatch="//" if hatched else None, alpha=0.6 if hatched else 1.0, capsize=2,
-                label=label if i == 0 else None,
-            )  # fmt: skip
-    ax.set_yticks(range(len(rows)), [figures.stacked(n) for n in figures.entry_labels(rows)])
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1.05)
-    ax.set_xlabel("share of nuggets the answer supports (95% CI)")
-    figures.legend_below(fig, [], columns=4)
-    return fig
+    return figures.bars(
+        results, BARS, x_label="share of nuggets the answer supports (95% CI)", empty="no nugget results"
+    )
 
 
 MARKS = {

@@ -42,6 +42,16 @@ class SubqSettings(FamilySettings):
         return v
 
 
+COLUMNS = (
+    ScoreColumn("subq_hybrid", "hybrid", "weighted answer coverage (core, background, follow-up weights)"),
+    ScoreColumn("answer_core", "core (answer)", "share of core sub-questions the answer covers"),
+    ScoreColumn("answer_background", "background (answer)", "share of background sub-questions the answer covers"),
+    ScoreColumn("answer_follow_up", "follow-up (answer)", "share of follow-up sub-questions the answer covers"),
+    ScoreColumn("retrieval_core", "core (retrieved)", "share of core sub-questions the retrieved chunks cover", default_shown=False),
+    ScoreColumn("retrieval_background", "background (retrieved)", "share of background sub-questions the retrieved chunks cover", default_shown=False),
+    ScoreColumn("retrieval_follow_up", "follow-up (retrieved)", "share of follow-up sub-questions the retrieved chunks cover", default_shown=False),
+)  # fmt: skip
+
 SUBQ = MetricFamily(
     id="subq",
     title="Sub-question coverage",
@@ -64,36 +74,7 @@ SUBQ = MetricFamily(
     tables=TABLES,
     trace_model=SubqTrace,
     settings_model=SubqSettings,
-    columns=(
-        ScoreColumn(
-            "subq_hybrid", "hybrid", "weighted answer coverage (core, background, follow-up weights)"
-        ),
-        ScoreColumn("answer_core", "core (answer)", "share of core sub-questions the answer covers"),
-        ScoreColumn(
-            "answer_background", "background (answer)", "share of background sub-questions the answer covers"
-        ),
-        ScoreColumn(
-            "answer_follow_up", "follow-up (answer)", "share of follow-up sub-questions the answer covers"
-        ),
-        ScoreColumn(
-            "retrieval_core",
-            "core (retrieved)",
-            "share of core sub-questions the retrieved chunks cover",
-            default_shown=False,
-        ),
-        ScoreColumn(
-            "retrieval_background",
-            "background (retrieved)",
-            "share of background sub-questions the retrieved chunks cover",
-            default_shown=False,
-        ),
-        ScoreColumn(
-            "retrieval_follow_up",
-            "follow-up (retrieved)",
-            "share of follow-up sub-questions the retrieved chunks cover",
-            default_shown=False,
-        ),
-    ),
+    columns=COLUMNS,
     labelled_units={
         key: UnitLabels(
             "sub-question",
