@@ -168,15 +168,7 @@ def _min_rating(value: str) -> int | None:
 
 def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.bank import task_bank
-    from benchmark.families.exam.exampp import (
-        choose_graders,
-        counted,
-        counting,
-        exam_from_grades,
-        judged_passages,
-        read_bank,
-        read_grades,
-    )
+    from benchmark.families.exam.exampp import choose_graders, read_bank, read_grades
     from benchmark.tasks import load_task
 
     _need(context, args, "grades")
@@ -199,44 +191,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
             "measures that)."
         )
     )
-    report: dict[str, Any] = {}
-    for grader in chosen:
-        mode = counting(paragraphs, grader, args.min_rating)
-        rule = counted(mode)
-        per_system = exam_from_grades(
-            paragraphs, grader, bank, min_rating=args.min_rating, rank_cutoff=args.rank_cutoff
-        )
-        if args.skip_unranked_queries:  # EXAM++: a system's mean is over the queries it ranked
-            scores = per_system
-        else:  # a query a system ranked nothing for counts 0, as EXAM counts a skipped query
-            queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
-            scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
-        if scores:
-            console.print(
-                context.systems_table(
-                    f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
-                    f"answerer; counted: {rule}; "
-                    f"each system's top {args.rank_cutoff})",
-                    scores,
-                    seed=0,
-                )
-            )
-        agreement = context.answerability_vs_relevance(
-            [
-                context.judged_passage(p.query_id, answered, p.relevance or 0, p.text)
-                for p, answered in judged_passages(paragraphs, grader, args.min_rating)
-            ],
-            relevant_at=args.relevant_from,
-        )
-        if agreement is not None:
-            console.print(agreement_table(agreement, grader, rule, args.relevant_from))
-        if scores or agreement is not None:
-            report[grader] = {
-                "graded_by": f"the file's grader ({grader}), not groundcover's answerer",
-                "counted": rule,
-                "exam": scores,
-                **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
-            }
+    report = {g: got for g in chosen if (got := _grader_report(context, args, paragraphs, g, bank, console))}
     if not report:
         raise InputError(
             Problem(
@@ -255,6 +210,56 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
         }
         Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True), encoding="utf-8")
     return 0
+
+
+def _grader_report(
+    context: CommandContext,
+    args: argparse.Namespace,
+    paragraphs: Any,
+    grader: str,
+    bank: Any,
+    console: Console,
+) -> dict[str, Any] | None:
+    """One grader's EXAM per system and its qrels-mode agreement, printed; what the report
+    file keeps of them (``None``: the grader graded neither)."""
+    from benchmark.families.exam.exampp import counted, counting, exam_from_grades, judged_passages
+
+    source = Path(args.grades)
+    rule = counted(counting(paragraphs, grader, args.min_rating))
+    per_system = exam_from_grades(
+        paragraphs, grader, bank, min_rating=args.min_rating, rank_cutoff=args.rank_cutoff
+    )
+    if args.skip_unranked_queries:  # EXAM++: a system's mean is over the queries it ranked
+        scores = per_system
+    else:  # a query a system ranked nothing for counts 0, as EXAM counts a skipped query
+        queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
+        scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
+    if scores:
+        console.print(
+            context.systems_table(
+                f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
+                f"answerer; counted: {rule}; each system's top {args.rank_cutoff})",
+                scores,
+                seed=0,
+            )
+        )
+    agreement = context.answerability_vs_relevance(
+        [
+            context.judged_passage(p.query_id, answered, p.relevance or 0, p.text)
+            for p, answered in judged_passages(paragraphs, grader, args.min_rating)
+        ],
+        relevant_at=args.relevant_from,
+    )
+    if agreement is not None:
+        console.print(agreement_table(agreement, grader, rule, args.relevant_from))
+    if not scores and agreement is None:
+        return None
+    return {
+        "graded_by": f"the file's grader ({grader}), not groundcover's answerer",
+        "counted": rule,
+        "exam": scores,
+        **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
+    }
 
 
 def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Table:

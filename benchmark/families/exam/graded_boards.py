@@ -136,7 +136,6 @@ def graded_leaderboards(
     again on the bank's questions."""
     from benchmark.core.errors import rel
     from benchmark.families.exam.exampp import choose_graders, counted, counting, read_grades
-    from benchmark.families.exam.graded_boards import exam_boards
 
     paragraphs = read_grades(grades)
     if regrade is not None:
@@ -158,26 +157,25 @@ def graded_leaderboards(
 
 
 def _regraded(
-    paragraphs: Sequence[Any], regrade: Regrading, min_rating: int | None, rank_cutoff: int
+    paragraphs: Sequence[Any], how: Regrading, min_rating: int | None, rank_cutoff: int
 ) -> GradedBoards:
-    """The profile's answerer on the file's ranked paragraphs: the one ``regrade`` names,
+    """The profile's answerer on the file's ranked paragraphs: the one ``how`` names,
     else its default answerer where that reads the bank's questions, else its LLM reader
     (EXAM++'s generated questions are free text without a key, which the entailment
     answerer cannot read; the similarity answerer reads them as topical address)."""
     from benchmark.families.exam.exampp import read_bank
-    from benchmark.families.exam.graded_boards import regrade as grade_again
 
-    bank = read_bank(regrade.bank)
+    bank = read_bank(how.bank)
     order = list(dict.fromkeys(p.query_id for p in paragraphs if bank.get(p.query_id)))
-    topics = order[: regrade.topics] if regrade.topics else order
+    topics = order[: how.topics] if how.topics else order
     chosen = set(topics)
     free = any(q.kind != "multiple-choice" and not q.answer for t in topics for q in bank[t])
-    settings = ExamSettings(answerer=regrade.answerer or ("llm" if free else ExamSettings().answerer))
+    settings = ExamSettings(answerer=how.answerer or ("llm" if free else ExamSettings().answerer))
     if min_rating is not None:
         settings = settings.model_copy(update={"min_rating": min_rating})
-    answerer = make_answerer(regrade.judges, settings)
-    name = f"groundcover {regrade.judges.profile.id} exam {settings.answerer} answerer"
-    done = grade_again(
+    answerer = make_answerer(how.judges, settings)
+    name = f"groundcover {how.judges.profile.id} exam {settings.answerer} answerer"
+    done = regrade(
         paragraphs,
         bank,
         answerer,
@@ -217,30 +215,12 @@ def answer_for_card(
     grader graded are measured.  A passage the answerer failed on is kept with ``ours``
     None and its failures, never counted as answering nothing."""
     from benchmark.core.errors import rel
-    from benchmark.families.exam.exampp import choose_graders, counting, read_bank, read_grades
+    from benchmark.families.exam.exampp import read_bank
 
     if role not in EXAM.judged_by.get(EXAM.primary, ()):
         return None
     questions = read_bank(bank)
-    paragraphs = read_grades(grades, "--exam-grades")
-    chosen = choose_graders(paragraphs, grader, rel(grades))
-    if len(chosen) > 1:
-        raise InputError(
-            Problem(
-                rel(grades),
-                f"has {len(chosen)} graders: name the one to compare with ({'; '.join(chosen)})",
-                field="--exam-grader",
-            )
-        )
-    theirs = chosen[0] if chosen else None
-    mode = counting(paragraphs, theirs, formulas.DEFAULT_MIN_RATING) if theirs else None
-    judged = [
-        (p, p.grade(theirs) if theirs else None)
-        for p in paragraphs
-        if p.relevance is not None and (theirs is None or p.grade(theirs) is not None)
-    ]
-    if not judged:
-        raise InputError(Problem(str(grades), "holds no judged passages (paragraphs with a relevance grade)"))
+    judged, mode = _judged_passages(grades, grader)
     settings = ExamSettings()
     asked = {q.question_id: q for p, _ in judged for q in questions.get(p.query_id, [])}
     unreadable = [q for q in asked.values() if q.kind != "multiple-choice" and not q.answer]
@@ -277,3 +257,31 @@ def answer_for_card(
             )
         )
     return out
+
+
+def _judged_passages(grades: Path, grader: str | None) -> tuple[list[tuple[Any, Any]], Any]:
+    """The graded file's passages with a relevance grade, each with the grade of its grader
+    (the one named, or the file's only one; none where the file has no grader), and how that
+    grader's answers count."""
+    from benchmark.core.errors import rel
+    from benchmark.families.exam.exampp import choose_graders, counting, read_grades
+
+    paragraphs = read_grades(grades, "--exam-grades")
+    chosen = choose_graders(paragraphs, grader, rel(grades))
+    if len(chosen) > 1:
+        raise InputError(
+            Problem(
+                rel(grades),
+                f"has {len(chosen)} graders: name the one to compare with ({'; '.join(chosen)})",
+                field="--exam-grader",
+            )
+        )
+    theirs = chosen[0] if chosen else None
+    judged = [
+        (p, p.grade(theirs) if theirs else None)
+        for p in paragraphs
+        if p.relevance is not None and (theirs is None or p.grade(theirs) is not None)
+    ]
+    if not judged:
+        raise InputError(Problem(str(grades), "holds no judged passages (paragraphs with a relevance grade)"))
+    return judged, counting(paragraphs, theirs, formulas.DEFAULT_MIN_RATING) if theirs else None

@@ -138,7 +138,23 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Nug
             )
         )
     judge = assigner(judges, settings)
-    compatible = settings.nuggetizer_compatible
+    notes = nugget_notes(nuggets, settings.nuggetizer_compatible, inputs.files.get("nuggets"), lines)
+    if not judge.partial_level:
+        notes.append("the entailment assigner has no partial level: partial scores equal strict ones")
+    return Prepared(
+        state=NuggetsState(nuggets, judge, settings.nuggetizer_compatible),
+        corpus_id=source,
+        notes=notes,
+        run_key=(judge.identity,),
+    )
+
+
+def nugget_notes(
+    nuggets: dict[str, list[Nugget]], compatible: bool, file: str | None, lines: dict[str, int]
+) -> list[str]:
+    """What a run says of the nuggets it scores against: how many, and the topics the file
+    left empty or whose importance nuggetizer could not judge (each read as compatible mode
+    reads it)."""
     n = sum(len(v) for v in nuggets.values())
     vital = sum(x.importance == "vital" for v in nuggets.values() for x in v)
     notes = [f"nuggets: {n} ({vital} vital) for {len(nuggets)} queries"]
@@ -148,9 +164,8 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Nug
             "counted as okay, as nuggetizer's calculate_metrics.py (docs/conformance.md)"
         )
     if empty := empty_topics(nuggets):
-        where = inputs.files.get("nuggets", "the nuggets")
         notes.append(
-            f"{where}: {len(empty)} topic(s) with an empty nugget list "
+            f"{file or 'the nuggets'}: {len(empty)} topic(s) with an empty nugget list "
             f"({', '.join(f'{q} on line {lines[q]}' if q in lines else q for q in empty[:10])}"
             f"{', …' if len(empty) > 10 else ''}): a problem of the nugget file — "
             + ("scored 0, as nuggetizer does" if compatible else "their answers have no nugget score")
@@ -161,11 +176,4 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Nug
             f"{len(failed)} topic(s) with nuggets of importance {FAILED!r} (nuggetizer's judgement failed): "
             + ("counted as okay, as nuggetizer does" if compatible else "their vital scores are undetermined")
         )
-    if not judge.partial_level:
-        notes.append("the entailment assigner has no partial level: partial scores equal strict ones")
-    return Prepared(
-        state=NuggetsState(nuggets, judge, compatible),
-        corpus_id=source,
-        notes=notes,
-        run_key=(judge.identity,),
-    )
+    return notes
