@@ -1,17 +1,11 @@
 """What a metric family is: one plain value the whole platform reads.
 
-The platform (runner, CLI, result files, leaderboard, Space) knows nothing about ICAT,
-EXAM or argument quality.  It knows :class:`MetricFamily`: the family's scores and how to
-label and rank them, the task tables it needs and brings, its settings type, its trace
-type, its judge roles.  Like MTEB's ``TaskMetadata`` it is data, checked when it is made,
-so every layer can read it (a task card's tables, a judge card's roles, the command line's
-flags) without importing what the family *does*.
-
-What a family does lives in its own modules, beside the one that defines this value, and
-is imported only when a family scores (:mod:`benchmark.families.base` says what each
-module provides): ``pipeline`` (prepare a task, score a batch of answers into traces),
-``scores`` (a query's scores from its trace alone, pure), ``views`` (figures and the
-drill-down of a trace) and ``commands`` (sub-commands of its own).
+The platform knows nothing about ICAT, EXAM or argument quality.  It knows
+:class:`MetricFamily`: a family's scores and how to label and rank them, the tables it needs
+and brings, its settings and trace types, its judge roles.  Like MTEB's ``TaskMetadata`` it
+is data, checked when made, so every layer reads it (a task card's tables, a judge card's
+roles, the command line's flags) without importing what the family does
+(:mod:`benchmark.families.base`).
 """
 
 from __future__ import annotations

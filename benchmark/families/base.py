@@ -1,25 +1,12 @@
 """What a metric family does, and how the platform asks it.
 
-A family is its folder (or a package of its own, registered by entry point): one plain
-value saying what it *is* (:class:`~benchmark.core.family.MetricFamily`, in ``family.py``),
-and the modules beside it saying what it *does*, found by name and imported only when
-needed.  The contract is small:
-
-* ``pipeline`` — :class:`Pipeline`: ``prepare`` a task once (corpus, judges, qrels; fail
-  early with an ``InputError``) and ``score_batch`` answers into traces, every model stage
-  batched across a batch's queries.  Optionally ``scorable_queries`` (cheap: before any
-  model loads), ``reference_texts`` and a judge card's hooks.
-* ``scores`` — :class:`Scores`: ``trace_scores`` recomputes a query's scores from its
-  trace alone, with the standard library only, so a published result is checked with no
-  model installed.  Optionally ``curves`` (extra series of a result, e.g. ICAT's β sweep)
-  and ``units`` (the unit labels of a score ``--human-labels`` corrects).
-* ``views`` (optional) — figures, the drill-down of a trace, terminal tables:
-  :mod:`benchmark.families.views` calls them.
-* ``commands`` (optional) — ``register(sub, context)``: sub-commands of its own.
-
-A family folder keeps three kinds of code apart, as nuggetizer and ragas do: ``formulas.py``
-(the paper's equations, pure), ``pipeline.py`` (the stages that call models, through the
-:class:`~benchmark.judging.stack.JudgeStack`) and ``views.py``.
+What a family *is* is one value (:class:`~benchmark.core.family.MetricFamily`, in its
+``family.py``); what it *does* is in the modules beside it, found by name and imported only
+when needed: ``pipeline`` (:class:`Pipeline`: ``prepare`` a task once, ``score_batch`` answers
+into traces; optionally ``scorable_queries``, ``reference_texts`` and a judge card's hooks),
+``scores`` (:class:`Scores`: ``trace_scores``, pure; optionally ``curves`` and ``units``),
+``views`` and ``commands`` (optional).  The functions below are how every layer above asks
+them; CONTRIBUTING.md, "Adding a metric family", says what each holds.
 """
 
 from __future__ import annotations
