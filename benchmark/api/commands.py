@@ -11,7 +11,6 @@ from typing import Any
 
 from benchmark.api.run import save_figures
 from benchmark.families.command_context import CommandContext
-from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
 from benchmark.scoring import run
 
 
@@ -34,6 +33,19 @@ def family_command_context(
         scoring_job=run.Job,
         score_jobs=run.score_jobs,
         systems_table=systems_table,
-        judged_passage=JudgedPassage,
-        answerability_vs_relevance=answerability_vs_relevance,
+        judged_passage=_judged_passage,
+        answerability_vs_relevance=_answerability_vs_relevance,
     )
+
+
+# meta-evaluation's measures import scipy and scikit-learn: a second a help screen need not wait
+def _judged_passage(*args: Any, **kwargs: Any) -> Any:
+    from benchmark.metaeval.answerability import JudgedPassage
+
+    return JudgedPassage(*args, **kwargs)
+
+
+def _answerability_vs_relevance(*args: Any, **kwargs: Any) -> Any:
+    from benchmark.metaeval.answerability import answerability_vs_relevance
+
+    return answerability_vs_relevance(*args, **kwargs)
