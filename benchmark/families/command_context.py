@@ -45,3 +45,15 @@ class CommandContext:
     #: ``answerability_vs_relevance(passages, relevant_at=…)``: EXAM++'s qrels-mode agreement
     judged_passage: Callable[..., Any]
     answerability_vs_relevance: Callable[..., Any]
+
+
+def store_table(task: Any, name: str, rows: Any, note: str, command: str) -> str:
+    """``generate --write-task``: ``rows`` become ``task``'s table ``name`` (checked first;
+    the card records it, with a new patch version and ``note`` as its provenance), and what
+    a command prints about it."""
+    from benchmark.tasks import add_table, load_task
+
+    table = add_table(task, name, rows, note, command)
+    return (
+        f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
+    )

@@ -366,3 +366,22 @@ def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
 
 #: the platform contract test (tests/unit/test_families.py) runs this family on this mock
 CONTRACT_MOCKS = {"subq": contract_mock}
+
+
+def test_generated_sub_questions_become_the_tasks_table_with_write_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``subq generate --write-task`` stores what it drafted as the task's sub_questions table,
+    recorded in the card with a new patch version (the flag once did nothing)."""
+    from benchmark.cli.main import main
+    from benchmark.families.subq import commands
+
+    root = build_tiny_task(tmp_path, [("q1", "tornadoes"), ("q2", "figs")], task_id="tiny-subq", metrics=["subq"])
+    reply = "core: What causes tornadoes to form?\nbackground: Where do tornadoes usually occur?"
+    stack = fake_stack(llm=FakeLLM(lambda _m: reply), entailment=FakeEntailment({}), retriever=FakeRetriever({}))
+    monkeypatch.setattr(commands, "_stack", lambda args: stack)
+    out = tmp_path / "sq.jsonl"
+    assert main(["subq", "generate", "--task", str(root), "--out", str(out), "--write-task"]) == 0
+    task = load_task(root)
+    assert task.card.version == "0.0.2" and "generated: " in (task.card.provenance.notes or "")
+    assert sorted(task.table("sub_questions")["sub_question_id"]) == ["q1/s1", "q1/s2", "q2/s1", "q2/s2"]

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
-from benchmark.families.command_context import CommandContext
+from benchmark.families.command_context import CommandContext, store_table
 from benchmark.families.exam.exampp import RANK_CUTOFF
 from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
@@ -322,20 +322,10 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     if args.write_task:
         import pandas as pd
 
-        from benchmark.tasks import add_table
-
         rows = pd.DataFrame([{**vars(q), "options": list(q.options)} for qs in bank.values() for q in qs])
         made = next(iter({q.provenance for qs in bank.values() for q in qs}), "generated")
-        table = add_table(
-            task,
-            "exam_questions",
-            rows,
-            f"exam_questions: {len(rows)} questions {made}.",
-            "benchmark exam generate --write-task",
-        )
-        console.print(
-            f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
-        )
+        note = f"exam_questions: {len(rows)} questions {made}."
+        console.print(store_table(task, "exam_questions", rows, note, "benchmark exam generate --write-task"))
     for f in failures:
         console.print(f"failed: {f}")
     return 0

@@ -28,7 +28,7 @@ from rich.markup import escape
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable, check_writable_file
-from benchmark.families.command_context import CommandContext
+from benchmark.families.command_context import CommandContext, store_table
 from benchmark.families.nuggets.family import NuggetsSettings
 from benchmark.models.profiles import DEFAULT_PROFILE
 
@@ -321,7 +321,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.nuggetizer_files import Nugget, write_nuggets
     from benchmark.judging.stack import JudgeStack
     from benchmark.models.profiles import load_profile
-    from benchmark.tasks import add_table, load_task
+    from benchmark.tasks import load_task
 
     _need(context, args, "out")
     if not (args.task or args.candidates):
@@ -362,14 +362,6 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
         if task is None:
             raise InputError(Problem("--write-task", "needs --task"))
         rows = pd.DataFrame([vars(x) for xs in nuggets.values() for x in xs])
-        table = add_table(
-            task,
-            "nuggets",
-            rows,
-            f"nuggets: {len(rows)} {provenance}.",
-            "benchmark nuggets generate --write-task",
-        )
-        console.print(
-            f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
-        )
+        note = f"nuggets: {len(rows)} {provenance}."
+        console.print(store_table(task, "nuggets", rows, note, "benchmark nuggets generate --write-task"))
     return 0

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
-from benchmark.families.command_context import CommandContext
+from benchmark.families.command_context import CommandContext, store_table
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -163,6 +163,23 @@ def generate(args: argparse.Namespace) -> int:
     )
     for f in failures:
         console.print(f"failed: {f}")
+    if args.write_task:
+        import pandas as pd
+
+        from benchmark.tasks import load_task
+
+        if not args.task:
+            raise InputError(Problem("--write-task", "needs --task"))
+        note = f"sub_questions: {len(rows)} {provenance}."
+        console.print(
+            store_table(
+                load_task(args.task),
+                "sub_questions",
+                pd.DataFrame(rows),
+                note,
+                "benchmark subq generate --write-task",
+            )
+        )
     return 0
 
 
