@@ -178,9 +178,6 @@ class MetricFamily(BaseModel):
     ranks_models: bool = True
     #: scores only answers that were given evidence (RAG); closed-book ones are not applicable
     needs_evidence: bool = False
-    #: the score a result is ranked by when the primary one was not computed (EXAM without
-    #: gold articles has no n-EXAM)
-    primary_fallback: str | None = None
     citation: str = ""
     package: str = ""
 
@@ -194,7 +191,7 @@ class MetricFamily(BaseModel):
     @model_validator(mode="after")
     def _keys(self) -> MetricFamily:
         keys = {c.key for c in self.columns}
-        named = {self.primary, self.primary_fallback or self.primary, *self.judged_by, *self.labelled_units}
+        named = {self.primary, *self.judged_by, *self.labelled_units}
         if named - keys:
             raise ValueError(
                 f"names scores it does not have: {sorted(named - keys)} (its columns: {sorted(keys)})"
@@ -210,14 +207,15 @@ class MetricFamily(BaseModel):
 
     def primary_for(self, main_score: Mapping[str, str], scores: Mapping[str, Any]) -> str:
         """The score a result is ranked by: the task card's ``main_score`` for this family
-        when it was computed, else the family's primary (or, where that was not computed, its
-        :attr:`primary_fallback`)."""
+        when it was computed, else the family's primary when it was, else the first of its
+        columns that was (a run of ICAT-M alone is ranked by ICAT-M, not by an ICAT-S no query
+        has; EXAM without gold articles by EXAM); the primary when none was."""
         chosen = main_score.get(self.id)
         if chosen and scores.get(chosen) is not None:
             return chosen
-        if self.primary_fallback and scores.get(self.primary) is None:
-            return self.primary_fallback
-        return self.primary
+        if scores.get(self.primary) is not None:
+            return self.primary
+        return next((c.key for c in self.columns if scores.get(c.key) is not None), self.primary)
 
     def flags(self) -> list[str]:
         """Every command-line flag the family declares: its settings' (a bool's ``--no-``

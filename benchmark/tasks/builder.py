@@ -35,8 +35,8 @@ import yaml
 from pydantic import ValidationError
 
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.untrusted import load_json
 from benchmark.core.registry import REGISTRY
+from benchmark.core.untrusted import load_json
 from benchmark.tasks.card import (
     CorpusSpec,
     DataSource,

@@ -441,7 +441,7 @@ def topics(task: Task) -> dict[str, tuple[str, str]]:
     if "topic" not in queries or "stance" not in queries:
         raise InputError(
             Problem(
-                f"tasks/{task.id}/task.yaml",
+                task.where(),
                 "the argument family needs queries with 'topic' and 'stance' columns",
                 field="data.tables.queries",
             )

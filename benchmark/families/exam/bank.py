@@ -132,4 +132,4 @@ def task_bank(task: Task) -> Bank:
     if not task.has_table("exam_questions"):
         return {}
     rows = task.table("exam_questions").to_dict("records")
-    return questions_from_rows(rows, f"tasks/{task.id}/data/exam_questions.parquet", row_offset=1)
+    return questions_from_rows(rows, task.where("exam_questions"), row_offset=1)

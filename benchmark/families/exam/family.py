@@ -92,7 +92,6 @@ EXAM = MetricFamily(
         "divides by the gold articles' EXAM and may exceed 1 when a system's texts answer more than they do."
     ),
     primary="n_exam",
-    primary_fallback="exam",  # no gold articles: no n-EXAM
     judged_by={
         "exam": ("exam-answerer",),
         "n_exam": ("exam-answerer",),

@@ -198,7 +198,7 @@ def task_or_file_bank(task: Task, settings: ExamSettings) -> Bank:
     if not bank:
         raise InputError(
             Problem(
-                f"tasks/{task.id}/task.yaml",
+                task.where(),
                 "the task has no exam_questions table: pass --exam-bank FILE (an EXAM++ question bank), or "
                 "draft one with `benchmark exam generate`",
                 field="data.tables",

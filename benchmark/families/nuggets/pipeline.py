@@ -10,7 +10,7 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import Prepared, ScoringInputs
 from benchmark.families.nuggets import formulas
 from benchmark.families.nuggets.family import NuggetsSettings
-from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE
+from benchmark.families.nuggets.formulas import FAILED
 from benchmark.families.nuggets.judges import Assigner, EntailmentAssigner, LLMAssigner
 from benchmark.families.nuggets.nuggetizer_files import Nugget, empty_topics, read_nuggets
 from benchmark.families.nuggets.scores import trace_scores
@@ -79,27 +79,16 @@ def score_batch(state: NuggetsState, items: Sequence[tuple[str, str, str]]) -> l
 
 
 def task_nuggets(task: Task) -> dict[str, list[Nugget]]:
-    """The task's nuggets, importance checked (the error names the row)."""
-    source = f"tasks/{task.id}/data/nuggets.parquet"
+    """The task's nuggets by query (their importance is checked where every table is, by the
+    table's schema, when the task is built and loaded)."""
     out: dict[str, list[Nugget]] = {}
-    problems = []
-    for n, row in enumerate(task.table("nuggets").to_dict("records"), start=1):
-        if row["importance"] not in IMPORTANCE:
-            problems.append(
-                Problem(
-                    source, f"importance must be one of {IMPORTANCE}, not {row['importance']!r}", line=n,
-                    field="importance",
-                )
-            )  # fmt: skip
-            continue
+    for row in task.table("nuggets").to_dict("records"):
         qid = str(row["query_id"])
         out.setdefault(qid, []).append(
             Nugget(
                 qid, str(row["nugget_id"]), str(row["text"]), str(row["importance"]), str(row["provenance"])
             )
         )
-    if problems:
-        raise InputError(problems)
     return out
 
 
@@ -132,7 +121,7 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Nug
     else:
         raise InputError(
             Problem(
-                f"tasks/{task.id}/task.yaml",
+                task.where(),
                 "the task has no nuggets table: pass --nuggets FILE (a nuggetizer nugget file)",
                 field="data.tables",
             )

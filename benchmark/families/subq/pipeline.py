@@ -101,7 +101,7 @@ def _keep(s: SubQuestionTrace, m: Mark) -> None:
 
 def task_sub_questions(task: Task) -> dict[str, list[SubQuestion]]:
     """The task's sub-questions, types checked (the error names the row)."""
-    source = f"tasks/{task.id}/data/sub_questions.parquet"
+    source = task.where("sub_questions")
     out: dict[str, list[SubQuestion]] = {}
     problems = []
     for n, row in enumerate(task.table("sub_questions").to_dict("records"), start=1):
