@@ -131,7 +131,7 @@ def test_names_in_figures_are_cut_and_shown_as_they_are(published) -> None:  # t
     )
     names = figures.plot_names([long, rtl])
     assert len(names[0]) == figures.NAME_CHARS and names[0].endswith("…")
-    fig = REGISTRY["exam"].plots([long, rtl])["EXAM and n-EXAM"]
+    fig = family_views.plots(REGISTRY["exam"], [long, rtl])["EXAM and n-EXAM"]
     ticks = list(fig.layout.yaxis.ticktext)
     assert all(len(t.split("<br>")[0]) <= figures.AXIS_CHARS for t in ticks), ticks
     drawn = " ".join([*ticks, *(h for t in fig.data for h in (t.hovertext or []))])
