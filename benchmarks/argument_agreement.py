@@ -27,6 +27,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from benchmark.families import REGISTRY
+from benchmark.families import base as family_base
 from benchmark.families.base import ScoringInputs
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
@@ -99,7 +100,7 @@ def main() -> None:
     fam = REGISTRY["arguments"]
     settings = fam.settings_model(quality_judge=args.judge, context_judges="none", joint_judges="none")
     task = load_task("arguana-debates")  # only for its topic/stance plumbing; no task data is used
-    prepared = fam.prepare(task, stack, ScoringInputs(), settings)
+    prepared = family_base.prepare(fam, task, stack, ScoringInputs(), settings)
     rows = []
     for name, (_, topic, stance) in files.items():
         pairs, texts = read_pairs(name)
@@ -107,7 +108,7 @@ def main() -> None:
         qid = task.table("queries").query_id[0]
         prepared.state.topics[qid] = (topic, stance)
         prepared.state.retriever = None
-        traces = fam.score_batch(prepared, [(qid, "", texts[i]) for i in ids], settings)
+        traces = family_base.score_batch(fam, prepared, [(qid, "", texts[i]) for i in ids])
         judge = {i: t.scores.get("overall_quality") for i, t in zip(ids, traces, strict=True)}
         length = {i: float(len(texts[i].split())) for i in ids}
         j_acc, j_n, j_ties = agreement(pairs, judge)

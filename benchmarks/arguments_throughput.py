@@ -21,6 +21,7 @@ from typing import Any
 from tabulate import tabulate
 
 from benchmark.families import REGISTRY
+from benchmark.families import base as family_base
 from benchmark.families.arguments.formulas import DIMENSIONS
 from benchmark.families.base import ScoringInputs
 from benchmark.judging.stack import JudgeStack
@@ -62,9 +63,11 @@ def main() -> None:
     for judge in args.judges.split(","):
         settings = fam.settings_model(quality_judge=judge, context_judges="none", joint_judges="none")
         counting = Counting(stack.llm)
-        prepared = fam.prepare(task, dataclasses.replace(stack, llm=counting), ScoringInputs(), settings)
+        prepared = family_base.prepare(
+            fam, task, dataclasses.replace(stack, llm=counting), ScoringInputs(), settings
+        )
         t0 = time.perf_counter()
-        traces = fam.score_batch(prepared, items, settings)
+        traces = family_base.score_batch(fam, prepared, items)
         secs = time.perf_counter() - t0
         usable = sum(t.scores.get(d) is not None for t in traces for d in DIMENSIONS)
         n = len(items)

@@ -23,9 +23,10 @@ import time
 from tabulate import tabulate
 
 from benchmark.families.exam import formulas
-from benchmark.families.exam.family import ExamSettings, gold_articles, task_bank
+from benchmark.families.exam.bank import task_bank
+from benchmark.families.exam.family import ExamSettings
 from benchmark.families.exam.judges import Answerer, EntailmentAnswerer, LLMAnswerer
-from benchmark.families.exam.pipeline import read_all
+from benchmark.families.exam.pipeline import gold_articles, read_all
 from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.profiles import DEFAULT_PROFILE, load_profile

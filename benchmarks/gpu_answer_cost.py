@@ -73,7 +73,6 @@ def prepare(out: Path) -> None:
     import torch
     from transformers import AutoConfig, AutoTokenizer
 
-    import benchmark.families  # noqa: F401  (registers the tables the task's card lists)
     from benchmark.tasks import load_task
 
     out.mkdir(parents=True, exist_ok=True)

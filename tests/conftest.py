@@ -12,12 +12,6 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-# The family registry registers each family's task tables with the task layer, which never
-# imports a family (it sits below them).  Every command, the runner and the API import the
-# registry before loading a task; a test that loads a bundled task through benchmark.tasks
-# alone relies on this import.
-import benchmark.families  # noqa: F401
-
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -17,7 +17,7 @@ from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.families import families_for
-from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs, queries_of
 from benchmark.scoring.options import RunOptions
 from benchmark.tasks import Task
 
@@ -85,7 +85,7 @@ def choose_families(
         chosen[task.id] = []
         for fam in families_for(task, requested):
             # resolves the corpus and the family's files: fails early
-            if fam.scorable_queries(task, inputs) == []:
+            if queries_of(fam, task, inputs) == []:
                 nothing_to_score(fam, task, explicit=bool(requested))
                 continue
             chosen[task.id].append((fam, (settings or {}).get(fam.id) or fam.settings_model()))

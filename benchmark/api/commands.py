@@ -1,6 +1,7 @@
 """What a family's own sub-commands (``benchmark <family> …``) are handed from the layers
 above the families: the library's pieces here, the command line's own (how a command is
-added, how a flag is required, how run options are read, how a systems table is printed)
+added, how a flag is required, how run options and settings are read, how a systems table is
+printed)
 from the command line, which calls this.  Families import nothing from above them."""
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from typing import Any
 
 from benchmark.api.run import save_figures
 from benchmark.families.command_context import CommandContext
-from benchmark.metaeval.answerability import JudgedPassage, answerability_vs_relevance
 from benchmark.scoring import run
 
 
@@ -20,15 +20,32 @@ def family_command_context(
     require: Callable[..., Any],
     run_options: Callable[..., Any],
     systems_table: Callable[..., Any],
+    add_settings: Callable[..., Any],
+    settings_from_args: Callable[..., Any],
 ) -> CommandContext:
     return CommandContext(
         add_command=add_command,
         require=require,
         run_options=run_options,
+        add_settings=add_settings,
+        settings_from_args=settings_from_args,
         save_figures=save_figures,
         scoring_job=run.Job,
         score_jobs=run.score_jobs,
         systems_table=systems_table,
-        judged_passage=JudgedPassage,
-        answerability_vs_relevance=answerability_vs_relevance,
+        judged_passage=_judged_passage,
+        answerability_vs_relevance=_answerability_vs_relevance,
     )
+
+
+# meta-evaluation's measures import scipy and scikit-learn: a second a help screen need not wait
+def _judged_passage(*args: Any, **kwargs: Any) -> Any:
+    from benchmark.metaeval.answerability import JudgedPassage
+
+    return JudgedPassage(*args, **kwargs)
+
+
+def _answerability_vs_relevance(*args: Any, **kwargs: Any) -> Any:
+    from benchmark.metaeval.answerability import answerability_vs_relevance
+
+    return answerability_vs_relevance(*args, **kwargs)

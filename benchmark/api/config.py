@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import field_validator
 
-from benchmark.families import REGISTRY
-from benchmark.families.base import ScoringInputs, option
+from benchmark.core.settings import option
+from benchmark.families.base import ScoringInputs
 from benchmark.models.profiles import (
     DEFAULT_PROFILE,
     JUDGE_MODEL_ENV,
@@ -46,7 +46,9 @@ class ScoringConfig(Options):
         "judge: results carry the profile version +llm:<model> and get boards of their own",
     )
     metrics: tuple[str, ...] | None = option(
-        None, f"metric families (registered: {', '.join(REGISTRY)}; none given: the task card's list)"
+        None,
+        "metric families by id, comma-separated: any registered family whose tables the task has (each "
+        "family's options below name its id; none given: the task card's list)",
     )
     corpus: str | None = option(
         None,

@@ -121,12 +121,14 @@ def judge_card(
 def _answerability_figures(judges, grades: Path, bank: Path, grader: str | None, licence: str):  # type: ignore[no-untyped-def]
     """(judge, figures) for the roles a family answers questions from passages for."""
     from benchmark.families import REGISTRY
+    from benchmark.families.base import hook
     from benchmark.metaeval import judge_cards
 
     out = {}
     for role in roles():
         for family in REGISTRY.values():
-            got = family.answer_for_card(role, judges, grades, bank, grader=grader)
+            answer = hook(family, "answer_for_card")
+            got = answer(role, judges, grades, bank, grader=grader) if answer else None
             if got is not None:
                 figure = judge_cards.answerability_figure(grades.name, got, licence)
                 out[role] = (judge_cards.judge_name(judges.profile, role), [figure])
@@ -151,21 +153,21 @@ def _set_ids(value: str | Sequence[str], flag: str, role: str) -> list[str]:
 def _argument_figures(judges, set_ids: list[str], sample_size: int, data_dir: Path | None):  # type: ignore[no-untyped-def]
     """(judge, figures) for the roles a family rates standalone texts for (argument quality),
     on preference pairs."""
-    from benchmark.families import REGISTRY, MetricFamily
+    from benchmark.families import REGISTRY
+    from benchmark.families.base import hook
     from benchmark.metaeval import human_sets, judge_cards
 
     out = {}
     for role in roles():
-        family = next(
+        rate = next(
             (
-                f
+                found
                 for f in REGISTRY.values()
-                if type(f).rate_for_card is not MetricFamily.rate_for_card
-                and any(role in rs for rs in f.judged_by.values())
+                if any(role in rs for rs in f.judged_by.values()) and (found := hook(f, "rate_for_card"))
             ),
             None,
         )
-        if family is None:
+        if rate is None:
             continue
         figures = []
         for set_id in set_ids:
@@ -174,7 +176,7 @@ def _argument_figures(judges, set_ids: list[str], sample_size: int, data_dir: Pa
             pairs = judge_cards.sample_arguments(human_sets.load(set_id, data_dir), sample_size)
             figures.append(
                 judge_cards.argument_figure(
-                    set_id, pairs, lambda items, f=family, r=role: f.rate_for_card(r, judges, items) or []
+                    set_id, pairs, lambda items, r=role, rate=rate: rate(r, judges, items) or []
                 )
             )
         if figures:

@@ -180,7 +180,7 @@ def family_settings(
         if bad:
             continue
         try:
-            out[fid] = model.from_options(**dict(value))
+            out[fid] = model(**dict(value))
         except InputError as exc:
             problems += [Problem(where, p.message, field=f"settings.{fid}") for p in exc.problems]
     if problems:

@@ -24,6 +24,7 @@ from benchmark.api.config import ScoringConfig
 from benchmark.api.results import Results
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
+from benchmark.families import views
 from benchmark.families.base import FamilySettings, MetricFamily
 from benchmark.models.profiles import JudgeProfile
 from benchmark.scoring.dry_run import DryRun
@@ -50,7 +51,7 @@ def settings_for(family: MetricFamily, given: FamilySettingsArg | None) -> Famil
         return family.settings_model()
     if isinstance(value, FamilySettings):
         return value
-    return family.settings_model.from_options(**dict(value))
+    return family.settings_model(**dict(value))
 
 
 def prepare_tasks(
@@ -220,7 +221,7 @@ def _score_jobs(
 def save_figures(family: MetricFamily, result: TaskResult, path: Path) -> list[Path]:
     """The family's figures for one result, as PNGs beside the result file."""
     out = []
-    for title, fig in family.figures([result]).items():
+    for title, fig in views.figures(family, [result]).items():
         target = path.with_name(f"{path.stem}.{re.sub(r'[^a-z0-9]+', '_', title.lower()).strip('_')}.png")
         fig.savefig(target, dpi=120)
         figures.pyplot().close(fig)

@@ -12,7 +12,7 @@ from rich.text import Text
 from benchmark.core.errors import printable
 from benchmark.core.results import Score, TaskResult
 from benchmark.core.stats import fmt_score
-from benchmark.families import REGISTRY
+from benchmark.families import REGISTRY, views
 
 
 def _score_parts(score: Score | None) -> tuple[float | None, float | None, float | None]:
@@ -86,7 +86,7 @@ def print_results(results: Sequence[TaskResult], console: Console | None = None)
         if not mine:
             continue
         console.print(results_table(fid, mine))
-        fam.print_results(mine, console)
+        views.print_results(fam, mine, console)
         for r in mine:
             for note in r.notes:
                 console.print(Text(f"note {r.task.id}: {note}", style="yellow"))

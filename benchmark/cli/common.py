@@ -18,6 +18,7 @@ from rich.console import Console
 from benchmark.api import DryRun, Job, RayOptions, Results, RunOptions, ScoringConfig
 from benchmark.api import print_plan as show_plan
 from benchmark.api.run import FamilySettingsArg, plan_all, save_figures, score_all
+from benchmark.cli.settings import add_arguments, add_families, from_args, input_files
 from benchmark.core.errors import InputError, Problem
 from benchmark.families import REGISTRY
 
@@ -26,8 +27,8 @@ __all__ = ["Job", "add_scoring_args", "run_options", "save_figures", "score_answ
 
 def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True, dry_run: bool = True) -> None:
     g = p.add_argument_group("scoring")
-    ScoringConfig.add_arguments(g)
-    RunOptions.add_arguments(g)
+    add_arguments(g, ScoringConfig)
+    add_arguments(g, RunOptions)
     if dry_run:
         g.add_argument(
             "--dry-run",
@@ -38,8 +39,7 @@ def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True, dry_run: b
             "tokenizer, completion at most), entailment pairs and retrieval queries the run will make, how many "
             "are cached, and the money where the profile prices its LLM; with a path, also write the plan as JSON",
         )
-    for fam in REGISTRY.values():
-        fam.add_arguments(p.add_argument_group(f"{fam.title} ({fam.id})"))
+    add_families(p)
     if not ray:
         return
     r = p.add_argument_group("sharded scoring on Ray (the `ray` extra)")
@@ -62,10 +62,7 @@ def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True, dry_run: b
 
 def scoring_config(args: argparse.Namespace) -> ScoringConfig:
     """The judge, families and knowledge the flags name (the families' input files too)."""
-    files = {
-        i.name: getattr(args, i.dest) for f in REGISTRY.values() for i in f.inputs if hasattr(args, i.dest)
-    }
-    return ScoringConfig.from_args(args, files=files)
+    return from_args(ScoringConfig, args, files=input_files(args, REGISTRY.values()))
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:
@@ -74,12 +71,12 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     fixed: dict[str, object] = {"command": shlex.join(["benchmark", *sys.argv[1:]])}
     if getattr(args, "no_progress", False):
         fixed["progress"] = False
-    return RunOptions.from_args(args, **fixed)
+    return from_args(RunOptions, args, **fixed)
 
 
 def family_settings(args: argparse.Namespace) -> FamilySettingsArg:
     """Each family's settings from its flags, read only for the families a run scores."""
-    return lambda family: family.settings_from_args(args)
+    return lambda family: from_args(family.settings_model, args)
 
 
 def ray_options(args: argparse.Namespace) -> RayOptions | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
-import importlib.util
 import logging
 import sys
 from collections.abc import Sequence
@@ -45,14 +44,9 @@ def family_commands() -> list[ModuleType]:
     """The ``commands`` module of every registered family that has one: a family owns its
     sub-commands (``benchmark exam …``, ``benchmark subq …``) in its own folder, and the
     command line finds them through the registry."""
-    from benchmark.families import REGISTRY
+    from benchmark.families import REGISTRY, module
 
-    out = []
-    for family in REGISTRY.values():
-        package = type(family).__module__.rpartition(".")[0]
-        if importlib.util.find_spec(f"{package}.commands") is not None:
-            out.append(importlib.import_module(f"{package}.commands"))
-    return out
+    return [found for family in REGISTRY.values() if (found := module(family, "commands")) is not None]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,9 +80,15 @@ def family_command_context() -> CommandContext:
     from benchmark.cli import add_command, require
     from benchmark.cli.common import run_options
     from benchmark.cli.meta_eval import systems_table
+    from benchmark.cli.settings import add_arguments, from_args
 
     return build(
-        add_command=add_command, require=require, run_options=run_options, systems_table=systems_table
+        add_command=add_command,
+        require=require,
+        run_options=run_options,
+        systems_table=systems_table,
+        add_settings=add_arguments,
+        settings_from_args=from_args,
     )
 
 

@@ -154,7 +154,6 @@ def _new(args: argparse.Namespace, console: Console) -> int:
     """`benchmark tasks new ID --out DIR --queries FILE ...`: parse, call the builder, print."""
     from rich.text import Text
 
-    import benchmark.families  # noqa: F401  (the registry the builder asks which families apply)
     from benchmark.api import Task
 
     for flag, value in (("task", args.task), ("--out", args.out), ("--queries", args.queries)):

@@ -42,6 +42,37 @@ LEGEND_ROW_IN = 0.22  # inches a legend row takes at font size 8
 WIDE_LABEL = 34  # characters: a longer name gets a legend row of its own
 
 
+def bars(
+    results: Sequence[TaskResult], series: Sequence[tuple[str, str, str, bool]], *, x_label: str, empty: str
+) -> Any:
+    """Per entry (in the order given), a horizontal bar per series — (score key, label, colour,
+    hatched: partial credit, or retrieved rather than answered) — with its 95% interval, each
+    label named once in the legend; an entry with none of the scores is left out."""
+    rows = [r for r in results if any(r.scores.get(k) for k, *_ in series)]
+    if not rows:
+        return empty_figure(empty)
+    fig, ax = new_figure(7.5, 1.3 + (0.2 + 0.15 * len(series)) * len(rows) + LEGEND_ROW_IN * 2)
+    height, named = 0.72 / len(series), set()
+    for i, r in enumerate(rows):
+        for j, (key, label, colour, hatched) in enumerate(series):
+            s = r.scores.get(key)
+            if s is None or s.value is None:
+                continue
+            err = [[s.value - (s.ci_low or s.value)], [(s.ci_high or s.value) - s.value]]
+            ax.barh(
+                i + (j - (len(series) - 1) / 2) * height, s.value, height=height * 0.9, xerr=err, color=colour,
+                hatch="//" if hatched else None, alpha=0.6 if hatched else 1.0, capsize=2,
+                label=label if label not in named else None,
+            )  # fmt: skip
+            named.add(label)
+    ax.set_yticks(range(len(rows)), [stacked(n) for n in entry_labels(rows)])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel(x_label)
+    legend_below(fig, [], columns=min(4, len(series)))
+    return fig
+
+
 def pyplot() -> Any:
     """matplotlib's pyplot on the non-interactive backend (servers have no display)."""
     import matplotlib
@@ -467,3 +498,52 @@ def undrawn_trace(label: str, name: str, why: str) -> Any:
         marker={"color": plot_colour(label), "symbol": "x-thin-open", "size": 10, "line": {"width": 2}},
         hoverinfo="skip",
     )
+
+
+def interval_scatter(
+    results: Sequence[TaskResult],
+    x: tuple[str, str, str],
+    y: tuple[str, str, str],
+    *,
+    undrawn: str,
+    empty: str,
+    height: int,
+) -> Any:
+    """Two scores of each entry against each other, ``x`` and ``y`` each (score key, its name
+    in the hover, its axis title), with their 95% intervals as error bars: a point per entry
+    in the order given (the board's), points at one place drawn as rings of decreasing size
+    (the hover names them all); an entry missing either score is named in the legend as not
+    drawn (``undrawn`` says why), never put at 0."""
+    go = _go()
+    pts, missing = [], []
+    for r, name in zip(results, plot_names(results), strict=True):
+        a, b = interval(r.scores.get(x[0])), interval(r.scores.get(y[0]))
+        (pts if a is not None and b is not None else missing).append((r, name, a, b))
+    if not pts:
+        return plot_empty(empty)
+    fig = go.Figure()
+    xy = [(a[0], b[0]) for _, _, a, b in pts]
+    for (r, name, a, b), size, also in zip(
+        pts, point_sizes(xy), same_spot(xy, [r.model.label for r, *_ in pts]), strict=True
+    ):
+        label, colour = r.model.label, plot_colour(r.model.label)
+        hover = f"<b>{text(label)}</b><br>{x[1]} {fmt_interval(*a)}<br>{y[1]} {fmt_interval(*b)}" + (
+            f"<br>same point as: {text(also)}" if also else ""
+        )
+        bars = {"type": "data", "symmetric": False, "color": colour, "thickness": 1, "width": 2}
+        fig.add_trace(
+            go.Scatter(
+                x=[a[0]], y=[b[0]], mode="markers", name=text(name), legendgroup=label,
+                meta={"entry": label, "colour": colour}, opacity=0.85,
+                marker={"color": colour, "symbol": plot_symbol(label), "size": size,
+                        "line": {"color": PAPER, "width": 1}},
+                error_x={**bars, "array": [a[2] - a[0]], "arrayminus": [a[0] - a[1]]},
+                error_y={**bars, "array": [b[2] - b[0]], "arrayminus": [b[0] - b[1]]},
+                hovertext=[hover], hoverinfo="text",
+            )
+        )  # fmt: skip
+    for r, name, _, _ in missing:
+        fig.add_trace(undrawn_trace(r.model.label, name, undrawn))
+    fig.update_xaxes(title_text=x[2], range=[-0.02, 1.02])
+    fig.update_yaxes(title_text=y[2], range=[-0.02, 1.02])
+    return card(fig, height, legend_rows=len(pts) + len(missing))

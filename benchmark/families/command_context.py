@@ -28,6 +28,11 @@ class CommandContext:
     require: Callable[..., None]
     #: ``run_options(args)``: the runner's options from the shared flags
     run_options: Callable[[argparse.Namespace], Any]
+    #: ``add_settings(group, settings_model, only=None)``: a settings model's flags (``only``:
+    #: just those fields), declared once in the model
+    add_settings: Callable[..., None]
+    #: ``settings_from_args(settings_model, args, **fixed)``: the settings those flags give
+    settings_from_args: Callable[..., Any]
     #: ``save_figures(family, result, path)``: a result's figures as PNGs beside it
     save_figures: Callable[..., list[Any]]
     #: ``scoring_job(task, answers, model, rag, [(family, settings)])``: one scoring job
@@ -40,3 +45,15 @@ class CommandContext:
     #: ``answerability_vs_relevance(passages, relevant_at=…)``: EXAM++'s qrels-mode agreement
     judged_passage: Callable[..., Any]
     answerability_vs_relevance: Callable[..., Any]
+
+
+def store_table(task: Any, name: str, rows: Any, note: str, command: str) -> str:
+    """``generate --write-task``: ``rows`` become ``task``'s table ``name`` (checked first;
+    the card records it, with a new patch version and ``note`` as its provenance), and what
+    a command prints about it."""
+    from benchmark.tasks import add_table, load_task
+
+    table = add_table(task, name, rows, note, command)
+    return (
+        f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
+    )

@@ -42,7 +42,7 @@ def held_out_texts(task: Task) -> dict[str, tuple[str, str]]:
         from benchmark.tasks.tables import held_out_columns
 
         held: dict[str, tuple[str, str]] = {}
-        for table, column in held_out_columns(task.card.data.tables).items():
+        for table, column in held_out_columns(task.card.data.tables, task.card.metrics).items():
             rows = task.table(table)
             for n, text in enumerate(rows[column], start=1):
                 held[" ".join(str(text).lower().split())] = (table, str(n))

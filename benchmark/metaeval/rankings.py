@@ -22,7 +22,7 @@ the length of a system's passages, the number of its passages kept — so a judg
 orders systems no better than length does is said to, in words.
 
 Leaderboards come from EXAM++ graded-paragraph files (:mod:`benchmark.metaeval.ranking_sets`):
-the automatic ones from the family that reads such files (its ``graded_leaderboards`` hook:
+the automatic ones from the family that reads such files (its pipeline's ``graded_leaderboards``:
 EXAM and n-EXAM under the file's grader, as EXAM++ computes them), and the human leaderboard —
 nDCG@10 from the NIST grades through ``ir_measures``, on each run's ranks as the file
 keeps them.
@@ -483,13 +483,9 @@ def graded_family(name: str | None) -> Any:
     """The registered family whose ``graded_leaderboards`` reads graded-runs files
     (``--family`` names one where several do)."""
     from benchmark.families import REGISTRY
-    from benchmark.families.base import FamilyJudgeHooks
+    from benchmark.families.base import hook
 
-    readers = [
-        f
-        for f in REGISTRY.values()
-        if type(f).graded_leaderboards is not FamilyJudgeHooks.graded_leaderboards
-    ]
+    readers = [f for f in REGISTRY.values() if hook(f, "graded_leaderboards")]
     if name:
         readers = [f for f in readers if f.id == name]
     if len(readers) != 1:
@@ -547,6 +543,7 @@ def run(options: RankingOptions) -> RankingRun:
     """Measure a ranking card: read the set (fetched at its pinned address, or from
     ``data_dir``) or the graded-runs file, build the family's leaderboards and the human
     one, and measure each against the human one with the same resampled topics."""
+    from benchmark.families.base import hook
     from benchmark.metaeval import ranking_sets
 
     started = time.perf_counter()
@@ -569,7 +566,7 @@ def run(options: RankingOptions) -> RankingRun:
         min_rating = options.min_rating if options.min_rating is not None else rs.min_rating
         relevant_from = rs.relevant_from
     options = replace(options, min_rating=min_rating)  # the card's command names the setting it ran
-    graded = family.graded_leaderboards(
+    graded = hook(family, "graded_leaderboards")(
         path,
         grader=options.grader,
         min_rating=min_rating,

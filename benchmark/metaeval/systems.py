@@ -12,6 +12,7 @@ from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.results import ModelInfo
 from benchmark.core.untrusted import read_rows
 from benchmark.families import REGISTRY
+from benchmark.families.base import hook
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats
     from benchmark.metaeval import measures as meta_eval
@@ -123,7 +124,7 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
         raise InputError(Problem("command line", "pick one task with --task for ROUGE-1", field="--task"))
     (tid,) = tasks
     task = load_task(task_id or tid)
-    gold = next((texts for fam in REGISTRY.values() if (texts := fam.reference_texts(task))), {})
+    gold = next((found(task) for fam in REGISTRY.values() if (found := hook(fam, "reference_texts"))), {})
     if not gold:
         raise InputError(Problem(task.where(), "the task has no gold articles", field="data.tables"))
     answers: dict[str, dict[str, str]] = {}

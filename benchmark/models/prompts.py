@@ -2,8 +2,8 @@
 
 The prompts several families or the platform share live in ``benchmark/prompts/``; a
 metric family keeps its own in its folder (``benchmark/families/<id>/prompts/``, or a
-plug-in package's), which the family registry adds with :func:`add_folder`.  Names are
-unique across all folders, so a reference never depends on which family asks.
+plug-in package's), which the loader asks the family registry for.  Names are unique across
+all folders, so a reference never depends on which family asks.
 
 A prompt is referenced as ``name@version`` (``claims@1`` -> ``claims-v1.yaml``).  The
 file text is hashed into every cache key that uses it, so editing a prompt in place
@@ -14,7 +14,7 @@ results record prompt ids, not texts.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -24,6 +24,7 @@ import yaml
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem
+from benchmark.core.registry import REGISTRY, prompt_folder
 
 
 @dataclass(frozen=True)
@@ -66,32 +67,23 @@ class Prompt:
 PROMPT_KEYS = {"system", "template", "output", "description", "examples"}
 
 
-#: where prompts are looked up: the shared folder, then each registered family's
-FOLDERS: list[Path] = [paths.PROMPTS_DIR]
-
-
-def add_folder(folder: Path) -> None:
-    """Look for prompts in ``folder`` too (a metric family's ``prompts/``).  A file name
-    that another folder already holds is an error: a reference must name one prompt."""
-    folder = Path(folder)
-    if folder in FOLDERS:
-        return
-    taken = {p.name: f for f in FOLDERS for p in f.glob("*.yaml")}
-    clashes = sorted(p.name for p in folder.glob("*.yaml") if p.name in taken)
-    if clashes:
-        raise InputError(Problem(str(folder), f"prompt file(s) {clashes} are already in {taken[clashes[0]]}"))
-    FOLDERS.append(folder)
-    load_prompt.cache_clear()
+def folders() -> Iterator[Path]:
+    """Where prompts are looked up, in order: the shared folder, each built-in family's
+    (found without importing the family), then each plug-in family's (loaded and checked
+    only when a name is in none of the others: the registry refuses a plug-in whose prompt
+    file another folder holds, so a name is in one folder)."""
+    yield paths.PROMPTS_DIR
+    yield from (folder for package in REGISTRY.packages() if (folder := prompt_folder(package)))
 
 
 def prompt_path(ref: str) -> Path:
     """The file of ``name@version``, in whichever folder holds it."""
     name, _, version = ref.partition("@")
     file = f"{name}-v{version or '1'}.yaml"
-    for folder in FOLDERS:
+    for folder in folders():
         if (folder / file).exists():
             return folder / file
-    known = sorted(p.stem for f in FOLDERS for p in f.glob("*.yaml"))
+    known = sorted(p.stem for f in folders() for p in f.glob("*.yaml"))
     raise InputError(Problem(ref, f"no such prompt; known: {known}"))
 
 

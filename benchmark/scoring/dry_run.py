@@ -38,7 +38,7 @@ import numpy as np
 
 from benchmark.core.checkpoint import JsonlCheckpoint
 from benchmark.core.results import result_path, traces_path
-from benchmark.families.base import ScoringInputs
+from benchmark.families.base import ScoringInputs, not_applicable, prepare, queries_of, score_batch
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import local_models
 from benchmark.models.cache import asked_afresh, current_stage, judge_repeat
@@ -282,14 +282,12 @@ def plan_jobs(
         for job in jobs:
             job_inputs = dataclasses.replace(base, evidence=job.evidence, sentences=job.sentences)
             for family, settings in job.families:
-                reason = family.not_applicable(job_inputs)
+                reason = not_applicable(family, job_inputs)
                 if reason is not None:
                     plan.skipped.append(f"{family.title} · {job.task.id} · {job.model.label}: {reason}")
                     continue
-                qids = queries_to_score(
-                    job.task, list(job.answers), family.scorable_queries(job.task, job_inputs)
-                )
-                prepared = family.prepare(job.task, judges, job_inputs, settings)
+                qids = queries_to_score(job.task, list(job.answers), queries_of(family, job.task, job_inputs))
+                prepared = prepare(family, job.task, judges, job_inputs, settings)
                 out_file = result_path(results_root, job.model, judges.profile.id, job.task.id, family.id)
                 trace_file = traces_path(out_file)
                 done = JsonlCheckpoint(trace_file, id_field="query_id").load(repair=False)
@@ -316,7 +314,7 @@ def plan_jobs(
                         for r in range(opts.judge_repeats):
                             planner.new_batch()
                             with judge_repeat(r), asked_afresh() if afresh else contextlib.nullcontext():
-                                family.score_batch(prepared, items, settings)
+                                score_batch(family, prepared, items)
                 plan.rows += _rows(job, family.id, judges, planner, before)
                 plan.rows += _not_reached(job, family.id, family.stages, planner)
     finally:

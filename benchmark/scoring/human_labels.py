@@ -5,7 +5,7 @@ same units (claims, nuggets) correct it with an interval that holds whatever the
 (prediction-powered inference, :mod:`benchmark.core.ppi`).  This module reads the file,
 checks every row against the traces of the run (an unknown query or unit is an error
 naming its line, never a label silently dropped) and corrects each score the family
-declares a weighted mean of unit labels (:attr:`~benchmark.families.base.FamilyScorer.labelled_units`).
+declares a weighted mean of unit labels (:attr:`~benchmark.core.family.MetricFamily.labelled_units`).
 
 The file (docs/human-labels.md): CSV with a header, or JSON lines, one row per labelled
 unit with ``query_id``, ``unit_id`` and ``label`` (a number, 0 or 1 for the built-in
@@ -27,7 +27,7 @@ from pathlib import Path
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.ppi import corrected_mean
 from benchmark.core.results import HumanCorrected, Score
-from benchmark.families.base import FamilyScorer, QueryTrace
+from benchmark.families.base import MetricFamily, QueryTrace, score_units
 
 REQUIRED = ("query_id", "unit_id", "label")
 
@@ -153,7 +153,7 @@ def read_human_labels(path: Path | str) -> HumanLabels:
 
 
 def correct_scores(
-    family: FamilyScorer,
+    family: MetricFamily,
     task_id: str,
     traces: Sequence[QueryTrace],
     labels: HumanLabels,
@@ -171,7 +171,7 @@ def correct_scores(
     where = rel(labels.path)
     by_query = {t.query_id: t for t in traces}
     units = {
-        key: {q: family.score_units(key, t) for q, t in by_query.items()} for key in family.labelled_units
+        key: {q: score_units(family, key, t) for q, t in by_query.items()} for key in family.labelled_units
     }
     # a family whose scores label different units (attribution: sentences and citations) names each form
     id_forms = "; ".join(

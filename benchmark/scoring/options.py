@@ -2,7 +2,7 @@
 
 Declared once, as a typed model: the command-line flags (``--seed``, ``--query-batch``,
 ``--no-progress``, ``--max-failure-rate``, ``--results-dir``) are generated from its fields
-the way a family's flags are generated from its settings (:class:`FamilySettings`), so a
+the way a family's flags are generated from its settings (:mod:`benchmark.core.settings`), so a
 default cannot differ between ``benchmark score``, ``benchmark.score(...)`` and a test.
 None of these options changes a score except ``seed`` and ``bootstrap_resamples`` (the
 intervals), which every result records under ``statistics``; ``human_labels`` adds a
@@ -13,38 +13,17 @@ never changing the score itself.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError, field_validator
+from pydantic import field_validator
 
 from benchmark.core import stats
-from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import MAX_FAILURE_RATE
-from benchmark.families.base import FamilySettings, option
+from benchmark.core.settings import Settings, option
 
 
-class Options(FamilySettings):
+class Options(Settings):
     """Options with generated flags that are not a family's settings (never part of a board
-    key).  They reuse :class:`FamilySettings`' flag generation (one flag per field,
-    ``cli=False`` keeps one off the command line), and a bad value is an
-    :class:`InputError` naming its flag whether it came from a command line or a library
-    call."""
-
-    def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ValidationError as exc:
-            flags = type(self).flags()
-            raise InputError(
-                [
-                    Problem(
-                        "command line",
-                        str(e["ctx"]["error"]) if e["type"] == "value_error" else e["msg"],
-                        field=flags.get(str(e["loc"][0]), str(e["loc"][0])) if e["loc"] else None,
-                    )
-                    for e in exc.errors()
-                ]
-            ) from None
+    key): one flag per field (``cli=False`` keeps one off the command line)."""
 
 
 class RunOptions(Options):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.signals import fault_handlers_kept
+from benchmark.families.base import prepare
 from benchmark.scoring.runner import score_repeats
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ class ScoringWorker:
         """The batch's query ids, their traces as JSON rows (with the ``repeat_scores`` of
         ``--judge-repeats``, judged here as in one process), and the cache counts it added."""
         if key != self._key:  # a new (job, family): only the current one's state is kept
-            self._prepared, self._key = family.prepare(task, self.judges, inputs, settings), key
+            self._prepared, self._key = prepare(family, task, self.judges, inputs, settings), key
         before = {k: list(v) for k, v in self.judges.cache.stats.by_stage.items()}
         rows = score_repeats(family, self._prepared, settings, items, repeats, afresh)
         after = self.judges.cache.stats.by_stage

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from benchmark.answers.citations import CitedSentence
 from benchmark.core.results import ModelInfo, TaskResult
-from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs
+from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs, not_applicable
 from benchmark.judging.stack import JudgeStack
 from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import Task
@@ -59,7 +59,7 @@ def score_jobs(
     for job in jobs:
         job_inputs = dataclasses.replace(base, evidence=job.evidence, sentences=job.sentences)
         for family, settings in job.families:
-            reason = family.not_applicable(job_inputs)
+            reason = not_applicable(family, job_inputs)
             if reason is not None:
                 if on_skip is not None:
                     on_skip(family, job, reason)

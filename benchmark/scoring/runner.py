@@ -53,6 +53,10 @@ from benchmark.families.base import (
     Prepared,
     QueryTrace,
     ScoringInputs,
+    curves,
+    prepare,
+    queries_of,
+    score_batch,
 )
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import example_copies
@@ -165,10 +169,10 @@ def score_task(
     if opts.human_labels is not None:
         read_human_labels(opts.human_labels)  # a bad labels file fails before any model is asked
         require_ppi()
-    qids = queries_to_score(task, list(answers), family.scorable_queries(task, inputs))
+    qids = queries_to_score(task, list(answers), queries_of(family, task, inputs))
     out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
     with watch_unreachable() as unreachable:
-        prepared = family.prepare(task, judges, inputs, settings)
+        prepared = prepare(family, task, judges, inputs, settings)
     if unreachable:
         # what a family prepares is shared by every query (EXAM's gold articles, aspects):
         # prepared from a judge that was down, it would mar every score that follows
@@ -297,7 +301,7 @@ def score_items(
     """One batch as one ``score_batch`` call (in this process or on a Ray worker), each trace
     marked ``unreachable`` when it has failures and the judge gave no reply during the batch."""
     with watch_unreachable() as unreachable:
-        traces = family.score_batch(prepared, items, settings)
+        traces = score_batch(family, prepared, items)
     rows = [t.model_dump(mode="json") for t in traces]
     for row in rows:
         row["unreachable"] = bool(unreachable) and bool(row.get("failures"))
@@ -464,7 +468,7 @@ def aggregate(
         for k, v in pq.counts.items():
             counts[k] = counts.get(k, 0) + int(v)
     withhold_scores(family, scores, per_query, opts.max_failure_rate)
-    primary = family.primary_for(task, scores)
+    primary = family.primary_for(task.card.main_score, scores)
     return TaskResult(
         model=model,
         task=TaskInfo(
@@ -478,7 +482,7 @@ def aggregate(
         metric_family=family.id,
         primary=primary,
         settings=settings.model_dump(mode="json"),
-        board_settings=family.board_settings(settings),
+        board_settings=settings.board_key(),
         statistics=Statistics(
             ci_level=stats.CI_LEVEL,
             bootstrap_resamples=opts.bootstrap_resamples,
@@ -486,7 +490,7 @@ def aggregate(
             bca_min_n=stats.BCA_MIN_N,
         ),
         scores=scores,
-        curves=family.curves(traces, settings),
+        curves=curves(family, traces, settings),
         per_query=per_query,
         failures=failures,
         example_copies=copies,

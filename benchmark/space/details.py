@@ -20,7 +20,7 @@ from benchmark.board.leaderboard import Entry, Leaderboard
 from benchmark.board.render import fmt_ci
 from benchmark.core.errors import printable
 from benchmark.core.results import traces_path
-from benchmark.families import REGISTRY
+from benchmark.families import REGISTRY, views
 from benchmark.space.table import DECIMALS, Filters, filter_rows, name_html, table_view
 
 
@@ -252,7 +252,7 @@ def detail_html(entry: Entry, query_id: str, page: int = 0) -> str:
         return "<p>no trace for this query</p>"
     key, pages = trace_pages(trace)
     if key is None:
-        return fam.trace_html(trace)
+        return views.trace_html(fam, trace)
     page = min(max(page, 0), len(pages) - 1)
     start, end = pages[page]
     note = (
@@ -261,7 +261,9 @@ def detail_html(entry: Entry, query_id: str, page: int = 0) -> str:
     )
     # "page": which list is cut and where this page starts, so that a family numbers the
     # page's items on from the last page (claim 31, not 1 again)
-    return note + fam.trace_html({**trace, key: trace[key][start:end], "page": {"list": key, "start": start}})
+    return note + views.trace_html(
+        fam, {**trace, key: trace[key][start:end], "page": {"list": key, "start": start}}
+    )
 
 
 def page_choices(entry: Entry, query_id: str) -> list[tuple[str, str]]:

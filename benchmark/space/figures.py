@@ -12,7 +12,7 @@ import pandas as pd
 from benchmark.board.leaderboard import Leaderboard
 from benchmark.core import figures
 from benchmark.core.errors import printable
-from benchmark.families import REGISTRY
+from benchmark.families import REGISTRY, views
 from benchmark.space.table import Filters, filter_rows
 
 
@@ -53,7 +53,9 @@ def family_plots(lb: Leaderboard, family_id: str, option: str | None, flt: Filte
     zoomed to its models where they crowd a corner (:func:`zoom_to_models`)."""
     results = select_results(lb, family_id, flt)
     references = {r.model.label for r in results if _is_ref(lb, r)}
-    return {t: zoom_to_models(f, references) for t, f in REGISTRY[family_id].plots(results, option).items()}
+    return {
+        t: zoom_to_models(f, references) for t, f in views.plots(REGISTRY[family_id], results, option).items()
+    }
 
 
 def family_figures(

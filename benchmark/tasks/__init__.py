@@ -16,7 +16,7 @@ ranks results computed on identical data.
 from benchmark.tasks.card import CorpusSpec, DataSource, Provenance, Source, TaskCard, load_card, sha256_file
 from benchmark.tasks.datacard import dataset_card
 from benchmark.tasks.loader import Task, add_table, list_tasks, load_task, task_dirs
-from benchmark.tasks.tables import Column, TableSchema, check_table, register
+from benchmark.tasks.tables import Column, TableSchema, check_table
 
 __all__ = [
     "Column",
@@ -33,7 +33,6 @@ __all__ = [
     "list_tasks",
     "load_card",
     "load_task",
-    "register",
     "sha256_file",
     "task_dirs",
 ]

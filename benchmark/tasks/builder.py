@@ -11,8 +11,7 @@ a few unambiguous column aliases (:data:`ALIASES`), and checked *before anything
 written*: every problem of every input is reported at once with its file, line and field.
 
 The card lists only the metric families whose inputs are present.  The task layer imports
-no family (families sit above it); it asks the family registry the caller has loaded
-(:func:`loaded_families`), through what each family declares: its ``required_tables``,
+no family (families sit above it); it asks the family registry (:func:`loaded_families`), through what each family declares: its ``required_tables``,
 the tables it declares as its own (``tables``, its main table
 first), ``needs_evidence`` (RAG answers citing passages: a corpus must be given) and
 ``ranks_models`` (a family whose entries are not models is listed only when asked for).
@@ -25,7 +24,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +35,7 @@ import yaml
 from pydantic import ValidationError
 
 from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.registry import REGISTRY
 from benchmark.core.untrusted import load_json
 from benchmark.tasks.card import (
     CorpusSpec,
@@ -338,14 +337,8 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
 
 
 def loaded_families() -> Mapping[str, Any]:
-    """The family registry the running program has loaded.
-
-    The task layer may not import the families (they are built on it), so it reads the
-    registry from the loaded modules: ``benchmark.score`` / the command line load it, and
-    loading the table schemas does today.  Empty when nothing loaded it."""
-    known()  # the family tables: loads the registry where the task layer still does
-    module = sys.modules.get("benchmark.families")
-    return dict(getattr(module, "REGISTRY", {}) or {})
+    """The registered families: the task layer asks the registry, which loads them by name."""
+    return dict(REGISTRY)
 
 
 def own_tables(family: Any) -> tuple[str, ...]:

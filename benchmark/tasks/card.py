@@ -7,10 +7,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from benchmark.core.errors import InputError, Problem, rel, yaml_key_lines
-from benchmark.tasks.tables import known
+from benchmark.tasks.tables import known, schemas
 
 # ---------------------------------------------------------------------------------
 # The task card
@@ -52,13 +60,6 @@ class DataSource(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> DataSource:
-        tables = known()
-        unknown = sorted(set(self.tables) - set(tables))
-        if unknown:
-            raise ValueError(
-                f"unknown table(s) {unknown}; known tables: {sorted(tables)} (a metric family's "
-                "tables are known once the family registry, benchmark.families, is imported)"
-            )
         if "queries" not in self.tables:
             raise ValueError("every task needs a 'queries' table")
         if self.kind == "hub" and (not self.repo_id or not self.revision):
@@ -121,6 +122,16 @@ class TaskCard(_Strict):
         default_factory=SubmissionLimits,
         description="bounds on a submitted answer (not part of the versioned task data)",
     )
+
+    @field_validator("data")
+    @classmethod
+    def _tables_known(cls, data: DataSource, info: ValidationInfo) -> DataSource:
+        """Every table is a shared one or one a metric family declares; the card's own
+        families are asked first, so loading a task loads no family it does not list."""
+        unknown = sorted(set(data.tables) - set(schemas(data.tables, info.data.get("metrics") or ())))
+        if unknown:
+            raise ValueError(f"unknown table(s) {unknown}; known tables: {sorted(known())}")
+        return data
 
 
 # ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from benchmark.tasks.card import TaskCard
-from benchmark.tasks.tables import schema
+from benchmark.tasks.tables import schemas
 
 
 def dataset_card(card: TaskCard) -> str:
@@ -36,7 +36,8 @@ def dataset_card(card: TaskCard) -> str:
         if card.data.kind == "local"
         else [],
     }
-    tables = "\n".join(f"* `{n}` — {schema(n).description}" for n in card.data.tables)
+    found = schemas(card.data.tables, card.metrics)
+    tables = "\n".join(f"* `{n}` — {found[n].description}" for n in card.data.tables)
     return (
         "---\n"
         + yaml.safe_dump(header, sort_keys=False, allow_unicode=True)

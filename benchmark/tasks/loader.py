@@ -18,7 +18,7 @@ from benchmark.core.errors import InputError, Problem, rel
 from benchmark.tasks.builder import build_task
 from benchmark.tasks.card import TaskCard, load_card, sha256_file
 from benchmark.tasks.datacard import dataset_card
-from benchmark.tasks.tables import check_references, check_table, schema
+from benchmark.tasks.tables import check_references, check_table, schemas
 
 
 @dataclass
@@ -108,10 +108,11 @@ class Task:
             return self._tables
         tables, files = _load_tables(self.card, self.root)
         problems: list[Problem] = []
+        found = schemas(tables, self.card.metrics)
         for name, df in tables.items():
-            problems.extend(check_table(df, schema(name), files[name]))
+            problems.extend(check_table(df, found[name], files[name]))
         if not problems:
-            problems.extend(check_references(tables, files))
+            problems.extend(check_references(tables, files, self.card.metrics))
         if problems:
             raise InputError(problems)
         self._tables = tables
@@ -248,7 +249,14 @@ def add_table(task: Task, name: str, rows: pd.DataFrame, note: str, command: str
     if ds.kind != "local":
         raise InputError(Problem(task.where(), "only a local task's tables can be added", field="data.kind"))
     target = task.root / ds.path / f"{name}.parquet"
-    problems = check_table(rows, schema(name), rel(target))
+    table = schemas([name], task.card.metrics).get(name)
+    if table is None:
+        raise InputError(
+            Problem(
+                rel(target), f"no table {name!r}: not one a task or a family of {task.card.metrics} holds"
+            )
+        )
+    problems = check_table(rows, table, rel(target))
     if problems:
         raise InputError(problems)
     target.parent.mkdir(parents=True, exist_ok=True)

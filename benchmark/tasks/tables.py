@@ -1,155 +1,53 @@
-"""Table schemas: the columns, keys and references every task table is checked against.
+"""Checking task tables against their schemas: columns, types, keys and references.
 
-The shared tables (queries, aspects, qrels, corpus, stances) are declared here; each metric
-family registers its own (EXAM's questions, sub-questions, …) with :func:`register`.
+A table's schema is a shared one (:data:`benchmark.core.schema.SHARED`) or one a metric
+family declares (EXAM's questions, sub-questions, …), which :func:`schemas` asks the family
+registry for when a task needs it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
+from itertools import chain
+from typing import Any
 
 import pandas as pd
 
 from benchmark.core.errors import Problem
+from benchmark.core.registry import REGISTRY
+from benchmark.core.schema import SHARED, Column, TableSchema
 
-# ---------------------------------------------------------------------------------
-# Table schemas.  ``key`` columns must be unique together; ``refs`` name the table
-# whose key a column must exist in.  Types are checked loosely ("str" accepts any
-# string-like column, "int" any integer column).
-# ---------------------------------------------------------------------------------
+__all__ = ["SHARED", "Column", "TableSchema", "check_references", "check_table", "known", "schemas"]
 
 
-@dataclass(frozen=True)
-class Column:
-    name: str
-    type: Literal["str", "int", "float", "bool", "list[str]"]
-    required: bool = True  # column must be present
-    nullable: bool = False  # values may be null
-    ref: str | None = None  # "<table>.<column>" the value must exist in
-    description: str = ""
-    #: the values the column may hold (a vocabulary such as a nugget's importance), if closed
-    choices: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class TableSchema:
-    name: str
-    columns: tuple[Column, ...]
-    key: tuple[str, ...]
-    description: str = ""
-    #: the column whose texts must never reach the model under evaluation (a family's
-    #: held-out data, e.g. EXAM's questions); generation refuses any prompt holding one
-    held_out: str | None = None
-
-    def column(self, name: str) -> Column | None:
-        return next((c for c in self.columns if c.name == name), None)
-
-
-#: The tables every task may hold; metric families register their own (:func:`register`).
-SCHEMAS: dict[str, TableSchema] = {
-    s.name: s
-    for s in (
-        TableSchema(
-            "queries",
-            (
-                Column("query_id", "str", description="unique id, e.g. the TREC topic number"),
-                Column("text", "str", description="the query as given to the model"),
-                Column("description", "str", required=False, nullable=True),
-                Column("type", "str", required=False, nullable=True, description="e.g. faceted / ambiguous"),
-                Column("split", "str", required=False, nullable=True),
-                Column(
-                    "topic_id",
-                    "str",
-                    required=False,
-                    nullable=True,
-                    description="argument tasks: the controversial topic this (topic, stance) query is on",
-                ),
-                Column(
-                    "topic", "str", required=False, nullable=True, description="argument tasks: the topic"
-                ),
-                Column(
-                    "stance", "str", required=False, nullable=True, description="argument tasks: pro / con"
-                ),
-            ),
-            key=("query_id",),
-            description="The inputs the evaluated model answers.",
-        ),
-        TableSchema(
-            "aspects",
-            (
-                Column("query_id", "str", ref="queries.query_id"),
-                Column("aspect_id", "str"),
-                Column("text", "str"),
-                Column("type", "str", required=False, nullable=True, description="e.g. inf / nav"),
-            ),
-            key=("query_id", "aspect_id"),
-            description="Ground-truth aspects (subtopics) TQ(x) of each query.",
-        ),
-        TableSchema(
-            "qrels",
-            (
-                Column("query_id", "str", ref="queries.query_id"),
-                Column("doc_id", "str"),
-                Column("aspect_id", "str", nullable=True, description="null for document-level judgements"),
-                Column("relevance", "int"),
-            ),
-            key=("query_id", "doc_id", "aspect_id"),
-            description="Relevance judgements; aspect-level rows drive ICAT-M alignment.",
-        ),
-        TableSchema(
-            "corpus",
-            (
-                Column("doc_id", "str"),
-                Column("title", "str", required=False, nullable=True),
-                Column("text", "str"),
-                Column("url", "str", required=False, nullable=True),
-            ),
-            key=("doc_id",),
-            description="The knowledge source K that claims are grounded in.",
-        ),
-        TableSchema(
-            "stances",
-            (
-                Column("query_id", "str", ref="queries.query_id"),
-                Column("doc_id", "str"),
-                Column("stance", "str", description="pro / con / both / neutral"),
-            ),
-            key=("query_id", "doc_id"),
-            description="Stance labels of documents for argument tasks.",
-        ),
-    )
-}
-
-
-def register(*schemas: TableSchema) -> None:
-    """Add a family's tables to what task cards may list (called as its module loads).
-    Registering the same schema twice is harmless; another schema under a taken name is
-    a programming error."""
-    for s in schemas:
-        if s.name in SCHEMAS and SCHEMAS[s.name] != s:
-            raise ValueError(f"table {s.name!r} is registered twice with different schemas")
-        SCHEMAS[s.name] = s
+def schemas(names: Iterable[str], families: Iterable[str] = ()) -> dict[str, TableSchema]:
+    """The schema of each table in ``names`` that some family or every task declares: a
+    shared table's, else the one a family declares, asked of ``families`` first (a card's
+    own list, so a task loads only the families it names) and then of every registered one.
+    The task layer never imports a family: it asks the registry, which loads them by name."""
+    wanted = [n for n in names if n not in SHARED]
+    found = {n: SHARED[n] for n in names if n in SHARED}
+    if not wanted:
+        return found
+    listed = [f for f in families if f in REGISTRY]
+    for fid in chain(listed, (f for f in REGISTRY if f not in listed)):
+        for table in REGISTRY[fid].tables:
+            if table.name in wanted:
+                found.setdefault(table.name, table)
+        if all(n in found for n in wanted):
+            break
+    return found
 
 
 def known() -> dict[str, TableSchema]:
-    """Every table a task may hold: the shared ones and those the registered metric families
-    declare.  The task layer never imports a family (it sits below them): the family
-    registry, :mod:`benchmark.families`, registers each family's tables as it loads, so a
-    caller that reads a card listing a family's table imports the registry first (every
-    command, the runner and the API do)."""
-    return SCHEMAS
+    """Every table a task may hold: the shared ones and those every registered family
+    declares (this loads every family's declaration: for listings and error messages)."""
+    return {**SHARED, **{t.name: t for f in REGISTRY.values() for t in f.tables}}
 
 
-def schema(name: str) -> TableSchema:
-    return known()[name]
-
-
-def held_out_columns(names: Iterable[str]) -> dict[str, str]:
+def held_out_columns(names: Iterable[str], families: Iterable[str] = ()) -> dict[str, str]:
     """Table -> its held-out column, for the tables among ``names`` that hold one."""
-    tables = known()
-    return {n: tables[n].held_out for n in names if n in tables and tables[n].held_out}
+    return {n: s.held_out for n, s in schemas(names, families).items() if s.held_out}
 
 
 def check_table(df: pd.DataFrame, schema: TableSchema, file: str) -> list[Problem]:
@@ -218,10 +116,13 @@ def _type_mismatch(values: pd.Series, typ: str) -> list[Any]:
     return []
 
 
-def check_references(tables: dict[str, pd.DataFrame], files: dict[str, str]) -> list[Problem]:
+def check_references(
+    tables: dict[str, pd.DataFrame], files: dict[str, str], families: Iterable[str] = ()
+) -> list[Problem]:
     problems: list[Problem] = []
+    found = schemas(tables, families)
     for name, df in tables.items():
-        table = schema(name)
+        table = found[name]
         for col in table.columns:
             if col.ref is None or col.name not in df.columns:
                 continue

@@ -472,7 +472,6 @@ def topic_sets(
 
 def official_texts() -> tuple[dict[str, str], dict[str, str]]:
     """The official topic texts, from groundcover's tasks (``trec-rag24``, ``trec-rag25``)."""
-    import benchmark.families  # noqa: F401  (the families' tables, which the task cards list)
     from benchmark.tasks import load_task
 
     return load_task("trec-rag24").query_texts(), load_task("trec-rag25").query_texts()

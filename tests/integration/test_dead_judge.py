@@ -19,7 +19,7 @@ import pytest
 from benchmark.board.leaderboard import build_leaderboard
 from benchmark.cli.main import main
 from benchmark.core.results import read_result
-from benchmark.families.exam.family import task_bank
+from benchmark.families.exam.bank import task_bank
 from benchmark.tasks import load_task
 from tests.helpers.openai_server import (
     ScriptedModel,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.cli.main import main
-from benchmark.families.exam.family import task_bank
+from benchmark.families.exam.bank import task_bank
 from benchmark.tasks import load_task
 from tests.helpers.openai_server import (
     ScriptedModel,

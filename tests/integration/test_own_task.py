@@ -17,7 +17,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import benchmark.families  # noqa: F401  (the registry the card's families come from)
 from benchmark.cli.main import main
 from benchmark.core.results import read_result
 from benchmark.tasks import Task, load_task

@@ -7,8 +7,9 @@
   exception list: a family's ``commands.py`` is families-layer code, given what it needs
   from above by the command line (:class:`benchmark.families.command_context.CommandContext`).
 * No family id is named outside the family's folder and the registry: the platform knows
-  families only through :data:`benchmark.families.REGISTRY`; nor are the tables, judge roles
-  and prompts a family declares.
+  families only through :data:`benchmark.core.registry.REGISTRY`, which names the built-in
+  ones as ``"module:object"`` strings and imports none of them until asked; nor are the
+  tables, judge roles and prompts a family declares.
 * A family's settings are declared once: the defaults an empty command line gives are the
   model's defaults, and no family writes its own flags.
 * ``formulas.py`` and ``scores.py`` import only the standard library, the family's own
@@ -29,8 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.families import BUILTIN, REGISTRY
-from benchmark.families.base import MetricFamily
+from benchmark.core.registry import BUILTIN, REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "benchmark"
@@ -214,6 +214,9 @@ def test_answer_formats_are_read_only_in_the_answers_package() -> None:
     assert found == []
 
 
+#: the registry: it names the built-in families (``"module:object"``), importing none
+REGISTRY_MODULE = "benchmark/core/registry.py"
+
 #: quoted family ids that name something else: the RAG setting's JSON key "subq" (sub-
 #: question-augmented RAG), written by every outputs, submission and result file; and the
 #: "arguments" key of lm-eval's sample logs
@@ -227,8 +230,8 @@ def test_no_family_is_named_outside_its_folder_and_the_registry() -> None:
     found = []
     for path in [*PACKAGE.rglob("*.py"), *(ROOT / "hf_space").rglob("*.py")]:
         rel = str(path.relative_to(ROOT))
-        if rel.startswith("benchmark/families/") or "task_data" in rel:
-            continue  # a family's own folder, and the registry (benchmark/families/__init__.py)
+        if rel.startswith("benchmark/families/") or rel == REGISTRY_MODULE or "task_data" in rel:
+            continue  # a family's own folder, and the registry's names of the built-in ones
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             for m in [*quoted.finditer(line), *imported.finditer(line)]:
                 if (rel, m.group(1)) not in ALLOWED_IDS:
@@ -240,12 +243,13 @@ def declared_names() -> dict[str, str]:
     """What the families declare, by name -> family id: their task tables, judge roles and
     prompts (``name@version`` references).  A name the task layer declares for every task
     (the shared ``aspects`` table, also a prompt's name) is not a family's."""
-    from benchmark.tasks.tables import SCHEMAS
+    from benchmark.core.registry import prompt_folder
+    from benchmark.core.schema import SHARED
 
-    shared = {n for n, s in SCHEMAS.items() if not any(s in f.tables for f in REGISTRY.values())}
+    shared = set(SHARED)
     out = {}
     for fid, family in REGISTRY.items():
-        folder = family.prompt_folder()
+        folder = prompt_folder(family.package)
         prompts = [p.stem.rpartition("-v")[0] for p in folder.glob("*.yaml")] if folder else []
         for name in [*(t.name for t in family.tables), *(r.name for r in family.judge_roles), *prompts]:
             if name not in shared:
@@ -276,7 +280,7 @@ def test_no_table_role_or_prompt_of_a_family_is_named_outside_its_folder() -> No
     found = []
     for path in [*PACKAGE.rglob("*.py"), *(ROOT / "hf_space").rglob("*.py")]:
         rel = str(path.relative_to(ROOT))
-        if rel.startswith("benchmark/families/") or "task_data" in rel:
+        if rel.startswith("benchmark/families/") or rel == REGISTRY_MODULE or "task_data" in rel:
             continue
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             for m in quoted.finditer(line):
@@ -293,13 +297,13 @@ def _score_args(*extra: str):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("family_id", list(REGISTRY))
 def test_settings_defaults_are_declared_once(family_id: str) -> None:
-    family = REGISTRY[family_id]
-    assert family.settings_from_args(_score_args()) == family.settings_model()
-    for hook in ("settings_from_args", "add_arguments"):
-        assert getattr(type(family), hook) is getattr(MetricFamily, hook), (
-            f"{family_id} writes its own {hook}"
-        )
     from benchmark.cli.main import build_parser
+    from benchmark.cli.settings import from_args
+
+    family = REGISTRY[family_id]
+    assert from_args(family.settings_model, _score_args()) == family.settings_model()
+    for hook in ("from_args", "add_arguments"):  # argparse lives in the command line's adapter only
+        assert not hasattr(family.settings_model, hook), f"{family_id}'s settings write their own {hook}"
 
     score = next(
         a for a in build_parser()._subparsers._group_actions[0].choices["score"]._actions if a.dest == "help"
@@ -314,7 +318,9 @@ def test_settings_defaults_are_declared_once(family_id: str) -> None:
 def test_every_stage_a_pipeline_names_is_declared(family_id: str) -> None:
     """A dry run lists the declared stages it did not reach; a stage named in the code but
     not declared would be missing from that list (runtime names: tests/integration/test_dry_run.py)."""
-    folder = Path(sys.modules[type(REGISTRY[family_id]).__module__].__file__).parent  # type: ignore[arg-type]
+    import importlib
+
+    folder = Path(importlib.import_module(REGISTRY[family_id].package).__file__ or "").parent
     named = {m for p in folder.glob("*.py") for m in re.findall(r'stage\("([^"]+)"\)', p.read_text())}
     declared = REGISTRY[family_id].stages
     # a family that asks no model (the toy plug-in) names and declares none
@@ -332,15 +338,13 @@ def test_every_stage_a_pipeline_names_is_declared(family_id: str) -> None:
 
 
 def test_a_flag_reaches_the_settings_and_a_bad_value_names_its_flag() -> None:
+    from benchmark.cli.settings import from_args
     from benchmark.core.errors import InputError
 
-    assert REGISTRY["subq"].settings_from_args(_score_args("--subq-weights", "1,0,0")).weights == (
-        1.0,
-        0.0,
-        0.0,
-    )
+    subq = REGISTRY["subq"].settings_model
+    assert from_args(subq, _score_args("--subq-weights", "1,0,0")).weights == (1.0, 0.0, 0.0)
     with pytest.raises(InputError) as err:
-        REGISTRY["subq"].settings_from_args(_score_args("--subq-weights", "1,0"))
+        from_args(subq, _score_args("--subq-weights", "1,0"))
     assert all(p.field == "--subq-weights" for p in err.value.problems)
 
 
@@ -380,17 +384,17 @@ def test_a_family_from_an_outside_package_runs_through_the_real_command_line(
     from importlib.metadata import entry_points
 
     from benchmark.cli.main import main
-    from benchmark.families import ENTRY_POINT_GROUP, PLUGIN_ERRORS
+    from benchmark.core.registry import ENTRY_POINT_GROUP
     from tests.helpers.toy import toy_task
 
     found = {e.name: e for e in entry_points(group=ENTRY_POINT_GROUP)}
     assert "toy" in found, (
         "install the toy family: pip install --no-deps -e tests/toy_family (setup.sh --dev)"
     )
-    assert PLUGIN_ERRORS == []
+    assert REGISTRY.errors == []
     family = REGISTRY["toy"]  # registered by its entry point alone, no line in benchmark/
-    module = Path(sys.modules[type(family).__module__].__file__ or "")
-    assert PACKAGE not in module.parents and type(family).__module__.startswith("groundcover_toy_family")
+    module = Path(sys.modules[family.package].__file__ or "")
+    assert PACKAGE not in module.parents and family.package == "groundcover_toy_family"
     task = toy_task(tmp_path)
     outputs = tmp_path / "out.jsonl"
     rows = [

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from benchmark.families import REGISTRY
+from benchmark.families import base as family_base
 from benchmark.families.arguments import formulas as F
 from benchmark.families.arguments import judges as J
 from benchmark.families.arguments.pipeline import system_position
@@ -167,9 +168,9 @@ def scored() -> tuple[list, FakeLLM]:
     settings = fam.settings_model(
         quality_judge="listwise_sc", context_judges=J.CONTEXT_JUDGES, joint_judges=J.JOINT_JUDGES
     )
-    prepared = fam.prepare(task, stack, ScoringInputs(), settings)
+    prepared = family_base.prepare(fam, task, stack, ScoringInputs(), settings)
     items = [(q, "", "Yes, because of evidence [1].") for q in queries.query_id[:2]]
-    return fam.score_batch(prepared, items, settings), llm
+    return family_base.score_batch(fam, prepared, items), llm
 
 
 def test_pipeline_scores_by_hand(scored: tuple[list, FakeLLM]) -> None:
@@ -194,7 +195,7 @@ def test_pipeline_scores_by_hand(scored: tuple[list, FakeLLM]) -> None:
     assert s["context_listwise_rag_fg"] is None and s["overall_listwise_rag_fg"] is None
     assert any(f.startswith("listwise_rag_fg:") for f in t.failures)
     assert any("not rated: clarity" in f for f in t.failures)
-    assert REGISTRY["arguments"].recompute(t) == s
+    assert family_base.recompute(REGISTRY["arguments"], t) == s
     assert t.evidence_source == "retrieved" and t.cited == []
     assert t.reference_id and f"-{t.stance}0" in t.reference_id
 
@@ -226,8 +227,10 @@ def test_evidence_given_needs_the_corpus_and_is_cited() -> None:
     fam = REGISTRY["arguments"]
     settings = fam.settings_model(context_judges="direct", joint_judges="none", quality_judge="listwise")
     qid = q.query_id[0]
-    prepared = fam.prepare(task, stack, ScoringInputs(evidence={qid: [docs[0], docs[1], "nope"]}), settings)
-    (t,) = fam.score_batch(prepared, [(qid, "", "As shown [2], and [7].")], settings)
+    prepared = family_base.prepare(
+        fam, task, stack, ScoringInputs(evidence={qid: [docs[0], docs[1], "nope"]}), settings
+    )
+    (t,) = family_base.score_batch(fam, prepared, [(qid, "", "As shown [2], and [7].")])
     assert t.evidence_source == "given" and [d.doc_id for d in t.evidence] == docs
     assert t.cited == [docs[1]]
     assert any("not in the corpus" in f for f in t.failures)
@@ -239,7 +242,7 @@ def test_settings_name_their_flag() -> None:
 
     fam = REGISTRY["arguments"]
     with pytest.raises(InputError) as err:
-        fam.settings_model.from_options(context_judges="direct,telepathy")
+        fam.settings_model(context_judges="direct,telepathy")
     assert "--context-judges" in str(err.value) and "telepathy" in str(err.value)
     assert fam.settings_model(joint_judges="none").joint_judges == ()
 
@@ -267,8 +270,8 @@ def test_plain_listwise_leaves_an_unrated_dimension_missing() -> None:
     )
     fam = REGISTRY["arguments"]
     settings = fam.settings_model(quality_judge="listwise", context_judges="none", joint_judges="none")
-    (t,) = fam.score_batch(
-        fam.prepare(task, stack, ScoringInputs(), settings), [(qid, "", "An argument.")], settings
+    (t,) = family_base.score_batch(
+        fam, family_base.prepare(fam, task, stack, ScoringInputs(), settings), [(qid, "", "An argument.")]
     )
     assert t.scores["clarity"] is None and t.scores["overall_quality"] == 3.0
     assert any("not rated: clarity" in f for f in t.failures)

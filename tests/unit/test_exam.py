@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from benchmark.core.errors import InputError
+from benchmark.families import REGISTRY
+from benchmark.families import base as family_base
+from benchmark.families import views as family_views
 from benchmark.families.base import ScoringInputs
 from benchmark.families.exam import formulas
-from benchmark.families.exam.bank import ExamQuestion, questions_from_rows
+from benchmark.families.exam.bank import ExamQuestion, questions_from_rows, task_bank
 from benchmark.families.exam.exampp import (
     exam_from_grades,
     graders,
@@ -23,7 +26,7 @@ from benchmark.families.exam.exampp import (
     write_bank,
     write_grades,
 )
-from benchmark.families.exam.family import ExamFamily, ExamSettings, task_bank
+from benchmark.families.exam.family import ExamSettings
 from benchmark.families.exam.judges import (
     EntailmentAnswerer,
     LLMAnswerer,
@@ -334,12 +337,12 @@ def test_a_held_out_question_in_a_generation_prompt_is_refused() -> None:
 
 def test_family_scores_n_exam_against_the_gold_articles() -> None:
     task = load_task("webtrack-2009-2012")
-    fam = ExamFamily()
+    fam = REGISTRY["exam"]
     stack = fake_stack(
         llm=FakeLLM(lambda m: ""), entailment=ContainsEntailment(), retriever=FakeRetriever({})
     )  # type: ignore[arg-type]
     settings = ExamSettings()  # margin 0.02: a tie between two supported options is an abstention
-    prep = fam.prepare(task, stack, ScoringInputs(), settings)
+    prep = family_base.prepare(fam, task, stack, ScoringInputs(), settings)
     gold = prep.state.gold_exam
     # the fake supports only options written literally in the text. Topic 154's gold article
     # names only the key of q1; q2 ("About 250", "About 74") and q3 (all four varieties) are
@@ -349,11 +352,11 @@ def test_family_scores_n_exam_against_the_gold_articles() -> None:
     assert mean == pytest.approx(43 / 60)
     bank = task_bank(task)["175"]
     answer = " ".join(f"{q.question} {q.answer}." for q in bank[:3])
-    (t,) = fam.score_batch(prep, [("175", "signs of a heartattack", answer)], settings)
+    (t,) = family_base.score_batch(fam, prep, [("175", "signs of a heartattack", answer)])
     assert t.scores["exam"] == pytest.approx(3 / 5) and t.scores["n_exam"] == pytest.approx(0.6 / mean)
-    assert fam.recompute(ExamTrace.model_validate(t.model_dump())) == t.scores
+    assert family_base.recompute(fam, ExamTrace.model_validate(t.model_dump())) == t.scores
     assert [q.correct for q in t.questions] == [True, True, True, False, False]
-    html = fam.trace_html(t.model_dump())
+    html = family_views.trace_html(fam, t.model_dump())
     assert "▶" in html and "abstained" in html
 
 
@@ -536,8 +539,8 @@ def test_the_exam_answerer_is_measured_on_judged_passages_for_its_card(tmp_path:
     )
     judges = fake_stack(llm=FakeLLM(lambda _m: ""), entailment=WordSupport(), retriever=FakeRetriever({}))  # type: ignore[arg-type]
     family = REGISTRY["exam"]
-    assert family.answer_for_card("entailment", judges, grades, bank_path) is None
-    got = family.answer_for_card("exam-answerer", judges, grades, bank_path)
+    assert family_base.hook(family, "answer_for_card")("entailment", judges, grades, bank_path) is None
+    got = family_base.hook(family, "answer_for_card")("exam-answerer", judges, grades, bank_path)
     assert got is not None
     assert [(p.relevance, p.ours, p.theirs) for p in got[:4]] == [(2, 1, 1), (1, 1, 1), (0, 0, 1), (0, 0, 0)]
     assert got[4].ours is None and "no questions" in got[4].failures[0]
@@ -571,7 +574,7 @@ def test_the_card_reads_every_judged_passage_under_one_named_grader(tmp_path: Pa
     path.write_text(json.dumps(["q1", [ranked, other]]) + "\n", encoding="utf-8")
     judges = fake_stack(llm=FakeLLM(lambda _m: ""), entailment=WordSupport(), retriever=FakeRetriever({}))  # type: ignore[arg-type]
     family = REGISTRY["exam"]
-    got = family.answer_for_card("exam-answerer", judges, path, bank_path)
+    got = family_base.hook(family, "answer_for_card")("exam-answerer", judges, path, bank_path)
     assert got is not None and [(p.relevance, p.ours, p.theirs) for p in got] == [(2, 1, 1), (0, 0, 0)]
 
     second = dict(
@@ -583,8 +586,10 @@ def test_the_card_reads_every_judged_passage_under_one_named_grader(tmp_path: Pa
     other["exam_grades"].append(dict(second))
     path.write_text(json.dumps(["q1", [ranked, other]]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"has 2 graders.*gpt-4o"):
-        family.answer_for_card("exam-answerer", judges, path, bank_path)
-    got = family.answer_for_card("exam-answerer", judges, path, bank_path, grader="gpt-4o")
+        family_base.hook(family, "answer_for_card")("exam-answerer", judges, path, bank_path)
+    got = family_base.hook(family, "answer_for_card")(
+        "exam-answerer", judges, path, bank_path, grader="gpt-4o"
+    )
     assert got is not None and [p.theirs for p in got] == [0, 0]
 
 
@@ -628,7 +633,7 @@ def test_the_default_answerer_refuses_a_free_text_bank_up_front(tmp_path: Path) 
     with pytest.raises(
         InputError, match=r"bank.jsonl.*1 of the 1 questions.*free text without an answer key"
     ):
-        REGISTRY["exam"].answer_for_card("exam-answerer", judges, grades, bank_path)
+        family_base.hook(REGISTRY["exam"], "answer_for_card")("exam-answerer", judges, grades, bank_path)
     assert calls == []
 
 

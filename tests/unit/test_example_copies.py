@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.core import paths
 from benchmark.models import example_copies
 from benchmark.models.prompts import load_prompt
 from benchmark.models.structured import run_structured
@@ -21,10 +20,9 @@ from tests.helpers.fakes import FakeLLM
 
 def _every_prompt_file() -> list[Path]:
     """The shared prompts and every registered family's own (``families/<id>/prompts/``)."""
-    import benchmark.families  # noqa: F401  (registering the families adds their prompt folders)
     from benchmark.models import prompts
 
-    return sorted({p for folder in [paths.PROMPTS_DIR, *prompts.FOLDERS] for p in folder.glob("*.yaml")})
+    return sorted({p for folder in prompts.folders() for p in folder.glob("*.yaml")})
 
 
 def _ref(path: Path) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from benchmark.core.results import ModelInfo, read_result
-from benchmark.families import REGISTRY, families_for
+from benchmark.families import REGISTRY, families_for, views
 from benchmark.judging.stack import JudgeStack
 from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import Task
@@ -67,7 +67,7 @@ def test_family_runs_through_the_runner(family_id: str, tmp_path: Path) -> None:
     ]
     assert [t.query_id for t in traces] == [q.query_id for q in result.per_query]
     assert all(t.item_key for t in traces)
-    html = family.trace_html(traces[0].model_dump(mode="json"))
+    html = views.trace_html(family, traces[0].model_dump(mode="json"))
     assert traces[0].query in html or "query" in html.lower()
     # a second run finds every query checkpointed and asks no model anything
     calls = (len(judges.llm.requests), len(judges.entailment.calls))  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from benchmark.board.leaderboard import build_leaderboard
 from benchmark.core import figures
 from benchmark.core.results import iter_results
 from benchmark.families import BUILTIN, REGISTRY
+from benchmark.families import views as family_views
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def _figures(published, fid):  # type: ignore[no-untyped-def]
     ]
     assert results, fid
     for option in [value for _, value in fam.view_options] or [None]:
-        for title, fig in fam.figures(results, option).items():
+        for title, fig in family_views.figures(fam, results, option).items():
             yield f"{fid}/{option}/{title}", fig
 
 
@@ -75,7 +76,7 @@ def test_a_dollar_in_a_name_is_drawn_as_text(published) -> None:  # type: ignore
     """ "$" starts matplotlib's math mode: an unescaped "$\\frac" in a model id broke the figure."""
     result = next(e.result for e in published.entries if e.result.metric_family == "exam")
     odd = result.model_copy(update={"model": result.model.model_copy(update={"id": "org/$\\frac$x"})})
-    fig = REGISTRY["exam"].figures([odd])["EXAM and n-EXAM"]
+    fig = family_views.figures(REGISTRY["exam"], [odd])["EXAM and n-EXAM"]
     fig.canvas.draw()  # raises a ValueError from the math parser when not escaped
     labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
     assert labels[0] == "\\$\\frac\\$x"

@@ -261,7 +261,7 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(
 def test_a_result_is_not_overwritten_by_other_settings(tmp_path: Path) -> None:
     from benchmark.core.results import ModelInfo
     from benchmark.families import REGISTRY
-    from benchmark.families.icat import ICATSettings
+    from benchmark.families.icat.family import ICATSettings
     from benchmark.scoring.runner import RunOptions, score_task
     from tests.unit.test_families import MOCKS
 

@@ -21,6 +21,7 @@ from benchmark.board.render import print_leaderboard
 from benchmark.core.errors import InputError
 from benchmark.core.results import Score, TaskResult, read_result, traces_path
 from benchmark.families import REGISTRY
+from benchmark.families import base as family_base
 from benchmark.families.base import QueryTrace
 from benchmark.scoring.human_labels import correct_scores, read_human_labels
 from benchmark.scoring.options import RunOptions
@@ -71,7 +72,7 @@ def label_file(tmp_path: Path, family_id: str, key: str, share: float, truth: st
     rng = random.Random(7)
     rows = []
     for t in traces:
-        for u in family.score_units(key, t) or ():
+        for u in family_base.score_units(family, key, t) or ():
             if rng.random() < share:
                 label = u.judge if truth == "judge" else 1
                 rows.append(
@@ -217,9 +218,9 @@ def assert_units_are_the_score(family_id: str, traces: list[QueryTrace]) -> int:
     family = REGISTRY[family_id]
     checked = 0
     for t in traces:
-        recomputed = family.recompute(t)
+        recomputed = family_base.recompute(family, t)
         for key in family.labelled_units:
-            units = family.score_units(key, t)
+            units = family_base.score_units(family, key, t)
             assert (units is None) == (t.scores.get(key) is None), (family_id, key, t.query_id)
             if units is None:
                 continue
@@ -246,7 +247,7 @@ def test_n_exam_is_not_a_unit_mean_and_is_not_declared() -> None:
     # its denominator is the gold articles' EXAM, which labels of the answer's questions do not reach
     assert "n_exam" not in REGISTRY["exam"].labelled_units
     _, traces = published("exam")
-    assert REGISTRY["exam"].score_units("n_exam", traces[0]) is None
+    assert family_base.score_units(REGISTRY["exam"], "n_exam", traces[0]) is None
 
 
 def test_the_hybrid_weighs_each_sub_question_by_its_type_weight_over_its_type_count() -> None:
@@ -256,16 +257,16 @@ def test_the_hybrid_weighs_each_sub_question_by_its_type_weight_over_its_type_co
     w = dict(zip(("core", "background", "follow-up"), t.weights, strict=True))
     n = {ty: sum(s.type == ty for s in t.sub_questions) for ty in w}
     types = {s.sub_question_id: s.type for s in t.sub_questions}
-    units = family.score_units("subq_hybrid", t)
+    units = family_base.score_units(family, "subq_hybrid", t)
     assert units is not None and len(units) == len(t.sub_questions)
     for u in units:
         assert u.weight == pytest.approx(w[types[u.unit_id]] / n[types[u.unit_id]] / sum(w.values()))
-    core = family.score_units("answer_core", t)
+    core = family_base.score_units(family, "answer_core", t)
     assert core is not None and {types[u.unit_id] for u in core} == {"core"}
     # a type weighing nothing brings no unit into the hybrid (and no zero weight into PPI)
     t0 = t.model_copy(update={"weights": (1.0, 1.0, 0.0)})
-    t0.scores = family.recompute(t0)
-    units0 = family.score_units("subq_hybrid", t0)
+    t0.scores = family_base.recompute(family, t0)
+    units0 = family_base.score_units(family, "subq_hybrid", t0)
     assert units0 is not None and all(types[u.unit_id] != "follow-up" for u in units0)
     assert_units_are_the_score("subq", [t0])
 
@@ -294,8 +295,8 @@ def attribution_traces() -> list[QueryTrace]:
 def test_citation_recall_labels_sentences_and_precision_labels_citations() -> None:
     family = REGISTRY["attribution"]
     (t,) = attribution_traces()
-    recall = family.score_units("citation_recall", t)
-    precision = family.score_units("citation_precision", t)
+    recall = family_base.score_units(family, "citation_recall", t)
+    precision = family_base.score_units(family, "citation_precision", t)
     assert recall is not None and precision is not None
     assert [(u.unit_id, u.judge) for u in recall] == [("s1", 1.0), ("s2", 1.0), ("s3", 0.0), ("s4", 0.0)]
     # s1's [3] is redundant (the sentence is still supported without it); s2 needs both
@@ -316,15 +317,15 @@ def test_closed_book_answers_have_no_attribution_units_and_uncited_ones_label_ze
 
     family = REGISTRY["attribution"]
     # closed-book answers are not scored by the family at all: no trace, so no unit to label
-    assert family.not_applicable(ScoringInputs(evidence=None)) is not None
+    assert family_base.not_applicable(family, ScoringInputs(evidence=None)) is not None
     # an answer that cites nothing: recall's sentences are all 0 (an uncited sentence counts
     # against it), precision has nothing to be precise about and no units
     (t,) = attribution_traces()
     bare = t.model_copy(update={"sentences": [s for s in t.sentences if not s.citations and not s.invalid]})
-    bare.scores = family.recompute(bare)
-    recall = family.score_units("citation_recall", bare)
+    bare.scores = family_base.recompute(family, bare)
+    recall = family_base.score_units(family, "citation_recall", bare)
     assert recall is not None and [(u.unit_id, u.judge) for u in recall] == [("s1", 0.0)]
-    assert family.score_units("citation_precision", bare) is None
+    assert family_base.score_units(family, "citation_precision", bare) is None
     assert_units_are_the_score("attribution", [bare])
 
 

@@ -24,9 +24,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from benchmark.cli.settings import from_args
 from benchmark.core.results import ModelInfo, read_result
 from benchmark.families import REGISTRY
-from benchmark.families.icat import ICATSettings
+from benchmark.families.icat.family import ICATSettings
 from benchmark.families.icat.formulas import icat_beta
 from benchmark.scoring.runner import RunOptions, score_task
 from benchmark.tasks import load_task
@@ -385,14 +386,15 @@ def test_cli_options_reach_the_settings() -> None:
     args = build_parser().parse_args(
         ["score", "--outputs", "x.jsonl", "--tasks", "t", "--beta", "2", "--variants", "a,m"]
     )
-    settings = ICAT.settings_from_args(args)
+    settings = from_args(ICAT.settings_model, args)
     assert settings.beta == 2.0 and settings.variants == ("m", "a")
     from benchmark.core.errors import InputError
 
     for bad in (["--beta", "-1"], ["--variants", "x,y"], ["--variants", ","], ["--beta", "nan"]):
         with pytest.raises(InputError):
-            ICAT.settings_from_args(
-                build_parser().parse_args(["score", "--outputs", "x", "--tasks", "t", *bad])
+            from_args(
+                ICAT.settings_model,
+                build_parser().parse_args(["score", "--outputs", "x", "--tasks", "t", *bad]),
             )
 
 

@@ -310,7 +310,8 @@ def test_a_judge_that_mostly_echoes_its_example_is_flagged() -> None:
 def test_the_argument_family_rates_for_the_card_and_refuses_copies() -> None:
     """The family's own judge rates standalone arguments; a reply that is its prompt's
     worked example is refused (retried, then a failure), not a rating."""
-    from benchmark.families import REGISTRY, MetricFamily
+    from benchmark.families import REGISTRY
+    from benchmark.families.base import hook
     from benchmark.models.prompts import load_prompt
     from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
 
@@ -323,9 +324,9 @@ def test_the_argument_family_rates_for_the_card_and_refuses_copies() -> None:
         return example if "copy me" in messages[-1]["content"] or "copy me" in str(messages) else own
 
     judges = fake_stack(llm=FakeLLM(reply), entailment=FakeEntailment({}), retriever=FakeRetriever({}))
-    fam = next(f for f in REGISTRY.values() if type(f).rate_for_card is not MetricFamily.rate_for_card)
-    assert fam.rate_for_card("entailment", judges, []) is None
-    rated = fam.rate_for_card(
+    rate = next(found for f in REGISTRY.values() if (found := hook(f, "rate_for_card")))
+    assert rate("entailment", judges, []) is None
+    rated = rate(
         "argument-quality",
         judges,
         [("Uniforms?", "pro", "Uniforms are cheap."), ("Uniforms?", "pro", "copy me")],
@@ -339,7 +340,8 @@ def test_a_partial_copy_is_not_salvaged_into_a_rating() -> None:
     refused as the worked example (fourteen of its fifteen ratings)."""
     import json
 
-    from benchmark.families import REGISTRY, MetricFamily
+    from benchmark.families import REGISTRY
+    from benchmark.families.base import hook
     from benchmark.models.prompts import load_prompt
     from tests.helpers.fakes import FakeEntailment, FakeLLM, FakeRetriever, fake_stack
 
@@ -350,10 +352,8 @@ def test_a_partial_copy_is_not_salvaged_into_a_rating() -> None:
         entailment=FakeEntailment({}),
         retriever=FakeRetriever({}),
     )
-    fam = next(f for f in REGISTRY.values() if type(f).rate_for_card is not MetricFamily.rate_for_card)
-    ((rating, failures, matches),) = (
-        fam.rate_for_card("argument-quality", judges, [("Uniforms?", "pro", "Cheap.")]) or []
-    )
+    rate = next(found for f in REGISTRY.values() if (found := hook(f, "rate_for_card")))
+    ((rating, failures, matches),) = rate("argument-quality", judges, [("Uniforms?", "pro", "Cheap.")]) or []
     assert matches == 0
     assert rating is None and any("worked example" in f for f in failures)
 

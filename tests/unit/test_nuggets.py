@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from benchmark.core.errors import InputError
+from benchmark.families import base as family_base
 from benchmark.families.nuggets import formulas
 from benchmark.families.nuggets.judges import EntailmentAssigner, LLMAssigner, parse_labels
 from benchmark.families.nuggets.nuggetizer_files import (
@@ -248,11 +249,11 @@ def test_a_nuggetizer_file_replaces_the_task_table_and_names_its_board(tmp_path:
         {"q2": [Nugget("q2", "q2/n1", "Figs grow on trees.", "okay")]}, {}, tmp_path / "n.jsonl"
     )
     inputs = ScoringInputs(files={"nuggets": str(path)})
-    assert family.scorable_queries(task, inputs) == ["q2"]
-    prepared = family.prepare(task, stack, inputs, family.settings_model())
+    assert family_base.queries_of(family, task, inputs) == ["q2"]
+    prepared = family_base.prepare(family, task, stack, inputs, family.settings_model())
     assert prepared.corpus_id.startswith("nuggets:") and prepared.corpus_id != "nuggets:task"
     assert any("no partial level" in n for n in prepared.notes)
-    (trace,) = family.score_batch(prepared, [("q2", "figs", answers["q2"])], family.settings_model())
+    (trace,) = family_base.score_batch(family, prepared, [("q2", "figs", answers["q2"])])
     assert trace.scores["all_strict"] == 0.0 and trace.scores["vital_strict"] is None
 
 
@@ -382,7 +383,7 @@ def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
     from benchmark.families import REGISTRY, scorable_queries
     from benchmark.families.base import ScoringInputs
 
-    subq_queries = REGISTRY["subq"].scorable_queries(task, ScoringInputs())
+    subq_queries = family_base.queries_of(REGISTRY["subq"], task, ScoringInputs())
     assert len(subq_queries) == 20 and scorable_queries(task) == subq_queries  # answered, exported
     _, chosen = plan(_score_args(tmp_path), [task])
     assert "nuggets" not in [f.id for f, _ in chosen["trec-rag24"]] and chosen["trec-rag24"]
@@ -398,7 +399,7 @@ def test_trec_rag24_scores_nuggets_only_with_a_nugget_file(
     _, chosen = plan(_score_args(tmp_path, "--nuggets", str(path)), [task])
     assert "nuggets" in [f.id for f, _ in chosen["trec-rag24"]]
     inputs = ScoringInputs(files={"nuggets": str(path)})
-    assert REGISTRY["nuggets"].scorable_queries(task, inputs) == [first]
+    assert family_base.queries_of(REGISTRY["nuggets"], task, inputs) == [first]
 
 
 def test_the_llm_assigner_asks_v2_and_its_identity_names_the_prompt() -> None:

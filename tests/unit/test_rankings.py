@@ -508,8 +508,8 @@ def test_n_exam_of_a_regraded_file_keeps_the_topic_normaliser(
     from types import SimpleNamespace
 
     from benchmark.families import REGISTRY
-    from benchmark.families.base import Regrading
-    from benchmark.families.exam.family import ExamFamily
+    from benchmark.families.base import Regrading, hook
+    from benchmark.families.exam import graded_boards
     from benchmark.families.exam.judges import Reading
 
     class Verdicts:
@@ -533,9 +533,9 @@ def test_n_exam_of_a_regraded_file_keeps_the_topic_normaliser(
         for pid, text, system in (("p1", "t1/q0 t1/q1", "A"), ("p2", "t1/q2", "B"))
     ]  # fmt: skip
     graded.write_text(json.dumps(["t1", paras]) + "\n")
-    monkeypatch.setattr(ExamFamily, "answerer", lambda self, judges, settings: Verdicts())
+    monkeypatch.setattr(graded_boards, "make_answerer", lambda judges, settings: Verdicts())
     judges = SimpleNamespace(profile=SimpleNamespace(id="p"))
-    got = REGISTRY["exam"].graded_leaderboards(
+    got = hook(REGISTRY["exam"], "graded_leaderboards")(
         graded,
         grader=None,
         min_rating=3,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from benchmark.core.errors import InputError
@@ -58,12 +60,24 @@ def test_the_cli_refuses_zero_workers_before_loading_anything(tmp_path, capsys) 
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
 
 
-def test_a_worker_prepares_again_for_each_job_whose_inputs_differ() -> None:
+def fake_family(monkeypatch: pytest.MonkeyPatch, name: str, prepare: Any, score_batch: Any) -> Any:
+    """A family whose pipeline module is ``prepare`` and ``score_batch`` (what a worker asks)."""
+    import sys
+    import types
+
+    pipeline = types.ModuleType(f"{name}.pipeline")
+    pipeline.prepare, pipeline.score_batch = prepare, score_batch  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, f"{name}.pipeline", pipeline)
+    return types.SimpleNamespace(package=name)
+
+
+def test_a_worker_prepares_again_for_each_job_whose_inputs_differ(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two RAG jobs share a run key (same task, family, profile) but not their evidence: a
     worker that kept the first job's prepared state would score the second against it."""
     from dataclasses import dataclass
 
-    from benchmark.families.base import ScoringInputs
+    from benchmark.families.base import Prepared, ScoringInputs
     from benchmark.scoring.ray_shards import ScoringWorker
 
     @dataclass
@@ -74,18 +88,17 @@ def test_a_worker_prepares_again_for_each_job_whose_inputs_differ() -> None:
         def model_dump(self, mode: str) -> dict[str, object]:
             return {"query_id": self.query_id, "evidence": self.evidence}
 
-    class Family:
-        prepared = 0
+    prepared = []
 
-        def prepare(self, task: object, judges: object, inputs: ScoringInputs, settings: object) -> object:
-            self.prepared += 1
-            return inputs.evidence
+    def prepare(task: object, judges: object, inputs: ScoringInputs, settings: object) -> Prepared:
+        prepared.append(inputs)
+        return Prepared(state=inputs.evidence)
 
-        def score_batch(self, evidence: dict[str, list[str]], items: list, settings: object) -> list[Row]:
-            return [Row(q, evidence[q]) for q, _, _ in items]
+    def score_batch(evidence: dict[str, list[str]], items: list) -> list[Row]:
+        return [Row(q, evidence[q]) for q, _, _ in items]
 
     worker = ScoringWorker(load_profile("offline-smollm2-minilm-sim"))
-    family = Family()
+    family = fake_family(monkeypatch, "fake_rag_family", prepare, score_batch)
     items = [("q1", "query", "answer")]
     a = ScoringInputs(evidence={"q1": ["doc-a"]})
     b = ScoringInputs(evidence={"q1": ["doc-b"]})
@@ -93,9 +106,9 @@ def test_a_worker_prepares_again_for_each_job_whose_inputs_differ() -> None:
         {"query_id": "q1", "evidence": ["doc-a"], "unreachable": False}  # the runner's mark: judge reached
     ]
     assert worker.score("job-a", family, None, a, None, items)[1][0]["evidence"] == ["doc-a"]
-    assert family.prepared == 1  # the same job's batches share one prepare
+    assert len(prepared) == 1  # the same job's batches share one prepare
     assert worker.score("job-b", family, None, b, None, items)[1][0]["evidence"] == ["doc-b"]
-    assert family.prepared == 2
+    assert len(prepared) == 2
 
 
 def test_a_workers_counts_reach_the_driver_per_stage() -> None:
@@ -118,13 +131,15 @@ def test_a_workers_counts_reach_the_driver_per_stage() -> None:
     assert driver.by_namespace == {"llm.generate": [0, 4], "entail": [1, 0]}
 
 
-def test_a_worker_judges_its_batch_once_per_repeat_and_keeps_the_repeats_scores() -> None:
+def test_a_worker_judges_its_batch_once_per_repeat_and_keeps_the_repeats_scores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``--ray`` with ``--judge-repeats 3``: the worker runs the batch as one process does
     (repeat 0 is the trace; repeats 1 and 2, each under its own repeat index, leave their
     scores in ``repeat_scores``), so the driver's checkpoint and aggregate see every repeat."""
     from dataclasses import dataclass
 
-    from benchmark.families.base import ScoringInputs
+    from benchmark.families.base import Prepared, ScoringInputs
     from benchmark.models.cache import current_repeat
     from benchmark.scoring.ray_shards import ScoringWorker
 
@@ -136,17 +151,16 @@ def test_a_worker_judges_its_batch_once_per_repeat_and_keeps_the_repeats_scores(
         def model_dump(self, mode: str) -> dict[str, object]:
             return {"query_id": self.query_id, "scores": self.scores}
 
-    class Family:
-        def prepare(self, task: object, judges: object, inputs: ScoringInputs, settings: object) -> object:
-            return None
-
-        def score_batch(self, prepared: object, items: list, settings: object) -> list[Row]:
-            return [Row(q, {"s": float(current_repeat())}) for q, _, _ in items]
-
+    family = fake_family(
+        monkeypatch,
+        "fake_repeated_family",
+        lambda task, judges, inputs, settings: Prepared(state=None),
+        lambda state, items: [Row(q, {"s": float(current_repeat())}) for q, _, _ in items],
+    )
     worker = ScoringWorker(load_profile("offline-smollm2-minilm-sim"))
     items = [("q1", "query", "answer"), ("q2", "query", "answer")]
-    qids, rows, _ = worker.score("job", Family(), None, ScoringInputs(), None, items, 3)
+    qids, rows, _ = worker.score("job", family, None, ScoringInputs(), None, items, 3)
     assert qids == ["q1", "q2"]
     assert [r["scores"] for r in rows] == [{"s": 0.0}, {"s": 0.0}]
     assert [r["repeat_scores"] for r in rows] == [[{"s": 1.0}, {"s": 2.0}]] * 2
-    assert "repeat_scores" not in worker.score("job", Family(), None, ScoringInputs(), None, items)[1][0]
+    assert "repeat_scores" not in worker.score("job", family, None, ScoringInputs(), None, items)[1][0]

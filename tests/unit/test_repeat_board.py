@@ -20,7 +20,7 @@ from benchmark.board.leaderboard import from_results
 from benchmark.board.render import print_leaderboard
 from benchmark.core.repeats import noise_share
 from benchmark.core.results import JudgeRepeats, QueryScores, Score, TaskResult, read_result
-from benchmark.families import REGISTRY
+from benchmark.families import MetricFamily
 from benchmark.families.base import ScoreColumn
 
 PUBLISHED = next(
@@ -80,14 +80,14 @@ def test_ranks_from_repeats_respect_a_lower_is_better_score(monkeypatch: pytest.
     """The same two entries, ranked by a score where lower is better (no built-in family has
     one; the nugget family's column is declared so here): the entry whose every repeat is
     0.3 below the other's holds rank 1, as the one-draw paired test ranks it too."""
-    nuggets = REGISTRY["nuggets"]
-    declared = nuggets.column
+    declared = MetricFamily.column
 
-    def lower_is_better(key: str) -> ScoreColumn | None:
-        col = declared(key)
-        return dataclasses.replace(col, higher_is_better=False) if col is not None and key == KEY else col
+    def lower_is_better(family: MetricFamily, key: str) -> ScoreColumn | None:
+        col = declared(family, key)
+        lower = col is not None and family.id == "nuggets" and key == KEY
+        return dataclasses.replace(col, higher_is_better=False) if lower else col
 
-    monkeypatch.setattr(nuggets, "column", lower_is_better)
+    monkeypatch.setattr(MetricFamily, "column", lower_is_better)  # a family is a frozen value
     base = read_result(PUBLISHED)
     quality = np.linspace(0.3, 0.6, len(base.per_query))
     low = {pq.query_id: [x, x + 0.02, x - 0.02] for pq, x in zip(base.per_query, quality, strict=True)}

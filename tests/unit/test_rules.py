@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from benchmark.core.results import ModelInfo
-from benchmark.families.exam.family import ExamFamily, ExamSettings
+from benchmark.families import REGISTRY
+from benchmark.families import base as family_base
+from benchmark.families.exam.family import ExamSettings
 from benchmark.families.exam.trace import ExamTrace, QuestionTrace
 from benchmark.families.icat.qrels import task_aspect_qrels
 from benchmark.families.subq.family import SubqSettings
@@ -83,7 +85,7 @@ def test_exam_is_a_macro_average_over_queries() -> None:
     per-query shares ((1 + 1/4) / 2), or a query's count of right answers instead of its
     share (seen to fail). Every published query has 5 questions, so only unequal counts tell
     macro and micro apart."""
-    fam = ExamFamily()
+    fam = REGISTRY["exam"]
     traces = [
         ExamTrace(query_id="a", query="a", answer="x", questions=[_question(0, True)], gold_mean=0.5),
         ExamTrace(
@@ -95,7 +97,7 @@ def test_exam_is_a_macro_average_over_queries() -> None:
         ),
     ]
     for t in traces:
-        t.scores = fam.recompute(t)
+        t.scores = family_base.recompute(fam, t)
     assert [t.scores["exam"] for t in traces] == [1.0, 0.25]
     result = aggregate(
         fam,

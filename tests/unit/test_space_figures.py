@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmark.families import views as family_views
+
 pytest.importorskip("plotly")
 
 from benchmark.board.leaderboard import build_leaderboard
@@ -35,13 +37,17 @@ def test_one_colour_per_entry_whatever_the_selection(published) -> None:  # type
 
     figures.fix_colours([published.entries[i].model_label for i in entry_order(published)])
     every = select_results(published, "icat", Filters())
-    full = dict(_entries(REGISTRY["icat"].plots(every, "m")["factuality vs coverage"]))
+    full = dict(_entries(family_views.plots(REGISTRY["icat"], every, "m")["factuality vs coverage"]))
     assert len(set(full.values())) == len(full)  # 7 entries, 7 colours
     for keep in (every[-1:], every[2:4]):  # a filter leaves a few: their colours stay
-        shown = dict(_entries(REGISTRY["icat"].plots(keep, "m")["factuality vs coverage"]))
+        shown = dict(_entries(family_views.plots(REGISTRY["icat"], keep, "m")["factuality vs coverage"]))
         assert shown == {k: full[k] for k in shown}, shown
     exam = dict(
-        _entries(REGISTRY["exam"].plots(select_results(published, "exam", Filters()))["EXAM and n-EXAM"])
+        _entries(
+            family_views.plots(REGISTRY["exam"], select_results(published, "exam", Filters()))[
+                "EXAM and n-EXAM"
+            ]
+        )
     )
     assert exam == {k: full[k] for k in exam}  # another tab, the same colours
 
@@ -53,7 +59,7 @@ def test_figures_keep_the_board_order(published) -> None:  # type: ignore[no-unt
     from benchmark.space.table import Filters
 
     results = select_results(published, "decompscore", Filters())
-    fig = REGISTRY["decompscore"].plots(results)["DecompScore by method"]
+    fig = family_views.plots(REGISTRY["decompscore"], results)["DecompScore by method"]
     drawn = list(dict.fromkeys(e for e, _ in _entries(fig)))
     assert drawn == [r.model.label for r in results]
     assert drawn.index("decomposer/chen@v1") < drawn.index("decomposer/factscore@v1")
@@ -65,7 +71,7 @@ def test_an_undefined_precision_is_named_not_drawn(published) -> None:  # type: 
     results = [e.result for e in published.entries if e.result.metric_family == "attribution"]
     undefined = [r for r in results if (s := r.scores.get("citation_precision")) is None or s.value is None]
     assert undefined  # entries that cite nothing
-    fig = REGISTRY["attribution"].plots(results)["Citation recall and precision"]
+    fig = family_views.plots(REGISTRY["attribution"], results)["Citation recall and precision"]
     for r in undefined:
         traces = [t for t in fig.data if t.meta and t.meta.get("entry") == r.model.label]
         assert traces and all(list(t.y) == [None] for t in traces), traces
@@ -79,7 +85,7 @@ def test_hostile_names_are_text_in_figures(published) -> None:  # type: ignore[n
     odd = result.model_copy(
         update={"model": result.model.model_copy(update={"id": "<b>org</b>/<a href='x'>$x$</a>"})}
     )
-    fig = REGISTRY["exam"].plots([odd])["EXAM and n-EXAM"]
+    fig = family_views.plots(REGISTRY["exam"], [odd])["EXAM and n-EXAM"]
     text = " ".join([*fig.layout.yaxis.ticktext, *(h for t in fig.data for h in (t.hovertext or []))])
     assert "<b>org" not in text and "<a href" not in text and "&lt;a href='x'&gt;" in text
     assert "&lt;b&gt;org&lt;/b&gt;" in text
@@ -125,7 +131,7 @@ def test_names_in_figures_are_cut_and_shown_as_they_are(published) -> None:  # t
     )
     names = figures.plot_names([long, rtl])
     assert len(names[0]) == figures.NAME_CHARS and names[0].endswith("…")
-    fig = REGISTRY["exam"].plots([long, rtl])["EXAM and n-EXAM"]
+    fig = family_views.plots(REGISTRY["exam"], [long, rtl])["EXAM and n-EXAM"]
     ticks = list(fig.layout.yaxis.ticktext)
     assert all(len(t.split("<br>")[0]) <= figures.AXIS_CHARS for t in ticks), ticks
     drawn = " ".join([*ticks, *(h for t in fig.data for h in (t.hovertext or []))])

@@ -12,13 +12,16 @@ import pandas as pd
 import pytest
 
 from benchmark.core.errors import InputError
+from benchmark.families import REGISTRY
+from benchmark.families import base as family_base
+from benchmark.families import views as family_views
 from benchmark.families.base import ScoringInputs
 from benchmark.families.subq import formulas
-from benchmark.families.subq.family import SubqFamily, SubqSettings, task_sub_questions
+from benchmark.families.subq.family import SubqSettings
 from benchmark.families.subq.generate import parse_sub_questions
 from benchmark.families.subq.judges import LLMCoverage, Mark, SimilarityCoverage, parse_covered
 from benchmark.families.subq.pairwise import PairVerdict, judge_pairs, parse_better
-from benchmark.families.subq.pipeline import SubqState, score_batch
+from benchmark.families.subq.pipeline import SubqState, score_batch, task_sub_questions
 from benchmark.families.subq.scores import trace_scores
 from benchmark.tasks import Task, load_task
 from tests.helpers import build_tiny_task
@@ -197,16 +200,18 @@ def test_six_metrics_from_answer_and_retrieved_chunks(tmp_path: Path) -> None:
 
 def test_family_prepares_evidence_from_the_corpus_and_checks_types(tmp_path: Path) -> None:
     task = tiny(tmp_path)
-    fam = SubqFamily()
+    fam = REGISTRY["subq"]
     stack = fake_stack(
         llm=FakeLLM(lambda m: "Answered: 1"), entailment=FakeEntailment({}), retriever=FakeRetriever({})
     )
-    prep = fam.prepare(task, stack, ScoringInputs(evidence={"q1": ["D1#0"]}), SubqSettings(judge="llm"))
+    prep = family_base.prepare(
+        fam, task, stack, ScoringInputs(evidence={"q1": ["D1#0"]}), SubqSettings(judge="llm")
+    )
     assert prep.state.given == {"q1": ["D1#0"]} and prep.state.passages["D1#0"].startswith("Tornadoes form")
-    (t,) = fam.score_batch(prep, [("q1", "tornadoes", "text")], SubqSettings(judge="llm"))
+    (t,) = family_base.score_batch(fam, prep, [("q1", "tornadoes", "text")])
     assert t.scores["answer_core"] == 0.5 and t.retrieval_judged
-    assert fam.scorable_queries(task, ScoringInputs()) == ["q1", "q2"]
-    html = fam.trace_html(t.model_dump())
+    assert family_base.queries_of(fam, task, ScoringInputs()) == ["q1", "q2"]
+    html = family_views.trace_html(fam, t.model_dump())
     assert "core" in html and "✓" in html
     bad = pd.DataFrame([("q1", "x", "Why?", "side")], columns=["query_id", "sub_question_id", "text", "type"])
     broken = load_task(
@@ -345,7 +350,7 @@ def test_scorable_queries_take_the_corpus_topics_first_and_drop_none(tmp_path: P
     )  # fmt: skip
     task = load_task(root)
     assert task.quick_order() == ["q2", "q1", "q3"]
-    assert SubqFamily().scorable_queries(task, ScoringInputs()) == ["q2", "q1"]
+    assert family_base.queries_of(REGISTRY["subq"], task, ScoringInputs()) == ["q2", "q1"]
 
 
 def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
@@ -361,3 +366,22 @@ def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
 
 #: the platform contract test (tests/unit/test_families.py) runs this family on this mock
 CONTRACT_MOCKS = {"subq": contract_mock}
+
+
+def test_generated_sub_questions_become_the_tasks_table_with_write_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``subq generate --write-task`` stores what it drafted as the task's sub_questions table,
+    recorded in the card with a new patch version (the flag once did nothing)."""
+    from benchmark.cli.main import main
+    from benchmark.families.subq import commands
+
+    root = build_tiny_task(tmp_path, [("q1", "tornadoes"), ("q2", "figs")], task_id="tiny-subq", metrics=["subq"])
+    reply = "core: What causes tornadoes to form?\nbackground: Where do tornadoes usually occur?"
+    stack = fake_stack(llm=FakeLLM(lambda _m: reply), entailment=FakeEntailment({}), retriever=FakeRetriever({}))
+    monkeypatch.setattr(commands, "_stack", lambda args: stack)
+    out = tmp_path / "sq.jsonl"
+    assert main(["subq", "generate", "--task", str(root), "--out", str(out), "--write-task"]) == 0
+    task = load_task(root)
+    assert task.card.version == "0.0.2" and "generated: " in (task.card.provenance.notes or "")
+    assert sorted(task.table("sub_questions")["sub_question_id"]) == ["q1/s1", "q1/s2", "q2/s1", "q2/s2"]

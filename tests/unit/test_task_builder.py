@@ -252,5 +252,5 @@ def test_a_run_of_one_icat_variant_is_ranked_by_that_variant() -> None:
     icat, task = REGISTRY["icat"], load_task("webtrack-2009-2012")
     task = type(task)(card=task.card.model_copy(update={"main_score": {}}), root=task.root)
     only_m = {"icat_m": Score(value=0.2, n=3), "s_fact": Score(value=0.5, n=3)}
-    assert icat.primary_for(task, only_m) == "icat_m"
-    assert icat.primary_for(task, {**only_m, "icat_s": Score(value=0.1, n=3)}) == "icat_s"
+    assert icat.primary_for(task.card.main_score, only_m) == "icat_m"
+    assert icat.primary_for(task.card.main_score, {**only_m, "icat_s": Score(value=0.1, n=3)}) == "icat_s"

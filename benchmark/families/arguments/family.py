@@ -1,31 +1,17 @@
-"""Argument quality (ConQRet) as a metric family: LLM judges of arguments and their evidence."""
+"""Argument quality (ConQRet) as a metric family: LLM judges of arguments and their evidence.
+What it is: its scores, settings, tables and judges."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import ValidationInfo, field_validator
 
-from benchmark.core.errors import InputError, Problem
-from benchmark.families.arguments import pipeline, scores, views
 from benchmark.families.arguments.formulas import DIMENSIONS, TOP_LEVEL
 from benchmark.families.arguments.judges import CONTEXT_JUDGES, JOINT_JUDGES
-from benchmark.families.arguments.pipeline import ArgumentState
 from benchmark.families.arguments.tables import TABLES
 from benchmark.families.arguments.trace import ArgumentTrace
-from benchmark.families.base import (
-    FamilySettings,
-    JudgeRole,
-    MetricFamily,
-    Prepared,
-    ScoreColumn,
-    ScoringInputs,
-    option,
-)
-from benchmark.judging.stack import JudgeStack
-from benchmark.models.cache import content_hash
-from benchmark.tasks import Task
+from benchmark.families.base import FamilySettings, JudgeRole, MetricFamily, ScoreColumn, option
 
 CITATION = """@inproceedings{dhole2025conqret,
   title     = {{ConQRet}: Benchmarking Fine-Grained Evaluation of Retrieval Augmented Argumentation with {LLM} Judges},
@@ -92,102 +78,47 @@ def _columns() -> tuple[ScoreColumn, ...]:
         )
         for d in (DIMENSIONS[-1], *DIMENSIONS[:-1])  # overall first: it is what boards rank by
     )
-    extra = (
-        (
-            "overall_quality_majority",
-            "overall (SC majority)",
-            "overall quality, Listwise+SC combined by majority",
-            False,
-        ),
+    extra = (  # score key, label, what it is, shown by default
+        ("overall_quality_majority", "overall (SC majority)", "overall quality, Listwise+SC combined by majority", False),
         ("context_direct", "ctx Direct", "context relevance, Direct (0-10, /10)", True),
-        (
-            "context_fine_grained",
-            "ctx Fine-grained",
-            "share of the six relevance criteria the evidence meets",
-            False,
-        ),
+        ("context_fine_grained", "ctx Fine-grained", "share of the six relevance criteria the evidence meets", False),
         ("context_geval", "ctx G-Eval", "context relevance, G-Eval (1-5 mapped to 0-1)", False),
-        (
-            "context_query_rubric",
-            "ctx Query-Rubric",
-            "key points covered by the evidence (1-5 mapped to 0-1)",
-            False,
-        ),
-        (
-            "context_listwise_rag_fg",
-            "ctx precision (FG)",
-            "share of evidence documents rated relevant (Listwise+RAG FG)",
-            True,
-        ),
-        (
-            "context_listwise_rag",
-            "ctx Listwise+RAG",
-            "context relevance, Listwise+RAG (1-5 mapped to 0-1)",
-            False,
-        ),
+        ("context_query_rubric", "ctx Query-Rubric", "key points covered by the evidence (1-5 mapped to 0-1)", False),
+        ("context_listwise_rag_fg", "ctx precision (FG)", "share of evidence documents rated relevant (Listwise+RAG FG)", True),
+        ("context_listwise_rag", "ctx Listwise+RAG", "context relevance, Listwise+RAG (1-5 mapped to 0-1)", False),
         ("context_rag_direct", "ctx RAG-Direct", "context relevance, RAG-Direct (1-5 mapped to 0-1)", False),
         ("context_rag_rubric", "ctx RAG-Rubric", "key points covered by the evidence, RAG-Rubric", False),
-        (
-            "grounded_listwise_rag_fg",
-            "grounded (FG)",
-            "groundedness in the evidence, Listwise+RAG FG (0-1)",
-            True,
-        ),
+        ("grounded_listwise_rag_fg", "grounded (FG)", "groundedness in the evidence, Listwise+RAG FG (0-1)", True),
         ("grounded_listwise_rag", "grounded Listwise+RAG", "groundedness, Listwise+RAG (0-1)", False),
         ("grounded_rag_direct", "grounded RAG-Direct", "groundedness, RAG-Direct (0-1)", False),
-        (
-            "grounded_rag_rubric",
-            "grounded RAG-Rubric",
-            "document key points the argument covers (0-1)",
-            False,
-        ),
-        (
-            "win_rag_direct",
-            "win vs human (RAG-Direct)",
-            "preferred over the human reference: 1 win, 0.5 tie",
-            False,
-        ),
-        (
-            "win_rag_rubric",
-            "win vs human (RAG-Rubric)",
-            "key points where it beats the human reference",
-            False,
-        ),
-        (
-            "overall_listwise_rag",
-            "overall (Listwise+RAG)",
-            "overall quality from the Listwise+RAG judge",
-            False,
-        ),
-        (
-            "overall_listwise_rag_fg",
-            "overall (Listwise+RAG FG)",
-            "overall quality from the Listwise+RAG FG judge",
-            False,
-        ),
-    )
+        ("grounded_rag_rubric", "grounded RAG-Rubric", "document key points the argument covers (0-1)", False),
+        ("win_rag_direct", "win vs human (RAG-Direct)", "preferred over the human reference: 1 win, 0.5 tie", False),
+        ("win_rag_rubric", "win vs human (RAG-Rubric)", "key points where it beats the human reference", False),
+        ("overall_listwise_rag", "overall (Listwise+RAG)", "overall quality from the Listwise+RAG judge", False),
+        ("overall_listwise_rag_fg", "overall (Listwise+RAG FG)", "overall quality from the Listwise+RAG FG judge", False),
+    )  # fmt: skip
     return dims + tuple(ScoreColumn(k, label, desc, default_shown=shown) for k, label, desc, shown in extra)
 
 
-class ArgumentsFamily(MetricFamily):
-    id = "arguments"
-    title = "Argument quality"
-    description = (
+ARGUMENTS = MetricFamily(
+    id="arguments",
+    title="Argument quality",
+    description=(
         "ConQRet's LLM judges of an argument for a stance on a controversial topic: the 15 quality dimensions "
         "of Wachsmuth et al. (1-3), the relevance of its evidence, its groundedness, and a preference against a "
         "human argument."
-    )
-    primary = "overall_quality"
-    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"overall_quality": ("argument-quality",)}
-    judge_roles = (
+    ),
+    primary="overall_quality",
+    judged_by={"overall_quality": ("argument-quality",)},
+    judge_roles=(
         JudgeRole(
             "argument-quality",
             "LLM: {llm}",
             "measured only with --argument-items N (the LLM judge rates N arguments; slow on CPU)",
         ),
-    )
-    citation = CITATION
-    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+    ),
+    citation=CITATION,
+    stages={
         "evidence": (),
         "quality:pointwise": (),
         "quality:listwise": (),
@@ -200,97 +131,10 @@ class ArgumentsFamily(MetricFamily):
         "joint:rag_direct": (),
         "joint:rubric_items": (),
         "joint:rag_rubric": ("joint:rubric_items",),
-    }
-    required_tables = ("queries",)
-    tables = TABLES
-    trace_model = ArgumentTrace
-    pipeline = pipeline
-    scores = scores
-    views = views
-    settings_model = ArgumentSettings
-    columns = _columns()
-
-    def prepare(
-        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
-    ) -> Prepared:
-        assert isinstance(settings, ArgumentSettings)
-        queries = task.table("queries")
-        if "topic" not in queries or "stance" not in queries:
-            raise InputError(
-                Problem(
-                    task.where(),
-                    "the argument family needs queries with 'topic' and 'stance' columns",
-                    field="data.tables.queries",
-                )
-            )
-        topics = {str(r.query_id): (str(r.topic), str(r.stance)) for r in queries.itertuples()}
-        state = ArgumentState(judges=judges, settings=settings, topics=topics)
-        notes: list[str] = []
-        corpus_id = None
-        has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"
-        if has_corpus:
-            from benchmark.retrieval import document_texts, resolve_corpus
-
-            ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
-            state.retriever = judges.retriever(ref, task, "bm25")
-            state.texts = document_texts(ref, task)
-            corpus_id = content_hash(state.retriever.identity)
-        if inputs.evidence:
-            state.given = {q: list(ids) for q, ids in inputs.evidence.items()}
-            if not state.texts:
-                raise InputError(
-                    Problem(
-                        "command line",
-                        "the answers name the evidence documents they were given; pass the corpus they come "
-                        "from with --corpus so the judges can read them",
-                        field="--corpus",
-                    )
-                )
-        elif not has_corpus:
-            notes.append(
-                "context relevance and groundedness not judged: no evidence (pass --corpus or --lucene-index)"
-            )
-        if task.has_table("reference_arguments"):
-            refs = task.table("reference_arguments")
-            for r in refs.itertuples():
-                state.references.setdefault(str(r.query_id), (str(r.argument_id), str(r.text)))
-        elif {"rag_direct", "rag_rubric"} & set(settings.joint_judges):
-            notes.append(
-                "pairwise judges (RAG-Direct, RAG-Rubric) not run: the task has no reference arguments"
-            )
-        return Prepared(
-            state=state,
-            corpus_id=corpus_id,
-            notes=notes,
-            run_key=(content_hash(sorted(state.given.items())),),
-        )
-
-    def rate_for_card(
-        self, role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
-    ) -> list[tuple[float | None, list[str], int]] | None:
-        """Overall quality (1-3) of standalone arguments by the default quality judge, with no
-        evidence and no other judge: what the argument-quality role's card measures."""
-        if role not in self.judged_by.get(self.primary, ()):
-            return None
-        settings = ArgumentSettings(context_judges=(), joint_judges=())
-        ids = [f"card-{i}" for i in range(len(items))]
-        state = ArgumentState(
-            judges=judges,
-            settings=settings,
-            topics={q: (t, s) for q, (t, s, _) in zip(ids, items, strict=True)},
-        )
-        traces = pipeline.score_batch(
-            state, [(q, "", text) for q, (_, _, text) in zip(ids, items, strict=True)]
-        )
-        return [
-            (t.scores.get(self.primary), list(t.failures), int(t.counts.get("example_matches", 0)))
-            for t in traces
-        ]
-
-    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
-        if not results:
-            return {}
-        return {
-            "Overall quality and its three aspects": views.top_level(results),
-            "All 15 dimensions": views.radar(results),
-        }
+    },
+    required_tables=("queries",),
+    tables=TABLES,
+    trace_model=ArgumentTrace,
+    settings_model=ArgumentSettings,
+    columns=_columns(),
+)

@@ -17,22 +17,26 @@ from functools import partial
 from typing import Any
 
 from benchmark.answers.citations import parse_citations
+from benchmark.core.errors import InputError, Problem
 from benchmark.core.text import trim_proportionally
 from benchmark.families.arguments import formulas as F
 from benchmark.families.arguments import judges as J
+from benchmark.families.arguments.family import ARGUMENTS, ArgumentSettings
 from benchmark.families.arguments.scores import trace_scores
 from benchmark.families.arguments.trace import ArgumentTrace, EvidenceDoc, JudgeRecord
+from benchmark.families.base import Prepared, ScoringInputs
 from benchmark.judging.stack import JudgeStack
-from benchmark.models.cache import stage
+from benchmark.models.cache import content_hash, stage
 from benchmark.models.llm import Messages
 from benchmark.models.structured import run_structured
 from benchmark.retrieval import Retriever
+from benchmark.tasks import Task
 
 
 @dataclass
 class ArgumentState:
     judges: JudgeStack
-    settings: Any  # ArgumentSettings (family.py)
+    settings: ArgumentSettings
     topics: dict[str, tuple[str, str]]  # query id -> (topic, stance)
     texts: dict[str, str] = field(default_factory=dict)  # evidence id -> text (the corpus, when there is one)
     given: dict[str, list[str]] = field(default_factory=dict)  # query id -> ids the system was given
@@ -426,3 +430,89 @@ def _judge_listwise_rag(state: ArgumentState, traces: Sequence[ArgumentTrace], n
 
 
 # -- scores from the trace alone --------------------------------------------------------
+
+
+# -- what a task needs, resolved once; a judge card's measurement --------------------
+
+
+def topics(task: Task) -> dict[str, tuple[str, str]]:
+    """Query id -> (topic, stance): an argument is for a stance on a topic."""
+    queries = task.table("queries")
+    if "topic" not in queries or "stance" not in queries:
+        raise InputError(
+            Problem(
+                task.where(),
+                "the argument family needs queries with 'topic' and 'stance' columns",
+                field="data.tables.queries",
+            )
+        )
+    return {str(r.query_id): (str(r.topic), str(r.stance)) for r in queries.itertuples()}
+
+
+def scorable_queries(task: Task, inputs: ScoringInputs) -> list[str] | None:
+    """Every query, on a task whose queries have a topic and a stance (checked here, before
+    any answer is generated)."""
+    topics(task)
+    return None
+
+
+def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ArgumentSettings) -> Prepared:
+    state = ArgumentState(judges=judges, settings=settings, topics=topics(task))
+    notes: list[str] = []
+    corpus_id = None
+    has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"
+    if has_corpus:
+        from benchmark.retrieval import document_texts, resolve_corpus
+
+        ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+        state.retriever = judges.retriever(ref, task, "bm25")
+        state.texts = document_texts(ref, task)
+        corpus_id = content_hash(state.retriever.identity)
+    if inputs.evidence:
+        state.given = {q: list(ids) for q, ids in inputs.evidence.items()}
+        if not state.texts:
+            raise InputError(
+                Problem(
+                    "command line",
+                    "the answers name the evidence documents they were given; pass the corpus they come "
+                    "from with --corpus so the judges can read them",
+                    field="--corpus",
+                )
+            )
+    elif not has_corpus:
+        notes.append(
+            "context relevance and groundedness not judged: no evidence (pass --corpus or --lucene-index)"
+        )
+    if task.has_table("reference_arguments"):
+        refs = task.table("reference_arguments")
+        for r in refs.itertuples():
+            state.references.setdefault(str(r.query_id), (str(r.argument_id), str(r.text)))
+    elif {"rag_direct", "rag_rubric"} & set(settings.joint_judges):
+        notes.append("pairwise judges (RAG-Direct, RAG-Rubric) not run: the task has no reference arguments")
+    return Prepared(
+        state=state,
+        corpus_id=corpus_id,
+        notes=notes,
+        run_key=(content_hash(sorted(state.given.items())),),
+    )
+
+
+def rate_for_card(
+    role: str, judges: JudgeStack, items: Sequence[tuple[str, str, str]]
+) -> list[tuple[float | None, list[str], int]] | None:
+    """Overall quality (1-3) of standalone arguments by the default quality judge, with no
+    evidence and no other judge: what the argument-quality role's card measures."""
+    if role not in ARGUMENTS.judged_by.get(ARGUMENTS.primary, ()):
+        return None
+    settings = ArgumentSettings(context_judges=(), joint_judges=())
+    ids = [f"card-{i}" for i in range(len(items))]
+    state = ArgumentState(
+        judges=judges,
+        settings=settings,
+        topics={q: (t, s) for q, (t, s, _) in zip(ids, items, strict=True)},
+    )
+    traces = score_batch(state, [(q, "", text) for q, (_, _, text) in zip(ids, items, strict=True)])
+    return [
+        (t.scores.get(ARGUMENTS.primary), list(t.failures), int(t.counts.get("example_matches", 0)))
+        for t in traces
+    ]

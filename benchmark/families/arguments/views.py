@@ -15,7 +15,7 @@ from benchmark.core.results import TaskResult
 from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE, TOP_LEVEL
 
 
-def top_level(results: Sequence[TaskResult]) -> Any:
+def top_level(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Overall quality and cogency, effectiveness and reasonableness (1-3, 95% CI) per
     entry: the four numbers a reader compares first, before the 15-axis radar."""
 
@@ -52,7 +52,7 @@ def top_level(results: Sequence[TaskResult]) -> Any:
     return fig
 
 
-def radar(results: Sequence[TaskResult], most: int = 6) -> Any:
+def radar(results: Sequence[TaskResult], option: str | None = None, most: int = 6) -> Any:
     """The 15 dimensions (1-3) of up to ``most`` entries on one radar; a dimension no judge
     rated is left out of the entry's polygon (a gap), not drawn at the minimum."""
     import numpy as np
@@ -137,25 +137,13 @@ def trace_html(trace: dict[str, Any]) -> str:
         )
     for name, rec in trace.get("judges", {}).items():
         parts.append(_judge_html(name, rec))
-    for failure in trace.get("failures", []):
-        parts.append(f"<p>failure: {_esc(failure)}</p>")
     return "".join(parts)
-
-
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figures, titled as :meth:`figures` titles them."""
-    if not results:
-        return {}
-    return {
-        "Overall quality and its three aspects": top_level_plot(results),
-        "All 15 dimensions": radar_plot(results),
-    }
 
 
 SHAPES = ("circle", "square", "diamond", "triangle-up")
 
 
-def top_level_plot(results: Sequence[TaskResult]) -> Any:
+def top_level_plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Overall quality, cogency, effectiveness and reasonableness (1-3, 95% CI) per entry in
     the board's order: the four sit apart in the entry's row, each its own shape, in the
     entry's colour; a dimension not rated reads "undefined", never the minimum."""
@@ -172,7 +160,7 @@ def top_level_plot(results: Sequence[TaskResult]) -> Any:
     )  # fmt: skip
 
 
-def radar_plot(results: Sequence[TaskResult], most: int = 6) -> Any:
+def radar_plot(results: Sequence[TaskResult], option: str | None = None, most: int = 6) -> Any:
     """The 15 dimensions (1-3) of up to ``most`` entries on one radar, in the board's order; a
     dimension no judge rated is a gap in the entry's outline, not a point at the minimum."""
     go = figures._go()
@@ -205,3 +193,10 @@ def radar_plot(results: Sequence[TaskResult], most: int = 6) -> Any:
         }
     )
     return figures.card(fig, 460, legend_rows=len(rows))
+
+
+#: the figures (matplotlib, Plotly) by title
+FIGURES = {
+    "Overall quality and its three aspects": (top_level, top_level_plot),
+    "All 15 dimensions": (radar, radar_plot),
+}

@@ -1,31 +1,12 @@
-"""Attribution as a metric family: are an answer's citations right?  Its scores, options,
-preparation and views."""
+"""Attribution as a metric family: are an answer's citations right?  What it is (its scores,
+settings and judges)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
-from benchmark.families.attribution import pipeline, scores, views
-from benchmark.families.attribution.judges import EntailmentSupport, LLMSupport, SupportJudge
-from benchmark.families.attribution.pipeline import AttributionState, Diagnostics
 from benchmark.families.attribution.trace import AttributionTrace
-from benchmark.families.base import (
-    FamilySettings,
-    JudgeRole,
-    LabelledUnit,
-    MetricFamily,
-    Prepared,
-    QueryTrace,
-    ScoreColumn,
-    ScoringInputs,
-    UnitLabels,
-    option,
-)
-from benchmark.judging.decomposition import METHODS
-from benchmark.judging.stack import JudgeStack
-from benchmark.models.cache import content_hash
-from benchmark.tasks import Task
+from benchmark.families.base import FamilySettings, JudgeRole, MetricFamily, ScoreColumn, UnitLabels, option
 
 CITATION = """@inproceedings{gao2023alce,
   title     = {Enabling Large Language Models to Generate Text with Citations},
@@ -64,36 +45,20 @@ class AttributionSettings(FamilySettings):
     )
 
 
-def relevant_documents(task: Task) -> dict[str, set[str]] | None:
-    """Per query, the documents the task's document-level qrels grade relevant (>= 1)."""
-    if not task.has_table("qrels"):
-        return None
-    q = task.table("qrels")
-    if "aspect_id" in q:
-        q = q[q["aspect_id"].isna()]
-    q = q[q["relevance"] >= 1]
-    out: dict[str, set[str]] = {}
-    for qid, doc in zip(q["query_id"].astype(str), q["doc_id"].astype(str), strict=True):
-        out.setdefault(qid, set()).add(doc)
-    return out
-
-
-class AttributionFamily(MetricFamily):
-    id = "attribution"
-    title = "Attribution"
-    description = (
+ATTRIBUTION = MetricFamily(
+    id="attribution",
+    title="Attribution",
+    description=(
         "Are the citations right? Per answer sentence, whether the passages it cites support it: ALCE's "
         "citation recall and precision, the TREC RAG track's weighted support recall and precision, and "
         "the shares of uncited sentences and of citations to passages the answer was not given; and, as "
         "RAGChecker, whether each sentence is backed by a passage given, the corpus only, or neither. "
         "Closed-book answers cite nothing: not applicable, so they are not on this board (never a 0)."
-    )
-    primary = "citation_recall"
-    needs_evidence = True
-    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {
-        k: ("entailment", "citation-support") for k in SUPPORT_SCORES
-    }
-    judge_roles = (
+    ),
+    primary="citation_recall",
+    needs_evidence=True,
+    judged_by={k: ("entailment", "citation-support") for k in SUPPORT_SCORES},
+    judge_roles=(
         JudgeRole(
             "citation-support",
             "entailment judge ({entailment}) or the LLM ({llm})",
@@ -101,22 +66,19 @@ class AttributionFamily(MetricFamily):
             "support assessments are not public at the time of writing); with the default entailment "
             "judge, its line on this card is what the attribution scores rest on",
         ),
-    )
-    citation = CITATION
-    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+    ),
+    citation=CITATION,
+    stages={
         "claims": (),
         "support": ("claims",),
         "support-without": ("support",),
         "diagnostics:context": ("claims",),
         "diagnostics:corpus": ("diagnostics:context",),
-    }
-    required_tables = ("queries",)
-    trace_model = AttributionTrace
-    pipeline = pipeline
-    scores = scores
-    views = views
-    settings_model = AttributionSettings
-    columns = (
+    },
+    required_tables=("queries",),
+    trace_model=AttributionTrace,
+    settings_model=AttributionSettings,
+    columns=(
         ScoreColumn(
             "citation_recall",
             "citation recall",
@@ -173,9 +135,8 @@ class AttributionFamily(MetricFamily):
             False,
             False,
         ),
-    )
-
-    labelled_units: ClassVar[dict[str, UnitLabels]] = {
+    ),
+    labelled_units={
         "citation_recall": UnitLabels(
             "sentence",
             "s1, s2, … : the place of the sentence (a claim, with --attribution-units claims) among the "
@@ -191,68 +152,5 @@ class AttributionFamily(MetricFamily):
             "passage supports it alone or the others do not without it —, 0: it is not (a citation of a "
             "passage not given is 0)",
         ),
-    }
-
-    def score_units(self, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
-        """ALCE citation recall's sentences and precision's citations, each labelled by the
-        support judge; closed-book answers are not scored here, so they have no units."""
-        if key not in self.labelled_units or not isinstance(trace, AttributionTrace):
-            return None
-        units = scores.citation_units(trace, key)
-        return None if units is None else [LabelledUnit(*u) for u in units]
-
-    def support_judge(self, judges: JudgeStack, settings: AttributionSettings) -> SupportJudge:
-        if settings.judge == "llm":
-            return LLMSupport(judges.llm, max_retries=judges.profile.llm.max_retries)
-        return EntailmentSupport(judges.entailment)
-
-    def prepare(
-        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
-    ) -> Prepared:
-        assert isinstance(settings, AttributionSettings)
-        from benchmark.retrieval import resolve_corpus
-        from benchmark.retrieval.lookup import PassageLookup
-
-        ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
-        stored = judges.retriever(ref, task, "bm25").passage_text if ref.kind == "lucene" else None  # type: ignore[attr-defined]
-        lookup = PassageLookup(ref, task, judges.profile.retriever, stored=stored)
-        judge = self.support_judge(judges, settings)
-        given = {q: list(ids) for q, ids in (inputs.evidence or {}).items()}
-        split = dict(inputs.sentences or {})
-        diagnostics = None
-        notes = [f"cited passages looked up in {ref.label}"]
-        decomposer = None
-        if settings.units == "claims":
-            method = judges.profile.claims.extractor
-            method = method if method in METHODS else "factscore"
-            decomposer = judges.decomposer(method)
-            notes.append(f"units: claims, split sentence by sentence by the {method} method")
-        if settings.diagnostics and ref.kind == "irds":
-            notes.append("RAG diagnostics not run: an ir_datasets corpus serves lookups only, not retrieval")
-        elif settings.diagnostics:
-            relevant = relevant_documents(task) if ref.task_corpus else None
-            diagnostics = Diagnostics(
-                judges.entailment, judges.retriever(ref, task), judges.profile.retriever.k, relevant
-            )
-            if relevant is None:
-                notes.append("context utilisation not computed: no qrels for this corpus")
-        if not judge.partial_level:
-            notes.append("the entailment judge has no partial level: support is full or none")
-        if split:
-            notes.append("sentences and citations as the run file split them")
-        return Prepared(
-            state=AttributionState(judge, lookup, given, split, diagnostics, decomposer),
-            corpus_id="passages:" + content_hash(ref.key, task.data_fingerprint if ref.task_corpus else ""),
-            notes=notes,
-            run_key=(
-                judge.identity,
-                decomposer.identity if decomposer is not None else None,
-                content_hash(sorted(given.items())),
-                content_hash(
-                    sorted((q, [(s.text, s.citations, s.invalid) for s in ss]) for q, ss in split.items())
-                ),
-            ),
-        )
-
-    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
-        return {"Citation recall and precision": views.figure(results)}
+    },
+)

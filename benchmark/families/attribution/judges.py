@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from benchmark.families.attribution.formulas import LEVELS
 from benchmark.generation.rag import render_passages
-from benchmark.models.entailment import EntailmentModel
+from benchmark.judging.support import FAILED, EntailmentJudge
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
 from benchmark.models.structured import run_structured
@@ -50,31 +50,17 @@ class SupportJudge(Protocol):
     def judge(self, requests: Sequence[Request]) -> list[Verdict]: ...
 
 
-class EntailmentSupport:
-    partial_level = False
-
-    def __init__(self, entailment: EntailmentModel) -> None:
-        self.entailment = entailment
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        return {
-            "judge": "entailment",
-            "entailment": getattr(self.entailment, "identity", type(self.entailment).__name__),
-            "threshold": self.entailment.threshold,
-        }
+class EntailmentSupport(EntailmentJudge):
+    """The cited passages, joined, as one premise: ``full`` or ``none``."""
 
     def judge(self, requests: Sequence[Request]) -> list[Verdict]:
-        pairs = [("\n\n".join(passages), sentence) for passages, sentence in requests]
-        scores = self.entailment.support_scores(pairs) if pairs else []
-        out = []
-        for s in scores:
-            if s is None:
-                out.append(Verdict(None, error="entailment: a support score could not be computed"))
-            else:
-                level = "full" if float(s) >= self.entailment.threshold else "none"
-                out.append(Verdict(level, support=round(float(s), 4)))
-        return out
+        found = self.supports([(["\n\n".join(passages)], sentence) for passages, sentence in requests])
+        return [
+            Verdict(None, error=FAILED)
+            if s.score is None
+            else Verdict("full" if s.supported else "none", s.score)
+            for s in found
+        ]
 
 
 def parse_level(text: str) -> str:

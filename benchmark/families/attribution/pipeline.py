@@ -9,14 +9,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from benchmark.answers.citations import CitedSentence, cited_sentences
-from benchmark.families.attribution.judges import Request, SupportJudge, Verdict
+from benchmark.families.attribution.family import AttributionSettings
+from benchmark.families.attribution.judges import (
+    EntailmentSupport,
+    LLMSupport,
+    Request,
+    SupportJudge,
+    Verdict,
+)
 from benchmark.families.attribution.scores import trace_scores
 from benchmark.families.attribution.trace import AttributionTrace, CitationTrace, SentenceTrace
-from benchmark.judging.decomposition import Decomposer
+from benchmark.families.base import Prepared, ScoringInputs
+from benchmark.judging.decomposition import METHODS, Decomposer
 from benchmark.judging.grounding import ground_claims
-from benchmark.models.cache import stage
+from benchmark.judging.stack import JudgeStack
+from benchmark.models.cache import content_hash, stage
 from benchmark.models.entailment import EntailmentModel
 from benchmark.retrieval import Retriever
+from benchmark.tasks import Task
 
 
 @dataclass
@@ -201,3 +211,73 @@ def into_claims(decomposer: Decomposer, traces: Sequence[AttributionTrace]) -> N
             for c in unit.subclaims:
                 claims.append(st.model_copy(update={"text": c, "sentence": st.text}, deep=True))
         t.sentences = claims
+
+
+# -- what a task needs, resolved once --------------------------------------------------
+
+
+def relevant_documents(task: Task) -> dict[str, set[str]] | None:
+    """Per query, the documents the task's document-level qrels grade relevant (>= 1)."""
+    if not task.has_table("qrels"):
+        return None
+    q = task.table("qrels")
+    if "aspect_id" in q:
+        q = q[q["aspect_id"].isna()]
+    q = q[q["relevance"] >= 1]
+    out: dict[str, set[str]] = {}
+    for qid, doc in zip(q["query_id"].astype(str), q["doc_id"].astype(str), strict=True):
+        out.setdefault(qid, set()).add(doc)
+    return out
+
+
+def support_judge(judges: JudgeStack, settings: AttributionSettings) -> SupportJudge:
+    """The support judge the settings name, on the profile's models."""
+    if settings.judge == "llm":
+        return LLMSupport(judges.llm, max_retries=judges.profile.llm.max_retries)
+    return EntailmentSupport(judges.entailment)
+
+
+def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: AttributionSettings) -> Prepared:
+    from benchmark.retrieval import resolve_corpus
+    from benchmark.retrieval.lookup import PassageLookup
+
+    ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+    stored = judges.retriever(ref, task, "bm25").passage_text if ref.kind == "lucene" else None  # type: ignore[attr-defined]
+    lookup = PassageLookup(ref, task, judges.profile.retriever, stored=stored)
+    judge = support_judge(judges, settings)
+    given = {q: list(ids) for q, ids in (inputs.evidence or {}).items()}
+    split = dict(inputs.sentences or {})
+    diagnostics = None
+    notes = [f"cited passages looked up in {ref.label}"]
+    decomposer = None
+    if settings.units == "claims":
+        method = judges.profile.claims.extractor
+        method = method if method in METHODS else "factscore"
+        decomposer = judges.decomposer(method)
+        notes.append(f"units: claims, split sentence by sentence by the {method} method")
+    if settings.diagnostics and ref.kind == "irds":
+        notes.append("RAG diagnostics not run: an ir_datasets corpus serves lookups only, not retrieval")
+    elif settings.diagnostics:
+        relevant = relevant_documents(task) if ref.task_corpus else None
+        diagnostics = Diagnostics(
+            judges.entailment, judges.retriever(ref, task), judges.profile.retriever.k, relevant
+        )
+        if relevant is None:
+            notes.append("context utilisation not computed: no qrels for this corpus")
+    if not judge.partial_level:
+        notes.append("the entailment judge has no partial level: support is full or none")
+    if split:
+        notes.append("sentences and citations as the run file split them")
+    return Prepared(
+        state=AttributionState(judge, lookup, given, split, diagnostics, decomposer),
+        corpus_id="passages:" + content_hash(ref.key, task.data_fingerprint if ref.task_corpus else ""),
+        notes=notes,
+        run_key=(
+            judge.identity,
+            decomposer.identity if decomposer is not None else None,
+            content_hash(sorted(given.items())),
+            content_hash(
+                sorted((q, [(s.text, s.citations, s.invalid) for s in ss]) for q, ss in split.items())
+            ),
+        ),
+    )

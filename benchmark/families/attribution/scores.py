@@ -51,7 +51,7 @@ def citation_id(n: int, marker: str) -> str:
     return f"{sentence_id(n)}[{marker}]"
 
 
-def citation_units(trace: AttributionTrace, key: str) -> list[tuple[str, float, float]] | None:
+def units(trace: AttributionTrace, key: str) -> list[tuple[str, float, float]] | None:
     """(unit id, the judge's label, weight) for ALCE citation recall or precision of one
     answer, so that the score is the sum of label × weight and a human label of the same
     units can correct it (``--human-labels``).

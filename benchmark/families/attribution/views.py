@@ -28,7 +28,7 @@ SHOWN = (
 )
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Citation recall (x) against citation precision (y), one point per system with its
     95% intervals as error bars: up and to the right is better."""
     rows = [r for r in results if r.scores.get("citation_recall") is not None]
@@ -114,59 +114,22 @@ def trace_html(trace: dict[str, Any]) -> str:
         for err in s.get("errors", []):
             parts.append(f"<tr><td colspan='4'>failure: {e(err)}</td></tr>")
     parts.append("</table>")
-    for f in trace.get("failures", []):
-        parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"Citation recall and precision": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
-    """Citation recall (x) against citation precision (y) with their intervals, a point per
-    entry in the board's order; an entry that cites nothing has no precision: it is named in
-    the legend as not drawn, never put at 0.  Points at one place are rings of decreasing
-    size (hover lists them all)."""
-    go = figures._go()
-    rows = [r for r in results if figures.interval(r.scores.get("citation_recall")) is not None]
-    if not rows:
-        return figures.plot_empty("no attribution results")
-    fig = go.Figure()
-    drawn, undrawn = [], []
-    for r, name in zip(rows, figures.plot_names(rows), strict=True):
-        rec = figures.interval(r.scores["citation_recall"])
-        prec = figures.interval(r.scores.get("citation_precision"))
-        (drawn if prec is not None else undrawn).append((r, name, rec, prec))
-    xy = [(rec[0], prec[0]) for _, _, rec, prec in drawn]
-    sizes = figures.point_sizes(xy)
-    others = figures.same_spot(xy, [r.model.label for r, *_ in drawn])
-    for (r, name, rec, prec), size, also in zip(drawn, sizes, others, strict=True):
-        label = r.model.label
-        colour = figures.plot_colour(label)
-        hover = (
-            f"<b>{figures.text(label)}</b><br>citation recall {figures.fmt_interval(*rec)}"
-            f"<br>citation precision {figures.fmt_interval(*prec)}"
-            + (f"<br>same point as: {figures.text(also)}" if also else "")
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=[rec[0]], y=[prec[0]], mode="markers", name=figures.text(name), legendgroup=label,
-                meta={"entry": label, "colour": figures.plot_colour(label)}, opacity=0.85,
-                marker={"color": colour, "symbol": figures.plot_symbol(label), "size": size,
-                        "line": {"color": figures.PAPER, "width": 1}},
-                error_x={"type": "data", "symmetric": False, "array": [rec[2] - rec[0]],
-                         "arrayminus": [rec[0] - rec[1]], "color": colour, "thickness": 1, "width": 2},
-                error_y={"type": "data", "symmetric": False, "array": [prec[2] - prec[0]],
-                         "arrayminus": [prec[0] - prec[1]], "color": colour, "thickness": 1, "width": 2},
-                hovertext=[hover], hoverinfo="text",
-            )
-        )  # fmt: skip
-    for r, name, _, _ in undrawn:
-        fig.add_trace(figures.undrawn_trace(r.model.label, name, "cites nothing, precision undefined"))
-    fig.update_xaxes(
-        title_text="citation recall: sentences their citations support (95% CI)", range=[-0.02, 1.02]
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
+    """Citation recall (x) against citation precision (y), a point per entry in the board's
+    order; an entry that cites nothing has no precision: it is named in the legend as not
+    drawn, never put at 0."""
+    return figures.interval_scatter(
+        [r for r in results if figures.interval(r.scores.get("citation_recall")) is not None],
+        ("citation_recall", "citation recall", "citation recall: sentences their citations support (95% CI)"),
+        ("citation_precision", "citation precision", "citation precision"),
+        undrawn="cites nothing, precision undefined",
+        empty="no attribution results",
+        height=420,
     )
-    fig.update_yaxes(title_text="citation precision", range=[-0.02, 1.02])
-    return figures.card(fig, 420, legend_rows=len(drawn) + len(undrawn))
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"Citation recall and precision": (figure, plot)}

@@ -20,7 +20,7 @@ from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
 from benchmark.families.command_context import CommandContext
 from benchmark.families.decompscore import views
-from benchmark.families.decompscore.family import DecompScoreFamily, DecompSettings
+from benchmark.families.decompscore.family import DECOMPSCORE, DecompSettings
 from benchmark.families.decompscore.texts import read_texts, texts_task
 from benchmark.judging.decomposition import LLM_METHODS, METHODS, spacy_pipeline
 from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--query-batch", type=int, default=4)
     p.add_argument("--no-progress", action="store_true")
-    REGISTRY[DecompScoreFamily.id].add_arguments(p.add_argument_group(DecompScoreFamily.title))
+    context.add_settings(p.add_argument_group(DECOMPSCORE.title), DecompSettings)
     p.set_defaults(func=partial(run, context))
 
 
@@ -72,7 +72,7 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
             Problem("command line", f"name methods from: {', '.join(METHODS)}", field="--methods")
         )
     # every method's settings are checked (its name among them) before any model loads
-    settings = {m: DecompSettings.from_args(args, method=m) for m in methods}
+    settings = {m: context.settings_from_args(DecompSettings, args, method=m) for m in methods}
     if "dependency" in methods:
         try:
             spacy_pipeline()
@@ -82,7 +82,7 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
     rows = read_texts(path)[: args.limit or None]
     task = texts_task(path, rows, load_task(args.task) if args.task else None)
     profile = load_profile(args.judge_profile)
-    family = REGISTRY[DecompScoreFamily.id]
+    family = REGISTRY[DECOMPSCORE.id]
     judges = JudgeStack.load(profile, progress=not args.no_progress)
     options = context.run_options(args)
     console = Console()

@@ -1,26 +1,15 @@
-"""DecompScore as a metric family: entries are decomposition methods, passages are items."""
+"""DecompScore as a metric family: entries are decomposition methods, passages are items.
+What it is: its scores and settings."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import field_validator
 
-from benchmark.families.base import (
-    FamilySettings,
-    MetricFamily,
-    Prepared,
-    ScoreColumn,
-    ScoringInputs,
-    option,
-)
-from benchmark.families.decompscore import pipeline, scores, views
-from benchmark.families.decompscore.pipeline import DecompState
+from benchmark.families.base import FamilySettings, MetricFamily, ScoreColumn, option
 from benchmark.families.decompscore.trace import DecompTrace
 from benchmark.judging.decomposition import METHODS
-from benchmark.judging.stack import JudgeStack
-from benchmark.tasks import Task
 
 CITATION = """@inproceedings{wanner2024closer,
   title     = {A Closer Look at Claim Decomposition},
@@ -54,31 +43,32 @@ class DecompSettings(FamilySettings):
             raise ValueError(f"unknown decomposition method {v!r}; known: {', '.join(METHODS)}")
         return v
 
+    def board_key(self) -> dict[str, Any]:
+        """The method is the entry, not the board: methods are ranked against each other."""
+        return {"granularity": self.granularity}
 
-class DecompScoreFamily(MetricFamily):
-    id = "decompscore"
-    title = "DecompScore"
-    description = (
+
+DECOMPSCORE = MetricFamily(
+    id="decompscore",
+    title="DecompScore",
+    description=(
         "How well a claim decomposition method splits text: subclaims per passage that the sentence they "
         "came from supports (DecompScore), their share (coherence), and the effect on S_fact of dropping "
         "the unsupported ones. Entries are decomposition methods."
-    )
-    primary = "decompscore"
-    judged_by: ClassVar[dict[str, tuple[str, ...]]] = {"decompscore": ("llm-support",)}
-    citation = CITATION
-    stages: ClassVar[dict[str, tuple[str, ...]]] = {
+    ),
+    primary="decompscore",
+    judged_by={"decompscore": ("llm-support",)},
+    citation=CITATION,
+    stages={
         "decomposition": (),
         "support": ("decomposition",),
         "grounding": ("decomposition",),
-    }
-    required_tables = ("queries",)
-    trace_model = DecompTrace
-    pipeline = pipeline
-    scores = scores
-    views = views
-    settings_model = DecompSettings
-    ranks_models = False
-    columns = (
+    },
+    required_tables=("queries",),
+    trace_model=DecompTrace,
+    settings_model=DecompSettings,
+    ranks_models=False,
+    columns=(
         ScoreColumn(
             "decompscore", "DecompScore", "subclaims per passage supported by their source (LLM judge)"
         ),
@@ -102,34 +92,5 @@ class DecompScoreFamily(MetricFamily):
             "share of the supported subclaims grounded in the corpus",
             default_shown=False,
         ),
-    )
-
-    def board_settings(self, settings: FamilySettings) -> dict[str, Any]:
-        """The method is the entry, not the board: methods are ranked against each other."""
-        assert isinstance(settings, DecompSettings)
-        return {"granularity": settings.granularity}
-
-    def prepare(
-        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
-    ) -> Prepared:
-        assert isinstance(settings, DecompSettings)
-        decomposer = judges.decomposer(
-            settings.method,
-            static_examples=settings.static_examples,
-            retrieved_examples=settings.retrieved_examples,
-        )
-        retriever, corpus_id, notes = None, None, []
-        has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"
-        if settings.ground and has_corpus:
-            from benchmark.models.cache import content_hash
-            from benchmark.retrieval import resolve_corpus
-
-            retriever = judges.retriever(resolve_corpus(task, inputs.corpus, inputs.lucene_index), task)
-            corpus_id = content_hash(retriever.identity)
-        elif settings.ground:
-            notes.append("S_fact effect not computed: no corpus (pass --corpus or --task with a corpus)")
-        state = DecompState(decomposer, judges, settings.granularity, retriever)
-        return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(decomposer.identity,))
-
-    def figures(self, results: Sequence[Any], option: str | None = None) -> dict[str, Any]:
-        return {"DecompScore by method": views.figure(results)}
+    ),
+)

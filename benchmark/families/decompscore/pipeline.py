@@ -15,15 +15,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benchmark.families.base import Prepared, ScoringInputs
+from benchmark.families.decompscore.family import DecompSettings
 from benchmark.families.decompscore.scores import trace_scores
 from benchmark.families.decompscore.trace import DecompTrace, SubclaimTrace, UnitTrace
 from benchmark.judging.decomposition import Decomposer, Granularity, units_of
 from benchmark.judging.grounding import ground_claims
 from benchmark.judging.stack import JudgeStack
-from benchmark.models.cache import stage
+from benchmark.models.cache import content_hash, stage
 from benchmark.models.entailment import LLMEntailment
 from benchmark.models.profiles import EntailmentSpec
-from benchmark.retrieval import Retriever
+from benchmark.retrieval import Retriever, resolve_corpus
+from benchmark.tasks import Task
 
 
 @dataclass
@@ -128,3 +131,23 @@ def ground(state: DecompState, traces: Sequence[DecompTrace]) -> None:
                 g = next(verdicts)
                 s.grounded = None if g.failed else g.grounded
                 s.evidence = g.first_supporting.passage_id if g.first_supporting else None
+
+
+# -- what a task needs, resolved once --------------------------------------------------
+
+
+def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: DecompSettings) -> Prepared:
+    decomposer = judges.decomposer(
+        settings.method,
+        static_examples=settings.static_examples,
+        retrieved_examples=settings.retrieved_examples,
+    )
+    retriever, corpus_id, notes = None, None, []
+    has_corpus = inputs.corpus or inputs.lucene_index or task.card.corpus.kind != "none"
+    if settings.ground and has_corpus:
+        retriever = judges.retriever(resolve_corpus(task, inputs.corpus, inputs.lucene_index), task)
+        corpus_id = content_hash(retriever.identity)
+    elif settings.ground:
+        notes.append("S_fact effect not computed: no corpus (pass --corpus or --task with a corpus)")
+    state = DecompState(decomposer, judges, settings.granularity, retriever)
+    return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(decomposer.identity,))

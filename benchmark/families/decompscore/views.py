@@ -84,7 +84,7 @@ def unit_text(unit: dict[str, Any]) -> str:
     return "\n".join(f"{_mark(s)} {s['text']}" for s in unit.get("subclaims", [])) or "(no subclaims)"
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """DecompScore per method with its interval, coherence written next to each bar."""
     rows = [(method_name(r), r.scores.get("decompscore"), r.scores.get("coherence")) for r in results]
     rows = sorted(
@@ -124,17 +124,10 @@ def trace_html(trace: dict[str, Any]) -> str:
                 extra = " · grounded in the corpus" if s["grounded"] else " · not grounded in the corpus"
             parts.append(f"<li>{_mark(s)} {html.escape(s.get('text', ''))}{html.escape(extra)}</li>")
         parts.append("</ul>")
-    for failure in trace.get("failures", []):
-        parts.append(f"<p>failure: {html.escape(str(failure))}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"DecompScore by method": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """DecompScore per method with its interval, in the board's rank order (not by value:
     the paired test ranks, and two methods can share a rank); coherence in the hover."""
     rows = [r for r in results if figures.interval(r.scores.get("decompscore")) is not None]
@@ -151,3 +144,7 @@ def plot(results: Sequence[TaskResult]) -> Any:
         names=[method_name(r) for r in rows], notes=notes,
         x_title="DecompScore: supported subclaims per passage (95% CI)",
     )  # fmt: skip
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"DecompScore by method": (figure, plot)}

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.models.cache import content_hash
+
+if TYPE_CHECKING:
+    from benchmark.tasks import Task
 
 Kind = Literal["multiple-choice", "free-text"]
 KINDS: tuple[Kind, ...] = ("multiple-choice", "free-text")
@@ -122,3 +125,11 @@ def questions_from_rows(
 def fingerprint(bank: Bank) -> str:
     """A bank's identity: scores on different banks are never ranked together."""
     return content_hash(sorted((q, [vars(x) for x in qs]) for q, qs in bank.items()))
+
+
+def task_bank(task: Task) -> Bank:
+    """The task's own exam (``exam_questions``), checked; empty when it has none."""
+    if not task.has_table("exam_questions"):
+        return {}
+    rows = task.table("exam_questions").to_dict("records")
+    return questions_from_rows(rows, task.where("exam_questions"), row_offset=1)

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
-from benchmark.families.command_context import CommandContext
+from benchmark.families.command_context import CommandContext, store_table
 from benchmark.families.exam.exampp import RANK_CUTOFF
 from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
@@ -128,8 +128,8 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
 
 
 def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
+    from benchmark.families.exam.bank import task_bank
     from benchmark.families.exam.exampp import write_bank
-    from benchmark.families.exam.family import task_bank
     from benchmark.tasks import load_task
 
     _need(context, args, "task", "out")
@@ -148,12 +148,12 @@ def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
 def export_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.core.results import family_results, read_traces
     from benchmark.families.exam.exampp import write_grades
-    from benchmark.families.exam.family import ExamFamily
+    from benchmark.families.exam.family import EXAM
 
     _need(context, args, "out")
     root = Path(args.results)
     systems: dict[str, list[dict[str, object]]] = {}
-    for path, result in family_results(root, ExamFamily.id):
+    for path, result in family_results(root, EXAM.id):
         systems.setdefault(result.model.label, []).extend(read_traces(path))
     if not systems:
         raise InputError(Problem(rel(root), "holds no EXAM results", field="--results"))
@@ -167,16 +167,8 @@ def _min_rating(value: str) -> int | None:
 
 
 def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
-    from benchmark.families.exam.exampp import (
-        choose_graders,
-        counted,
-        counting,
-        exam_from_grades,
-        judged_passages,
-        read_bank,
-        read_grades,
-    )
-    from benchmark.families.exam.family import task_bank
+    from benchmark.families.exam.bank import task_bank
+    from benchmark.families.exam.exampp import choose_graders, read_bank, read_grades
     from benchmark.tasks import load_task
 
     _need(context, args, "grades")
@@ -199,44 +191,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
             "measures that)."
         )
     )
-    report: dict[str, Any] = {}
-    for grader in chosen:
-        mode = counting(paragraphs, grader, args.min_rating)
-        rule = counted(mode)
-        per_system = exam_from_grades(
-            paragraphs, grader, bank, min_rating=args.min_rating, rank_cutoff=args.rank_cutoff
-        )
-        if args.skip_unranked_queries:  # EXAM++: a system's mean is over the queries it ranked
-            scores = per_system
-        else:  # a query a system ranked nothing for counts 0, as EXAM counts a skipped query
-            queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
-            scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
-        if scores:
-            console.print(
-                context.systems_table(
-                    f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
-                    f"answerer; counted: {rule}; "
-                    f"each system's top {args.rank_cutoff})",
-                    scores,
-                    seed=0,
-                )
-            )
-        agreement = context.answerability_vs_relevance(
-            [
-                context.judged_passage(p.query_id, answered, p.relevance or 0, p.text)
-                for p, answered in judged_passages(paragraphs, grader, args.min_rating)
-            ],
-            relevant_at=args.relevant_from,
-        )
-        if agreement is not None:
-            console.print(agreement_table(agreement, grader, rule, args.relevant_from))
-        if scores or agreement is not None:
-            report[grader] = {
-                "graded_by": f"the file's grader ({grader}), not groundcover's answerer",
-                "counted": rule,
-                "exam": scores,
-                **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
-            }
+    report = {g: got for g in chosen if (got := _grader_report(context, args, paragraphs, g, bank, console))}
     if not report:
         raise InputError(
             Problem(
@@ -255,6 +210,56 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
         }
         Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True), encoding="utf-8")
     return 0
+
+
+def _grader_report(
+    context: CommandContext,
+    args: argparse.Namespace,
+    paragraphs: Any,
+    grader: str,
+    bank: Any,
+    console: Console,
+) -> dict[str, Any] | None:
+    """One grader's EXAM per system and its qrels-mode agreement, printed; what the report
+    file keeps of them (``None``: the grader graded neither)."""
+    from benchmark.families.exam.exampp import counted, counting, exam_from_grades, judged_passages
+
+    source = Path(args.grades)
+    rule = counted(counting(paragraphs, grader, args.min_rating))
+    per_system = exam_from_grades(
+        paragraphs, grader, bank, min_rating=args.min_rating, rank_cutoff=args.rank_cutoff
+    )
+    if args.skip_unranked_queries:  # EXAM++: a system's mean is over the queries it ranked
+        scores = per_system
+    else:  # a query a system ranked nothing for counts 0, as EXAM counts a skipped query
+        queries = sorted(bank) if bank else sorted({q for s in per_system.values() for q in s})
+        scores = {system: {q: per.get(q, 0.0) for q in queries} for system, per in per_system.items()}
+    if scores:
+        console.print(
+            context.systems_table(
+                f"EXAM from {source.name}, graded by {grader} (the file's grader, not groundcover's "
+                f"answerer; counted: {rule}; each system's top {args.rank_cutoff})",
+                scores,
+                seed=0,
+            )
+        )
+    agreement = context.answerability_vs_relevance(
+        [
+            context.judged_passage(p.query_id, answered, p.relevance or 0, p.text)
+            for p, answered in judged_passages(paragraphs, grader, args.min_rating)
+        ],
+        relevant_at=args.relevant_from,
+    )
+    if agreement is not None:
+        console.print(agreement_table(agreement, grader, rule, args.relevant_from))
+    if not scores and agreement is None:
+        return None
+    return {
+        "graded_by": f"the file's grader ({grader}), not groundcover's answerer",
+        "counted": rule,
+        "exam": scores,
+        **({"qrels_mode": asdict(agreement)} if agreement is not None else {}),
+    }
 
 
 def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Table:
@@ -317,20 +322,10 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     if args.write_task:
         import pandas as pd
 
-        from benchmark.tasks import add_table
-
         rows = pd.DataFrame([{**vars(q), "options": list(q.options)} for qs in bank.values() for q in qs])
         made = next(iter({q.provenance for qs in bank.values() for q in qs}), "generated")
-        table = add_table(
-            task,
-            "exam_questions",
-            rows,
-            f"exam_questions: {len(rows)} questions {made}.",
-            "benchmark exam generate --write-task",
-        )
-        console.print(
-            f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
-        )
+        note = f"exam_questions: {len(rows)} questions {made}."
+        console.print(store_table(task, "exam_questions", rows, note, "benchmark exam generate --write-task"))
     for f in failures:
         console.print(f"failed: {f}")
     return 0

@@ -1,16 +1,24 @@
-"""EXAM and n-EXAM leaderboards of the runs in an EXAM++ graded-paragraph file, for ranking
-cards (``benchmark meta-eval rankings``, through :meth:`ExamFamily.graded_leaderboards`)."""
+"""EXAM on an EXAM++ graded-paragraph file: the leaderboards of its runs, for ranking cards
+(``benchmark meta-eval rankings``, through :func:`graded_leaderboards`), and the default
+answerer measured on its judged passages, for judge cards (:func:`answer_for_card`)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
+from benchmark.core.errors import InputError, Problem
+from benchmark.families.base import GradedBoards, JudgedPassage, Regrading
+from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import Bank
 from benchmark.families.exam.exampp import Grade, GradedParagraph, counting, exam_from_grades
+from benchmark.families.exam.family import EXAM, ExamSettings
 from benchmark.families.exam.judges import Answerer
+from benchmark.families.exam.judges import answerer as make_answerer
+from benchmark.judging.stack import JudgeStack
 
 
 def exam_boards(
@@ -112,3 +120,168 @@ def _reason(error: str) -> str:
     """A failure's kind for the card's tally: the first clause of the message after its stage."""
     text = error.split(":", 1)[1] if ":" in error else error
     return text.strip().split("(")[0].split(";")[0].strip()[:120]
+
+
+def graded_leaderboards(
+    grades: Path,
+    *,
+    grader: str | None,
+    min_rating: int | None,
+    rank_cutoff: int,
+    regrade: Regrading | None = None,
+) -> GradedBoards | None:
+    """EXAM and n-EXAM of every run in an EXAM++ graded file under one of its graders
+    (named by ``grader`` where the file has several: graders are never merged), or, with
+    ``regrade``, under the profile's own answerer, which grades the file's paragraphs
+    again on the bank's questions."""
+    from benchmark.core.errors import rel
+    from benchmark.families.exam.exampp import choose_graders, counted, counting, read_grades
+
+    paragraphs = read_grades(grades)
+    if regrade is not None:
+        return _regraded(paragraphs, regrade, min_rating, rank_cutoff)
+    chosen = choose_graders(paragraphs, grader, rel(grades))
+    if not chosen:
+        raise InputError(Problem(rel(grades), "holds no graded paragraphs", field="--grades"))
+    if len(chosen) > 1:  # a card is one judge's
+        raise InputError(
+            Problem(
+                rel(grades),
+                f"holds {len(chosen)} graders: name one ({'; '.join(chosen)})",
+                field="--grader",
+            )
+        )
+    exam, n_exam = exam_boards(paragraphs, chosen[0], min_rating, rank_cutoff)
+    label = f"({chosen[0]}, {counted(counting(paragraphs, chosen[0], min_rating))})"
+    return GradedBoards(chosen[0], {f"EXAM {label}": exam, f"n-EXAM {label}": n_exam}, paragraphs)
+
+
+def _regraded(
+    paragraphs: Sequence[Any], how: Regrading, min_rating: int | None, rank_cutoff: int
+) -> GradedBoards:
+    """The profile's answerer on the file's ranked paragraphs: the one ``how`` names,
+    else its default answerer where that reads the bank's questions, else its LLM reader
+    (EXAM++'s generated questions are free text without a key, which the entailment
+    answerer cannot read; the similarity answerer reads them as topical address)."""
+    from benchmark.families.exam.exampp import read_bank
+
+    bank = read_bank(how.bank)
+    order = list(dict.fromkeys(p.query_id for p in paragraphs if bank.get(p.query_id)))
+    topics = order[: how.topics] if how.topics else order
+    chosen = set(topics)
+    free = any(q.kind != "multiple-choice" and not q.answer for t in topics for q in bank[t])
+    settings = ExamSettings(answerer=how.answerer or ("llm" if free else ExamSettings().answerer))
+    if min_rating is not None:
+        settings = settings.model_copy(update={"min_rating": min_rating})
+    answerer = make_answerer(how.judges, settings)
+    name = f"groundcover {how.judges.profile.id} exam {settings.answerer} answerer"
+    done = regrade(
+        paragraphs,
+        bank,
+        answerer,
+        name,
+        topics=topics,
+        min_rating=settings.min_rating,
+        rank_cutoff=rank_cutoff,
+    )
+    rule = {
+        "llm": f"self-rating ≥ {settings.min_rating}",
+        "similarity": f"cosine ≥ {settings.threshold}",
+    }.get(settings.answerer, f"support ≥ {settings.threshold}")
+    label = f"({name}, {rule})"
+    return GradedBoards(
+        name,
+        {f"EXAM {label}": done.exam, f"n-EXAM {label}": done.n_exam},
+        [p for p in paragraphs if p.query_id in chosen],
+        regraded={
+            "answerer": answerer.identity,
+            "topics": list(topics),
+            "readings": done.readings,
+            "failed_readings": done.failed_readings,
+            "failures": done.failures,
+            "system_topic_cells_left_out": done.cells_left_out,
+        },
+    )
+
+
+def answer_for_card(
+    role: str, judges: JudgeStack, grades: Path, bank: Path, *, grader: str | None = None
+) -> list[JudgedPassage] | None:
+    """The default answerer (the family's default settings, the profile's models) on
+    every judged passage of an EXAM++ graded file, ranked by a system or not (EXAM++'s
+    qrels mode): per passage, how many of its query's questions in ``bank`` it answers
+    correctly, next to how many the file's grader (``grader``, needed when the file has
+    several; never merged) answered.  Where the file has graders, the passages that
+    grader graded are measured.  A passage the answerer failed on is kept with ``ours``
+    None and its failures, never counted as answering nothing."""
+    from benchmark.core.errors import rel
+    from benchmark.families.exam.exampp import read_bank
+
+    if role not in EXAM.judged_by.get(EXAM.primary, ()):
+        return None
+    questions = read_bank(bank)
+    judged, mode = _judged_passages(grades, grader)
+    settings = ExamSettings()
+    asked = {q.question_id: q for p, _ in judged for q in questions.get(p.query_id, [])}
+    unreadable = [q for q in asked.values() if q.kind != "multiple-choice" and not q.answer]
+    if settings.answerer == "entailment" and unreadable:
+        # refused before any model runs: each such question would fail on every passage
+        # (EXAM++'s DL19 bank gave n = 0 and 215 failures), and a card of failures says nothing
+        raise InputError(
+            Problem(
+                rel(bank),
+                f"{len(unreadable)} of the {len(asked)} questions for the judged passages are free text "
+                f"without an answer key (e.g. {unreadable[0].question_id!r}: EXAM++'s generated "
+                "questions): the default entailment answerer reads multiple-choice questions or a key "
+                "only, so it cannot be measured on this bank (EXAM++'s own grades for it are what "
+                "`benchmark exam score-grades` reports)",
+                field="--exam-bank",
+            )
+        )
+    items = [(q, p.text) for p, _ in judged for q in questions.get(p.query_id, [])]
+    readings = iter(make_answerer(judges, settings).read(items))
+    out = []
+    for p, grade in judged:
+        got = [next(readings) for _ in questions.get(p.query_id, [])]
+        failures = tuple(r.error for r in got if r.error)
+        if not got:
+            failures = (f"no questions for query {p.query_id!r} in the bank",)
+        out.append(
+            JudgedPassage(
+                p.query_id,
+                int(p.relevance or 0),
+                len(p.text.split()),
+                None if failures else sum(bool(r.correct) for r in got),
+                len(grade.answered(mode)) if grade else 0,
+                failures,
+            )
+        )
+    return out
+
+
+def _judged_passages(grades: Path, grader: str | None) -> tuple[list[tuple[Any, Any]], Any]:
+    """The graded file's passages with a relevance grade, each with the grade of its grader
+    (the one named, or the file's only one; none where the file has no grader), and how that
+    grader's answers count."""
+    from benchmark.core.errors import rel
+    from benchmark.families.exam.exampp import choose_graders, counting, read_grades
+
+    paragraphs = read_grades(grades, "--exam-grades")
+    chosen = choose_graders(paragraphs, grader, rel(grades))
+    if len(chosen) > 1:
+        raise InputError(
+            Problem(
+                rel(grades),
+                f"has {len(chosen)} graders: name the one to compare with ({'; '.join(chosen)})",
+                field="--exam-grader",
+            )
+        )
+    theirs = chosen[0] if chosen else None
+    judged = [
+        (p, p.grade(theirs) if theirs else None)
+        for p in paragraphs
+        if p.relevance is not None and (theirs is None or p.grade(theirs) is not None)
+    ]
+    if not judged:
+        raise InputError(Problem(str(grades), "holds no judged passages (paragraphs with a relevance grade)"))
+    return judged, counting(paragraphs, theirs, formulas.DEFAULT_MIN_RATING) if theirs else None

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import ExamQuestion
@@ -39,6 +39,10 @@ from benchmark.models.example_copies import refusing_label_copies, request_text
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
 from benchmark.models.structured import run_structured
+
+if TYPE_CHECKING:
+    from benchmark.families.exam.family import ExamSettings
+    from benchmark.judging.stack import JudgeStack
 
 PROMPTS = {"reader": "exam-reader@1", "rate": "exam-rate@1", "verify": "exam-verify@1"}
 #: prompts whose examples' whole replies are copies however short: the answerability
@@ -318,3 +322,14 @@ class LLMAnswerer:
                 continue
             r.correct = bool(out.value)
         return readings
+
+
+def answerer(judges: JudgeStack, settings: ExamSettings) -> Answerer:
+    """The answerer the settings name, on the profile's models."""
+    if settings.answerer == "llm":
+        return LLMAnswerer(
+            judges.llm, min_rating=settings.min_rating, max_retries=judges.profile.llm.max_retries
+        )
+    if settings.answerer == "similarity":
+        return SimilarityAnswerer(judges.embedder(), settings.threshold)
+    return EntailmentAnswerer(judges.entailment, settings.threshold, settings.margin)

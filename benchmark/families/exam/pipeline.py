@@ -11,13 +11,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from benchmark.core.errors import InputError, Problem
+from benchmark.families.base import Prepared, ScoringInputs
 from benchmark.families.exam import formulas
-from benchmark.families.exam.bank import Bank, ExamQuestion
+from benchmark.families.exam.bank import Bank, ExamQuestion, fingerprint, task_bank
+from benchmark.families.exam.exampp import read_bank
+from benchmark.families.exam.family import ExamSettings
+
+# the judge card's hooks, which read graded-paragraph files
+from benchmark.families.exam.graded_boards import answer_for_card, graded_leaderboards
 from benchmark.families.exam.judges import Answerer, Reading
+from benchmark.families.exam.judges import answerer as make_answerer
 from benchmark.families.exam.scores import trace_scores
 from benchmark.families.exam.trace import ExamTrace, QuestionTrace
+from benchmark.judging.stack import JudgeStack
 from benchmark.models.cache import stage
+from benchmark.tasks import Task
+
+__all__ = [
+    "answer_for_card",
+    "graded_leaderboards",
+    "prepare",
+    "reference_texts",
+    "scorable_queries",
+    "score_batch",
+]
 
 
 @dataclass
@@ -148,3 +168,59 @@ def question_trace(q: ExamQuestion, r: Reading) -> QuestionTrace:
         error=r.error,
         raw=r.raw,
     )
+
+
+# -- what a task needs, resolved once --------------------------------------------------
+
+
+def gold_articles(task: Task) -> dict[str, str]:
+    """Query id -> its gold article text (several articles of one query joined)."""
+    if not task.has_table("gold_articles"):
+        return {}
+    out: dict[str, list[str]] = {}
+    for row in task.table("gold_articles").to_dict("records"):
+        out.setdefault(str(row["query_id"]), []).append(str(row["text"]))
+    return {q: "\n\n".join(texts) for q, texts in out.items()}
+
+
+def scorable_queries(task: Task, inputs: ScoringInputs) -> list[str] | None:
+    if not task.has_table("exam_questions"):
+        return None
+    asked = set(task.table("exam_questions")["query_id"].astype(str))
+    return [q for q in task.quick_order() if q in asked]
+
+
+def task_or_file_bank(task: Task, settings: ExamSettings) -> Bank:
+    """The bank a run asks: the settings' EXAM++ file, else the task's own exam."""
+    if settings.bank_file:
+        return read_bank(Path(settings.bank_file))
+    bank = task_bank(task)
+    if not bank:
+        raise InputError(
+            Problem(
+                task.where(),
+                "the task has no exam_questions table: pass --exam-bank FILE (an EXAM++ question bank), or "
+                "draft one with `benchmark exam generate`",
+                field="data.tables",
+            )
+        )
+    return bank
+
+
+def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ExamSettings) -> Prepared:
+    bank = task_or_file_bank(task, settings)
+    answerer = make_answerer(judges, settings)
+    notes: list[str] = []
+    n_questions = sum(len(qs) for qs in bank.values())
+    kinds = sorted({q.kind for qs in bank.values() for q in qs})
+    provenance = sorted({(q.provenance or "unknown").split(":")[0] for qs in bank.values() for q in qs})
+    notes.append(
+        f"question bank: {n_questions} questions ({', '.join(kinds)}; {', '.join(provenance)}) for {len(bank)} queries"
+    )
+    state = ExamState(bank, fingerprint(bank), answerer, gold_articles(task), notes)
+    return Prepared(state=state, notes=notes, run_key=(state.bank_id, answerer.identity))
+
+
+def reference_texts(task: Task) -> dict[str, str]:
+    """The gold articles: what meta-evaluation compares answers with (ROUGE-1)."""
+    return gold_articles(task)

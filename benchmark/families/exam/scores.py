@@ -5,6 +5,9 @@ trace types (a test enforces it), so a result is recomputed with no model instal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from benchmark.families.exam import formulas
 from benchmark.families.exam.trace import ExamTrace
 
@@ -26,7 +29,7 @@ def trace_scores(trace: ExamTrace) -> dict[str, float | None]:
 LABELLED = ("exam",)
 
 
-def question_units(trace: ExamTrace, key: str = "exam") -> list[tuple[str, float, float]] | None:
+def units(trace: ExamTrace, key: str = "exam") -> list[tuple[str, float, float]] | None:
     """(question id, 1 if the answerer answered it correctly from the text else 0,
     1 / questions) for EXAM of one answer: its value is the sum of label × weight, so a
     human label of the same questions can correct it (``--human-labels``).  ``None`` where
@@ -35,3 +38,9 @@ def question_units(trace: ExamTrace, key: str = "exam") -> list[tuple[str, float
         return None
     n = len(trace.questions)
     return [(q.question_id, 1.0 if q.correct else 0.0, 1.0 / n) for q in trace.questions]
+
+
+def curves(traces: Sequence[ExamTrace], settings: Any) -> dict[str, dict[str, float | None]]:
+    """Each query's gold-article EXAM: the normaliser's parts, kept with the result."""
+    gold = {t.query_id: t.gold_exam for t in traces}
+    return {"gold_exam": gold} if any(v is not None for v in gold.values()) else {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.tasks import Column, TableSchema
+from benchmark.core.schema import Column, TableSchema
 
 TABLES = (
     TableSchema(

@@ -15,7 +15,7 @@ from benchmark.core.results import TaskResult
 from benchmark.core.stats import fmt_score
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """EXAM and n-EXAM per system (95% CI); n-EXAM's line at 1 is the gold articles."""
     rows = []
     for r, name in zip(results, figures.entry_labels(results), strict=True):
@@ -84,17 +84,10 @@ def trace_html(trace: dict[str, Any]) -> str:
             f"<td>{'<br>'.join(opts)}</td><td>{e(q.get('evidence') or '—')}</td><td>{e(verdict)}</td></tr>"
         )
     parts.append("</table>")
-    for failure in trace.get("failures", []):
-        parts.append(f"<p>failure: {e(failure)}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"EXAM and n-EXAM": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """EXAM and n-EXAM per entry with their intervals, entries in the board's order (rank,
     best first); n-EXAM's dashed line at 1 is the gold articles."""
     rows = [r for r in results if figures.interval(r.scores.get("exam")) is not None]
@@ -111,3 +104,7 @@ def plot(results: Sequence[TaskResult]) -> Any:
         rows, series, panels, x_title="score (95% CI)", x_range=(0.0, max(1.0, *highs)),
         reference_line=(1, 1.0) if has_n else None,
     )  # fmt: skip
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"EXAM and n-EXAM": (figure, plot)}

@@ -4,9 +4,5 @@
 (pure); ``pipeline`` — the stages that call models (grounding itself is
 :mod:`benchmark.judging.grounding`, shared with other families); ``qrels`` — ICAT-M's
 aspect-level judgements; ``trace`` — the per-query record; ``views`` — tables, plots,
-drill-down; ``family`` — the glue.
+drill-down; ``family`` — what the family is (its scores, settings, tables, judges).
 """
-
-from benchmark.families.icat.family import ICATFamily, ICATSettings
-
-__all__ = ["ICATFamily", "ICATSettings"]

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmark.families.base import Prepared, ScoringInputs
 from benchmark.families.icat.aspects import (
     Aspect,
     alignment_messages,
@@ -40,6 +41,8 @@ from benchmark.families.icat.claims import (
     select_claims,
     sentence_claims,
 )
+from benchmark.families.icat.family import ICATSettings
+from benchmark.families.icat.qrels import load_aspect_qrels, task_aspect_qrels
 from benchmark.families.icat.scores import (
     covered_counts,
     query_failed,
@@ -49,9 +52,9 @@ from benchmark.families.icat.trace import AspectTrace, ClaimTrace, ICATTrace, Pa
 from benchmark.judging.decomposition import METHODS
 from benchmark.judging.grounding import ClaimGrounding, ground_claims
 from benchmark.judging.stack import JudgeStack
-from benchmark.models.cache import stage
+from benchmark.models.cache import content_hash, stage
 from benchmark.models.structured import run_structured
-from benchmark.retrieval import Retriever, candidate_documents
+from benchmark.retrieval import Retriever, candidate_documents, resolve_corpus
 from benchmark.tasks import Task
 
 PASSAGE_TEXT_CHARS = 600  # passage text kept in traces (enough to read the evidence)
@@ -60,7 +63,7 @@ AspectQrels = Mapping[tuple[str, str], set[str]]
 
 @dataclass
 class ICATState:
-    """What scoring one task needs, resolved once (see ``ICATFamily.prepare``)."""
+    """What scoring one task needs, resolved once (:func:`prepare`)."""
 
     task: Task
     judges: JudgeStack
@@ -327,3 +330,46 @@ def _claim_trace(
         aspects_s=covered("s"),
         aspects_a=covered("a"),
     )
+
+
+# -- what a task needs, resolved once ---------------------------------------------------
+
+
+def scorable_queries(task: Task, inputs: ScoringInputs) -> list[str] | None:
+    """The queries the corpus was written for (all when it covers every query)."""
+    corpus = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+    return list(corpus.covers) if corpus.covers is not None else None
+
+
+def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ICATSettings) -> Prepared:
+    corpus = resolve_corpus(task, inputs.corpus, inputs.lucene_index)
+    notes: list[str] = []
+    if inputs.files.get("aspect_qrels"):
+        qrels = load_aspect_qrels(inputs.files["aspect_qrels"], task)
+        qrels_id = content_hash(sorted((k, sorted(v)) for k, v in qrels.items()))
+    elif corpus.task_corpus:
+        qrels, qrels_id = task_aspect_qrels(task), "task"
+    else:
+        qrels, qrels_id = {}, "none"
+    variants = settings.variants
+    if "m" in variants and not qrels:
+        notes.append(
+            "ICAT-M not computed: no aspect-level relevance judgements for this corpus (pass --aspect-qrels)"
+        )
+        variants = tuple(v for v in variants if v != "m")
+    retriever = judges.retriever(corpus, task)
+    candidate_retriever = (
+        judges.retriever(corpus, task, kind="bm25") if judges.profile.retriever.candidate_docs else None
+    )
+    state = ICATState(
+        task=task,
+        judges=judges,
+        retriever=retriever,
+        aspect_qrels=qrels,
+        variants=variants,
+        beta=settings.beta,
+        candidate_retriever=candidate_retriever,
+        descriptions=task.descriptions(),
+    )
+    corpus_id = content_hash(retriever.identity)
+    return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(variants, qrels_id))

@@ -5,6 +5,9 @@ trace types (a test enforces it), so a result is recomputed with no model instal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from benchmark.families.icat import formulas
 from benchmark.families.icat.trace import ICATTrace
 
@@ -62,11 +65,24 @@ def covered_counts(tr: ICATTrace) -> dict[str, int]:
 SCORE_KEYS = ("s_fact", *(f"{p}_{v}" for v in formulas.VARIANTS for p in ("s_coverage", "icat")))
 
 
-def claim_units(tr: ICATTrace) -> list[tuple[str, float, float]] | None:
+def units(tr: ICATTrace, key: str = "s_fact") -> list[tuple[str, float, float]] | None:
     """(claim id, 1 if grounded else 0, 1 / claims) for S_fact of one answer: the score is
     the sum of label × weight, so a human label of the same claims can correct it
     (``--human-labels``).  ``None`` where the query failed; an answer without claims has
     S_fact 0 but no unit to label, and is left out of the corrected figure."""
-    if query_failed(tr) or not tr.claims:
+    if key != "s_fact" or query_failed(tr) or not tr.claims:
         return None
     return [(c.claim_id, 1.0 if c.grounded else 0.0, 1.0 / len(tr.claims)) for c in tr.claims]
+
+
+def curves(traces: Sequence[ICATTrace], settings: Any) -> dict[str, dict[str, float | None]]:
+    """ICAT_β over the settings' β sweep, per variant computed."""
+    return {
+        f"icat_{v}_beta": formulas.beta_sweep(
+            [t.scores.get("s_fact") for t in traces],
+            [t.scores.get(f"s_coverage_{v}") for t in traces],
+            settings.betas,
+        )
+        for v in formulas.VARIANTS
+        if any(t.scores.get(f"s_coverage_{v}") is not None for t in traces)
+    }

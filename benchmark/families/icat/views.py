@@ -76,9 +76,10 @@ def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> An
     return fig
 
 
-def scatter_figure(results: Sequence[TaskResult], variant: str = "m") -> Any:
-    """S_fact against S_coverage of one variant, a point per result, named in the legend
-    (labels next to points overlapped and ran off the axes)."""
+def scatter_figure(results: Sequence[TaskResult], variant: str | None = None) -> Any:
+    """S_fact against S_coverage of one variant (ICAT-M's by default), a point per result,
+    named in the legend (labels next to points overlapped and ran off the axes)."""
+    variant = variant or "m"
     pts = []
     for i, (r, name) in enumerate(zip(results, figures.entry_labels(results), strict=True)):
         f, c = r.scores.get("s_fact"), r.scores.get(f"s_coverage_{variant}")
@@ -112,8 +113,6 @@ def trace_html(tr: dict[str, Any]) -> str:
         f"<h3>Query {e(str(tr.get('query_id', '')))}: {e(str(tr.get('query', '')))}</h3>",
         f"<details open><summary>Answer</summary><p class='gc-answer'>{e(str(tr.get('answer', '')))}</p></details>",
     ]
-    if tr.get("failures"):
-        parts.append("<p><b>Failures:</b> " + e("; ".join(map(str, tr["failures"]))) + "</p>")
     dropped = {
         k: v for k, v in tr.get("counts", {}).items() if k in ("claims_too_short", "claims_truncated") and v
     }
@@ -160,15 +159,6 @@ def trace_html(tr: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------
 # Interactive figures (the Space): the same two, in Plotly
 # ---------------------------------------------------------------------------------
-
-
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figures, by the titles :meth:`figures` gives them: entries in the order
-    given (the board's rank order), each in its app-wide colour."""
-    return {
-        "beta sweep": beta_plot(results, option),
-        "factuality vs coverage": scatter_plot(results, option or "m"),
-    }
 
 
 DASHES = ("solid", "dash", "dot")
@@ -220,55 +210,26 @@ def beta_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
     return figures.card(fig, 380, legend_rows=items)
 
 
-def scatter_plot(results: Sequence[TaskResult], variant: str = "m") -> Any:
-    """S_fact against S_coverage of one variant with their intervals, a point per entry;
-    points at one place are drawn as rings of decreasing size (hover lists them all); an
-    entry with either score undefined is named in the legend as not drawn."""
-    go = figures._go()
-    fig = go.Figure()
-    pts, undrawn = [], []
-    for r, name in zip(results, figures.plot_names(results), strict=True):
-        f = figures.interval(r.scores.get("s_fact"))
-        c = figures.interval(r.scores.get(f"s_coverage_{variant}"))
-        (pts if f is not None and c is not None else undrawn).append((r, name, f, c))
-    if not pts:
-        return figures.plot_empty(f"no S_fact / S_coverage-{variant.upper()} scores for this selection")
-    xy = [(f[0], c[0]) for _, _, f, c in pts]
-    sizes = figures.point_sizes(xy)
-    others = figures.same_spot(xy, [r.model.label for r, *_ in pts])
-    for (r, name, f, c), size, also in zip(pts, sizes, others, strict=True):
-        label = r.model.label
-        colour = figures.plot_colour(label)
-        hover = (
-            f"<b>{figures.text(label)}</b><br>S_fact {figures.fmt_interval(*f)}"
-            f"<br>S_coverage-{variant.upper()} {figures.fmt_interval(*c)}"
-            + (f"<br>same point as: {figures.text(also)}" if also else "")
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=[f[0]],
-                y=[c[0]],
-                mode="markers",
-                name=figures.text(name),
-                legendgroup=label,
-                meta={"entry": label, "colour": figures.plot_colour(label)},
-                opacity=0.85,
-                marker={
-                    "color": colour,
-                    "symbol": figures.plot_symbol(label),
-                    "size": size,
-                    "line": {"color": figures.PAPER, "width": 1},
-                },
-                error_x={"type": "data", "symmetric": False, "array": [f[2] - f[0]], "arrayminus": [f[0] - f[1]],
-                         "color": colour, "thickness": 1, "width": 2},
-                error_y={"type": "data", "symmetric": False, "array": [c[2] - c[0]], "arrayminus": [c[0] - c[1]],
-                         "color": colour, "thickness": 1, "width": 2},
-                hovertext=[hover],
-                hoverinfo="text",
-            )
-        )  # fmt: skip
-    for r, name, _, _ in undrawn:
-        fig.add_trace(figures.undrawn_trace(r.model.label, name, "a score undefined"))
-    fig.update_xaxes(title_text="S_fact (share of claims grounded)", range=[-0.02, 1.02])
-    fig.update_yaxes(title_text=f"S_coverage-{variant.upper()} (aspects covered)", range=[-0.02, 1.02])
-    return figures.card(fig, 400, legend_rows=len(pts) + len(undrawn))
+def scatter_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
+    """S_fact against S_coverage of one variant (ICAT-M's by default), a point per entry."""
+    v = (variant or "m").upper()
+    return figures.interval_scatter(
+        results,
+        ("s_fact", "S_fact", "S_fact (share of claims grounded)"),
+        (f"s_coverage_{v.lower()}", f"S_coverage-{v}", f"S_coverage-{v} (aspects covered)"),
+        undrawn="a score undefined",
+        empty=f"no S_fact / S_coverage-{v} scores for this selection",
+        height=400,
+    )
+
+
+#: the figures by title (matplotlib, Plotly), each of the results and the variant chosen
+#: (all variants, or ICAT-M's scatter, when none is)
+FIGURES = {"beta sweep": (beta_figure, beta_plot), "factuality vs coverage": (scatter_figure, scatter_plot)}
+
+
+def print_results(results: Sequence[TaskResult], console: Any) -> None:
+    """Each result's β sweep, after the common table."""
+    for r in results:
+        if r.curves:
+            console.print(beta_table(r))

@@ -1,5 +1,1 @@
 """The TREC RAG nugget evaluation (Pradeep et al., 2024), interoperable with castorini's nuggetizer."""
-
-from benchmark.families.nuggets.family import NuggetsFamily
-
-__all__ = ["NuggetsFamily"]

@@ -28,7 +28,8 @@ from rich.markup import escape
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable, check_writable_file
-from benchmark.families.command_context import CommandContext
+from benchmark.families.command_context import CommandContext, store_table
+from benchmark.families.nuggets.family import NuggetsSettings
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -80,13 +81,7 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
     p.add_argument("--out", help="file to write (JSON lines)")
     p.add_argument("--results", default="results", help="export-assignments: a results folder or result file")
     p.add_argument("--assignments", help="score-assignments: a nuggetizer assignment file")
-    p.add_argument(
-        "--nuggetizer-compatible",
-        action="store_true",
-        help="score-assignments: the numbers of nuggetizer's calculate_metrics.py — 0 where a topic has no "
-        "vital nugget (or no nugget), 'failed' counted as not supported / okay, every line a record of the "
-        "run's mean (docs/conformance.md); by default those are no score, a failure, and a refused file",
-    )
+    context.add_settings(p, NuggetsSettings, only=("nuggetizer_compatible",))  # as `benchmark score`
     p.add_argument(
         "--per-run",
         action="store_true",
@@ -122,8 +117,8 @@ def _need(context: CommandContext, args: argparse.Namespace, *names: str) -> Non
 
 
 def export_nuggets(context: CommandContext, args: argparse.Namespace) -> int:
-    from benchmark.families.nuggets.family import task_nuggets
     from benchmark.families.nuggets.nuggetizer_files import write_nuggets
+    from benchmark.families.nuggets.pipeline import task_nuggets
     from benchmark.tasks import load_task
 
     _need(context, args, "task", "out")
@@ -144,7 +139,7 @@ def export_assignments(context: CommandContext, args: argparse.Namespace) -> int
     run's own ``run_id`` and the answer text as the run gave it (its sentences joined by a
     space, no citation markers); ``--per-run`` writes one file per run."""
     from benchmark.core.results import family_results, read_traces
-    from benchmark.families.nuggets.family import NuggetsFamily
+    from benchmark.families.nuggets.family import NUGGETS
     from benchmark.families.nuggets.nuggetizer_files import Assigned, Nugget, write_assignments
 
     _need(context, args, "out")
@@ -152,7 +147,7 @@ def export_assignments(context: CommandContext, args: argparse.Namespace) -> int
     assigned: dict[str, list[Assigned]] = {}
     queries: dict[str, str] = {}
     skipped = 0
-    for path, result in family_results(root, NuggetsFamily.id):
+    for path, result in family_results(root, NUGGETS.id):
         gen = result.model.generation
         trec = result.model.backend == "trec-rag-run" and isinstance(gen.get("run_id"), str)
         run_id = str(gen["run_id"]) if trec else result.model.label
@@ -326,7 +321,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.nuggetizer_files import Nugget, write_nuggets
     from benchmark.judging.stack import JudgeStack
     from benchmark.models.profiles import load_profile
-    from benchmark.tasks import add_table, load_task
+    from benchmark.tasks import load_task
 
     _need(context, args, "out")
     if not (args.task or args.candidates):
@@ -367,14 +362,6 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
         if task is None:
             raise InputError(Problem("--write-task", "needs --task"))
         rows = pd.DataFrame([vars(x) for xs in nuggets.values() for x in xs])
-        table = add_table(
-            task,
-            "nuggets",
-            rows,
-            f"nuggets: {len(rows)} {provenance}.",
-            "benchmark nuggets generate --write-task",
-        )
-        console.print(
-            f"wrote {table}; tasks/{task.id}/task.yaml records it (version {load_task(task.root).card.version})"
-        )
+        note = f"nuggets: {len(rows)} {provenance}."
+        console.print(store_table(task, "nuggets", rows, note, "benchmark nuggets generate --write-task"))
     return 0

@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from benchmark.families.nuggets.formulas import LABELS
+from benchmark.judging.support import FAILED, EntailmentJudge, Support
 from benchmark.models.entailment import EntailmentModel, sentence_windows
 from benchmark.models.llm import LLM
 from benchmark.models.prompts import load_prompt
@@ -58,45 +59,29 @@ class Assigner(Protocol):
     def assign(self, items: Sequence[Item]) -> list[list[Judged]]: ...
 
 
-class EntailmentAssigner:
-    partial_level = False
+class EntailmentAssigner(EntailmentJudge):
+    """The answer's sentence windows as premises of each nugget: supported or not, with the
+    window that supports it."""
 
     def __init__(self, entailment: EntailmentModel) -> None:
-        self.entailment = entailment
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        return {
-            "assigner": "entailment",
-            "entailment": getattr(self.entailment, "identity", type(self.entailment).__name__),
-            "threshold": self.entailment.threshold,
-        }
+        super().__init__(entailment, role="assigner")
 
     def assign(self, items: Sequence[Item]) -> list[list[Judged]]:
         windows = [sentence_windows(answer) if answer.strip() else [] for _, answer, _ in items]
-        pairs = [
-            (w, n) for ws, (_, _, nuggets) in zip(windows, items, strict=True) for n in nuggets for w in ws
-        ]
-        scores = iter(self.entailment.support_scores(pairs) if pairs else [])
-        out = []
-        for ws, (_, _, nuggets) in zip(windows, items, strict=True):
-            judged = []
-            for _n in nuggets:
-                got = [(next(scores), w) for w in ws]
-                if any(s is None for s, _ in got):
-                    judged.append(Judged(None, error="entailment: a support score could not be computed"))
-                    continue
-                best, window = max(got, key=lambda g: float(g[0] or 0.0), default=(0.0, None))
-                ok = float(best or 0.0) >= self.entailment.threshold
-                judged.append(
-                    Judged(
-                        "support" if ok else "not_support",
-                        support=round(float(best or 0.0), 4),
-                        evidence=window if ok else None,
-                    )
-                )
-            out.append(judged)
-        return out
+        found = iter(
+            self.supports(
+                [(ws, n) for ws, (_, _, nuggets) in zip(windows, items, strict=True) for n in nuggets]
+            )
+        )
+        return [[self._judged(next(found)) for _ in nuggets] for _, _, nuggets in items]
+
+    @staticmethod
+    def _judged(s: Support) -> Judged:
+        if s.score is None:
+            return Judged(None, error=FAILED)
+        return Judged(
+            "support" if s.supported else "not_support", s.score, s.premise if s.supported else None
+        )
 
 
 _LINE = re.compile(r"^\s*(\d+)\s*[:.)-]\s*([a-z_ ]+?)\s*$")

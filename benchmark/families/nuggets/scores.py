@@ -26,7 +26,7 @@ def trace_scores(trace: NuggetsTrace) -> dict[str, float | None]:
 STRICT_UNITS: dict[str, str | None] = {"vital_strict": "vital", "all_strict": None}
 
 
-def strict_units(trace: NuggetsTrace, key: str) -> list[tuple[str, float, float]] | None:
+def units(trace: NuggetsTrace, key: str) -> list[tuple[str, float, float]] | None:
     """(nugget id, the judge's strict credit, 1 / nuggets counted) for a strict score of one
     answer: its value is the sum of credit × weight, so a human label of the same nuggets
     can correct it (``--human-labels``).  ``None`` where the score has no value."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from benchmark.core.schema import Column, TableSchema
 from benchmark.families.nuggets.formulas import IMPORTANCE
-from benchmark.tasks import Column, TableSchema
 
 TABLES = (
     TableSchema(

@@ -21,33 +21,12 @@ BARS = (  # (score, label, colour, hatched)
 )
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per system, the four nugget scores with their 95% intervals: vital (red) against all
     nuggets (blue), strict (solid) against partial credit (hatched)."""
-    rows = [r for r in results if any(r.scores.get(k) for k, *_ in BARS)]
-    if not rows:
-        return figures.empty_figure("no nugget results")
-    import numpy as np
-
-    fig, ax = figures.new_figure(7.5, 1.3 + 0.8 * len(rows) + figures.LEGEND_ROW_IN * 2)
-    height = 0.18
-    for i, r in enumerate(rows):
-        for j, (key, label, colour, hatched) in enumerate(BARS):
-            s = r.scores.get(key)
-            if s is None or s.value is None:
-                continue
-            err = np.array([[s.value - (s.ci_low or s.value)], [(s.ci_high or s.value) - s.value]])
-            ax.barh(
-                i + (j - 1.5) * height, s.value, height=height * 0.9, xerr=err, color=colour,
-                hatch="//" if hatched else None, alpha=0.6 if hatched else 1.0, capsize=2,
-                label=label if i == 0 else None,
-            )  # fmt: skip
-    ax.set_yticks(range(len(rows)), [figures.stacked(n) for n in figures.entry_labels(rows)])
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1.05)
-    ax.set_xlabel("share of nuggets the answer supports (95% CI)")
-    figures.legend_below(fig, [], columns=4)
-    return fig
+    return figures.bars(
+        results, BARS, x_label="share of nuggets the answer supports (95% CI)", empty="no nugget results"
+    )
 
 
 MARKS = {
@@ -81,17 +60,10 @@ def trace_html(trace: dict[str, Any]) -> str:
             f"<td>{e(MARKS.get(n.get('assignment'), n.get('assignment')))}</td><td>{e(n.get('evidence') or '')}</td></tr>"
         )
     parts.append("</table>")
-    for f in trace.get("failures", []):
-        parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"Vital and all nuggets, strict and partial": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per entry (the board's order), vital against all nuggets in two panels, strict credit
     (filled) beside partial credit (hollow), with 95% intervals."""
     rows = [r for r in results if any(figures.interval(r.scores.get(k)) for k, *_ in BARS)]
@@ -107,3 +79,7 @@ def plot(results: Sequence[TaskResult]) -> Any:
         rows, series, ["vital nuggets", "all nuggets"], x_range=(0.0, 1.0),
         x_title="share of nuggets the answer supports (95% CI); filled: strict, hollow: partial ½",
     )  # fmt: skip
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"Vital and all nuggets, strict and partial": (figure, plot)}

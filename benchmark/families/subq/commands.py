@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from rich.text import Text
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
-from benchmark.families.command_context import CommandContext
+from benchmark.families.command_context import CommandContext, store_table
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -64,8 +65,8 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
         default=0.1,
         help="fit-weights: grid step, 1/n for a whole n from 1 to 100 (default 0.1)",
     )
-    SubqSettings.add_arguments(
-        p.add_argument_group("fit-weights: the coverage judge (as in `benchmark score`)")
+    context.add_settings(
+        p.add_argument_group("fit-weights: the coverage judge (as in `benchmark score`)"), SubqSettings
     )
     p.add_argument("--baseline", help="compare: outputs JSONL of the reference system")
     p.add_argument("--system", help="compare: outputs JSONL of the system compared with it")
@@ -77,7 +78,7 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
         help="generate: also write the rows into --task as its sub_questions table; the card records how they "
         "were generated and gets a new patch version",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, context))
 
 
 def grid_step(text: str) -> float:
@@ -97,10 +98,12 @@ def grid_step(text: str) -> float:
     return value
 
 
-def run(args: argparse.Namespace) -> int:
+def run(context: CommandContext, args: argparse.Namespace) -> int:
     if args.out:  # checked before any model loads or any file is read
         check_writable_file(args.out, "--out")
-    return {"generate": generate, "fit-weights": fit_weights, "compare": compare}[args.action](args)
+    if args.action == "fit-weights":
+        return fit_weights(context, args)
+    return {"generate": generate, "compare": compare}[args.action](args)
 
 
 def _stack(args: argparse.Namespace) -> Any:
@@ -160,11 +163,28 @@ def generate(args: argparse.Namespace) -> int:
     )
     for f in failures:
         console.print(f"failed: {f}")
+    if args.write_task:
+        import pandas as pd
+
+        from benchmark.tasks import load_task
+
+        if not args.task:
+            raise InputError(Problem("--write-task", "needs --task"))
+        note = f"sub_questions: {len(rows)} {provenance}."
+        console.print(
+            store_table(
+                load_task(args.task),
+                "sub_questions",
+                pd.DataFrame(rows),
+                note,
+                "benchmark subq generate --write-task",
+            )
+        )
     return 0
 
 
-def fit_weights(args: argparse.Namespace) -> int:
-    from benchmark.families.subq.family import SubqFamily, SubqSettings
+def fit_weights(context: CommandContext, args: argparse.Namespace) -> int:
+    from benchmark.families.subq.family import SubqSettings
     from benchmark.families.subq.fitting import fit_on_preferences, read_preferences
     from benchmark.tasks import load_task
 
@@ -175,7 +195,9 @@ def fit_weights(args: argparse.Namespace) -> int:
     path = Path(args.preferences)
     prefs = read_preferences(path)
     task = load_task(args.task)
-    judge = SubqFamily().judge(_stack(args), SubqSettings.from_args(args))
+    from benchmark.families.subq.pipeline import coverage_judge
+
+    judge = coverage_judge(_stack(args), context.settings_from_args(SubqSettings, args))
     best, rows = fit_on_preferences(prefs, task, judge, args.step, source=rel(path))
     table = Table(
         title=Text(f"pairwise preference accuracy on {len(prefs)} pairs ({path.name}); ties count ½")

@@ -10,7 +10,7 @@ from typing import Any
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import read_rows
 from benchmark.families.subq import formulas
-from benchmark.families.subq.family import task_sub_questions
+from benchmark.families.subq.pipeline import task_sub_questions
 from benchmark.tasks import Task
 
 

@@ -30,7 +30,7 @@ def trace_scores(trace: SubqTrace) -> dict[str, float | None]:
 LABELLED = ("subq_hybrid", "answer_core", "answer_background", "answer_follow_up")
 
 
-def sub_question_units(trace: SubqTrace, key: str) -> list[tuple[str, float, float]] | None:
+def units(trace: SubqTrace, key: str) -> list[tuple[str, float, float]] | None:
     """(sub-question id, 1 if the judge found it covered by the answer else 0, weight) for
     one of :data:`LABELLED` on one answer, so that the score is the sum of label × weight
     and a human label of the same sub-questions can correct it (``--human-labels``).

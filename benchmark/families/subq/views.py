@@ -17,36 +17,20 @@ from benchmark.families.subq.formulas import TYPES
 COLOURS = {"core": "#c44e52", "background": "#4c72b0", "follow-up": "#8c8c8c"}
 
 
-def figure(results: Sequence[TaskResult]) -> Any:
+def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per system, coverage of each sub-question type in the answer (solid) and in the
     retrieved chunks (hatched, where judged), with 95% intervals."""
-    rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
-    if not rows:
-        return figures.empty_figure("no sub-question coverage results")
-    import numpy as np
-
-    fig, ax = figures.new_figure(7.5, 1.3 + 0.9 * len(rows) + figures.LEGEND_ROW_IN * 2)
-    height = 0.13
-    named: set[tuple[str, str]] = set()  # each (type, where) named once in the legend
-    for i, r in enumerate(rows):
-        for j, t in enumerate(TYPES):
-            for k, where in enumerate(("answer", "retrieval")):
-                s = r.scores.get(f"{where}_{t.replace('-', '_')}")
-                if s is None or s.value is None:
-                    continue
-                y = i + (j * 2 + k - 2.5) * height
-                err = np.array([[s.value - (s.ci_low or s.value)], [(s.ci_high or s.value) - s.value]])
-                ax.barh(
-                    y, s.value, height=height * 0.9, xerr=err, color=COLOURS[t], hatch="//" if k else None,
-                    alpha=0.6 if k else 1.0, capsize=2, label=f"{t} ({where})" if (t, where) not in named else None,
-                )  # fmt: skip
-                named.add((t, where))
-    ax.set_yticks(range(len(rows)), [figures.stacked(n) for n in figures.entry_labels(rows)])
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1.05)
-    ax.set_xlabel("share of sub-questions covered (95% CI)")
-    figures.legend_below(fig, [], columns=3)
-    return fig
+    series = [
+        (f"{where}_{t.replace('-', '_')}", f"{t} ({where})", COLOURS[t], where == "retrieval")
+        for t in TYPES
+        for where in ("answer", "retrieval")
+    ]
+    return figures.bars(
+        results,
+        series,
+        x_label="share of sub-questions covered (95% CI)",
+        empty="no sub-question coverage results",
+    )
 
 
 def _mark(v: bool | None) -> str:
@@ -72,17 +56,10 @@ def trace_html(trace: dict[str, Any]) -> str:
             f"<tr><td>{e(s.get('type'))}</td><td>{e(s.get('text'))}</td><td>{e(ans)}</td><td>{e(ret)}</td></tr>"
         )
     parts.append("</table>")
-    for f in trace.get("failures", []):
-        parts.append(f"<p>failure: {e(f)}</p>")
     return "".join(parts)
 
 
-def plots(results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """The Space's figure, titled as :meth:`figures` titles it."""
-    return {"Coverage by sub-question type": plot(results)}
-
-
-def plot(results: Sequence[TaskResult]) -> Any:
+def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     """Per entry (the board's order), one panel per sub-question type: coverage in the answer
     (filled) and, where judged, in the retrieved chunks (hollow), with 95% intervals."""
     rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
@@ -103,3 +80,7 @@ def plot(results: Sequence[TaskResult]) -> Any:
         rows, series, list(TYPES), x_range=(0.0, 1.0), x_title="share of sub-questions covered (95% CI)",
         undefined="not judged",
     )  # fmt: skip
+
+
+#: the figure (matplotlib, Plotly) by title
+FIGURES = {"Coverage by sub-question type": (figure, plot)}

@@ -1,11 +1,8 @@
-"""The toy family's glue: columns, settings (declared once), preparation."""
+"""What the toy family is: its score, its settings (declared once), its trace."""
 
 from __future__ import annotations
 
-from benchmark.families.base import FamilySettings, MetricFamily, Prepared, ScoreColumn, ScoringInputs, option
-from benchmark.judging.stack import JudgeStack
-from benchmark.tasks import Task
-from groundcover_toy_family import pipeline, scores
+from benchmark.families.base import FamilySettings, MetricFamily, ScoreColumn, option
 from groundcover_toy_family.trace import ToyTrace
 
 
@@ -15,20 +12,12 @@ class ToySettings(FamilySettings):
     min_length: int = option(4, "least letters a word needs to count", ge=1)
 
 
-class ToyFamily(MetricFamily):
-    id = "toy"
-    title = "Toy word recall"
-    description = "Share of the query's words that the answer repeats (a test family)."
-    primary = "word_recall"
-    columns = (ScoreColumn("word_recall", "word recall", "share of the query's words the answer repeats"),)
-    required_tables = ("queries",)
-    trace_model = ToyTrace
-    settings_model = ToySettings
-    pipeline = pipeline
-    scores = scores
-
-    def prepare(
-        self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
-    ) -> Prepared:
-        assert isinstance(settings, ToySettings)
-        return Prepared(state=pipeline.ToyState(settings.min_length), run_key=(settings.min_length,))
+TOY = MetricFamily(
+    id="toy",
+    title="Toy word recall",
+    description="Share of the query's words that the answer repeats (a test family).",
+    primary="word_recall",
+    columns=(ScoreColumn("word_recall", "word recall", "share of the query's words the answer repeats"),),
+    trace_model=ToyTrace,
+    settings_model=ToySettings,
+)

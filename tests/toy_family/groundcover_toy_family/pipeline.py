@@ -1,10 +1,14 @@
-"""The toy family's scoring stage: no model, just words."""
+"""What the toy family does: no model, just words."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benchmark.families.base import Prepared, ScoringInputs
+from benchmark.judging.stack import JudgeStack
+from benchmark.tasks import Task
+from groundcover_toy_family.family import ToySettings
 from groundcover_toy_family.scores import trace_scores
 from groundcover_toy_family.trace import ToyTrace
 
@@ -12,6 +16,10 @@ from groundcover_toy_family.trace import ToyTrace
 @dataclass
 class ToyState:
     min_length: int
+
+
+def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ToySettings) -> Prepared:
+    return Prepared(state=ToyState(settings.min_length), run_key=(settings.min_length,))
 
 
 def words(text: str, min_length: int) -> list[str]:

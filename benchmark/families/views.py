@@ -1,0 +1,59 @@
+"""How a family's results and traces are shown: plain functions the command line, the
+board and the Space call, over what the family's own ``views`` module declares.
+
+A family's ``views`` module (optional) holds ``FIGURES`` — title -> (a matplotlib figure,
+its Plotly twin), each called with the results and the figure option (ICAT's variant) —,
+``trace_html(trace)`` — the drill-down of one query's trace, built from ``html.escape``d
+text only — and ``print_results(results, console)`` for terminal output after the common
+table.  The endings every drill-down shares (its failures) are added here, once.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from benchmark.core.family import MetricFamily
+from benchmark.families.base import module
+
+if TYPE_CHECKING:
+    from benchmark.core.results import TaskResult
+
+
+def _figures(family: MetricFamily) -> dict[str, tuple[Any, Any]]:
+    views = module(family, "views")
+    return dict(getattr(views, "FIGURES", {})) if views is not None else {}
+
+
+def figures(family: MetricFamily, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """Matplotlib figures for a set of results, by title; the command line writes them as
+    PNG files beside a result."""
+    return {title: static(results, option) for title, (static, _) in _figures(family).items()}
+
+
+def plots(family: MetricFamily, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
+    """Interactive (Plotly) figures by title, as the Space shows them: the same titles as
+    :func:`figures`, results in the board's rank order, one colour per entry app-wide."""
+    if not results:
+        return {}
+    return {title: live(results, option) for title, (_, live) in _figures(family).items()}
+
+
+def trace_html(family: MetricFamily, trace: dict[str, Any]) -> str:
+    """The drill-down of one query's trace as HTML built from escaped text only, ending with
+    the failures recorded for it."""
+    views = module(family, "views")
+    body = (
+        str(views.trace_html(trace))
+        if views is not None and hasattr(views, "trace_html")
+        else f"<pre>{html.escape(repr(trace))}</pre>"
+    )
+    return body + "".join(f"<p>failure: {html.escape(str(f))}</p>" for f in trace.get("failures", []))
+
+
+def print_results(family: MetricFamily, results: Sequence[TaskResult], console: Any) -> None:
+    """Family-specific terminal output after the common table (e.g. ICAT's β sweeps)."""
+    views = module(family, "views")
+    if views is not None and hasattr(views, "print_results"):
+        views.print_results(results, console)
