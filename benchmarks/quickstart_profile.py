@@ -14,6 +14,7 @@ Usage (after ``bash scripts/setup.sh``)::
     python benchmarks/quickstart_profile.py --setup    # and time scripts/setup.sh first (warm pip cache)
     python benchmarks/quickstart_profile.py --generation-batches 1,4,16   # generation alone, per batch size
     python benchmarks/quickstart_profile.py --engines     # int8 CTranslate2 against float32 transformers
+    python benchmarks/quickstart_profile.py --engines --limit 6   # on the first 6 queries of each setting
 
 ``--engines`` runs the offline model on the quickstart's 24 prompts with both local engines in one
 run — transformers in float32 (the de-quantised GGUF checkpoint, lm-eval's ``hf``: the default
@@ -69,10 +70,11 @@ def main() -> None:
     ap.add_argument("--setup", action="store_true", help="time `bash scripts/setup.sh` first")
     ap.add_argument("--generation-batches", help="comma-separated batch sizes: time generation alone at each")
     ap.add_argument("--engines", action="store_true", help="int8 CTranslate2 against float32 transformers")
+    ap.add_argument("--limit", type=int, help="--engines: the first N queries of each setting only")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.engines:
-        engines()
+        engines(args.limit)
         return
     if args.generation_batches:
         generation_batches([int(b) for b in args.generation_batches.split(",")])
@@ -183,7 +185,25 @@ def _llm_stage_seconds(results: Path) -> float:
     return total
 
 
-def engines() -> None:
+def _score_each(outputs: Path, results: Path, work: Path, env: dict[str, str], *flags: str) -> float:
+    """``benchmark score`` of each setting's answers under ``outputs``; the wall seconds, summed."""
+    wall = 0.0
+    for folder in sorted(p for p in outputs.iterdir() if p.is_dir()):
+        argv = [
+            str(CLI),
+            "score",
+            "--outputs",
+            str(folder),
+            "--tasks",
+            QUICKSTART[4],
+            "--results-dir",
+            str(results),
+        ]
+        wall += timed([*argv, *flags], work, env)["wall"]
+    return wall
+
+
+def engines(limit: int | None = None) -> None:
     """Both local engines on the quickstart's prompts, answers and judge (see the docstring)."""
     import yaml
 
@@ -218,6 +238,7 @@ def engines() -> None:
         for label, model in runs.items():
             out = work / label.split()[0]
             argv = [str(CLI), *QUICKSTART[:1], *model, *QUICKSTART[3:], "--no-score", "-o", str(out)]
+            argv += ["--limit", str(limit)] if limit else []
             t = timed(argv, work, env)
             rows.append((label, out, t, _new_tokens(out)))
             print(f"{label}: {t['wall']:.1f} s wall", flush=True)
@@ -231,20 +252,7 @@ def engines() -> None:
         scores = {}
         for label, out, _, _ in rows:
             results = work / f"results-{label.split()[0]}"
-            for folder in sorted(p for p in out.iterdir() if p.is_dir()):
-                score = [
-                    str(CLI),
-                    "score",
-                    "--outputs",
-                    str(folder),
-                    "--tasks",
-                    QUICKSTART[4],
-                    "--results-dir",
-                    str(results),
-                ]
-                subprocess.run(
-                    score, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-                )
+            _score_each(out, results, work, env)
             scores[label] = _scores(results)
         keys = sorted({k for s in scores.values() for k in s})
         print("\n| setting | family (score) | " + " | ".join(scores) + " |\n|---|---|" + "---|" * len(scores))
@@ -268,25 +276,18 @@ def engines() -> None:
             results = work / f"judge-{label.split()[0]}"
             # both models are built in the shared home; a cache of its own: every judge call is made
             judge_env = {**env, "GROUNDCOVER_CACHE": str(work / f"judge-{label.split()[0]}.sqlite")}
-            wall = 0.0
-            for folder in sorted(p for p in judged.iterdir() if p.is_dir()):
-                argv = [
-                    str(CLI),
-                    "score",
-                    "--outputs",
-                    str(folder),
-                    "--tasks",
-                    QUICKSTART[4],
-                    "--metrics",
-                    "icat",
-                    "--variants",
-                    "s",
-                    "--judge-profile",
-                    ref,
-                    "--results-dir",
-                    str(results),
-                ]
-                wall += timed(argv, work, judge_env)["wall"]
+            wall = _score_each(
+                judged,
+                results,
+                work,
+                judge_env,
+                "--metrics",
+                "icat",
+                "--variants",
+                "s",
+                "--judge-profile",
+                ref,
+            )
             print(f"| {label} | {wall:.1f} | {_llm_stage_seconds(results):.1f} |")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -43,13 +43,16 @@ DEFAULT_GEN_KWARGS: dict[str, Any] = {
 # loops without a repetition penalty (at 1.05 and 1.0 it repeats whole passages), but
 # transformers applies the penalty to the prompt's tokens too, so a strong one keeps a RAG
 # answer away from the passages' words: on 6 starter topics with --rag bm25, S_fact was
-# 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.
+# 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.  Measured with transformers; the int8
+# engine (CTranslate2, the offline model's engine since issue 50) keeps the setting.
 OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.1}
 #: Generation batch size when ``--batch-size`` is not given.  The offline model answers a
 #: setting's queries in one batch: on the 2-core machine the quickstart's 24 answers took 226 s at
 #: 16 against 368 s at 4, the same answers to the character (float32 greedy decoding, prompts
-#: padded on the left; ``benchmarks/quickstart_profile.py --generation-batches 4,16``).  Other
-#: models keep 4: a user's GPU or server sets its own.
+#: padded on the left; ``benchmarks/quickstart_profile.py --generation-batches 4,16``; measured with
+#: transformers, before the int8 engine; tests/integration/test_int8_engine.py checks that the
+#: engine's greedy replies are the same one by one and in a batch).  Other models keep 4:
+#: a user's GPU or server sets its own.
 DEFAULT_BATCH_SIZE = "4"
 OFFLINE_BATCH_SIZE = "16"
 
