@@ -14,7 +14,7 @@ Usage (after ``bash scripts/setup.sh``)::
     python benchmarks/quickstart_profile.py --setup    # and time scripts/setup.sh first (warm pip cache)
     python benchmarks/quickstart_profile.py --generation-batches 1,4,16   # generation alone, per batch size
     python benchmarks/quickstart_profile.py --engines     # int8 CTranslate2 against float32 transformers
-    python benchmarks/quickstart_profile.py --engines --limit 6   # on the first 6 queries of each setting
+    python benchmarks/quickstart_profile.py --engines --limit 3   # generation alone, 3 queries per setting
 
 ``--engines`` runs the offline model on the quickstart's 24 prompts with both local engines in one
 run — transformers in float32 (the de-quantised GGUF checkpoint, lm-eval's ``hf``: the default
@@ -70,7 +70,9 @@ def main() -> None:
     ap.add_argument("--setup", action="store_true", help="time `bash scripts/setup.sh` first")
     ap.add_argument("--generation-batches", help="comma-separated batch sizes: time generation alone at each")
     ap.add_argument("--engines", action="store_true", help="int8 CTranslate2 against float32 transformers")
-    ap.add_argument("--limit", type=int, help="--engines: the first N queries of each setting only")
+    ap.add_argument(
+        "--limit", type=int, help="--engines: time generation alone on the first N queries of each setting"
+    )
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.engines:
@@ -249,6 +251,10 @@ def engines(limit: int | None = None) -> None:
                 f"| {label} | {n} | {tokens} | {t['wall']:.1f} | {t['cpu']:.1f} | {tokens / t['wall']:.2f} |"
             )
 
+        if limit:  # `benchmark score` takes a task's every query: the rest needs whole answer sets
+            print("\n(--limit: generation only; the scores and the judge comparison need every query)")
+            print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            return
         scores = {}
         for label, out, _, _ in rows:
             results = work / f"results-{label.split()[0]}"
