@@ -195,7 +195,7 @@ def _score_each(outputs: Path, results: Path, work: Path, env: dict[str, str], *
             str(CLI),
             "score",
             "--outputs",
-            str(folder),
+            str(folder / f"{QUICKSTART[4]}.jsonl"),  # score reads answer files, not their folders
             "--tasks",
             QUICKSTART[4],
             "--results-dir",
@@ -251,8 +251,8 @@ def engines(limit: int | None = None) -> None:
                 f"| {label} | {n} | {tokens} | {t['wall']:.1f} | {t['cpu']:.1f} | {tokens / t['wall']:.2f} |"
             )
 
-        if limit:  # `benchmark score` takes a task's every query: the rest needs whole answer sets
-            print("\n(--limit: generation only; the scores and the judge comparison need every query)")
+        if limit:  # a few queries time the engines; their scores would say little
+            print("\n(--limit: generation only; run without it for the scores and the judge comparison)")
             print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
             return
         scores = {}

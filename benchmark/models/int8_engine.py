@@ -3,7 +3,8 @@
 Why a second local engine: the offline default (SmolLM2-135M) decoded by transformers in
 float32 was more than half of README command 1 (issue 50: 182 s of 425 s for the 12 RAG
 answers alone), and CTranslate2 runs the same checkpoint with int8 weights and integer
-kernels several times faster on a CPU (``benchmarks/quickstart_profile.py --engines``).  It
+kernels: 16x the tokens per CPU second when generating, about half the CPU on a judge's long
+prompts with short replies (``benchmarks/quickstart_profile.py --engines``, docs/measurements.md).  It
 has binary wheels for every platform, so nothing compiles at set-up.  transformers stays the
 engine for every other model.
 
