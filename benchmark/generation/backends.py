@@ -18,7 +18,14 @@ import logging
 from typing import Any, Protocol
 
 from benchmark.core.errors import InputError, Problem
-from benchmark.generation.model_args import OFFLINE_MODEL, OFFLINE_PACKAGE, missing_backend, public_args
+from benchmark.generation.model_args import (
+    INT8_MODEL,
+    OFFLINE_MODEL,
+    OFFLINE_PACKAGE,
+    missing_backend,
+    public_args,
+    register_models,
+)
 from benchmark.generation.prompting import Messages
 from benchmark.models.cache import content_hash, default_cache
 
@@ -43,14 +50,13 @@ def make_backend(
 ) -> Backend:
     """The backend for ``--model``: lm-eval's registry, or our client where lm-eval can't."""
     if model == OFFLINE_MODEL:
-        from benchmark.models.llm import local_model_folder
+        from benchmark.models.int8_engine import engine_version
 
-        folder = local_model_folder(OFFLINE_PACKAGE)
         return LMEvalBackend(
-            "hf",
-            {**margs, "pretrained": folder},
+            INT8_MODEL,
+            {"pretrained": OFFLINE_PACKAGE},
             batch_size,
-            name=f"hf ({OFFLINE_MODEL})",
+            name=f"{INT8_MODEL} {engine_version()} int8 ({OFFLINE_MODEL})",
             apply_chat_template=apply_chat_template,
         )
     if model in ("local-chat-completions", "local-completions") and not _lm_eval_api_available():
@@ -93,7 +99,9 @@ class LMEvalBackend:
         self.batch_size = batch_size
         self.chunk = _chunk(batch_size)
         self.apply_chat_template = apply_chat_template
-        self.identity = f"lm-eval:{model}:{content_hash(public_args(margs), apply_chat_template)[:16]}"
+        # a name of its own (the offline default's names its engine build) is part of who answers
+        who = (public_args(margs), apply_chat_template) + ((name,) if name else ())
+        self.identity = f"lm-eval:{model}:{content_hash(*who)[:16]}"
         self.chat_template_applied = False
         self._lm: Any = None
 
@@ -101,6 +109,7 @@ class LMEvalBackend:
         if self._lm is None:
             from lm_eval.api.registry import get_model
 
+            register_models()
             extra: dict[str, Any] = {"batch_size": self.batch_size}
             if self.model == "hf" and "device" not in self.margs:
                 import torch

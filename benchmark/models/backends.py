@@ -11,11 +11,13 @@ from collections.abc import Callable
 
 from benchmark.models.batch_api import BatchLLM, VLLMRunBatch
 from benchmark.models.cache import ModelCallCache
+from benchmark.models.int8_engine import CTranslate2LLM
 from benchmark.models.llm import LLM, VLLMLLM, OpenAILLM, TransformersLLM
 from benchmark.models.profiles import LLMSpec
 
 BACKENDS: dict[str, Callable[..., LLM]] = {
     "transformers": TransformersLLM,
+    "ctranslate2": CTranslate2LLM,
     "openai": OpenAILLM,
     "openai-batch": BatchLLM,
     "vllm": VLLMLLM,

@@ -68,7 +68,7 @@ class BatchLLM(OpenAILLM):
             return
         preflight.check_servers(
             self.base_urls[:1],
-            self.spec.model,
+            self.served,
             what=what,
             hint=hint,
             api_key=self.api_key,

@@ -392,6 +392,8 @@ class OpenAILLM(_CachedLLM):
         self.max_attempts = max(1, int(args.max_attempts or 5))
         self.backoff = float(args.backoff if args.backoff is not None else 1.0)
         self.max_backoff = float(args.max_backoff if args.max_backoff is not None else 60.0)
+        #: what requests name: the server's own id (a path, where its name is derived from it)
+        self.served = spec.served_as or spec.model
         suffix = "" if self.endpoint == "chat" else ":completions"
         self.identity = f"openai:{spec.model}@{spec.revision or 'served'}{suffix}"
         self.http_failures: list[str] = []  # every failed attempt, for the run's record
@@ -410,7 +412,7 @@ class OpenAILLM(_CachedLLM):
             return
         ready = preflight.check_servers(
             self.base_urls,
-            self.spec.model,
+            self.served,
             what=what,
             hint=hint,
             api_key=self.api_key,
@@ -447,7 +449,7 @@ class OpenAILLM(_CachedLLM):
 
     def _body(self, messages: Messages, max_new_tokens: int, temperature: float, seed: int) -> dict[str, Any]:
         body: dict[str, Any] = {
-            "model": self.spec.model,
+            "model": self.served,
             "max_tokens": max_new_tokens,
             "temperature": temperature,
             "seed": seed,

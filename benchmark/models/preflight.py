@@ -223,3 +223,72 @@ def check_servers(
                 len(ready),
             )
     return ready
+
+
+# ---------------------------------------------------------------------------------
+# What a served model is called: the weights, never a path on the serving machine
+# ---------------------------------------------------------------------------------
+
+#: how llama.cpp's server describes the weights it serves (``/v1/models``, each entry's ``meta``)
+_WEIGHTS_META = ("vocab_type", "n_vocab", "n_ctx_train", "n_embd", "n_params", "size")
+
+
+def is_local_path(name: str) -> bool:
+    """Whether a served model's id is a file or folder on the serving machine rather than a
+    name: what llama.cpp's server lists without ``--alias`` (``/models/x.gguf``), vLLM's for a
+    folder without ``--served-model-name``.  Hub ids (``org/name``) are names."""
+    return (
+        name.startswith(("/", "~", "./", "../", ".\\", "\\"))
+        or (len(name) > 2 and name[1] == ":" and name[2] in "/\\")
+        or "\\" in name
+        or name.count("/") > 1
+        or name.lower().endswith((".gguf", ".bin", ".safetensors", ".ggml"))
+    )
+
+
+def weights_name(listed: dict[str, Any]) -> tuple[str, str]:
+    """``(name, revision)`` for a ``/models`` entry whose id is a local path: the file's
+    name without its folder, and a hash of what the server reports about the weights
+    (llama.cpp's ``meta``: parameters, size, vocabulary, embedding width, trained context), so
+    the same weights served from another folder are the same model.  Raises ``ValueError``
+    where the server reports nothing about the weights (nothing but the path could name them)."""
+    from benchmark.models.cache import content_hash
+
+    meta = listed.get("meta")
+    if not isinstance(meta, dict) or not all(k in meta for k in _WEIGHTS_META):
+        raise ValueError("the server reports nothing about the weights but their path")
+    stem = str(listed["id"]).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    for suffix in (".gguf", ".ggml", ".bin", ".safetensors"):
+        stem = stem.removesuffix(suffix)
+    return stem, "weights-" + content_hash({k: meta[k] for k in _WEIGHTS_META})[:12]
+
+
+def served_name(
+    url: str, model: str, *, what: str, hint: str, api_key: str = "EMPTY", timeout: float = PREFLIGHT_TIMEOUT
+) -> tuple[str, str | None]:
+    """What to record for ``model`` as served at ``url``: ``(model, None)`` for a name; for a
+    local path, :func:`weights_name` of the server's own listing (one ``GET /models``).  A path
+    the server says nothing more about is a one-line :class:`InputError`: start the server with
+    a name (llama.cpp ``--alias``, vLLM ``--served-model-name``) — a path would put this
+    machine's folders into the judge's version, the board and the result folder, and put the
+    same weights from another folder on another board."""
+    import httpx
+
+    if not is_local_path(model):
+        return model, None
+    advice = (
+        f"{what} is served under the local path {model!r}; start its server with a name "
+        "(llama.cpp: llama-server --alias NAME; vLLM: --served-model-name NAME) and use that name"
+    )
+    try:
+        resp = httpx.get(
+            f"{url.rstrip('/')}/models",
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
+            headers={"Authorization": f"Bearer {api_key}"},
+        )
+        listed = next(m for m in resp.json()["data"] if str(m.get("id")) == model)
+        return weights_name(listed)
+    except httpx.TransportError as exc:
+        raise InputError(Problem(url, f"{advice} ({_transport(exc, timeout)}); check {hint}")) from exc
+    except (ValueError, KeyError, TypeError, StopIteration, AttributeError) as exc:
+        raise InputError(Problem(url, f"{advice} ({exc or 'not listed'}); check {hint}")) from exc

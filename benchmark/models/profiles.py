@@ -40,7 +40,7 @@ class Price(_Strict):
 class LLMArgs(BaseModel):
     """The LLM judge's backend arguments, typed: each backend reads the fields it documents
     (:class:`~benchmark.models.llm.OpenAILLM`, :class:`~benchmark.models.llm.TransformersLLM`,
-    :mod:`benchmark.models.batch_api`).  Only the fields a profile sets are recorded (a
+    :class:`~benchmark.models.int8_engine.CTranslate2LLM`, :mod:`benchmark.models.batch_api`).  Only the fields a profile sets are recorded (a
     result's ``judge_profile`` and the cache identities stay what the YAML says); a vLLM
     judge's engine arguments (``gpu_memory_utilization``, ...) pass through as extras."""
 
@@ -63,11 +63,13 @@ class LLMArgs(BaseModel):
     # vllm-batch
     vllm_command: str | None = None
     vllm_args: list[str] | None = None
-    # transformers
+    # transformers, ctranslate2
     gguf_file: str | None = None
     dtype: str | None = None
     device: str | None = None
     repetition_penalty: int | float | None = Field(default=None, gt=0)
+    # ctranslate2: the weights' type (int8, int8_float32, float32, ...; default int8)
+    compute_type: str | None = None
 
     @model_serializer(mode="wrap")
     def _only_set(self, handler: Any) -> dict[str, Any]:
@@ -82,7 +84,9 @@ class LLMArgs(BaseModel):
 class LLMSpec(_Strict):
     """An LLM judge: which backend and which model (see :mod:`benchmark.judging.stack`)."""
 
-    backend: Literal["transformers", "openai", "openai-batch", "vllm", "vllm-batch"] = "transformers"
+    backend: Literal["transformers", "ctranslate2", "openai", "openai-batch", "vllm", "vllm-batch"] = (
+        "transformers"
+    )
     model: str
     revision: str | None = None
     args: LLMArgs = Field(
@@ -94,6 +98,12 @@ class LLMSpec(_Strict):
     batch_size: int = Field(default=4, ge=1)
     max_retries: int = Field(default=2, ge=0)
     price: Price | None = Field(default=None, exclude=True, description="for --dry-run's cost estimate")
+    served_as: str | None = Field(
+        default=None,
+        exclude=True,
+        description="the id a server lists for this model where that id is a local path (what requests "
+        "carry); the recorded model is its name (benchmark.models.preflight.served_name), never the path",
+    )
 
 
 class EntailmentSpec(_Strict):
@@ -320,7 +330,7 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         served: str | list[str] = urls[0] if len(urls) == 1 else urls  # several: a fleet of one model
         backend = llm.backend if served_backend else "openai"  # a batch judge stays a batch judge
         llm = llm.model_copy(update={"backend": backend, "args": LLMArgs(**{**args, "base_url": served})})
-    elif llm.backend == "transformers":
+    elif llm.backend in ("transformers", "ctranslate2"):
         raise InputError(
             Problem(
                 "command line",
@@ -330,8 +340,19 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         )
     version = profile.version
     if model is not None and model != profile.llm.model:
-        llm = llm.model_copy(update={"model": model, "revision": None, "price": None})
-        version = f"{profile.version}+llm:{model}"
+        name, revision, served_as = model, None, None
+        if url is not None and llm.backend in ("openai", "openai-batch"):
+            from benchmark.models.preflight import is_local_path, served_name
+
+            if is_local_path(model):  # a llama.cpp server without --alias lists its file's path
+                served_as = model
+                name, revision = served_name(
+                    urls[0], model, what="the judge LLM", hint="--judge-url and --judge-model"
+                )
+        llm = llm.model_copy(
+            update={"model": name, "revision": revision, "price": None, "served_as": served_as}
+        )
+        version = f"{profile.version}+llm:{name}" + (f"@{revision}" if revision else "")
     return profile.model_copy(
         update={"llm": llm, "version": version, "offline": False if url else profile.offline}
     )

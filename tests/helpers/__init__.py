@@ -8,6 +8,7 @@ harness and server tests need: real model plumbing, not good answers.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -26,15 +27,10 @@ _CORPUS = [
 ] * 20
 
 
-def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0, n_positions: int = 512) -> Path:
-    """Save a 2-layer GPT-2 (random weights) and a locally trained tokenizer to ``path``.
-
-    ``n_positions``: RAG prompts (a few 128-word passages) need thousands of positions
-    under the tiny 400-token vocabulary.
-    """
-    import torch
+def _tiny_tokenizer(path: Path, chat_template: bool) -> Any:
+    """A byte-level BPE tokenizer trained here on a few sentences (400 tokens), saved to ``path``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     path.mkdir(parents=True, exist_ok=True)
     tok = Tokenizer(models.BPE(unk_token=None))
@@ -52,6 +48,19 @@ def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0, n_
     if chat_template:
         fast.chat_template = CHAT_TEMPLATE
     fast.save_pretrained(path)
+    return fast
+
+
+def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0, n_positions: int = 512) -> Path:
+    """Save a 2-layer GPT-2 (random weights) and a locally trained tokenizer to ``path``.
+
+    ``n_positions``: RAG prompts (a few 128-word passages) need thousands of positions
+    under the tiny 400-token vocabulary.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    fast = _tiny_tokenizer(path, chat_template)
     torch.manual_seed(seed)
     config = GPT2Config(
         vocab_size=len(fast),
@@ -63,6 +72,30 @@ def build_tiny_gpt2(path: Path, *, chat_template: bool = True, seed: int = 0, n_
         eos_token_id=fast.eos_token_id,
     )
     GPT2LMHeadModel(config).save_pretrained(path)
+    return path
+
+
+def build_tiny_llama(path: Path, *, seed: int = 0) -> Path:
+    """A 2-layer Llama (random weights; SmolLM2's architecture) with the tokenizer above, in
+    ``path``: small enough to convert to int8 and decode in a second."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    fast = _tiny_tokenizer(path, chat_template=True)
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        bos_token_id=fast.eos_token_id,
+        eos_token_id=fast.eos_token_id,
+        tie_word_embeddings=True,
+    )
+    LlamaForCausalLM(config).save_pretrained(path)
     return path
 
 

@@ -113,7 +113,11 @@ def create_app(model: LocalModel, api_key: str | None = None) -> FastAPI:
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": model.name, "object": "model", "owned_by": "tests"}]}
+        listed: dict[str, Any] = {"id": model.name, "object": "model", "owned_by": "tests"}
+        meta = getattr(model, "meta", None)
+        if meta is not None:  # llama.cpp's server describes the weights it serves
+            listed["meta"] = meta
+        return {"object": "list", "data": [listed]}
 
     def chat_sync(fault: str | None, body: dict[str, Any]) -> Response:
         if fault and (resp := faulty_response(fault)) is not None:
@@ -230,11 +234,13 @@ class ServerThread:
 
 class ScriptedModel:
     """A server 'model' whose reply is a function of the chat messages (sent as JSON):
-    a scripted judge behind the real HTTP protocol."""
+    a scripted judge behind the real HTTP protocol.  ``meta``: what llama.cpp's server lists
+    about the weights beside their id (``vocab_type``, ``n_params``, ``size``, ...)."""
 
-    def __init__(self, name: str, reply: Any) -> None:
+    def __init__(self, name: str, reply: Any, meta: dict[str, Any] | None = None) -> None:
         self.name = name
         self.reply = reply
+        self.meta = meta  # llama.cpp's description of the weights in /v1/models, where given
 
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         import json

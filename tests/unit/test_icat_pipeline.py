@@ -322,7 +322,7 @@ def _lines(path: Path) -> list[str]:
 
 
 def _rel(result) -> Path:
-    return Path("test__model/main/closed-book/offline-smollm2-minilm-sim-v4/fake-icat.icat.json")
+    return Path("test__model/main/closed-book/offline-smollm2-minilm-sim-v5/fake-icat.icat.json")
 
 
 def test_user_corpus_needs_aspect_qrels_for_icat_m(task, tmp_path: Path) -> None:

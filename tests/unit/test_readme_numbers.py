@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.core.results import TaskResult, read_result
+from benchmark.models.profiles import load_profile
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "leaderboard" / "results" / "HuggingFaceTB__SmolLM2-135M-Instruct"
@@ -22,7 +23,10 @@ TASK = "webtrack-2009-2012"
 
 
 def published(setting: str, family: str) -> TaskResult:
-    (path,) = MODEL.glob(f"*/{setting}/offline-smollm2-minilm-sim-v*/{TASK}.{family}.json")
+    """The result under the offline profile's current version (earlier versions' boards stay
+    published as history; the quickstart prints the current one)."""
+    profile = load_profile()
+    (path,) = MODEL.glob(f"*/{setting}/{profile.name}-v{profile.version}/{TASK}.{family}.json")
     return read_result(path)
 
 

@@ -1,0 +1,277 @@
+"""Local causal LMs in int8 through CTranslate2: the offline default's engine, for answers and judging.
+
+Why a second local engine: the offline default (SmolLM2-135M) decoded by transformers in
+float32 was more than half of README command 1 (issue 50: 182 s of 425 s for the 12 RAG
+answers alone), and CTranslate2 runs the same checkpoint with int8 weights and integer
+kernels: 16x the tokens per CPU second when generating, about half the CPU on a judge's long
+prompts with short replies (``benchmarks/quickstart_profile.py --engines``, docs/measurements.md).  It
+has binary wheels for every platform, so nothing compiles at set-up.  transformers stays the
+engine for every other model.
+
+One engine does both jobs the default does with its model: it answers (the lm-eval model
+``ctranslate2``, :mod:`benchmark.generation.backends`) and it judges (``llm.backend:
+ctranslate2`` in a profile, :class:`CTranslate2LLM`).  A process that does both loads the
+weights once (:func:`generator`).
+
+The converted model is built once, from what the spec names — a transformers folder, a Hub
+id, or a packaged GGUF file through the dequantised checkpoint
+:func:`benchmark.models.llm.local_model_folder` already builds — into
+``$GROUNDCOVER_HOME/models/ct2-<key>``, where the key hashes the source's bytes, the
+engine's version and the quantisation: new weights or a new engine build a new copy, and
+the same weights found at another path reuse it.  The tokenizer (and its chat template) is
+saved beside it, so prompts are rendered exactly as the transformers backend renders them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmark.core import paths
+from benchmark.models import local_models
+from benchmark.models.cache import ModelCallCache, content_hash, default_cache
+from benchmark.models.llm import LLMUnavailable, Messages, _CachedLLM, local_model_folder, render_plain
+from benchmark.models.profiles import LLMSpec
+
+log = logging.getLogger(__name__)
+
+#: the weights' type unless a spec says otherwise (``compute_type``: int8, int8_float32, float32, ...)
+COMPUTE_TYPE = "int8"
+#: files of a transformers checkpoint that decide what the model computes (hashed as its source)
+_SOURCE_FILES = ("*.safetensors", "*.bin", "*.json", "*.model", "*.txt", "*.jinja")
+
+
+def engine_version() -> str:
+    """The installed CTranslate2 (part of every converted model's key and judge identity)."""
+    try:
+        return importlib.metadata.version("ctranslate2")
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise local_models.ModelNotAvailable(
+            "the int8 engine needs CTranslate2: pip install 'groundcover[llm]' (or pip install ctranslate2)"
+        ) from exc
+
+
+def _file_sha256(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+_SOURCE_HASHES: dict[tuple[str, str | None, str | None], str] = {}
+
+
+def source_hash(ref: str, gguf_file: str | None = None, revision: str | None = None) -> str:
+    """SHA-256 of the weights ``ref`` names: the GGUF file's bytes, or the checkpoint's files
+    (names and bytes).  Hashed once per process: the key of the converted copy."""
+    key = (ref, gguf_file, revision)
+    if key not in _SOURCE_HASHES:
+        path, packaged_gguf = local_models.resolve(ref)
+        gguf = gguf_file or packaged_gguf
+        if gguf:
+            _SOURCE_HASHES[key] = _file_sha256(Path(path) / gguf)
+        else:
+            folder = _local_checkpoint(path, revision)
+            files = sorted({p for pattern in _SOURCE_FILES for p in folder.glob(pattern)})
+            _SOURCE_HASHES[key] = content_hash([(p.name, _file_sha256(p)) for p in files])
+    return _SOURCE_HASHES[key]
+
+
+def _local_checkpoint(ref: str, revision: str | None = None) -> Path:
+    """A local folder of the checkpoint: ``ref`` itself, or the Hub snapshot (from the
+    Hub's cache when offline)."""
+    if Path(ref).is_dir():
+        return Path(ref)
+    from huggingface_hub import snapshot_download
+
+    return Path(snapshot_download(ref, revision=revision))
+
+
+def converted_path(
+    ref: str, gguf_file: str | None = None, quantization: str = COMPUTE_TYPE, revision: str | None = None
+) -> Path:
+    """Where the converted copy of ``ref`` lives (built or not)."""
+    key = content_hash(source_hash(ref, gguf_file, revision), engine_version(), quantization)[:16]
+    return paths.home() / "models" / f"ct2-{key}"
+
+
+def convert(
+    ref: str, gguf_file: str | None = None, quantization: str = COMPUTE_TYPE, revision: str | None = None
+) -> Path:
+    """The CTranslate2 copy of ``ref``, built once (see the module's docstring).
+
+    Written beside, then renamed: a killed conversion never leaves half a model, and of
+    two processes converting at once the first rename wins."""
+    target = converted_path(ref, gguf_file, quantization, revision)
+    if (target / "model.bin").exists():
+        return target
+    import ctranslate2.converters
+    from transformers import AutoTokenizer
+
+    path, packaged_gguf = local_models.resolve(ref)
+    gguf = gguf_file or packaged_gguf
+    folder = local_model_folder(ref) if gguf else str(_local_checkpoint(path, revision))
+    log.info("converting %s to CTranslate2 %s once into %s", ref, quantization, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    ctranslate2.converters.TransformersConverter(folder, low_cpu_mem_usage=True).convert(
+        str(tmp), quantization=quantization, force=True
+    )
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.save_pretrained(tmp)
+    _name_missing_tokens(tmp / "config.json", tokenizer.eos_token)
+    try:
+        tmp.replace(target)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _name_missing_tokens(config: Path, fallback: str) -> None:
+    """CTranslate2 cannot load a model whose special token is null (the converter copies the
+    tokenizer's, and a tokenizer without an unknown token, GPT-2's, has none): such a token
+    becomes the end-of-sequence token, which every vocabulary has and nothing then asks for."""
+    data = json.loads(config.read_text(encoding="utf-8"))
+    missing = [k for k in ("bos_token", "eos_token", "unk_token") if k in data and data[k] is None]
+    if missing:
+        config.write_text(json.dumps({**data, **dict.fromkeys(missing, fallback)}), encoding="utf-8")
+
+
+@dataclass
+class Engine:
+    """A converted model loaded once: CTranslate2's generator and the model's tokenizer."""
+
+    generator: Any
+    tokenizer: Any
+    lock: threading.Lock
+
+    def prompt(self, messages: Messages) -> str:
+        """The conversation as the model is prompted (its chat template, else a transcript)."""
+        if self.tokenizer.chat_template:
+            return str(
+                self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+            )
+        return render_plain(messages)
+
+    def generate(
+        self,
+        prompts: Sequence[str],
+        *,
+        max_new_tokens: int,
+        temperature: float = 0.0,
+        seed: int = 0,
+        repetition_penalty: float | None = None,
+        until: Sequence[str] = (),
+    ) -> list[str]:
+        """One continuation per prompt, in one batch: greedy at temperature 0, else sampled with
+        ``seed``; cut at the first of ``until`` (lm-eval's stop strings)."""
+        import ctranslate2
+
+        tok = self.tokenizer
+        tokens = [tok.convert_ids_to_tokens(tok(p, add_special_tokens=False)["input_ids"]) for p in prompts]
+        kwargs: dict[str, Any] = {
+            "max_length": max_new_tokens,
+            "include_prompt_in_result": False,
+            "repetition_penalty": float(repetition_penalty or 1.0),
+            "max_batch_size": 0,
+        }
+        if temperature > 0:
+            kwargs.update(sampling_topk=0, sampling_temperature=float(temperature))
+        with self.lock:
+            ctranslate2.set_random_seed(seed)
+            results = self.generator.generate_batch(tokens, **kwargs)
+        texts = [tok.decode(r.sequences_ids[0], skip_special_tokens=True) for r in results]
+        return [_cut(t, until).strip() for t in texts]
+
+
+def _cut(text: str, until: Sequence[str]) -> str:
+    ends = [i for s in until if s and (i := text.find(s)) >= 0]
+    return text[: min(ends)] if ends else text
+
+
+_ENGINES: dict[tuple[str, str, str], Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def generator(folder: Path, *, device: str = "cpu", compute_type: str = COMPUTE_TYPE) -> Engine:
+    """The converted model at ``folder``, loaded once per process (and per device and type):
+    the answers and the judge of one run share it."""
+    key = (str(folder), device, compute_type)
+    with _ENGINES_LOCK:
+        if key not in _ENGINES:
+            import ctranslate2
+            from transformers import AutoTokenizer
+
+            gen = ctranslate2.Generator(str(folder), device=device, compute_type=compute_type)
+            _ENGINES[key] = Engine(gen, AutoTokenizer.from_pretrained(str(folder)), threading.Lock())
+        return _ENGINES[key]
+
+
+def default_device() -> str:
+    import ctranslate2
+
+    return "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
+
+
+class CTranslate2LLM(_CachedLLM):
+    """A profile's judge LLM run by CTranslate2 (``llm.backend: ctranslate2``).
+
+    ``args``: ``compute_type`` (default ``int8``), ``gguf_file``, ``device`` (default: CUDA if
+    CTranslate2 sees one), ``repetition_penalty``.  Nothing loads until the first uncached
+    call, so a fully cached re-run never converts or loads the model.  The identity names the
+    model, its settings and the engine's version: another engine build may decode otherwise.
+    """
+
+    def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
+        self.spec = spec
+        self.cache = cache or default_cache()
+        self.compute_type = spec.args.compute_type or COMPUTE_TYPE
+        hub = local_models.hub_id(spec.model)
+        settings = {k: v for k, v in spec.args.as_dict().items() if k != "device"}
+        self.identity = (
+            f"ctranslate2-{engine_version()}:"
+            f"{content_hash(hub, spec.revision, spec.args.gguf_file, settings)[:16]}:{hub}"
+        )
+        self._engine: Engine | None = None
+
+    def tokenizer(self) -> Any:
+        """The model's tokenizer without its weights (what a dry run counts prompt tokens with):
+        the converted copy's where it is built, else read from the source as transformers does."""
+        from transformers import AutoTokenizer
+
+        if self._engine is not None:
+            return self._engine.tokenizer
+        path, packaged_gguf = local_models.resolve(self.spec.model)
+        gguf = self.spec.args.gguf_file or packaged_gguf
+        return AutoTokenizer.from_pretrained(
+            path, **({"gguf_file": gguf} if gguf else {"revision": self.spec.revision})
+        )
+
+    def _load(self) -> Engine:
+        if self._engine is None:
+            folder = convert(self.spec.model, self.spec.args.gguf_file, self.compute_type, self.spec.revision)
+            device = self.spec.args.device or default_device()
+            self._engine = generator(folder, device=device, compute_type=self.compute_type)
+        return self._engine
+
+    def _generate_uncached(
+        self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
+    ) -> list[str | LLMUnavailable]:
+        engine = self._load()
+        return list(
+            engine.generate(
+                [engine.prompt(m) for m in requests],
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                seed=seed,
+                repetition_penalty=self.spec.args.repetition_penalty,
+            )
+        )
