@@ -66,8 +66,12 @@ done
 gen arguana-debates rag-bm25-stance-rerank20-k5 --rag bm25 --rerank stance --rerank-depth 20
 
 for folder in submissions/*/; do
-  "$B" score --submission "${folder%/}" --judge-profile "$PROFILE" --results-dir leaderboard/results --no-progress
-  note "scored: $folder"
+  # exit 3: a result the failure policy holds back (written, incomplete, on no board) is published as
+  # such, its reason in the result file; any other failure stops the script
+  status=0
+  "$B" score --submission "${folder%/}" --judge-profile "$PROFILE" --results-dir leaderboard/results --no-progress || status=$?
+  [[ $status == 0 || $status == 3 ]] || exit "$status"
+  note "scored: $folder$([[ $status == 3 ]] && echo " (incomplete, held off the boards)")"
 done
 "$B" decompose-compare --methods sentences,dependency,factscore,wice,chen,russellian \
   --texts leaderboard/texts/bm25-extractive-top3.jsonl --task webtrack-2009-2012 \

@@ -32,22 +32,16 @@ def _free_port() -> int:
 def serve_space(results: Path, submissions: Path) -> Iterator[str]:
     """``benchmark space serve`` on a free port; the URL once it answers."""
     port = _free_port()
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"}
+    argv = ["-m", "benchmark", "space", "serve", "--results-dir", str(results)]
+    yield from serve([*argv, "--submissions-dir", str(submissions), "--port", str(port)], port)
+
+
+def serve(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``python ARGV`` (a Space) started with ``env`` over this environment; its URL once
+    ``port`` answers (the process's exit, or 120 s without an answer, fails the test)."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchmark",
-            "space",
-            "serve",
-            "--results-dir",
-            str(results),
-            "--submissions-dir",
-            str(submissions),
-            "--port",
-            str(port),
-        ],
-        env=env,
+        [sys.executable, *argv],
+        env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

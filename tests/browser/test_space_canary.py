@@ -8,19 +8,14 @@ candidate's comparison (Kendall τ, places before and after).  Screenshot:
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from benchmark.board.results_dataset import Pin, write_pin
-from tests.browser.conftest import ARTIFACTS, CHROMIUM, _free_port
+from tests.browser.conftest import ARTIFACTS, CHROMIUM, _free_port, serve
 from tests.browser.space_page import open_page
 from tests.helpers.release_fixture import canary_dataset
 
@@ -47,36 +42,13 @@ def pinned_space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     write_pin(pin, Pin(repo="org/results", revision=REVISION, release=1, candidate=2))
     port = _free_port()
     env = {
-        **os.environ,
-        "GRADIO_ANALYTICS_ENABLED": "False",
         "GRADIO_SERVER_PORT": str(port),
         "GROUNDCOVER_RESULTS_PIN": str(pin),
         "HF_HUB_CACHE": str(cache),
         "HF_HUB_OFFLINE": "1",
+        "GROUNDCOVER_RESULTS": "",  # the pin, never a local folder
     }
-    env.pop("GROUNDCOVER_RESULTS", None)
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "hf_space" / "app.py")],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    deadline = time.time() + 120
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the Space exited early:\n{proc.stdout.read() if proc.stdout else ''}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("the Space did not start within 120 s") from None
-            time.sleep(0.5)
-    yield f"http://127.0.0.1:{port}/"
-    proc.terminate()
-    proc.wait(timeout=30)
+    yield from serve([str(ROOT / "hf_space" / "app.py")], port, env)
 
 
 def test_the_space_names_its_release_and_shows_the_canary_beside_it(

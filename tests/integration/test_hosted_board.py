@@ -50,7 +50,7 @@ from scipy import stats
 from benchmark.board import releases, results_dataset
 from benchmark.board.leaderboard import build_leaderboard
 from benchmark.core.results import read_result
-from benchmark.families.exam.family import task_bank
+from benchmark.families.exam.bank import task_bank
 from benchmark.tasks import load_task
 from tests.helpers.openai_server import (
     ScriptedModel,
