@@ -62,12 +62,15 @@ def test_citation_support_with_an_llm_judge_over_http(server: ServerThread, tmp_
         "attribution", "--attribution-judge", "llm", "--judge-profile", str(profile_file),
         "--results-dir", str(tmp_path / "results"), "--no-progress", "--no-attribution-diagnostics",
     ]  # fmt: skip
-    assert main(args) == 0
+    # one of two queries fails on purpose: the result is written with its failure recorded and held
+    # back (exit 3), its ranked score withheld (the failure policy; --max-failure-rate 5%)
+    assert main(args) == 3
     stats = control(server, "stats")
     assert stats["faults"] == 2 and stats["requests"] >= 3
 
     result_file = next((tmp_path / "results").rglob("*.attribution.json"))
     result = json.loads(result_file.read_text())
+    assert "failed on 1 of 2 queries" in result["scores"]["citation_recall"]["incomplete"]
     per_query = {q["query_id"]: q for q in result["per_query"]}
     assert per_query["q1"]["scores"] == {
         "citation_recall": 0.5, "citation_precision": 0.5, "support_recall": 0.75,
@@ -84,5 +87,5 @@ def test_citation_support_with_an_llm_judge_over_http(server: ServerThread, tmp_
     failed = next(t for t in traces if t["query_id"] == "q2")["sentences"][0]
     assert failed["citations"][0]["alone"] is None and len(failed["raw"]) == 3 and failed["errors"]
 
-    assert main(args) == 0  # resumes from the checkpoint: nothing is asked again
+    assert main(args) == 3  # resumes from the checkpoint: nothing is asked again
     assert control(server, "stats")["requests"] == stats["requests"]

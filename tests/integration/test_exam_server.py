@@ -60,12 +60,15 @@ def test_exam_with_an_llm_reader_over_http(server: ServerThread, tmp_path: Path)
         "--exam-answerer", "llm", "--judge-profile", str(profile_file),
         "--results-dir", str(tmp_path / "results"), "--no-progress",
     ]  # fmt: skip
-    assert main(args) == 0
+    # one of two queries fails on purpose: the result is written with its failure recorded and held
+    # back (exit 3), its ranked score withheld (the failure policy; --max-failure-rate 5%)
+    assert main(args) == 3
     stats = control(server, "stats")
     assert stats["faults"] == 2 and stats["requests"] >= 70  # 60 gold questions + 10 + repairs
 
     result_file = next((tmp_path / "results").rglob("webtrack-2009-2012.exam.json"))
     result = json.loads(result_file.read_text())
+    assert "failed on 1 of 2 queries" in result["scores"]["n_exam"]["incomplete"]
     # the scripted reader answers with the first option its text contains: right on 44 of the
     # 60 questions from the gold articles (paraphrased keys and distractors named too cost the rest)
     gold_mean = 44 / 60
@@ -84,5 +87,5 @@ def test_exam_with_an_llm_reader_over_http(server: ServerThread, tmp_path: Path)
     chosen = next(t for t in traces if t["query_id"] == "175")["questions"]
     assert [q["choice"] for q in chosen] == [keys[0], None, keys[2], None, keys[4]]
 
-    assert main(args) == 0  # resumes from the checkpoint: nothing is asked again
+    assert main(args) == 3  # resumes from the checkpoint: nothing is asked again
     assert control(server, "stats")["requests"] == stats["requests"]

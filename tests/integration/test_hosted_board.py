@@ -51,6 +51,7 @@ from benchmark.board import releases, results_dataset
 from benchmark.board.leaderboard import build_leaderboard
 from benchmark.core.results import read_result
 from benchmark.families.exam.bank import task_bank
+from benchmark.models.profiles import load_profile
 from benchmark.tasks import load_task
 from tests.helpers.openai_server import (
     ScriptedModel,
@@ -169,7 +170,11 @@ def board_yaml(space_url: str, canary: bool = False, promoted: bool = False) -> 
         "options": {"exam-answerer": "llm"},
     }
     board = {
-        "pipeline_check": {"profile": "offline-smollm2-minilm-sim", "version": "4", "metrics": ["exam"]},
+        "pipeline_check": {
+            "profile": "offline-smollm2-minilm-sim",
+            "version": load_profile("offline-smollm2-minilm-sim").version,
+            "metrics": ["exam"],
+        },
         "judge_of_record": new if promoted else record,
         "canary": new if canary and not promoted else None,
         "results_dataset": HUB_ID,

@@ -22,6 +22,7 @@ import yaml
 from benchmark.core.paths import PROFILES_DIR
 from benchmark.core.results import read_result
 from benchmark.families.icat.claims import select_claims, sentence_claims
+from benchmark.models.profiles import load_profile
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -83,7 +84,7 @@ def result_file(setup: dict[str, Path], results: str) -> Path:
         / "test__reference"
         / "r1"
         / "closed-book"
-        / "offline-test-v4"
+        / f"offline-test-v{load_profile().version}"
         / "webtrack-2009-2012.icat.json"
     )
 

@@ -65,12 +65,15 @@ def test_subq_coverage_with_an_llm_judge_over_http(server: ServerThread, tmp_pat
         "--subq-judge", "llm", "--judge-profile", str(profile_file), "--results-dir", str(tmp_path / "results"),
         "--no-progress",
     ]  # fmt: skip
-    assert main(args) == 0
+    # one of two queries fails on purpose: the result is written with its failure recorded and held
+    # back (exit 3), its ranked score withheld (the failure policy; --max-failure-rate 5%)
+    assert main(args) == 3
     stats = control(server, "stats")
     assert stats["faults"] == 2 and stats["requests"] >= 4
 
     result_file = next((tmp_path / "results").rglob("*.subq.json"))
     result = json.loads(result_file.read_text())
+    assert "failed on 1 of 2 queries" in result["scores"]["subq_hybrid"]["incomplete"]
     per_query = {q["query_id"]: q for q in result["per_query"]}
     # q1's sub-questions: causes (core), do (core), is (background), are (follow-up)
     assert per_query["q1"]["scores"] == {
@@ -94,5 +97,5 @@ def test_subq_coverage_with_an_llm_judge_over_http(server: ServerThread, tmp_pat
         and garbled["errors"][0].startswith("coverage:")
     )
 
-    assert main(args) == 0  # resumes from the checkpoint: nothing is asked again
+    assert main(args) == 3  # resumes from the checkpoint: nothing is asked again
     assert control(server, "stats")["requests"] == stats["requests"]
