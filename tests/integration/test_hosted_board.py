@@ -383,7 +383,7 @@ def test_a_fork_pull_request_gets_the_pipeline_check_and_the_plan_never_a_score(
     passed(steps)
     comment = (run / "comment.md").read_text()
     assert (
-        "## Pipeline check: `offline-smollm2-minilm-sim@4`" in comment
+        f"## Pipeline check: `offline-smollm2-minilm-sim@{load_profile().version}`" in comment
         and "not the board of record" in comment
     )
     assert "fork/model@v1" in comment.split("## Judge of record", 1)[0]  # the pipeline check's table
