@@ -17,6 +17,7 @@ import pytest
 
 from benchmark.cli.main import main
 from benchmark.core.results import read_result, traces_path
+from benchmark.models.profiles import load_profile
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -29,9 +30,11 @@ SUBMISSIONS = sorted(
     for p in (REPO / "submissions").iterdir()
     if (p / "model.yaml").exists() and any((p / f"{t}.jsonl").exists() for t in ICAT_TASKS)
 )
+# the results of the profile version in force (earlier versions' stay published, as history)
+CURRENT = f"{load_profile().name}-v{load_profile().version}"
 PUBLISHED = {
     (r.model.id, r.model.setting, r.metric_family): (r, p)
-    for p in (REPO / "leaderboard" / "results").rglob("*.json")
+    for p in (REPO / "leaderboard" / "results").rglob(f"{CURRENT}/*.json")
     for r in [read_result(p)]
 }
 M_KEYS = ("s_fact", "s_coverage_m", "icat_m")

@@ -37,8 +37,10 @@ def value(setting: str, family: str, key: str) -> str:
 
 
 def interval(setting: str, family: str, key: str) -> str:
+    """The cell the board prints: the value and its interval, or *withheld* where the judge
+    failed on more queries than the failure policy allows."""
     s = published(setting, family).scores[key]
-    return f"{s.value:.3f} [{s.ci_low:.2f}, {s.ci_high:.2f}]"
+    return "withheld" if s.incomplete else f"{s.value:.3f} [{s.ci_low:.2f}, {s.ci_high:.2f}]"
 
 
 @pytest.fixture(scope="module")
