@@ -202,7 +202,9 @@ def test_a_card_lists_the_default_families_not_the_allowed_ones() -> None:
     task = load_task("webtrack-2009-2012")
     assert "toy" not in task.card.metrics
     assert [f.id for f in families_for(task, ["toy"])] == ["toy"]
-    with pytest.raises(InputError, match=r"icat needs the table\(s\) \['aspects'\], which task researchy-dev"):
+    with pytest.raises(
+        InputError, match=r"icat needs the table\(s\) \['aspects'\], which task researchy-dev"
+    ):
         families_for(load_task("researchy-dev"), ["icat"])
 
 

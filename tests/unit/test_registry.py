@@ -42,9 +42,7 @@ assert load_prompt("claims@1").id == "claims@1"
 from benchmark.families import REGISTRY
 assert REGISTRY["toy"].title and REGISTRY.errors == [], REGISTRY.errors
 """,
-    **{
-        f"formulas:{fid}": f"import benchmark.families.{fid}.formulas" for fid in FORMULAS
-    },
+    **{f"formulas:{fid}": f"import benchmark.families.{fid}.formulas" for fid in FORMULAS},
 }
 
 CHILD = """
@@ -96,7 +94,13 @@ def check(out: dict, name: str, first: bool) -> None:
 ORDERS = {
     "tasks first": ["tasks", "prompts", "plugin", "ask plugin", *(f"formulas:{f}" for f in FORMULAS)],
     "prompts first": ["prompts", *(f"formulas:{f}" for f in FORMULAS), "plugin", "ask plugin", "tasks"],
-    "plug-in first": ["plugin", "tasks", "ask plugin", *(f"formulas:{f}" for f in reversed(FORMULAS)), "prompts"],
+    "plug-in first": [
+        "plugin",
+        "tasks",
+        "ask plugin",
+        *(f"formulas:{f}" for f in reversed(FORMULAS)),
+        "prompts",
+    ],
     **{f"{f} formulas first": [f"formulas:{f}", "tasks"] for f in FORMULAS},
 }
 
@@ -112,7 +116,9 @@ def test_every_entry_point_works_in_a_fresh_interpreter_in_any_order(order: str)
 def test_the_checks_see_a_family_loaded_that_was_not_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The counting is real: a formulas module that imported its family's declaration, or a
     task that loaded a family its card does not list, fails the check."""
-    monkeypatch.setitem(STEPS, "formulas:icat", "import benchmark.families.icat.formulas, benchmark.families.icat.family")
+    monkeypatch.setitem(
+        STEPS, "formulas:icat", "import benchmark.families.icat.formulas, benchmark.families.icat.family"
+    )
     with pytest.raises(AssertionError):
         check(run(["formulas:icat"]), "formulas:icat", first=True)
     monkeypatch.setitem(STEPS, "tasks", STEPS["tasks"] + "\nimport benchmark.families.arguments.family\n")

@@ -376,9 +376,13 @@ def test_generated_sub_questions_become_the_tasks_table_with_write_task(
     from benchmark.cli.main import main
     from benchmark.families.subq import commands
 
-    root = build_tiny_task(tmp_path, [("q1", "tornadoes"), ("q2", "figs")], task_id="tiny-subq", metrics=["subq"])
+    root = build_tiny_task(
+        tmp_path, [("q1", "tornadoes"), ("q2", "figs")], task_id="tiny-subq", metrics=["subq"]
+    )
     reply = "core: What causes tornadoes to form?\nbackground: Where do tornadoes usually occur?"
-    stack = fake_stack(llm=FakeLLM(lambda _m: reply), entailment=FakeEntailment({}), retriever=FakeRetriever({}))
+    stack = fake_stack(
+        llm=FakeLLM(lambda _m: reply), entailment=FakeEntailment({}), retriever=FakeRetriever({})
+    )
     monkeypatch.setattr(commands, "_stack", lambda args: stack)
     out = tmp_path / "sq.jsonl"
     assert main(["subq", "generate", "--task", str(root), "--out", str(out), "--write-task"]) == 0
