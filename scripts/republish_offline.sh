@@ -10,8 +10,9 @@
 #    variants, RAArg on arguana-debates), then `benchmark submit --overwrite` into the same
 #    submission folders, each keeping its model card (its description says which engine);
 # 2. scores: `benchmark score --submission` of every submission folder, and the DecompScore
-#    board's `decompose-compare`, into leaderboard/results (the results of earlier profile
-#    versions stay there: their boards are history, ranked apart);
+#    board's `decompose-compare`, into leaderboard/results (move the results of the version
+#    this replaces to leaderboard/history/<profile>-v<N>/ first: their boards stay readable
+#    there as history, ranked apart, and the published boards are the current version's);
 # 3. the snapshot: `benchmark leaderboard`.
 # The model-call cache is a fresh one in a temporary home, so every number is computed here.
 set -euo pipefail

@@ -448,10 +448,12 @@ def write_snapshot(lb: Leaderboard, out_dir: Path | str) -> list[Path]:
     for old in out.glob("*.csv"):
         old.unlink()
     for fid, df in lb.tables.items():
+        if df.empty:  # no board, no entry: a plug-in merely installed here is no part of a snapshot
+            continue
+        payload["families"][fid] = json.loads(df.to_json(orient="records"))  # type: ignore[index]
         path = out / f"{fid}.csv"
         write_csv(df, path)
         written.append(path)
-        payload["families"][fid] = json.loads(df.to_json(orient="records")) if not df.empty else []  # type: ignore[index]
     write_csv(lb.overall, out / "overall.csv")
     written.append(out / "overall.csv")
     payload["overall"] = json.loads(lb.overall.to_json(orient="records")) if not lb.overall.empty else []

@@ -152,7 +152,10 @@ def test_every_board_carries_a_ranking_line(tmp_path: Path, monkeypatch: pytest.
     from benchmark.board.leaderboard import build_leaderboard
     from benchmark.space.table import Filters, trust_html
 
-    page = trust_html(build_leaderboard(Path("leaderboard/results")), "exam", Filters())
+    # profile v4's board (now history) is the one with a shipped ranking card
+    page = trust_html(
+        build_leaderboard(Path("leaderboard/history/offline-smollm2-minilm-sim-v4")), "exam", Filters()
+    )
     assert "Ranking card (offline-smollm2-minilm-sim@4" in page and "Judge card (offline" in page
     assert "similarity answerer" in page
     assert not re.search(r"Judge card \([^)]*\): ranking agreement", page)

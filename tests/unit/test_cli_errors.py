@@ -97,6 +97,8 @@ META = [
         TASK,
         "--results-dir",
         str(REPO / "leaderboard/results"),
+        "--judge-profile",
+        "offline-smollm2-minilm-sim",
     ),
     *("--against", "trec:MAP", "--runs"),
 ]

@@ -27,11 +27,14 @@ def published():  # type: ignore[no-untyped-def]
 def _figures(published, fid):  # type: ignore[no-untyped-def]
     fam = REGISTRY[fid]
     # every published result, those the failure policy keeps off the boards too: the figures are drawn alike
-    results = [
-        r
-        for _, r in iter_results(ROOT / "leaderboard" / "results")
-        if r.metric_family == fid and r.profile_id.split("@")[0] == DEFAULT_PROFILE
-    ]
+    # (a family with no current result, arguments under profile v5, is drawn from its history)
+    results = []
+    for folder in (ROOT / "leaderboard" / "results", ROOT / "leaderboard" / "history"):
+        results = results or [
+            r
+            for _, r in iter_results(folder)
+            if r.metric_family == fid and r.profile_id.split("@")[0] == DEFAULT_PROFILE
+        ]
     assert results, fid
     for option in [value for _, value in fam.view_options] or [None]:
         for title, fig in family_views.figures(fam, results, option).items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -194,6 +195,12 @@ def test_cli_writes_snapshot(tmp_path: Path, capsys) -> None:  # type: ignore[no
     printed = capsys.readouterr().out
     assert "acme/strong" in printed and "paired permutation test" in printed
     assert "### ICAT" in md.read_text()
+    # a family with no result here (another built-in, a plug-in merely installed) has no board:
+    # no CSV, no entry in the JSON
+    boards = {p.stem for p in out.glob("*.csv")} - {"overall"}
+    assert "icat" in boards and "exam" not in boards and "toy" not in boards
+    assert all(len(pd.read_csv(out / f"{b}.csv")) for b in boards)
+    assert set(json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))["families"]) == boards
 
 
 def test_space_card_is_tagged_as_a_leaderboard() -> None:
