@@ -15,6 +15,7 @@ recorded in every outputs row as ``generation.chat_template``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from benchmark.core.errors import InputError, Problem
@@ -32,6 +33,23 @@ from benchmark.models.cache import content_hash, default_cache
 log = logging.getLogger(__name__)
 
 AUTO_CHUNK = 16  # queries per checkpoint when lm-eval picks the batch size itself
+
+
+def outside_event_loop(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``, in a worker thread when this thread runs an event loop.
+
+    lm-eval's API models call ``asyncio.run``, which refuses to start inside a running loop:
+    a notebook (Jupyter runs one) or any asyncio caller would get "asyncio.run() cannot be
+    called from a running event loop" from ``benchmark.evaluate`` with a served model."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return fn(*args, **kwargs)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(fn, *args, **kwargs).result()
 
 
 class Backend(Protocol):
@@ -170,7 +188,7 @@ class LMEvalBackend:
                 )
                 for i, p in enumerate(batch)
             ]
-            return [str(x).strip() for x in lm.generate_until(reqs, disable_tqdm=True)]
+            return [str(x).strip() for x in outside_event_loop(lm.generate_until, reqs, disable_tqdm=True)]
 
         return [
             str(x) for x in default_cache().cached_batch("harness.generate", self.identity, payloads, compute)

@@ -1,4 +1,4 @@
-"""The Space served for the browser tests, once per session: over the fixture results (names
+"""The Space served for the browser tests, once for this package: over the fixture results (names
 chosen to break things), the published boards, and a hostile copy (spoofed and oversized
 names, 13 entries); and one headless Debian Chromium that drives them all."""
 
@@ -63,26 +63,28 @@ def serve(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iter
     proc.wait(timeout=30)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from serve_space(*write_fixture(tmp_path_factory.mktemp("space")))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def published_server() -> Iterator[str]:
     """The published boards (``leaderboard/results``)."""
     yield from serve_space(ROOT / "leaderboard" / "results", ROOT / "submissions")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A copy of results made to spoof and break the layout (issue 52, item 6)."""
     yield from serve_space(*write_hostile_fixture(tmp_path_factory.mktemp("hostile")))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium() -> Iterator[Any]:
-    """One headless Debian Chromium for the session (Playwright's sync API runs one at a time)."""
+    """One headless Debian Chromium for the browser tests (Playwright's sync API runs one at a
+    time). Package-scoped: while open, the sync API keeps an event loop running in the main
+    thread, which the tests after this package must not inherit."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium not installed (scripts/setup.sh --dev)")

@@ -243,6 +243,27 @@ def test_openai_compatible_server_through_lm_eval(
     assert isinstance(harness.make_backend(backend, {"model": "x"}, 1), LMEvalBackend)
 
 
+def test_a_served_model_from_inside_a_running_event_loop(
+    tiny_model: Path, task: Task, tmp_path: Path, fresh_home: Path
+) -> None:
+    """A notebook runs an event loop, and lm-eval's HTTP models call ``asyncio.run``, which
+    refuses to start inside one: the backend then runs them in a worker thread."""
+    import asyncio
+
+    from tests.helpers.openai_server import LocalModel, ServerThread, create_app
+
+    with ServerThread(create_app(LocalModel(tiny_model, "tiny-gpt2"))) as srv:
+        args = f"model=tiny-gpt2,base_url={srv.base_url}/completions,tokenizer_backend=None,num_concurrent=2"
+
+        async def in_a_notebook() -> Path:
+            return generate_outputs(
+                "local-completions", args, task, tmp_path / "out", batch_size=1, gen_kwargs=GEN
+            )
+
+        out = asyncio.run(in_a_notebook())
+    assert [r.query_id for r in read_outputs(out)] == ["q1", "q2", "q3"]
+
+
 def test_an_argument_the_backend_does_not_take_is_one_line(
     tiny_model: Path, task: Task, tmp_path: Path
 ) -> None:

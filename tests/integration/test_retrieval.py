@@ -340,6 +340,9 @@ def test_nprobe_is_the_fewest_lists_that_reach_the_recall_target() -> None:
 
 INTERRUPT_SCRIPT = """
 import signal, sys
+# Python's own Ctrl-C handler, as in a terminal (a job started in the background inherits
+# SIGINT ignored); the JVM, started below, must leave it in place
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from benchmark.retrieval.bm25 import BM25Retriever
 from benchmark.retrieval.chunking import Passage
 
