@@ -1,36 +1,9 @@
-"""Attribution scores as pure functions of plain data: which sentence cites what, and
-what the support judge said.  Nothing here calls a model.
-
-Each answer sentence cites passages (by their place among the passages the answer was
-given).  The support judge labels a premise (one or several passages) against the
-sentence with a level: :data:`FULL` (1), :data:`PARTIAL` (½) or :data:`NONE` (0); an
-entailment judge has no partial level.  ``None`` is a judgement that failed: it leaves
-the answer's scores undetermined — a failure on the board, never a 0.
-
-* ``citation_recall`` and ``citation_precision`` — ALCE (Gao et al., "Enabling Large
-  Language Models to Generate Text with Citations", EMNLP 2023, §4.2): a sentence counts
-  for recall when the union of its cited passages fully supports it (an uncited sentence
-  counts against it); a citation counts for precision unless it is *irrelevant* — it
-  does not support the sentence alone **and** the sentence's other citations still
-  support it without it.  ALCE asks an NLI model; partial support is not support.
-* ``support_precision`` and ``support_recall`` — the support-based weighted precision
-  and recall of the TREC 2024 RAG track (Thakur et al., "Support Evaluation for the TREC
-  2024 RAG Track: Comparing Human versus LLM Judges", SIGIR 2025): each (sentence, cited
-  passage) pair is judged full / partial / no support, weighted 1 / ½ / 0; precision is
-  the mean weight over citations, recall the mean over sentences of the best weight among
-  each sentence's citations (0 when it cites nothing).
-* RAG diagnostics in the manner of RAGChecker (Ru et al., "RAGChecker: A Fine-grained
-  Framework for Diagnosing Retrieval-Augmented Generation", NeurIPS 2024 D&B), per sentence
-  rather than per claim: each sentence is supported by a passage the answer was given
-  (``context``), else by the corpus (``corpus``: the model's own knowledge, found true),
-  else by neither (``neither``: unsupported, RAGChecker's hallucination).
-  ``faithfulness``, ``self_knowledge`` and ``hallucination`` are the three shares;
-  ``context_utilisation`` is the share of the *relevant* passages the answer was given
-  (by the task's qrels) that support at least one of its sentences.
-* ``uncited`` — share of sentences without a citation; ``invalid_citations`` — share of
-  citations naming a passage the answer was not given (an out-of-range ``[7]`` of five,
-  or a segment id outside a TREC run's references).  Such a citation supports nothing:
-  it counts against both precisions.
+"""Attribution scores as pure functions of plain data (docs/attribution.md): ALCE's citation
+recall and precision (Gao et al., EMNLP 2023, §4.2), the TREC 2024 RAG track's support-weighted
+precision and recall (Thakur et al., SIGIR 2025), and per-sentence RAG diagnostics in the manner
+of RAGChecker (Ru et al., NeurIPS 2024 D&B).  A support level is :data:`FULL`, :data:`PARTIAL`
+or :data:`NONE`; ``None`` is a failed judgement, which leaves the answer's scores undetermined,
+never 0.
 """
 
 from __future__ import annotations

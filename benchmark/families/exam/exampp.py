@@ -1,30 +1,9 @@
-"""Interoperability with EXAM++ (TREMA-UNH/rubric-grading-workbench), the reference implementation.
-
-Two of its file formats, both JSON lines, optionally gzipped:
-
-* **question bank** — one line per query: ``{"query_id", "facet_id", "test_collection",
-  "query_text", "info", "items": [{"query_id", "facet_id", "info", "question_id",
-  "question_text", "gold_answers"}]}``.  Its questions are free text; ours travel with
-  their kind, options and provenance in ``info`` so a round trip loses nothing.
-* **graded paragraphs** — one line per query: ``[query_id, [paragraph, ...]]``; a paragraph
-  is ``{"paragraph_id", "text", "paragraph", "paragraph_data": {"judgments": [{"paragraphId",
-  "query", "relevance", "titleQuery"}], "rankings": [{"method", "paragraphId", "queryId",
-  "rank", "score"}]}, "exam_grades": [{"correctAnswered", "wrongAnswered", "answers", "llm",
-  "llm_options", "exam_ratio", "prompt_info", "self_ratings": [{"question_id", "self_rating"}],
-  "prompt_type"}], "grades"}``.  ``rankings[]`` name the systems that ranked the paragraph
-  and at which rank (EXAM++ counts a system's top 20: :data:`RANK_CUTOFF`); a paragraph with
-  no rankings is a passage from a qrels pool, counted for no system.  Each ``exam_grades``
-  entry is one grader's (a model, a prompt class, a question set: :func:`grader_name`), and
-  graders are kept apart, never merged.  Every paragraph with an assessed grade
-  (``judgments[].relevance``), ranked or not, is a judged passage, whose answerability is
-  compared with its relevance (EXAM++'s qrels mode; :mod:`benchmark.metaeval.answerability`).
-
-Test banks are read in every form EXAM++ writes them (:func:`read_bank`): question banks,
-nugget banks, questions files and its generated CAR Y3 questions.
-
-So a bank written by either tool is scored by the other (``--exam-bank``; ``benchmark exam
-export-bank``), and so are grades (``benchmark exam score-grades``; ``benchmark exam
-export-grades``).  Files are parsed as untrusted data: every problem names file, line, field.
+"""Interoperability with EXAM++ (TREMA-UNH/rubric-grading-workbench), the reference
+implementation: its question banks (and the other test banks it writes, :func:`read_bank`) and
+its graded-paragraph files, both JSON lines, optionally gzipped.  A graded paragraph's
+``rankings`` name the systems that ranked it (a system's top :data:`RANK_CUTOFF` count); each
+``exam_grades`` entry is one grader's (:func:`grader_name`), never merged.  Files are parsed as
+untrusted data: every problem names file, line, field.
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
-"""Nugget assignment judges: is a nugget captured by an answer — fully, partly or not at all?
-
-* :class:`EntailmentAssigner` (the offline default) — the profile's entailment judge: a
-  nugget is *supported* when some sentence window of the answer entails it (support score
-  at or above the judge's threshold), else *not supported*.  It has no partial level, and
-  its traces say so (``partial_level: false``), so its partial scores equal its strict ones.
-* :class:`LLMAssigner` — the judge LLM labels up to ``batch`` numbered nuggets per request
-  (``prompts/nugget-assign-v2.yaml``; nuggetizer batches ten), one label per line; a reply
-  that stays unusable after the repairs leaves those nuggets' judgements failed, with the
-  raw replies kept — never "not supported".  ``nugget-assign@2`` says its instruction once and
-  carries a three-fact example: v1's example turn repeated the whole instruction and made a
-  judged answer cost 17 % more prompt tokens than nuggetizer's.  A zero-shot draft was
-  cheaper still, but SmolLM2-135M answered it in prose (``benchmarks/nugget_prompt_format.py``,
-  docs/measurements.md).  v1 stays for reading results it keyed.
-
-Both take every (answer, nuggets) item of a batch in one call.
+"""Nugget assignment judges: the profile's entailment judge (supported or not; no partial level)
+or the judge LLM (``prompts/nugget-assign-v2.yaml``: support / partial / not, ``batch``
+nuggets per request).  An unusable reply leaves its nuggets failed, never "not supported".
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
-"""Nugget and assignment files as castorini's ``nuggetizer`` reads and writes them (JSON lines).
-
-So that nuggets made by nuggetizer or by assessors score here directly, and ours score in
-nuggetizer:
-
-* a **nugget file** (nuggetizer's create output) — per line ``{"qid", "query", "nuggets":
-  [{"text", "importance"}, ...]}``, importance ``vital`` or ``okay``;
-* an **assignment file** (its assign output, answers mode) — per line ``{"qid", "query",
-  "answer_text", "run_id", "nuggets": [{"text", "importance", "assignment"}, ...]}``,
-  assignment ``support``, ``partial_support`` or ``not_support``; nuggetizer's metrics
-  read ``qid`` and ``nuggets`` only.
-
-An importance or an assignment ``"failed"`` — what nuggetizer writes after repeated
-unparsable replies — is read as one failed judgement (the formulas decide what it leaves
-undetermined), never as a problem of the file.  A topic with an empty nugget list is read
-(nuggetizer writes one when creation found nothing) and reported by the family, once.  The
-same run answering the same topic on two lines is refused, naming both lines, unless the
-caller keeps both as nuggetizer does (``--nuggetizer-compatible``).  Every other problem
-names the file, the line and the field, and a file with any problem is refused whole.
+"""Nugget and assignment files as castorini's ``nuggetizer`` reads and writes them (JSON lines):
+a nugget file (its create output: ``qid``, ``query``, ``nuggets [{text, importance}]``) and an
+assignment file (its assign output, adding ``answer_text``, ``run_id`` and each nugget's
+``assignment``).  nuggetizer's ``"failed"`` labels are failed judgements, not problems of the
+file; every other problem names file, line and field, and refuses the file whole.
 """
 
 from __future__ import annotations
