@@ -47,6 +47,14 @@ class CommandContext:
     answerability_vs_relevance: Callable[..., Any]
 
 
+def judge_stack(profile: str, **kwargs: Any) -> Any:
+    """The judge models of the profile named ``profile``."""
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.models.profiles import load_profile
+
+    return JudgeStack.load(load_profile(profile), **kwargs)
+
+
 def store_table(task: Any, name: str, rows: Any, note: str, command: str) -> str:
     """``generate --write-task``: ``rows`` become ``task``'s table ``name`` (checked first;
     the card records it, with a new patch version and ``note`` as its provenance), and what

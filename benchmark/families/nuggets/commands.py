@@ -28,7 +28,7 @@ from rich.markup import escape
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable, check_writable_file
-from benchmark.families.command_context import CommandContext, store_table
+from benchmark.families.command_context import CommandContext, judge_stack, store_table
 from benchmark.families.nuggets.family import NuggetsSettings
 from benchmark.models.profiles import DEFAULT_PROFILE
 
@@ -112,16 +112,12 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
     }[args.action](context, args)
 
 
-def _need(context: CommandContext, args: argparse.Namespace, *names: str) -> None:
-    context.require(args, "nuggets", *names)
-
-
 def export_nuggets(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.nuggetizer_files import write_nuggets
     from benchmark.families.nuggets.pipeline import task_nuggets
     from benchmark.tasks import load_task
 
-    _need(context, args, "task", "out")
+    context.require(args, "nuggets", "task", "out")
     task = load_task(args.task)
     if not task.has_table("nuggets"):
         raise InputError(Problem(task.where(), "the task has no nuggets table", field="data.tables"))
@@ -142,7 +138,7 @@ def export_assignments(context: CommandContext, args: argparse.Namespace) -> int
     from benchmark.families.nuggets.family import NUGGETS
     from benchmark.families.nuggets.nuggetizer_files import Assigned, Nugget, write_assignments
 
-    _need(context, args, "out")
+    context.require(args, "nuggets", "out")
     root = Path(args.results)
     assigned: dict[str, list[Assigned]] = {}
     queries: dict[str, str] = {}
@@ -206,7 +202,7 @@ def score_assignments(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.nuggetizer_files import read_assignments
     from benchmark.families.nuggets.nuggetizer_files import score_assignments as score
 
-    _need(context, args, "assignments")
+    context.require(args, "nuggets", "assignments")
     compatible = bool(getattr(args, "nuggetizer_compatible", False))
     assigned = read_assignments(args.assignments, nuggetizer_compatible=compatible)
     per_run = score(assigned, compatible=compatible)
@@ -319,11 +315,9 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
 
     from benchmark.families.nuggets.generate import CREATE, IMPORTANCE, generate_nuggets
     from benchmark.families.nuggets.nuggetizer_files import Nugget, write_nuggets
-    from benchmark.judging.stack import JudgeStack
-    from benchmark.models.profiles import load_profile
     from benchmark.tasks import load_task
 
-    _need(context, args, "out")
+    context.require(args, "nuggets", "out")
     if not (args.task or args.candidates):
         raise InputError(
             Problem("--task", "generate needs --task (its qrels and corpus) or --candidates FILE")
@@ -334,7 +328,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
         if args.candidates
         else relevant_passages(task, args.limit)
     )
-    judges = JudgeStack.load(load_profile(args.judge_profile))
+    judges = judge_stack(args.judge_profile)
     made = generate_nuggets(
         judges.llm, topics, window=args.window, max_nuggets=args.max_nuggets,
         max_retries=judges.profile.llm.max_retries,
