@@ -71,8 +71,7 @@ class Prepared:
 
 @dataclass(frozen=True)
 class LabelledUnit:
-    """One unit of one query as the judge labelled it, with the weight that makes the weighted
-    unit mean the score's query macro-average (1 / the query's units)."""
+    """One unit of one query as the judge labelled it, weighing 1 / the query's units."""
 
     unit_id: str
     judge: float
@@ -94,8 +93,7 @@ class JudgedPassage:
 
 @dataclass(frozen=True)
 class Regrading:
-    """What grading a graded-runs file again with a profile's own judge needs (``topics``: a
-    stated subset where the judge is slow)."""
+    """What grading a graded-runs file again with a profile's own judge needs."""
 
     judges: Any
     bank: Path

@@ -27,22 +27,19 @@ def _figures(family: MetricFamily) -> dict[str, tuple[Any, Any]]:
 
 
 def figures(family: MetricFamily, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """Matplotlib figures for a set of results, by title; the command line writes them as
-    PNG files beside a result."""
+    """Matplotlib figures for a set of results, by title (written as PNGs beside a result)."""
     return {title: static(results, option) for title, (static, _) in _figures(family).items()}
 
 
 def plots(family: MetricFamily, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """Interactive (Plotly) figures by title, as the Space shows them: the same titles as
-    :func:`figures`, results in the board's rank order, one colour per entry app-wide."""
+    """Interactive (Plotly) figures by title, the same titles as :func:`figures`."""
     if not results:
         return {}
     return {title: live(results, option) for title, (_, live) in _figures(family).items()}
 
 
 def trace_html(family: MetricFamily, trace: dict[str, Any]) -> str:
-    """The drill-down of one query's trace as HTML built from escaped text only, ending with
-    the failures recorded for it."""
+    """The drill-down of one query's trace as escaped HTML, ending with its failures."""
     views = module(family, "views")
     body = (
         str(views.trace_html(trace))

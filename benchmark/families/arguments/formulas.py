@@ -55,8 +55,7 @@ def unit(value: float | None, scale: tuple[int, int]) -> float | None:
 
 
 def _vote(values: Sequence[float]) -> float:
-    """The value more than half the samples gave; without one, the median (the middle
-    rating of three that all differ, the mean of two that disagree)."""
+    """The value more than half the samples gave, else their median."""
     for v in set(values):
         if values.count(v) * 2 > len(values):
             return float(v)

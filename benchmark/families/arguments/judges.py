@@ -138,8 +138,7 @@ _PAIR = re.compile(r'"([^"\n]{1,60})"\s*:\s*(-?\d+(?:\.\d+)?)')
 
 
 def salvage(text: str, keys: Sequence[str], scale: tuple[int, int]) -> dict[str, float]:
-    """The ``"key": number`` pairs of a reply that is not valid JSON (cut off at the token
-    limit, say): the first rating of each key, if it is on the scale."""
+    """The first on-scale ``"key": number`` pair per key of a reply that is not valid JSON."""
     found: dict[str, float] = {}
     for m in _PAIR.finditer(text):
         key = _key(m.group(1))

@@ -251,8 +251,7 @@ def _rubric_items(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None
 def _with_key_points(
     state: ArgumentState, traces: Sequence[ArgumentTrace], judge: str
 ) -> list[ArgumentTrace]:
-    """The arguments whose query has key points (generated first if need be); the others
-    get ``judge``'s failure recorded."""
+    """The arguments whose query has key points; the others get ``judge``'s failure."""
     _rubric_items(state, traces)
     ready = [t for t in traces if t.judges["rubric_items"].parsed["items"]]
     for t in traces:
@@ -341,8 +340,7 @@ def _pair_fields(t: ArgumentTrace, reference: str) -> dict[str, str]:
 
 
 def judge_joint(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
-    """The joint judges the settings chose, each batched over the traces: the two pairwise
-    ones against a human reference argument, then the two listwise RAG ones."""
+    """The joint judges the settings chose: the pairwise ones, then the listwise RAG ones."""
     chosen = state.settings.joint_judges
     pairwise = [t for t in traces if t.query_id in state.references]
     for name in ("rag_direct", "rag_rubric"):
@@ -429,9 +427,6 @@ def _judge_listwise_rag(state: ArgumentState, traces: Sequence[ArgumentTrace], n
         t.judges[name] = _record(name, a, a.value if a.value is not None else a.partial)
 
 
-# -- scores from the trace alone --------------------------------------------------------
-
-
 # -- what a task needs, resolved once; a judge card's measurement --------------------
 
 
@@ -450,8 +445,7 @@ def topics(task: Task) -> dict[str, tuple[str, str]]:
 
 
 def scorable_queries(task: Task, inputs: ScoringInputs) -> list[str] | None:
-    """Every query, on a task whose queries have a topic and a stance (checked here, before
-    any answer is generated)."""
+    """Every query, once the queries are checked to have a topic and a stance."""
     topics(task)
     return None
 

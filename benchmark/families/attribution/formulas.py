@@ -25,13 +25,9 @@ SCORES = (
 
 @dataclass(frozen=True)
 class Sentence:
-    """One answer sentence's citations and their judgements.
-
-    ``alone[i]`` is the level of the ``i``-th valid citation's passage alone; ``joint``
-    that of all valid cited passages together (equal to ``alone[0]`` for one citation;
-    ignored when nothing is cited); ``without[i]`` that of the others without the
-    ``i``-th, needed only when several are cited, the union supports the sentence and
-    the ``i``-th alone does not (``None`` elsewhere, where it decides nothing)."""
+    """One answer sentence's citations and their levels: ``alone[i]`` of the ``i``-th valid
+    citation, ``joint`` of all together, ``without[i]`` of the others without the ``i``-th (only
+    where it decides ALCE precision)."""
 
     alone: tuple[float | None, ...] = ()
     joint: float | None = None
@@ -65,16 +61,14 @@ def _precision_known(sentences: Sequence[Sentence]) -> bool:
 
 
 def citation_recall(sentences: Sequence[Sentence]) -> float | None:
-    """ALCE citation recall: the share of sentences whose cited passages, together, fully
-    support them; ``None`` with no sentence or an undetermined judgement."""
+    """ALCE citation recall: the share of sentences their cited passages fully support."""
     if not sentences or not _joint_known(sentences):
         return None
     return sum(1.0 for s in sentences if fully_supported(s)) / len(sentences)
 
 
 def fully_supported(s: Sentence) -> bool:
-    """ALCE recall's label of one sentence: it cites something and its cited passages,
-    together, fully support it (an uncited sentence is never supported)."""
+    """ALCE recall's label: the sentence cites something and its citations together fully support it."""
     return bool(s.cited) and s.joint == FULL
 
 
@@ -105,8 +99,7 @@ def citation_precision(sentences: Sequence[Sentence]) -> float | None:
 
 
 def support_precision(sentences: Sequence[Sentence]) -> float | None:
-    """TREC RAG weighted precision: mean support weight over every citation (an invalid
-    citation weighs 0); ``None`` when nothing is cited or a judgement failed."""
+    """TREC RAG weighted precision: mean support weight over every citation (invalid ones 0)."""
     weights = [a for s in sentences for a in s.alone] + [NONE] * sum(s.invalid for s in sentences)
     if not weights or any(w is None for w in weights):
         return None
@@ -114,8 +107,7 @@ def support_precision(sentences: Sequence[Sentence]) -> float | None:
 
 
 def support_recall(sentences: Sequence[Sentence]) -> float | None:
-    """TREC RAG weighted recall: mean over sentences of the best support weight among a
-    sentence's citations (0 for an uncited sentence)."""
+    """TREC RAG weighted recall: mean over sentences of their citations' best weight."""
     if not sentences or any(a is None for s in sentences for a in s.alone):
         return None
     return sum(max((a for a in s.alone if a is not None), default=NONE) for s in sentences) / len(sentences)
@@ -133,20 +125,17 @@ def invalid_citations(sentences: Sequence[Sentence]) -> float | None:
 
 
 SOURCES = ("context", "corpus", "neither")
-DIAGNOSTICS = ("faithfulness", "self_knowledge", "hallucination", "context_utilisation")
 
 
 def source_share(sources: Sequence[str | None], which: str) -> float | None:
-    """Share of sentences whose support comes from ``which``; ``None`` with no sentence or
-    one whose source could not be determined."""
+    """Share of sentences whose support comes from ``which``."""
     if not sources or any(s is None for s in sources):
         return None
     return sum(1.0 for s in sources if s == which) / len(sources)
 
 
 def context_utilisation(relevant_given: Sequence[str], used: Sequence[str]) -> float | None:
-    """Share of the relevant passages the answer was given that support one of its
-    sentences; ``None`` when it was given no relevant passage (or relevance is unknown)."""
+    """Share of the relevant passages given that support one of the answer's sentences."""
     if not relevant_given:
         return None
     return sum(1.0 for p in relevant_given if p in set(used)) / len(relevant_given)

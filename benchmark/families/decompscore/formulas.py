@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Verdicts:
-    """One subclaim: supported by its source (LLM), entailed by it (NLI), grounded in the
-    corpus (``None`` for not judged / undetermined)."""
+    """One subclaim: supported (LLM), entailed (NLI), grounded (``None``: not judged)."""
 
     supported: bool | None
     entailed: bool | None = None

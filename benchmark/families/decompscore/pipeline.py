@@ -83,8 +83,7 @@ def decompose(state: DecompState, traces: Sequence[DecompTrace]) -> None:
 
 
 def judge(state: DecompState, traces: Sequence[DecompTrace]) -> None:
-    """LLM support (DecompScore) and entailment-model support (the NLI variant) of every
-    subclaim by its own source unit."""
+    """LLM and entailment-model support of every subclaim by its own source unit."""
     subs = [(u.source, s) for t in traces for u in t.units for s in u.subclaims]
     if not subs:
         return

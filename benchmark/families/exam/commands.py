@@ -216,8 +216,7 @@ def _grader_report(
     bank: Any,
     console: Console,
 ) -> dict[str, Any] | None:
-    """One grader's EXAM per system and its qrels-mode agreement, printed; what the report
-    file keeps of them (``None``: the grader graded neither)."""
+    """One grader's EXAM per system and qrels-mode agreement, printed and returned."""
     from benchmark.families.exam.exampp import counted, counting, exam_from_grades, judged_passages
 
     source = Path(args.grades)
@@ -259,8 +258,7 @@ def _grader_report(
 
 
 def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Table:
-    """EXAM++'s qrels mode as a table: the file's grader's agreement with relevance, and
-    what a trivial baseline gets on the same passages."""
+    """EXAM++'s qrels mode as a table, next to the trivial baselines."""
     table = Table(
         title=Text(
             f"Answerability vs relevance (EXAM++ qrels mode), graded by {grader} (the file's grader; "

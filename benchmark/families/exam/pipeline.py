@@ -42,8 +42,7 @@ __all__ = [
 
 @dataclass
 class ExamState:
-    """What scoring a task needs; the gold articles are read on first use, so a run whose
-    every query is already checkpointed calls no model at all."""
+    """What scoring a task needs; the gold articles are read on first use."""
 
     bank: Bank
     bank_id: str

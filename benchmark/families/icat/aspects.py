@@ -62,11 +62,8 @@ def alignment_messages(
 
 
 def parse_alignment(text: str, n_aspects: int, n_claims: int) -> dict[int, set[int]]:
-    """Parse ``{"aspect": a, "claims": [..]}`` lines into claim number -> aspect numbers.
-
-    Numbers are 1-based as shown in the prompt.  Code fences and blank lines are
-    ignored; ``NONE`` means no aspect is covered.  Anything else raises ``ValueError``.
-    """
+    """Parse ``{"aspect": a, "claims": [..]}`` lines (1-based numbers; ``NONE``: nothing covered)
+    into claim number -> aspect numbers; ``ValueError`` otherwise."""
     body = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.strip().startswith("```")]
     if len(body) == 1 and re.fullmatch(r"[\W_]*none[\W_]*", body[0], flags=re.IGNORECASE):
         return {}

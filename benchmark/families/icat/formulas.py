@@ -23,11 +23,8 @@ def s_fact(n_grounded: int, n_claims: int) -> float:
 def covered_aspects(
     alignment: Mapping[str, Iterable[str]], grounded: Iterable[str], aspects: Iterable[str]
 ) -> set[str]:
-    """Aspects of the query covered by at least one *grounded* claim.
-
-    ``alignment`` maps claim id -> aspect ids ``TO(c)``; aspect ids outside ``TQ(x)``
-    (an LLM inventing an aspect id, say) are ignored by the intersection.
-    """
+    """Aspects of the query covered by at least one *grounded* claim (invented aspect ids drop
+    out of the intersection)."""
     tq = set(aspects)
     out: set[str] = set()
     for cid in grounded:
@@ -82,14 +79,9 @@ def icat_query_scores(
     alignments: Mapping[str, Mapping[str, Iterable[str]] | None],
     beta: float = 1.0,
 ) -> dict[str, float | None]:
-    """Every ICAT number of one query: ``s_fact`` and, per variant ``v`` with aspects and
-    an alignment, ``s_coverage_v`` and ``icat_v``; ``None`` for a variant that could not
-    be computed (no aspects generated, alignment failed, variant not requested).
-
-    ``claim_ids`` are all claims ``AC(y)`` of the answer, ``grounded`` the ids of
-    ``C_T``; ``aspects[v]`` are the aspect ids ``TQ(x)`` of variant ``v`` and
-    ``alignments[v]`` maps claim id -> aspect ids ``TO(c)``.
-    """
+    """Every ICAT number of one query: ``s_fact`` and, per variant ``v``, ``s_coverage_v`` and
+    ``icat_v`` (``None`` where the variant could not be computed); ``aspects[v]`` is ``TQ(x)``
+    and ``alignments[v]`` maps claim id -> ``TO(c)``."""
     grounded = list(grounded)
     out: dict[str, float | None] = {"s_fact": s_fact(len(set(grounded) & set(claim_ids)), len(claim_ids))}
     for v in VARIANTS:

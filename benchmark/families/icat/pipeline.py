@@ -222,8 +222,7 @@ def _grounded(q: _Query) -> list[ClaimGrounding]:
 
 
 def align(state: ICATState, queries: Sequence[_Query]) -> None:
-    """M from the aspect-level qrels of each grounded claim's first supporting document;
-    S and A by the LLM, shown the grounded claims only."""
+    """M from the aspect qrels of a grounded claim's first supporting document; S and A by the LLM."""
     prof = state.judges.profile
     jobs: list[tuple[_Query, str, list[Aspect], list[ClaimGrounding]]] = []
     for q in queries:

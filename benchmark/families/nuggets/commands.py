@@ -238,8 +238,7 @@ def score_assignments(context: CommandContext, args: argparse.Namespace) -> int:
 
 
 def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, list[str]]]:  # type: ignore[no-untyped-def]
-    """Per topic with judged documents in the task's corpus: its text and the texts of its
-    relevant documents (document-level grade ≥ 1), in the corpus's order."""
+    """Per topic, its text and its relevant documents' texts (grade ≥ 1), in the corpus's order."""
     if not (task.has_table("qrels") and task.has_table("corpus")):
         raise InputError(
             Problem(
@@ -264,10 +263,8 @@ def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, li
 def read_candidates(
     path: Path, limit: int | None = None, above: float | None = 0.0
 ) -> list[tuple[str, str, list[str]]]:
-    """nuggetizer's create input: per line a query {qid, text} and its candidates, each a
-    string or {docid, doc: {segment}, judgment}.  As nuggetizer's creation, only the
-    candidates judged relevant count — ``judgment`` above ``above`` (0: ``judgment > 0``),
-    an unjudged one never; ``above=None`` keeps every candidate."""
+    """nuggetizer's create input: per line a query {qid, text} and its candidates; as nuggetizer,
+    only those judged above ``above`` count (``None``: all)."""
     from benchmark.core.untrusted import read_rows
 
     out, problems = [], []

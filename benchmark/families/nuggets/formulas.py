@@ -33,13 +33,9 @@ def share(labels: Sequence[str], strict: bool) -> float | None:
 def nugget_scores(
     importance: Sequence[str], labels: Sequence[str | None], compatible: bool = False
 ) -> dict[str, float | None]:
-    """The four scores of one answer, from each nugget's importance and assignment label.
-
-    A label ``None`` (our judgement failed) leaves every score undetermined, in every mode.
-    By default nuggetizer's ``"failed"`` label does the same, a ``"failed"`` importance
-    leaves the vital scores undetermined, and no vital nugget (or no nugget) means no
-    score; ``compatible`` counts them as nuggetizer's ``calculate_nugget_scores`` does:
-    ``"failed"`` as not supported, resp. as okay, and a share of nothing as 0.0."""
+    """The four scores of one answer.  A label ``None`` (our judgement failed) leaves every score
+    undetermined; nuggetizer's ``"failed"`` labels and empty shares count as
+    ``calculate_nugget_scores`` counts them only with ``compatible``."""
     if any(lab is None for lab in labels):
         return dict.fromkeys(SCORES)
     known = [str(lab) for lab in labels]
@@ -65,8 +61,7 @@ def nugget_scores(
 
 
 def failed_judgements(importance: Sequence[str], labels: Sequence[str | None]) -> list[str]:
-    """``"stage: reason"`` for nuggetizer's failed judgements among an answer's nuggets:
-    how many assignments, and how many importance labels, it wrote as ``"failed"``."""
+    """``"stage: reason"`` for nuggetizer's ``"failed"`` assignments and importance labels."""
     out = []
     if n := sum(lab == FAILED for lab in labels):
         out.append(f"assignment: {n} nugget(s) labelled {FAILED!r} (nuggetizer's judgement failed)")

@@ -79,8 +79,7 @@ def generate_nuggets(
     max_nuggets: int = MAX_NUGGETS,
     max_retries: int = 2,
 ) -> list[Made]:
-    """Nuggets with importance for ``(query_id, query, relevant passages)`` topics; every
-    request of a round is batched across topics."""
+    """Nuggets with importance for ``(query_id, query, passages)`` topics, batched per round."""
     create, importance = load_prompt(CREATE), load_prompt(IMPORTANCE)
     made = [Made(qid) for qid, _, _ in topics]
     rounds = max((len(p) + window - 1) // window for _, _, p in topics) if topics else 0

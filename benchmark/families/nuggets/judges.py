@@ -47,8 +47,7 @@ class Assigner(Protocol):
 
 
 class EntailmentAssigner(EntailmentJudge):
-    """The answer's sentence windows as premises of each nugget: supported or not, with the
-    window that supports it."""
+    """The answer's sentence windows as premises of each nugget."""
 
     def __init__(self, entailment: EntailmentModel) -> None:
         super().__init__(entailment, role="assigner")
@@ -75,8 +74,7 @@ _LINE = re.compile(r"^\s*(\d+)\s*[:.)-]\s*([a-z_ ]+?)\s*$")
 
 
 def parse_labels(text: str, n: int) -> list[str]:
-    """``n`` labels from "<number>: <label>" lines, numbered 1..n in order; ``ValueError``
-    naming what is wrong otherwise (so the repair turn can say it)."""
+    """``n`` labels from "<number>: <label>" lines; ``ValueError`` saying what is wrong."""
     labels: dict[int, str] = {}
     for line in text.strip().splitlines():
         if not line.strip():

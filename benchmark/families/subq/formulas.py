@@ -17,8 +17,7 @@ DEFAULT_WEIGHTS = (0.6, 0.3, 0.1)  # core > background > follow-up, until fitted
 
 
 def coverage(types: Sequence[str], covered: Sequence[bool | None]) -> dict[str, float | None]:
-    """Per type, the share of its sub-questions covered (``None``: none of that type, or an
-    undetermined one)."""
+    """Per type, the share of its sub-questions covered (``None``: none, or one undetermined)."""
     out: dict[str, float | None] = {}
     for t in TYPES:
         marks = [c for ty, c in zip(types, covered, strict=True) if ty == t]
