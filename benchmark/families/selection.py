@@ -1,8 +1,5 @@
-"""Which families score a task, and which of its queries they can score.
-
-A task card's ``metrics`` are the families that score it by default; ``--metrics`` may name
-any registered family whose required tables the task has, a plug-in included, whatever the
-card (which lives inside an installed package) lists.
+"""Which families score a task (the card's ``metrics``, or any registered family ``--metrics``
+names whose tables the task has), and which of its queries they can score.
 """
 
 from __future__ import annotations

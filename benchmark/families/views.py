@@ -1,11 +1,6 @@
-"""How a family's results and traces are shown: plain functions the command line, the
-board and the Space call, over what the family's own ``views`` module declares.
-
-A family's ``views`` module (optional) holds ``FIGURES`` — title -> (a matplotlib figure,
-its Plotly twin), each called with the results and the figure option (ICAT's variant) —,
-``trace_html(trace)`` — the drill-down of one query's trace, built from ``html.escape``d
-text only — and ``print_results(results, console)`` for terminal output after the common
-table.  The endings every drill-down shares (its failures) are added here, once.
+"""How a family's results and traces are shown, over what its optional ``views`` module declares:
+``FIGURES`` (title -> a matplotlib figure and its Plotly twin), ``trace_html(trace)`` (from
+``html.escape``d text only) and ``print_results(results, console)``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The argument family's pipeline: evidence → quality judge → context judges → joint judges.
-
-Every judge is one batched :func:`~benchmark.models.structured.run_structured` call across the
-batch of arguments (Listwise+SC: its three orders together; pointwise: all 15
-dimensions together).  A reply that cannot be used is repaired and retried; when the
-retries are spent, the usable parts of the best reply are kept and every missing part
-is a failure in the trace.  Scores are then computed from the trace alone
-(:func:`trace_scores`), which is also how published results are checked.
+"""The argument family's pipeline: evidence → quality judge → context judges → joint judges, each
+one batched :func:`~benchmark.models.structured.run_structured` call; when the retries are
+spent, the usable parts of the best reply are kept and every missing part is a failure.
 """
 
 from __future__ import annotations

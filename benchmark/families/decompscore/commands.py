@@ -1,9 +1,5 @@
-"""``benchmark decompose-compare``: several claim decomposition methods on the same texts.
-
-Each method's decompositions are scored by the DecompScore family through the common
-runner (checkpointed per passage, cached per model call, intervals over passages) and
-written as ordinary result files, whose model is ``decomposer/<method>``: the
-leaderboard then ranks the methods on one board per texts × judge profile × granularity.
+"""``benchmark decompose-compare``: several claim decomposition methods on the same texts, each
+scored by the DecompScore family through the common runner as model ``decomposer/<method>``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,5 @@
-"""``benchmark exam``: draft a question bank, and exchange banks and grades with EXAM++.
-
-* ``generate`` — an LLM drafts multiple-choice questions for a task's queries from their
-  aspects (prompt ``exam-generate``), written as an EXAM++ question bank whose every
-  question says it was generated, by which model and prompt; score with ``--exam-bank``;
-* ``export-bank`` — a task's exam as an EXAM++ question bank;
-* ``export-grades`` — EXAM result traces as EXAM++ graded paragraphs;
-* ``score-grades`` — EXAM per system from an EXAM++ graded-paragraph file and, for the
-  judged passages in it (empty ``rankings``), how far answerability follows relevance
-  (EXAM++'s qrels mode, next to a length and a majority-class baseline).
+"""``benchmark exam``: draft a question bank, and exchange banks and grades with EXAM++; each
+action is described in its ``--help``.
 """
 
 from __future__ import annotations

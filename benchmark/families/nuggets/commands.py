@@ -1,20 +1,5 @@
-"""``benchmark nuggets``: exchange nugget and assignment files with castorini's nuggetizer.
-
-* ``export-nuggets`` — a task's nuggets as a nuggetizer nugget file (its create output);
-* ``export-assignments`` — nugget result traces as a nuggetizer assignment file (its assign
-  output, one line per system and topic, ``run_id`` the system), which nuggetizer's
-  metrics score;
-* ``score-assignments`` — the four scores per run from an assignment file nuggetizer or
-  assessors wrote, with 95% intervals and paired ranks; ``--nuggetizer-compatible`` gives
-  the numbers of nuggetizer's ``calculate_metrics.py`` (``docs/conformance.md``);
-* ``generate`` — an LLM creates each topic's nuggets from its relevant passages (the task's
-  qrels and corpus, or a nuggetizer create-input file, whose candidates count when judged
-  relevant, ``judgment > 0`` as nuggetizer's creation) and labels them vital or okay; the
-  nugget file names the model and prompts, and ``--write-task`` stores them as the task's
-  ``nuggets`` table, marked generated, with a new patch version.
-
-Scoring answers against a nuggetizer nugget file needs no command: ``benchmark score
---metrics nuggets --nuggets FILE``.
+"""``benchmark nuggets``: exchange nugget and assignment files with castorini's nuggetizer, score
+an assignment file, generate nuggets; each action is described in its ``--help``.
 """
 
 from __future__ import annotations

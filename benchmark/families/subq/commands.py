@@ -1,12 +1,5 @@
-"""``benchmark subq``: draft sub-questions, fit the hybrid's weights, compare two systems pairwise.
-
-* ``generate`` — the judge LLM decomposes queries into typed sub-questions (prompt
-  ``subq-decompose``); rows for a task's ``sub_questions`` table, each saying how it was made;
-* ``fit-weights`` — the hybrid score's weights by grid search on a labelled preference file,
-  with the pairwise preference accuracy of every single type, the default weights, and the
-  trivial baselines (the longer answer; the majority label);
-* ``compare`` — a pairwise LLM judge between two systems' answers to the same queries, each
-  pair asked in both orders; the win rate of the second with a bootstrap CI and a sign test.
+"""``benchmark subq``: draft sub-questions, fit the hybrid's weights, compare two systems
+pairwise; each action is described in its ``--help``.
 """
 
 from __future__ import annotations
