@@ -1,10 +1,6 @@
 """Metric families: one folder each, and the contract between a family and the platform.
-
-What a family *is* is one plain value, :class:`~benchmark.core.family.MetricFamily`; what
-it *does* is in its own modules (:mod:`benchmark.families.base` lists them); the families
-are asked for through the registry (:data:`~benchmark.core.registry.REGISTRY`), which loads
-each by name when first asked, so importing this package, or a family's ``formulas``, loads
-nothing else.  The names below are re-exported on first use.
+The families are loaded by name through the registry when first asked, so importing this
+package loads nothing else; the names below are re-exported on first use.
 """
 
 from __future__ import annotations

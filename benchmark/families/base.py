@@ -1,12 +1,6 @@
-"""What a metric family does, and how the platform asks it.
-
-What a family *is* is one value (:class:`~benchmark.core.family.MetricFamily`, in its
-``family.py``); what it *does* is in the modules beside it, found by name and imported only
-when needed: ``pipeline`` (:class:`Pipeline`: ``prepare`` a task once, ``score_batch`` answers
-into traces; optionally ``scorable_queries``, ``reference_texts`` and a judge card's hooks),
-``scores`` (:class:`Scores`: ``trace_scores``, pure; optionally ``curves`` and ``units``),
-``views`` and ``commands`` (optional).  The functions below are how every layer above asks
-them; CONTRIBUTING.md, "Adding a metric family", says what each holds.
+"""What a metric family does, and how the platform asks it: the modules beside a family's
+``family.py`` (``pipeline``, ``scores``, optional ``views`` and ``commands``), imported only
+when needed.  CONTRIBUTING.md, "Adding a metric family", says what each holds.
 """
 
 from __future__ import annotations
@@ -67,8 +61,7 @@ Item = tuple[str, str, str]
 
 @dataclass
 class Prepared:
-    """What a family resolved once per task before scoring: its state, its notes, and
-    the identity of the knowledge it scores against (recorded as ``task.corpus``)."""
+    """What a family resolved once per task; ``corpus_id`` is recorded as ``task.corpus``."""
 
     state: Any
     corpus_id: str | None = None
@@ -78,8 +71,7 @@ class Prepared:
 
 @dataclass(frozen=True)
 class LabelledUnit:
-    """One unit of one query as the judge labelled it, with the weight that makes the weighted
-    unit mean the score's query macro-average (1 / the query's units)."""
+    """One unit of one query as the judge labelled it, weighing 1 / the query's units."""
 
     unit_id: str
     judge: float
@@ -88,9 +80,8 @@ class LabelledUnit:
 
 @dataclass(frozen=True)
 class JudgedPassage:
-    """A passage assessors graded for relevance, as a judge card measures an answerer on it:
-    how many of its query's questions the family's answerer answers from it (``None``: it
-    could not, see ``failures``), and how many the file's own grader did."""
+    """A passage assessors graded for relevance, with how many of its query's questions the
+    family's answerer (``None``: failed) and the file's own grader answer from it."""
 
     query_id: str
     relevance: int
@@ -102,9 +93,7 @@ class JudgedPassage:
 
 @dataclass(frozen=True)
 class Regrading:
-    """What a ranking card of a judge profile's own judge needs to grade a graded-runs file
-    again: the profile's models, the question bank the file's grader was asked, and the
-    topics to grade (a stated subset where the judge is slow)."""
+    """What grading a graded-runs file again with a profile's own judge needs."""
 
     judges: Any
     bank: Path
@@ -116,10 +105,9 @@ class Regrading:
 
 @dataclass(frozen=True)
 class GradedBoards:
-    """Leaderboards a family computes from a file of graded retrieval runs (an EXAM++ graded
-    file): per label, system -> topic -> score; ``paragraphs`` are the file's graded passages
-    (with ``query_id``, ``relevance``, ``runs`` ranks and ``text``), from which meta-evaluation
-    builds the human leaderboard and the trivial baselines."""
+    """Leaderboards from a file of graded retrieval runs: per label, system -> topic -> score;
+    ``paragraphs`` (``query_id``, ``relevance``, ``runs``, ``text``) give meta-evaluation the
+    human leaderboard and the trivial baselines."""
 
     grader: str
     boards: dict[str, dict[str, dict[str, float]]]
@@ -132,27 +120,22 @@ class Pipeline(Protocol):
     """A family's ``pipeline`` module: the stages that call models."""
 
     def prepare(self, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Any) -> Prepared:
-        """Resolve what scoring this task needs (corpus, retriever, qrels); fail early,
-        before any answer is scored, with an :class:`~benchmark.core.errors.InputError`."""
+        """Resolve what scoring this task needs; fail with an ``InputError`` before any answer is scored."""
         ...
 
     def score_batch(self, state: Any, items: Sequence[Item]) -> Sequence[QueryTrace]:
-        """Traces for ``(query_id, query text, answer)`` items, every model stage batched
-        across them; failures are recorded in the traces, never raised."""
+        """Traces for the items, every model stage batched; failures recorded, never raised."""
         ...
 
 
 class Scores(Protocol):
-    """A family's ``scores`` module: pure, the standard library, its formulas and trace only."""
+    """A family's ``scores`` module: pure, no model."""
 
-    def trace_scores(self, trace: Any) -> dict[str, float | None]:
-        """The scores of one query from its trace alone, with no model."""
-        ...
+    def trace_scores(self, trace: Any) -> dict[str, float | None]: ...
 
 
 def module(family: MetricFamily, name: str) -> ModuleType | None:
-    """The family's module ``name`` (``pipeline``, ``scores``, ``views``, ``commands``), or
-    ``None`` where the family has none."""
+    """The family's module ``name``, or ``None`` where it has none."""
     qualified = f"{family.package}.{name}"
     if importlib.util.find_spec(qualified) is None:
         return None
@@ -180,15 +163,13 @@ def score_batch(family: MetricFamily, prepared: Prepared, items: Sequence[Item])
 
 
 def queries_of(family: MetricFamily, task: Task, inputs: ScoringInputs) -> list[str] | None:
-    """The queries the family can score with these inputs, in the order a quick run should
-    take them; ``None``: all.  Cheap: asked before any model loads."""
+    """The queries the family can score with these inputs (``None``: all); asked before any model loads."""
     found = hook(family, "scorable_queries")
     return found(task, inputs) if found else None
 
 
 def recompute(family: MetricFamily, trace: QueryTrace) -> dict[str, float | None]:
-    """The scores of one query from its trace alone, with no model: how a published
-    result is checked (``tests/unit/test_published_results.py``)."""
+    """The scores of one query from its trace alone: how a published result is checked."""
     if not isinstance(trace, family.trace_model):
         raise TypeError(f"{family.id} recomputes {family.trace_model.__name__}s, not {type(trace).__name__}")
     return dict(scores(family).trace_scores(trace))
@@ -203,10 +184,9 @@ def curves(
 
 
 def score_units(family: MetricFamily, key: str, trace: QueryTrace) -> list[LabelledUnit] | None:
-    """The units of score ``key`` in one query's trace with the judge's label of each, so
-    that the score is the mean over queries of the weighted unit labels; ``None`` where the
-    query has no value for the score (a failure, or the score does not apply), or ``key`` is
-    not one of the family's :attr:`~MetricFamily.labelled_units`."""
+    """The units of score ``key`` in one query's trace with the judge's label of each (the score
+    is the mean over queries of the weighted labels); ``None`` where the query has no value or
+    ``key`` is not one of the family's :attr:`~MetricFamily.labelled_units`."""
     units = getattr(scores(family), "units", None)
     if key not in family.labelled_units or units is None or not isinstance(trace, family.trace_model):
         return None
@@ -216,16 +196,12 @@ def score_units(family: MetricFamily, key: str, trace: QueryTrace) -> list[Label
 
 def not_applicable(family: MetricFamily, inputs: ScoringInputs) -> str | None:
     """Why this family does not apply to a job's answers at all, or ``None``: a family that
-    :attr:`~MetricFamily.needs_evidence` does not apply to closed-book answers, which were
-    given no passages.  Such a job is not scored by the family and the run says so, and the
-    overall ranking neither counts the board for it nor calls it missing: a score that does
-    not apply is not a 0."""
+    :attr:`~MetricFamily.needs_evidence` does not apply to closed-book answers (not a 0)."""
     if family.needs_evidence and inputs.evidence is None:
         return "closed-book answers were given no passages and cite none"
     return None
 
 
 def hook(family: MetricFamily, name: str) -> Any:
-    """An optional function of the family's pipeline (``scorable_queries``,
-    ``reference_texts``, a judge card's ``rate_for_card`` …), or ``None``."""
+    """An optional function of the family's pipeline (e.g. ``rate_for_card``), or ``None``."""
     return getattr(pipeline(family), name, None)

@@ -1,12 +1,6 @@
-"""What a family's own sub-commands (``benchmark exam …``, ``benchmark nuggets …``) are given.
-
-A family's ``commands.py`` lives in its folder, in the families layer, but its commands need
-a few things from the layers above it: the command line's parser helpers, the runner's
-options and scoring loop, meta-evaluation's tables.  Importing them would point an arrow
-up from the families to the layers that import the families (and, through the registry,
-close a circle).  Instead the command line builds one :class:`CommandContext` and hands it
-to every family's ``register(sub, context)``: the family names what it uses, the command
-line decides what fills it, and the dependency points down.
+"""What a family's own sub-commands (``benchmark exam …``) are given: the command line builds one
+:class:`CommandContext` of the functions they use from the layers above the families and hands
+it to every family's ``register(sub, context)``, so the dependency points down.
 """
 
 from __future__ import annotations
@@ -45,6 +39,14 @@ class CommandContext:
     #: ``answerability_vs_relevance(passages, relevant_at=…)``: EXAM++'s qrels-mode agreement
     judged_passage: Callable[..., Any]
     answerability_vs_relevance: Callable[..., Any]
+
+
+def judge_stack(profile: str, **kwargs: Any) -> Any:
+    """The judge models of the profile named ``profile``."""
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.models.profiles import load_profile
+
+    return JudgeStack.load(load_profile(profile), **kwargs)
 
 
 def store_table(task: Any, name: str, rows: Any, note: str, command: str) -> str:

@@ -1,8 +1,5 @@
-"""Which families score a task, and which of its queries they can score.
-
-A task card's ``metrics`` are the families that score it by default; ``--metrics`` may name
-any registered family whose required tables the task has, a plug-in included, whatever the
-card (which lives inside an installed package) lists.
+"""Which families score a task (the card's ``metrics``, or any registered family ``--metrics``
+names whose tables the task has), and which of its queries they can score.
 """
 
 from __future__ import annotations
@@ -14,11 +11,8 @@ from benchmark.tasks import Task
 
 
 def families_for(task: Task, requested: list[str] | None = None) -> list[MetricFamily]:
-    """The families to score ``task`` with: ``requested`` (``--metrics``) or the card's list.
-
-    A family must be registered and find its required tables in the task; otherwise the
-    error names what is missing, before any model loads.
-    """
+    """The families to score ``task`` with (``--metrics`` or the card's list), each registered
+    and with its required tables, else an error before any model loads."""
     card_path = task.where()
     ids = requested if requested else list(task.card.metrics)
     problems = []
@@ -54,13 +48,8 @@ def families_for(task: Task, requested: list[str] | None = None) -> list[MetricF
 def scorable_queries(
     task: Task, inputs: ScoringInputs | None = None, requested: list[str] | None = None
 ) -> list[str]:
-    """The queries that some family scoring ``task`` can score with ``inputs``, in the order
-    a quick run should take them (e.g. the bundled corpus's own order).  A family that can
-    score every query does not widen the set others restrict (ICAT to the queries its corpus
-    covers; EXAM to those with exam questions): the set is the union of the restricted lists,
-    or every query when no family restricts it.  Each family then scores its own subset.
-    Cheap: no model loads, so the CLI, the submission validator and the lm-eval export all
-    ask it first."""
+    """The queries some family scoring ``task`` can score, in quick-run order: the union of the
+    families' restricted lists, or every query when none restricts.  Cheap: no model loads."""
     qids = list(task.table("queries")["query_id"])
     lists = [queries_of(fam, task, inputs or ScoringInputs()) for fam in families_for(task, requested)]
     if all(allowed == [] for allowed in lists):

@@ -1,11 +1,6 @@
-"""How a family's results and traces are shown: plain functions the command line, the
-board and the Space call, over what the family's own ``views`` module declares.
-
-A family's ``views`` module (optional) holds ``FIGURES`` — title -> (a matplotlib figure,
-its Plotly twin), each called with the results and the figure option (ICAT's variant) —,
-``trace_html(trace)`` — the drill-down of one query's trace, built from ``html.escape``d
-text only — and ``print_results(results, console)`` for terminal output after the common
-table.  The endings every drill-down shares (its failures) are added here, once.
+"""How a family's results and traces are shown, over what its optional ``views`` module declares:
+``FIGURES`` (title -> a matplotlib figure and its Plotly twin), ``trace_html(trace)`` (from
+``html.escape``d text only) and ``print_results(results, console)``.
 """
 
 from __future__ import annotations
@@ -27,22 +22,19 @@ def _figures(family: MetricFamily) -> dict[str, tuple[Any, Any]]:
 
 
 def figures(family: MetricFamily, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """Matplotlib figures for a set of results, by title; the command line writes them as
-    PNG files beside a result."""
+    """Matplotlib figures for a set of results, by title (written as PNGs beside a result)."""
     return {title: static(results, option) for title, (static, _) in _figures(family).items()}
 
 
 def plots(family: MetricFamily, results: Sequence[TaskResult], option: str | None = None) -> dict[str, Any]:
-    """Interactive (Plotly) figures by title, as the Space shows them: the same titles as
-    :func:`figures`, results in the board's rank order, one colour per entry app-wide."""
+    """Interactive (Plotly) figures by title, the same titles as :func:`figures`."""
     if not results:
         return {}
     return {title: live(results, option) for title, (_, live) in _figures(family).items()}
 
 
 def trace_html(family: MetricFamily, trace: dict[str, Any]) -> str:
-    """The drill-down of one query's trace as HTML built from escaped text only, ending with
-    the failures recorded for it."""
+    """The drill-down of one query's trace as escaped HTML, ending with its failures."""
     views = module(family, "views")
     body = (
         str(views.trace_html(trace))

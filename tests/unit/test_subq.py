@@ -383,7 +383,7 @@ def test_generated_sub_questions_become_the_tasks_table_with_write_task(
     stack = fake_stack(
         llm=FakeLLM(lambda _m: reply), entailment=FakeEntailment({}), retriever=FakeRetriever({})
     )
-    monkeypatch.setattr(commands, "_stack", lambda args: stack)
+    monkeypatch.setattr(commands, "judge_stack", lambda profile: stack)
     out = tmp_path / "sq.jsonl"
     assert main(["subq", "generate", "--task", str(root), "--out", str(out), "--write-task"]) == 0
     task = load_task(root)

@@ -1,21 +1,7 @@
-"""ConQRet's argument-quality and RAG measures as pure functions of parsed judgements.
-
-Nothing here calls a model.  A judge's reply is parsed (``judges.py``) into plain
-numbers, booleans and labels, and these functions turn them into scores:
-
-* the 15 argument-quality dimensions of Wachsmuth et al. (2017) on their 1-3 scale
-  (1 low, 2 medium, 3 high), and Listwise+SC's combination of three dimension orders by
-  mean or by majority;
-* context relevance from each judge format, mapped to [0, 1] so that formats can be
-  compared: Direct's 0-10 score /10, the Fine-grained boolean criteria as the share
-  met, G-Eval's 1-5 rating and Query-Rubric's 1-5 item ratings as (r - 1) / 4, and the
-  per-document ratings of Listwise+RAG Fine-Grained as a precision (share of documents
-  rated at least :data:`RELEVANT_AT`);
-* groundedness (1-5, mapped the same way) and the preference between the system's
-  argument and a human reference (win 1, tie 0.5, loss 0).
-
-A dimension or judgement the judge did not give is ``None`` — never the scale's
-minimum — and every aggregate skips it.
+"""ConQRet's argument-quality and RAG measures as pure functions of parsed judgements: the 15
+dimensions of Wachsmuth et al. (2017) on their 1-3 scale, context relevance of every judge
+format mapped to [0, 1], groundedness and the preference against a human reference
+(docs/arguments.md).  A judgement not given is ``None``, never the scale's minimum.
 """
 
 from __future__ import annotations
@@ -69,8 +55,7 @@ def unit(value: float | None, scale: tuple[int, int]) -> float | None:
 
 
 def _vote(values: Sequence[float]) -> float:
-    """The value more than half the samples gave; without one, the median (the middle
-    rating of three that all differ, the mean of two that disagree)."""
+    """The value more than half the samples gave, else their median."""
     for v in set(values):
         if values.count(v) * 2 > len(values):
             return float(v)

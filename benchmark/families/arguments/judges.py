@@ -1,11 +1,6 @@
-"""ConQRet's LLM judges: their prompts (data files) and strict parsers of their replies.
-
-Each judge is a prompt under ``benchmark/families/arguments/prompts/`` and a parser that raises
-``ValueError`` on anything it cannot use, so :func:`~benchmark.models.structured.run_structured`
-retries it with a repair instruction.  Parsers of multi-part replies raise
-:class:`Partial`, which carries what *was* usable: when the retries are spent, the
-pipeline keeps those parts and records every missing dimension as a failure — a
-dimension the judge never rated is missing, not the scale's minimum.
+"""ConQRet's LLM judges: their prompts (data files) and strict parsers, which raise ``ValueError``
+(retried with a repair) or :class:`Partial`, carrying the usable parts of a multi-part reply
+(a dimension never rated is missing, not the scale's minimum).
 """
 
 from __future__ import annotations
@@ -138,8 +133,7 @@ _PAIR = re.compile(r'"([^"\n]{1,60})"\s*:\s*(-?\d+(?:\.\d+)?)')
 
 
 def salvage(text: str, keys: Sequence[str], scale: tuple[int, int]) -> dict[str, float]:
-    """The ``"key": number`` pairs of a reply that is not valid JSON (cut off at the token
-    limit, say): the first rating of each key, if it is on the scale."""
+    """The first on-scale ``"key": number`` pair per key of a reply that is not valid JSON."""
     found: dict[str, float] = {}
     for m in _PAIR.finditer(text):
         key = _key(m.group(1))

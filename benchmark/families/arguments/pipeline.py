@@ -1,11 +1,6 @@
-"""The argument family's pipeline: evidence → quality judge → context judges → joint judges.
-
-Every judge is one batched :func:`~benchmark.models.structured.run_structured` call across the
-batch of arguments (Listwise+SC: its three orders together; pointwise: all 15
-dimensions together).  A reply that cannot be used is repaired and retried; when the
-retries are spent, the usable parts of the best reply are kept and every missing part
-is a failure in the trace.  Scores are then computed from the trace alone
-(:func:`trace_scores`), which is also how published results are checked.
+"""The argument family's pipeline: evidence → quality judge → context judges → joint judges, each
+one batched :func:`~benchmark.models.structured.run_structured` call; when the retries are
+spent, the usable parts of the best reply are kept and every missing part is a failure.
 """
 
 from __future__ import annotations
@@ -251,8 +246,7 @@ def _rubric_items(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None
 def _with_key_points(
     state: ArgumentState, traces: Sequence[ArgumentTrace], judge: str
 ) -> list[ArgumentTrace]:
-    """The arguments whose query has key points (generated first if need be); the others
-    get ``judge``'s failure recorded."""
+    """The arguments whose query has key points; the others get ``judge``'s failure."""
     _rubric_items(state, traces)
     ready = [t for t in traces if t.judges["rubric_items"].parsed["items"]]
     for t in traces:
@@ -341,8 +335,7 @@ def _pair_fields(t: ArgumentTrace, reference: str) -> dict[str, str]:
 
 
 def judge_joint(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
-    """The joint judges the settings chose, each batched over the traces: the two pairwise
-    ones against a human reference argument, then the two listwise RAG ones."""
+    """The joint judges the settings chose: the pairwise ones, then the listwise RAG ones."""
     chosen = state.settings.joint_judges
     pairwise = [t for t in traces if t.query_id in state.references]
     for name in ("rag_direct", "rag_rubric"):
@@ -429,9 +422,6 @@ def _judge_listwise_rag(state: ArgumentState, traces: Sequence[ArgumentTrace], n
         t.judges[name] = _record(name, a, a.value if a.value is not None else a.partial)
 
 
-# -- scores from the trace alone --------------------------------------------------------
-
-
 # -- what a task needs, resolved once; a judge card's measurement --------------------
 
 
@@ -450,8 +440,7 @@ def topics(task: Task) -> dict[str, tuple[str, str]]:
 
 
 def scorable_queries(task: Task, inputs: ScoringInputs) -> list[str] | None:
-    """Every query, on a task whose queries have a topic and a stance (checked here, before
-    any answer is generated)."""
+    """Every query, once the queries are checked to have a topic and a stance."""
     topics(task)
     return None
 

@@ -112,8 +112,7 @@ def _judge_html(name: str, rec: dict[str, Any]) -> str:
 
 
 def _first(trace: dict[str, Any], key: str) -> int:
-    """The number of the first item of ``key`` shown: on a later page of a long trace, the
-    numbers go on from the last page."""
+    """The number of the first item of ``key`` shown (a later page numbers on)."""
     page = trace.get("page") or {}
     return int(page.get("start", 0)) + 1 if page.get("list") == key else 1
 

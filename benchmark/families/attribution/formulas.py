@@ -1,36 +1,9 @@
-"""Attribution scores as pure functions of plain data: which sentence cites what, and
-what the support judge said.  Nothing here calls a model.
-
-Each answer sentence cites passages (by their place among the passages the answer was
-given).  The support judge labels a premise (one or several passages) against the
-sentence with a level: :data:`FULL` (1), :data:`PARTIAL` (½) or :data:`NONE` (0); an
-entailment judge has no partial level.  ``None`` is a judgement that failed: it leaves
-the answer's scores undetermined — a failure on the board, never a 0.
-
-* ``citation_recall`` and ``citation_precision`` — ALCE (Gao et al., "Enabling Large
-  Language Models to Generate Text with Citations", EMNLP 2023, §4.2): a sentence counts
-  for recall when the union of its cited passages fully supports it (an uncited sentence
-  counts against it); a citation counts for precision unless it is *irrelevant* — it
-  does not support the sentence alone **and** the sentence's other citations still
-  support it without it.  ALCE asks an NLI model; partial support is not support.
-* ``support_precision`` and ``support_recall`` — the support-based weighted precision
-  and recall of the TREC 2024 RAG track (Thakur et al., "Support Evaluation for the TREC
-  2024 RAG Track: Comparing Human versus LLM Judges", SIGIR 2025): each (sentence, cited
-  passage) pair is judged full / partial / no support, weighted 1 / ½ / 0; precision is
-  the mean weight over citations, recall the mean over sentences of the best weight among
-  each sentence's citations (0 when it cites nothing).
-* RAG diagnostics in the manner of RAGChecker (Ru et al., "RAGChecker: A Fine-grained
-  Framework for Diagnosing Retrieval-Augmented Generation", NeurIPS 2024 D&B), per sentence
-  rather than per claim: each sentence is supported by a passage the answer was given
-  (``context``), else by the corpus (``corpus``: the model's own knowledge, found true),
-  else by neither (``neither``: unsupported, RAGChecker's hallucination).
-  ``faithfulness``, ``self_knowledge`` and ``hallucination`` are the three shares;
-  ``context_utilisation`` is the share of the *relevant* passages the answer was given
-  (by the task's qrels) that support at least one of its sentences.
-* ``uncited`` — share of sentences without a citation; ``invalid_citations`` — share of
-  citations naming a passage the answer was not given (an out-of-range ``[7]`` of five,
-  or a segment id outside a TREC run's references).  Such a citation supports nothing:
-  it counts against both precisions.
+"""Attribution scores as pure functions of plain data (docs/attribution.md): ALCE's citation
+recall and precision (Gao et al., EMNLP 2023, §4.2), the TREC 2024 RAG track's support-weighted
+precision and recall (Thakur et al., SIGIR 2025), and per-sentence RAG diagnostics in the manner
+of RAGChecker (Ru et al., NeurIPS 2024 D&B).  A support level is :data:`FULL`, :data:`PARTIAL`
+or :data:`NONE`; ``None`` is a failed judgement, which leaves the answer's scores undetermined,
+never 0.
 """
 
 from __future__ import annotations
@@ -52,13 +25,9 @@ SCORES = (
 
 @dataclass(frozen=True)
 class Sentence:
-    """One answer sentence's citations and their judgements.
-
-    ``alone[i]`` is the level of the ``i``-th valid citation's passage alone; ``joint``
-    that of all valid cited passages together (equal to ``alone[0]`` for one citation;
-    ignored when nothing is cited); ``without[i]`` that of the others without the
-    ``i``-th, needed only when several are cited, the union supports the sentence and
-    the ``i``-th alone does not (``None`` elsewhere, where it decides nothing)."""
+    """One answer sentence's citations and their levels: ``alone[i]`` of the ``i``-th valid
+    citation, ``joint`` of all together, ``without[i]`` of the others without the ``i``-th (only
+    where it decides ALCE precision)."""
 
     alone: tuple[float | None, ...] = ()
     joint: float | None = None
@@ -92,16 +61,14 @@ def _precision_known(sentences: Sequence[Sentence]) -> bool:
 
 
 def citation_recall(sentences: Sequence[Sentence]) -> float | None:
-    """ALCE citation recall: the share of sentences whose cited passages, together, fully
-    support them; ``None`` with no sentence or an undetermined judgement."""
+    """ALCE citation recall: the share of sentences their cited passages fully support."""
     if not sentences or not _joint_known(sentences):
         return None
     return sum(1.0 for s in sentences if fully_supported(s)) / len(sentences)
 
 
 def fully_supported(s: Sentence) -> bool:
-    """ALCE recall's label of one sentence: it cites something and its cited passages,
-    together, fully support it (an uncited sentence is never supported)."""
+    """ALCE recall's label: the sentence cites something and its citations together fully support it."""
     return bool(s.cited) and s.joint == FULL
 
 
@@ -132,8 +99,7 @@ def citation_precision(sentences: Sequence[Sentence]) -> float | None:
 
 
 def support_precision(sentences: Sequence[Sentence]) -> float | None:
-    """TREC RAG weighted precision: mean support weight over every citation (an invalid
-    citation weighs 0); ``None`` when nothing is cited or a judgement failed."""
+    """TREC RAG weighted precision: mean support weight over every citation (invalid ones 0)."""
     weights = [a for s in sentences for a in s.alone] + [NONE] * sum(s.invalid for s in sentences)
     if not weights or any(w is None for w in weights):
         return None
@@ -141,8 +107,7 @@ def support_precision(sentences: Sequence[Sentence]) -> float | None:
 
 
 def support_recall(sentences: Sequence[Sentence]) -> float | None:
-    """TREC RAG weighted recall: mean over sentences of the best support weight among a
-    sentence's citations (0 for an uncited sentence)."""
+    """TREC RAG weighted recall: mean over sentences of their citations' best weight."""
     if not sentences or any(a is None for s in sentences for a in s.alone):
         return None
     return sum(max((a for a in s.alone if a is not None), default=NONE) for s in sentences) / len(sentences)
@@ -160,20 +125,17 @@ def invalid_citations(sentences: Sequence[Sentence]) -> float | None:
 
 
 SOURCES = ("context", "corpus", "neither")
-DIAGNOSTICS = ("faithfulness", "self_knowledge", "hallucination", "context_utilisation")
 
 
 def source_share(sources: Sequence[str | None], which: str) -> float | None:
-    """Share of sentences whose support comes from ``which``; ``None`` with no sentence or
-    one whose source could not be determined."""
+    """Share of sentences whose support comes from ``which``."""
     if not sources or any(s is None for s in sources):
         return None
     return sum(1.0 for s in sources if s == which) / len(sources)
 
 
 def context_utilisation(relevant_given: Sequence[str], used: Sequence[str]) -> float | None:
-    """Share of the relevant passages the answer was given that support one of its
-    sentences; ``None`` when it was given no relevant passage (or relevance is unknown)."""
+    """Share of the relevant passages given that support one of the answer's sentences."""
     if not relevant_given:
         return None
     return sum(1.0 for p in relevant_given if p in set(used)) / len(relevant_given)

@@ -1,14 +1,6 @@
-"""Citation support judges: does this cited text back that sentence — fully, partly, not at all?
-
-* :class:`EntailmentSupport` (the offline default) — the profile's entailment judge with
-  the cited passages as premise: ``full`` at or above its threshold, else ``none``.  It
-  has no partial level; results and drill-downs say so, and the TREC weighted scores then
-  weigh every citation 1 or 0.
-* :class:`LLMSupport` — the judge LLM reads the numbered cited passages and the sentence
-  and answers ``full`` / ``partial`` / ``none`` (``prompts/citation-support-v1.yaml``),
-  parsed strictly, repaired, then a failure with its raw replies — never "none".
-
-Both take every request of a batch of answers in one call.
+"""Citation support judges: the profile's entailment judge with the cited passages as premise
+(full or none: no partial level), or the judge LLM (``prompts/citation-support-v1.yaml``:
+full / partial / none, parsed strictly); batched, an unusable reply a failure, never "none".
 """
 
 from __future__ import annotations

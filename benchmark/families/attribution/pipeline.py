@@ -31,8 +31,7 @@ from benchmark.tasks import Task
 
 @dataclass
 class Diagnostics:
-    """What the RAG diagnostics need: the profile's entailment judge (given passages against
-    each sentence), its retriever over the corpus with ICAT's grounding, and relevance."""
+    """What the RAG diagnostics need: entailment, a retriever over the corpus, relevance."""
 
     entailment: EntailmentModel
     retriever: Retriever
@@ -139,10 +138,8 @@ def score_batch(state: AttributionState, items: Sequence[tuple[str, str, str]]) 
 
 
 def diagnose(d: Diagnostics, lookup: Callable[[str], str | None], traces: Sequence[AttributionTrace]) -> None:
-    """Where each sentence's support comes from: a passage the answer was given (any of them,
-    cited or not), else the corpus (grounded as ICAT grounds a claim: the profile's
-    retriever, k passages, entailment), else neither.  A check that fails leaves the
-    sentence's source undetermined, recorded under ``diagnostics``."""
+    """Where each sentence's support comes from: a passage it was given, else the corpus (grounded
+    as ICAT grounds a claim), else neither; a failed check leaves the source undetermined."""
     pairs: list[tuple[str, str]] = []
     owners: list[tuple[SentenceTrace, str]] = []
     for t in traces:

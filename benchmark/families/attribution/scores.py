@@ -40,8 +40,7 @@ LABELLED = {"citation_recall": "sentence", "citation_precision": "citation"}
 
 
 def sentence_id(n: int) -> str:
-    """The unit id of the trace's ``n``-th (0-based) sentence: ``s1``, ``s2``, … (the trace
-    lists them in the answer's order and gives them no id of their own)."""
+    """The unit id of the trace's ``n``-th (0-based) sentence: ``s1``, ``s2``, …"""
     return f"s{n + 1}"
 
 
@@ -52,15 +51,9 @@ def citation_id(n: int, marker: str) -> str:
 
 
 def units(trace: AttributionTrace, key: str) -> list[tuple[str, float, float]] | None:
-    """(unit id, the judge's label, weight) for ALCE citation recall or precision of one
-    answer, so that the score is the sum of label × weight and a human label of the same
-    units can correct it (``--human-labels``).
-
-    Recall's units are the sentences, labelled 1 when their cited passages together fully
-    support them (an uncited sentence is 0), each weighing 1 / sentences.  Precision's are
-    the citations, labelled 1 when ALCE counts them relevant; a citation of a passage the
-    answer was not given is 0; each weighs 1 / citations.  ``None`` where the score has no
-    value (an undetermined judgement; precision of an answer that cites nothing)."""
+    """(unit id, label, weight) for ALCE citation recall (units: sentences) or precision (units:
+    citations; one not given is 0), so that the score is Σ label × weight and a human label can
+    correct it (``--human-labels``); ``None`` where the score has no value."""
     if key not in LABELLED or trace_scores(trace).get(key) is None:
         return None
     judged = [sentence(s) for s in trace.sentences]

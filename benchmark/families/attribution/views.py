@@ -29,8 +29,7 @@ SHOWN = (
 
 
 def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
-    """Citation recall (x) against citation precision (y), one point per system with its
-    95% intervals as error bars: up and to the right is better."""
+    """Citation recall (x) against citation precision (y), a point per system with 95% intervals."""
     rows = [r for r in results if r.scores.get("citation_recall") is not None]
     if not rows:
         return figures.empty_figure("no attribution results")

@@ -1,9 +1,5 @@
-"""``benchmark decompose-compare``: several claim decomposition methods on the same texts.
-
-Each method's decompositions are scored by the DecompScore family through the common
-runner (checkpointed per passage, cached per model call, intervals over passages) and
-written as ordinary result files, whose model is ``decomposer/<method>``: the
-leaderboard then ranks the methods on one board per texts × judge profile × granularity.
+"""``benchmark decompose-compare``: several claim decomposition methods on the same texts, each
+scored by the DecompScore family through the common runner as model ``decomposer/<method>``.
 """
 
 from __future__ import annotations
@@ -18,12 +14,12 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import ModelInfo, read_traces
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
-from benchmark.families.command_context import CommandContext
+from benchmark.families.command_context import CommandContext, judge_stack
 from benchmark.families.decompscore import views
 from benchmark.families.decompscore.family import DECOMPSCORE, DecompSettings
 from benchmark.families.decompscore.texts import read_texts, texts_task
 from benchmark.judging.decomposition import LLM_METHODS, METHODS, spacy_pipeline
-from benchmark.models.profiles import DEFAULT_PROFILE, load_profile
+from benchmark.models.profiles import DEFAULT_PROFILE
 from benchmark.tasks import load_task
 
 
@@ -64,8 +60,6 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
 
 
 def run(context: CommandContext, args: argparse.Namespace) -> int:
-    from benchmark.judging.stack import JudgeStack
-
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
         raise InputError(
@@ -81,12 +75,8 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
     path = Path(args.texts)
     rows = read_texts(path)[: args.limit or None]
     task = texts_task(path, rows, load_task(args.task) if args.task else None)
-    profile = load_profile(args.judge_profile)
     family = REGISTRY[DECOMPSCORE.id]
-    judges = JudgeStack.load(profile, progress=not args.no_progress)
-    options = context.run_options(args)
-    console = Console()
-    results, traces, paths = [], {}, []
+    judges = judge_stack(args.judge_profile, progress=not args.no_progress)
     jobs = []
     for method in methods:
         counts, chosen = "", settings[method]
@@ -101,18 +91,17 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
         judges,
         results_root=Path(args.results_dir),
         inputs=ScoringInputs(corpus=args.corpus),
-        options=options,
+        options=context.run_options(args),
         on_result=lambda fam, result, out: context.save_figures(fam, result, out) and None,
     )
-    for method, (result, out) in zip(methods, scored, strict=True):
-        results.append(result)
-        paths.append(out)
-        traces[method] = read_traces(out)
+    results = [result for result, _ in scored]
+    paths = [out for _, out in scored]
+    traces = {method: read_traces(out) for method, out in zip(methods, paths, strict=True)}
+    console = Console()
     console.print(views.comparison_table(results))
     console.print(views.side_by_side(traces, args.examples))
     plot = Path(args.results_dir) / f"{task.id}.decompscore.methods.png"
-    fig = views.figure(results)
-    fig.savefig(plot, dpi=120)
+    views.figure(results).savefig(plot, dpi=120)
     for out in paths:
         console.print(f"wrote {out}")
     console.print(f"plot: {plot}")

@@ -1,22 +1,8 @@
-"""DecompScore's arithmetic, as pure functions of plain verdicts (no model is called).
-
-Wanner et al. (2024, §3.2) judge every subclaim against the *sentence it was decomposed
-from* (not against a knowledge source): a subclaim the sentence supports is a faithful
-part of the decomposition.  Per passage:
-
-* ``decompscore`` — the number of supported subclaims (a method with more atomic,
-  better-covering decompositions earns more, as long as they stay faithful);
-* ``decompscore_nli`` — the same count with an entailment model as the judge;
-* ``coherence`` — the share of subclaims supported;
-* ``subclaims_per_unit`` — subclaims per decomposed unit (sentence, or passage);
-* ``s_fact_all`` / ``s_fact_coherent`` — with a knowledge corpus, the share of all
-  subclaims grounded in it, and of the supported ones only; ``s_fact_change`` is the
-  second minus the first: the effect of the paper's recommendation to drop subclaims
-  the sentence does not support before scoring factuality.
-
-A method's DecompScore is the mean over passages (the runner's macro-average, with a
-bootstrap interval).  An undetermined verdict (the judge's reply was unusable after
-retries) leaves the counts it would change undetermined (``None``) — never a zero.
+"""DecompScore's arithmetic (Wanner et al., 2024, §3.2) as pure functions of plain verdicts:
+each subclaim is judged against the sentence it was decomposed from; per passage the supported
+count (DecompScore), their share (coherence) and, with a corpus, the effect on S_fact of
+dropping the unsupported ones (docs/decompscore.md).  An undetermined verdict leaves the
+counts it would change undetermined, never 0.
 """
 
 from __future__ import annotations
@@ -27,8 +13,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Verdicts:
-    """One subclaim: supported by its source (LLM), entailed by it (NLI), grounded in the
-    corpus (``None`` for not judged / undetermined)."""
+    """One subclaim: supported (LLM), entailed (NLI), grounded (``None``: not judged)."""
 
     supported: bool | None
     entailed: bool | None = None

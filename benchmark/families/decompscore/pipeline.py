@@ -1,13 +1,6 @@
-"""DecompScore's pipeline: decompose → judge each subclaim against its source → (ground).
-
-Every stage is one batched call across the whole batch of passages: all units go to
-the decomposer together, all (source, subclaim) pairs to the LLM judge and to the
-entailment model together, all subclaims to retrieval together.  Each passage is then
-scored by one call to :func:`~benchmark.families.decompscore.formulas.passage_scores`.
-
-A passage with a unit the method could not decompose is *failed* (no scores, the
-reason and raw replies kept): its subclaim count is unknown, not zero.  A subclaim
-the judge could not judge leaves the counts it affects undetermined, and says so.
+"""DecompScore's pipeline: decompose → judge each subclaim against its source → (ground), each
+stage batched across the passages.  A unit the method could not decompose fails its passage
+(its count is unknown, not zero).
 """
 
 from __future__ import annotations
@@ -90,8 +83,7 @@ def decompose(state: DecompState, traces: Sequence[DecompTrace]) -> None:
 
 
 def judge(state: DecompState, traces: Sequence[DecompTrace]) -> None:
-    """LLM support (DecompScore) and entailment-model support (the NLI variant) of every
-    subclaim by its own source unit."""
+    """LLM and entailment-model support of every subclaim by its own source unit."""
     subs = [(u.source, s) for t in traces for u in t.units for s in u.subclaims]
     if not subs:
         return

@@ -1,11 +1,6 @@
-"""Texts to decompose, as a task of their own.
-
-``benchmark decompose-compare --texts FILE`` reads JSONL rows (``id`` and ``text``, or a
-``benchmark evaluate`` outputs file's ``query_id`` and ``answer``) and turns them into a
-task whose queries are the texts' ids, so the runner, result files and leaderboard
-treat them like any task.  Its id is ``texts.<file stem>``, or ``<task>.<file stem>``
-with ``--task``, whose query texts and corpus then come along (the corpus grounds the
-subclaims for the S_fact effect).  Its data fingerprint is the file's hash.
+"""Texts to decompose (``decompose-compare --texts``: ``id`` and ``text``, or an outputs file's
+``query_id`` and ``answer``) as a task of their own, ``texts.<stem>`` or, with ``--task``,
+``<task>.<stem>`` with that task's query texts and corpus; fingerprinted by the file's hash.
 """
 
 from __future__ import annotations

@@ -50,8 +50,7 @@ def comparison_table(results: Sequence[TaskResult]) -> Table:
 
 
 def side_by_side(traces: Mapping[str, Sequence[dict[str, Any]]], n_units: int = 3) -> Table:
-    """The first ``n_units`` source units, each method's subclaims next to each other
-    (✓ supported by the source, ✗ not, ? undetermined)."""
+    """The first ``n_units`` source units with each method's subclaims side by side."""
     methods = list(traces)
     table = Table(title=Text("examples: the same sentences, decomposed by each method"), show_lines=True)
     table.add_column("source")

@@ -1,10 +1,6 @@
-"""The exam: held-out questions per query, with their keys, and the gold articles.
-
-A bank comes from the task's ``exam_questions`` table, or from a question-bank file of
-the reference implementation, EXAM++ (:mod:`benchmark.families.exam.exampp`).  Either
-way it is checked before any model loads, and every problem names its source, row and
-field: a multiple-choice key that is not one of its options would otherwise make a
-question no system can answer.
+"""The exam: held-out questions per query with their keys, from the task's ``exam_questions``
+table or an EXAM++ question-bank file, checked before any model loads (a key that is not one
+of its options would make a question no system can answer).
 """
 
 from __future__ import annotations

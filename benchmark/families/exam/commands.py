@@ -1,13 +1,5 @@
-"""``benchmark exam``: draft a question bank, and exchange banks and grades with EXAM++.
-
-* ``generate`` — an LLM drafts multiple-choice questions for a task's queries from their
-  aspects (prompt ``exam-generate``), written as an EXAM++ question bank whose every
-  question says it was generated, by which model and prompt; score with ``--exam-bank``;
-* ``export-bank`` — a task's exam as an EXAM++ question bank;
-* ``export-grades`` — EXAM result traces as EXAM++ graded paragraphs;
-* ``score-grades`` — EXAM per system from an EXAM++ graded-paragraph file and, for the
-  judged passages in it (empty ``rankings``), how far answerability follows relevance
-  (EXAM++'s qrels mode, next to a length and a majority-class baseline).
+"""``benchmark exam``: draft a question bank, and exchange banks and grades with EXAM++; each
+action is described in its ``--help``.
 """
 
 from __future__ import annotations
@@ -25,7 +17,7 @@ from rich.text import Text
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
-from benchmark.families.command_context import CommandContext, store_table
+from benchmark.families.command_context import CommandContext, judge_stack, store_table
 from benchmark.families.exam.exampp import RANK_CUTOFF
 from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
 from benchmark.models.profiles import DEFAULT_PROFILE
@@ -112,10 +104,6 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
     p.set_defaults(func=partial(run, context))
 
 
-def _need(context: CommandContext, args: argparse.Namespace, *names: str) -> None:
-    context.require(args, "exam", *names)
-
-
 def run(context: CommandContext, args: argparse.Namespace) -> int:
     if args.out:  # checked before any model loads or any file is read
         check_writable_file(args.out, "--out")
@@ -132,7 +120,7 @@ def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import write_bank
     from benchmark.tasks import load_task
 
-    _need(context, args, "task", "out")
+    context.require(args, "exam", "task", "out")
     task = load_task(args.task)
     bank = task_bank(task)
     if not bank:
@@ -150,7 +138,7 @@ def export_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import write_grades
     from benchmark.families.exam.family import EXAM
 
-    _need(context, args, "out")
+    context.require(args, "exam", "out")
     root = Path(args.results)
     systems: dict[str, list[dict[str, object]]] = {}
     for path, result in family_results(root, EXAM.id):
@@ -171,7 +159,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import choose_graders, read_bank, read_grades
     from benchmark.tasks import load_task
 
-    _need(context, args, "grades")
+    context.require(args, "exam", "grades")
     if args.rank_cutoff < 1:
         raise InputError(Problem("--rank-cutoff", "must be 1 or more"))
     bank = (
@@ -220,8 +208,7 @@ def _grader_report(
     bank: Any,
     console: Console,
 ) -> dict[str, Any] | None:
-    """One grader's EXAM per system and its qrels-mode agreement, printed; what the report
-    file keeps of them (``None``: the grader graded neither)."""
+    """One grader's EXAM per system and qrels-mode agreement, printed and returned."""
     from benchmark.families.exam.exampp import counted, counting, exam_from_grades, judged_passages
 
     source = Path(args.grades)
@@ -263,8 +250,7 @@ def _grader_report(
 
 
 def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Table:
-    """EXAM++'s qrels mode as a table: the file's grader's agreement with relevance, and
-    what a trivial baseline gets on the same passages."""
+    """EXAM++'s qrels mode as a table, next to the trivial baselines."""
     table = Table(
         title=Text(
             f"Answerability vs relevance (EXAM++ qrels mode), graded by {grader} (the file's grader; "
@@ -290,11 +276,9 @@ def agreement_table(a: Any, grader: str, counted: str, relevant_from: int) -> Ta
 def generate(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.exam.exampp import write_bank
     from benchmark.families.exam.generate import draft_bank
-    from benchmark.judging.stack import JudgeStack
-    from benchmark.models.profiles import load_profile
     from benchmark.tasks import load_task
 
-    _need(context, args, "task", "out")
+    context.require(args, "exam", "task", "out")
     task = load_task(args.task)
     if not task.has_table("aspects"):
         raise InputError(
@@ -304,7 +288,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
                 field="data.tables",
             )
         )
-    judges = JudgeStack.load(load_profile(args.judge_profile))
+    judges = judge_stack(args.judge_profile)
     queries = task.queries(limit=args.limit)
     bank, failures = draft_bank(
         judges.llm,

@@ -1,30 +1,9 @@
-"""Interoperability with EXAM++ (TREMA-UNH/rubric-grading-workbench), the reference implementation.
-
-Two of its file formats, both JSON lines, optionally gzipped:
-
-* **question bank** — one line per query: ``{"query_id", "facet_id", "test_collection",
-  "query_text", "info", "items": [{"query_id", "facet_id", "info", "question_id",
-  "question_text", "gold_answers"}]}``.  Its questions are free text; ours travel with
-  their kind, options and provenance in ``info`` so a round trip loses nothing.
-* **graded paragraphs** — one line per query: ``[query_id, [paragraph, ...]]``; a paragraph
-  is ``{"paragraph_id", "text", "paragraph", "paragraph_data": {"judgments": [{"paragraphId",
-  "query", "relevance", "titleQuery"}], "rankings": [{"method", "paragraphId", "queryId",
-  "rank", "score"}]}, "exam_grades": [{"correctAnswered", "wrongAnswered", "answers", "llm",
-  "llm_options", "exam_ratio", "prompt_info", "self_ratings": [{"question_id", "self_rating"}],
-  "prompt_type"}], "grades"}``.  ``rankings[]`` name the systems that ranked the paragraph
-  and at which rank (EXAM++ counts a system's top 20: :data:`RANK_CUTOFF`); a paragraph with
-  no rankings is a passage from a qrels pool, counted for no system.  Each ``exam_grades``
-  entry is one grader's (a model, a prompt class, a question set: :func:`grader_name`), and
-  graders are kept apart, never merged.  Every paragraph with an assessed grade
-  (``judgments[].relevance``), ranked or not, is a judged passage, whose answerability is
-  compared with its relevance (EXAM++'s qrels mode; :mod:`benchmark.metaeval.answerability`).
-
-Test banks are read in every form EXAM++ writes them (:func:`read_bank`): question banks,
-nugget banks, questions files and its generated CAR Y3 questions.
-
-So a bank written by either tool is scored by the other (``--exam-bank``; ``benchmark exam
-export-bank``), and so are grades (``benchmark exam score-grades``; ``benchmark exam
-export-grades``).  Files are parsed as untrusted data: every problem names file, line, field.
+"""Interoperability with EXAM++ (TREMA-UNH/rubric-grading-workbench), the reference
+implementation: its question banks (and the other test banks it writes, :func:`read_bank`) and
+its graded-paragraph files, both JSON lines, optionally gzipped.  A graded paragraph's
+``rankings`` name the systems that ranked it (a system's top :data:`RANK_CUTOFF` count); each
+``exam_grades`` entry is one grader's (:func:`grader_name`), never merged.  Files are parsed as
+untrusted data: every problem names file, line, field.
 """
 
 from __future__ import annotations
@@ -69,26 +48,11 @@ def _write_lines(path: Path, rows: Iterable[Any]) -> Path:
 
 
 def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
-    """An EXAM++ test bank as our bank (free text unless ``info`` says otherwise), in any of
-    the forms EXAM++ writes one:
-
-    * a question bank or a nugget bank: one line per query with ``items`` (``questions`` in
-      the older form of the DL19 appendix's banks), each a question (``question_id``,
-      ``question_text``) or a nugget (``nugget_id``, ``nugget_text``: read as a free-text
-      question, as EXAM++ grades it);
-    * a file of questions, one per line (``query_id``, ``qid``, ``question``, ``choices``,
-      ``correctKey``, ``correct``, ``facet_id``): its converted TQA and generated CAR Y3
-      ("genq") questions; with ``choices``, a multiple-choice question keyed ``correct``;
-    * the generated CAR Y3 questions as one JSON object (a ``.json`` file)
-      ``{query_id: {facet_id: {"title", "facet", "questions": [...]}}}``, given the ids
-      EXAM++ gives them (``query/facet/md5 of the text as written``, enumeration stripped,
-      empty entries skipped).
-
-    What EXAM++'s loaders read, this reads: a blank question is kept (EXAM++ asks its grader
-    it as written) and a question id written twice with the same question is one question
-    (EXAM++ counts question ids); each is logged as a warning with its lines.  A question id
-    written twice with two different questions is refused: which one a grade answers is
-    unknown."""
+    """An EXAM++ test bank in any form EXAM++ writes one (docs/exam.md): a question or nugget
+    bank, a file of questions (TQA, CAR Y3 "genq"), or the generated CAR Y3 questions as one
+    JSON object.  Read as EXAM++'s loaders read it: a blank question is kept and a repeated
+    question id with the same question is one question (both logged); a question id with two
+    different questions is refused."""
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
@@ -336,8 +300,7 @@ class Grade:
         return set(self.ratings) if min_rating is not None else set(self.correct | self.wrong)
 
     def answered(self, min_rating: int | None) -> set[str]:
-        """The questions it answers: self-rating ≥ ``min_rating``, or (``None``) the
-        grader's ``correctAnswered``."""
+        """The questions it answers: self-rating ≥ ``min_rating``, or (``None``) ``correctAnswered``."""
         if min_rating is None:
             return set(self.correct)
         return {q for q, r in self.ratings.items() if formulas.rated_answerable(r, min_rating)}
@@ -345,8 +308,7 @@ class Grade:
 
 @dataclass(frozen=True)
 class GradedParagraph:
-    """One paragraph of an EXAM++ graded file: its rankings (one per system that ranked it;
-    none for a passage of a qrels pool), its assessed relevance, every grader's grade."""
+    """One paragraph of an EXAM++ graded file (no rankings: a passage of a qrels pool)."""
 
     query_id: str
     paragraph_id: str
@@ -474,8 +436,7 @@ def _grades(entries: Any) -> tuple[tuple[Grade, ...], list[tuple[str, str]]]:
 
 
 def _relevance(judgments: Any) -> tuple[int | None, str | None]:
-    """The highest assessed grade among a paragraph's judgments (``None``: not judged), or
-    what is wrong with them."""
+    """The highest assessed grade among a paragraph's judgments, or what is wrong with them."""
     if judgments in (None, []):
         return None, None
     if not isinstance(judgments, list):
@@ -532,11 +493,9 @@ def exam_from_grades(
     min_rating: int | None = formulas.DEFAULT_MIN_RATING,
     rank_cutoff: int = RANK_CUTOFF,
 ) -> dict[str, dict[str, float]]:
-    """system -> query -> EXAM under one grader, as EXAM++ computes it: the share of the
-    query's questions that the system's paragraphs ranked at ``rank_cutoff`` or better
-    answer.  The query's questions are the bank's, or every question the grader was asked
-    about any paragraph of the query (ranked deeper, or by no system, included).  A system
-    has a value for each query it ranked a paragraph for within the cut-off."""
+    """system -> query -> EXAM under one grader, as EXAM++ computes it: the share of the query's
+    questions (the bank's, or all the grader was asked) that the system's paragraphs ranked at
+    ``rank_cutoff`` or better answer."""
     paragraphs = list(paragraphs)
     mode = counting(paragraphs, grader, min_rating)
     by_query: dict[str, list[GradedParagraph]] = {}
@@ -564,8 +523,7 @@ def exam_from_grades(
 def judged_passages(
     paragraphs: Iterable[GradedParagraph], grader: str, min_rating: int | None = formulas.DEFAULT_MIN_RATING
 ) -> list[tuple[GradedParagraph, int]]:
-    """EXAM++'s qrels mode: every paragraph with a relevance judgment and a grade by
-    ``grader``, whether a system ranked it or not, with how many questions it answers."""
+    """EXAM++'s qrels mode: every judged paragraph ``grader`` graded, with how many questions it answers."""
     paragraphs = list(paragraphs)
     mode = counting(paragraphs, grader, min_rating)
     return [

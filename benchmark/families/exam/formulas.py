@@ -32,12 +32,9 @@ class Verdict:
 
 
 def choose_option(support: Sequence[float | None], threshold: float, margin: float = 0.0) -> int | None:
-    """The entailment answerer's choice: the option whose assertion the text supports
-    best, or ``None`` (abstain) when the best support is below ``threshold`` or no more
-    than ``margin`` above the runner-up's — a near tie is a guess, not an answer.
-
-    ``support[i]`` is option ``i``'s best support over the text's sentence windows.
-    Raises ``ValueError`` when a support score is missing (the model failed)."""
+    """The option whose assertion the text supports best (``support[i]``: option ``i``'s best
+    window), or ``None`` (abstain) below ``threshold`` or within ``margin`` of the runner-up;
+    ``ValueError`` when a support is missing."""
     if any(s is None for s in support):
         raise ValueError("an option's support could not be scored")
     scores = [float(s) for s in support]  # type: ignore[arg-type]
@@ -70,10 +67,8 @@ def answered_share(verdicts: Sequence[Verdict]) -> float | None:
 
 
 def pooled_n_exam(system: Sequence[float], gold: Sequence[float]) -> float | None:
-    """The paper's n-EXAM as one pooled ratio: Σ EXAM(system) / Σ EXAM(gold) over the same
-    queries; ``None`` when the gold sum is 0.  The published n-EXAM column is the mean of
-    the per-query :func:`normalised` shares, which equals this ratio on the gold queries and
-    gets intervals and paired tests like every other score."""
+    """The paper's n-EXAM as one pooled ratio Σ EXAM(system) / Σ EXAM(gold); ``None`` when
+    the gold sum is 0."""
     if len(system) != len(gold):
         raise ValueError("n-EXAM needs the system's and the gold articles' EXAM on the same queries")
     denominator = sum(gold)
@@ -81,11 +76,8 @@ def pooled_n_exam(system: Sequence[float], gold: Sequence[float]) -> float | Non
 
 
 def normalised(exam_score: float | None, gold_mean: float | None) -> float | None:
-    """One query's share of n-EXAM: EXAM(d_q) / mean_q EXAM(d*_q).
-
-    Its mean over the queries the gold mean was taken over is exactly :func:`pooled_n_exam`
-    (Σ s_q / (N · Σ g_q / N)), so n-EXAM gets the same per-query intervals and paired
-    tests as every other score."""
+    """One query's share of n-EXAM: EXAM(d_q) / mean_q EXAM(d*_q); its mean over the gold
+    queries is :func:`pooled_n_exam`, with per-query intervals and paired tests."""
     if exam_score is None or not gold_mean:
         return None
     return exam_score / gold_mean

@@ -1,10 +1,6 @@
-"""Drafting an exam from a query's aspects with an LLM (``benchmark exam generate``).
-
-Each aspect gets one request; replies are JSON lines, parsed strictly (four distinct
-options, the key copied from them) and retried with a repair turn.  Every question keeps
-its provenance — ``generated: <model> <prompt@version>`` — so a generated bank is never
-mistaken for a written one.  An aspect whose replies stay unusable is reported, not
-silently skipped.
+"""Drafting an exam from a query's aspects with an LLM (``benchmark exam generate``): one request
+per aspect, parsed strictly and repaired; every question records ``generated: <model>
+<prompt@version>``, and an aspect whose replies stay unusable is reported.
 """
 
 from __future__ import annotations

@@ -24,11 +24,9 @@ from benchmark.judging.stack import JudgeStack
 def exam_boards(
     paragraphs: Sequence[Any], grader: str, min_rating: int | None, rank_cutoff: int
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
-    """EXAM and n-EXAM per system and topic under one grader, as EXAM++ computes them:
-    EXAM from :func:`exam_from_grades`; n-EXAM divides a topic's EXAM by the share of its
-    questions that any graded paragraph of the topic answers (EXAM++'s ``totalCorrect``
-    normaliser), so a topic whose passages answer few questions does not count as hard
-    for every system alike.  A system has a value on the topics it ranked a paragraph for."""
+    """EXAM and n-EXAM per system and topic under one grader, as EXAM++ computes them; n-EXAM
+    divides by the share of the topic's questions any graded paragraph answers (EXAM++'s
+    ``totalCorrect``)."""
     exam = exam_from_grades(paragraphs, grader, min_rating=min_rating, rank_cutoff=rank_cutoff)
     mode = counting(paragraphs, grader, min_rating)
     asked: dict[str, set[str]] = {}
@@ -46,10 +44,8 @@ def exam_boards(
 
 @dataclass(frozen=True)
 class Regraded:
-    """A graded file's paragraphs graded again by groundcover's own answerer (a judge
-    profile's), on the topics asked: the paragraphs with the new grade, the boards, and what
-    failed.  A (system, topic) whose top ``rank_cutoff`` holds a paragraph the answerer failed
-    on has no value — left out, never counted as answering nothing."""
+    """A graded file's paragraphs graded again by a profile's own answerer: the grades, the boards,
+    and what failed (a (system, topic) with a failed paragraph in its top has no value)."""
 
     grader: str
     paragraphs: list[GradedParagraph]
@@ -71,10 +67,8 @@ def regrade(
     min_rating: int,
     rank_cutoff: int,
 ) -> Regraded:
-    """Grade every paragraph some system ranked within ``rank_cutoff`` on ``topics`` with
-    ``answerer`` on the bank's questions (one reading per question and paragraph, batched
-    and cached as every model call), then EXAM and n-EXAM per system and topic from those
-    grades, as :func:`exam_boards` computes them from a file's own grader."""
+    """Grade every paragraph ranked within ``rank_cutoff`` on ``topics`` with ``answerer``, then
+    EXAM and n-EXAM per system and topic as :func:`exam_boards` computes them."""
     wanted = set(topics)
     ranked = [p for p in paragraphs if p.query_id in wanted and any(r <= rank_cutoff for _, r in p.rankings)]
     items = [(q, p.text) for p in ranked for q in bank.get(p.query_id, [])]
@@ -130,10 +124,8 @@ def graded_leaderboards(
     rank_cutoff: int,
     regrade: Regrading | None = None,
 ) -> GradedBoards | None:
-    """EXAM and n-EXAM of every run in an EXAM++ graded file under one of its graders
-    (named by ``grader`` where the file has several: graders are never merged), or, with
-    ``regrade``, under the profile's own answerer, which grades the file's paragraphs
-    again on the bank's questions."""
+    """EXAM and n-EXAM of every run in an EXAM++ graded file under one of its graders, or, with
+    ``regrade``, under the profile's own answerer."""
     from benchmark.core.errors import rel
     from benchmark.families.exam.exampp import choose_graders, counted, counting, read_grades
 
@@ -159,10 +151,8 @@ def graded_leaderboards(
 def _regraded(
     paragraphs: Sequence[Any], how: Regrading, min_rating: int | None, rank_cutoff: int
 ) -> GradedBoards:
-    """The profile's answerer on the file's ranked paragraphs: the one ``how`` names,
-    else its default answerer where that reads the bank's questions, else its LLM reader
-    (EXAM++'s generated questions are free text without a key, which the entailment
-    answerer cannot read; the similarity answerer reads them as topical address)."""
+    """The profile's answerer on the file's ranked paragraphs: the one ``how`` names, else the
+    default where it reads the bank's questions, else the LLM reader (free text without a key)."""
     from benchmark.families.exam.exampp import read_bank
 
     bank = read_bank(how.bank)
@@ -207,13 +197,9 @@ def _regraded(
 def answer_for_card(
     role: str, judges: JudgeStack, grades: Path, bank: Path, *, grader: str | None = None
 ) -> list[JudgedPassage] | None:
-    """The default answerer (the family's default settings, the profile's models) on
-    every judged passage of an EXAM++ graded file, ranked by a system or not (EXAM++'s
-    qrels mode): per passage, how many of its query's questions in ``bank`` it answers
-    correctly, next to how many the file's grader (``grader``, needed when the file has
-    several; never merged) answered.  Where the file has graders, the passages that
-    grader graded are measured.  A passage the answerer failed on is kept with ``ours``
-    None and its failures, never counted as answering nothing."""
+    """The default answerer on every judged passage of an EXAM++ graded file (EXAM++'s qrels
+    mode): per passage, how many of its query's questions it answers correctly, next to how many
+    the file's ``grader`` answered.  A passage the answerer failed on keeps ``ours`` None."""
     from benchmark.core.errors import rel
     from benchmark.families.exam.exampp import read_bank
 
@@ -260,9 +246,7 @@ def answer_for_card(
 
 
 def _judged_passages(grades: Path, grader: str | None) -> tuple[list[tuple[Any, Any]], Any]:
-    """The graded file's passages with a relevance grade, each with the grade of its grader
-    (the one named, or the file's only one; none where the file has no grader), and how that
-    grader's answers count."""
+    """The file's judged passages with their grader's grade, and how its answers count."""
     from benchmark.core.errors import rel
     from benchmark.families.exam.exampp import choose_graders, counting, read_grades
 

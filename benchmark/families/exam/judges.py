@@ -1,25 +1,9 @@
 """Question answerers behind one interface: read a text, answer an exam question.
 
-* :class:`EntailmentAnswerer` — EXAM's multiple-choice reader without generation: each
-  option becomes an assertion (question + option), the text's sentence windows are the
-  premises, and the best-supported option is chosen — or none, when no option is
-  supported (below the threshold) or the best is no better than the runner-up.  Free-text
-  questions with a key are checked the same way, the key as the only assertion.
-* :class:`LLMAnswerer` — an LLM reads the text only: multiple-choice questions are answered
-  with a letter or "none" (``exam-reader``); free-text questions get an answerability
-  self-rating 0–5 and a short answer (``exam-rate``, as in EXAM++), and where a key exists
-  the answer is verified against it (``exam-verify``).
-* :class:`SimilarityAnswerer` — no model that reads: a free-text question counts as
-  answered when some sentence window of the text is at least ``threshold`` cosine-similar
-  to it under the profile's embedder (:mod:`benchmark.judging.similarity`, as sub-question
-  coverage's similarity judge).  It says whether the text addresses the question, not
-  whether it answers it correctly; it is the only offline reader of free-text questions
-  without a key (EXAM++'s generated questions), which the entailment answerer cannot read
-  and which a 135M LLM does not read (it copies the rating prompt's examples).
-
-Both batch every model call across all (question, text) items they are given, and a
-reply that stays unusable after the retries is a failure of that question, recorded with
-the raw replies — never an abstention.
+Entailment (options as assertions over the text's sentence windows), the judge LLM
+(``exam-reader``; free text: ``exam-rate`` and ``exam-verify``, as EXAM++) and embedding
+similarity (free text only: whether the text addresses the question).  Every model call is
+batched; an unusable reply is a failure of its question, never an abstention.
 """
 
 from __future__ import annotations

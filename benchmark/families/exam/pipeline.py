@@ -1,10 +1,6 @@
-"""EXAM's pipeline: every (question, text) pair of a batch to the answerer at once, then
-one call to the formulas per query.
-
-The gold articles are read by the same answerer, once per task (and cached by content
-like every model call): their mean EXAM over the bank's queries is n-EXAM's
-normaliser, recorded in every trace so a published n-EXAM is recomputed from its trace
-alone.
+"""EXAM's pipeline: every (question, text) pair of a batch to the answerer at once.  The gold
+articles are read by the same answerer once per task; their mean EXAM, n-EXAM's normaliser,
+is recorded in every trace so a published n-EXAM recomputes from its trace alone.
 """
 
 from __future__ import annotations
@@ -42,8 +38,7 @@ __all__ = [
 
 @dataclass
 class ExamState:
-    """What scoring a task needs; the gold articles are read on first use, so a run whose
-    every query is already checkpointed calls no model at all."""
+    """What scoring a task needs; the gold articles are read on first use."""
 
     bank: Bank
     bank_id: str

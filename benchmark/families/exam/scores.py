@@ -30,10 +30,8 @@ LABELLED = ("exam",)
 
 
 def units(trace: ExamTrace, key: str = "exam") -> list[tuple[str, float, float]] | None:
-    """(question id, 1 if the answerer answered it correctly from the text else 0,
-    1 / questions) for EXAM of one answer: its value is the sum of label × weight, so a
-    human label of the same questions can correct it (``--human-labels``).  ``None`` where
-    EXAM has no value (a verdict could not be determined, or the query has no questions)."""
+    """(question id, 1 if answered correctly, 1 / questions) for EXAM of one answer, so that a
+    human label can correct it (``--human-labels``); ``None`` where EXAM has no value."""
     if key not in LABELLED or trace_scores(trace).get(key) is None:
         return None
     n = len(trace.questions)

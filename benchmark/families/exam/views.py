@@ -88,8 +88,7 @@ def trace_html(trace: dict[str, Any]) -> str:
 
 
 def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
-    """EXAM and n-EXAM per entry with their intervals, entries in the board's order (rank,
-    best first); n-EXAM's dashed line at 1 is the gold articles."""
+    """EXAM and n-EXAM per entry in the board's order; n-EXAM's dashed line at 1 is the gold articles."""
     rows = [r for r in results if figures.interval(r.scores.get("exam")) is not None]
     if not rows:
         return figures.plot_empty("no EXAM results")

@@ -1,17 +1,7 @@
-"""Aspects ``TQ(x)`` and claim–aspect alignment ``TO(c)``.
-
-Three ways of knowing which aspects a grounded claim covers, one per ICAT variant:
-
-* **ICAT-M** — ground-truth aspects, and the aspects of the *first retrieved passage
-  that supports the claim*, read from the corpus's aspect-level relevance judgements.
-* **ICAT-S** — ground-truth aspects, and an LLM that maps claims to aspects.
-* **ICAT-A** — LLM-generated aspects (up to 10, most important first) and the same
-  LLM alignment.
-
-The LLM alignment follows the paper's output: one JSON line per *covered* aspect
-listing the claims that cover it, or ``NONE``.  Parsing is strict (unknown aspect or
-claim numbers, non-JSON lines) so that a malformed reply is retried and then counted
-as a failure instead of being read as "covers nothing".
+"""Aspects ``TQ(x)`` and claim–aspect alignment ``TO(c)`` for ICAT-M (aspect-level qrels of a
+claim's first supporting passage), ICAT-S (the LLM maps claims to the task's aspects) and
+ICAT-A (LLM-generated aspects).  The LLM alignment's reply is parsed strictly, so a malformed
+one is retried, then a failure, never "covers nothing".
 """
 
 from __future__ import annotations
@@ -72,11 +62,8 @@ def alignment_messages(
 
 
 def parse_alignment(text: str, n_aspects: int, n_claims: int) -> dict[int, set[int]]:
-    """Parse ``{"aspect": a, "claims": [..]}`` lines into claim number -> aspect numbers.
-
-    Numbers are 1-based as shown in the prompt.  Code fences and blank lines are
-    ignored; ``NONE`` means no aspect is covered.  Anything else raises ``ValueError``.
-    """
+    """Parse ``{"aspect": a, "claims": [..]}`` lines (1-based numbers; ``NONE``: nothing covered)
+    into claim number -> aspect numbers; ``ValueError`` otherwise."""
     body = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.strip().startswith("```")]
     if len(body) == 1 and re.fullmatch(r"[\W_]*none[\W_]*", body[0], flags=re.IGNORECASE):
         return {}

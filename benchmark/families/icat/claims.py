@@ -1,29 +1,8 @@
 """Atomic claims ``AC(y)``: parsing the extractor's output, and the sentence extractor.
 
-The extractor is chosen by name in the judge profile's ``claims.extractor``:
-
-* ``llm`` (the paper's): an LLM rewrites an answer as self-contained single-fact
-  sentences (prompt ``claims@1``).
-* any decomposition method of :mod:`benchmark.judging.decomposition` (``factscore``, ``wice``,
-  ``chen``, ``russellian``, ``dependency``), applied sentence by sentence: the claims
-  are the subclaims of all the answer's sentences.
-* ``sentences`` (the offline substitute): each sentence of the answer, split by
-  pysbd (:mod:`benchmark.core.text`), is one claim.  A 135M-parameter model cannot do the
-  paper's rewrite — given the prompt it copies the worked example or echoes the answer
-  back — so the offline profile does not pretend to: its claims are the answer's own
-  sentences, not decontextualised and not atomic, and the profile says so.
-
-For the LLM extractor, the output format is one claim per line starting with ``- `` — a
-format small models produce reliably, and one that can be parsed *strictly*: output
-with no claim lines and no explicit ``NONE`` is a parse failure, which the judge
-retries with a repair instruction and finally records as a failure.  It is never
-read as "zero claims", because that would score the answer as if it said nothing.
-
-``S_fact`` is over *all* claims of the answer.  Two profile settings may shorten the
-list, and both are recorded, per query, in the trace and summed in the result: claims
-under ``min_words`` words (fragments such as "Yes." that state nothing checkable) and
-claims beyond ``max_claims`` (a cost cap; ``null`` means none).  Repeated claims count
-once, so an answer cannot raise its score by repeating itself.
+The LLM extractor's output (one ``- `` line per claim, or ``NONE``) is parsed strictly: no
+claim lines is a failure, never "zero claims".  Short and surplus claims are dropped and
+counted; repeats count once.
 """
 
 from __future__ import annotations

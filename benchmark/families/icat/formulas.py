@@ -1,29 +1,8 @@
-"""ICAT's equations as pure functions (Samarinas et al., "Beyond Factual Accuracy").
-
-This module imports nothing that calls a model: the pipeline
-(:mod:`benchmark.families.icat.pipeline`) decides which claims are grounded and which
-aspects each covers, and then scores every query with one call to
-:func:`icat_query_scores`.  There is no second implementation of these numbers
-anywhere else.
-
-Given the atomic claims ``C = AC(y)`` of an answer, the grounded subset
-``C_T = CG(C; K)``, the query's aspects ``TQ(x)`` and the aspects ``TO(c)`` each
-grounded claim covers:
-
-* ``S_fact = |C_T| / |C|``
-* ``S_coverage = |∪_{c ∈ C_T} TO(c) ∩ TQ(x)| / |TQ(x)|`` — only *grounded* claims count,
-  because an unsupported claim should not earn credit for the aspect it talks about.
-* ``ICAT_β = (1 + β²) · S_fact · S_coverage / (β² · S_fact + S_coverage)``
-
-Edge cases the paper leaves open are decided here, once, and pinned by unit tests:
-
-* An answer with no claims at all (empty answer, refusal) has ``S_fact = 0``: it states
-  nothing that could be verified, and scoring it 1 would reward refusing to answer.
-  This differs from a *failed* extraction, which is ``None`` and counted as a failure.
-* A query with no aspects has ``S_coverage = None`` (undefined) and is excluded from
-  coverage averages rather than scored 0 or 1.
-* ``ICAT_β`` is 0 when both parts are 0, equals ``S_fact`` at ``β = 0`` and tends to
-  ``S_coverage`` as ``β → ∞`` (the limits of the formula).
+"""ICAT's equations as pure functions (Samarinas et al., "Beyond Factual Accuracy"); the only
+implementation of these numbers.  ``S_fact = |C_T| / |C|``; ``S_coverage`` counts the aspects
+covered by *grounded* claims only; ``ICAT_β`` is their F_β.  The edge cases the paper leaves
+open (no claims: S_fact 0; no aspects: no coverage) are decided here, in docs/icat.md and in
+the unit tests.
 """
 
 from __future__ import annotations
@@ -44,11 +23,8 @@ def s_fact(n_grounded: int, n_claims: int) -> float:
 def covered_aspects(
     alignment: Mapping[str, Iterable[str]], grounded: Iterable[str], aspects: Iterable[str]
 ) -> set[str]:
-    """Aspects of the query covered by at least one *grounded* claim.
-
-    ``alignment`` maps claim id -> aspect ids ``TO(c)``; aspect ids outside ``TQ(x)``
-    (an LLM inventing an aspect id, say) are ignored by the intersection.
-    """
+    """Aspects of the query covered by at least one *grounded* claim (invented aspect ids drop
+    out of the intersection)."""
     tq = set(aspects)
     out: set[str] = set()
     for cid in grounded:
@@ -103,14 +79,9 @@ def icat_query_scores(
     alignments: Mapping[str, Mapping[str, Iterable[str]] | None],
     beta: float = 1.0,
 ) -> dict[str, float | None]:
-    """Every ICAT number of one query: ``s_fact`` and, per variant ``v`` with aspects and
-    an alignment, ``s_coverage_v`` and ``icat_v``; ``None`` for a variant that could not
-    be computed (no aspects generated, alignment failed, variant not requested).
-
-    ``claim_ids`` are all claims ``AC(y)`` of the answer, ``grounded`` the ids of
-    ``C_T``; ``aspects[v]`` are the aspect ids ``TQ(x)`` of variant ``v`` and
-    ``alignments[v]`` maps claim id -> aspect ids ``TO(c)``.
-    """
+    """Every ICAT number of one query: ``s_fact`` and, per variant ``v``, ``s_coverage_v`` and
+    ``icat_v`` (``None`` where the variant could not be computed); ``aspects[v]`` is ``TQ(x)``
+    and ``alignments[v]`` maps claim id -> ``TO(c)``."""
     grounded = list(grounded)
     out: dict[str, float | None] = {"s_fact": s_fact(len(set(grounded) & set(claim_ids)), len(claim_ids))}
     for v in VARIANTS:

@@ -1,21 +1,7 @@
-"""The ICAT pipeline: claims → candidates → grounding → aspects → alignment → scores.
-
-Each stage runs once per batch of queries, so every model sees batches: the claims of
-several answers are extracted in one LLM batch, all their claims are retrieved and
-checked for entailment in one call, and so on.  Every query is then scored by one call
-to :func:`~benchmark.families.icat.formulas.icat_query_scores`; nothing here computes a
-score itself.
-
-What is decided here, once:
-
-* a query whose claim extraction failed, or with a claim whose grounding is
-  undetermined (see :mod:`~benchmark.judging.grounding`), is a *failed* query:
-  no scores, the reason in ``failures``, shown as failed on the board — never a zero;
-* only grounded claims are aligned to aspects (ICAT-S/A send only them to the LLM;
-  ICAT-M reads the aspect-level qrels of their first supporting document *for this
-  query*), because an unsupported claim must not earn coverage;
-* a variant whose aspects could not be generated or whose alignment failed has no
-  score for that variant, and the failure is recorded; the other variants stand.
+"""The ICAT pipeline: claims → candidates → grounding → aspects → alignment → scores, each stage
+batched across the queries; every query is scored by one call to
+:func:`~benchmark.families.icat.formulas.icat_query_scores`.  A failed extraction or an
+undetermined grounding fails the query (never a 0); only grounded claims are aligned to aspects.
 """
 
 from __future__ import annotations
@@ -236,8 +222,7 @@ def _grounded(q: _Query) -> list[ClaimGrounding]:
 
 
 def align(state: ICATState, queries: Sequence[_Query]) -> None:
-    """M from the aspect-level qrels of each grounded claim's first supporting document;
-    S and A by the LLM, shown the grounded claims only."""
+    """M from the aspect qrels of a grounded claim's first supporting document; S and A by the LLM."""
     prof = state.judges.profile
     jobs: list[tuple[_Query, str, list[Aspect], list[ClaimGrounding]]] = []
     for q in queries:

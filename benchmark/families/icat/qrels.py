@@ -10,13 +10,8 @@ from benchmark.tasks import Task
 
 
 def load_aspect_qrels(path: str | os.PathLike[str], task: Task) -> dict[tuple[str, str], set[str]]:
-    """Aspect-level qrels in the TREC diversity format, ``topic subtopic docid grade`` per line.
-
-    This is the format of NIST's ``qrels.*.ndeval.txt`` files, so a user with the
-    judged collection (e.g. ClueWeb) can run ICAT-M on their own index.  Topics and
-    subtopics must exist in the task's ``queries`` and ``aspects`` tables; every bad
-    line is reported with its number and field.  Rows with grade <= 0 are kept out.
-    """
+    """Aspect-level qrels in the TREC diversity format (NIST's ``qrels.*.ndeval.txt``: ``topic
+    subtopic docid grade``), checked against the task's queries and aspects; grades <= 0 are left out."""
     p = Path(path)
     where = rel(p)
     if not p.is_file():

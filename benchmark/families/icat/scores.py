@@ -19,8 +19,7 @@ def query_failed(trace: ICATTrace) -> bool:
 
 
 def _inputs(tr: ICATTrace) -> tuple[dict[str, list[str] | None], dict[str, dict[str, list[str]] | None]]:
-    """Per variant, the aspect ids TQ(x) and the alignment TO(c) the trace records (``None``:
-    the variant was not computed for this query — not requested, or its stage failed)."""
+    """Per variant, the aspect ids TQ(x) and the alignment TO(c) the trace records (``None``: not computed)."""
     stages = {f.split(":", 1)[0] for f in tr.failures}
     gold = [a.aspect_id for a in tr.aspects]
     aspects: dict[str, list[str] | None] = {
@@ -38,8 +37,7 @@ def _inputs(tr: ICATTrace) -> tuple[dict[str, list[str] | None], dict[str, dict[
 
 
 def trace_scores(tr: ICATTrace) -> dict[str, float | None]:
-    """Every ICAT number of one query, from its trace alone — the pipeline's own scoring
-    step, and how a published result is recomputed without any model."""
+    """Every ICAT number of one query, from its trace alone."""
     if query_failed(tr):
         return dict.fromkeys(SCORE_KEYS)
     aspects, alignments = _inputs(tr)
@@ -66,10 +64,8 @@ SCORE_KEYS = ("s_fact", *(f"{p}_{v}" for v in formulas.VARIANTS for p in ("s_cov
 
 
 def units(tr: ICATTrace, key: str = "s_fact") -> list[tuple[str, float, float]] | None:
-    """(claim id, 1 if grounded else 0, 1 / claims) for S_fact of one answer: the score is
-    the sum of label × weight, so a human label of the same claims can correct it
-    (``--human-labels``).  ``None`` where the query failed; an answer without claims has
-    S_fact 0 but no unit to label, and is left out of the corrected figure."""
+    """(claim id, 1 if grounded, 1 / claims) for S_fact of one answer (``--human-labels``);
+    ``None`` where the query failed."""
     if key != "s_fact" or query_failed(tr) or not tr.claims:
         return None
     return [(c.claim_id, 1.0 if c.grounded else 0.0, 1.0 / len(tr.claims)) for c in tr.claims]

@@ -39,10 +39,7 @@ def beta_table(result: TaskResult) -> Table:
 
 
 def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> Any:
-    """ICAT_β against β, one line per (result, variant); ``variant`` picks one variant.
-
-    An entry has the same colour here as in :func:`scatter_figure`; without ``variant``
-    its variants differ by line style."""
+    """ICAT_β against β, one line per (result, variant); ``variant`` picks one."""
     keys = [f"icat_{variant}_beta"] if variant else None
     styles = ("-", "--", ":")
     lines = []
@@ -77,8 +74,7 @@ def beta_figure(results: Sequence[TaskResult], variant: str | None = None) -> An
 
 
 def scatter_figure(results: Sequence[TaskResult], variant: str | None = None) -> Any:
-    """S_fact against S_coverage of one variant (ICAT-M's by default), a point per result,
-    named in the legend (labels next to points overlapped and ran off the axes)."""
+    """S_fact against S_coverage of one variant (ICAT-M by default), a point per result."""
     variant = variant or "m"
     pts = []
     for i, (r, name) in enumerate(zip(results, figures.entry_labels(results), strict=True)):
@@ -165,8 +161,7 @@ DASHES = ("solid", "dash", "dot")
 
 
 def beta_plot(results: Sequence[TaskResult], variant: str | None = None) -> Any:
-    """ICAT_β against β, a line per (entry, variant); an undefined value is a gap in its line,
-    an entry with no value at all is named in the legend as not drawn."""
+    """ICAT_β against β, a line per (entry, variant); an undefined value is a gap."""
     go = figures._go()
     keys = [f"icat_{variant}_beta"] if variant else None
     fig = go.Figure()

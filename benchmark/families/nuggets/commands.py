@@ -1,20 +1,5 @@
-"""``benchmark nuggets``: exchange nugget and assignment files with castorini's nuggetizer.
-
-* ``export-nuggets`` — a task's nuggets as a nuggetizer nugget file (its create output);
-* ``export-assignments`` — nugget result traces as a nuggetizer assignment file (its assign
-  output, one line per system and topic, ``run_id`` the system), which nuggetizer's
-  metrics score;
-* ``score-assignments`` — the four scores per run from an assignment file nuggetizer or
-  assessors wrote, with 95% intervals and paired ranks; ``--nuggetizer-compatible`` gives
-  the numbers of nuggetizer's ``calculate_metrics.py`` (``docs/conformance.md``);
-* ``generate`` — an LLM creates each topic's nuggets from its relevant passages (the task's
-  qrels and corpus, or a nuggetizer create-input file, whose candidates count when judged
-  relevant, ``judgment > 0`` as nuggetizer's creation) and labels them vital or okay; the
-  nugget file names the model and prompts, and ``--write-task`` stores them as the task's
-  ``nuggets`` table, marked generated, with a new patch version.
-
-Scoring answers against a nuggetizer nugget file needs no command: ``benchmark score
---metrics nuggets --nuggets FILE``.
+"""``benchmark nuggets``: exchange nugget and assignment files with castorini's nuggetizer, score
+an assignment file, generate nuggets; each action is described in its ``--help``.
 """
 
 from __future__ import annotations
@@ -28,7 +13,7 @@ from rich.markup import escape
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable, check_writable_file
-from benchmark.families.command_context import CommandContext, store_table
+from benchmark.families.command_context import CommandContext, judge_stack, store_table
 from benchmark.families.nuggets.family import NuggetsSettings
 from benchmark.models.profiles import DEFAULT_PROFILE
 
@@ -112,16 +97,12 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
     }[args.action](context, args)
 
 
-def _need(context: CommandContext, args: argparse.Namespace, *names: str) -> None:
-    context.require(args, "nuggets", *names)
-
-
 def export_nuggets(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.nuggetizer_files import write_nuggets
     from benchmark.families.nuggets.pipeline import task_nuggets
     from benchmark.tasks import load_task
 
-    _need(context, args, "task", "out")
+    context.require(args, "nuggets", "task", "out")
     task = load_task(args.task)
     if not task.has_table("nuggets"):
         raise InputError(Problem(task.where(), "the task has no nuggets table", field="data.tables"))
@@ -142,7 +123,7 @@ def export_assignments(context: CommandContext, args: argparse.Namespace) -> int
     from benchmark.families.nuggets.family import NUGGETS
     from benchmark.families.nuggets.nuggetizer_files import Assigned, Nugget, write_assignments
 
-    _need(context, args, "out")
+    context.require(args, "nuggets", "out")
     root = Path(args.results)
     assigned: dict[str, list[Assigned]] = {}
     queries: dict[str, str] = {}
@@ -206,7 +187,7 @@ def score_assignments(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.families.nuggets.nuggetizer_files import read_assignments
     from benchmark.families.nuggets.nuggetizer_files import score_assignments as score
 
-    _need(context, args, "assignments")
+    context.require(args, "nuggets", "assignments")
     compatible = bool(getattr(args, "nuggetizer_compatible", False))
     assigned = read_assignments(args.assignments, nuggetizer_compatible=compatible)
     per_run = score(assigned, compatible=compatible)
@@ -242,8 +223,7 @@ def score_assignments(context: CommandContext, args: argparse.Namespace) -> int:
 
 
 def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, list[str]]]:  # type: ignore[no-untyped-def]
-    """Per topic with judged documents in the task's corpus: its text and the texts of its
-    relevant documents (document-level grade ≥ 1), in the corpus's order."""
+    """Per topic, its text and its relevant documents' texts (grade ≥ 1), in the corpus's order."""
     if not (task.has_table("qrels") and task.has_table("corpus")):
         raise InputError(
             Problem(
@@ -268,10 +248,8 @@ def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, li
 def read_candidates(
     path: Path, limit: int | None = None, above: float | None = 0.0
 ) -> list[tuple[str, str, list[str]]]:
-    """nuggetizer's create input: per line a query {qid, text} and its candidates, each a
-    string or {docid, doc: {segment}, judgment}.  As nuggetizer's creation, only the
-    candidates judged relevant count — ``judgment`` above ``above`` (0: ``judgment > 0``),
-    an unjudged one never; ``above=None`` keeps every candidate."""
+    """nuggetizer's create input: per line a query {qid, text} and its candidates; as nuggetizer,
+    only those judged above ``above`` count (``None``: all)."""
     from benchmark.core.untrusted import read_rows
 
     out, problems = [], []
@@ -319,11 +297,9 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
 
     from benchmark.families.nuggets.generate import CREATE, IMPORTANCE, generate_nuggets
     from benchmark.families.nuggets.nuggetizer_files import Nugget, write_nuggets
-    from benchmark.judging.stack import JudgeStack
-    from benchmark.models.profiles import load_profile
     from benchmark.tasks import load_task
 
-    _need(context, args, "out")
+    context.require(args, "nuggets", "out")
     if not (args.task or args.candidates):
         raise InputError(
             Problem("--task", "generate needs --task (its qrels and corpus) or --candidates FILE")
@@ -334,7 +310,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
         if args.candidates
         else relevant_passages(task, args.limit)
     )
-    judges = JudgeStack.load(load_profile(args.judge_profile))
+    judges = judge_stack(args.judge_profile)
     made = generate_nuggets(
         judges.llm, topics, window=args.window, max_nuggets=args.max_nuggets,
         max_retries=judges.profile.llm.max_retries,

@@ -1,31 +1,8 @@
-"""Nugget scores of the TREC RAG track as pure functions of plain data.
-
-Pradeep et al., "Initial Nugget Evaluation Results for the TREC 2024 RAG Track with the
-AutoNuggetizer Framework" (2024), and the 2025 track: each topic has *nuggets* — atomic
-facts a good answer contains — labelled **vital** or **okay**, and each answer is judged
-per nugget as ``support``, ``partial_support`` or ``not_support``.  Per answer:
-
-* ``vital_strict`` — share of the vital nuggets the answer supports;
-* ``vital_partial`` — the same, a partially supported nugget counting ½;
-* ``all_strict`` / ``all_partial`` — the same over every nugget.
-
-These are the four scores of castorini's ``nuggetizer`` (``calculate_nugget_scores``:
-strict_vital_score, vital_score, strict_all_score, all_score), with deliberate differences,
-all so that a number is never made up (``docs/conformance.md``, section nuggetizer):
-
-* a topic without vital nuggets has no vital score (``None``; nuggetizer says 0.0);
-* a nugget whose assignment failed (``None``, or nuggetizer's ``"failed"``) leaves its
-  answer's scores undetermined (a failure, never "not supported"; nuggetizer counts it
-  as not supported);
-* a nugget whose importance failed (nuggetizer's ``"failed"``) leaves the vital scores
-  undetermined (nuggetizer counts it as okay); the all scores do not depend on importance;
-* a topic with no nuggets has no score (nuggetizer says 0.0 for all four).
-
-``compatible=True`` (``--nuggetizer-compatible``) computes what nuggetizer computes on
-every one of these, except that a judgement of our own that failed (``None``) stays
-undetermined in every mode: only nuggetizer's own ``"failed"`` labels are counted its way.
-
-Nothing here calls a model.
+"""Nugget scores of the TREC RAG track (Pradeep et al., 2024, arXiv:2411.09607) as pure
+functions: per answer, the share of a topic's vital (or all) nuggets it supports, strictly or
+with partial support counting ½.  Where these differ from nuggetizer's ``calculate_nugget_scores``
+(no score rather than 0, a failure rather than "not supported") and what ``compatible=True``
+changes is in docs/conformance.md, section nuggetizer.
 """
 
 from __future__ import annotations
@@ -56,13 +33,9 @@ def share(labels: Sequence[str], strict: bool) -> float | None:
 def nugget_scores(
     importance: Sequence[str], labels: Sequence[str | None], compatible: bool = False
 ) -> dict[str, float | None]:
-    """The four scores of one answer, from each nugget's importance and assignment label.
-
-    A label ``None`` (our judgement failed) leaves every score undetermined, in every mode.
-    By default nuggetizer's ``"failed"`` label does the same, a ``"failed"`` importance
-    leaves the vital scores undetermined, and no vital nugget (or no nugget) means no
-    score; ``compatible`` counts them as nuggetizer's ``calculate_nugget_scores`` does:
-    ``"failed"`` as not supported, resp. as okay, and a share of nothing as 0.0."""
+    """The four scores of one answer.  A label ``None`` (our judgement failed) leaves every score
+    undetermined; nuggetizer's ``"failed"`` labels and empty shares count as
+    ``calculate_nugget_scores`` counts them only with ``compatible``."""
     if any(lab is None for lab in labels):
         return dict.fromkeys(SCORES)
     known = [str(lab) for lab in labels]
@@ -88,8 +61,7 @@ def nugget_scores(
 
 
 def failed_judgements(importance: Sequence[str], labels: Sequence[str | None]) -> list[str]:
-    """``"stage: reason"`` for nuggetizer's failed judgements among an answer's nuggets:
-    how many assignments, and how many importance labels, it wrote as ``"failed"``."""
+    """``"stage: reason"`` for nuggetizer's ``"failed"`` assignments and importance labels."""
     out = []
     if n := sum(lab == FAILED for lab in labels):
         out.append(f"assignment: {n} nugget(s) labelled {FAILED!r} (nuggetizer's judgement failed)")

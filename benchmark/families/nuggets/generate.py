@@ -1,12 +1,7 @@
-"""Creating nuggets and labelling their importance with an LLM (``benchmark nuggets generate``).
-
-In the manner of the TREC RAG track's AutoNuggetizer (Pradeep et al., 2024): for each
-topic, the relevant passages are read in windows; each request shows the nuggets found so
-far and the next window, and the reply is the updated list (at most ``max_nuggets``);
-then the nuggets are labelled vital or okay, ``batch`` per request.  Prompts are data
-(``nugget-create@1``, ``nugget-importance@1``); replies are parsed strictly and repaired,
-and a window whose reply stays unusable keeps the list as it was, with the failure
-recorded — a topic whose importance labels fail gets no nuggets rather than guessed ones.
+"""Creating nuggets and labelling their importance with an LLM (``benchmark nuggets generate``),
+as the TREC RAG track's AutoNuggetizer (Pradeep et al., 2024): relevant passages read in
+windows, each reply the updated list; an unusable reply keeps the list as it was, and a topic
+whose importance labels fail gets no nuggets rather than guessed ones.
 """
 
 from __future__ import annotations
@@ -84,8 +79,7 @@ def generate_nuggets(
     max_nuggets: int = MAX_NUGGETS,
     max_retries: int = 2,
 ) -> list[Made]:
-    """Nuggets with importance for ``(query_id, query, relevant passages)`` topics; every
-    request of a round is batched across topics."""
+    """Nuggets with importance for ``(query_id, query, passages)`` topics, batched per round."""
     create, importance = load_prompt(CREATE), load_prompt(IMPORTANCE)
     made = [Made(qid) for qid, _, _ in topics]
     rounds = max((len(p) + window - 1) // window for _, _, p in topics) if topics else 0

@@ -1,19 +1,6 @@
-"""Nugget assignment judges: is a nugget captured by an answer — fully, partly or not at all?
-
-* :class:`EntailmentAssigner` (the offline default) — the profile's entailment judge: a
-  nugget is *supported* when some sentence window of the answer entails it (support score
-  at or above the judge's threshold), else *not supported*.  It has no partial level, and
-  its traces say so (``partial_level: false``), so its partial scores equal its strict ones.
-* :class:`LLMAssigner` — the judge LLM labels up to ``batch`` numbered nuggets per request
-  (``prompts/nugget-assign-v2.yaml``; nuggetizer batches ten), one label per line; a reply
-  that stays unusable after the repairs leaves those nuggets' judgements failed, with the
-  raw replies kept — never "not supported".  ``nugget-assign@2`` says its instruction once and
-  carries a three-fact example: v1's example turn repeated the whole instruction and made a
-  judged answer cost 17 % more prompt tokens than nuggetizer's.  A zero-shot draft was
-  cheaper still, but SmolLM2-135M answered it in prose (``benchmarks/nugget_prompt_format.py``,
-  docs/measurements.md).  v1 stays for reading results it keyed.
-
-Both take every (answer, nuggets) item of a batch in one call.
+"""Nugget assignment judges: the profile's entailment judge (supported or not; no partial level)
+or the judge LLM (``prompts/nugget-assign-v2.yaml``: support / partial / not, ``batch``
+nuggets per request).  An unusable reply leaves its nuggets failed, never "not supported".
 """
 
 from __future__ import annotations
@@ -60,8 +47,7 @@ class Assigner(Protocol):
 
 
 class EntailmentAssigner(EntailmentJudge):
-    """The answer's sentence windows as premises of each nugget: supported or not, with the
-    window that supports it."""
+    """The answer's sentence windows as premises of each nugget."""
 
     def __init__(self, entailment: EntailmentModel) -> None:
         super().__init__(entailment, role="assigner")
@@ -88,8 +74,7 @@ _LINE = re.compile(r"^\s*(\d+)\s*[:.)-]\s*([a-z_ ]+?)\s*$")
 
 
 def parse_labels(text: str, n: int) -> list[str]:
-    """``n`` labels from "<number>: <label>" lines, numbered 1..n in order; ``ValueError``
-    naming what is wrong otherwise (so the repair turn can say it)."""
+    """``n`` labels from "<number>: <label>" lines; ``ValueError`` saying what is wrong."""
     labels: dict[int, str] = {}
     for line in text.strip().splitlines():
         if not line.strip():

@@ -1,22 +1,8 @@
-"""Nugget and assignment files as castorini's ``nuggetizer`` reads and writes them (JSON lines).
-
-So that nuggets made by nuggetizer or by assessors score here directly, and ours score in
-nuggetizer:
-
-* a **nugget file** (nuggetizer's create output) — per line ``{"qid", "query", "nuggets":
-  [{"text", "importance"}, ...]}``, importance ``vital`` or ``okay``;
-* an **assignment file** (its assign output, answers mode) — per line ``{"qid", "query",
-  "answer_text", "run_id", "nuggets": [{"text", "importance", "assignment"}, ...]}``,
-  assignment ``support``, ``partial_support`` or ``not_support``; nuggetizer's metrics
-  read ``qid`` and ``nuggets`` only.
-
-An importance or an assignment ``"failed"`` — what nuggetizer writes after repeated
-unparsable replies — is read as one failed judgement (the formulas decide what it leaves
-undetermined), never as a problem of the file.  A topic with an empty nugget list is read
-(nuggetizer writes one when creation found nothing) and reported by the family, once.  The
-same run answering the same topic on two lines is refused, naming both lines, unless the
-caller keeps both as nuggetizer does (``--nuggetizer-compatible``).  Every other problem
-names the file, the line and the field, and a file with any problem is refused whole.
+"""Nugget and assignment files as castorini's ``nuggetizer`` reads and writes them (JSON lines):
+a nugget file (its create output: ``qid``, ``query``, ``nuggets [{text, importance}]``) and an
+assignment file (its assign output, adding ``answer_text``, ``run_id`` and each nugget's
+``assignment``).  nuggetizer's ``"failed"`` labels are failed judgements, not problems of the
+file; every other problem names file, line and field, and refuses the file whole.
 """
 
 from __future__ import annotations
@@ -58,11 +44,9 @@ class Assigned:
 def _nuggets(
     path: Path, n: int, row: Any, field: str, labelled: bool, problems: list[Problem], any_label: bool = False
 ) -> tuple[str, list[tuple[str, str, str | None]]] | None:
-    """A line's topic id and its (text, importance, assignment) triples, or ``None`` with
-    its problems recorded.  ``any_label``: any value — an unknown string, ``null``, a number
-    — is an importance or an assignment, as nuggetizer's metrics read it (only ``"vital"``
-    is vital, only ``"support"`` / ``"partial_support"`` earn credit); the key itself is
-    needed, as nuggetizer's metrics stop without it."""
+    """A line's topic id and its (text, importance, assignment) triples, or ``None`` with its
+    problems recorded; ``any_label`` accepts any value, as nuggetizer's metrics read it (the key
+    itself is needed)."""
     where = rel(path)
     if not isinstance(row, dict):
         problems.append(Problem(where, "each line must be a JSON object", line=n))
@@ -135,18 +119,15 @@ def read_nuggets(
 
 
 def empty_topics(nuggets: Mapping[str, list[Nugget]]) -> list[str]:
-    """The topics a nugget file lists with no nugget: a problem of the file, not of the
-    answers (nuggetizer scores every answer on them 0)."""
+    """The topics a nugget file lists with no nugget (a problem of the file)."""
     return [q for q, ns in nuggets.items() if not ns]
 
 
 def read_assignments(
     path: Path | str, flag: str = "--assignments", nuggetizer_compatible: bool = False
 ) -> list[Assigned]:
-    """An assignment file, one judged answer per line.  The same run and topic on two
-    lines is refused, naming both lines, and so is an importance or an assignment outside
-    nuggetizer's vocabulary, unless ``nuggetizer_compatible``: nuggetizer's metrics count
-    every line, and an unknown label as okay, resp. not supported."""
+    """An assignment file, one judged answer per line; a repeated run and topic, or a label outside
+    nuggetizer's vocabulary, is refused unless ``nuggetizer_compatible``."""
     path = Path(path)
     problems: list[Problem] = []
     out: list[Assigned] = []
@@ -189,10 +170,8 @@ def read_assignments(
 
 @dataclass
 class RunScores:
-    """One run of an assignment file, scored: per record (a topic; with
-    ``--nuggetizer-compatible`` a repeated line is a record of its own, keyed
-    ``"<qid> (line <n>)"``) its four scores and the failed judgements that left them
-    undetermined."""
+    """One run of an assignment file, scored: per record (a topic, or with
+    ``--nuggetizer-compatible`` a line) its four scores and its failed judgements."""
 
     records: dict[str, dict[str, float | None]] = field(default_factory=dict)
     failures: dict[str, list[str]] = field(default_factory=dict)
@@ -208,11 +187,8 @@ class RunScores:
 
 
 def score_assignments(assigned: Iterable[Assigned], compatible: bool = False) -> dict[str, RunScores]:
-    """Run id (``"run"`` when the file names none) -> its records' scores.  By default a
-    failed judgement (nuggetizer's ``"failed"``) is a failure of that answer, and a topic
-    without vital nuggets (or without nuggets) has no vital (resp. no) score; with
-    ``compatible`` every number is what nuggetizer's ``calculate_metrics.py`` computes,
-    each line one record of the run's mean."""
+    """Run id (``"run"`` when the file names none) -> its records' scores; with ``compatible``
+    every number is what nuggetizer's ``calculate_metrics.py`` computes."""
     out: dict[str, RunScores] = {}
     for a in assigned:
         run = out.setdefault(a.run_id or "run", RunScores())

@@ -79,8 +79,7 @@ def score_batch(state: NuggetsState, items: Sequence[tuple[str, str, str]]) -> l
 
 
 def task_nuggets(task: Task) -> dict[str, list[Nugget]]:
-    """The task's nuggets by query (their importance is checked where every table is, by the
-    table's schema, when the task is built and loaded)."""
+    """The task's nuggets by query (the table's schema checks their importance)."""
     out: dict[str, list[Nugget]] = {}
     for row in task.table("nuggets").to_dict("records"):
         qid = str(row["query_id"])

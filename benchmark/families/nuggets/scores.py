@@ -27,9 +27,8 @@ STRICT_UNITS: dict[str, str | None] = {"vital_strict": "vital", "all_strict": No
 
 
 def units(trace: NuggetsTrace, key: str) -> list[tuple[str, float, float]] | None:
-    """(nugget id, the judge's strict credit, 1 / nuggets counted) for a strict score of one
-    answer: its value is the sum of credit × weight, so a human label of the same nuggets
-    can correct it (``--human-labels``).  ``None`` where the score has no value."""
+    """(nugget id, strict credit, 1 / nuggets) for a strict score of one answer
+    (``--human-labels``); ``None`` where the score has no value."""
     if trace_scores(trace).get(key) is None:
         return None
     wanted = STRICT_UNITS[key]

@@ -22,8 +22,7 @@ BARS = (  # (score, label, colour, hatched)
 
 
 def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
-    """Per system, the four nugget scores with their 95% intervals: vital (red) against all
-    nuggets (blue), strict (solid) against partial credit (hatched)."""
+    """Per system, the four nugget scores with 95% intervals."""
     return figures.bars(
         results, BARS, x_label="share of nuggets the answer supports (95% CI)", empty="no nugget results"
     )
@@ -64,8 +63,7 @@ def trace_html(trace: dict[str, Any]) -> str:
 
 
 def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
-    """Per entry (the board's order), vital against all nuggets in two panels, strict credit
-    (filled) beside partial credit (hollow), with 95% intervals."""
+    """Per entry, vital against all nuggets in two panels, strict beside partial credit."""
     rows = [r for r in results if any(figures.interval(r.scores.get(k)) for k, *_ in BARS)]
     if not rows:
         return figures.plot_empty("no nugget results")

@@ -1,12 +1,5 @@
-"""``benchmark subq``: draft sub-questions, fit the hybrid's weights, compare two systems pairwise.
-
-* ``generate`` — the judge LLM decomposes queries into typed sub-questions (prompt
-  ``subq-decompose``); rows for a task's ``sub_questions`` table, each saying how it was made;
-* ``fit-weights`` — the hybrid score's weights by grid search on a labelled preference file,
-  with the pairwise preference accuracy of every single type, the default weights, and the
-  trivial baselines (the longer answer; the majority label);
-* ``compare`` — a pairwise LLM judge between two systems' answers to the same queries, each
-  pair asked in both orders; the win rate of the second with a bootstrap CI and a sign test.
+"""``benchmark subq``: draft sub-questions, fit the hybrid's weights, compare two systems
+pairwise; each action is described in its ``--help``.
 """
 
 from __future__ import annotations
@@ -15,7 +8,6 @@ import argparse
 import json
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -23,7 +15,7 @@ from rich.text import Text
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.paths import check_writable_file
-from benchmark.families.command_context import CommandContext, store_table
+from benchmark.families.command_context import CommandContext, judge_stack, store_table
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 
@@ -106,13 +98,6 @@ def run(context: CommandContext, args: argparse.Namespace) -> int:
     return {"generate": generate, "compare": compare}[args.action](args)
 
 
-def _stack(args: argparse.Namespace) -> Any:
-    from benchmark.judging.stack import JudgeStack
-    from benchmark.models.profiles import load_profile
-
-    return JudgeStack.load(load_profile(args.judge_profile))
-
-
 def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
     if args.queries:
         path = Path(args.queries)
@@ -147,7 +132,7 @@ def generate(args: argparse.Namespace) -> int:
     if not args.out:
         raise InputError(Problem("command line", "give --out FILE.jsonl", field="--out"))
     queries = _queries(args)
-    stack = _stack(args)
+    stack = judge_stack(args.judge_profile)
     rows, failures = generate_sub_questions(
         stack.llm, queries, n=args.per_query, max_retries=stack.profile.llm.max_retries
     )
@@ -197,7 +182,7 @@ def fit_weights(context: CommandContext, args: argparse.Namespace) -> int:
     task = load_task(args.task)
     from benchmark.families.subq.pipeline import coverage_judge
 
-    judge = coverage_judge(_stack(args), context.settings_from_args(SubqSettings, args))
+    judge = coverage_judge(judge_stack(args.judge_profile), context.settings_from_args(SubqSettings, args))
     best, rows = fit_on_preferences(prefs, task, judge, args.step, source=rel(path))
     table = Table(
         title=Text(f"pairwise preference accuracy on {len(prefs)} pairs ({path.name}); ties count ½")
@@ -236,7 +221,7 @@ def compare(args: argparse.Namespace) -> int:
     if not shared:
         raise InputError(Problem(args.system, "no query answered by both systems", field="query_id"))
     texts = task.query_texts()
-    stack = _stack(args)
+    stack = judge_stack(args.judge_profile)
     verdicts = judge_pairs(stack.llm, [(texts[q], base[q], mine[q]) for q in shared], seed=args.seed)
     scores = {q: v.system_score for q, v in zip(shared, verdicts, strict=True)}
     ci = stats.mean_ci(list(scores.values()), seed=args.seed)

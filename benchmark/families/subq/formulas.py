@@ -1,14 +1,7 @@
-"""Sub-question coverage (Xie et al., 2024) as pure functions of plain data.
-
-A query is decomposed into sub-questions of three types: *core* (needed to answer it),
-*background* (context that helps) and *follow-up* (what a reader may ask next).  For a
-system, coverage of each type is measured twice — in the chunks it retrieved and in the
-answer it wrote — giving the paper's six metrics; a weighted sum of the answer coverages
-is the hybrid score, its weights fitted by grid search to pairwise human preferences.
-
-Nothing here calls a model.  A sub-question whose coverage is unknown leaves its type's
-coverage undetermined (a failure), never 0; a query with no sub-question of a type has no
-coverage for that type, and the hybrid renormalises over the types it has.
+"""Sub-question coverage (Xie et al., 2024) as pure functions: per type (core, background,
+follow-up) the covered share in the retrieved chunks and in the answer, and the hybrid, a
+weighted sum of the answer coverages renormalised over the types a query has.  An unknown
+coverage leaves its type undetermined, never 0.
 """
 
 from __future__ import annotations
@@ -24,8 +17,7 @@ DEFAULT_WEIGHTS = (0.6, 0.3, 0.1)  # core > background > follow-up, until fitted
 
 
 def coverage(types: Sequence[str], covered: Sequence[bool | None]) -> dict[str, float | None]:
-    """Per type, the share of its sub-questions covered (``None``: none of that type, or an
-    undetermined one)."""
+    """Per type, the share of its sub-questions covered (``None``: none, or one undetermined)."""
     out: dict[str, float | None] = {}
     for t in TYPES:
         marks = [c for ty, c in zip(types, covered, strict=True) if ty == t]

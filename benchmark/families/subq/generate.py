@@ -1,9 +1,6 @@
-"""Decomposing queries into typed sub-questions with an LLM (``benchmark subq generate``).
-
-Replies are ``type: question`` lines, parsed strictly (a known type, a question of three
-words or more, at least one core sub-question) and retried with a repair turn.  The output is a JSONL file of
-``sub_questions`` rows plus a header line naming the model and prompt, which the task
-converters put into a task's card: every system is then judged on the same versioned set.
+"""Decomposing queries into typed sub-questions with an LLM (``benchmark subq generate``):
+``type: question`` lines, parsed strictly and repaired, written as ``sub_questions`` rows that
+name the model and prompt.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""Coverage judges: does a text (an answer, or the chunks retrieved for it) address a sub-question?
-
-* :class:`SimilarityCoverage` (the offline default) — the profile's sentence embedder: a
-  sub-question is covered when some sentence window of the text is at least ``threshold``
-  cosine-similar to it; the window is kept as evidence.  It measures topical address, not
-  whether the text answers correctly — say so when reporting it.
-* :class:`LLMCoverage` — the judge LLM lists which numbered sub-questions the text answers
-  (``prompts/subq-coverage-v1.yaml``), as the paper's GPT-4 judge does; strict parsing with
-  repair, and a reply that stays unusable marks every sub-question of that text undetermined.
-
-Both take every (text, sub-questions) item of a batch in one call.
+"""Coverage judges: does a text (an answer, or its retrieved chunks) address a sub-question?
+The profile's embedder (cosine of the closest sentence window: topical address, not
+correctness) or the judge LLM (``prompts/subq-coverage-v1.yaml``), batched.
 """
 
 from __future__ import annotations

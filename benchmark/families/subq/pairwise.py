@@ -1,9 +1,6 @@
-"""A pairwise LLM judge: which of two answers to a query is better (prompt ``pairwise-answer``).
-
-Each pair is asked twice, the two answers swapped, because LLM judges favour a position.
-The compared system scores the mean of the two verdicts (preferred 1, tie ½, not
-preferred 0): 1 when both orders prefer it, 0 when both prefer the baseline, ½ on a split
-— a judge that only follows position scores ½ everywhere.  A reply that stays unusable after the retries makes the query a failure.
+"""A pairwise LLM judge (prompt ``pairwise-answer``): each pair asked in both orders, since LLM
+judges favour a position; the system scores the mean of the two verdicts (1, ½, 0), so a judge
+that follows position scores ½.  An unusable reply fails the query.
 """
 
 from __future__ import annotations

@@ -157,8 +157,7 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Sub
 def evidence_texts(
     task: Task, judges: JudgeStack, inputs: ScoringInputs
 ) -> tuple[dict[str, str], str | None]:
-    """Texts of the chunks (or whole documents) RAG outputs name, from the corpus they came
-    from; or a note saying why there are none."""
+    """Texts of the chunks RAG outputs name, or a note saying why there are none."""
     from benchmark.retrieval import corpus_passages, document_texts, resolve_corpus
 
     ref = resolve_corpus(task, inputs.corpus, inputs.lucene_index)

@@ -31,14 +31,9 @@ LABELLED = ("subq_hybrid", "answer_core", "answer_background", "answer_follow_up
 
 
 def units(trace: SubqTrace, key: str) -> list[tuple[str, float, float]] | None:
-    """(sub-question id, 1 if the judge found it covered by the answer else 0, weight) for
-    one of :data:`LABELLED` on one answer, so that the score is the sum of label × weight
-    and a human label of the same sub-questions can correct it (``--human-labels``).
-
-    A type's coverage weighs each of its sub-questions 1 / (its sub-questions).  The hybrid
-    is Σ_t w_t · coverage_t / Σ w_t over the types the query has, so a sub-question of type
-    t weighs w_t / (n_t · Σ w_t); one whose type weighs 0 counts for nothing and is left out.
-    ``None`` where the score has no value for the query."""
+    """(sub-question id, 1 if covered by the answer, weight) for one of :data:`LABELLED`, so that
+    the score is Σ label × weight (``--human-labels``): 1 / n_t within a type; in the hybrid
+    w_t / (n_t · Σ w_t), a zero-weight type left out.  ``None`` where the score has no value."""
     if key not in LABELLED or trace_scores(trace).get(key) is None:
         return None
     subs = trace.sub_questions

@@ -18,8 +18,7 @@ COLOURS = {"core": "#c44e52", "background": "#4c72b0", "follow-up": "#8c8c8c"}
 
 
 def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
-    """Per system, coverage of each sub-question type in the answer (solid) and in the
-    retrieved chunks (hatched, where judged), with 95% intervals."""
+    """Per system, coverage of each sub-question type in the answer and the retrieved chunks."""
     series = [
         (f"{where}_{t.replace('-', '_')}", f"{t} ({where})", COLOURS[t], where == "retrieval")
         for t in TYPES
@@ -60,8 +59,7 @@ def trace_html(trace: dict[str, Any]) -> str:
 
 
 def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
-    """Per entry (the board's order), one panel per sub-question type: coverage in the answer
-    (filled) and, where judged, in the retrieved chunks (hollow), with 95% intervals."""
+    """Per entry, one panel per sub-question type: coverage in the answer and the chunks."""
     rows = [r for r in results if any(r.scores.get(f"answer_{t.replace('-', '_')}") for t in TYPES)]
     if not rows:
         return figures.plot_empty("no sub-question coverage results")
