@@ -98,7 +98,7 @@ def build_app(
         with gr.Tabs(elem_id="gc-tabs", overflow_behavior="wrap") as tabset:
             for fid, fam in REGISTRY.items():
                 with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}") as selectable[fid]:
-                    tabs.append(family_tab(lb, fid, fam, default_profile))
+                    tabs.append(family_tab(lb, fid, fam, default_profile, landing=not tabs))
             space_releases.canary_tab(canary)  # a canary's candidate release beside this one
             with gr.Tab("Summary", id="tab-summary", elem_id="gc-tab-summary") as selectable["summary"]:
                 summary_tab(lb)

@@ -15,7 +15,7 @@ from benchmark.board.leaderboard import Leaderboard
 from benchmark.families import MetricFamily
 from benchmark.models.profiles import DEFAULT_PROFILE
 from benchmark.space.download import write_csv
-from benchmark.space.figures import family_figures, family_plots, figure_caption
+from benchmark.space.figures import family_figures, family_plots, figure_caption, sketch
 from benchmark.space.ranks import PAIR_WIDTHS, pair_datatypes, pairwise_frame, power_html
 from benchmark.space.table import (
     ANY,
@@ -63,7 +63,11 @@ class FamilyTab:
     columns: Any
 
 
-def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: str | None) -> FamilyTab:
+def family_tab(
+    lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: str | None, landing: bool = False
+) -> FamilyTab:
+    """The tab; on the ``landing`` tab (the one a visitor opens on) its first figure is
+    sketched until Plotly draws it (:func:`~benchmark.space.figures.sketch`)."""
     table = lb.tables.get(fid, pd.DataFrame())
     profiles = sorted(set(table["judge_profile"])) if not table.empty else lb.profiles
     default_profile = default_profile_of(profiles) if not table.empty else default_profile
@@ -160,8 +164,10 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
     with gr.Row(equal_height=False):
         for n, (title, fig) in enumerate(figs.items(), start=1):
             # the title as text above the figure: Gradio's label badge covered the figure's own
-            with gr.Column(min_width=420):
+            with gr.Column(min_width=420, elem_classes=["gc-figcol"]):
                 gr.Markdown(f"**{html.escape(title)}**")
+                if landing and n == 1 and (svg := sketch(fig)) is not None:
+                    gr.HTML(svg, elem_classes=["gc-sketch"], padding=False)
                 plots.append(
                     gr.Plot(fig, show_label=False, elem_id=f"gc-fig-{fid}-{n}", elem_classes=["gc-figure"])
                 )

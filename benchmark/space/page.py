@@ -115,6 +115,11 @@ CSS = """
 .dark .gc-figure .gridlayer path, .dark .gc-figure .zerolinelayer path, .dark .gc-figure path.xlines-above,
 .dark .gc-figure path.ylines-above, .dark .gc-figure .angularaxis path, .dark .gc-figure .radialaxis path
   { stroke: #3d444d !important; }
+/* the landing figure's sketch until Plotly has drawn the figure, which then takes its place */
+.gc-figcol:has(.gc-figure .main-svg) .gc-sketch { display: none; }
+.gc-figcol:has(.gc-sketch) .gc-figure:not(:has(.main-svg)) { position: absolute; visibility: hidden; }
+.dark .gc-sketch .bg { fill: transparent; }
+.dark .gc-sketch text { fill: #e6edf3; }
 """
 
 

@@ -14,8 +14,11 @@ So here:
   (:func:`precompress`: ~13 s of one core, once per Gradio version, kept under groundcover's
   home; Gradio's own compression until then) — 0.96 MB instead of 1.28;
 * :func:`theme` is Gradio's default theme with the system's fonts instead of downloaded ones;
-* :func:`head` asks the browser for Plotly's bundle at once (``modulepreload``), in parallel
-  with the rest of the page, instead of after the first table is drawn.
+* :func:`head` has the browser fetch Plotly's bundle at once, in parallel with the rest of the
+  page, but compile it only when a figure imports it;
+* the landing tab's first figure is sketched as a light SVG until Plotly draws it
+  (:func:`benchmark.space.figures.sketch`): Plotly's bundle took 1-1.5 s of the main thread
+  after the table, several seconds on a loaded machine.
 
 Nothing here changes what the page shows; only how it is sent.
 """
@@ -52,12 +55,13 @@ def plotly_bundle() -> Path | None:
 
 
 def head() -> str:
-    """The page's ``<head>`` additions: Plotly's bundle and the module that loads it, asked
-    for as soon as the page is read (the URLs are the ones Gradio's front end imports)."""
-    return "".join(
-        f"<link rel='modulepreload' href='assets/{p.name}'>"
-        for p in (plotly_bundle(), *sorted(ASSETS.glob("Plot-*.js")))
-        if p is not None
+    """The page's ``<head>`` additions: Plotly's bundle fetched as soon as the page is read but
+    compiled only when a figure imports it (compiling its 4.6 MB at once took CPU from drawing
+    the table and the sketch), and the small module that loads it."""
+    bundle = plotly_bundle()
+    fetch = f"<link rel='preload' as='script' crossorigin href='assets/{bundle.name}'>" if bundle else ""
+    return fetch + "".join(
+        f"<link rel='modulepreload' href='assets/{p.name}'>" for p in ASSETS.glob("Plot-*.js")
     )
 
 
