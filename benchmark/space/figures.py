@@ -1,6 +1,5 @@
-"""The Space's figures: which results a tab's figures draw (the filtered board, in rank
-order), their caption (each entry's name and colour), and the family's interactive Plotly
-figures for that selection (:meth:`~benchmark.families.base.MetricFamily.plots`)."""
+"""The Space's figures: the family's Plotly figures of the filtered board in rank order, their
+caption, and a light sketch of the landing figure until Plotly draws it."""
 
 from __future__ import annotations
 
@@ -9,18 +8,16 @@ import math
 import re
 from typing import Any
 
-import pandas as pd
-
 from benchmark.board.leaderboard import Leaderboard
 from benchmark.core import figures
 from benchmark.core.errors import printable
 from benchmark.families import REGISTRY, views
-from benchmark.space.table import Filters, filter_rows
+from benchmark.space.table import Filters, rows_shown
 
 
 def select_results(lb: Leaderboard, family_id: str, flt: Filters) -> list[Any]:
     """The results shown by the filters, in the table's order (rank order, references last)."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+    df = rows_shown(lb, family_id, flt)
     order = {key: n for n, key in enumerate(zip(df.get("model", []), df.get("board_id", []), strict=False))}
     mine = [
         e for e in lb.entries if (e.model_label, e.board_id) in order and e.result.metric_family == family_id
@@ -29,9 +26,8 @@ def select_results(lb: Leaderboard, family_id: str, flt: Filters) -> list[Any]:
 
 
 def figure_caption(lb: Leaderboard, family_id: str, flt: Filters) -> str:
-    """Which entries the figures are drawn for, named as the figures name them (escaped), each
-    with its colour (one per entry, the same in every figure and tab): the figures' own record
-    of the selection they show."""
+    """The entries the figures are drawn for, named as the figures name them (escaped), in
+    their colours."""
     results = select_results(lb, family_id, flt)
     if not results:
         return "<p class='gc-figcaption'>Figures: no results match.</p>"
@@ -51,8 +47,7 @@ def _is_ref(lb: Leaderboard, result: Any) -> bool:
 
 
 def family_plots(lb: Leaderboard, family_id: str, option: str | None, flt: Filters) -> dict[str, Any]:
-    """The family's interactive figures for the selection, by title, each scatter of entries
-    zoomed to its models where they crowd a corner (:func:`zoom_to_models`)."""
+    """The family's Plotly figures for the selection, by title (:func:`zoom_to_models`)."""
     results = select_results(lb, family_id, flt)
     references = {r.model.label for r in results if _is_ref(lb, r)}
     return {
@@ -63,8 +58,7 @@ def family_plots(lb: Leaderboard, family_id: str, option: str | None, flt: Filte
 def family_figures(
     lb: Leaderboard, family_id: str, option: str | None, titles: list[str], flt: Filters
 ) -> list[Any]:
-    """The tab's interactive figures for the selection, one per title the tab was built with
-    (a selection with nothing to draw gets a figure that says so)."""
+    """One figure per title the tab was built with (one that says so where nothing is drawn)."""
     plots = family_plots(lb, family_id, option, flt)
     return [plots[t] if t in plots else figures.plot_empty("no results match the filters") for t in titles]
 
@@ -76,12 +70,10 @@ PAD = 0.12
 
 
 def zoom_to_models(fig: Any, references: set[str]) -> Any:
-    """A scatter of entries (one point each, numbers on both axes, one pair of axes) opens
-    zoomed to its models where they span less than :data:`CROWDED` of an axis: a dozen small
-    models at 0.1–0.3 with a ceiling check at 1.0, or citation recall near 0 on a 0–1 axis,
-    crowded one corner.  Error bars count as part of a point.  A reference entry left outside
-    is named at the edge with its values; double-clicking the figure shows every entry (Plotly's
-    own reset).  Other figures (forests, lines, radars, subplots) are returned as they are."""
+    """A scatter of entries (one point, with its error bars, each) opens zoomed to its models
+    where they span less than :data:`CROWDED` of an axis (a dozen small models at 0.1–0.3 and a
+    ceiling check at 1.0); a reference entry left outside is named at the edge, and a
+    double-click shows every entry.  Other figures are returned as they are."""
     points: dict[str, list[tuple[float, float, float, float]]] = {"model": [], "reference": []}
     for trace in fig.data:
         meta = trace.meta if isinstance(trace.meta, dict) else {}
@@ -149,10 +141,8 @@ SKETCH_WIDTH = 600
 
 
 def sketch(fig: Any) -> str | None:
-    """A light SVG of a figure of lines and points on one pair of linear axes (no intervals,
-    no notes) — its traces, colours, axes and legend — shown until Plotly has loaded and drawn
-    the figure itself (seconds on a loaded machine); ``None`` for any other figure.  Names are
-    escaped text, as Plotly shows them."""
+    """A light SVG of a figure of lines and points on one pair of linear axes (no intervals or
+    notes), shown until Plotly has loaded and drawn it; ``None`` for any other figure."""
     lay = fig.layout
     if not fig.data or any(t.type != "scatter" or t.xaxis not in (None, "x") for t in fig.data):
         return None
@@ -219,9 +209,8 @@ def _plain(text: Any) -> str:
 
 
 def _padded(values: list[float]) -> tuple[float, float]:
-    lo, hi = min(values), max(values)
-    pad = (hi - lo) * 0.05 or 0.5
-    return lo - pad, hi + pad
+    pad = (max(values) - min(values)) * 0.05 or 0.5
+    return min(values) - pad, max(values) + pad
 
 
 def _ticks(lo: float, hi: float, most: int = 6) -> list[float]:

@@ -95,8 +95,7 @@ QUERY_COLUMN_HELP = {
 
 
 def header_help() -> dict[str, dict[str, str]]:
-    """What every column of every table means, by the table's element id: each header's
-    tooltip (see :data:`HEADER_JS`).  The texts are the project's own, never a submission's."""
+    """Each header's tooltip (:data:`benchmark.space.page.HEADER_JS`), by the table's element id."""
     out: dict[str, dict[str, str]] = {}
     scores: dict[str, str] = {}
     for fid, fam in REGISTRY.items():
