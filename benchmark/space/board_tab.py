@@ -35,11 +35,9 @@ from benchmark.space.table import (
 from benchmark.space.text import PAIRWISE_HELP, column_help_html
 
 
-def _on_change(components: list[Any], fn: Any, inputs: list[Any], outputs: Any) -> Any:
-    """One listener for changes to any of ``components``; a burst runs ``fn`` once more at the end."""
-    return gr.on(
-        [c.change for c in components], fn, inputs=inputs, outputs=outputs, trigger_mode="always_last"
-    )
+def _on_change(fn: Any, inputs: list[Any], outputs: list[Any]) -> Any:
+    """One listener for changes to any of ``inputs``; a burst runs ``fn`` once more at the end."""
+    return gr.on([c.change for c in inputs], fn, inputs=inputs, outputs=outputs, trigger_mode="always_last")
 
 
 def default_profile_of(profiles: list[str]) -> str | None:
@@ -160,15 +158,9 @@ def family_tab(
             figure_caption(lb, fid, flt),
         ]
 
-    # the table and the figures each have their own listener on every filter: a quick second
-    # change runs each once more with the latest values (a chained update could be dropped,
+    # the table and the figures each listen to every filter (a chained update could be dropped,
     # leaving figures of an older selection beside the table)
-    _on_change(
-        [*filters, columns], _table, [*filters, columns], [shown, download, trust, count, power, pairs]
-    )
+    _on_change(_table, [*filters, columns], [shown, download, trust, count, power, pairs])
     if plots:
-        plot_inputs = [*filters, *([option] if option is not None else [])]
-        _on_change(
-            [*filters, *([option] if option is not None else [])], _plots, plot_inputs, [*plots, caption]
-        )
+        _on_change(_plots, [*filters, *([option] if option is not None else [])], [*plots, caption])
     return FamilyTab(fid, shown, filters, columns)

@@ -210,8 +210,7 @@ def query_choices(entry: Entry) -> list[tuple[str, str]]:
     return out
 
 
-#: a trace page holds about this many characters of trace JSON, passages mostly (collapsed
-#: under their claims): a 121k-character ICAT trace was one 12,000 px page
+#: characters of trace JSON a page holds (a 121k-character ICAT trace was one 12,000 px page)
 TRACE_PAGE_CHARS = 60_000
 
 
@@ -248,8 +247,7 @@ def detail_html(entry: Entry, query_id: str, page: int = 0) -> str:
         f"<p class='gc-page-note'>Page {page + 1} of {len(pages)}: {html.escape(key)} {start + 1}–{end} of "
         f"{len(trace[key])} (choose another page above).</p>"
     )
-    # "page": which list is cut and where this page starts, so that a family numbers the
-    # page's items on from the last page (claim 31, not 1 again)
+    # "page": where this page starts, so that a family numbers its items on (claim 31, not 1)
     return note + views.trace_html(
         fam, {**trace, key: trace[key][start:end], "page": {"list": key, "start": start}}
     )

@@ -22,13 +22,12 @@ from benchmark.space.table import (
     whole,
 )
 
-#: the pairs table's columns: the numbers that explain a rank come right after the names, so
-#: that at 1366 px they are in view; the shared queries and the board follow
+#: the numbers that explain a rank right after the names, in view at 1366 px
 PAIR_COLUMNS = [
     "A", "B", "mean A − B", "detectable", "< detectable", "p", "Holm p", "significant",
     "rank A", "rank B", "shared queries", "board",
 ]  # fmt: skip
-#: their widths: a name is cut with an ellipsis (whole in its tooltip), never widens its column
+#: a name is cut with an ellipsis (whole in its tooltip), never widens its column
 PAIR_WIDTHS = {"A": 250, "B": 250, "board": 320}
 
 

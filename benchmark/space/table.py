@@ -264,8 +264,7 @@ def model_cell(name: Any, link: str | None, kind: str | None = None, label: Any 
     return name_html(name, label, link=link) + (f" [{html.escape(kind)}]" if kind and kind != "model" else "")
 
 
-#: a reference row's look: italic on a faint tint (readable in light and dark mode), the
-#: first one of a board under a rule that parts it from the models
+#: a reference row: italic on a faint tint (light and dark mode), the first under a rule
 REFERENCE_STYLE = "font-style: italic; background-color: rgba(127, 127, 127, 0.16)"
 REFERENCE_RULE = "; border-top: 3px double currentColor"
 
@@ -333,9 +332,8 @@ def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
     return gr.Dataframe(**table_props(view, family))
 
 
-#: pixels a column takes at most: long text (a setting, a model name) wraps at its spaces
-#: inside it, so that at 1366 px the headline, its interval, failed and copies are in view
-#: and the setting is read whole, never cut at the screen's edge
+#: pixels a column takes at most (long text wraps inside it): at 1366 px the headline, its
+#: interval and counts are in view, and the setting is read whole
 WIDTHS = {
     "rank": 64,
     "model": 330,
@@ -397,9 +395,7 @@ def trust_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
     return "".join(parts)
 
 
-#: columns of counts and ranks: whole numbers, never "3.000"
 COUNT_LIKE = INTEGER_COLUMNS | {"rank A", "rank B", "shared queries"}
-#: p-values: three decimals, and "< 0.001" below that (never a bare 0.000)
 P_COLUMNS = {"p", "Holm p"}
 
 
