@@ -35,16 +35,18 @@ def boards(lb: Leaderboard) -> list[tuple[str, str]]:
 
 def board_entries(lb: Leaderboard, board_id: str) -> list[tuple[str, str]]:
     """(name, key) of the board's entries in its order (ranked models, then references)."""
-    rows = pd.concat(
-        [t[t["board_id"] == board_id] for t in lb.tables.values() if not t.empty] or [pd.DataFrame()]
-    )
-    return [
-        (
-            printable(str(r["model"])) + (f" [{r['kind']}]" if r["reference"] else ""),
-            f"{board_id}:{r['model']}",
-        )
-        for _, r in rows.iterrows()
-    ]
+    for table in lb.tables.values():
+        if table.empty or board_id not in set(table["board_id"]):
+            continue
+        rows = table[table["board_id"] == board_id]
+        return [
+            (
+                printable(str(r["model"])) + (f" [{r['kind']}]" if r["reference"] else ""),
+                f"{board_id}:{r['model']}",
+            )
+            for _, r in rows.iterrows()
+        ]
+    return []
 
 
 def compare_frame(a: Entry, b: Entry) -> pd.DataFrame:
