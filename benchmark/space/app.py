@@ -1,23 +1,12 @@
 """groundcover leaderboard: a Gradio Blocks app over scored result files — the wiring.
 
-Run locally with ``benchmark space serve`` (from a checkout or an installed wheel), or as
-the Hugging Face Space (``hf_space/app.py`` is its entry).  It reads result JSON, traces and
-model cards from the results dataset pinned in the Space's ``results.yaml``
-(:mod:`benchmark.board.results_dataset`), or, when that cannot be read or
-``$GROUNDCOVER_RESULTS`` is set, from a local folder (default: the checkout's
-``leaderboard/results/`` and ``submissions/``); the page says which.
-
-One tab per registered metric family (:data:`benchmark.families.REGISTRY`,
-:mod:`benchmark.space.board_tab`), then Model details (:mod:`benchmark.space.details`), FAQ,
-About, How to submit and Citation (:mod:`benchmark.space.text`), as on the Hub's
-leaderboards.  This module only loads the boards, puts the tabs together, wires what
-crosses tabs (a row click opening its details, the share link) and launches; the tables
-are :mod:`benchmark.space.table`, the figures :mod:`benchmark.space.figures`, the page's
-styles and scripts :mod:`benchmark.space.page`.  No code here names a family.
-
-Every string shown comes from submissions and is untrusted: tables are plain-text
-``Dataframe`` cells, and the drill-down HTML is built only from ``html.escape``-d text.
-"""
+Run with ``benchmark space serve``, or as the Hugging Face Space (``hf_space/app.py``).  It
+reads the results dataset release pinned in the Space's ``results.yaml``, or a local folder
+(``$GROUNDCOVER_RESULTS``, or the checkout's when the pin cannot be read).  One tab per
+registered metric family, then Summary, Compare two, Model details and the text tabs; this
+module loads the boards, puts the tabs together and wires what crosses tabs (a row click
+opening its details, the share link).  No code here names a family.  Every string shown
+comes from submissions and is untrusted: it is escaped wherever it becomes HTML."""
 
 from __future__ import annotations
 
@@ -73,12 +62,6 @@ TEXT_TABS = (
 )
 
 
-def source_lines(lb: Leaderboard, source: str | None) -> list[str]:
-    """Small print under the introduction: where the results shown come from.  Plain text
-    (escaped where shown); a line added here (a release, a canary) shows on every tab."""
-    return [f"Results shown: {source}"] if source else []
-
-
 def build_app(
     lb: Leaderboard | None = None, source: str | None = None, canary: Comparison | None = None
 ) -> gr.Blocks:
@@ -92,13 +75,13 @@ def build_app(
     selectable: dict[str, Any] = {}  # share-link key -> its tab
     with gr.Blocks(title="groundcover leaderboard", delete_cache=(3600, 3600)) as demo:
         gr.Markdown(INTRO)
-        for line in source_lines(lb, source):  # paths and dataset ids: escaped, as everything shown
-            gr.Markdown(f"<small>{html.escape(line)}</small>", elem_id="gc-source")
+        if source:  # where the results shown come from (a path or a dataset id): escaped
+            gr.Markdown(f"<small>{html.escape(f'Results shown: {source}')}</small>", elem_id="gc-source")
         # every tab in sight, however many families
         with gr.Tabs(elem_id="gc-tabs", overflow_behavior="wrap") as tabset:
             for fid, fam in REGISTRY.items():
                 with gr.Tab(fam.title, id=f"tab-{fid}", elem_id=f"gc-tab-{fid}") as selectable[fid]:
-                    tabs.append(family_tab(lb, fid, fam, default_profile))
+                    tabs.append(family_tab(lb, fid, fam, default_profile, landing=not tabs))
             space_releases.canary_tab(canary)  # a canary's candidate release beside this one
             with gr.Tab("Summary", id="tab-summary", elem_id="gc-tab-summary") as selectable["summary"]:
                 summary_tab(lb)
@@ -132,10 +115,8 @@ def wire_share_link(
     tabs: list[FamilyTab],
     details: DetailsTab,
 ) -> None:
-    """The address bar follows what is shown (:data:`benchmark.space.page.SHARE`: the open tab,
-    its filters, the details), and a link opens on what it holds: its tab, that tab's filters,
-    the result, query and trace page.  Values a link holds that the page does not offer are
-    ignored."""
+    """The address bar follows what is shown (:data:`benchmark.space.page.SHARE`), and a link
+    opens on what it holds; values the page does not offer are ignored."""
     for key, tab in selectable.items():
         tab.select(None, None, None, js=tab_js(key))
     for ft in tabs:
@@ -174,8 +155,7 @@ def _choices(component: Any) -> set[str]:
 
 
 def launch(demo: gr.Blocks, port: int | None = None) -> None:
-    """Serve ``demo`` with the page's styles, script and theme (Gradio takes them at launch),
-    compressed and with Plotly asked for early (:mod:`benchmark.space.serving`)."""
+    """Serve ``demo`` with the page's styles, script and theme, compressed (:mod:`.serving`)."""
     serving.precompress_in_background()
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

@@ -15,19 +15,18 @@ from benchmark.board.leaderboard import Leaderboard
 from benchmark.families import MetricFamily
 from benchmark.models.profiles import DEFAULT_PROFILE
 from benchmark.space.download import write_csv
-from benchmark.space.figures import family_figures, family_plots, figure_caption
-from benchmark.space.ranks import PAIR_WIDTHS, pair_datatypes, pairwise_frame, power_html
+from benchmark.space.figures import family_figures, family_plots, figure_caption, sketch
+from benchmark.space.ranks import pair_props, pairwise_frame, power_html
 from benchmark.space.table import (
     ANY,
     SIZES,
     Filters,
     all_columns,
-    column_widths,
+    board_table,
     counts_text,
-    datatypes,
     default_columns,
     shown_table,
-    styled,
+    table_props,
     table_view,
     three_decimals,
     trust_html,
@@ -36,18 +35,14 @@ from benchmark.space.table import (
 from benchmark.space.text import PAIRWISE_HELP, column_help_html
 
 
-def _on_change(components: list[Any], fn: Any, inputs: list[Any], outputs: Any) -> Any:
-    """One listener for changes to any of ``components``; a burst of changes runs ``fn``
-    once more at the end rather than once per change."""
-    return gr.on(
-        [c.change for c in components], fn, inputs=inputs, outputs=outputs, trigger_mode="always_last"
-    )
+def _on_change(fn: Any, inputs: list[Any], outputs: list[Any]) -> Any:
+    """One listener for changes to any of ``inputs``; a burst runs ``fn`` once more at the end."""
+    return gr.on([c.change for c in inputs], fn, inputs=inputs, outputs=outputs, trigger_mode="always_last")
 
 
 def default_profile_of(profiles: list[str]) -> str | None:
-    """The profile a tab opens on: the newest version of the offline default among the
-    tab's own results (a family re-scored under a new version opens on it, one not yet
-    re-scored on the version it has), else the first."""
+    """The profile a tab opens on: the newest version of the offline default among the tab's
+    own results (a family not yet re-scored opens on the version it has), else the first."""
     mine = [p for p in profiles if p.split("@")[0] == DEFAULT_PROFILE]
     version = lambda p: int(v) if (v := p.partition("@")[2]).isdigit() else -1  # noqa: E731
     return max(mine, key=version) if mine else (profiles[0] if profiles else None)
@@ -63,7 +58,10 @@ class FamilyTab:
     columns: Any
 
 
-def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: str | None) -> FamilyTab:
+def family_tab(
+    lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: str | None, landing: bool = False
+) -> FamilyTab:
+    """The tab; on the ``landing`` tab its first figure is sketched until Plotly draws it."""
     table = lb.tables.get(fid, pd.DataFrame())
     profiles = sorted(set(table["judge_profile"])) if not table.empty else lb.profiles
     default_profile = default_profile_of(profiles) if not table.empty else default_profile
@@ -82,16 +80,7 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
     count = gr.Markdown(counts_text(lb, fid, start_filters), elem_id=f"gc-count-{fid}")
     # beside the ranks: what the board's test can tell apart
     power = gr.HTML(power_html(lb, fid, start_filters), elem_id=f"gc-power-{fid}")
-    shown = gr.Dataframe(
-        value=styled(first, fam),
-        datatype=datatypes(first, fam),
-        column_widths=column_widths(first),
-        interactive=False,
-        wrap=True,
-        pinned_columns=2,
-        elem_id=f"gc-table-{fid}",
-        elem_classes=["gc-board"],
-    )
+    shown = board_table(f"gc-table-{fid}", pinned_columns=2, **table_props(first, fam))
     gr.HTML(column_help_html(fam), elem_id=f"gc-help-{fid}")
     with gr.Row():
         download = gr.DownloadButton(
@@ -102,41 +91,21 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
         )
     with gr.Accordion("Why these ranks: pairwise tests", open=False, elem_id=f"gc-pairs-acc-{fid}"):
         gr.Markdown(PAIRWISE_HELP)
-        pairs_first = pairwise_frame(lb, fid, start_filters)
-        pairs = gr.Dataframe(
-            value=three_decimals(pairs_first),
-            datatype=pair_datatypes(),
-            column_widths=column_widths(pairs_first, PAIR_WIDTHS),
-            interactive=False,
-            wrap=True,
-            elem_id=f"gc-pairs-{fid}",
-            elem_classes=["gc-board"],
-        )
+        pairs = board_table(f"gc-pairs-{fid}", **pair_props(pairwise_frame(lb, fid, start_filters)))
     with gr.Accordion("Search and filters", open=True, elem_id=f"gc-filters-{fid}"), gr.Row():
         search = gr.Textbox(label="Search model", placeholder="e.g. llama", elem_id=f"gc-search-{fid}")
         # model-only filters are hidden where the entries are not models (decomposition methods)
-        weights = gr.Dropdown(
-            [ANY, "open", "closed"],
-            value=ANY,
-            label="Weights",
-            elem_id=f"gc-weights-{fid}",
-            visible=fam.ranks_models and useful["weights"],
+        weights, size, profile, task = (
+            gr.Dropdown(
+                choices, value=value, label=label, elem_id=f"gc-{key}-{fid}", visible=useful[key] and offered
+            )
+            for key, label, choices, value, offered in (
+                ("weights", "Weights", [ANY, "open", "closed"], ANY, fam.ranks_models),
+                ("size", "Size", list(SIZES), ANY, fam.ranks_models),
+                ("profile", "Judge profile", profiles or [ANY], default_profile or ANY, True),
+                ("task", "Task", tasks, ANY, True),
+            )
         )
-        size = gr.Dropdown(
-            list(SIZES),
-            value=ANY,
-            label="Size",
-            elem_id=f"gc-size-{fid}",
-            visible=fam.ranks_models and useful["size"],
-        )
-        profile = gr.Dropdown(
-            profiles or [ANY],
-            value=default_profile or ANY,
-            label="Judge profile",
-            elem_id=f"gc-profile-{fid}",
-            visible=useful["profile"],
-        )
-        task = gr.Dropdown(tasks, value=ANY, label="Task", elem_id=f"gc-task-{fid}", visible=useful["task"])
     with gr.Accordion("Columns", open=False, elem_id=f"gc-columns-acc-{fid}"):
         columns = gr.CheckboxGroup(cols, value=defaults, label="Columns", elem_id=f"gc-columns-{fid}")
     filters = [search, weights, size, profile, task]
@@ -160,8 +129,10 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
     with gr.Row(equal_height=False):
         for n, (title, fig) in enumerate(figs.items(), start=1):
             # the title as text above the figure: Gradio's label badge covered the figure's own
-            with gr.Column(min_width=420):
+            with gr.Column(min_width=420, elem_classes=["gc-figcol"]):
                 gr.Markdown(f"**{html.escape(title)}**")
+                if landing and n == 1 and (svg := sketch(fig)) is not None:
+                    gr.HTML(svg, elem_classes=["gc-sketch"], padding=False)
                 plots.append(
                     gr.Plot(fig, show_label=False, elem_id=f"gc-fig-{fid}-{n}", elem_classes=["gc-figure"])
                 )
@@ -187,15 +158,9 @@ def family_tab(lb: Leaderboard, fid: str, fam: MetricFamily, default_profile: st
             figure_caption(lb, fid, flt),
         ]
 
-    # the table and the figures each have their own listener on every filter: a quick second
-    # change runs each once more with the latest values (a chained update could be dropped,
+    # the table and the figures each listen to every filter (a chained update could be dropped,
     # leaving figures of an older selection beside the table)
-    _on_change(
-        [*filters, columns], _table, [*filters, columns], [shown, download, trust, count, power, pairs]
-    )
+    _on_change(_table, [*filters, columns], [shown, download, trust, count, power, pairs])
     if plots:
-        plot_inputs = [*filters, *([option] if option is not None else [])]
-        _on_change(
-            [*filters, *([option] if option is not None else [])], _plots, plot_inputs, [*plots, caption]
-        )
+        _on_change(_plots, [*filters, *([option] if option is not None else [])], [*plots, caption])
     return FamilyTab(fid, shown, filters, columns)

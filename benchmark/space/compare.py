@@ -1,8 +1,5 @@
-"""Two entries of one board side by side, on the same queries: each query's ranked score for
-both, their difference, sorted from A's largest lead to B's, and a click on a query shows
-both traces next to each other.  Above the table, the pair's paired test and what it can
-detect (:func:`benchmark.board.pairs.board_pairs`), so the per-query view and the rank agree.
-"""
+"""Two entries of one board on the same queries: each query's ranked score for both and the
+difference, their paired test above (so the per-query view and the rank agree), both traces."""
 
 from __future__ import annotations
 
@@ -17,7 +14,7 @@ from benchmark.core.errors import printable
 from benchmark.core.power import fmt_detectable
 from benchmark.families import REGISTRY
 from benchmark.space.details import detail_html, entry_key, traces_of
-from benchmark.space.table import DECIMALS, three_decimals
+from benchmark.space.table import board_table, number, three_decimals
 
 COLUMNS = ["query", "text", "A", "B", "A − B"]
 
@@ -27,10 +24,9 @@ def boards(lb: Leaderboard) -> list[tuple[str, str]]:
     out = []
     for fid, fam in REGISTRY.items():
         table = lb.tables.get(fid, pd.DataFrame())
-        for board_id in dict.fromkeys(table["board_id"]) if not table.empty else []:
-            rows = table[table["board_id"] == board_id]
+        for board_id, rows in table.groupby("board_id", sort=False) if not table.empty else []:
+            r = rows.iloc[0]
             if len(rows) >= 2:
-                r = rows.iloc[0]
                 out.append(
                     (f"{fam.title} · {r['task']} · {r['judge_profile']} · {len(rows)} entries", board_id)
                 )
@@ -54,8 +50,8 @@ def board_entries(lb: Leaderboard, board_id: str) -> list[tuple[str, str]]:
 
 
 def compare_frame(a: Entry, b: Entry) -> pd.DataFrame:
-    """Each query both have: its id, the start of its text, A's and B's ranked score and A − B,
-    largest lead of A first (a query only one has a score for comes last, its difference blank)."""
+    """Each query either has: A's and B's ranked score and A − B, A's largest lead first (a
+    query only one has a score for last, its difference blank)."""
     key = a.result.primary
     sa = {q.query_id: q.scores.get(key) for q in a.result.per_query}
     sb = {q.query_id: q.scores.get(key) for q in b.result.per_query}
@@ -63,17 +59,9 @@ def compare_frame(a: Entry, b: Entry) -> pd.DataFrame:
     rows = []
     for qid in sorted(set(sa) | set(sb)):
         va, vb = sa.get(qid), sb.get(qid)
-        diff = None if va is None or vb is None else round(float(va) - float(vb), DECIMALS)
+        diff = None if va is None or vb is None else number(float(va) - float(vb))
         text = " ".join(str(traces.get(qid, {}).get("query", "")).split())[:90]
-        rows.append(
-            {
-                "query": qid,
-                "text": text,
-                "A": None if va is None else round(float(va), DECIMALS),
-                "B": None if vb is None else round(float(vb), DECIMALS),
-                "A − B": diff,
-            }
-        )
+        rows.append({"query": qid, "text": text, "A": number(va), "B": number(vb), "A − B": diff})
     frame = pd.DataFrame(rows, columns=COLUMNS)
     order = frame["A − B"].astype(float).sort_values(ascending=False, na_position="last").index
     return frame.loc[order].reset_index(drop=True).astype(object).where(lambda d: d.notna(), None)
@@ -118,13 +106,12 @@ def compare_tab(lb: Leaderboard) -> None:
         )
     a0, b0 = (by_key.get(entries[0][1]), by_key.get(entries[1][1])) if len(entries) > 1 else (None, None)
     line = gr.Markdown(pair_line(lb, a0, b0) if a0 and b0 else "", elem_id="gc-compare-test")
-    table = gr.Dataframe(
+    table = board_table(
+        "gc-compare",
+        wrap=False,
         value=three_decimals(compare_frame(a0, b0)) if a0 and b0 else pd.DataFrame(columns=COLUMNS),
-        interactive=False,
         datatype=["str", "str", "number", "number", "number"],
         column_widths=["90px", "420px", "90px", "90px", "90px"],
-        elem_id="gc-compare",
-        elem_classes=["gc-board"],
     )
     with gr.Row(equal_height=False):
         trace_a = gr.HTML(elem_id="gc-compare-trace-a", elem_classes=["gc-trace"])

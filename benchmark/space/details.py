@@ -1,10 +1,5 @@
-"""Model details: one result's model card, its scores, each query's scores, and the trace
-of a query (what the judges saw), paged when it is long.
-
-Traces are read from the result's ``.traces.jsonl`` beside it and rendered by the result's
-family (:meth:`~benchmark.families.base.MetricFamily.trace_html`), which escapes every
-string; the card's fields are escaped here.
-"""
+"""Model details: one result's model card, its scores, each query's scores, and a query's
+trace (rendered, escaped, by the result's family), paged when it is long."""
 
 from __future__ import annotations
 
@@ -21,30 +16,38 @@ from benchmark.board.render import fmt_ci
 from benchmark.core.errors import printable
 from benchmark.core.results import traces_path
 from benchmark.families import REGISTRY, views
-from benchmark.space.table import DECIMALS, Filters, filter_rows, name_html, table_view
+from benchmark.space.table import (
+    DECIMALS,
+    Filters,
+    name_html,
+    number,
+    rows_shown,
+    table_view,
+    whole,
+    whole_text,
+)
 
 
 def entry_order(lb: Leaderboard) -> list[int]:
     """Entries as the boards show them: family, board, models by rank, then references."""
-    families = list(REGISTRY)
-    position: dict[tuple[str, str], int] = {}
-    for table in lb.tables.values():
-        for n, (_, r) in enumerate(table.iterrows()):
-            position[(r["board_id"], r["model"])] = n
+    families = {fid: n for n, fid in enumerate(REGISTRY)}
+    position = {
+        key: n
+        for t in lb.tables.values()
+        if not t.empty
+        for n, key in enumerate(zip(t["board_id"], t["model"], strict=True))
+    }
     return sorted(
         range(len(lb.entries)),
         key=lambda i: (
-            families.index(lb.entries[i].result.metric_family)
-            if lb.entries[i].result.metric_family in families
-            else len(families),
+            families.get(lb.entries[i].result.metric_family, len(families)),
             position.get((lb.entries[i].board_id, lb.entries[i].model_label), 10**6),
         ),
     )
 
 
 def entry_key(entry: Entry) -> str:
-    """An entry's key in a share link and the result list: its board and its label, which
-    stay the same however many results are added (a list position would not)."""
+    """An entry's key in a share link: its board and label (stable, unlike a list position)."""
     return f"{entry.board_id}:{entry.model_label}"
 
 
@@ -53,8 +56,7 @@ def entries_by_key(lb: Leaderboard) -> dict[str, Entry]:
 
 
 def run_choices(lb: Leaderboard) -> list[tuple[str, str]]:
-    """One choice per result, in board order: family, name, task, judge profile (the name's
-    invisible controls shown as escapes, as everywhere: the list is text)."""
+    """One choice per result, in board order: family, name (as text), task, judge profile."""
     out = []
     for i in entry_order(lb):
         e = lb.entries[i]
@@ -67,14 +69,13 @@ def run_choices(lb: Leaderboard) -> list[tuple[str, str]]:
 
 
 def entry_of_row(lb: Leaderboard, family_id: str, row: list[Any] | None, *state: Any) -> str | None:
-    """The key of a clicked table row's entry: the row of the current view whose cells equal
-    the clicked row's (the view is recomputed from the same filters and columns)."""
+    """The key of a clicked row's entry: the row of the recomputed view whose cells match."""
     if not row:
         return None
     *values, columns = state
     flt = Filters.of(*values)
     view = table_view(lb, family_id, flt, columns)
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+    df = rows_shown(lb, family_id, flt)
     if df.empty or len(view) != len(df):
         return None
 
@@ -94,9 +95,8 @@ def entry_of_row(lb: Leaderboard, family_id: str, row: list[Any] | None, *state:
 
 
 def scores_frame(lb: Leaderboard, entry: Entry) -> pd.DataFrame:
-    """The entry's scores one per row (score, value, its 95% interval, n, failed): a board
-    row turned on its side, so that 32 argument-quality scores read down the page instead of
-    running 13,000 px to the right.  Its rank (or "ref") and setting come first."""
+    """The entry's board row on its side, one score per row (32 argument-quality scores read
+    down the page instead of 13,000 px to the right), its rank and setting first."""
     fam = REGISTRY.get(entry.result.metric_family)
     table = lb.tables.get(entry.result.metric_family, pd.DataFrame())
     if fam is None or table.empty:
@@ -105,27 +105,20 @@ def scores_frame(lb: Leaderboard, entry: Entry) -> pd.DataFrame:
     if row.empty:
         return pd.DataFrame()
     r = row.iloc[0]
-    rank = str(r["kind"]) if entry.is_reference else ("" if pd.isna(r["rank"]) else str(int(r["rank"])))
+    rank = "ref" if entry.is_reference else whole_text(r["rank"])
     rows: list[dict[str, Any]] = [
-        {
-            "score": "rank",
-            "value": "ref" if entry.is_reference else rank,
-            "95% CI": "",
-            "n": None,
-            "failed": None,
-        },
+        {"score": "rank", "value": rank, "95% CI": "", "n": None, "failed": None},
         {"score": "setting", "value": str(r["setting"]), "95% CI": "", "n": None, "failed": None},
     ]
     for key in [c.key for c in fam.columns if c.key in r.index]:
         value = r.get(key)
-        n, failed = r.get(f"{key}_n"), r.get(f"{key}_failed")
         rows.append(
             {
                 "score": fam.label(key),
-                "value": "" if value is None or pd.isna(value) else f"{float(value):.{DECIMALS}f}",
+                "value": "" if pd.isna(value) else f"{float(value):.{DECIMALS}f}",
                 "95% CI": fmt_ci(r, key),
-                "n": None if n is None or pd.isna(n) else int(n),
-                "failed": None if failed is None or pd.isna(failed) else int(failed),
+                "n": whole(r.get(f"{key}_n")),
+                "failed": whole(r.get(f"{key}_failed")),
             }
         )
     return pd.DataFrame(rows).astype(object).where(lambda d: d.notna(), None)
@@ -199,10 +192,7 @@ def per_query_frame(entry: Entry) -> pd.DataFrame:
             {
                 "query": q.query_id,
                 "text": str(tr.get("query", ""))[:120],
-                **{
-                    (fam.label(k) if fam else k): None if v is None else round(float(v), DECIMALS)
-                    for k, v in q.scores.items()
-                },
+                **{(fam.label(k) if fam else k): number(v) for k, v in q.scores.items()},
                 "failed": "yes" if q.failed else "",
                 "failures": "; ".join(q.failures),
             }
@@ -220,14 +210,12 @@ def query_choices(entry: Entry) -> list[tuple[str, str]]:
     return out
 
 
-#: a trace page holds about this many characters of trace JSON, passages mostly (collapsed
-#: under their claims): a 121k-character ICAT trace was one 12,000 px page
+#: characters of trace JSON a page holds (a 121k-character ICAT trace was one 12,000 px page)
 TRACE_PAGE_CHARS = 60_000
 
 
 def trace_pages(trace: dict[str, Any]) -> tuple[str | None, list[tuple[int, int]]]:
-    """How a long trace is paged: its largest list (claims, units, …) cut into runs of items
-    of about :data:`TRACE_PAGE_CHARS`; one page when it is short."""
+    """A long trace's largest list cut into pages of about :data:`TRACE_PAGE_CHARS`."""
     lists = {k: v for k, v in trace.items() if isinstance(v, list) and v}
     if not lists or len(json.dumps(trace, ensure_ascii=False)) <= TRACE_PAGE_CHARS:
         return None, [(0, 0)]
@@ -259,8 +247,7 @@ def detail_html(entry: Entry, query_id: str, page: int = 0) -> str:
         f"<p class='gc-page-note'>Page {page + 1} of {len(pages)}: {html.escape(key)} {start + 1}–{end} of "
         f"{len(trace[key])} (choose another page above).</p>"
     )
-    # "page": which list is cut and where this page starts, so that a family numbers the
-    # page's items on from the last page (claim 31, not 1 again)
+    # "page": where this page starts, so that a family numbers its items on (claim 31, not 1)
     return note + views.trace_html(
         fam, {**trace, key: trace[key][start:end], "page": {"list": key, "start": start}}
     )

@@ -1,12 +1,7 @@
 """The Model details tab: choose a result (or click a row of a board), then read its model
-card, its scores, each query's scores, and a query's trace page by page.
-
-What it shows is a share link's too (``?tab=model&result=…&query=…&trace=…``, the trace page
-counted from 1): a link opens
-the result, then the query, then the page, each as soon as the one before it is shown
-(:class:`Wanted` carries the link's wishes down that chain; a choice the visitor makes
-replaces them).
-"""
+card, its scores, each query's scores, and a query's trace page by page.  A share link
+(``?tab=model&result=…&query=…&trace=…``) opens the result, then the query, then the page,
+each once the one before it is shown (:class:`Wanted` carries the link down that chain)."""
 
 from __future__ import annotations
 
@@ -28,7 +23,7 @@ from benchmark.space.details import (
     scores_frame,
 )
 from benchmark.space.page import DETAILS_URL_JS
-from benchmark.space.table import three_decimals
+from benchmark.space.table import board_table, three_decimals
 from benchmark.space.text import PICK_A_RESULT
 
 #: the per-query table's text columns (the rest are scores: numbers)
@@ -52,8 +47,7 @@ class Wanted:
 
 @dataclass
 class DetailsTab:
-    """The components the app wires beyond the tab: the result list (a row click sets it) and
-    what a share link fills."""
+    """What the app wires beyond the tab: the result list and what a share link fills."""
 
     run: Any
     wanted: Any
@@ -73,15 +67,9 @@ def details_tab(lb: Leaderboard) -> DetailsTab:
     # nothing below shows until a result is chosen (empty tables read "1 2 3")
     with gr.Column(visible=False, elem_id="gc-details") as details:
         card = gr.HTML(elem_id="gc-card")
-        summary = gr.Dataframe(
-            interactive=False, wrap=True, label="Scores", elem_id="gc-summary", elem_classes=["gc-board"]
-        )
-        queries = gr.Dataframe(
-            interactive=False,
-            wrap=True,
-            label="Per query (sort by any column from its menu; click a row for its trace)",
-            elem_id="gc-queries",
-            elem_classes=["gc-board"],
+        summary = board_table("gc-summary", label="Scores")
+        queries = board_table(
+            "gc-queries", label="Per query (sort by any column from its menu; click a row for its trace)"
         )
         with gr.Row():
             query = gr.Dropdown([], value=None, label="Query", elem_id="gc-query", scale=3)
@@ -91,18 +79,10 @@ def details_tab(lb: Leaderboard) -> DetailsTab:
         detail = gr.HTML(elem_id="gc-detail", elem_classes=["gc-trace"])
 
     def _open(key: str | None, want: Wanted) -> tuple[Any, ...]:
-        entry = by_key.get(str(key)) if key is not None else None
+        entry = by_key.get(str(key))
         if entry is None:
-            empty = pd.DataFrame()
-            return (
-                gr.update(visible=True),
-                gr.update(visible=False),
-                "",
-                empty,
-                empty,
-                gr.update(choices=[], value=None),
-                "",
-            )
+            empty, no_query = pd.DataFrame(), gr.update(choices=[], value=None)
+            return gr.update(visible=True), gr.update(visible=False), "", empty, empty, no_query, ""
         per_query = per_query_frame(entry)
         choices = query_choices(entry)
         asked = want.query_for(str(key))
@@ -123,7 +103,7 @@ def details_tab(lb: Leaderboard) -> DetailsTab:
         )
 
     def _detail(key: str | None, qid: str | None, want: Wanted) -> tuple[str, Any]:
-        entry = by_key.get(str(key)) if key is not None else None
+        entry = by_key.get(str(key))
         if entry is None or qid is None:
             return "", gr.update(choices=[], value=None, visible=False)
         pages = page_choices(entry, str(qid))
@@ -134,7 +114,7 @@ def details_tab(lb: Leaderboard) -> DetailsTab:
         )
 
     def _page(key: str | None, qid: str | None, page: str | None) -> Any:
-        entry = by_key.get(str(key)) if key is not None else None
+        entry = by_key.get(str(key))
         if entry is None or qid is None or page is None or not str(page).isdigit():
             return gr.update()
         return detail_html(entry, str(qid), int(page))

@@ -1,12 +1,10 @@
-"""The CSV a visitor downloads: the table as shown (its rows and chosen columns), numbers as
-numbers, each interval as its two bounds, each row's kind and the board it is on (task, judge
-profile, board id), whatever columns are shown.  An empty view downloads the header alone:
-never a made-up row.  Written through :func:`benchmark.core.exports.write_csv` (cells that a
-spreadsheet would run as formulas are neutralised)."""
+"""The CSV a visitor downloads: the table as shown, numbers as numbers, each interval as its
+bounds, each row's kind and board; written by :func:`benchmark.core.exports.write_csv`."""
 
 from __future__ import annotations
 
 import atexit
+import functools
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,29 +12,24 @@ from pathlib import Path
 import pandas as pd
 
 from benchmark.core import exports
+from benchmark.space.table import whole
 
-_DOWNLOADS: list[Path] = []
 
-
+@functools.cache
 def _downloads() -> Path:
-    """One folder for the process's downloads, removed when it exits (a table update writes
-    over its tab's file rather than leaving a folder behind)."""
-    if not _DOWNLOADS:
-        _DOWNLOADS.append(Path(tempfile.mkdtemp(prefix="groundcover-csv-")))
-        atexit.register(shutil.rmtree, _DOWNLOADS[0], True)
-    return _DOWNLOADS[0]
+    """One folder for the process's downloads (one file per tab), removed when it exits."""
+    folder = Path(tempfile.mkdtemp(prefix="groundcover-csv-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def download_frame(view: pd.DataFrame) -> pd.DataFrame:
-    """The shown table for a download: numbers as numbers, each interval as its bounds, and
-    a ``kind`` column (model, or a reference entry's kind)."""
+    """The shown table for a download: counts as integers, and each row's ``kind``."""
     out = view.copy()
     kinds = list(view.attrs.get("kind", []))
     for col in ("rank", "n", "failed", "copies", "queries"):
         if col in out.columns:
-            out[col] = pd.array(
-                [None if v is None or pd.isna(v) else int(v) for v in out[col]], dtype="Int64"
-            )
+            out[col] = pd.array([whole(v) for v in out[col]], dtype="Int64")
     if len(kinds) == len(out) and "model" in out.columns:
         out.insert(list(out.columns).index("model") + 1, "kind", kinds)
     return out

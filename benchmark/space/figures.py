@@ -1,24 +1,23 @@
-"""The Space's figures: which results a tab's figures draw (the filtered board, in rank
-order), their caption (each entry's name and colour), and the family's interactive Plotly
-figures for that selection (:meth:`~benchmark.families.base.MetricFamily.plots`)."""
+"""The Space's figures: the family's Plotly figures of the filtered board in rank order, their
+caption, and a light sketch of the landing figure until Plotly draws it."""
 
 from __future__ import annotations
 
 import html
+import math
+import re
 from typing import Any
-
-import pandas as pd
 
 from benchmark.board.leaderboard import Leaderboard
 from benchmark.core import figures
 from benchmark.core.errors import printable
 from benchmark.families import REGISTRY, views
-from benchmark.space.table import Filters, filter_rows
+from benchmark.space.table import Filters, rows_shown
 
 
 def select_results(lb: Leaderboard, family_id: str, flt: Filters) -> list[Any]:
     """The results shown by the filters, in the table's order (rank order, references last)."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+    df = rows_shown(lb, family_id, flt)
     order = {key: n for n, key in enumerate(zip(df.get("model", []), df.get("board_id", []), strict=False))}
     mine = [
         e for e in lb.entries if (e.model_label, e.board_id) in order and e.result.metric_family == family_id
@@ -27,9 +26,8 @@ def select_results(lb: Leaderboard, family_id: str, flt: Filters) -> list[Any]:
 
 
 def figure_caption(lb: Leaderboard, family_id: str, flt: Filters) -> str:
-    """Which entries the figures are drawn for, named as the figures name them (escaped), each
-    with its colour (one per entry, the same in every figure and tab): the figures' own record
-    of the selection they show."""
+    """The entries the figures are drawn for, named as the figures name them (escaped), in
+    their colours."""
     results = select_results(lb, family_id, flt)
     if not results:
         return "<p class='gc-figcaption'>Figures: no results match.</p>"
@@ -49,8 +47,7 @@ def _is_ref(lb: Leaderboard, result: Any) -> bool:
 
 
 def family_plots(lb: Leaderboard, family_id: str, option: str | None, flt: Filters) -> dict[str, Any]:
-    """The family's interactive figures for the selection, by title, each scatter of entries
-    zoomed to its models where they crowd a corner (:func:`zoom_to_models`)."""
+    """The family's Plotly figures for the selection, by title (:func:`zoom_to_models`)."""
     results = select_results(lb, family_id, flt)
     references = {r.model.label for r in results if _is_ref(lb, r)}
     return {
@@ -61,8 +58,7 @@ def family_plots(lb: Leaderboard, family_id: str, option: str | None, flt: Filte
 def family_figures(
     lb: Leaderboard, family_id: str, option: str | None, titles: list[str], flt: Filters
 ) -> list[Any]:
-    """The tab's interactive figures for the selection, one per title the tab was built with
-    (a selection with nothing to draw gets a figure that says so)."""
+    """One figure per title the tab was built with (one that says so where nothing is drawn)."""
     plots = family_plots(lb, family_id, option, flt)
     return [plots[t] if t in plots else figures.plot_empty("no results match the filters") for t in titles]
 
@@ -74,12 +70,10 @@ PAD = 0.12
 
 
 def zoom_to_models(fig: Any, references: set[str]) -> Any:
-    """A scatter of entries (one point each, numbers on both axes, one pair of axes) opens
-    zoomed to its models where they span less than :data:`CROWDED` of an axis: a dozen small
-    models at 0.1–0.3 with a ceiling check at 1.0, or citation recall near 0 on a 0–1 axis,
-    crowded one corner.  Error bars count as part of a point.  A reference entry left outside
-    is named at the edge with its values; double-clicking the figure shows every entry (Plotly's
-    own reset).  Other figures (forests, lines, radars, subplots) are returned as they are."""
+    """A scatter of entries (one point, with its error bars, each) opens zoomed to its models
+    where they span less than :data:`CROWDED` of an axis (a dozen small models at 0.1–0.3 and a
+    ceiling check at 1.0); a reference entry left outside is named at the edge, and a
+    double-click shows every entry.  Other figures are returned as they are."""
     points: dict[str, list[tuple[float, float, float, float]]] = {"model": [], "reference": []}
     for trace in fig.data:
         meta = trace.meta if isinstance(trace.meta, dict) else {}
@@ -140,3 +134,87 @@ def _spread(error: Any) -> tuple[float, float]:
     up = float(error.array[0]) if error.array is not None and len(error.array) else 0.0
     down = float(error.arrayminus[0]) if error.arrayminus is not None and len(error.arrayminus) else up
     return up, down
+
+
+#: the sketch's width in its own units (it scales to the column; a column is ~600 px at 1366)
+SKETCH_WIDTH = 600
+
+
+def sketch(fig: Any) -> str | None:
+    """A light SVG of a figure of lines and points on one pair of linear axes (no intervals or
+    notes), shown until Plotly has loaded and drawn it; ``None`` for any other figure."""
+    lay = fig.layout
+    if not fig.data or any(t.type != "scatter" or t.xaxis not in (None, "x") for t in fig.data):
+        return None
+    if "xaxis2" in lay or lay.xaxis.type not in (None, "-", "linear") or lay.yaxis.tickvals is not None:
+        return None
+    if lay.annotations or any(t.error_x.array is not None or t.error_y.array is not None for t in fig.data):
+        return None  # notes and intervals: what a sketch would leave out
+    pts = [[(x, y) for x, y in zip(t.x or (), t.y or (), strict=False)] for t in fig.data]
+    known = [p for trace in pts for p in trace if None not in p]
+    if not known or any(not isinstance(v, int | float) for p in known for v in p):
+        return None
+    width, height, margin = SKETCH_WIDTH, lay.height or 450, lay.margin
+    x0, x1, y0, y1 = 64, width - (margin.r or 16), margin.t or 36, height - (margin.b or 56)
+    xr = lay.xaxis.range or _padded([p[0] for p in known])
+    yr = lay.yaxis.range or _padded([p[1] for p in known])
+    sx = lambda v: x0 + (v - xr[0]) / ((xr[1] - xr[0]) or 1) * (x1 - x0)  # noqa: E731
+    sy = lambda v: y1 - (v - yr[0]) / ((yr[1] - yr[0]) or 1) * (y1 - y0)  # noqa: E731
+    out = [f"<rect class='bg' width='{width}' height='{height}' fill='{figures.PAPER}'/>"]
+    for v in _ticks(*xr):
+        out.append(f"<line x1='{sx(v):.1f}' x2='{sx(v):.1f}' y1='{y0}' y2='{y1}' stroke='#d8dee4'/>")
+        out.append(f"<text x='{sx(v):.1f}' y='{y1 + 16}' text-anchor='middle'>{v:g}</text>")
+    for v in _ticks(*yr):
+        out.append(f"<line x1='{x0}' x2='{x1}' y1='{sy(v):.1f}' y2='{sy(v):.1f}' stroke='#d8dee4'/>")
+        out.append(f"<text x='{x0 - 6}' y='{sy(v) + 4:.1f}' text-anchor='end'>{v:g}</text>")
+    out.append(
+        f"<text x='{(x0 + x1) / 2}' y='{y1 + 36}' text-anchor='middle'>{_plain(lay.xaxis.title.text)}</text>"
+    )
+    out.append(
+        f"<text transform='translate(14 {(y0 + y1) / 2}) rotate(-90)' text-anchor='middle'>"
+        f"{_plain(lay.yaxis.title.text)}</text>"
+    )
+    rows = 0
+    for trace, points in zip(fig.data, pts, strict=True):
+        colour = html.escape(
+            str((trace.marker.color if trace.marker else None) or trace.line.color or figures.INK)
+        )
+        mode = trace.mode or "markers"
+        run: list[str] = []
+        for x, y in [*points, (None, None)]:  # an undefined value ends a line (a gap)
+            if x is not None and y is not None:
+                run.append(f"{sx(x):.1f},{sy(y):.1f}")
+                if "markers" in mode:
+                    out.append(f"<circle cx='{sx(x):.1f}' cy='{sy(y):.1f}' r='3.5' fill='{colour}'/>")
+            elif run:
+                if "lines" in mode:
+                    out.append(
+                        f"<polyline points='{' '.join(run)}' fill='none' stroke='{colour}' stroke-width='2'/>"
+                    )
+                run = []
+        if lay.showlegend and trace.showlegend is not False:
+            y = height - 12 - figures.LEGEND_ROW_PX * (len(fig.data) - 1 - rows)
+            out.append(f"<rect x='8' y='{y - 8}' width='24' height='4' fill='{colour}'/>")
+            out.append(f"<text x='40' y='{y}' font-size='11'>{_plain(trace.name)}</text>")
+            rows += 1
+    return (
+        f"<svg class='gc-sketch-svg' viewBox='0 0 {width} {height}' width='100%' role='img' "
+        f"font-size='12' font-family='system-ui, sans-serif' fill='{figures.INK}'>{''.join(out)}</svg>"
+    )
+
+
+def _plain(text: Any) -> str:
+    """Plotly's label markup as escaped plain text (a name, already escaped, shows as it reads)."""
+    return html.escape(html.unescape(re.sub(r"<br>|</?[a-z]+[^<>]*>", " ", str(text or ""))))
+
+
+def _padded(values: list[float]) -> tuple[float, float]:
+    pad = (max(values) - min(values)) * 0.05 or 0.5
+    return min(values) - pad, max(values) + pad
+
+
+def _ticks(lo: float, hi: float, most: int = 6) -> list[float]:
+    """Round values between ``lo`` and ``hi``, at most ``most`` of them (steps of 1, 2 or 5)."""
+    step = 10 ** math.floor(math.log10((hi - lo) / most or 1))
+    step *= next(k for k in (1, 2, 5, 10) if (hi - lo) / (step * k) <= most)
+    return [round(i * step, 10) for i in range(math.ceil(lo / step), math.floor(hi / step) + 1)]

@@ -7,18 +7,14 @@ import json
 
 from benchmark.space.text import header_help
 
-#: the filters a share link carries, in each tab's filter order, and what it carries of the
-#: Model details tab
-URL_KEYS = ("q", "weights", "size", "profile", "task")
+#: what a share link carries: each family tab's filters (in filter order), and Model details'
 #: ("trace" is the trace page, counted from 1: Gradio keeps "page" for itself)
+URL_KEYS = ("q", "weights", "size", "profile", "task")
 DETAIL_KEYS = ("result", "query", "trace")
 
-#: the share link: what the page shows, kept in the address bar as it changes (nothing is
-#: sent; :data:`OPENED_JS` hands the server the link as it was opened).  One object per page:
-#: the open tab, each family tab's filters, the details shown; the link written holds the open
-#: tab and its own state only.  It starts from the link the page was opened with, so that a tab
-#: opened from a link keeps its filters until they change.  A change event that arrives after
-#: its tab was left (a quick click on another tab) updates that tab's state, not the open tab.
+#: the share link, kept in the address bar as the page changes (nothing is sent): the open tab
+#: and its own state.  It starts from the link opened, so that a tab keeps its filters until
+#: they change; a change arriving after its tab was left updates that tab, not the open one.
 SHARE = """(window.gcShare = window.gcShare || (() => {
     const FILTERS = __FILTERS__, DETAILS = __DETAILS__;
     const opened = new URL(window.location.href).searchParams;
@@ -57,13 +53,9 @@ SHARE = """(window.gcShare = window.gcShare || (() => {
     };
 })())""".replace("__FILTERS__", json.dumps(URL_KEYS)).replace("__DETAILS__", json.dumps(DETAIL_KEYS))
 
-#: on a filter change: the tab's filters into the share link
+#: on a filter change, on a change of what Model details shows, and on load (the link opened)
 URL_JS = f"(fid, ...vals) => {{ {SHARE}.filters(fid, vals); return []; }}"
-#: on a change of the result, query or trace page shown in Model details
 DETAILS_URL_JS = f"(...vals) => {{ {SHARE}.details(vals); return []; }}"
-
-
-#: on load: the link the page was opened with (the address bar changes as the visitor goes)
 OPENED_JS = f"() => [{SHARE}.opened]"
 
 
@@ -72,8 +64,7 @@ def tab_js(tab: str) -> str:
     return f"() => {{ {SHARE}.tab({json.dumps(tab)}); return []; }}"
 
 
-#: page styles Gradio's defaults lack: a rank header that does not wrap ("ra/nk"), and
-#: headers of at most three lines, never a column of letters
+#: page styles Gradio's defaults lack (headers that never wrap into a column of letters)
 CSS = """
 .gc-board thead th:first-child, .gc-board tbody td:first-child { min-width: 3.6em; }
 .gc-board thead th { min-width: 4.2em; }
@@ -115,13 +106,16 @@ CSS = """
 .dark .gc-figure .gridlayer path, .dark .gc-figure .zerolinelayer path, .dark .gc-figure path.xlines-above,
 .dark .gc-figure path.ylines-above, .dark .gc-figure .angularaxis path, .dark .gc-figure .radialaxis path
   { stroke: #3d444d !important; }
+/* the landing figure's sketch until Plotly has drawn the figure, which then takes its place */
+.gc-figcol:has(.gc-figure .main-svg) .gc-sketch { display: none; }
+.gc-figcol:has(.gc-sketch) .gc-figure:not(:has(.main-svg)) { position: absolute; visibility: hidden; }
+.dark .gc-sketch .bg { fill: transparent; }
+.dark .gc-sketch text { fill: #e6edf3; }
 """
 
 
-#: on load: every table header's tooltip says what its column means ("ICAT-M — …", kept when
-#: Gradio redraws a header, its column's name in ``data-gc-col``); a click on a model's link
-#: opens its page without also opening the row's details.  ``__HELP__`` is JSON of the
-#: project's own texts (:func:`header_help`), with "<" escaped.
+#: on load: every table header's tooltip says what its column means (kept when Gradio redraws
+#: a header); a click on a model's link opens its page, not also the row's details.
 HEADER_JS = """() => {
     const HELP = __HELP__;
     const SEP = ' \u2014 ';
@@ -150,7 +144,7 @@ HEADER_JS = """() => {
 
 
 def page_js() -> str:
-    """:data:`HEADER_JS` with the column help filled in."""
+    """:data:`HEADER_JS` with the project's column help (:func:`header_help`), "<" escaped."""
     return HEADER_JS.replace(
         "__HELP__", json.dumps(header_help(), ensure_ascii=False).replace("<", "\\u003c")
     )

@@ -1,8 +1,5 @@
-"""Why the ranks are what they are: each board's power (the smallest difference its paired
-test detects with 80 % power, :mod:`benchmark.core.power`) above its table, and every pair of
-its ranked models with the mean difference on their shared queries, whether that is below
-what the test detects, the permutation test's p-value and the Holm-adjusted p-value each rank
-was tested against (:func:`benchmark.board.pairs.board_pairs`)."""
+"""Why the ranks are what they are: each board's power above its table, and every pair of its
+ranked models with their paired test (:func:`benchmark.board.pairs.board_pairs`)."""
 
 from __future__ import annotations
 
@@ -15,31 +12,36 @@ from benchmark.board.leaderboard import Leaderboard
 from benchmark.board.pairs import board_pairs, power_line
 from benchmark.core.power import fmt_detectable
 from benchmark.families import REGISTRY
-from benchmark.space.table import DECIMALS, Filters, filter_rows, name_lines
+from benchmark.space.table import (
+    DECIMALS,
+    Filters,
+    column_widths,
+    name_lines,
+    rows_shown,
+    three_decimals,
+    whole,
+)
 
-#: the pairs table's columns: the numbers that explain a rank come right after the names, so
-#: that at 1366 px they are in view; the shared queries and the board follow
+#: the numbers that explain a rank right after the names, in view at 1366 px
 PAIR_COLUMNS = [
     "A", "B", "mean A − B", "detectable", "< detectable", "p", "Holm p", "significant",
     "rank A", "rank B", "shared queries", "board",
 ]  # fmt: skip
-#: their widths: a name is cut with an ellipsis (whole in its tooltip), never widens its column
+#: a name is cut with an ellipsis (whole in its tooltip), never widens its column
 PAIR_WIDTHS = {"A": 250, "B": 250, "board": 320}
 
 
 def entry_names(board: pd.DataFrame) -> dict[str, str]:
-    """Each entry's name as the figures and legends write it ("SmolLM2-135M-Instruct · RAG
-    bm25 k5"), its whole label where two would read alike."""
+    """Each entry's name as the figures write it, its whole label where two would read alike."""
     short = {str(r["model"]): str(r.get("name") or r["model"]) for _, r in board.iterrows()}
     twice = {n for n in short.values() if list(short.values()).count(n) > 1}
     return {label: label if name in twice else name for label, name in short.items()}
 
 
 def pairwise_frame(lb: Leaderboard, family_id: str, flt: Filters) -> pd.DataFrame:
-    """Why two models share or swap a rank: every pair of ranked models shown on a board
-    (:func:`benchmark.board.pairs.board_pairs`); names as HTML built from escaped text.
-    Reference entries are not ranked, so not here."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+    """Every pair of ranked models shown on a board (:func:`benchmark.board.pairs.board_pairs`);
+    names as HTML from escaped text."""
+    df = rows_shown(lb, family_id, flt)
     fam = REGISTRY[family_id]
     rows: list[dict[str, Any]] = []
     for board_id in dict.fromkeys(df["board_id"]) if not df.empty else []:
@@ -55,9 +57,9 @@ def pairwise_frame(lb: Leaderboard, family_id: str, flt: Filters) -> pd.DataFram
         ):
             rows.append(
                 {
-                    "rank A": _rank(info[pair.a]["rank"]),
+                    "rank A": whole(info[pair.a]["rank"]),
                     "A": name_lines(names[pair.a], pair.a),
-                    "rank B": _rank(info[pair.b]["rank"]),
+                    "rank B": whole(info[pair.b]["rank"]),
                     "B": name_lines(names[pair.b], pair.b),
                     "mean A − B": round(pair.mean_diff, DECIMALS) + 0.0,  # never "-0.000"
                     "detectable": fmt_detectable(pair.detectable),
@@ -72,15 +74,20 @@ def pairwise_frame(lb: Leaderboard, family_id: str, flt: Filters) -> pd.DataFram
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
-def pair_datatypes() -> list[str]:
+def pair_props(frame: pd.DataFrame) -> dict[str, Any]:
+    """The pairs table for ``frame``: its values, each column's datatype and width."""
     numbers = {"rank A", "rank B", "mean A − B", "p", "Holm p", "shared queries"}
-    return ["number" if c in numbers else ("html" if c in ("A", "B") else "str") for c in PAIR_COLUMNS]
+    types = ["number" if c in numbers else ("html" if c in ("A", "B") else "str") for c in PAIR_COLUMNS]
+    return {
+        "value": three_decimals(frame),
+        "datatype": types,
+        "column_widths": column_widths(frame, PAIR_WIDTHS),
+    }
 
 
 def power_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
-    """Each shown board's power line (:func:`benchmark.board.pairs.power_line`), the project's
-    own words and numbers (no name from a submission), escaped."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+    """Each shown board's power line (:func:`benchmark.board.pairs.power_line`), escaped."""
+    df = rows_shown(lb, family_id, flt)
     fam = REGISTRY[family_id]
     lines = []
     for board_id in dict.fromkeys(df["board_id"]) if not df.empty else []:
@@ -91,7 +98,3 @@ def power_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
                 f"<p class='gc-power' data-board='{html.escape(str(board_id), quote=True)}'>{html.escape(line)}</p>"
             )
     return "".join(lines)
-
-
-def _rank(value: Any) -> int | None:
-    return None if value is None or pd.isna(value) else int(value)

@@ -1,16 +1,8 @@
-"""The Space's release view: a canary's candidate release beside the pinned release.
-
-The board the Space shows is one numbered release of the results dataset, named by its
-pin (:func:`benchmark.board.results_dataset.locate` says which, with its judge of record).
-When the pin also names a *candidate* release — every published submission re-scored
-under a new judge of record — this adds a "Canary" tab: per board, Kendall τ between the
-two boards and each shared entry's place and rank under both judges
-(:func:`benchmark.board.releases.compare`, stored with the candidate as ``canary.json``).
-The candidate becomes the board only by a reviewed change of the pin.
-
-Model names are untrusted: they reach the page as plain-text table cells only; the
-judges' ids are ``html.escape``-d and board names are Markdown code spans.
-"""
+"""The Space's "Canary" tab, when the pin names a *candidate* release (every published
+submission re-scored under a new judge of record) beside the pinned one: per board, Kendall τ
+between the two and each shared entry's place and rank under both judges
+(:func:`benchmark.board.releases.compare`).  Model names reach the page as plain-text cells
+only; judges' ids are escaped, board names Markdown code spans."""
 
 from __future__ import annotations
 
@@ -22,18 +14,11 @@ import pandas as pd
 from benchmark.board import releases
 from benchmark.board.render import md_cell
 from benchmark.board.results_dataset import Located
+from benchmark.space.table import board_table, number
 
-DECIMALS = 3  # as the boards show scores (benchmark.space.app.DECIMALS, which imports this module)
 COLUMNS = [
-    "model",
-    "place before",
-    "place after",
-    "moved",
-    "rank before",
-    "rank after",
-    "score before",
-    "score after",
-]
+    "model", "place before", "place after", "moved", "rank before", "rank after", "score before", "score after",
+]  # fmt: skip
 
 
 def comparison(where: Located) -> releases.Comparison | None:
@@ -44,12 +29,11 @@ def comparison(where: Located) -> releases.Comparison | None:
 
 
 def board_frame(change: releases.BoardChange) -> pd.DataFrame:
-    """One board's shared entries, in the candidate's order: plain values for plain cells,
-    scores to three decimals as on the boards."""
+    """One board's shared entries, in the candidate's order."""
     return pd.DataFrame(
         [
             [m.model, m.place_before, m.place_after, m.moved, m.rank_before, m.rank_after]
-            + [None if v is None else round(v, DECIMALS) for v in (m.before, m.after)]
+            + [number(v) for v in (m.before, m.after)]
             for m in change.entries
         ],
         columns=COLUMNS,
@@ -81,4 +65,4 @@ def canary_tab(found: releases.Comparison | None) -> None:
         gr.Markdown(headline(found), elem_id="gc-canary-head")
         for change in found.boards:
             gr.Markdown(tau_line(change))
-            gr.Dataframe(board_frame(change), interactive=False, wrap=True, elem_classes=["gc-board"])
+            board_table(value=board_frame(change))

@@ -1,24 +1,6 @@
-"""How the page reaches a visitor: lighter and sooner (issue 52, item 8: it weighed 2.62 MB and
-drew its first figure 4-6 s after opening on a loaded machine).
-
-Measured where the bytes went (``benchmarks/space_load.py``): Gradio serves the page itself
-(~0.9 MB of HTML carrying every tab's tables and figures) uncompressed, because its brotli
-middleware compresses only paths that end in a file extension; it compresses Plotly's bundle
-(4.6 MB, 1.28 MB sent) on the fly at brotli quality 4; the theme's web fonts add 0.15 MB; and
-the browser asks for Plotly only once the first figure's component is mounted, ~1.5 s in.
-So here:
-
-* :class:`CompressedPage` sends the page compressed (brotli, or gzip where brotli is not
-  accepted) — the same bytes, a tenth the size;
-* it sends Plotly's bundle compressed at brotli's highest quality once that is made
-  (:func:`precompress`: ~13 s of one core, once per Gradio version, kept under groundcover's
-  home; Gradio's own compression until then) — 0.96 MB instead of 1.28;
-* :func:`theme` is Gradio's default theme with the system's fonts instead of downloaded ones;
-* :func:`head` asks the browser for Plotly's bundle at once (``modulepreload``), in parallel
-  with the rest of the page, instead of after the first table is drawn.
-
-Nothing here changes what the page shows; only how it is sent.
-"""
+"""How the page reaches a visitor: compressed, without downloaded fonts, Plotly's bundle fetched
+early and precompressed.  Nothing here changes what the page shows; why each step, and what
+it saved, is in docs/measurements.md ("The Space's page load")."""
 
 from __future__ import annotations
 
@@ -28,11 +10,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import brotli
 import gradio as gr
+from starlette.responses import Response
 
 from benchmark.core import paths
 
 log = logging.getLogger(__name__)
+IMMUTABLE = "public, max-age=31536000, immutable"  # the bundle's name changes with its content
 
 #: Gradio's built front end, whose Plotly bundle is precompressed and preloaded
 ASSETS = Path(gr.__file__).resolve().parent / "templates" / "frontend" / "assets"
@@ -52,12 +37,12 @@ def plotly_bundle() -> Path | None:
 
 
 def head() -> str:
-    """The page's ``<head>`` additions: Plotly's bundle and the module that loads it, asked
-    for as soon as the page is read (the URLs are the ones Gradio's front end imports)."""
-    return "".join(
-        f"<link rel='modulepreload' href='assets/{p.name}'>"
-        for p in (plotly_bundle(), *sorted(ASSETS.glob("Plot-*.js")))
-        if p is not None
+    """Plotly's bundle fetched as soon as the page is read, but compiled only when a figure
+    imports it (at once, it took CPU from drawing the table), and the module that loads it."""
+    bundle = plotly_bundle()
+    fetch = f"<link rel='preload' as='script' crossorigin href='assets/{bundle.name}'>" if bundle else ""
+    return fetch + "".join(
+        f"<link rel='modulepreload' href='assets/{p.name}'>" for p in ASSETS.glob("Plot-*.js")
     )
 
 
@@ -66,18 +51,13 @@ def _cached(bundle: Path) -> Path:
 
 
 def precompress() -> Path | None:
-    """Plotly's bundle at brotli quality 11, made once (atomically) under groundcover's home;
-    ``None`` where there is no bundle or no brotli."""
+    """Plotly's bundle at brotli quality 11, made once (atomically) under groundcover's home."""
     bundle = plotly_bundle()
     if bundle is None:
         return None
     target = _cached(bundle)
     if target.exists():
         return target
-    try:
-        import brotli
-    except ImportError:
-        return None
     target.parent.mkdir(parents=True, exist_ok=True)
     part = target.with_suffix(f".{threading.get_ident()}.part")
     part.write_bytes(brotli.compress(bundle.read_bytes(), quality=11, lgwin=24))
@@ -86,8 +66,7 @@ def precompress() -> Path | None:
 
 
 def precompress_in_background() -> None:
-    """:func:`precompress` on a thread of its own (brotli lets go of the GIL): the page is
-    served at once, and Plotly's bundle smaller as soon as it is ready."""
+    """:func:`precompress` on a thread of its own: the page is served at once."""
 
     def run() -> None:
         try:
@@ -99,9 +78,8 @@ def precompress_in_background() -> None:
 
 
 class CompressedPage:
-    """ASGI middleware under Gradio's own: the page (``GET /``, HTML) compressed, and Plotly's
-    bundle sent precompressed when it is ready.  Everything else passes through untouched
-    (Gradio's streams in particular: they must not be buffered)."""
+    """ASGI middleware: the page (``GET /``) compressed, Plotly's bundle precompressed once
+    ready; everything else untouched (Gradio's streams must not be buffered)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -110,38 +88,17 @@ class CompressedPage:
         self.cached = _cached(bundle) if bundle else None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope.get("method") != "GET":
-            await self.app(scope, receive, send)
-            return
-        accepts = _header(scope, b"accept-encoding")
+        accepts = dict(scope.get("headers") or []).get(b"accept-encoding", b"").decode("latin-1")
         path = str(scope.get("path", ""))
-        if path == self.bundle and "br" in accepts and self.cached is not None and self.cached.exists():
-            body = self.cached.read_bytes()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"text/javascript; charset=utf-8"),
-                        (b"content-encoding", b"br"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"cache-control", b"public, max-age=31536000, immutable"),
-                        (b"vary", b"Accept-Encoding"),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
-            return
-        if path.rstrip("/") != str(scope.get("root_path", "")).rstrip("/") or not (
-            "br" in accepts or "gzip" in accepts
-        ):
+        if scope.get("method") != "GET" or not ("br" in accepts or "gzip" in accepts):
             await self.app(scope, receive, send)
-            return
-        await _compressed(self.app, scope, receive, send, "br" if "br" in accepts else "gzip")
-
-
-def _header(scope: dict[str, Any], name: bytes) -> str:
-    return next((v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == name), "")
+        elif path == self.bundle and "br" in accepts and self.cached is not None and self.cached.exists():
+            headers = {"content-encoding": "br", "vary": "Accept-Encoding", "cache-control": IMMUTABLE}
+            await Response(self.cached.read_bytes(), 200, headers, "text/javascript")(scope, receive, send)
+        elif path.rstrip("/") == str(scope.get("root_path", "")).rstrip("/"):
+            await _compressed(self.app, scope, receive, send, "br" if "br" in accepts else "gzip")
+        else:
+            await self.app(scope, receive, send)
 
 
 async def _compressed(app: Any, scope: dict[str, Any], receive: Any, send: Any, encoding: str) -> None:
@@ -163,12 +120,9 @@ async def _compressed(app: Any, scope: dict[str, Any], receive: Any, send: Any, 
         body = b"".join(chunks)
         html = any(k.lower() == b"content-type" and v.startswith(b"text/html") for k, v in headers)
         if html and not any(k.lower() == b"content-encoding" for k, _ in headers):
-            if encoding == "br":
-                import brotli
-
-                body = brotli.compress(body, quality=5)
-            else:
-                body = gzip.compress(body, compresslevel=6)
+            body = (
+                brotli.compress(body, quality=5) if encoding == "br" else gzip.compress(body, compresslevel=6)
+            )
             headers += [(b"content-encoding", encoding.encode()), (b"vary", b"Accept-Encoding")]
         headers.append((b"content-length", str(len(body)).encode()))
         await send({**start, "headers": headers})

@@ -1,8 +1,6 @@
-"""The summary across boards, as MTEB's summary tab has it: per judge profile, each model's rank
-on every board of its profile in one table, with its mean rank and overall rank
-(:func:`benchmark.board.leaderboard.overall_table`).  Only boards that rank models, and only
-models (reference entries have no overall rank); a board that does not apply to an entry (a
-closed-book run on a board that needs evidence) reads "n/a", a missing result "—"."""
+"""The summary across boards (as MTEB's): per judge profile, each model's rank on every board
+of its profile, its mean rank and overall rank (:func:`benchmark.board.leaderboard.overall_table`).
+Models only; a board that does not apply to an entry reads "n/a", a missing result "—"."""
 
 from __future__ import annotations
 
@@ -16,14 +14,13 @@ from benchmark.board.render import split_references
 from benchmark.families import REGISTRY
 from benchmark.space.board_tab import default_profile_of
 from benchmark.space.ranks import entry_names
-from benchmark.space.table import CHAR_PX, name_lines
+from benchmark.space.table import CHAR_PX, board_table, name_lines, whole, whole_text
 
 FIRST = ["overall rank", "model", "mean rank", "boards"]
 
 
 def profile_boards(lb: Leaderboard, profile: str) -> list[tuple[str, str, pd.DataFrame]]:
-    """(column header, family id, the board's rows) for every model-ranking board of
-    ``profile``, in family order; the task is named where a family has boards on several."""
+    """(column header, family id, rows) of every model-ranking board of ``profile``."""
     out = []
     for fid, fam in REGISTRY.items():
         table = lb.tables.get(fid, pd.DataFrame())
@@ -41,8 +38,7 @@ def profile_boards(lb: Leaderboard, profile: str) -> list[tuple[str, str, pd.Dat
 
 
 def summary_frame(lb: Leaderboard, profile: str) -> pd.DataFrame:
-    """One row per model of ``profile``: overall rank, name (as the figures write it, HTML from
-    escaped text, its whole label in the tooltip), mean rank, boards it has, then its rank on
+    """One row per model of ``profile``: overall rank, name, mean rank, boards, then its rank on
     each board."""
     overall = lb.overall[lb.overall["judge_profile"] == profile] if not lb.overall.empty else lb.overall
     boards = profile_boards(lb, profile)
@@ -60,11 +56,9 @@ def summary_frame(lb: Leaderboard, profile: str) -> pd.DataFrame:
     for _, o in overall.iterrows():
         model = str(o["model"])
         row: dict[str, Any] = {
-            "overall rank": None if pd.isna(o["overall_rank"]) else int(o["overall_rank"]),
+            "overall rank": whole(o["overall_rank"]),
             "model": name_lines(names.get(model, model), model),
-            "mean rank": None
-            if o["mean_rank"] is None or pd.isna(o["mean_rank"])
-            else round(float(o["mean_rank"]), 2),
+            "mean rank": None if pd.isna(o["mean_rank"]) else round(float(o["mean_rank"]), 2),
             "boards": f"{int(o['boards'])}/{int(o['of_boards'])}",
         }
         for header, fid, _ in boards:
@@ -72,7 +66,7 @@ def summary_frame(lb: Leaderboard, profile: str) -> pd.DataFrame:
             if model in closed_book and REGISTRY[fid].needs_evidence:  # as overall_table counts it
                 row[header] = "n/a"
             else:
-                row[header] = "—" if rank is None or pd.isna(rank) else str(int(rank))
+                row[header] = whole_text(rank) or "—"
         out.append(row)
     return pd.DataFrame(out, columns=[*FIRST, *(h for h, _, _ in boards)])
 
@@ -88,13 +82,8 @@ def summary_tab(lb: Leaderboard) -> None:
     )
     profile = gr.Dropdown(profiles, value=start, label="Judge profile", elem_id="gc-overall-profile")
     first = summary_frame(lb, start) if start else pd.DataFrame(columns=FIRST)
-    table = gr.Dataframe(
-        value=first,
-        datatype=_types(first),
-        column_widths=_widths(first),
-        interactive=False,
-        elem_id="gc-overall",
-        elem_classes=["gc-board"],
+    table = board_table(
+        "gc-overall", wrap=False, value=first, datatype=_types(first), column_widths=_widths(first)
     )
 
     def _show(chosen: str | None) -> Any:

@@ -1,12 +1,7 @@
-"""The Space's ranked tables: a family's board as a DataFrame, filtered, with its columns
-chosen and formatted, and the CSV a visitor downloads of what is shown.
-
-Pure: a :class:`~benchmark.board.leaderboard.Leaderboard` and a tab's :class:`Filters` in,
-DataFrames and escaped HTML out (the Gradio update :func:`shown_table` aside).  Scores stay
-numbers (``datatype="number"``), so a column's menu sorts them as numbers, and a missing one
-is a blank cell, never 0.  Names come from submissions: every cell drawn as HTML is built
-from ``html.escape``-d text (:func:`model_cell`, :func:`words_cell`).
-"""
+"""The Space's ranked tables: a family's board filtered, its columns chosen and formatted, and
+the CSV a visitor downloads of what is shown.  Scores stay numbers (a column's menu sorts them
+as numbers; a missing one is blank, never 0); every cell drawn as HTML is built from escaped
+text (:func:`name_html`)."""
 
 from __future__ import annotations
 
@@ -30,11 +25,11 @@ FIXED_COLUMNS = ("rank", "model")
 SIZE = "params (B)"
 #: what says who a model entry is; decomposition methods have no setting, size or weights
 MODEL_ONLY = ("setting", SIZE, "open weights")
-#: "copies": failures whose judge reproduced its prompt's worked example (part of "failed")
-#: "n": the queries the headline's mean is over; "failed": those its judges failed on
-#: the counts a reader must see beside the headline score (failures, copied examples)
+#: the counts a reader must see beside the headline score (text.COLUMN_HELP says what they are)
 COUNT_COLUMNS = ("n", "failed", "copies")
+#: after the other scores: who the entry is, then on which board
 TAIL_COLUMNS = ("queries", "shared mean", "task", "judge profile", "board")
+DETAIL_COLUMNS = ("revision", SIZE, "open weights", *TAIL_COLUMNS)
 DEFAULT_TAIL = ("n", "failed", "copies", SIZE)
 #: what a downloaded table always says of each row, whatever columns are shown: which board
 IDENTITY = ("task", "judge profile", "board id")
@@ -44,10 +39,23 @@ NUMBER_COLUMNS = {"rank", SIZE, "queries", "n", "failed", "copies", "shared mean
 DECIMALS = 3
 
 
+def number(value: Any) -> float | None:
+    """A score as the tables hold it: :data:`DECIMALS` decimals; ``None`` where missing."""
+    return None if pd.isna(value) else round(float(value), DECIMALS)
+
+
+def whole(value: Any) -> int | None:
+    """A count or rank; ``None`` where missing (a reference entry has no rank)."""
+    return None if pd.isna(value) else int(value)
+
+
+def whole_text(value: Any) -> str:
+    return "" if pd.isna(value) else str(int(value))
+
+
 @dataclass(frozen=True)
 class Filters:
-    """A tab's filters, typed once: Gradio hands them to callbacks as positional values in
-    this order (:meth:`of`), and everything below takes this object."""
+    """A tab's filters, in the order Gradio hands them to callbacks (:meth:`of`)."""
 
     search: str = ""
     weights: str = ANY
@@ -87,9 +95,12 @@ def filter_rows(df: pd.DataFrame, flt: Filters) -> pd.DataFrame:
     return df[keep]
 
 
+def rows_shown(lb: Leaderboard, family_id: str, flt: Filters) -> pd.DataFrame:
+    return filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+
+
 def score_columns(family: MetricFamily) -> list[tuple[str, str]]:
-    """(score key, label) and (score key, label + ' CI') for every column of the family,
-    the headline score first."""
+    """(key, label) and (key, label + ' CI') of every score, the headline's first."""
     out = []
     for col in (headline(family), *(c for c in family.columns if c is not headline(family))):
         out += [(col.key, col.label), (col.key, f"{col.label} CI")]
@@ -102,22 +113,11 @@ def headline(family: MetricFamily) -> Any:
 
 
 def column_order(family: MetricFamily) -> list[str]:
-    """Every column in the order a reader wants them, left to right: who (rank, a short
-    model name), how good (the headline score and its interval), in which setting, the other
-    scores, then the details (revision, size, weights, counts, task, judges, board).  At
-    1366 px the headline score is in view without scrolling sideways."""
+    """Every column, left to right: who, how good (the headline score, its interval and
+    counts: in view at 1366 px without scrolling sideways), in which setting, the other scores,
+    then the details."""
     scores = [label for _, label in score_columns(family)]
-    cols = [
-        *FIXED_COLUMNS,
-        *scores[:2],
-        *COUNT_COLUMNS,
-        "setting",
-        *scores[2:],
-        "revision",
-        SIZE,
-        "open weights",
-        *TAIL_COLUMNS,
-    ]
+    cols = [*FIXED_COLUMNS, *scores[:2], *COUNT_COLUMNS, "setting", *scores[2:], *DETAIL_COLUMNS]
     return cols if family.ranks_models else [c for c in cols if c not in MODEL_ONLY]
 
 
@@ -126,24 +126,18 @@ def all_columns(family: MetricFamily) -> list[str]:
 
 
 def default_columns(family: MetricFamily) -> list[str]:
-    """What fits a laptop screen: the headline score with its interval, the counts (n,
-    failed, copies), the setting, and the other scores shown by default (no intervals), up
-    to two of them; the column chooser holds the rest."""
+    """What fits a laptop screen: the headline with its interval, the counts, the setting and
+    up to two other scores shown by default; the column chooser holds the rest."""
     head = headline(family)
-    shown = {head.label, f"{head.label} CI", "setting", *DEFAULT_TAIL}
-    shown |= {c.label for c in family.columns if c.default_shown and c is not head}
     others = [c.label for c in family.columns if c.default_shown and c is not head]
-    shown -= set(others[2:])
+    shown = {head.label, f"{head.label} CI", "setting", *DEFAULT_TAIL, *others[:2]}
     return [c for c in all_columns(family) if c in shown]
 
 
 def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) -> pd.DataFrame:
-    """One row per result: a short model name (the revision and setting in their own
-    columns), numeric scores with their intervals in their own columns (as text, or with
-    ``bounds`` as two numbers each, "… CI low" and "… CI high", for downloads).  The frame's
-    ``attrs`` say per row: ``kind`` (model, or a reference entry's kind), ``link`` (its page),
-    ``label`` (its whole name, for a tooltip) and ``setting_short`` (the setting as figures
-    write it).  With no rows, the columns alone."""
+    """One row per result, scores as numbers, each interval as text (with ``bounds``: as its
+    two bounds, for downloads).  Per row, ``attrs`` hold ``kind`` (model, or a reference
+    entry's kind), ``link``, ``label`` (the whole name) and ``setting_short``."""
     order = column_order(family)
     if bounds:
         order = [x for c in order for x in ((f"{c} low", f"{c} high") if c.endswith(" CI") else (c,))]
@@ -160,22 +154,15 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) 
         for key, label in score_columns(family):
             if label.endswith(" CI") and bounds:
                 for end in ("low", "high"):
-                    v = r.get(f"{key}_ci_{end}")
-                    row[f"{label} {end}"] = None if v is None or pd.isna(v) else round(float(v), DECIMALS)
+                    row[f"{label} {end}"] = number(r.get(f"{key}_ci_{end}"))
             elif label.endswith(" CI"):
                 row[label] = fmt_ci(r, key) if key in r else ""
             else:
-                value = r.get(key)
-                row[label] = None if value is None or pd.isna(value) else round(float(value), DECIMALS)
+                row[label] = number(r.get(key))
+        row.update({k: int(r[k]) for k in ("queries", "n", "failed", "copies")})
         row.update(
             {
-                "queries": int(r["queries"]),
-                "n": int(r["n"]),
-                "failed": int(r["failed"]),
-                "copies": int(r["copies"]),
-                "shared mean": None
-                if r.get("shared_mean") is None or pd.isna(r["shared_mean"])
-                else round(float(r["shared_mean"]), DECIMALS),
+                "shared mean": number(r.get("shared_mean")),
                 "task": f"{r['task']}@{r['task_version']}",
                 "judge profile": r["judge_profile"],
                 "board": r["board"],
@@ -194,26 +181,13 @@ def numeric_frame(df: pd.DataFrame, family: MetricFamily, bounds: bool = False) 
 
 
 def table_view(
-    lb: Leaderboard,
-    family_id: str,
-    flt: Filters,
-    columns: list[str] | None,
-    bounds: bool = False,
+    lb: Leaderboard, family_id: str, flt: Filters, columns: list[str] | None, bounds: bool = False
 ) -> pd.DataFrame:
-    """The rows that pass the filters, in the leaderboard's order (board, models by rank
-    then the ranked score, best first, then the board's reference entries), with the chosen
-    columns (with ``bounds``, each interval as two numeric columns, for downloads).
-
-    Missing numbers stay ``None`` (a blank cell that sorts last when descending);
-    missing text is "—".  Sorting by any other column is the table's own column menu.  No
-    row passes: the columns alone (a table, or a CSV, of nothing, never a made-up row).
-    """
+    """The rows that pass the filters, in the leaderboard's order, with the chosen columns.
+    A missing number stays ``None`` (a blank cell that sorts last), missing text is "—"; with
+    no row, the columns alone (never a made-up row)."""
     fam = REGISTRY[family_id]
-    view = numeric_frame(
-        filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt),
-        fam,
-        bounds=bounds,
-    )
+    view = numeric_frame(rows_shown(lb, family_id, flt), fam, bounds=bounds)
     chosen = set(columns or []) | (set(IDENTITY) if bounds else set())
     chosen |= {f"{c} {end}" for c in chosen if c.endswith(" CI") for end in ("low", "high")}
     shown = [c for c in view.columns if c in FIXED_COLUMNS or c in chosen]
@@ -223,9 +197,7 @@ def table_view(
     out[numbers] = out[numbers].where(out[numbers].notna(), None)
     out[text] = out[text].where(out[text].notna(), MISSING)
     for col in INTEGER_COLUMNS & set(out.columns):  # a reference's empty rank made them floats
-        out[col] = pd.Series(
-            [None if v is None or pd.isna(v) else int(v) for v in out[col]], index=out.index, dtype=object
-        )
+        out[col] = pd.Series([whole(v) for v in out[col]], index=out.index, dtype=object)
     out.attrs.update({k: list(v) for k, v in view.attrs.items()})
     return out
 
@@ -240,8 +212,7 @@ def is_number(column: str, family: MetricFamily) -> bool:
 
 
 def datatypes(view: pd.DataFrame, family: MetricFamily) -> list[str]:
-    """Each column's Dataframe datatype: numbers sort as numbers in the column menu; the model
-    name is a link (HTML built by :func:`model_cell` from escaped text only)."""
+    """Each column's Dataframe datatype (numbers sort as numbers; names are escaped HTML)."""
     return [
         "number" if is_number(c, family) else ("html" if c in HTML_COLUMNS else "str") for c in view.columns
     ]
@@ -252,15 +223,13 @@ HTML_COLUMNS = ("model", "setting")
 
 
 def words_cell(value: Any) -> str:
-    """Text that wraps only between its words, never at a hyphen inside one ("sub-questions"
-    whole): each word escaped, in a span that does not break."""
+    """Text that wraps only between its words, never at a hyphen inside one (escaped)."""
     return " ".join(f"<span class='gc-word'>{html.escape(w)}</span>" for w in str(value).split())
 
 
 def setting_cell(value: Any, short: str | None = None) -> str:
-    """A setting as the figures write it ("RAG bm25+subq(all) k5"), on one line, its whole
-    wording in a tooltip; a setting with no short form (closed-book, a reference entry's
-    declared setting) in its own words, wrapped between them."""
+    """A setting as the figures write it, its whole wording in a tooltip; a setting with no
+    short form in its own words."""
     if not short:
         return words_cell(value)
     return (
@@ -269,11 +238,9 @@ def setting_cell(value: Any, short: str | None = None) -> str:
 
 
 def name_html(name: Any, title: Any = None, *, link: str | None = None) -> str:
-    """A name from a submission as every table, caption and card of the Space shows one: its
-    invisible controls shown as escapes (a right-to-left override would reverse what follows
-    it; :func:`benchmark.core.errors.printable`, as the terminal does), isolated from the text
-    around it, on one line cut with an ellipsis where its column ends, the whole name in a
-    tooltip; escaped, as is the link (opened in a new tab) where it has one."""
+    """A name from a submission as the Space shows one: invisible controls shown as escapes
+    (:func:`benchmark.core.errors.printable`), isolated from the text around it, cut with an
+    ellipsis where its column ends, whole in a tooltip; escaped, as is its link."""
     text = printable(str(name))
     tip = html.escape(printable(str(title if title is not None else name)), quote=True)
     if link and link.startswith(("https://", "http://")):
@@ -285,31 +252,26 @@ def name_html(name: Any, title: Any = None, *, link: str | None = None) -> str:
 
 
 def name_lines(name: str, label: Any = None) -> str:
-    """A figure-style name ("SmolLM2-135M-Instruct · RAG bm25+subq(all) k5") in a narrow
-    column: the model on one line and its setting on the next, each cut with an ellipsis
-    (:func:`name_html`), so that what tells two entries apart is never the part cut off."""
+    """A figure-style name in a narrow column: the model above its setting, each cut on its own
+    (what tells two entries apart is never the part cut off)."""
     return "<br>".join(
         name_html(part, label if label is not None else name) for part in str(name).split(" · ")
     )
 
 
 def model_cell(name: Any, link: str | None, kind: str | None = None, label: Any = None) -> str:
-    """A model name as the board shows it (:func:`name_html`): a link to its model page or
-    submission (:func:`benchmark.board.links.model_link`), a reference entry's kind beside it,
-    the entry's whole label (with its setting) in the tooltip."""
+    """A model's name as the board shows it: its link, a reference entry's kind beside it."""
     return name_html(name, label, link=link) + (f" [{html.escape(kind)}]" if kind and kind != "model" else "")
 
 
-#: a reference row's look: italic on a faint tint (readable in light and dark mode), the
-#: first one of a board under a rule that parts it from the models
+#: a reference row: italic on a faint tint (light and dark mode), the first under a rule
 REFERENCE_STYLE = "font-style: italic; background-color: rgba(127, 127, 127, 0.16)"
 REFERENCE_RULE = "; border-top: 3px double currentColor"
 
 
 def styled(view: pd.DataFrame, family: MetricFamily) -> Any:
-    """``view`` with every score shown to the same number of decimals ("0.500", not "0.5");
-    the cells keep their numbers, so the column menu still sorts them as numbers.  A
-    reference entry's rank reads "ref" and its name carries its kind ("[ceiling check]")."""
+    """``view`` with scores to the same decimals (the cells keep their numbers, so a column
+    sorts as numbers); a reference entry's rank reads "ref"."""
     scores = [c for c in view.columns if c in {col.label for col in family.columns}]
     sizes = [c for c in view.columns if c == SIZE]  # 0.135, 8, 70: as few digits as they need
     kinds = [k or "model" for k in _per_row(view, "kind")]
@@ -317,7 +279,7 @@ def styled(view: pd.DataFrame, family: MetricFamily) -> Any:
     out = (
         view.style.format(precision=DECIMALS, na_rep="", subset=scores)
         .format("{:g}", na_rep="", subset=sizes)
-        .format(lambda v: "" if v is None or pd.isna(v) else str(int(v)), subset=counts)
+        .format(whole_text, subset=counts)
     )
     links = _per_row(view, "link")
     labels = _per_row(view, "label")
@@ -352,16 +314,26 @@ def _per_row(view: pd.DataFrame, key: str) -> list[Any]:
     return values + [None] * (len(view) - len(values))
 
 
+def board_table(elem_id: str | None = None, wrap: bool = True, **kwargs: Any) -> Any:
+    """A read-only table in the boards' look (``gc-board``)."""
+    return gr.Dataframe(interactive=False, wrap=wrap, elem_id=elem_id, elem_classes=["gc-board"], **kwargs)
+
+
+def table_props(view: pd.DataFrame, family: MetricFamily) -> dict[str, Any]:
+    """A board's table for ``view``: its values, each column's datatype and width."""
+    return {
+        "value": styled(view, family),
+        "datatype": datatypes(view, family),
+        "column_widths": column_widths(view),
+    }
+
+
 def shown_table(view: pd.DataFrame, family: MetricFamily) -> Any:
-    """The Dataframe update for ``view``: its values, each column's datatype and width."""
-    return gr.Dataframe(
-        value=styled(view, family), datatype=datatypes(view, family), column_widths=column_widths(view)
-    )
+    return gr.Dataframe(**table_props(view, family))
 
 
-#: pixels a column takes at most: long text (a setting, a model name) wraps at its spaces
-#: inside it, so that at 1366 px the headline, its interval, failed and copies are in view
-#: and the setting is read whole, never cut at the screen's edge
+#: pixels a column takes at most (long text wraps inside it): at 1366 px the headline, its
+#: interval and counts are in view, and the setting is read whole
 WIDTHS = {
     "rank": 64,
     "model": 330,
@@ -382,8 +354,7 @@ CHAR_PX = 8.5  # a header character in the table's monospace font
 
 
 def column_widths(view: pd.DataFrame, widths: dict[str, int] | None = None) -> list[str]:
-    """Each shown column's width: ``widths`` (default :data:`WIDTHS`), an interval 150 px, any
-    other column as wide as its header (headers never wrap)."""
+    """Each column's width: ``widths`` (default :data:`WIDTHS`), else as wide as its header."""
     widths = WIDTHS if widths is None else widths
     out = []
     for c in view.columns:
@@ -398,9 +369,9 @@ def column_widths(view: pd.DataFrame, widths: dict[str, int] | None = None) -> l
 
 
 def trust_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
-    """The judge card's lines for the boards shown, a banner first where a main-score judge is
-    at chance or below a baseline (:mod:`benchmark.board.trust`); escaped text only."""
-    df = filter_rows(lb.tables.get(family_id, pd.DataFrame()), flt)
+    """The judge card's lines for the boards shown, a banner where a main-score judge is at
+    chance or below a baseline (:mod:`benchmark.board.trust`); escaped text only."""
+    df = rows_shown(lb, family_id, flt)
     if df.empty:
         return ""
     parts = []
@@ -424,16 +395,13 @@ def trust_html(lb: Leaderboard, family_id: str, flt: Filters) -> str:
     return "".join(parts)
 
 
-#: columns of counts and ranks: whole numbers, never "3.000"
 COUNT_LIKE = INTEGER_COLUMNS | {"rank A", "rank B", "shared queries"}
-#: p-values: three decimals, and "< 0.001" below that (never a bare 0.000)
 P_COLUMNS = {"p", "Holm p"}
 
 
 def three_decimals(frame: pd.DataFrame) -> Any:
-    """``frame`` with every score shown to three decimals ("1.000", not "1"), counts and
-    ranks as whole numbers, a missing number blank; the cells keep their numbers, so a
-    column's menu sorts them as numbers."""
+    """``frame`` with scores to three decimals, counts whole, missing numbers blank (the cells
+    keep their numbers, so a column sorts as numbers)."""
     if frame.empty:
         return frame
     numeric = [
@@ -447,16 +415,13 @@ def three_decimals(frame: pd.DataFrame) -> Any:
     scores = [c for c in numeric if c not in counts and c not in ps]
     return (
         frame.style.format(precision=DECIMALS, na_rep="", subset=scores)
-        .format(lambda v: "" if v is None or pd.isna(v) else str(int(v)), subset=counts)
-        .format(
-            lambda v: "" if v is None or pd.isna(v) else ("< 0.001" if v < 0.001 else f"{v:.3f}"), subset=ps
-        )
+        .format(whole_text, subset=counts)
+        .format(lambda v: "" if pd.isna(v) else ("< 0.001" if v < 0.001 else f"{v:.3f}"), subset=ps)
     )
 
 
 def counts_text(lb: Leaderboard, family_id: str, flt: Filters) -> str:
-    """How many results are shown of how many, on how many boards, and when the newest
-    result was scored (plain text: no name from a submission in it)."""
+    """How many results are shown, on how many boards, and when the newest was scored."""
     table = lb.tables.get(family_id, pd.DataFrame())
     df = filter_rows(table, flt)
     mine = [e for e in lb.entries if e.result.metric_family == family_id]
@@ -474,9 +439,8 @@ def counts_text(lb: Leaderboard, family_id: str, flt: Filters) -> str:
 
 
 def useful_filters(table: pd.DataFrame) -> dict[str, bool]:
-    """Which filters change something on this tab: weights only where open and closed entries
-    are both known, size only where some size limit keeps some rows and drops others, judge
-    profile and task only where there is more than one."""
+    """Which filters change something on this tab (both weights known, a size limit that
+    splits the rows, more than one profile or task)."""
     if table.empty:
         return {"weights": False, "size": False, "profile": False, "task": False}
     known = set(table["open_weights"].dropna())

@@ -51,21 +51,15 @@ PAIRWISE_HELP = (
 
 def column_help(family: MetricFamily) -> list[tuple[str, str]]:
     """(column, what it means) for every column a family's board can show, in board order."""
-    items = [("rank", COLUMN_HELP["rank"]), ("model", COLUMN_HELP["model"])]
-    for c in (headline(family), *(c for c in family.columns if c is not headline(family))):
-        items.append((c.label, c.description))
-        if c is headline(family):
-            items.append((f"{c.label} CI", "95% bootstrap confidence interval over queries."))
-            items += [(k, COLUMN_HELP[k]) for k in COUNT_COLUMNS]
-    cols = set(column_order(family))
-    items += [(k, v) for k, v in COLUMN_HELP.items() if k in cols and k not in dict(items)]
-    labels = dict(items)
-    items += [
-        (f"{c.label} CI", f"95% bootstrap confidence interval of {c.label} over queries.")
-        for c in family.columns
-        if f"{c.label} CI" not in labels
-    ]
-    return items
+    head = headline(family)
+    items = {"rank": COLUMN_HELP["rank"], "model": COLUMN_HELP["model"], head.label: head.description}
+    items[f"{head.label} CI"] = "95% bootstrap confidence interval over queries."
+    items |= {k: COLUMN_HELP[k] for k in COUNT_COLUMNS} | {c.label: c.description for c in family.columns}
+    items |= {k: v for k, v in COLUMN_HELP.items() if k in column_order(family) and k not in items}
+    ci = "95% bootstrap confidence interval of {} over queries."
+    return list(
+        (items | {f"{c.label} CI": ci.format(c.label) for c in family.columns if c is not head}).items()
+    )
 
 
 #: the pairwise view's and the per-query table's own columns
@@ -95,8 +89,7 @@ QUERY_COLUMN_HELP = {
 
 
 def header_help() -> dict[str, dict[str, str]]:
-    """What every column of every table means, by the table's element id: each header's
-    tooltip (see :data:`HEADER_JS`).  The texts are the project's own, never a submission's."""
+    """Each header's tooltip (:data:`benchmark.space.page.HEADER_JS`), by the table's element id."""
     out: dict[str, dict[str, str]] = {}
     scores: dict[str, str] = {}
     for fid, fam in REGISTRY.items():

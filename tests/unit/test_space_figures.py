@@ -208,3 +208,24 @@ def test_trace_pages_number_on(published) -> None:  # type: ignore[no-untyped-de
     assert key == "claims" and len(pages) > 1
     assert "<ol class='gc-claims' start='1'>" in detail_html(entry, qid, 0)
     assert f"<ol class='gc-claims' start='{pages[1][0] + 1}'>" in detail_html(entry, qid, 1)
+
+
+def test_the_landing_figure_is_sketched_until_plotly_draws_it(published) -> None:  # type: ignore[no-untyped-def]
+    """The sketch draws each entry's line in its colour and names it in the legend, escaped;
+    a figure it cannot draw whole (a forest, intervals) gets no sketch."""
+    from benchmark.space.figures import family_plots, sketch
+    from benchmark.space.table import Filters
+
+    beta = family_plots(published, "icat", None, Filters())["beta sweep"]
+    svg = sketch(beta)
+    assert svg is not None and svg.startswith("<svg")
+    drawn = [t for t in beta.data if t.x and t.x[0] is not None]
+    assert svg.count("<polyline") == len(drawn)
+    assert all(t.line.color in svg for t in drawn)
+    assert "β (&lt;1 favours factuality, &gt;1 coverage)" in svg  # a title that reads like a tag
+    odd = beta.data[0].name
+    beta.data[0].name = figures.text("<b>org</b>/<a href='x'>x</a>")
+    assert "&lt;a href=&#x27;x&#x27;&gt;" in (sketch(beta) or "") and "<a href" not in (sketch(beta) or "")
+    beta.data[0].name = odd
+    assert sketch(family_plots(published, "exam", None, Filters())["EXAM and n-EXAM"]) is None
+    assert sketch(family_plots(published, "icat", None, Filters())["factuality vs coverage"]) is None
