@@ -1,32 +1,9 @@
 """Numbered releases of the board of record, and canaries compared with them.
 
-Like HELM's releases, every publish of the board of record is an immutable, numbered
-folder of the results dataset (a git repository; on the Hub, a dataset repo)::
-
-    CHANGELOG.md                        one line per release, newest last
-    releases/<N>/release.yaml           the manifest (:class:`Manifest`): judge, entries, history
-    releases/<N>/results/…              result JSON and traces, laid out as leaderboard/results
-    releases/<N>/submissions/<folder>/  the scored submission folders (cards and answers)
-    releases/<N>/profile.yaml           the judge profile as shipped (no endpoint, no key)
-    releases/<N>/cards/                 its judge card and ranking cards, where written
-    releases/<N>/tables/                per board: <board>.latest.csv and <board>.history.csv
-    releases/<N>/canary.json            a candidate release only: its comparison with the current one
-
-A release is built from the newest release of the same judge (:func:`base_of`), the
-results just scored, and the submission folders deleted since: **one entry per model
-revision and setting** (:func:`entry_key`, the first three folders of a result's path) —
-a re-submission of the same model and revision replaces its entry whole (its earlier
-scoring moves to the manifest's ``history``, readable in the release that published it),
-never a second row and never the best of both; a new revision is a new entry.  A
-*candidate* release holds every published submission re-scored under a new judge (the
-canary, :mod:`benchmark.board.roles`) and its comparison with the current release
-(:func:`compare`: rank changes and Kendall τ per board); it becomes the board of record
-by a reviewed change of the Space's pin.
-
-What a release may hold is checked here, whatever called :func:`cut`: every result
-complete (``TaskResult.incomplete`` empty) and of the release's judge, or nothing is
-written; and the endpoint's URL and key, which results record with the profile, are
-replaced by :data:`REDACTED` in every file copied in.
+Every publish is an immutable, numbered folder ``releases/<N>/`` of the results dataset
+(its layout and its rules, one entry per model revision and setting: docs/hosted-board.md).
+:func:`cut` writes nothing unless every result is complete and of the release's judge, and
+replaces the endpoint's URL and key with :data:`REDACTED` in every file it copies in.
 """
 
 from __future__ import annotations

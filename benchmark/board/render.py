@@ -354,17 +354,15 @@ def md_cell(value: object) -> str:
     text = " ".join(str(value).split()).replace("|", "\\|")
     if _PLAIN.match(text):
         return text
-    fence = "`" * (_longest_backtick_run(text) + 1)
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _longest_backtick_run(text: str) -> int:
-    best = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        best = max(best, run)
-    return best
+def _md_table(frame: pd.DataFrame) -> str:
+    view = frame.map(md_cell)
+    view.columns = [md_cell(c) for c in view.columns]
+    return view.to_markdown(index=False)
 
 
 def to_markdown(lb: Leaderboard) -> str:
@@ -376,13 +374,9 @@ def to_markdown(lb: Leaderboard) -> str:
             models, refs = split_references(sub)
             parts.append(f"### {fam.title} — {md_cell(board)}\n")
             if not models.empty:
-                view = display_frame(models, fam).map(md_cell)
-                view.columns = [md_cell(c) for c in view.columns]
-                parts.append(f"{view.to_markdown(index=False)}\n")
+                parts.append(f"{_md_table(display_frame(models, fam))}\n")
             if not refs.empty:
-                ref_view = display_frame(refs, fam).map(md_cell)
-                ref_view.columns = [md_cell(c) for c in ref_view.columns]
-                parts.append(f"*{md_text(REFERENCES_TITLE)}*\n\n{ref_view.to_markdown(index=False)}\n")
+                parts.append(f"*{md_text(REFERENCES_TITLE)}*\n\n{_md_table(display_frame(refs, fam))}\n")
             parts += [
                 f"> **{md_text(line)}**\n" if line.startswith("Warning:") else f"* {md_text(line)}\n"
                 for line in _trust_lines(fam, sub)

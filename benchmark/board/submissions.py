@@ -1,15 +1,9 @@
 """Submissions: data-only folders that a pull request adds under ``submissions/``.
 
-A submission is ``submissions/<org>__<model>/`` holding ``model.yaml`` (the model card,
-:class:`ModelCard`) and one outputs JSONL per task (``<task_id>.jsonl``, rows of
-:class:`benchmark.answers.row.OutputRow`).  It never carries scores: the project computes
-them with a pinned judge profile.
-
-Everything in a submission is untrusted.  :func:`validate_submission` looks at the raw
-bytes before any parser does, so a hostile folder cannot make us follow a link out of
-the tree, unpickle, execute, or load a multi-gigabyte file; YAML is read with the safe
-loader only.  It collects *every* problem (file, line, field) and a submission with any
-problem is rejected as a whole — nothing is partially accepted.
+``submissions/<org>__<model>/`` holds ``model.yaml`` (:class:`ModelCard`) and one outputs
+JSONL per task, never scores.  Everything in it is untrusted: :func:`validate_submission`
+checks the raw bytes before any parser does, reads YAML safely, and rejects a folder with
+any problem as a whole, listing every problem.
 """
 
 from __future__ import annotations
@@ -66,10 +60,7 @@ _REVISION_RE = re.compile(rf"^[A-Za-z0-9][{SEGMENT_CHARS}]{{0,63}}$")
 
 #: Leading bytes of content that must never be in a data-only submission.
 _MAGIC = {
-    b"\x80\x02": "a Python pickle",
-    b"\x80\x03": "a Python pickle",
-    b"\x80\x04": "a Python pickle",
-    b"\x80\x05": "a Python pickle",
+    **dict.fromkeys((b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05"), "a Python pickle"),
     b"\x7fELF": "an ELF executable",
     b"MZ": "a Windows executable",
     b"#!": "a script (shebang)",
@@ -167,9 +158,6 @@ class Submission:
     path: Path
     card: ModelCard
     outputs: dict[str, list[OutputRow]] = field(default_factory=dict)
-
-    def output_file(self, task_id: str) -> Path:
-        return self.path / f"{task_id}.jsonl"
 
 
 # ---------------------------------------------------------------------------------
@@ -545,9 +533,6 @@ def validate_submission(
 # ---------------------------------------------------------------------------------
 # Building a submission from an evaluation run
 # ---------------------------------------------------------------------------------
-
-Weights = Literal["yes", "no"]
-
 
 def build_submission(
     outputs: Iterable[Path],

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from benchmark.core.errors import InputError, Problem
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import math
 import os
 from collections.abc import Iterator
@@ -15,8 +14,6 @@ from typing import Any
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.models.profiles import RetrieverSpec
 from benchmark.retrieval.chunking import Passage, chunk_corpus
-
-log = logging.getLogger(__name__)
 
 _ID_FIELDS = ("doc_id", "_id", "id", "docid")
 _TEXT_FIELDS = ("text", "contents", "body", "segment")  # segment: MS MARCO v2.1 segmented (TREC RAG)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
 from benchmark.retrieval.index import Allowed, Hit, Retriever
-
-log = logging.getLogger(__name__)
 
 
 class HybridRetriever:

