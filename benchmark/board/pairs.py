@@ -72,15 +72,8 @@ def power_columns(cmp: PairedComparison | None, alpha: float = ALPHA) -> dict[st
     bp = power.board_power(cmp, alpha) if cmp is not None else None
     if bp is None or cmp is None:
         return dict.fromkeys(POWER_COLUMNS)
-    pairs = board_pairs(cmp, cmp.models, alpha=alpha)
-    return {
-        "detectable": bp.detectable,
-        "detectable_sd": bp.sd,
-        "detectable_n": bp.n,
-        "detectable_level": bp.level,
-        "detectable_models": bp.models,
-        "pairs_below_detectable": sum(1 for p in pairs if p.below_detectable),
-    }
+    below = sum(1 for p in board_pairs(cmp, cmp.models, alpha=alpha) if p.below_detectable)
+    return dict(zip(POWER_COLUMNS, (bp.detectable, bp.sd, bp.n, bp.level, bp.models, below), strict=True))
 
 
 POWER_COLUMNS = (

@@ -255,14 +255,8 @@ def _copy_tree(src: Path, dest: Path, redact: Sequence[str], names: tuple[str, .
     if not src.is_dir():
         raise InputError(Problem(str(src), "no results were written for this entry"))
     for path in sorted(src.rglob("*")):
-        if (
-            path.is_symlink()
-            or not path.is_file()
-            or path.name.startswith(".")
-            or not path.name.endswith(names)
-        ):
-            continue
-        _copy_file(path, dest / path.relative_to(src), redact)
+        if path.is_file() and not path.is_symlink() and path.name.endswith(names) and path.name[0] != ".":
+            _copy_file(path, dest / path.relative_to(src), redact)
 
 
 def _copy_file(src: Path, dest: Path, redact: Sequence[str]) -> None:
@@ -287,7 +281,7 @@ def _check(dest: Path, judge: str, keys: set[str]) -> None:
         except (OSError, ValueError) as exc:
             problems.append(Problem(shown, f"not a result file: {str(exc).splitlines()[0]}"))
             continue
-        found.add("/".join(path.relative_to(dest / "results").parts[:3]))
+        found.add(_key_of(path, dest))
         if result.incomplete:
             problems.append(Problem(shown, f"incomplete, not published: {'; '.join(result.incomplete)}"))
         if result.profile_id != judge:
@@ -318,9 +312,10 @@ def board(root: Path, number: int) -> Leaderboard:
     return build_from_entries(entries, skipped)
 
 
-def _entry_key(entry: Entry, where: Path) -> str:
-    assert entry.path is not None
-    return "/".join(entry.path.relative_to(where / "results").parts[:3])
+def _key_of(path: Path | None, where: Path) -> str:
+    """The entry key of a result file under ``where/results``."""
+    assert path is not None
+    return "/".join(path.relative_to(where / "results").parts[:3])
 
 
 def write_tables(root: Path, manifest: Manifest) -> list[Path]:
@@ -334,9 +329,9 @@ def write_tables(root: Path, manifest: Manifest) -> list[Path]:
     for e in sorted(manifest.entries, key=lambda e: (e.data, e.scored, e.revision)):
         newest[(e.model, e.setting)] = e
     latest_keys = {e.key for e in newest.values()}
-    latest = build_from_entries([e for e in entries if _entry_key(e, where) in latest_keys])
+    latest = build_from_entries([e for e in entries if _key_of(e.path, where) in latest_keys])
 
-    rows = [(e, by_key[_entry_key(e, where)], "on the board") for e in entries]
+    rows = [(e, by_key[_key_of(e.path, where)], "on the board") for e in entries]
     for old in manifest.history:
         past = release_dir(root, old.scored)
         found, _ = load_entries(past / "results" / old.key, past / "submissions")
@@ -351,10 +346,8 @@ def write_tables(root: Path, manifest: Manifest) -> list[Path]:
                 "revision": e.result.model.revision,
                 "setting": s.setting,
                 "ranked_by": e.result.primary,
-                "value": e.result.scores[e.result.primary].value
-                if e.result.primary in e.result.scores
-                else None,
-                "n": e.result.scores[e.result.primary].n if e.result.primary in e.result.scores else 0,
+                "value": None if (score := e.result.scores.get(e.result.primary)) is None else score.value,
+                "n": 0 if score is None else score.n,
                 "scored_in_release": s.scored,
                 "source": s.source,
                 "status": status,
@@ -467,13 +460,13 @@ def compare(root: Path, current: int, candidate: int) -> Comparison:
     """Per board, the shared entries' places and ranks under both judges, and Kendall τ."""
     before, after = board(root, current), board(root, candidate)
     judges = read_manifest(root, current).judge, read_manifest(root, candidate).judge
+    match_old = {e.board_id: _judge_free_board(e) for e in before.entries}
+    match_new = {e.board_id: _judge_free_board(e) for e in after.entries}
     changes = []
     for fid, family in REGISTRY.items():
         old, new = before.tables.get(fid), after.tables.get(fid)
         if old is None or new is None or old.empty or new.empty:
             continue
-        match_old = {e.board_id: _judge_free_board(e) for e in before.entries}
-        match_new = {e.board_id: _judge_free_board(e) for e in after.entries}
         old = old[~old["reference"]].assign(match=old["board_id"].map(match_old))
         new = new[~new["reference"]].assign(match=new["board_id"].map(match_new))
         for match, was in old.groupby("match"):
@@ -491,8 +484,7 @@ def compare(root: Path, current: int, candidate: int) -> Comparison:
             tau = p = None
             if len(shared) >= 2:
                 res = scipy_stats.kendalltau(a[primary].astype(float), b[primary].astype(float))
-                tau = None if pd.isna(res.statistic) else float(res.statistic)
-                p = None if pd.isna(res.pvalue) else float(res.pvalue)
+                tau, p = _opt_float(res.statistic), _opt_float(res.pvalue)
             moves = [
                 Move(
                     model=m,

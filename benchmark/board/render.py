@@ -1,10 +1,8 @@
 """Renderings of a :class:`~benchmark.board.leaderboard.Leaderboard`: terminal, CSV/JSON, Markdown, HTML.
 
-Every rendering shows a score with its confidence interval and a missing score as
-``—``.  Model names, card fields and answers come from submissions and are untrusted:
-the terminal prints them as :class:`rich.text.Text` (never as markup), the HTML page
-escapes every cell, and Markdown cells are rendered as inline code spans, inside which
-neither HTML nor Markdown links are interpreted.
+Names and card fields come from submissions and are untrusted: the terminal prints them as
+:class:`rich.text.Text` (never markup), HTML escapes every cell, and Markdown cells are code
+spans, inside which neither HTML nor links are interpreted.
 """
 
 from __future__ import annotations

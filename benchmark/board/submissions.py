@@ -494,17 +494,10 @@ def _check_outputs(
     return outputs, problems
 
 
-def validate_submission(
-    folder: Path | str, *, task_ids: Iterable[str] | None = None, time_budget_s: float = TIME_BUDGET_S
-) -> Submission:
-    """Check a submission folder completely; raise :class:`InputError` listing every problem.
-
-    ``task_ids`` are the tasks a submission may contain (default: every task shipped).
-    Reading is bounded: a folder with too many entries is refused before any is read, each
-    file's problems stop at :data:`MAX_PROBLEMS_PER_FILE`, an outputs file with more rows
-    than its task could need is not parsed, and the whole check ends with an error after
-    ``time_budget_s`` seconds.
-    """
+def validate_submission(folder: Path | str, *, time_budget_s: float = TIME_BUDGET_S) -> Submission:
+    """Check a submission folder completely (its tasks: shipped ones); raise :class:`InputError`
+    listing every problem.  Reading is bounded: in entries, problems per file, rows per task,
+    and ``time_budget_s`` seconds in all."""
     from benchmark.tasks import list_tasks
 
     root = Path(folder)
@@ -515,7 +508,7 @@ def validate_submission(
         raise InputError(Problem(shown_root, "submission folder does not exist"))
     _count_entries(root, shown_root)
     deadline = _Deadline(time_budget_s, shown_root)
-    allowed_tasks = set(task_ids) if task_ids is not None else {c.id for c in list_tasks()}
+    allowed_tasks = {c.id for c in list_tasks()}
     files, problems = _folder_files(root)
     texts, read_problems = _read_texts(files, root, allowed_tasks)
     problems += read_problems
@@ -534,6 +527,7 @@ def validate_submission(
 # Building a submission from an evaluation run
 # ---------------------------------------------------------------------------------
 
+
 def build_submission(
     outputs: Iterable[Path],
     card: ModelCard,
@@ -542,17 +536,13 @@ def build_submission(
     overwrite: bool = False,
     relabelled: dict[str, int] | None = None,
 ) -> Path:
-    """Write ``<dest_root>/<folder>/`` from outputs JSONL files and a card, all or nothing.
+    """Write ``<dest_root>/<folder>/`` from outputs JSONL files and a card, all or nothing
+    (built and validated beside its destination, then moved into place).
 
-    Rows are re-serialised from the validated :class:`OutputRow` (so nothing a backend
-    added beyond the schema leaks in) and their ``model``/``revision`` are set to the
-    card's, the identity the leaderboard shows.  A row written by another model keeps that
-    model's identity in ``generated_by``, and ``relabelled`` (when given) counts the rows
-    per original ``model@revision`` so the caller can say what was renamed.  The folder is
-    built and validated beside its destination and moved into place only when valid: a
-    failed ``submit`` leaves nothing behind, and an existing folder is replaced only with
-    ``overwrite``.
-    """
+    Rows are re-serialised from the validated :class:`OutputRow` (nothing beyond the schema
+    leaks in) under the card's ``model``/``revision``; a row written by another model keeps
+    that identity in ``generated_by``, and ``relabelled`` counts such rows per original
+    ``model@revision``."""
     from benchmark.answers.outputs import read_outputs, write_outputs
 
     dest = dest_root / card.folder_name
@@ -571,11 +561,7 @@ def build_submission(
             relabelled_rows = []
             for r in rows:
                 origin = f"{r.model}@{r.revision}"
-                update: dict[str, Any] = {
-                    "model": card.model_id,
-                    "revision": card.revision,
-                    "task": task_id,
-                }
+                update: dict[str, Any] = {"model": card.model_id, "revision": card.revision, "task": task_id}
                 if (r.model, r.revision) != (card.model_id, card.revision):
                     update["generated_by"] = r.generated_by or origin
                     renamed[origin] = renamed.get(origin, 0) + 1
@@ -598,11 +584,8 @@ def build_submission(
 
 
 def load_model_cards(root: Path | str) -> dict[str, ModelCard]:
-    """Model cards of every submission under ``root`` that has a readable card, by model id.
-
-    Used for display metadata (open weights, size) only; a folder whose card does not
-    validate is skipped, because display must never depend on unvalidated input.
-    """
+    """Valid model cards of the submissions under ``root``, by ``model id|setting`` and model id:
+    display metadata only, so a card that does not validate is skipped."""
     cards: dict[str, ModelCard] = {}
     root = Path(root)
     if not root.is_dir():

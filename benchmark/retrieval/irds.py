@@ -1,10 +1,5 @@
-"""Documents by id from an ``ir_datasets`` corpus: ``--corpus irds:<dataset id>``.
-
-``ir_datasets`` is the field's loader for IR collections (MS MARCO v2.1 and its segments,
-ClueWeb, BEIR, TREC RAG); it downloads a collection once and keeps a document store keyed
-by id.  groundcover uses it for lookups only — the text of a passage an answer cites — not
-for retrieval (index the collection, or pass a Lucene index, for that).  Optional: the
-``irds`` extra installs it.
+"""Documents by id from an ``ir_datasets`` corpus (``--corpus irds:<dataset id>``): lookups of
+the passages answers cite only, never retrieval.  Optional: the ``irds`` extra installs it.
 """
 
 from __future__ import annotations

@@ -325,11 +325,6 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
 # ---------------------------------------------------------------------------------
 
 
-def loaded_families() -> Mapping[str, Any]:
-    """The registered families: the task layer asks the registry, which loads them by name."""
-    return dict(REGISTRY)
-
-
 def own_tables(family: Any) -> tuple[str, ...]:
     """The tables a family declares as its own (``tables``), main one first."""
     return tuple(t.name for t in getattr(family, "tables", ()) if isinstance(t, TableSchema))
@@ -355,7 +350,7 @@ def applies(family: Any, present: set[str]) -> bool:
     return (
         set(family.required_tables) <= present
         and (not own or own[0] in present)
-        and (not getattr(family, "needs_evidence", False) or "corpus" in present)
+        and (not needs_evidence or "corpus" in present)
         and getattr(family, "ranks_models", True)
     )
 
@@ -527,7 +522,7 @@ def build_task(
     if not re.fullmatch(r"\d+\.\d+\.\d+", str(version)):
         # a new task is versioned X.Y.Z from the start: a new version whenever its data changes
         problems.append(Problem(where, f"{version!r} is not a version X.Y.Z, e.g. 1.0.0", field="version"))
-    families = loaded_families() if families is None else families
+    families = dict(REGISTRY) if families is None else families
     chosen, found = choose_metrics(present, families, metrics, where)
     problems += found
     problems += main_score_problems(main_score or {}, chosen, families, where)
