@@ -90,9 +90,7 @@ class Leaderboard:
         return sorted({e.result.task.id for e in self.entries})
 
 
-# ---------------------------------------------------------------------------------
-# Tables
-# ---------------------------------------------------------------------------------
+# -- tables ------------------------------------------------------------------------------
 
 
 def family_table(
@@ -100,11 +98,9 @@ def family_table(
     family: MetricFamily,
     comparisons: dict[str, stats.PairedComparison] | None = None,
 ) -> pd.DataFrame:
-    """One row per (board, model): scores with CIs, failed queries, paired-test rank.
-
-    Ranks are among the board's models only; reference entries (baselines, oracles,
-    ceiling checks) get none and sort after the models.  ``comparisons`` is filled with
-    each board's paired tests, the evidence for its ranks."""
+    """One row per (board, model): scores with CIs, failed queries, paired-test rank (reference
+    entries get none and sort after the models); ``comparisons`` is filled with each board's
+    paired tests, the evidence for its ranks."""
     mine = [e for e in entries if e.result.metric_family == family.id]
     if not mine:
         return pd.DataFrame()
@@ -259,12 +255,9 @@ def _models_only(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per judge profile: each model's rank on every board, mean rank, overall rank.
-
-    A model missing from any board of its profile gets no overall rank and its missing
-    boards are listed.  A board of a family that needs evidence (``MetricFamily.needs_evidence``:
-    attribution) does not apply to a closed-book entry: it is neither counted nor missing.
-    """
+    """Per judge profile: each model's rank on every board, mean rank, overall rank (none while
+    a board is missing; those are listed).  A board of a family that ``needs_evidence`` does not
+    apply to a closed-book entry: neither counted nor missing."""
     frames = [
         _models_only(t)[["judge_profile", "board", "model", "rank", "setting"]].assign(
             needs_evidence=REGISTRY[fid].needs_evidence if fid in REGISTRY else False
@@ -311,9 +304,7 @@ def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     )
 
 
-# ---------------------------------------------------------------------------------
-# Loading
-# ---------------------------------------------------------------------------------
+# -- loading -----------------------------------------------------------------------------
 
 
 def load_entries(

@@ -342,13 +342,9 @@ _PLAIN = re.compile(r"^[0-9.,\[\] —/-]*$")  # numbers, intervals, ranks: print
 
 
 def md_cell(value: object) -> str:
-    """A Markdown table cell that renders as plain text whatever it holds.
-
-    Numbers and intervals are written as they are; any other text goes in a code span,
-    inside which neither HTML tags nor ``[x](javascript:…)`` links are interpreted
-    (HTML escaping alone does not neutralise Markdown).  Backticks inside are matched
-    by a longer fence; pipes are escaped so a cell cannot split the table.
-    """
+    """A Markdown table cell that renders as plain text whatever it holds: numbers as they are,
+    other text in a code span (inside which neither HTML nor ``[x](javascript:…)`` links are
+    interpreted) fenced longer than any backtick run in it, pipes escaped."""
     text = " ".join(str(value).split()).replace("|", "\\|")
     if _PLAIN.match(text):
         return text

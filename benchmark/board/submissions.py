@@ -160,9 +160,7 @@ class Submission:
     outputs: dict[str, list[OutputRow]] = field(default_factory=dict)
 
 
-# ---------------------------------------------------------------------------------
-# Validation
-# ---------------------------------------------------------------------------------
+# -- validation --------------------------------------------------------------------------
 
 
 def _display(path: Path, root: Path) -> str:
@@ -229,22 +227,21 @@ def _rag_difference(row: RAGSetting | None, card: RAGSetting | None) -> str:
     return "the row's retrieval setting differs from model.yaml's rag (" + "; ".join(fields) + ")"
 
 
-class _Deadline:
-    """The time budget of one validation: :meth:`check` raises when it is spent."""
+def _deadline(seconds: float, shown: str) -> Callable[[], None]:
+    """The time budget of one validation: a check that raises once it is spent."""
+    end = time.monotonic() + seconds
 
-    def __init__(self, seconds: float, shown: str) -> None:
-        self.seconds, self.shown = seconds, shown
-        self.end = time.monotonic() + seconds
-
-    def check(self) -> None:
-        if time.monotonic() > self.end:
+    def check() -> None:
+        if time.monotonic() > end:
             raise InputError(
                 Problem(
-                    self.shown,
-                    f"validation stopped after {self.seconds:g} s; a submission this slow to read is refused "
+                    shown,
+                    f"validation stopped after {seconds:g} s; a submission this slow to read is refused "
                     "(is a file far larger or more deeply nested than a task's answers need?)",
                 )
             )
+
+    return check
 
 
 def _card_problems(
@@ -277,7 +274,7 @@ def _load_outputs(
     shown: str,
     card: ModelCard | None,
     task_id: str,
-    deadline: _Deadline,
+    deadline: Callable[[], None],
 ) -> tuple[list[OutputRow], list[Problem]]:
     """Rows of one outputs file, and its problems: read by the rule book every door shares
     (:func:`benchmark.answers.outputs.read_rows`), then the submission's own rules — one
@@ -295,7 +292,7 @@ def _load_outputs(
                 f"{n_lines} lines; task {task_id} has {len(known)} queries, so at most {max_rows} rows are read",
             )
         ]
-    objects, problems = parse_lines(text, shown, tick=deadline.check)
+    objects, problems = parse_lines(text, shown, tick=deadline)
     read, problems = read_rows(objects, path, None, problems, task=task, shown=shown)
     for line_no, row in read:
         problems += _card_problems(row, shown, line_no, card, task_id)
@@ -473,7 +470,7 @@ def _check_card(
 
 
 def _check_outputs(
-    root: Path, texts: dict[Path, str], card: ModelCard | None, deadline: _Deadline
+    root: Path, texts: dict[Path, str], card: ModelCard | None, deadline: Callable[[], None]
 ) -> tuple[dict[str, list[OutputRow]], list[Problem]]:
     """Every outputs file's rows, checked against the card and its task."""
     problems: list[Problem] = []
@@ -507,7 +504,7 @@ def validate_submission(folder: Path | str, *, time_budget_s: float = TIME_BUDGE
     if not root.is_dir():
         raise InputError(Problem(shown_root, "submission folder does not exist"))
     _count_entries(root, shown_root)
-    deadline = _Deadline(time_budget_s, shown_root)
+    deadline = _deadline(time_budget_s, shown_root)
     allowed_tasks = {c.id for c in list_tasks()}
     files, problems = _folder_files(root)
     texts, read_problems = _read_texts(files, root, allowed_tasks)
@@ -523,9 +520,7 @@ def validate_submission(folder: Path | str, *, time_budget_s: float = TIME_BUDGE
     return Submission(path=root, card=card, outputs=outputs)
 
 
-# ---------------------------------------------------------------------------------
-# Building a submission from an evaluation run
-# ---------------------------------------------------------------------------------
+# -- building a submission from an evaluation run ----------------------------------------
 
 
 def build_submission(

@@ -7,6 +7,7 @@ run's searches from the cache (:class:`PlannedRetriever` never searches).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from benchmark.models.cache import ModelCallCache, content_hash
@@ -22,10 +23,7 @@ def _hits(rows: list[dict[str, Any]]) -> list[Hit]:
 
 
 def _rows(hits: list[Hit]) -> list[dict[str, Any]]:
-    return [
-        {"passage_id": h.passage_id, "doc_id": h.doc_id, "text": h.text, "score": h.score, "rank": h.rank}
-        for h in hits
-    ]
+    return [dataclasses.asdict(h) for h in hits]
 
 
 class CachedRetriever:

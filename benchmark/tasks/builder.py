@@ -86,9 +86,7 @@ def _defaults() -> dict[str, str]:
     return yaml.safe_load((Path(__file__).with_name("new-task.yaml")).read_text(encoding="utf-8"))
 
 
-# ---------------------------------------------------------------------------------
-# Reading one input into rows, each with the line it came from
-# ---------------------------------------------------------------------------------
+# -- reading one input into rows, each with the line it came from ------------------------
 
 
 @dataclass
@@ -212,9 +210,7 @@ def _read_text(
         lines.append(n)
 
 
-# ---------------------------------------------------------------------------------
-# Mapping rows onto a table schema
-# ---------------------------------------------------------------------------------
+# -- mapping rows onto a table schema ----------------------------------------------------
 
 
 def conform(argument: str, rows: Rows, table: TableSchema) -> tuple[pd.DataFrame, list[Problem]]:
@@ -222,7 +218,6 @@ def conform(argument: str, rows: Rows, table: TableSchema) -> tuple[pd.DataFrame
     columns added as nulls, and values coerced to the schema's types; the problems found."""
     df = rows.frame.copy()
     problems: list[Problem] = []
-    # aliases
     for canonical, aliases in ALIASES.get(argument, {}).items():
         if canonical in df.columns or table.column(canonical) is None:
             continue
@@ -254,7 +249,6 @@ def conform(argument: str, rows: Rows, table: TableSchema) -> tuple[pd.DataFrame
             df[col.name] = None
         elif col.required and col.name == "provenance":  # how imported rows were made: from here
             df[col.name] = f"imported: {Path(rows.label).name if rows.path else rows.label}"
-    # types
     for col in table.columns:
         if col.name not in df.columns:
             continue
@@ -278,35 +272,24 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
         return True, None
     if hasattr(v, "item") and not isinstance(v, str | bytes) and getattr(v, "ndim", 0) == 0:
         v = v.item()  # numpy scalars
+    whole = not isinstance(v, bool) and (isinstance(v, int) or (isinstance(v, float) and v.is_integer()))
     if typ == "str":
-        if isinstance(v, bool):
-            return False, str(v)
-        if isinstance(v, int) and name.endswith("_id"):
-            return True, str(v)  # numeric ids (TREC topic numbers) are ids, not numbers
-        if isinstance(v, float) and v.is_integer() and name.endswith("_id"):
-            return True, str(int(v))  # a DataFrame's int column with a gap reads as float
+        if whole and name.endswith("_id"):
+            # numeric ids (TREC topic numbers) are ids; a DataFrame's int column with a gap reads as float
+            return True, str(int(v))
         # a number in a text column is a column mix-up (or a shifted row), not text
         return isinstance(v, str), v if isinstance(v, str) else str(v)
     if typ == "int":
-        if isinstance(v, bool):
-            return False, 0
-        if isinstance(v, int):
-            return True, v
-        if isinstance(v, float) and v.is_integer():
-            return True, int(v)
-        if isinstance(v, str) and v.strip().lstrip("+-").isdigit():
-            return True, int(v)
-        return False, 0
+        ok = whole or (isinstance(v, str) and v.strip().lstrip("+-").isdigit())
+        return ok, int(v) if ok else 0
     if typ == "float":
         try:
             return (not isinstance(v, bool)), float(v)
         except (TypeError, ValueError):
             return False, 0.0
     if typ == "bool":
-        if isinstance(v, bool):
-            return True, v
-        words = {"true": True, "false": False, "1": True, "0": False}
-        return (str(v).strip().lower() in words), words.get(str(v).strip().lower(), False)
+        word = {"true": True, "false": False, "1": True, "0": False}.get(str(v).strip().lower())
+        return (True, v) if isinstance(v, bool) else (word is not None, bool(word))
     if typ == "list[str]":
         if isinstance(v, str):  # a CSV cell: a JSON list
             try:
@@ -320,9 +303,7 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
     return True, v
 
 
-# ---------------------------------------------------------------------------------
-# Which families the card lists
-# ---------------------------------------------------------------------------------
+# -- which families the card lists -------------------------------------------------------
 
 
 def own_tables(family: Any) -> tuple[str, ...]:
@@ -417,9 +398,7 @@ def main_score_problems(
     return problems
 
 
-# ---------------------------------------------------------------------------------
-# Building the folder
-# ---------------------------------------------------------------------------------
+# -- building the folder -----------------------------------------------------------------
 
 
 def build_task(

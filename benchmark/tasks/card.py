@@ -20,9 +20,7 @@ from pydantic import (
 from benchmark.core.errors import InputError, Problem, rel, yaml_key_lines
 from benchmark.tasks.tables import known, schemas
 
-# ---------------------------------------------------------------------------------
-# The task card
-# ---------------------------------------------------------------------------------
+# -- the task card -----------------------------------------------------------------------
 
 
 class _Strict(BaseModel):
@@ -68,12 +66,8 @@ class DataSource(_Strict):
 
 
 class CorpusSpec(_Strict):
-    """The default knowledge corpus K for grounding.
-
-    ``table`` means the task's own ``corpus`` table.  Users can point any task at
-    their own corpus from the command line (``--corpus``); see
-    :func:`benchmark.retrieval.load_corpus`.
-    """
+    """The default knowledge corpus K for grounding (``table``: the task's own ``corpus`` table);
+    ``--corpus`` points any task at another (:func:`benchmark.retrieval.load_corpus`)."""
 
     kind: Literal["table", "jsonl", "parquet", "lucene", "pyserini-prebuilt", "none"] = "table"
     path: str | None = None
@@ -131,9 +125,7 @@ class TaskCard(_Strict):
         return data
 
 
-# ---------------------------------------------------------------------------------
-# Loading and checking
-# ---------------------------------------------------------------------------------
+# -- loading and checking ----------------------------------------------------------------
 
 
 def sha256_file(path: Path) -> str:

@@ -179,9 +179,8 @@ def _load_tables(card: TaskCard, root: Path) -> tuple[dict[str, pd.DataFrame], d
             if not path.exists():
                 raise InputError(Problem(rel(path), f"table '{name}' named in task.yaml does not exist"))
             try:
-                # read straight into memory, not through a `datasets` builder cache (whose key
-                # `load_dataset` once failed to change when a table was rewritten in place):
-                # the scores must come from exactly the bytes the data fingerprint hashes
+                # read straight into memory, not through a `datasets` builder cache: the scores
+                # must come from exactly the bytes the data fingerprint hashes
                 import pyarrow.parquet as pq
 
                 dset = datasets.Dataset(pq.read_table(str(path)))
