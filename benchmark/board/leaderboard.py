@@ -353,8 +353,7 @@ def incomplete_note(result: TaskResult) -> str:
 
 
 def _card_for(cards: dict[str, ModelCard], result: TaskResult) -> ModelCard | None:
-    setting = result.model.setting
-    return cards.get(f"{result.model.id}|{setting}") or cards.get(result.model.id)
+    return cards.get(f"{result.model.id}|{result.model.setting}") or cards.get(result.model.id)
 
 
 def latest(entries: list[Entry]) -> list[Entry]:

@@ -135,10 +135,6 @@ def unseen_since(root: Path, number: int) -> str | None:
     return f"release {number} does not show what release {latest.number} ({latest.judge}) has since: {keys}"
 
 
-def card_of(folder: Path) -> ModelCard:
-    return ModelCard.model_validate(load_yaml((folder / "model.yaml").read_text(encoding="utf-8")))
-
-
 def entry_key(card: ModelCard) -> str:
     """The entry a submission's results land in: the folders :func:`result_path` gives them."""
     model = ModelInfo(id=card.model_id, revision=card.revision, rag=card.rag)
@@ -186,7 +182,7 @@ def cut(
             folders_from.pop(e.folder, None)
     fresh: dict[str, Scoring] = {}
     for s in sorted(scored, key=lambda s: s.data or 0):  # a folder's newest answers last
-        card = card_of(s.folder)
+        card = ModelCard.model_validate(load_yaml((s.folder / "model.yaml").read_text(encoding="utf-8")))
         key = entry_key(card)
         old = entries.get(key)
         if old is not None and s.tree is not None and old.tree == s.tree and kind == "release":

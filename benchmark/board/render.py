@@ -65,10 +65,10 @@ def fmt_ci(row: pd.Series, key: str) -> str:
     return f"[{float(lo):.3f}, {float(hi):.3f}]"
 
 
-def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:
+def fmt_cell(row: pd.Series, key: str) -> str:
     if isinstance(row.get(f"{key}_withheld"), str):
         return "withheld"  # its judge failed past --max-failure-rate: never a number
-    text = fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
+    text = fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"))
     if key.endswith(HUMAN) and text != MISSING:
         text += f" n={int(row[f'{key}_n'])}"  # the human labels it stands on
     return text
@@ -100,13 +100,8 @@ def score_keys(df: pd.DataFrame, family: MetricFamily) -> list[str]:
         for c in df.columns
         if c.endswith("_ci_low") and c.removesuffix("_ci_low") not in keys
     )
-    human = [k for k in extra if k.endswith(HUMAN)]
-    out = []
-    for k in keys + [k for k in extra if k not in human]:
-        out.append(k)
-        if f"{k}{HUMAN}" in human:  # beside its raw score
-            out.append(f"{k}{HUMAN}")
-    return out
+    raw = keys + [k for k in extra if not k.endswith(HUMAN)]
+    return [c for k in raw for c in (k, f"{k}{HUMAN}") if c == k or c in extra]  # human beside its raw score
 
 
 def entry_cells(r: pd.Series) -> dict[str, object]:
@@ -124,7 +119,7 @@ def entry_cells(r: pd.Series) -> dict[str, object]:
     }
 
 
-def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd.DataFrame:
+def display_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
     """Human columns: rank, model, setting, size, scores (with CIs), queries, failed, board."""
     if df.empty:
         return df
@@ -137,7 +132,7 @@ def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd
                 "rank": str(r["kind"])
                 if is_reference(r)
                 else (MISSING if pd.isna(r["rank"]) else int(r["rank"])),
-                **{score_label(family, k): fmt_cell(r, k, ci) for k in keys},
+                **{score_label(family, k): fmt_cell(r, k) for k in keys},
                 "queries": int(r["queries"]),
                 "n": int(r["n"]),
                 "failed": int(r["failed"]),

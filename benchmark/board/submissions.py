@@ -171,10 +171,8 @@ def _display(path: Path, root: Path) -> str:
 
 
 def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
-    problems = []
-    for magic, what in _MAGIC.items():
-        if data.startswith(magic):
-            problems.append(Problem(shown, f"file looks like {what}; submissions are text data only"))
+    looks = [what for magic, what in _MAGIC.items() if data.startswith(magic)]
+    problems = [Problem(shown, f"file looks like {what}; submissions are text data only") for what in looks]
     if any(h in data for h in _PICKLE_HINTS) and data[:1] == b"\x80":
         problems.append(Problem(shown, "file contains pickle opcodes; submissions are text data only"))
     if b"\x00" in data:
@@ -187,7 +185,7 @@ def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
     return problems
 
 
-def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
+def _load_card(text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
     if len(text) > MAX_CARD_CHARS:
         return None, [Problem(shown, f"model card longer than {MAX_CARD_CHARS} characters")]
     try:
@@ -458,7 +456,7 @@ def _check_card(
     shown = _display(card_path, root)
     if card_path not in texts:
         return None, [] if any(pr.file == shown for pr in known) else [Problem(shown, "missing model card")]
-    card, problems = _guarded(shown, lambda: _load_card(card_path, texts[card_path], shown))
+    card, problems = _guarded(shown, lambda: _load_card(texts[card_path], shown))
     if card is not None and root.name != card.folder_name:
         problems.append(
             Problem(
@@ -589,7 +587,7 @@ def load_model_cards(root: Path | str) -> dict[str, ModelCard]:
         if card_path.is_symlink() or card_path.parent.is_symlink():
             continue
         text = card_path.read_text(encoding="utf-8", errors="replace")
-        card, problems = _load_card(card_path, text, str(card_path))
+        card, problems = _load_card(text, str(card_path))
         if card is not None and not problems:
             cards[f"{card.model_id}|{card.setting}"] = card
             if card.rag is None or card.model_id not in cards:

@@ -24,28 +24,21 @@ class IrdsLookup:
     """``lookup(doc_id)`` -> the document's text from an ``ir_datasets`` docs store."""
 
     def __init__(self, dataset_id: str) -> None:
+        where = PREFIX + dataset_id
         try:
             import ir_datasets
         except ImportError as exc:
             raise InputError(
-                Problem(
-                    PREFIX + dataset_id,
-                    "needs ir_datasets: pip install 'groundcover[irds]'",
-                    field="--corpus",
-                )
+                Problem(where, "needs ir_datasets: pip install 'groundcover[irds]'", field="--corpus")
             ) from exc
         try:
             dataset = ir_datasets.load(dataset_id)
         except KeyError as exc:
             raise InputError(
-                Problem(
-                    PREFIX + dataset_id, f"ir_datasets knows no dataset of this id ({exc})", field="--corpus"
-                )
+                Problem(where, f"ir_datasets knows no dataset of this id ({exc})", field="--corpus")
             ) from exc
         if not dataset.has_docs():
-            raise InputError(
-                Problem(PREFIX + dataset_id, "this ir_datasets dataset has no documents", field="--corpus")
-            )
+            raise InputError(Problem(where, "this ir_datasets dataset has no documents", field="--corpus"))
         self.dataset_id = dataset_id
         self.store = dataset.docs_store()
 

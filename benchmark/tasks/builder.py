@@ -505,26 +505,46 @@ def build_task(
     chosen, found = choose_metrics(present, families, metrics, where)
     problems += found
     problems += main_score_problems(main_score or {}, chosen, families, where)
-    card = _card(
-        task_id,
-        given,
-        read,
-        chosen,
-        where=where,
-        script=script,
-        problems=problems,
-        license=license,
-        source=source,
-        url=url,
-        name=name,
-        description=description,
-        instruction=instruction,
-        version=version,
-        citation=citation,
-        tags=tags,
-        main_score=dict(main_score or {}),
-        n_queries=len(read["queries"].frame) if "queries" in read else 0,
+    # queries always: their absence is reported once, as such, not again by the card's check
+    card_tables = {t: f"{t}.parquet" for t in ["queries", *given]}
+    kinds = sorted({r.label.split(" (")[1].rstrip(")") for r in read.values() if r.path is None})
+    notes = f"Built by {script} from {len(read)} input table(s)" + (
+        f"; in-memory inputs ({', '.join(kinds)}) have no file to checksum" if kinds else ""
     )
+    listed = ", ".join(t for t in given if t != "queries") or "no other tables"
+    n_queries = len(read["queries"].frame) if "queries" in read else 0
+    defaults = _defaults()
+    card: TaskCard | None = None
+    try:
+        card = TaskCard(
+            id=task_id,
+            version=version,
+            name=name or task_id,
+            description=description
+            or f"{n_queries} queries with {listed}, built from the author's own data.",
+            source=Source(name=source or "the task author's own data", url=url),
+            license=license or defaults["license"].strip(),
+            citation=citation or "",
+            metrics=chosen,
+            main_score=dict(main_score or {}),
+            instruction=instruction or defaults["instruction"].strip(),
+            data=DataSource(kind="local", path="data", tables=card_tables),
+            corpus=CorpusSpec(kind="table", label=f"{task_id} corpus")
+            if "corpus" in given
+            else CorpusSpec(kind="none", label="none given: pass --corpus or --lucene-index when scoring"),
+            provenance=Provenance(
+                script=script,
+                inputs=[
+                    ProvenanceInput(file=r.label, sha256=sha256_file(r.path)) for r in read.values() if r.path
+                ],
+                notes=notes,
+            ),
+            tags=list(tags),
+        )
+    except ValidationError as exc:
+        for err in exc.errors():
+            field = ".".join(str(x) for x in err["loc"])
+            problems.append(Problem(where, err["msg"], field="task_id" if field == "id" else field))
     if problems or card is None:
         raise InputError(problems)
     _write(out, card, tables)
@@ -552,59 +572,6 @@ def _check_out(out: Path, force: bool, flag: str) -> list[Problem]:
                 Problem(rel(out), "not a task folder (no task.yaml): --force replaces only a task folder")
             ]
     return []
-
-
-def _card(
-    task_id: str,
-    present: Sequence[str],
-    read: Mapping[str, Rows],
-    metrics: list[str],
-    *,
-    where: str,
-    script: str,
-    problems: list[Problem],
-    n_queries: int,
-    **given: Any,
-) -> TaskCard | None:
-    """The card, checked before anything is written (its checksums are filled in after)."""
-    defaults = _defaults()
-    # queries always: their absence is reported once, as such, not again by the card's check
-    tables = {t: f"{t}.parquet" for t in ["queries", *present]}
-    sources = [r for r in read.values() if r.path is not None]
-    kinds = sorted({r.label.split(" (")[1].rstrip(")") for r in read.values() if r.path is None})
-    notes = f"Built by {script} from {len(read)} input table(s)" + (
-        f"; in-memory inputs ({', '.join(kinds)}) have no file to checksum" if kinds else ""
-    )
-    listed = ", ".join(t for t in present if t != "queries") or "no other tables"
-    try:
-        return TaskCard(
-            id=task_id,
-            version=given["version"],
-            name=given["name"] or task_id,
-            description=given["description"]
-            or f"{n_queries} queries with {listed}, built from the author's own data.",
-            source=Source(name=given["source"] or "the task author's own data", url=given["url"]),
-            license=given["license"] or defaults["license"].strip(),
-            citation=given["citation"] or "",
-            metrics=metrics,
-            main_score=given["main_score"],
-            instruction=given["instruction"] or defaults["instruction"].strip(),
-            data=DataSource(kind="local", path="data", tables=tables),
-            corpus=CorpusSpec(kind="table", label=f"{task_id} corpus")
-            if "corpus" in present
-            else CorpusSpec(kind="none", label="none given: pass --corpus or --lucene-index when scoring"),
-            provenance=Provenance(
-                script=script,
-                inputs=[ProvenanceInput(file=r.label, sha256=sha256_file(r.path)) for r in sources if r.path],
-                notes=notes,
-            ),
-            tags=list(given["tags"]),
-        )
-    except ValidationError as exc:
-        for err in exc.errors():
-            field = ".".join(str(x) for x in err["loc"])
-            problems.append(Problem(where, err["msg"], field="task_id" if field == "id" else field))
-        return None
 
 
 def _write(out: Path, card: TaskCard, tables: Mapping[str, pd.DataFrame]) -> None:
