@@ -291,14 +291,9 @@ def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     if not out:  # every entry a reference (baseline, oracle): no model to rank overall
         return pd.DataFrame()
     df = pd.DataFrame(out)
-    df["overall_rank"] = pd.Series(pd.NA, index=df.index, dtype="Int64")
-    for _, idx in df.groupby("judge_profile").groups.items():
-        sub = df.loc[idx]
-        complete = sub["mean_rank"].notna()
-        # lower mean rank is better; equal mean ranks share a rank (min method)
-        df.loc[sub.index[complete], "overall_rank"] = (
-            sub.loc[complete, "mean_rank"].rank(method="min").astype("Int64").to_numpy()
-        )
+    # lower mean rank is better; equal mean ranks share a rank (min method)
+    ranked = df["mean_rank"].astype(float).groupby(df["judge_profile"]).rank(method="min")
+    df["overall_rank"] = ranked.astype("Int64")
     return df.sort_values(["judge_profile", "overall_rank", "model"], na_position="last").reset_index(
         drop=True
     )

@@ -111,11 +111,7 @@ def read_manifest(root: Path, number: int) -> Manifest:
 
 def base_of(root: Path, judge: str) -> Manifest | None:
     """The newest release (or candidate) of ``judge``: what the next one builds on."""
-    for number in reversed(numbers(root)):
-        manifest = read_manifest(root, number)
-        if manifest.judge == judge:
-            return manifest
-    return None
+    return next((m for n in reversed(numbers(root)) if (m := read_manifest(root, n)).judge == judge), None)
 
 
 def unseen_since(root: Path, number: int) -> str | None:
@@ -156,12 +152,9 @@ def cut(
     redact: Sequence[str] = (),
     compares_to: int | None = None,
 ) -> Manifest | None:
-    """Write the next release into the dataset checkout ``root`` and return its manifest;
-    ``None`` when it would publish nothing new.
-
-    A release builds on :func:`base_of` its judge; a candidate starts empty (its entries
-    are the canary's re-scorings of ``compares_to``'s).  ``results`` holds what scoring
-    ``scored`` wrote; ``removed`` names submission folders deleted since."""
+    """Write the next release into the dataset checkout ``root`` and return its manifest (``None``:
+    nothing new).  A release builds on :func:`base_of` its judge, a candidate (the canary's
+    re-scorings of ``compares_to``'s entries) on nothing; ``removed``: folders deleted since."""
     number = max(numbers(root), default=0) + 1
     dest = release_dir(root, number)
     base = base_of(root, judge) if kind == "release" else None
@@ -321,10 +314,8 @@ def write_tables(root: Path, manifest: Manifest) -> list[Path]:
     where = release_dir(root, manifest.number)
     entries, _ = load_entries(where / "results", where / "submissions")
     by_key = {e.key: e for e in manifest.entries}
-    newest: dict[tuple[str, str], Scoring] = {}
-    for e in sorted(manifest.entries, key=lambda e: (e.data, e.scored, e.revision)):
-        newest[(e.model, e.setting)] = e
-    latest_keys = {e.key for e in newest.values()}
+    ordered = sorted(manifest.entries, key=lambda e: (e.data, e.scored, e.revision))
+    latest_keys = {e.key for e in {(e.model, e.setting): e for e in ordered}.values()}  # newest of each
     latest = build_from_entries([e for e in entries if _key_of(e.path, where) in latest_keys])
 
     rows = [(e, by_key[_key_of(e.path, where)], "on the board") for e in entries]

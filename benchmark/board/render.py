@@ -372,8 +372,7 @@ def to_markdown(lb: Leaderboard) -> str:
             ]
     ov = overall_frame(lb.overall)
     if not ov.empty:
-        ov = ov.map(md_cell)
-        parts.append(f"### Overall\n\n{ov.to_markdown(index=False)}\n")
+        parts.append(f"### Overall\n\n{ov.map(md_cell).to_markdown(index=False)}\n")
     if parts:
         parts.append(RANKS_EXPLAINED + "\n")
     return "\n".join(parts) if parts else "no results yet\n"

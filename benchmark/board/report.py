@@ -55,9 +55,8 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
         table.add_column(fam.label(k), justify="right")
         if k in human:
             table.add_column(f"{fam.label(k)} (human-corrected)", justify="right")
-    table.add_column("queries", justify="right")
-    table.add_column("n", justify="right")
-    table.add_column("failed", justify="right")
+    for col in ("queries", "n", "failed"):
+        table.add_column(col, justify="right")
     for r in results:
         ranked = r.scores.get(r.primary)
         table.add_row(

@@ -274,10 +274,9 @@ def _load_outputs(
     task_id: str,
     deadline: Callable[[], None],
 ) -> tuple[list[OutputRow], list[Problem]]:
-    """Rows of one outputs file, and its problems: read by the rule book every door shares
-    (:func:`benchmark.answers.outputs.read_rows`), then the submission's own rules — one
-    model (no more rows than its task could need: none of it read otherwise), the model
-    card's identity and setting, and every scored query answered."""
+    """Rows of one outputs file and its problems: the rule book every door shares, then the
+    submission's own (no more rows than its task needs, the card's identity and setting, every
+    scored query answered)."""
     task = submitted_task(task_id)
     known, required = required_queries(task_id)
     max_rows = ROWS_PER_QUERY * len(known) + 10

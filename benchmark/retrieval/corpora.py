@@ -114,12 +114,8 @@ def _jsonl_rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]
 
 @dataclass(frozen=True)
 class CorpusRef:
-    """The knowledge corpus a run searches, resolved once from the task card and flags.
-
-    ``covers`` lists the queries the corpus was written for, when it is the task's own
-    corpus and the card says so (the starter corpus covers 12 of 200 topics); a user's
-    corpus is taken to cover every query.
-    """
+    """The knowledge corpus a run searches, resolved once from the task card and flags;
+    ``covers``: the queries the task's own corpus was written for, as its card says (``None``: all)."""
 
     kind: str  # table | file | lucene | irds (ir_datasets: lookups only)
     label: str

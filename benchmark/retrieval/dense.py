@@ -52,12 +52,9 @@ TUNING_QUERIES = 512
 
 
 class VectorFile:
-    """Float32 corpus vectors stored row after row in a file, read one chunk at a time.
-
-    Read, not memory-mapped: every mapped page a pass touches counts in the peak resident
-    set, so scanning a mapped 1.5 GB file costs 1.5 GB; a chunk read costs one chunk.  A flat
-    faiss index ends with its vectors (:meth:`of_flat_index`), so IVF is built from it in place.
-    """
+    """Float32 corpus vectors stored row after row in a file, read one chunk at a time: not
+    memory-mapped, as every mapped page a pass touches counts in the peak resident set.  A flat
+    faiss index ends with its vectors (:meth:`of_flat_index`), so IVF is built from it in place."""
 
     def __init__(self, path: Path, n: int, d: int, offset: int) -> None:
         self.path, self.shape, self.offset = Path(path), (n, d), offset
@@ -182,13 +179,10 @@ def tune_nprobe(
 def held_out_queries(
     exclude: Sequence[str] = (), *, limit: int = TUNING_QUERIES, seed: int = 0, root: Path | None = None
 ) -> dict[str, Any]:
-    """Real query texts to tune an IVF index on: the shipped tasks' queries, less those of
-    the tasks in ``exclude`` (the task being scored), a seeded sample of at most ``limit``.
-
-    Returns ``{"texts": [...], "source": {task id: queries drawn}, "held_out": [...]}``.
-    Query tables are read straight from the task folders (validating a card needs the family
-    registry, a layer above retrieval); a task whose queries are not a local table is skipped.
-    """
+    """Real query texts to tune an IVF index on: a seeded sample of at most ``limit`` of the
+    shipped tasks' local query tables, less the tasks in ``exclude`` (read from the folders:
+    validating a card needs the family registry, a layer above retrieval).  Returns
+    ``{"texts": [...], "source": {task id: queries drawn}, "held_out": [...]}``."""
     import pandas as pd
     import yaml
 
@@ -460,12 +454,8 @@ class DenseRetriever:
         }
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
-        """Top-``k`` passages per query by cosine similarity (query embeddings cached).
-
-        With ``allowed``, each query is searched through a faiss ``IDSelectorBatch`` over
-        the passages of its allowed documents: exact on a flat index; on IVF-HNSW only
-        the ``nprobe`` probed lists are searched, as for an unrestricted query.
-        """
+        """Top-``k`` passages per query by cosine similarity; with ``allowed``, through a faiss
+        ``IDSelectorBatch`` of the allowed documents' passages (on IVF, in the probed lists only)."""
         if not queries:
             return []
         import faiss

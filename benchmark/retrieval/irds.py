@@ -39,7 +39,6 @@ class IrdsLookup:
             ) from exc
         if not dataset.has_docs():
             raise InputError(Problem(where, "this ir_datasets dataset has no documents", field="--corpus"))
-        self.dataset_id = dataset_id
         self.store = dataset.docs_store()
 
     @lru_cache(maxsize=65_536)  # noqa: B019 (one lookup object per run)

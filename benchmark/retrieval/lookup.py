@@ -25,7 +25,6 @@ class PassageLookup:
         *,
         stored: Callable[[str], str | None] | None = None,
     ) -> None:
-        self.ref = ref
         self._stored = stored
         self._texts: dict[str, str] = {}
         if ref.kind == "irds" and stored is None:
