@@ -170,7 +170,7 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
+def _check_bytes(data: bytes, shown: str) -> list[Problem]:
     looks = [what for magic, what in _MAGIC.items() if data.startswith(magic)]
     problems = [Problem(shown, f"file looks like {what}; submissions are text data only") for what in looks]
     if any(h in data for h in _PICKLE_HINTS) and data[:1] == b"\x80":
@@ -440,7 +440,7 @@ def _read_texts(
             problems.append(Problem(shown, f"{size} bytes; at most {MAX_FILE_BYTES} per file"))
             continue
         data = p.read_bytes()
-        byte_problems = _check_bytes(p, data, shown)
+        byte_problems = _check_bytes(data, shown)
         problems.extend(byte_problems)
         if not byte_problems:
             texts[p] = data.decode("utf-8")

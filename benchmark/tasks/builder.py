@@ -468,7 +468,6 @@ def build_task(
     problems += _check_out(out, force, flag="--out" if where == "command line" else "out_dir")
 
     tables: dict[str, pd.DataFrame] = {}
-    files: dict[str, str] = {}
     read: dict[str, Rows] = {}
     given: list[str] = []  # the tables given, read or not: what the card will list
     # the named arguments first, then any other registered table given by its own name
@@ -490,10 +489,10 @@ def build_task(
         found = check_table(df, schemas[table_name], rows.label)
         problems += found
         read[table_name] = rows
-        files[table_name] = rows.label
         if not any(p.line is None for p in found):  # columns all there: references can be checked
             tables[table_name] = df
-    problems += check_references(tables, files)  # rows naming an unknown query, aspect, …
+    # rows naming an unknown query, aspect, …
+    problems += check_references(tables, {t: r.label for t, r in read.items()})
 
     # which families apply follows from what was given, so an unreadable file is one
     # problem, not also a family that seems to have nothing to score
