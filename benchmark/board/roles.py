@@ -71,10 +71,8 @@ class Board(BaseModel):
 
     @model_validator(mode="after")
     def _distinct(self) -> Board:
-        if self.canary is not None and (self.canary.profile, self.canary.version) == (
-            self.judge_of_record.profile,
-            self.judge_of_record.version,
-        ):
+        canary, record = self.canary, self.judge_of_record
+        if canary is not None and (canary.profile, canary.version) == (record.profile, record.version):
             raise ValueError("the canary is the judge of record already: give it another profile or version")
         return self
 
