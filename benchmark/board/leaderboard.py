@@ -1,38 +1,9 @@
 """Ranked tables from result files, for every registered metric family.
 
-Rules, each of which is a way leaderboards mislead when broken:
-
-* **Like with like.**  A *board* is everything that must be equal for two numbers to be
-  comparable (:meth:`~benchmark.core.results.TaskResult.board_key`): metric family, task and
-  version, task data fingerprint, knowledge corpus, the set of scored queries, judge
-  profile, the family's rank-relevant settings (ICAT's β) and the ranked score.  Only
-  results on the same board are ranked together; the same model judged by two profiles,
-  or scored on a ``--limit`` subset, lands on another board.
-* **Missing is missing.**  A model without a result on a board has no rank there, and no
-  overall rank until it has a result on every board of its profile; a query whose ranked
-  score a judge failed on is counted in ``failed`` beside the ``n`` the mean is over,
-  never averaged in as zero.  A score whose judge failed (unreached, or replies that could
-  not be used) on more queries than ``--max-failure-rate`` allows is *withheld*: no number
-  is shown for it; a result whose ranked score is withheld is *incomplete* and on no board.
-* **No reward for failing.**  A mean over the queries a model was scored on favours a
-  model whose judge failed on the hard ones, so each board also shows every entry's mean
-  over the queries *every* entry has a score on (``shared_mean``), and flags an entry
-  whose failures exceed the board's median by more than :data:`FAILURE_MARGIN`.
-* **Ranks from paired tests.**  Every model on a board answered the same queries, so
-  models are compared on per-query differences (:func:`benchmark.core.stats.paired_tests`):
-  a model's rank is one plus the number of models significantly better than it
-  (paired permutation test, Holm-corrected, α = 0.05); models not significantly
-  different share a rank.
-* **Say what a shared rank means.**  With few queries, models share a rank because the test
-  cannot tell them apart, not because they are equal: each board carries the smallest
-  difference its test detects with 80 % power (:mod:`benchmark.core.power`), and how many
-  of its pairs differ by less (:func:`benchmark.board.pairs.power_columns`).
-* **Reference entries apart.**  A baseline, an oracle or a ceiling check (a model card's
-  ``kind``) is shown on its board, marked and after the models, with the setting its card
-  declares; it is never ranked among the models (its ``rank`` is empty) and has no overall
-  rank, so that a system that copies the judged corpus cannot hold rank 1.
-* **Closed-book and RAG are two entries.**  The retrieval setting is part of a model's
-  identity (:attr:`~benchmark.core.results.ModelInfo.label`).
+Only results on the same *board* (:meth:`~benchmark.core.results.TaskResult.board_key`) are
+ranked together, by paired tests among its models; a missing, failed or withheld score is
+never a number, reference entries are shown apart and never ranked, and a RAG setting is an
+entry of its own.  docs/leaderboard.md gives each rule and why it holds.
 """
 
 from __future__ import annotations
@@ -119,9 +90,7 @@ class Leaderboard:
         return sorted({e.result.task.id for e in self.entries})
 
 
-# ---------------------------------------------------------------------------------
-# Tables
-# ---------------------------------------------------------------------------------
+# -- tables ------------------------------------------------------------------------------
 
 
 def family_table(
@@ -129,11 +98,9 @@ def family_table(
     family: MetricFamily,
     comparisons: dict[str, stats.PairedComparison] | None = None,
 ) -> pd.DataFrame:
-    """One row per (board, model): scores with CIs, failed queries, paired-test rank.
-
-    Ranks are among the board's models only; reference entries (baselines, oracles,
-    ceiling checks) get none and sort after the models.  ``comparisons`` is filled with
-    each board's paired tests, the evidence for its ranks."""
+    """One row per (board, model): scores with CIs, failed queries, paired-test rank (reference
+    entries get none and sort after the models); ``comparisons`` is filled with each board's
+    paired tests, the evidence for its ranks."""
     mine = [e for e in entries if e.result.metric_family == family.id]
     if not mine:
         return pd.DataFrame()
@@ -163,25 +130,22 @@ def family_table(
             for e in on_board
             if e.model_label in ranked
         }
+        higher = col.higher_is_better if col else True
         if ranked and all(repeated.values()):
             # a sampled judge asked N times (--judge-repeats): the paired tests resample its
             # repeats too, so a difference only its noise makes does not separate two ranks
-            higher = col.higher_is_better if col else True
-            for model, rank in repeat_ranks(repeated, higher_is_better=higher).items():
-                ranks[(board_id, model)] = rank
+            ranks.update(
+                {(board_id, m): r for m, r in repeat_ranks(repeated, higher_is_better=higher).items()}
+            )
         elif ranked:
             cmp = stats.paired_tests(ranked)
             if comparisons is not None:
                 comparisons[board_id] = cmp
             powers[board_id] = power_columns(cmp)  # what its tests can tell apart
-            for model, rank in stats.ranks_of(
-                cmp, higher_is_better=col.higher_is_better if col else True
-            ).items():
-                ranks[(board_id, model)] = rank
-        for model, value in shared_means(per_query).items():
-            shared[(board_id, model)] = value
-        for model in failure_outliers({e.model_label: _failed(e.result) for e in on_board}, on_board):
-            flagged.add((board_id, model))
+            ranks.update({(board_id, m): r for m, r in stats.ranks_of(cmp, higher_is_better=higher).items()})
+        shared.update({(board_id, m): v for m, v in shared_means(per_query).items()})
+        failed = {e.model_label: _failed(e.result) for e in on_board}
+        flagged.update((board_id, m) for m in failure_outliers(failed, on_board))
     for e in mine:
         r = e.result
         ranked_score = _primary_score(r)
@@ -226,11 +190,8 @@ def family_table(
                 # withheld (its judge failed past --max-failure-rate): never a number on a board
                 row[f"{k}_withheld"] = s.incomplete
                 s = s.model_copy(update={"value": None, "ci_low": None, "ci_high": None})
-            row[k] = None if s is None else s.value
-            row[f"{k}_ci_low"] = None if s is None else s.ci_low
-            row[f"{k}_ci_high"] = None if s is None else s.ci_high
-            row[f"{k}_n"] = None if s is None else s.n
-            row[f"{k}_failed"] = None if s is None else s.failed
+            for attr in ("value", "ci_low", "ci_high", "n", "failed"):
+                row[k if attr == "value" else f"{k}_{attr}"] = getattr(s, attr, None)
             if s is not None and (j := s.judge_repeats) is not None:
                 row[f"{k}_repeats"] = j.repeats
                 row[f"{k}_noise_share"] = j.noise_share
@@ -294,12 +255,9 @@ def _models_only(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per judge profile: each model's rank on every board, mean rank, overall rank.
-
-    A model missing from any board of its profile gets no overall rank and its missing
-    boards are listed.  A board of a family that needs evidence (``MetricFamily.needs_evidence``:
-    attribution) does not apply to a closed-book entry: it is neither counted nor missing.
-    """
+    """Per judge profile: each model's rank on every board, mean rank, overall rank (none while
+    a board is missing; those are listed).  A board of a family that ``needs_evidence`` does not
+    apply to a closed-book entry: neither counted nor missing."""
     frames = [
         _models_only(t)[["judge_profile", "board", "model", "rank", "setting"]].assign(
             needs_evidence=REGISTRY[fid].needs_evidence if fid in REGISTRY else False
@@ -333,22 +291,15 @@ def overall_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     if not out:  # every entry a reference (baseline, oracle): no model to rank overall
         return pd.DataFrame()
     df = pd.DataFrame(out)
-    df["overall_rank"] = pd.Series(pd.NA, index=df.index, dtype="Int64")
-    for _, idx in df.groupby("judge_profile").groups.items():
-        sub = df.loc[idx]
-        complete = sub["mean_rank"].notna()
-        # lower mean rank is better; equal mean ranks share a rank (min method)
-        df.loc[sub.index[complete], "overall_rank"] = (
-            sub.loc[complete, "mean_rank"].rank(method="min").astype("Int64").to_numpy()
-        )
+    # lower mean rank is better; equal mean ranks share a rank (min method)
+    ranked = df["mean_rank"].astype(float).groupby(df["judge_profile"]).rank(method="min")
+    df["overall_rank"] = ranked.astype("Int64")
     return df.sort_values(["judge_profile", "overall_rank", "model"], na_position="last").reset_index(
         drop=True
     )
 
 
-# ---------------------------------------------------------------------------------
-# Loading
-# ---------------------------------------------------------------------------------
+# -- loading -----------------------------------------------------------------------------
 
 
 def load_entries(
@@ -397,8 +348,7 @@ def incomplete_note(result: TaskResult) -> str:
 
 
 def _card_for(cards: dict[str, ModelCard], result: TaskResult) -> ModelCard | None:
-    setting = result.model.setting
-    return cards.get(f"{result.model.id}|{setting}") or cards.get(result.model.id)
+    return cards.get(f"{result.model.id}|{result.model.setting}") or cards.get(result.model.id)
 
 
 def latest(entries: list[Entry]) -> list[Entry]:

@@ -1,11 +1,8 @@
 """Where an entry's name on a board links to: its model page, else its submission.
 
-A model card's links are validated URLs (``http``/``https`` only); the first one on the
-Hugging Face Hub is the model page, else the card's first link.  A card without links
-points at its submission folder in the project's repository, where the card and the
-answers are.  An entry without a card links to the Hub only when its id is a Hub id and
-its answers came from a Hub model; otherwise it has no link (never a guessed one).
-Links are data: whoever draws them escapes them (:func:`benchmark.space.table.model_cell`).
+A card's first Hub link, else its first link, else its submission folder; without a card,
+the Hub only for a Hub id answered by a Hub backend, never a guessed link.  Links are data:
+whoever draws them escapes them (:func:`benchmark.space.table.model_cell`).
 """
 
 from __future__ import annotations

@@ -65,22 +65,13 @@ def board_pairs(
 
 
 def power_columns(cmp: PairedComparison | None, alpha: float = ALPHA) -> dict[str, object]:
-    """A board's power as columns of each of its rows (so that every rendering of a board frame,
-    and the snapshot's CSV and JSON, carry it): the detectable difference (``inf``: none), the
-    pooled SD and shared queries it is computed from, the per-comparison level, and how many of
-    the board's pairs differ by less.  All ``None`` where the board has no paired tests."""
+    """A board's power as columns of each of its rows (:data:`POWER_COLUMNS`, so that every
+    rendering and the snapshot carry it); all ``None`` where the board has no paired tests."""
     bp = power.board_power(cmp, alpha) if cmp is not None else None
     if bp is None or cmp is None:
         return dict.fromkeys(POWER_COLUMNS)
-    pairs = board_pairs(cmp, cmp.models, alpha=alpha)
-    return {
-        "detectable": bp.detectable,
-        "detectable_sd": bp.sd,
-        "detectable_n": bp.n,
-        "detectable_level": bp.level,
-        "detectable_models": bp.models,
-        "pairs_below_detectable": sum(1 for p in pairs if p.below_detectable),
-    }
+    below = sum(1 for p in board_pairs(cmp, cmp.models, alpha=alpha) if p.below_detectable)
+    return dict(zip(POWER_COLUMNS, (bp.detectable, bp.sd, bp.n, bp.level, bp.models, below), strict=True))
 
 
 POWER_COLUMNS = (

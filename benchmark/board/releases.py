@@ -1,32 +1,9 @@
 """Numbered releases of the board of record, and canaries compared with them.
 
-Like HELM's releases, every publish of the board of record is an immutable, numbered
-folder of the results dataset (a git repository; on the Hub, a dataset repo)::
-
-    CHANGELOG.md                        one line per release, newest last
-    releases/<N>/release.yaml           the manifest (:class:`Manifest`): judge, entries, history
-    releases/<N>/results/…              result JSON and traces, laid out as leaderboard/results
-    releases/<N>/submissions/<folder>/  the scored submission folders (cards and answers)
-    releases/<N>/profile.yaml           the judge profile as shipped (no endpoint, no key)
-    releases/<N>/cards/                 its judge card and ranking cards, where written
-    releases/<N>/tables/                per board: <board>.latest.csv and <board>.history.csv
-    releases/<N>/canary.json            a candidate release only: its comparison with the current one
-
-A release is built from the newest release of the same judge (:func:`base_of`), the
-results just scored, and the submission folders deleted since: **one entry per model
-revision and setting** (:func:`entry_key`, the first three folders of a result's path) —
-a re-submission of the same model and revision replaces its entry whole (its earlier
-scoring moves to the manifest's ``history``, readable in the release that published it),
-never a second row and never the best of both; a new revision is a new entry.  A
-*candidate* release holds every published submission re-scored under a new judge (the
-canary, :mod:`benchmark.board.roles`) and its comparison with the current release
-(:func:`compare`: rank changes and Kendall τ per board); it becomes the board of record
-by a reviewed change of the Space's pin.
-
-What a release may hold is checked here, whatever called :func:`cut`: every result
-complete (``TaskResult.incomplete`` empty) and of the release's judge, or nothing is
-written; and the endpoint's URL and key, which results record with the profile, are
-replaced by :data:`REDACTED` in every file copied in.
+Every publish is an immutable, numbered folder ``releases/<N>/`` of the results dataset
+(its layout and its rules, one entry per model revision and setting: docs/hosted-board.md).
+:func:`cut` writes nothing unless every result is complete and of the release's judge, and
+replaces the endpoint's URL and key with :data:`REDACTED` in every file it copies in.
 """
 
 from __future__ import annotations
@@ -134,11 +111,7 @@ def read_manifest(root: Path, number: int) -> Manifest:
 
 def base_of(root: Path, judge: str) -> Manifest | None:
     """The newest release (or candidate) of ``judge``: what the next one builds on."""
-    for number in reversed(numbers(root)):
-        manifest = read_manifest(root, number)
-        if manifest.judge == judge:
-            return manifest
-    return None
+    return next((m for n in reversed(numbers(root)) if (m := read_manifest(root, n)).judge == judge), None)
 
 
 def unseen_since(root: Path, number: int) -> str | None:
@@ -156,10 +129,6 @@ def unseen_since(root: Path, number: int) -> str | None:
         return None
     keys = ", ".join(sorted({key for key, _ in differ}))
     return f"release {number} does not show what release {latest.number} ({latest.judge}) has since: {keys}"
-
-
-def card_of(folder: Path) -> ModelCard:
-    return ModelCard.model_validate(load_yaml((folder / "model.yaml").read_text(encoding="utf-8")))
 
 
 def entry_key(card: ModelCard) -> str:
@@ -183,12 +152,9 @@ def cut(
     redact: Sequence[str] = (),
     compares_to: int | None = None,
 ) -> Manifest | None:
-    """Write the next release into the dataset checkout ``root`` and return its manifest;
-    ``None`` when it would publish nothing new.
-
-    A release builds on :func:`base_of` its judge; a candidate starts empty (its entries
-    are the canary's re-scorings of ``compares_to``'s).  ``results`` holds what scoring
-    ``scored`` wrote; ``removed`` names submission folders deleted since."""
+    """Write the next release into the dataset checkout ``root`` and return its manifest (``None``:
+    nothing new).  A release builds on :func:`base_of` its judge, a candidate (the canary's
+    re-scorings of ``compares_to``'s entries) on nothing; ``removed``: folders deleted since."""
     number = max(numbers(root), default=0) + 1
     dest = release_dir(root, number)
     base = base_of(root, judge) if kind == "release" else None
@@ -209,7 +175,7 @@ def cut(
             folders_from.pop(e.folder, None)
     fresh: dict[str, Scoring] = {}
     for s in sorted(scored, key=lambda s: s.data or 0):  # a folder's newest answers last
-        card = card_of(s.folder)
+        card = ModelCard.model_validate(load_yaml((s.folder / "model.yaml").read_text(encoding="utf-8")))
         key = entry_key(card)
         old = entries.get(key)
         if old is not None and s.tree is not None and old.tree == s.tree and kind == "release":
@@ -278,14 +244,8 @@ def _copy_tree(src: Path, dest: Path, redact: Sequence[str], names: tuple[str, .
     if not src.is_dir():
         raise InputError(Problem(str(src), "no results were written for this entry"))
     for path in sorted(src.rglob("*")):
-        if (
-            path.is_symlink()
-            or not path.is_file()
-            or path.name.startswith(".")
-            or not path.name.endswith(names)
-        ):
-            continue
-        _copy_file(path, dest / path.relative_to(src), redact)
+        if path.is_file() and not path.is_symlink() and path.name.endswith(names) and path.name[0] != ".":
+            _copy_file(path, dest / path.relative_to(src), redact)
 
 
 def _copy_file(src: Path, dest: Path, redact: Sequence[str]) -> None:
@@ -310,7 +270,7 @@ def _check(dest: Path, judge: str, keys: set[str]) -> None:
         except (OSError, ValueError) as exc:
             problems.append(Problem(shown, f"not a result file: {str(exc).splitlines()[0]}"))
             continue
-        found.add("/".join(path.relative_to(dest / "results").parts[:3]))
+        found.add(_key_of(path, dest))
         if result.incomplete:
             problems.append(Problem(shown, f"incomplete, not published: {'; '.join(result.incomplete)}"))
         if result.profile_id != judge:
@@ -341,9 +301,10 @@ def board(root: Path, number: int) -> Leaderboard:
     return build_from_entries(entries, skipped)
 
 
-def _entry_key(entry: Entry, where: Path) -> str:
-    assert entry.path is not None
-    return "/".join(entry.path.relative_to(where / "results").parts[:3])
+def _key_of(path: Path | None, where: Path) -> str:
+    """The entry key of a result file under ``where/results``."""
+    assert path is not None
+    return "/".join(path.relative_to(where / "results").parts[:3])
 
 
 def write_tables(root: Path, manifest: Manifest) -> list[Path]:
@@ -353,13 +314,11 @@ def write_tables(root: Path, manifest: Manifest) -> list[Path]:
     where = release_dir(root, manifest.number)
     entries, _ = load_entries(where / "results", where / "submissions")
     by_key = {e.key: e for e in manifest.entries}
-    newest: dict[tuple[str, str], Scoring] = {}
-    for e in sorted(manifest.entries, key=lambda e: (e.data, e.scored, e.revision)):
-        newest[(e.model, e.setting)] = e
-    latest_keys = {e.key for e in newest.values()}
-    latest = build_from_entries([e for e in entries if _entry_key(e, where) in latest_keys])
+    ordered = sorted(manifest.entries, key=lambda e: (e.data, e.scored, e.revision))
+    latest_keys = {e.key for e in {(e.model, e.setting): e for e in ordered}.values()}  # newest of each
+    latest = build_from_entries([e for e in entries if _key_of(e.path, where) in latest_keys])
 
-    rows = [(e, by_key[_entry_key(e, where)], "on the board") for e in entries]
+    rows = [(e, by_key[_key_of(e.path, where)], "on the board") for e in entries]
     for old in manifest.history:
         past = release_dir(root, old.scored)
         found, _ = load_entries(past / "results" / old.key, past / "submissions")
@@ -374,10 +333,8 @@ def write_tables(root: Path, manifest: Manifest) -> list[Path]:
                 "revision": e.result.model.revision,
                 "setting": s.setting,
                 "ranked_by": e.result.primary,
-                "value": e.result.scores[e.result.primary].value
-                if e.result.primary in e.result.scores
-                else None,
-                "n": e.result.scores[e.result.primary].n if e.result.primary in e.result.scores else 0,
+                "value": None if (score := e.result.scores.get(e.result.primary)) is None else score.value,
+                "n": 0 if score is None else score.n,
                 "scored_in_release": s.scored,
                 "source": s.source,
                 "status": status,
@@ -490,13 +447,13 @@ def compare(root: Path, current: int, candidate: int) -> Comparison:
     """Per board, the shared entries' places and ranks under both judges, and Kendall τ."""
     before, after = board(root, current), board(root, candidate)
     judges = read_manifest(root, current).judge, read_manifest(root, candidate).judge
+    match_old = {e.board_id: _judge_free_board(e) for e in before.entries}
+    match_new = {e.board_id: _judge_free_board(e) for e in after.entries}
     changes = []
     for fid, family in REGISTRY.items():
         old, new = before.tables.get(fid), after.tables.get(fid)
         if old is None or new is None or old.empty or new.empty:
             continue
-        match_old = {e.board_id: _judge_free_board(e) for e in before.entries}
-        match_new = {e.board_id: _judge_free_board(e) for e in after.entries}
         old = old[~old["reference"]].assign(match=old["board_id"].map(match_old))
         new = new[~new["reference"]].assign(match=new["board_id"].map(match_new))
         for match, was in old.groupby("match"):
@@ -514,8 +471,7 @@ def compare(root: Path, current: int, candidate: int) -> Comparison:
             tau = p = None
             if len(shared) >= 2:
                 res = scipy_stats.kendalltau(a[primary].astype(float), b[primary].astype(float))
-                tau = None if pd.isna(res.statistic) else float(res.statistic)
-                p = None if pd.isna(res.pvalue) else float(res.pvalue)
+                tau, p = _opt_float(res.statistic), _opt_float(res.pvalue)
             moves = [
                 Move(
                     model=m,

@@ -1,10 +1,8 @@
 """Renderings of a :class:`~benchmark.board.leaderboard.Leaderboard`: terminal, CSV/JSON, Markdown, HTML.
 
-Every rendering shows a score with its confidence interval and a missing score as
-``—``.  Model names, card fields and answers come from submissions and are untrusted:
-the terminal prints them as :class:`rich.text.Text` (never as markup), the HTML page
-escapes every cell, and Markdown cells are rendered as inline code spans, inside which
-neither HTML nor Markdown links are interpreted.
+Names and card fields come from submissions and are untrusted: the terminal prints them as
+:class:`rich.text.Text` (never markup), HTML escapes every cell, and Markdown cells are code
+spans, inside which neither HTML nor links are interpreted.
 """
 
 from __future__ import annotations
@@ -67,10 +65,10 @@ def fmt_ci(row: pd.Series, key: str) -> str:
     return f"[{float(lo):.3f}, {float(hi):.3f}]"
 
 
-def fmt_cell(row: pd.Series, key: str, ci: bool = True) -> str:
+def fmt_cell(row: pd.Series, key: str) -> str:
     if isinstance(row.get(f"{key}_withheld"), str):
         return "withheld"  # its judge failed past --max-failure-rate: never a number
-    text = fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"), ci)
+    text = fmt_score(row.get(key), row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high"))
     if key.endswith(HUMAN) and text != MISSING:
         text += f" n={int(row[f'{key}_n'])}"  # the human labels it stands on
     return text
@@ -102,13 +100,8 @@ def score_keys(df: pd.DataFrame, family: MetricFamily) -> list[str]:
         for c in df.columns
         if c.endswith("_ci_low") and c.removesuffix("_ci_low") not in keys
     )
-    human = [k for k in extra if k.endswith(HUMAN)]
-    out = []
-    for k in keys + [k for k in extra if k not in human]:
-        out.append(k)
-        if f"{k}{HUMAN}" in human:  # beside its raw score
-            out.append(f"{k}{HUMAN}")
-    return out
+    raw = keys + [k for k in extra if not k.endswith(HUMAN)]
+    return [c for k in raw for c in (k, f"{k}{HUMAN}") if c == k or c in extra]  # human beside its raw score
 
 
 def entry_cells(r: pd.Series) -> dict[str, object]:
@@ -126,7 +119,7 @@ def entry_cells(r: pd.Series) -> dict[str, object]:
     }
 
 
-def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd.DataFrame:
+def display_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
     """Human columns: rank, model, setting, size, scores (with CIs), queries, failed, board."""
     if df.empty:
         return df
@@ -139,7 +132,7 @@ def display_frame(df: pd.DataFrame, family: MetricFamily, ci: bool = True) -> pd
                 "rank": str(r["kind"])
                 if is_reference(r)
                 else (MISSING if pd.isna(r["rank"]) else int(r["rank"])),
-                **{score_label(family, k): fmt_cell(r, k, ci) for k in keys},
+                **{score_label(family, k): fmt_cell(r, k) for k in keys},
                 "queries": int(r["queries"]),
                 "n": int(r["n"]),
                 "failed": int(r["failed"]),
@@ -344,27 +337,21 @@ _PLAIN = re.compile(r"^[0-9.,\[\] —/-]*$")  # numbers, intervals, ranks: print
 
 
 def md_cell(value: object) -> str:
-    """A Markdown table cell that renders as plain text whatever it holds.
-
-    Numbers and intervals are written as they are; any other text goes in a code span,
-    inside which neither HTML tags nor ``[x](javascript:…)`` links are interpreted
-    (HTML escaping alone does not neutralise Markdown).  Backticks inside are matched
-    by a longer fence; pipes are escaped so a cell cannot split the table.
-    """
+    """A Markdown table cell that renders as plain text whatever it holds: numbers as they are,
+    other text in a code span (inside which neither HTML nor ``[x](javascript:…)`` links are
+    interpreted) fenced longer than any backtick run in it, pipes escaped."""
     text = " ".join(str(value).split()).replace("|", "\\|")
     if _PLAIN.match(text):
         return text
-    fence = "`" * (_longest_backtick_run(text) + 1)
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _longest_backtick_run(text: str) -> int:
-    best = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        best = max(best, run)
-    return best
+def _md_table(frame: pd.DataFrame) -> str:
+    view = frame.map(md_cell)
+    view.columns = [md_cell(c) for c in view.columns]
+    return view.to_markdown(index=False)
 
 
 def to_markdown(lb: Leaderboard) -> str:
@@ -376,21 +363,16 @@ def to_markdown(lb: Leaderboard) -> str:
             models, refs = split_references(sub)
             parts.append(f"### {fam.title} — {md_cell(board)}\n")
             if not models.empty:
-                view = display_frame(models, fam).map(md_cell)
-                view.columns = [md_cell(c) for c in view.columns]
-                parts.append(f"{view.to_markdown(index=False)}\n")
+                parts.append(f"{_md_table(display_frame(models, fam))}\n")
             if not refs.empty:
-                ref_view = display_frame(refs, fam).map(md_cell)
-                ref_view.columns = [md_cell(c) for c in ref_view.columns]
-                parts.append(f"*{md_text(REFERENCES_TITLE)}*\n\n{ref_view.to_markdown(index=False)}\n")
+                parts.append(f"*{md_text(REFERENCES_TITLE)}*\n\n{_md_table(display_frame(refs, fam))}\n")
             parts += [
                 f"> **{md_text(line)}**\n" if line.startswith("Warning:") else f"* {md_text(line)}\n"
                 for line in _trust_lines(fam, sub)
             ]
     ov = overall_frame(lb.overall)
     if not ov.empty:
-        ov = ov.map(md_cell)
-        parts.append(f"### Overall\n\n{ov.to_markdown(index=False)}\n")
+        parts.append(f"### Overall\n\n{ov.map(md_cell).to_markdown(index=False)}\n")
     if parts:
         parts.append(RANKS_EXPLAINED + "\n")
     return "\n".join(parts) if parts else "no results yet\n"

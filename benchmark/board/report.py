@@ -14,17 +14,15 @@ from benchmark.core.results import Score, TaskResult
 from benchmark.core.stats import fmt_score
 from benchmark.families import REGISTRY, views
 
-
-def _score_parts(score: Score | None) -> tuple[float | None, float | None, float | None]:
-    return (None, None, None) if score is None else (score.value, score.ci_low, score.ci_high)
-
-
 MAX_COLUMNS = 10
 
 
 def _cells(score: Score | None, human: bool) -> list[str]:
     """A score's cell, and its human-corrected one (with the labels it stands on) when asked."""
-    cells = ["withheld" if score is not None and score.incomplete else fmt_score(*_score_parts(score))]
+    if score is None:
+        cells = [fmt_score(None, None, None)]
+    else:
+        cells = ["withheld" if score.incomplete else fmt_score(score.value, score.ci_low, score.ci_high)]
     if human:
         h = score.human_corrected if score is not None else None
         cells.append("—" if h is None else f"{fmt_score(h.value, h.ci_low, h.ci_high)} n={h.n_labels}")
@@ -57,9 +55,8 @@ def results_table(family_id: str, results: Sequence[TaskResult]) -> Table:
         table.add_column(fam.label(k), justify="right")
         if k in human:
             table.add_column(f"{fam.label(k)} (human-corrected)", justify="right")
-    table.add_column("queries", justify="right")
-    table.add_column("n", justify="right")
-    table.add_column("failed", justify="right")
+    for col in ("queries", "n", "failed"):
+        table.add_column(col, justify="right")
     for r in results:
         ranked = r.scores.get(r.primary)
         table.add_row(

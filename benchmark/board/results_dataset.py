@@ -1,15 +1,8 @@
 """The board of record as the Space reads it: a numbered release of the results dataset, pinned.
 
-Like MTEB's results repository, the published results live in a Hub dataset (a git
-repository) — as numbered releases (:mod:`benchmark.board.releases`: results with their
-traces, model cards, the judge profile and its cards), written only by the trusted jobs of
-the submission workflow (``scripts/hosted_board.py publish``).  The Space reads the
-dataset at the commit and release named in its pin file (``hf_space/results.yaml``), so
-what it shows changes only when the pin does — by a reviewed commit — and the page says
-which release, and which judge of record, it shows.  A pin may also name a *candidate*
-release (a canary of a new judge of record), shown beside the release.  When the pinned
-release cannot be read, the Space shows no board and says why: it never falls back to
-another set of results (the pipeline check's are never the board).
+The Space reads the dataset at the commit and release(s) its pin file names
+(``hf_space/results.yaml``), so what it shows changes only by a reviewed commit; a pinned
+release it cannot read is no board, never another set of results (docs/hosted-board.md).
 """
 
 from __future__ import annotations

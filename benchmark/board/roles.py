@@ -1,21 +1,8 @@
-"""The hosted board's two roles, declared once in ``leaderboard/board.yaml``.
+"""The hosted board's roles, declared once in ``leaderboard/board.yaml``: the pipeline check,
+the judge of record and its canary (docs/hosted-board.md).
 
-A submission meets two judges, for two different questions:
-
-* the **pipeline check** (the offline profile) answers "does this submission's pipeline
-  run?" on every pull request, with no secrets; its table is posted on the pull request
-  and is never the board;
-* the **judge of record** (a named, versioned profile of open-weights models at pinned
-  revisions, its LLM served from the maintainers' OpenAI-compatible endpoint) scores the
-  board of record, and only in a trusted context (a push to main, or a maintainer's
-  approval of a pull request), its endpoint and key coming from repository secrets.
-
-A new judge of record is first declared as the ``canary``: every published submission is
-re-scored under it into a candidate release shown beside the current one, and it becomes
-the judge of record by a reviewed change of this file and of the Space's pin
-(docs/hosted-board.md).  The workflows (through ``scripts/hosted_board.py``) and the
-releases read the roles from here, so a role names its profile *and* that profile's
-version: a profile edited without a version bump no longer matches and stops the job.
+A role names its profile *and* that profile's version: a profile edited without a version
+bump no longer matches and stops the job.
 """
 
 from __future__ import annotations
@@ -84,10 +71,8 @@ class Board(BaseModel):
 
     @model_validator(mode="after")
     def _distinct(self) -> Board:
-        if self.canary is not None and (self.canary.profile, self.canary.version) == (
-            self.judge_of_record.profile,
-            self.judge_of_record.version,
-        ):
+        canary, record = self.canary, self.judge_of_record
+        if canary is not None and (canary.profile, canary.version) == (record.profile, record.version):
             raise ValueError("the canary is the judge of record already: give it another profile or version")
         return self
 

@@ -1,15 +1,9 @@
 """Submissions: data-only folders that a pull request adds under ``submissions/``.
 
-A submission is ``submissions/<org>__<model>/`` holding ``model.yaml`` (the model card,
-:class:`ModelCard`) and one outputs JSONL per task (``<task_id>.jsonl``, rows of
-:class:`benchmark.answers.row.OutputRow`).  It never carries scores: the project computes
-them with a pinned judge profile.
-
-Everything in a submission is untrusted.  :func:`validate_submission` looks at the raw
-bytes before any parser does, so a hostile folder cannot make us follow a link out of
-the tree, unpickle, execute, or load a multi-gigabyte file; YAML is read with the safe
-loader only.  It collects *every* problem (file, line, field) and a submission with any
-problem is rejected as a whole — nothing is partially accepted.
+``submissions/<org>__<model>/`` holds ``model.yaml`` (:class:`ModelCard`) and one outputs
+JSONL per task, never scores.  Everything in it is untrusted: :func:`validate_submission`
+checks the raw bytes before any parser does, reads YAML safely, and rejects a folder with
+any problem as a whole, listing every problem.
 """
 
 from __future__ import annotations
@@ -66,10 +60,7 @@ _REVISION_RE = re.compile(rf"^[A-Za-z0-9][{SEGMENT_CHARS}]{{0,63}}$")
 
 #: Leading bytes of content that must never be in a data-only submission.
 _MAGIC = {
-    b"\x80\x02": "a Python pickle",
-    b"\x80\x03": "a Python pickle",
-    b"\x80\x04": "a Python pickle",
-    b"\x80\x05": "a Python pickle",
+    **dict.fromkeys((b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05"), "a Python pickle"),
     b"\x7fELF": "an ELF executable",
     b"MZ": "a Windows executable",
     b"#!": "a script (shebang)",
@@ -168,13 +159,8 @@ class Submission:
     card: ModelCard
     outputs: dict[str, list[OutputRow]] = field(default_factory=dict)
 
-    def output_file(self, task_id: str) -> Path:
-        return self.path / f"{task_id}.jsonl"
 
-
-# ---------------------------------------------------------------------------------
-# Validation
-# ---------------------------------------------------------------------------------
+# -- validation --------------------------------------------------------------------------
 
 
 def _display(path: Path, root: Path) -> str:
@@ -184,11 +170,9 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
-    problems = []
-    for magic, what in _MAGIC.items():
-        if data.startswith(magic):
-            problems.append(Problem(shown, f"file looks like {what}; submissions are text data only"))
+def _check_bytes(data: bytes, shown: str) -> list[Problem]:
+    looks = [what for magic, what in _MAGIC.items() if data.startswith(magic)]
+    problems = [Problem(shown, f"file looks like {what}; submissions are text data only") for what in looks]
     if any(h in data for h in _PICKLE_HINTS) and data[:1] == b"\x80":
         problems.append(Problem(shown, "file contains pickle opcodes; submissions are text data only"))
     if b"\x00" in data:
@@ -201,7 +185,7 @@ def _check_bytes(path: Path, data: bytes, shown: str) -> list[Problem]:
     return problems
 
 
-def _load_card(path: Path, text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
+def _load_card(text: str, shown: str) -> tuple[ModelCard | None, list[Problem]]:
     if len(text) > MAX_CARD_CHARS:
         return None, [Problem(shown, f"model card longer than {MAX_CARD_CHARS} characters")]
     try:
@@ -241,22 +225,21 @@ def _rag_difference(row: RAGSetting | None, card: RAGSetting | None) -> str:
     return "the row's retrieval setting differs from model.yaml's rag (" + "; ".join(fields) + ")"
 
 
-class _Deadline:
-    """The time budget of one validation: :meth:`check` raises when it is spent."""
+def _deadline(seconds: float, shown: str) -> Callable[[], None]:
+    """The time budget of one validation: a check that raises once it is spent."""
+    end = time.monotonic() + seconds
 
-    def __init__(self, seconds: float, shown: str) -> None:
-        self.seconds, self.shown = seconds, shown
-        self.end = time.monotonic() + seconds
-
-    def check(self) -> None:
-        if time.monotonic() > self.end:
+    def check() -> None:
+        if time.monotonic() > end:
             raise InputError(
                 Problem(
-                    self.shown,
-                    f"validation stopped after {self.seconds:g} s; a submission this slow to read is refused "
+                    shown,
+                    f"validation stopped after {seconds:g} s; a submission this slow to read is refused "
                     "(is a file far larger or more deeply nested than a task's answers need?)",
                 )
             )
+
+    return check
 
 
 def _card_problems(
@@ -289,12 +272,11 @@ def _load_outputs(
     shown: str,
     card: ModelCard | None,
     task_id: str,
-    deadline: _Deadline,
+    deadline: Callable[[], None],
 ) -> tuple[list[OutputRow], list[Problem]]:
-    """Rows of one outputs file, and its problems: read by the rule book every door shares
-    (:func:`benchmark.answers.outputs.read_rows`), then the submission's own rules — one
-    model (no more rows than its task could need: none of it read otherwise), the model
-    card's identity and setting, and every scored query answered."""
+    """Rows of one outputs file and its problems: the rule book every door shares, then the
+    submission's own (no more rows than its task needs, the card's identity and setting, every
+    scored query answered)."""
     task = submitted_task(task_id)
     known, required = required_queries(task_id)
     max_rows = ROWS_PER_QUERY * len(known) + 10
@@ -307,7 +289,7 @@ def _load_outputs(
                 f"{n_lines} lines; task {task_id} has {len(known)} queries, so at most {max_rows} rows are read",
             )
         ]
-    objects, problems = parse_lines(text, shown, tick=deadline.check)
+    objects, problems = parse_lines(text, shown, tick=deadline)
     read, problems = read_rows(objects, path, None, problems, task=task, shown=shown)
     for line_no, row in read:
         problems += _card_problems(row, shown, line_no, card, task_id)
@@ -458,7 +440,7 @@ def _read_texts(
             problems.append(Problem(shown, f"{size} bytes; at most {MAX_FILE_BYTES} per file"))
             continue
         data = p.read_bytes()
-        byte_problems = _check_bytes(p, data, shown)
+        byte_problems = _check_bytes(data, shown)
         problems.extend(byte_problems)
         if not byte_problems:
             texts[p] = data.decode("utf-8")
@@ -473,7 +455,7 @@ def _check_card(
     shown = _display(card_path, root)
     if card_path not in texts:
         return None, [] if any(pr.file == shown for pr in known) else [Problem(shown, "missing model card")]
-    card, problems = _guarded(shown, lambda: _load_card(card_path, texts[card_path], shown))
+    card, problems = _guarded(shown, lambda: _load_card(texts[card_path], shown))
     if card is not None and root.name != card.folder_name:
         problems.append(
             Problem(
@@ -485,7 +467,7 @@ def _check_card(
 
 
 def _check_outputs(
-    root: Path, texts: dict[Path, str], card: ModelCard | None, deadline: _Deadline
+    root: Path, texts: dict[Path, str], card: ModelCard | None, deadline: Callable[[], None]
 ) -> tuple[dict[str, list[OutputRow]], list[Problem]]:
     """Every outputs file's rows, checked against the card and its task."""
     problems: list[Problem] = []
@@ -506,17 +488,10 @@ def _check_outputs(
     return outputs, problems
 
 
-def validate_submission(
-    folder: Path | str, *, task_ids: Iterable[str] | None = None, time_budget_s: float = TIME_BUDGET_S
-) -> Submission:
-    """Check a submission folder completely; raise :class:`InputError` listing every problem.
-
-    ``task_ids`` are the tasks a submission may contain (default: every task shipped).
-    Reading is bounded: a folder with too many entries is refused before any is read, each
-    file's problems stop at :data:`MAX_PROBLEMS_PER_FILE`, an outputs file with more rows
-    than its task could need is not parsed, and the whole check ends with an error after
-    ``time_budget_s`` seconds.
-    """
+def validate_submission(folder: Path | str, *, time_budget_s: float = TIME_BUDGET_S) -> Submission:
+    """Check a submission folder completely (its tasks: shipped ones); raise :class:`InputError`
+    listing every problem.  Reading is bounded: in entries, problems per file, rows per task,
+    and ``time_budget_s`` seconds in all."""
     from benchmark.tasks import list_tasks
 
     root = Path(folder)
@@ -526,8 +501,8 @@ def validate_submission(
     if not root.is_dir():
         raise InputError(Problem(shown_root, "submission folder does not exist"))
     _count_entries(root, shown_root)
-    deadline = _Deadline(time_budget_s, shown_root)
-    allowed_tasks = set(task_ids) if task_ids is not None else {c.id for c in list_tasks()}
+    deadline = _deadline(time_budget_s, shown_root)
+    allowed_tasks = {c.id for c in list_tasks()}
     files, problems = _folder_files(root)
     texts, read_problems = _read_texts(files, root, allowed_tasks)
     problems += read_problems
@@ -542,11 +517,7 @@ def validate_submission(
     return Submission(path=root, card=card, outputs=outputs)
 
 
-# ---------------------------------------------------------------------------------
-# Building a submission from an evaluation run
-# ---------------------------------------------------------------------------------
-
-Weights = Literal["yes", "no"]
+# -- building a submission from an evaluation run ----------------------------------------
 
 
 def build_submission(
@@ -557,17 +528,13 @@ def build_submission(
     overwrite: bool = False,
     relabelled: dict[str, int] | None = None,
 ) -> Path:
-    """Write ``<dest_root>/<folder>/`` from outputs JSONL files and a card, all or nothing.
+    """Write ``<dest_root>/<folder>/`` from outputs JSONL files and a card, all or nothing
+    (built and validated beside its destination, then moved into place).
 
-    Rows are re-serialised from the validated :class:`OutputRow` (so nothing a backend
-    added beyond the schema leaks in) and their ``model``/``revision`` are set to the
-    card's, the identity the leaderboard shows.  A row written by another model keeps that
-    model's identity in ``generated_by``, and ``relabelled`` (when given) counts the rows
-    per original ``model@revision`` so the caller can say what was renamed.  The folder is
-    built and validated beside its destination and moved into place only when valid: a
-    failed ``submit`` leaves nothing behind, and an existing folder is replaced only with
-    ``overwrite``.
-    """
+    Rows are re-serialised from the validated :class:`OutputRow` (nothing beyond the schema
+    leaks in) under the card's ``model``/``revision``; a row written by another model keeps
+    that identity in ``generated_by``, and ``relabelled`` counts such rows per original
+    ``model@revision``."""
     from benchmark.answers.outputs import read_outputs, write_outputs
 
     dest = dest_root / card.folder_name
@@ -586,11 +553,7 @@ def build_submission(
             relabelled_rows = []
             for r in rows:
                 origin = f"{r.model}@{r.revision}"
-                update: dict[str, Any] = {
-                    "model": card.model_id,
-                    "revision": card.revision,
-                    "task": task_id,
-                }
+                update: dict[str, Any] = {"model": card.model_id, "revision": card.revision, "task": task_id}
                 if (r.model, r.revision) != (card.model_id, card.revision):
                     update["generated_by"] = r.generated_by or origin
                     renamed[origin] = renamed.get(origin, 0) + 1
@@ -613,11 +576,8 @@ def build_submission(
 
 
 def load_model_cards(root: Path | str) -> dict[str, ModelCard]:
-    """Model cards of every submission under ``root`` that has a readable card, by model id.
-
-    Used for display metadata (open weights, size) only; a folder whose card does not
-    validate is skipped, because display must never depend on unvalidated input.
-    """
+    """Valid model cards of the submissions under ``root``, by ``model id|setting`` and model id:
+    display metadata only, so a card that does not validate is skipped."""
     cards: dict[str, ModelCard] = {}
     root = Path(root)
     if not root.is_dir():
@@ -626,7 +586,7 @@ def load_model_cards(root: Path | str) -> dict[str, ModelCard]:
         if card_path.is_symlink() or card_path.parent.is_symlink():
             continue
         text = card_path.read_text(encoding="utf-8", errors="replace")
-        card, problems = _load_card(card_path, text, str(card_path))
+        card, problems = _load_card(text, str(card_path))
         if card is not None and not problems:
             cards[f"{card.model_id}|{card.setting}"] = card
             if card.rag is None or card.model_id not in cards:

@@ -1,17 +1,9 @@
 """What a board's main score is worth: its judges' card lines, and a banner when they fail.
 
-Two levels of trust, side by side on every board: the *item-level* line (the judge card:
-does the judge agree with people pair by pair) and the *ranking* line (a ranking card:
-does the profile's leaderboard order systems as the human leaderboard does, better than a
-trivial baseline such as answer length).  A board whose profile has no ranking card says
-so in words; the banner reads both.
-
-Every board is ranked by one score of one family under one judge profile.  The family says
-which judge roles that score depends on (``MetricFamily.judged_by``), and the profile's
-judge card (:mod:`benchmark.models.cards`) says how far each role's judge agrees with
-people on public data.  Boards show those lines — in the terminal, the pull-request
-comment, the static page and the Space — and a board whose main-score judge is at chance
-or below a trivial baseline carries a banner in plain words.
+The *item-level* line (the judge card: does each judge the score depends on agree with
+people) and the *ranking* line (a ranking card: does the profile order systems as people do,
+better than a trivial baseline) stand side by side; a board whose judge is at chance or
+below a baseline carries a banner in plain words.
 """
 
 from __future__ import annotations

@@ -32,11 +32,8 @@ class BM25Retriever:
     """BM25 over a Lucene index searched by Anserini (:mod:`benchmark.retrieval.lucene`).
 
     Built from ``passages`` (cached by corpus fingerprint and chunking), or opened from
-    ``lucene_index``: a local index directory, or ``prebuilt:<name>`` for a pyserini
-    prebuilt index (downloaded on first use, so it needs internet).  Hits from an
-    existing index take their text from the stored raw document (``contents``/``text``
-    of its JSON) or stored contents, so such an index must have been built with
-    ``-storeRaw`` or ``-storeContents``.
+    ``lucene_index``: a directory, or ``prebuilt:<name>`` (pyserini's, downloaded on first
+    use).  An existing index must store raw documents or contents: hits take their text there.
     """
 
     @staticmethod
@@ -119,19 +116,13 @@ class BM25Retriever:
         return split_doc_id(docid), raw
 
     def passage_text(self, docid: str) -> str | None:
-        """The stored text of one passage or document by its id (``None``: not in the
-        index), as a cited passage is looked up."""
-        text = self._text(docid)[1]
-        return text or None
+        """The stored text of a passage or document by id, as a cited passage is looked up."""
+        return self._text(docid)[1] or None
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
-        """Top-``k`` passages per query (fewer when fewer passages share a term).
-
-        With ``allowed``, Lucene is searched ``restricted_depth`` deep and the hits are
-        filtered to the allowed documents: exact when the index holds at most that many
-        passages (the bundled corpora), approximate on web-scale indexes, where an
-        allowed passage ranked below the depth is missed.
-        """
+        """Top-``k`` passages per query (fewer when fewer passages share a term).  With
+        ``allowed``, ``restricted_depth`` hits are filtered to the allowed documents: exact on
+        indexes no larger than that, approximate on web-scale ones."""
         if not queries:
             return []
         allow = check_allowed(queries, allowed)

@@ -1,20 +1,13 @@
 """Search results cached by content hash, like every model call; and the retriever a dry run opens.
 
-A search is a model call too (dense retrieval embeds the query; both kinds read an index
-built from the corpus), and its result is fixed by the retriever's identity — corpus,
-chunking, index, model — and the query, depth and candidate documents.  Caching it means
-a re-run grounds its claims without searching again, and a dry run
-(:mod:`benchmark.scoring.dry_run`) can replay a finished run's searches from the cache,
-so the later stages it plans see the passages the run really saw.
-
-:class:`PlannedRetriever` is what a dry run opens instead of an index: it has the
-identity the real retriever would record (computed from the corpus and the index's
-metadata, never from the index itself) and refuses to search; every search goes through
-the cache, whose planner answers misses with placeholders.
+A search is fixed by the retriever's identity and the query, depth and candidate documents,
+so a re-run grounds its claims without searching again, and a dry run replays a finished
+run's searches from the cache (:class:`PlannedRetriever` never searches).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from benchmark.models.cache import ModelCallCache, content_hash
@@ -30,10 +23,7 @@ def _hits(rows: list[dict[str, Any]]) -> list[Hit]:
 
 
 def _rows(hits: list[Hit]) -> list[dict[str, Any]]:
-    return [
-        {"passage_id": h.passage_id, "doc_id": h.doc_id, "text": h.text, "score": h.score, "rank": h.rank}
-        for h in hits
-    ]
+    return [dataclasses.asdict(h) for h in hits]
 
 
 class CachedRetriever:

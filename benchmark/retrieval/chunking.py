@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from benchmark.core.errors import InputError, Problem
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -24,38 +21,25 @@ class Passage:
 
 
 def chunk_words(text: str, size: int = 128, overlap: int = 32) -> list[tuple[int, str]]:
-    """Windows of ``size`` whitespace-separated words, each starting ``size - overlap``
-    words after the previous one, as ``(start_word, text)``.
-
-    The last window ends at the last word and may be shorter; no window lies wholly
-    inside the previous one, so a document of exactly ``size`` words is one passage.
-    Whitespace is normalised to single spaces (passages are compared as word lists).
-    """
+    """Windows of ``size`` whitespace-separated words, each starting ``size - overlap`` words
+    after the previous one, as ``(start_word, text)``, whitespace normalised.  The last may be
+    shorter; none lies wholly inside the previous one (``size`` words: one passage)."""
     if size <= 0 or overlap < 0 or overlap >= size:
         raise ValueError(f"chunking needs 0 <= overlap < size, got size={size}, overlap={overlap}")
     words = text.split()
     if not words:
         return []
-    step = size - overlap
-    out: list[tuple[int, str]] = []
-    start = 0
-    while True:
-        out.append((start, " ".join(words[start : start + size])))
-        if start + size >= len(words):
-            return out
-        start += step
+    return [
+        (s, " ".join(words[s : s + size])) for s in range(0, max(1, len(words) - overlap), size - overlap)
+    ]
 
 
 def chunk_corpus(docs: Iterable[dict[str, Any]], size: int = 128, overlap: int = 32) -> list[Passage]:
     """Passages ``<doc_id>#<i>`` (``i`` from 0) of every document, in input order.
 
-    A title, when present, is prepended to the document text (``"<title>. <text>"``)
-    *before* chunking: the first passage then carries the context a claim often needs
-    ("Aspirin. It reduces fever ...") while every passage still has at most ``size``
-    words, which is what the embedder and NLI model were chosen for.  The title's words
-    therefore count towards the first window and towards ``start_word``.  Documents
-    without text produce no passage; a repeated ``doc_id`` is an error because passage
-    ids would collide.
+    A title is prepended (``"<title>. <text>"``) *before* chunking, so the first passage
+    carries the context a claim often needs while every passage keeps at most ``size`` words
+    (its words count towards ``start_word``).  A repeated ``doc_id`` is an error.
     """
     passages: list[Passage] = []
     seen: set[str] = set()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import math
 import os
 from collections.abc import Iterator
@@ -16,33 +15,19 @@ from benchmark.core.errors import InputError, Problem, rel
 from benchmark.models.profiles import RetrieverSpec
 from benchmark.retrieval.chunking import Passage, chunk_corpus
 
-log = logging.getLogger(__name__)
-
 _ID_FIELDS = ("doc_id", "_id", "id", "docid")
 _TEXT_FIELDS = ("text", "contents", "body", "segment")  # segment: MS MARCO v2.1 segmented (TREC RAG)
 
 
 def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
+    return value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == ""
 
 
 def load_corpus(ref: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Documents from a ``.jsonl`` or ``.parquet`` file.
-
-    Fields: ``doc_id`` (or ``_id``/``id``/``docid``), ``text`` (or ``contents``/``body``/
-    ``segment``) and optional ``title`` — the BEIR, pyserini and MS MARCO v2.1 segment
-    conventions, so existing corpora (the TREC RAG segments too) load unchanged; a
-    ``.jsonl.gz`` / ``.json.gz`` file is read as it is.  Every bad row is collected and reported together, each with its file,
-    line (parquet: 1-based row) and field, instead of failing deep inside indexing.
-
-    A file is read once per run: the command line checks ``--corpus`` before any model
-    loads, and retrieval takes the same documents from the cache (keyed by the file's
-    path, size and modification time, so an edited file is read again).
-    """
+    """Documents from a ``.jsonl(.gz)`` or ``.parquet`` file, in the BEIR, pyserini and MS MARCO
+    v2.1 segment conventions (``doc_id``/``_id``/``id``/``docid``, ``text``/``contents``/``body``/
+    ``segment``, optional ``title``).  Every bad row is reported together, with file, line and
+    field.  A file is read once per run (cached by path, size and modification time)."""
     path = Path(ref)
     if not path.exists():
         raise InputError(Problem(rel(path), "corpus file does not exist"))
@@ -129,12 +114,8 @@ def _jsonl_rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]
 
 @dataclass(frozen=True)
 class CorpusRef:
-    """The knowledge corpus a run searches, resolved once from the task card and flags.
-
-    ``covers`` lists the queries the corpus was written for, when it is the task's own
-    corpus and the card says so (the starter corpus covers 12 of 200 topics); a user's
-    corpus is taken to cover every query.
-    """
+    """The knowledge corpus a run searches, resolved once from the task card and flags;
+    ``covers``: the queries the task's own corpus was written for, as its card says (``None``: all)."""
 
     kind: str  # table | file | lucene | irds (ir_datasets: lookups only)
     label: str
@@ -200,13 +181,15 @@ def corpus_passages(ref: CorpusRef, task: Any, spec: RetrieverSpec) -> list[Pass
         raise InputError(
             Problem(str(ref.path), "the passages of a Lucene index cannot be listed; give --corpus")
         )
-    docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
-    return chunk_corpus(docs, size=spec.chunk_words, overlap=spec.chunk_overlap)
+    return chunk_corpus(_documents(ref, task), size=spec.chunk_words, overlap=spec.chunk_overlap)
 
 
 def document_texts(ref: CorpusRef, task: Any) -> dict[str, str]:
     """Every document of a table or file corpus, whole and titled as passages are, by id."""
     if ref.kind in ("lucene", "irds"):
         return {}
-    docs = task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))
-    return {p.doc_id: p.text for p in chunk_corpus(docs, size=10**9, overlap=0)}
+    return {p.doc_id: p.text for p in chunk_corpus(_documents(ref, task), size=10**9, overlap=0)}
+
+
+def _documents(ref: CorpusRef, task: Any) -> list[dict[str, Any]]:
+    return task.table("corpus").to_dict("records") if ref.kind == "table" else load_corpus(str(ref.path))

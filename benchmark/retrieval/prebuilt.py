@@ -1,13 +1,8 @@
-"""pyserini's prebuilt Lucene indexes by name, downloaded on demand and checked.
+"""pyserini's prebuilt Lucene indexes by name (``--lucene-index prebuilt:<name>``), downloaded on demand.
 
-The TREC RAG tracks search the MS MARCO v2.1 segmented corpus, which pyserini publishes
-as prebuilt indexes (``msmarco-v2.1-doc-segmented``, 60 GB; ``-slim`` and ``-full``
-variants).  ``--lucene-index prebuilt:<name>`` names one: its archive URLs and MD5 come
-from pyserini's own index table, the archive is streamed into the groundcover cache with
-a progress bar, its MD5 checked, and unpacked (tar's ``data`` filter: no absolute paths,
-links out of the tree or device files) into a private directory that is renamed into
-place only when complete — a killed download never leaves a half index that is later
-trusted, and a second run reuses the first's.
+Archive URLs and MD5 come from pyserini's index table; the archive is streamed into the
+cache, its MD5 checked, and unpacked (tar's ``data`` filter) into a private directory renamed
+into place only when complete.
 """
 
 from __future__ import annotations

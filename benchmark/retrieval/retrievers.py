@@ -29,13 +29,9 @@ def build_retriever(
     progress: bool = True,
     task_id: str | None = None,
 ) -> Retriever:
-    """The retriever a judge profile asks for, over ``passages`` or an existing index.
-
-    An existing Lucene index (``lucene_index``) supports BM25 only — its text is not
-    embedded here — so other kinds fall back to BM25 with a warning; the returned
-    ``identity`` records what was actually used.  ``task_id`` names the task whose claims
-    will be grounded: an IVF index built here is tuned on other tasks' queries, not its.
-    """
+    """The retriever a judge profile asks for, over ``passages`` or an existing Lucene index
+    (BM25 only: other kinds fall back to it with a warning, and ``identity`` says so).  An IVF
+    index built here is tuned on the queries of tasks other than ``task_id``."""
     chunking = (spec.chunk_words, spec.chunk_overlap)
     if lucene_index is not None:
         if spec.kind != "bm25":
@@ -112,13 +108,9 @@ def planned_identity(
 
 
 def candidate_documents(retriever: Retriever, queries: list[str], n: int) -> list[list[str]]:
-    """The ``n`` best documents per query, in rank order, from a passage retriever.
-
-    A document ranks by its best passage (MaxP); passages are fetched ``depth`` deep
-    until ``n`` distinct documents are found or the index is exhausted.  Through a
-    :class:`~benchmark.retrieval.cached.CachedRetriever` the document ids alone are cached
-    (namespace ``candidates``), not the thousands of passages read to find them.
-    """
+    """The ``n`` best documents per query, in rank order, each ranked by its best passage (MaxP).
+    Through a :class:`~benchmark.retrieval.cached.CachedRetriever` the document ids alone are
+    cached, not the thousands of passages read to find them."""
     if n <= 0:
         raise ValueError("the number of candidate documents must be positive")
     if isinstance(retriever, CachedRetriever):

@@ -1,16 +1,8 @@
 """Tasks: a task card (``tasks/<id>/task.yaml``) plus data tables as parquet.
 
-A task bundles what the scoring stack needs to judge answers to a set of queries:
-the queries, their aspects (subtopics), relevance judgements (document- and
-aspect-level), a knowledge corpus, and — for the metrics of later papers — exam
-questions, gold articles, sub-questions and stances.  Tables are Hugging Face
-``datasets`` loaded from local parquet files or from a Hub dataset repository pinned
-to a revision, and are checked for schema and referential integrity before any model
-sees them: a broken table fails with the file, row and field at fault.
-
-The card is the single source of truth for what a task *is*; its ``version`` and the
-data checksum/revision are written into every result so that the leaderboard only
-ranks results computed on identical data.
+Tables are checked for schema and referential integrity before any model sees them; the
+card's ``version`` and data checksum go into every result, so only results computed on
+identical data are ranked together.
 """
 
 from benchmark.tasks.card import CorpusSpec, DataSource, Provenance, Source, TaskCard, load_card, sha256_file

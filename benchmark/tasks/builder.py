@@ -1,20 +1,9 @@
 """A task folder built from a team's own records (``benchmark tasks new``, ``Task.from_records``).
 
-Most RAG teams already hold their questions, gold passages, reference answers and
-judgements as CSV, JSON lines, parquet, a DataFrame or a ``datasets`` dataset.  This module
-turns them into a folder exactly like a bundled task (``task.yaml`` with provenance, licence
-and checksums, parquet tables under ``data/``, the dataset card ``README.md``) so that
-``benchmark score --tasks ./my-task`` scores, ranks and shows it like any other.
-
-Every input is mapped onto a registered table schema (:mod:`benchmark.tasks.tables`), with
-a few unambiguous column aliases (:data:`ALIASES`), and checked *before anything is
-written*: every problem of every input is reported at once with its file, line and field.
-
-The card lists only the metric families whose inputs are present.  The task layer imports
-no family (families sit above it); it asks the family registry (:func:`loaded_families`), through what each family declares: its ``required_tables``,
-the tables it declares as its own (``tables``, its main table
-first), ``needs_evidence`` (RAG answers citing passages: a corpus must be given) and
-``ranks_models`` (a family whose entries are not models is listed only when asked for).
+Each input (CSV, TSV, JSON lines, parquet, a DataFrame, a ``datasets`` dataset) is mapped onto
+a registered table schema, with a few unambiguous column aliases (:data:`ALIASES`), and checked
+before anything is written: every problem of every input is reported at once.  The card lists
+the families whose inputs are present, asked of the family registry (docs/own-data.md).
 """
 
 from __future__ import annotations
@@ -97,9 +86,7 @@ def _defaults() -> dict[str, str]:
     return yaml.safe_load((Path(__file__).with_name("new-task.yaml")).read_text(encoding="utf-8"))
 
 
-# ---------------------------------------------------------------------------------
-# Reading one input into rows, each with the line it came from
-# ---------------------------------------------------------------------------------
+# -- reading one input into rows, each with the line it came from ------------------------
 
 
 @dataclass
@@ -223,9 +210,7 @@ def _read_text(
         lines.append(n)
 
 
-# ---------------------------------------------------------------------------------
-# Mapping rows onto a table schema
-# ---------------------------------------------------------------------------------
+# -- mapping rows onto a table schema ----------------------------------------------------
 
 
 def conform(argument: str, rows: Rows, table: TableSchema) -> tuple[pd.DataFrame, list[Problem]]:
@@ -233,7 +218,6 @@ def conform(argument: str, rows: Rows, table: TableSchema) -> tuple[pd.DataFrame
     columns added as nulls, and values coerced to the schema's types; the problems found."""
     df = rows.frame.copy()
     problems: list[Problem] = []
-    # aliases
     for canonical, aliases in ALIASES.get(argument, {}).items():
         if canonical in df.columns or table.column(canonical) is None:
             continue
@@ -265,7 +249,6 @@ def conform(argument: str, rows: Rows, table: TableSchema) -> tuple[pd.DataFrame
             df[col.name] = None
         elif col.required and col.name == "provenance":  # how imported rows were made: from here
             df[col.name] = f"imported: {Path(rows.label).name if rows.path else rows.label}"
-    # types
     for col in table.columns:
         if col.name not in df.columns:
             continue
@@ -289,35 +272,24 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
         return True, None
     if hasattr(v, "item") and not isinstance(v, str | bytes) and getattr(v, "ndim", 0) == 0:
         v = v.item()  # numpy scalars
+    whole = not isinstance(v, bool) and (isinstance(v, int) or (isinstance(v, float) and v.is_integer()))
     if typ == "str":
-        if isinstance(v, bool):
-            return False, str(v)
-        if isinstance(v, int) and name.endswith("_id"):
-            return True, str(v)  # numeric ids (TREC topic numbers) are ids, not numbers
-        if isinstance(v, float) and v.is_integer() and name.endswith("_id"):
-            return True, str(int(v))  # a DataFrame's int column with a gap reads as float
+        if whole and name.endswith("_id"):
+            # numeric ids (TREC topic numbers) are ids; a DataFrame's int column with a gap reads as float
+            return True, str(int(v))
         # a number in a text column is a column mix-up (or a shifted row), not text
         return isinstance(v, str), v if isinstance(v, str) else str(v)
     if typ == "int":
-        if isinstance(v, bool):
-            return False, 0
-        if isinstance(v, int):
-            return True, v
-        if isinstance(v, float) and v.is_integer():
-            return True, int(v)
-        if isinstance(v, str) and v.strip().lstrip("+-").isdigit():
-            return True, int(v)
-        return False, 0
+        ok = whole or (isinstance(v, str) and v.strip().lstrip("+-").isdigit())
+        return ok, int(v) if ok else 0
     if typ == "float":
         try:
             return (not isinstance(v, bool)), float(v)
         except (TypeError, ValueError):
             return False, 0.0
     if typ == "bool":
-        if isinstance(v, bool):
-            return True, v
-        words = {"true": True, "false": False, "1": True, "0": False}
-        return (str(v).strip().lower() in words), words.get(str(v).strip().lower(), False)
+        word = {"true": True, "false": False, "1": True, "0": False}.get(str(v).strip().lower())
+        return (True, v) if isinstance(v, bool) else (word is not None, bool(word))
     if typ == "list[str]":
         if isinstance(v, str):  # a CSV cell: a JSON list
             try:
@@ -331,14 +303,7 @@ def _coerce(v: Any, typ: str, name: str) -> tuple[bool, Any]:
     return True, v
 
 
-# ---------------------------------------------------------------------------------
-# Which families the card lists
-# ---------------------------------------------------------------------------------
-
-
-def loaded_families() -> Mapping[str, Any]:
-    """The registered families: the task layer asks the registry, which loads them by name."""
-    return dict(REGISTRY)
+# -- which families the card lists -------------------------------------------------------
 
 
 def own_tables(family: Any) -> tuple[str, ...]:
@@ -358,7 +323,7 @@ def needs(family: Any) -> str:
 
 
 def applies(family: Any, present: set[str]) -> bool:
-    """Whether ``family`` can score a task holding the ``present`` tables (see module doc)."""
+    """Whether ``family`` can score a task holding the ``present`` tables (docs/own-data.md)."""
     own = own_tables(family)
     needs_evidence = getattr(family, "needs_evidence", False)
     if not own and not needs_evidence and set(family.required_tables) <= {"queries"}:
@@ -366,7 +331,7 @@ def applies(family: Any, present: set[str]) -> bool:
     return (
         set(family.required_tables) <= present
         and (not own or own[0] in present)
-        and (not getattr(family, "needs_evidence", False) or "corpus" in present)
+        and (not needs_evidence or "corpus" in present)
         and getattr(family, "ranks_models", True)
     )
 
@@ -433,9 +398,7 @@ def main_score_problems(
     return problems
 
 
-# ---------------------------------------------------------------------------------
-# Building the folder
-# ---------------------------------------------------------------------------------
+# -- building the folder -----------------------------------------------------------------
 
 
 def build_task(
@@ -505,7 +468,6 @@ def build_task(
     problems += _check_out(out, force, flag="--out" if where == "command line" else "out_dir")
 
     tables: dict[str, pd.DataFrame] = {}
-    files: dict[str, str] = {}
     read: dict[str, Rows] = {}
     given: list[str] = []  # the tables given, read or not: what the card will list
     # the named arguments first, then any other registered table given by its own name
@@ -527,10 +489,10 @@ def build_task(
         found = check_table(df, schemas[table_name], rows.label)
         problems += found
         read[table_name] = rows
-        files[table_name] = rows.label
         if not any(p.line is None for p in found):  # columns all there: references can be checked
             tables[table_name] = df
-    problems += check_references(tables, files)  # rows naming an unknown query, aspect, …
+    # rows naming an unknown query, aspect, …
+    problems += check_references(tables, {t: r.label for t, r in read.items()})
 
     # which families apply follows from what was given, so an unreadable file is one
     # problem, not also a family that seems to have nothing to score
@@ -538,30 +500,50 @@ def build_task(
     if not re.fullmatch(r"\d+\.\d+\.\d+", str(version)):
         # a new task is versioned X.Y.Z from the start: a new version whenever its data changes
         problems.append(Problem(where, f"{version!r} is not a version X.Y.Z, e.g. 1.0.0", field="version"))
-    families = loaded_families() if families is None else families
+    families = dict(REGISTRY) if families is None else families
     chosen, found = choose_metrics(present, families, metrics, where)
     problems += found
     problems += main_score_problems(main_score or {}, chosen, families, where)
-    card = _card(
-        task_id,
-        given,
-        read,
-        chosen,
-        where=where,
-        script=script,
-        problems=problems,
-        license=license,
-        source=source,
-        url=url,
-        name=name,
-        description=description,
-        instruction=instruction,
-        version=version,
-        citation=citation,
-        tags=tags,
-        main_score=dict(main_score or {}),
-        n_queries=len(read["queries"].frame) if "queries" in read else 0,
+    # queries always: their absence is reported once, as such, not again by the card's check
+    card_tables = {t: f"{t}.parquet" for t in ["queries", *given]}
+    kinds = sorted({r.label.split(" (")[1].rstrip(")") for r in read.values() if r.path is None})
+    notes = f"Built by {script} from {len(read)} input table(s)" + (
+        f"; in-memory inputs ({', '.join(kinds)}) have no file to checksum" if kinds else ""
     )
+    listed = ", ".join(t for t in given if t != "queries") or "no other tables"
+    n_queries = len(read["queries"].frame) if "queries" in read else 0
+    defaults = _defaults()
+    card: TaskCard | None = None
+    try:
+        card = TaskCard(
+            id=task_id,
+            version=version,
+            name=name or task_id,
+            description=description
+            or f"{n_queries} queries with {listed}, built from the author's own data.",
+            source=Source(name=source or "the task author's own data", url=url),
+            license=license or defaults["license"].strip(),
+            citation=citation or "",
+            metrics=chosen,
+            main_score=dict(main_score or {}),
+            instruction=instruction or defaults["instruction"].strip(),
+            data=DataSource(kind="local", path="data", tables=card_tables),
+            corpus=CorpusSpec(kind="table", label=f"{task_id} corpus")
+            if "corpus" in given
+            else CorpusSpec(kind="none", label="none given: pass --corpus or --lucene-index when scoring"),
+            provenance=Provenance(
+                script=script,
+                inputs=[
+                    ProvenanceInput(file=r.label, sha256=sha256_file(r.path)) for r in read.values() if r.path
+                ],
+                notes=notes,
+            ),
+            tags=list(tags),
+        )
+    except ValidationError as exc:
+        for err in exc.errors():
+            field = ".".join(str(x) for x in err["loc"])
+            problems.append(Problem(where, err["msg"], field="task_id" if field == "id" else field))
     if problems or card is None:
         raise InputError(problems)
     _write(out, card, tables)
@@ -589,59 +571,6 @@ def _check_out(out: Path, force: bool, flag: str) -> list[Problem]:
                 Problem(rel(out), "not a task folder (no task.yaml): --force replaces only a task folder")
             ]
     return []
-
-
-def _card(
-    task_id: str,
-    present: Sequence[str],
-    read: Mapping[str, Rows],
-    metrics: list[str],
-    *,
-    where: str,
-    script: str,
-    problems: list[Problem],
-    n_queries: int,
-    **given: Any,
-) -> TaskCard | None:
-    """The card, checked before anything is written (its checksums are filled in after)."""
-    defaults = _defaults()
-    # queries always: their absence is reported once, as such, not again by the card's check
-    tables = {t: f"{t}.parquet" for t in ["queries", *present]}
-    sources = [r for r in read.values() if r.path is not None]
-    kinds = sorted({r.label.split(" (")[1].rstrip(")") for r in read.values() if r.path is None})
-    notes = f"Built by {script} from {len(read)} input table(s)" + (
-        f"; in-memory inputs ({', '.join(kinds)}) have no file to checksum" if kinds else ""
-    )
-    listed = ", ".join(t for t in present if t != "queries") or "no other tables"
-    try:
-        return TaskCard(
-            id=task_id,
-            version=given["version"],
-            name=given["name"] or task_id,
-            description=given["description"]
-            or f"{n_queries} queries with {listed}, built from the author's own data.",
-            source=Source(name=given["source"] or "the task author's own data", url=given["url"]),
-            license=given["license"] or defaults["license"].strip(),
-            citation=given["citation"] or "",
-            metrics=metrics,
-            main_score=given["main_score"],
-            instruction=given["instruction"] or defaults["instruction"].strip(),
-            data=DataSource(kind="local", path="data", tables=tables),
-            corpus=CorpusSpec(kind="table", label=f"{task_id} corpus")
-            if "corpus" in present
-            else CorpusSpec(kind="none", label="none given: pass --corpus or --lucene-index when scoring"),
-            provenance=Provenance(
-                script=script,
-                inputs=[ProvenanceInput(file=r.label, sha256=sha256_file(r.path)) for r in sources if r.path],
-                notes=notes,
-            ),
-            tags=list(given["tags"]),
-        )
-    except ValidationError as exc:
-        for err in exc.errors():
-            field = ".".join(str(x) for x in err["loc"])
-            problems.append(Problem(where, err["msg"], field="task_id" if field == "id" else field))
-        return None
 
 
 def _write(out: Path, card: TaskCard, tables: Mapping[str, pd.DataFrame]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 from pydantic import (
@@ -20,9 +20,7 @@ from pydantic import (
 from benchmark.core.errors import InputError, Problem, rel, yaml_key_lines
 from benchmark.tasks.tables import known, schemas
 
-# ---------------------------------------------------------------------------------
-# The task card
-# ---------------------------------------------------------------------------------
+# -- the task card -----------------------------------------------------------------------
 
 
 class _Strict(BaseModel):
@@ -68,12 +66,8 @@ class DataSource(_Strict):
 
 
 class CorpusSpec(_Strict):
-    """The default knowledge corpus K for grounding.
-
-    ``table`` means the task's own ``corpus`` table.  Users can point any task at
-    their own corpus from the command line (``--corpus``); see
-    :func:`benchmark.retrieval.load_corpus`.
-    """
+    """The default knowledge corpus K for grounding (``table``: the task's own ``corpus`` table);
+    ``--corpus`` points any task at another (:func:`benchmark.retrieval.load_corpus`)."""
 
     kind: Literal["table", "jsonl", "parquet", "lucene", "pyserini-prebuilt", "none"] = "table"
     path: str | None = None
@@ -84,13 +78,10 @@ class CorpusSpec(_Strict):
 class SubmissionLimits(_Strict):
     """What one submitted answer to this task may hold, checked by ``benchmark validate``.
 
-    Scoring cost grows with an answer's length: every sentence is a claim to ground, and
-    attribution pairs every sentence with every passage it was given.  These bounds keep
-    what a pull request can make CI compute proportionate; the defaults are generous
-    (about six times the longest and three times the most sentences of any published
-    answer: 2,077 characters and 42 sentences).  They are no part of the task's identity:
-    a board is keyed by the card's version and its data fingerprint, never by these, so
-    changing a limit re-scores nothing and moves no published result.
+    Scoring cost grows with an answer's length, so these bound what a pull request can make CI
+    compute; the defaults are about six times the longest and three times the most sentences
+    of any published answer (2,077 characters, 42 sentences).  No part of the task's identity:
+    changing a limit re-scores nothing.
     """
 
     max_answer_chars: int = Field(default=12_000, ge=1, le=50_000, description="characters per answer")
@@ -134,9 +125,7 @@ class TaskCard(_Strict):
         return data
 
 
-# ---------------------------------------------------------------------------------
-# Loading and checking
-# ---------------------------------------------------------------------------------
+# -- loading and checking ----------------------------------------------------------------
 
 
 def sha256_file(path: Path) -> str:
@@ -162,18 +151,15 @@ def load_card(path: Path | str) -> TaskCard:
     try:
         return TaskCard.model_validate(raw)
     except ValidationError as exc:
-        problems = [
-            Problem(
-                rel(path),
-                err["msg"],
-                line=_yaml_line(path, err["loc"]),
-                field=".".join(str(x) for x in err["loc"]),
-            )
-            for err in exc.errors()
-        ]
-        raise InputError(problems) from exc
-
-
-def _yaml_line(path: Path, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the top-level key of ``loc`` in a YAML file, if it is there."""
-    return yaml_key_lines(path.read_text(encoding="utf-8")).get(str(loc[0])) if loc else None
+        lines = yaml_key_lines(path.read_text(encoding="utf-8"))
+        raise InputError(
+            [
+                Problem(
+                    rel(path),
+                    err["msg"],
+                    line=lines.get(str(err["loc"][0])) if err["loc"] else None,
+                    field=".".join(str(x) for x in err["loc"]),
+                )
+                for err in exc.errors()
+            ]
+        ) from exc

@@ -37,34 +37,18 @@ class Task:
     def from_records(cls, task_id: str, **keywords: Any) -> Task:
         """A task made from your own data, written to ``out_dir`` like a bundled one, loaded.
 
-        The keywords are :func:`~benchmark.tasks.builder.build_task`'s: the tables by their
-        argument names (:data:`~benchmark.tasks.builder.ARGUMENTS`, and ``tables`` for any other
-        registered table), the card's fields (``license``, ``source``, ``name``,
-        ``description``, ``instruction``, ``version``, ``citation``, ``url``, ``metrics``,
-        ``main_score``) and ``force``.  Columns, aliases and checks: :mod:`benchmark.tasks.builder`
-        and docs/own-data.md.  Every problem of every input — an unknown keyword too, with the
-        closest known one — is raised together as one :class:`~benchmark.core.errors.InputError`
-        before anything is written."""
+        The keywords are :func:`~benchmark.tasks.builder.build_task`'s (docs/own-data.md).  Every
+        problem of every input — an unknown keyword too, with the closest known one — is raised
+        together as one :class:`~benchmark.core.errors.InputError` before anything is written."""
         import difflib
         import inspect
 
         known = [p for p in inspect.signature(build_task).parameters if p not in ("task_id", "families")]
-        wrong = [k for k in keywords if k not in known]
-        if wrong:
+        if wrong := [k for k in keywords if k not in known]:
+            near = {k: difflib.get_close_matches(k, known, n=1) for k in wrong}
+            hint = {k: f" (did you mean {n[0]!r}?)" if n else "" for k, n in near.items()}
             raise InputError(
-                [
-                    Problem(
-                        "Task.from_records",
-                        f"unknown keyword {k!r}"
-                        + (
-                            f" (did you mean {near[0]!r}?)"
-                            if (near := difflib.get_close_matches(k, known, n=1))
-                            else ""
-                        ),
-                        field=k,
-                    )
-                    for k in wrong
-                ]
+                [Problem("Task.from_records", f"unknown keyword {k!r}{hint[k]}", field=k) for k in wrong]
             )
         if "out_dir" not in keywords:
             raise InputError(
@@ -195,9 +179,8 @@ def _load_tables(card: TaskCard, root: Path) -> tuple[dict[str, pd.DataFrame], d
             if not path.exists():
                 raise InputError(Problem(rel(path), f"table '{name}' named in task.yaml does not exist"))
             try:
-                # read straight into memory, not through a `datasets` builder cache (whose key
-                # `load_dataset` once failed to change when a table was rewritten in place):
-                # the scores must come from exactly the bytes the data fingerprint hashes
+                # read straight into memory, not through a `datasets` builder cache: the scores
+                # must come from exactly the bytes the data fingerprint hashes
                 import pyarrow.parquet as pq
 
                 dset = datasets.Dataset(pq.read_table(str(path)))

@@ -61,45 +61,30 @@ def check_table(df: pd.DataFrame, schema: TableSchema, file: str) -> list[Proble
             if col.required:
                 problems.append(Problem(file, "required column is missing", field=col.name))
             continue
-        series = df[col.name]
-        nulls = series.isna()
+        nulls = df[col.name].isna()
         if not col.nullable:
-            for idx in list(series.index[nulls])[:5]:
-                problems.append(Problem(file, "value is missing", line=int(idx) + 1, field=col.name))
-        values = series[~nulls]
-        bad = _type_mismatch(values, col.type)
-        for idx in bad[:5]:
-            problems.append(
-                Problem(
-                    file, f"expected {col.type}, got {values.loc[idx]!r}", line=int(idx) + 1, field=col.name
-                )
-            )
+            problems += _at(file, col.name, [(i, "value is missing") for i in df.index[nulls][:5]])
+        values = df[col.name][~nulls]
+        wrong = _type_mismatch(values, col.type)[:5]
+        problems += _at(file, col.name, [(i, f"expected {col.type}, got {values.loc[i]!r}") for i in wrong])
         if col.choices is not None:
-            outside = [i for i, v in values.items() if v not in col.choices]
-            for idx in outside[:5]:
-                problems.append(
-                    Problem(
-                        file,
-                        f"must be one of {list(col.choices)}, not {values.loc[idx]!r}",
-                        line=int(idx) + 1,
-                        field=col.name,
-                    )
-                )
+            outside = [i for i, v in values.items() if v not in col.choices][:5]
+            must = f"must be one of {list(col.choices)}"
+            problems += _at(file, col.name, [(i, f"{must}, not {values.loc[i]!r}") for i in outside])
         if col.type == "str" and (col.name in schema.key or col.name.endswith("_id") or col.name == "text"):
-            empty = values[values.astype(str).str.strip() == ""]
-            for idx in list(empty.index)[:5]:
-                problems.append(Problem(file, "value is empty", line=int(idx) + 1, field=col.name))
+            empty = values.index[values.astype(str).str.strip() == ""][:5]
+            problems += _at(file, col.name, [(i, "value is empty") for i in empty])
     key_cols = [k for k in schema.key if k in df.columns]
     if len(key_cols) == len(schema.key) and len(df):
-        dup = df.duplicated(subset=key_cols, keep="first")
-        for idx in list(df.index[dup])[:5]:
-            values = ", ".join(f"{k}={df.at[idx, k]!r}" for k in key_cols)
-            problems.append(
-                Problem(
-                    file, f"duplicate {'/'.join(key_cols)} ({values})", line=int(idx) + 1, field=key_cols[-1]
-                )
-            )
+        dup = df.index[df.duplicated(subset=key_cols, keep="first")][:5]
+        said = [(i, ", ".join(f"{k}={df.at[i, k]!r}" for k in key_cols)) for i in dup]
+        problems += _at(file, key_cols[-1], [(i, f"duplicate {'/'.join(key_cols)} ({v})") for i, v in said])
     return problems
+
+
+def _at(file: str, field: str, found: Iterable[tuple[Any, str]]) -> list[Problem]:
+    """A problem per ``(row index, message)``: the index is the line - 1."""
+    return [Problem(file, message, line=int(i) + 1, field=field) for i, message in found]
 
 
 def _type_mismatch(values: pd.Series, typ: str) -> list[Any]:
@@ -130,35 +115,19 @@ def check_references(
             if ref_table not in tables:
                 continue
             allowed = set(tables[ref_table][ref_col].astype(str))
-            missing = df[~df[col.name].astype(str).isin(allowed)]
-            for idx in list(missing.index)[:5]:
-                problems.append(
-                    Problem(
-                        files[name],
-                        f"{missing.at[idx, col.name]!r} does not exist in {ref_table}.{ref_col}",
-                        line=int(idx) + 1,
-                        field=col.name,
-                    )
-                )
+            missing = df.index[~df[col.name].astype(str).isin(allowed)][:5]
+            said = [(i, f"{df.at[i, col.name]!r} does not exist in {col.ref}") for i in missing]
+            problems += _at(files[name], col.name, said)
     # aspect-level qrels must name aspects that exist for that query
     if "qrels" in tables and "aspects" in tables:
         qrels = tables["qrels"]
         known = set(zip(tables["aspects"]["query_id"], tables["aspects"]["aspect_id"], strict=True))
         aspect_rows = qrels[qrels["aspect_id"].notna()]
-        bad = [
-            i
-            for i, q, a in zip(
-                aspect_rows.index, aspect_rows["query_id"], aspect_rows["aspect_id"], strict=True
-            )
-            if (q, a) not in known
+        pairs = zip(aspect_rows["query_id"], aspect_rows["aspect_id"], strict=True)
+        bad = [i for i, pair in zip(aspect_rows.index, pairs, strict=True) if pair not in known]
+        said = [
+            (i, f"aspect {qrels.at[i, 'aspect_id']!r} is not an aspect of query {qrels.at[i, 'query_id']!r}")
+            for i in bad[:5]
         ]
-        for idx in bad[:5]:
-            problems.append(
-                Problem(
-                    files["qrels"],
-                    f"aspect {qrels.at[idx, 'aspect_id']!r} is not an aspect of query {qrels.at[idx, 'query_id']!r}",
-                    line=int(idx) + 1,
-                    field="aspect_id",
-                )
-            )
+        problems += _at(files["qrels"], "aspect_id", said)
     return problems
