@@ -1,17 +1,7 @@
-"""TREC AutoJudge, both ways (``benchmark autojudge judge`` / ``benchmark autojudge card``).
-
-* :func:`autojudge_judge` enters a groundcover family and judge profile in the AutoJudge
-  track: it reads the track's task (requests and a folder of RAG runs, in its published
-  formats), scores every run with the family exactly as ``benchmark score`` does (same
-  checks, result files, checkpoints and cache), and writes the leaderboard AutoJudge takes
-  (``{filebase}.eval.txt`` and its ``.measures.yml``), each per-query score of the family a
-  measure ``<family>_<score>``.
-* :func:`autojudge_card` goes the other way: a leaderboard that an AutoJudge judge wrote,
-  measured against a human leaderboard on a ranking card (:mod:`benchmark.metaeval.rankings`:
-  Kendall's τ, Spearman's ρ, τ_AP from autojudge-evaluate, top-k overlap, per-topic τ, with
-  bootstrap intervals), next to the trivial baseline of answer length where the runs are given.
-
-The formats are :mod:`benchmark.metaeval.autojudge`'s; no figure is computed here.
+"""TREC AutoJudge, both ways: :func:`autojudge_judge` scores an AutoJudge task's runs with a
+groundcover family exactly as ``benchmark score`` does and writes the leaderboard AutoJudge
+takes; :func:`autojudge_card` puts an AutoJudge judge's leaderboard on a ranking card against
+a human one.  The formats are :mod:`benchmark.metaeval.autojudge`'s (docs/meta-evaluation.md).
 """
 
 from __future__ import annotations
@@ -20,7 +10,6 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,7 +172,7 @@ def autojudge_card(
         set_info, measured, baselines, command, time.perf_counter() - started, resamples=resamples
     )
     card["human_leaderboard"] = f"{hm} from {rel(Path(human))} (AutoJudge leaderboard, {human_format})"
-    path = _write_yaml(card, out) if out else None
+    path = rankings.write_yaml(card, out) if out else None
     return AutoJudgeCard(card, measured, baselines, path)
 
 
@@ -197,14 +186,3 @@ def run_answers(runs: str | os.PathLike[str]) -> dict[str, dict[str, str]]:
         for run in read_trec_rag_run(str(path), year=None, topics=None):
             out.setdefault(run.run_id, {}).update({t: topic.answer for t, topic in run.topics.items()})
     return out
-
-
-def _write_yaml(card: Mapping[str, Any], out: str | os.PathLike[str]) -> Path:
-    import yaml
-
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        yaml.safe_dump(dict(card), sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
-    )
-    return path

@@ -3,11 +3,12 @@
 A typo in a profile name, a family that cannot score the task, an unreadable corpus or
 an unwritable results folder fails in a second with a one-line
 :class:`~benchmark.core.errors.InputError`, not after a model download.  The command line
-and the library run these same checks (:func:`benchmark.api.run.choose`).
+and the library run these same checks (:func:`benchmark.api.run.prepare_tasks`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -72,13 +73,10 @@ def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> Non
 
 
 def choose_families(
-    config: ScoringConfig,
-    tasks: list[Task],
-    settings: dict[str, FamilySettings] | None = None,
+    config: ScoringConfig, tasks: list[Task], settings_of: Callable[[MetricFamily], FamilySettings]
 ) -> Chosen:
-    """The families that score each task, with their settings (``settings`` by family id;
-    a family not named there gets its defaults).  A family asked for that cannot score a
-    task is an error; one the card lists is skipped with a note."""
+    """The families that score each task, with their settings (``settings_of``).  A family
+    asked for that cannot score a task is an error; one the card lists is skipped with a note."""
     requested, inputs = config.requested(), config.inputs()
     chosen: Chosen = {}
     for task in tasks:
@@ -88,7 +86,7 @@ def choose_families(
             if queries_of(fam, task, inputs) == []:
                 nothing_to_score(fam, task, explicit=bool(requested))
                 continue
-            chosen[task.id].append((fam, (settings or {}).get(fam.id) or fam.settings_model()))
+            chosen[task.id].append((fam, settings_of(fam)))
         if not chosen[task.id]:
             raise InputError(
                 Problem(

@@ -112,7 +112,6 @@ class _Prepared:
 
 
 def _prepare(
-    *,
     request: generation.Request,
     tasks: Sequence[str | os.PathLike[str] | Task],
     sweep: Sweep,
@@ -120,8 +119,8 @@ def _prepare(
     options: RunOptions,
     settings: FamilySettingsArg | None,
     score: bool,
-    plan_file: str | Path | None,
-    ray: RayOptions | None,
+    plan_file: str | Path | None = None,
+    ray: RayOptions | None = None,
 ) -> _Prepared:
     from benchmark.generation.model_args import check_request
 
@@ -199,17 +198,7 @@ def run_evaluation(
     from benchmark.answers import read_answers
     from benchmark.api.answers import answer_jobs
 
-    p = _prepare(
-        request=request,
-        tasks=tasks,
-        sweep=sweep,
-        config=config,
-        options=options,
-        settings=settings,
-        score=score,
-        plan_file=None,
-        ray=ray,
-    )
+    p = _prepare(request, tasks, sweep, config, options, settings, score, ray=ray)
     if score:
         from benchmark.judging.stack import preflight_judge
 
@@ -255,17 +244,7 @@ def plan_evaluation(
     from benchmark.generation.prompting import build_messages
     from benchmark.scoring.dry_run import CHARS_PER_TOKEN
 
-    p = _prepare(
-        request=request,
-        tasks=tasks,
-        sweep=sweep,
-        config=config,
-        options=options,
-        settings=settings,
-        score=score,
-        plan_file=plan_file,
-        ray=None,
-    )
+    p = _prepare(request, tasks, sweep, config, options, settings, score, plan_file)
     margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
     out = EvaluationPlan()
     jobs = []
@@ -379,7 +358,7 @@ def generation_problems(
 ) -> list[Problem]:
     """The generation arguments of :func:`evaluate`, checked as ``benchmark evaluate``
     checks its flags (:func:`~benchmark.generation.model_args.check_request`), named by keyword."""
-    from benchmark.api.keywords import task_problem
+    from benchmark.api.keywords import flag_problems, task_problem
     from benchmark.generation.model_args import check_request
 
     problems: list[Problem] = []
@@ -398,11 +377,7 @@ def generation_problems(
             )
     if not isinstance(output_dir, str | os.PathLike):
         problems.append(Problem(where, f"output_dir must be a path, not {output_dir!r}", field="output_dir"))
-    problems += [
-        Problem(where, f"must be True or False, not {value!r}", field=name)
-        for name, value in flags.items()
-        if not isinstance(value, bool)
-    ]
+    problems += flag_problems(where, flags)
     if problems:
         return problems
     try:

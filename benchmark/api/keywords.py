@@ -213,6 +213,15 @@ def task_problem(where: str, task: Any, name: str = "task") -> Problem | None:
     return Problem(where, f"{name} must be a task id, a task folder or a Task, not {task!r}", field=name)
 
 
+def flag_problems(where: str, flags: Mapping[str, Any]) -> list[Problem]:
+    """A problem for each of ``flags`` that is not a bool."""
+    return [
+        Problem(where, f"must be True or False, not {value!r}", field=name)
+        for name, value in flags.items()
+        if not isinstance(value, bool)
+    ]
+
+
 def signature(fn: Callable[..., Any], *models: type[Options]) -> inspect.Signature:
     """``fn``'s signature with the models' fields in place of its ``**keywords``: what
     ``help()`` and a notebook show, each keyword with its default."""

@@ -42,16 +42,10 @@ FamilySettingsArg = (
 
 def settings_for(family: MetricFamily, given: FamilySettingsArg | None) -> FamilySettings:
     """``family``'s settings from what the caller gave (its defaults where nothing)."""
-    if given is None:
-        return family.settings_model()
     if callable(given):
         return given(family)
-    value = given.get(family.id)
-    if value is None:
-        return family.settings_model()
-    if isinstance(value, FamilySettings):
-        return value
-    return family.settings_model(**dict(value))
+    value = (given or {}).get(family.id)
+    return value if isinstance(value, FamilySettings) else family.settings_model(**dict(value or {}))
 
 
 def prepare_tasks(
@@ -70,7 +64,7 @@ def prepare_tasks(
         config, options, plan_file=plan_file, ray=ray is not None, ray_address=ray.address if ray else None
     )
     profile = config.profile()
-    return profile, choose(config, list(tasks), settings)
+    return profile, choose_families(config, list(tasks), lambda fam: settings_for(fam, settings))
 
 
 def prepare(
@@ -91,11 +85,6 @@ def prepare(
 
 def with_families(jobs: Sequence[Job], chosen: Chosen) -> list[Job]:
     return [dataclasses.replace(job, families=chosen[job.task.id]) for job in jobs]
-
-
-def choose(config: ScoringConfig, tasks: list[Task], settings: FamilySettingsArg | None) -> Chosen:
-    picked = choose_families(config, tasks)
-    return {t: [(fam, settings_for(fam, settings)) for fam, _ in fams] for t, fams in picked.items()}
 
 
 def plan_jobs(
@@ -131,10 +120,51 @@ def score_jobs(
     :class:`IncompleteResults` (exit status 3 on the command line) unless ``raise_incomplete``
     is false, and re-running (``retry_failed``) completes it.  Without ``options.progress``
     no progress bar is drawn, the models' loading bars included."""
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.scoring import run
+
     with quiet_bars(not options.progress):
-        return _score_jobs(
-            jobs, profile, config, options, ray=ray, raise_incomplete=raise_incomplete, report=report
-        )
+        judges = JudgeStack.load(profile, progress=options.progress)
+        pool = None
+        if ray is not None:
+            from benchmark.scoring.ray_shards import RayPool
+
+            pool = RayPool(profile, ray)
+        console = Console(stderr=True)
+        notes: list[str] = []
+
+        def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
+            plots = save_figures(family, result, path)
+            if report:
+                console.print(
+                    f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
+                    f"{', '.join(p.name for p in plots)})"
+                )
+
+        def skipped(family: MetricFamily, job: Job, reason: str) -> None:
+            note = f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})"
+            notes.append(note)
+            if report:
+                console.print(note)
+
+        try:
+            scored = run.score_jobs(
+                jobs,
+                judges,
+                results_root=Path(options.results_dir),
+                inputs=config.inputs(),
+                options=options,
+                on_result=written,
+                on_skip=skipped,
+                pool=pool,
+            )
+        finally:
+            if pool is not None:
+                pool.close()
+    results = Results([result for result, _ in scored], paths=[path for _, path in scored], notes=notes)
+    if raise_incomplete:
+        results.raise_if_incomplete()
+    return results
 
 
 @contextlib.contextmanager
@@ -160,62 +190,6 @@ def quiet_bars(quiet: bool) -> Iterator[None]:
         loaded = sys.modules.get("transformers.utils.logging")
         if loaded is not None and transformers_was_on:
             loaded.enable_progress_bar()
-
-
-def _score_jobs(
-    jobs: Sequence[Job],
-    profile: JudgeProfile,
-    config: ScoringConfig,
-    options: RunOptions,
-    *,
-    ray: RayOptions | None,
-    raise_incomplete: bool,
-    report: bool,
-) -> Results:
-    from benchmark.judging.stack import JudgeStack
-    from benchmark.scoring import run
-
-    judges = JudgeStack.load(profile, progress=options.progress)
-    pool = None
-    if ray is not None:
-        from benchmark.scoring.ray_shards import RayPool
-
-        pool = RayPool(profile, ray)
-    console = Console(stderr=True)
-    notes: list[str] = []
-
-    def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
-        plots = save_figures(family, result, path)
-        if report:
-            console.print(
-                f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
-                f"{', '.join(p.name for p in plots)})"
-            )
-
-    def skipped(family: MetricFamily, job: Job, reason: str) -> None:
-        note = f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})"
-        notes.append(note)
-        if report:
-            console.print(note)
-
-    try:
-        scored = run.score_jobs(
-            jobs,
-            judges,
-            results_root=Path(options.results_dir),
-            inputs=config.inputs(),
-            options=options,
-            on_result=written,
-            on_skip=skipped,
-            pool=pool,
-        )
-    finally:
-        if pool is not None:
-            pool.close()
-    results = Results([result for result, _ in scored], paths=[path for _, path in scored], notes=notes)
-    if raise_incomplete:
-        results.raise_if_incomplete()
-    return results
 
 
 def save_figures(family: MetricFamily, result: TaskResult, path: Path) -> list[Path]:

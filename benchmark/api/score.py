@@ -11,7 +11,7 @@ and checked before any work (:mod:`benchmark.api.keywords`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,14 @@ from typing import Any
 from benchmark.answers import Answers, read_answers
 from benchmark.api.answers import answer_jobs, resolve_task
 from benchmark.api.config import ScoringConfig
-from benchmark.api.keywords import family_settings, input_files, scoring_keywords, signature, task_problem
+from benchmark.api.keywords import (
+    family_settings,
+    flag_problems,
+    input_files,
+    scoring_keywords,
+    signature,
+    task_problem,
+)
 from benchmark.api.results import Results
 from benchmark.api.run import FamilySettingsArg, plan_all, score_all
 from benchmark.core.errors import InputError, Problem
@@ -72,41 +79,34 @@ def checked_call(
     return Call(config, opts, checked_settings, ray)
 
 
-def _jobs(
+def _checked_jobs(
     where: str,
     answers: Answers,
     task: Any,
-    *,
     model_name: Any,
-    trec_rag_run: Any,
-    truncate: Any,
-    call: Call,
-) -> list[Job]:
-    found = resolve_task(task)
+    flags: Mapping[str, Any],
+    keywords: Mapping[str, Any],
+    options: Any,
+    settings: Any,
+    ray: Any,
+    problems: Sequence[Problem] = (),
+) -> tuple[Call, list[Job]]:
+    """The arguments of :func:`score` and :func:`plan`, checked (every problem raised
+    together), and the answers read as scoring jobs."""
+    found = [p for p in (task_problem(where, task),) if p is not None]
+    if model_name is not None and not (isinstance(model_name, str) and model_name.strip()):
+        found.append(Problem(where, f"model_name must be a model id, not {model_name!r}", field="model_name"))
+    found += flag_problems(where, flags) + list(problems)
+    call = checked_call(where, keywords, options=options, settings=settings, ray=ray, problems=found)
     sets = read_answers(
         answers,
-        found,
+        resolve_task(task),
         model_name=model_name,
-        trec_rag_run=trec_rag_run,
-        truncate=truncate,
+        trec_rag_run=flags["trec_rag_run"],
+        truncate=flags["truncate"],
         own_corpus=bool(call.config.corpus or call.config.lucene_index),
     )
-    return answer_jobs(sets)
-
-
-def answer_problems(where: str, task: Any, model_name: Any, flags: Mapping[str, Any]) -> list[Problem]:
-    """The answer-side arguments of :func:`score` and :func:`plan`."""
-    problems = [p for p in (task_problem(where, task),) if p is not None]
-    if model_name is not None and not (isinstance(model_name, str) and model_name.strip()):
-        problems.append(
-            Problem(where, f"model_name must be a model id, not {model_name!r}", field="model_name")
-        )
-    problems += [
-        Problem(where, f"must be True or False, not {value!r}", field=name)
-        for name, value in flags.items()
-        if not isinstance(value, bool)
-    ]
-    return problems
+    return call, answer_jobs(sets)
 
 
 def score(
@@ -145,14 +145,9 @@ def score(
     ``max_failure_rate`` of the queries) raises :class:`~benchmark.core.errors.IncompleteResults`,
     unless ``raise_incomplete`` is false: then the results come back with ``complete`` False.
     """
-    where = "benchmark.score"
     flags = {"trec_rag_run": trec_rag_run, "truncate": truncate, "raise_incomplete": raise_incomplete}
-    call = checked_call(
-        where, keywords, options=options, settings=settings, ray=ray,
-        problems=answer_problems(where, task, model_name, flags),
-    )  # fmt: skip
-    jobs = _jobs(
-        where, answers, task, model_name=model_name, trec_rag_run=trec_rag_run, truncate=truncate, call=call
+    call, jobs = _checked_jobs(
+        "benchmark.score", answers, task, model_name, flags, keywords, options, settings, ray
     )
     return score_all(
         jobs,
@@ -182,12 +177,12 @@ def plan(
     pairs and retrieval queries, how many the cache and the checkpoints already hold, and
     the money where the profile prices its LLM (``benchmark score --dry-run``)."""
     where = "benchmark.plan"
-    problems = answer_problems(where, task, model_name, {"trec_rag_run": trec_rag_run, "truncate": truncate})
+    bad = []
     if plan_file is not None and not isinstance(plan_file, str | os.PathLike):
-        problems.append(Problem(where, f"plan_file must be a path, not {plan_file!r}", field="plan_file"))
-    call = checked_call(where, keywords, options=options, settings=settings, ray=None, problems=problems)
-    jobs = _jobs(
-        where, answers, task, model_name=model_name, trec_rag_run=trec_rag_run, truncate=truncate, call=call
+        bad.append(Problem(where, f"plan_file must be a path, not {plan_file!r}", field="plan_file"))
+    flags = {"trec_rag_run": trec_rag_run, "truncate": truncate}
+    call, jobs = _checked_jobs(
+        where, answers, task, model_name, flags, keywords, options, settings, None, bad
     )
     return plan_all(
         jobs,

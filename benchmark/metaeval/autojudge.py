@@ -1,29 +1,12 @@
 """TREC AutoJudge's published file formats, read and written: groundcover as an AutoJudge
 judge, and AutoJudge judges' leaderboards on groundcover's ranking cards.
 
-The TREC AutoJudge track (``autojudge-base`` and ``autojudge-evaluate`` on PyPI) hands a
-judge a RAG task and takes back a leaderboard:
-
-* **requests** (topics): one JSON object per line with ``request_id`` and ``title`` (and
-  optional ``problem_statement``, ``background``, …), as ``autojudge_base.Request`` reads them;
-* **RAG runs**: a folder of report files, one JSON object per line and topic, in the layouts
-  of the TREC RAG and RAGTIME tracks (``metadata`` with ``run_id``, ``team_id`` and
-  ``narrative_id`` / ``topic_id`` / ``request_id``; ``references``; ``answer`` or
-  ``responses``, sentences with citations).  groundcover's own TREC RAG run reader
-  (:mod:`benchmark.answers.trec_rag_run`, format rules only) reads them, so every problem is
-  named by file, line and field;
-* **nuggets**, where the task gives them: a nuggetizer nugget file (``qid``, ``query``,
-  ``nuggets: [{text, importance}]``), which both autojudge-base and groundcover read;
-* **leaderboards**: whitespace-separated rows, one per (run, topic, measure), in one of the
-  column orders ``autojudge_base.Leaderboard`` reads (:data:`FORMATS`; ``ir_measures`` is
-  what its judge runner writes, ``{filebase}.eval.txt``), each run with an aggregate row
-  under topic ``all``; beside it ``{filebase}.eval.measures.yml`` names each measure.
-
-The files are parsed here rather than through autojudge-base's classes: importing that
-package needs NLTK data that is fetched from outside PyPI at import time, and groundcover
-must read bad input with a message naming file, line and field.  The round-trip test checks
-what this module writes with autojudge-base's own readers and verifier, and
-autojudge-evaluate's ``meta-evaluate``, in a side environment (``scripts/setup.sh --dev``).
+Requests (JSON lines), RAG runs (read by :mod:`benchmark.answers.trec_rag_run`) and
+leaderboards in the column orders ``autojudge_base.Leaderboard`` reads (:data:`FORMATS`), as
+docs/meta-evaluation.md (AutoJudge) describes them.  They are parsed here rather than through
+autojudge-base's classes: importing that package fetches NLTK data from outside PyPI, and
+groundcover names every problem by file, line and field.  The round-trip test checks what this
+module writes with autojudge-base's own readers and verifier in a side environment.
 """
 
 from __future__ import annotations

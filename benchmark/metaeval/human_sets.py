@@ -1,55 +1,11 @@
 """Public human-labelled sets that judge cards are measured on, fetched at pinned commits.
 
-None of this data is part of groundcover (licences below), so a set is downloaded on first
-use from the repository that publishes it, at a fixed commit, checked against its SHA-256,
-and kept under ``$GROUNDCOVER_HOME/human-sets/<set>/``.  Offline, point ``--data-dir`` at a
-folder holding the same files (``<data-dir>/<set>/<file>``); they are checked the same way.
-
-=========  ======================================  ===========================================
-set        items used                              licence
-=========  ======================================  ===========================================
-sick       the 4,906 pairs of its SemEval-2014     CC BY-NC-SA 3.0 (Marelli et al., LREC 2014)
-           TEST split; ENTAILMENT vs
-           NEUTRAL/CONTRADICTION
-rte        139 pairs of the GLUE RTE dev set (the  PASCAL RTE 1-3, 5 (Dagan et al. 2006;
-           half kept in the repository below);     Bar-Haim et al. 2006; Giampiccolo et al.
-           entailment vs not_entailment            2007; Bentivogli et al. 2009), research use
-anli-dev   the 3,198 pairs of ANLI's dev rounds  CC BY-NC 4.0 (Nie et al., ACL 2020);
-           1-3 as its authors' annotated         natural: annotators wrote hypotheses
-           release ships them (CSV, 4.3 MB);     against news and Wikipedia paragraphs
-           gold_label e vs n/c                   to fool models, no template
-ukpconv-   UKPConvArg2 (Habernal & Gurevych,       CC BY-NC-SA 4.0 (the CSV folder's
-arg2       EMNLP 2016): the 674 argument pairs     LICENSE.txt); arguments by createdebate.com
-           of the school-uniform debate, each      users
-           with the one the crowd found more
-           convincing
-=========  ======================================  ===========================================
-
-Sets on the Hugging Face Hub are read with ``datasets`` at a pinned revision (a commit of
-the dataset repository; where none is pinned, the commit the Hub resolves is recorded on
-the card, so the figure says exactly what it was measured on).  Offline, ``--data-dir``
-holds ``<data-dir>/<set>/<split>.parquet`` (or ``.jsonl``) with the same columns:
-
-==============  ===============================  ==========================================
-set             items used                       licence
-==============  ===============================  ==========================================
-anli            the 3,200 pairs of ANLI's three  CC BY-NC 4.0 (Nie et al., ACL 2020)
-                test rounds; entailment vs
-                neutral/contradiction
-llm-aggrefact   LLM-AggreFact's test split: a    per its Hub card (CC BY-ND 4.0, for
-                claim from an LLM or summariser  evaluation); gated: accept its terms on
-                against its grounding document,  the Hub and set HF_TOKEN (Tang et al.,
-                supported or not, 11 RAG and     EMNLP 2024)
-                summarisation sets
-argq-30k        IBM ArgQ-Rank-30k's test split:  CC BY-SA 3.0 (Gretz et al., AAAI 2020)
-                pairs of arguments on one topic
-                and stance whose weighted
-                quality scores differ by at
-                least 0.3
-==============  ===============================  ==========================================
-
-SNLI, MultiNLI and ChaosNLI are deliberately not used: they are kept for independent
-checks of this project's judges.
+None of this data is part of groundcover: a GitHub set is downloaded on first use at a fixed
+commit, checked against its SHA-256 and kept under ``$GROUNDCOVER_HOME/human-sets/<set>/``; a
+Hub set is read with ``datasets`` at a pinned revision (or the one the Hub resolves, recorded
+on the card).  Offline, ``--data-dir`` holds ``<dir>/<set>/<file>`` (a Hub set:
+``<dir>/<set>/<split>.parquet`` or ``.jsonl``).  What each set holds, its licence and its
+citation: docs/meta-evaluation.md (Judge cards).
 """
 
 from __future__ import annotations
@@ -316,39 +272,40 @@ def cache_dir() -> Path:
     return base / "human-sets"
 
 
+def pinned_file(
+    url: str, sha256: str, path: Path, title: str, pinned: str, *, local: bool, timeout: int = 60
+) -> Path:
+    """``path``, downloaded from ``url`` first unless it is a ``--data-dir`` copy (``local``),
+    checked against its pinned SHA-256 (``pinned``: the repository and commit)."""
+    if not path.exists():
+        if local:
+            raise InputError(Problem(str(path), f"no copy of {title} here (expected from {url})"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as resp:
+                data = resp.read()
+        except OSError as exc:
+            raise InputError(
+                Problem(url, f"cannot download {title} ({exc}); offline, give --data-dir with a copy")
+            ) from exc
+        path.write_bytes(data)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != sha256:
+        raise InputError(
+            Problem(str(path), f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {pinned}")
+        )
+    return path
+
+
 def fetch(hs: HumanSet, data_dir: Path | None = None) -> dict[str, str]:
     """The set's files (name -> text): from ``data_dir`` when given, else downloaded once
     into the cache; either way each checked against its pinned SHA-256."""
     out = {}
     for repo_path, sha256 in hs.files:
-        name = Path(repo_path).name
-        path = (data_dir or cache_dir()) / hs.id / name
-        if not path.exists():
-            if data_dir is not None:
-                raise InputError(
-                    Problem(str(path), f"no copy of {hs.title} here (expected from {hs.url(repo_path)})")
-                )
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with urllib.request.urlopen(hs.url(repo_path), timeout=60) as resp:
-                    path.write_bytes(resp.read())
-            except OSError as exc:
-                raise InputError(
-                    Problem(
-                        hs.url(repo_path),
-                        f"cannot download {hs.title} ({exc}); offline, give --data-dir with a copy",
-                    )
-                ) from exc
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != sha256:
-            raise InputError(
-                Problem(
-                    str(path),
-                    f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {hs.repo}@{hs.commit[:7]}",
-                )
-            )
-        out[name] = data.decode("utf-8")
+        path = (data_dir or cache_dir()) / hs.id / Path(repo_path).name
+        pinned = f"{hs.repo}@{hs.commit[:7]}"
+        pinned_file(hs.url(repo_path), sha256, path, hs.title, pinned, local=data_dir is not None)
+        out[path.name] = path.read_bytes().decode("utf-8")
     return out
 
 

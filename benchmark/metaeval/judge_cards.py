@@ -1,28 +1,11 @@
 """Measuring a profile's judges on public human-labelled sets: the numbers of a judge card.
 
-Each role is measured with the judge the profile actually uses, on sets this project did
-not label (:mod:`benchmark.metaeval.human_sets`), next to trivial baselines computed on the
-same items — the majority class, the hypothesis's length (short hypotheses are more often
-entailed), content-word overlap, and plain cosine between the whole premise and the
-hypothesis (the profile's embedder).  The verdict is plain: *at chance* when the figure's
-95% interval reaches the chance level, *below a baseline* when a trivial baseline ranks the
-items better, else *informative*.
-
-Roles measured here:
-
-* ``entailment`` — the profile's entailment model (an NLI model, or the offline cosine
-  stand-in), as ROC AUC of its support score against the human label;
-* ``llm-support`` — the profile's LLM asked "is the claim supported?" (prompt
-  ``entailment@1``, what DecompScore asks of every subclaim), as ROC AUC of its yes/no;
-* a role a family measures through its judge-card hooks (``rate_for_card``: e.g. a judge
-  that rates an argument's overall quality, on pairs of arguments where people chose the
-  more convincing one — the share of pairs it orders as people did, a tie counting half,
-  chance 0.5, next to the longer-argument baseline; ``answer_for_card``: an answerer on
-  passages with relevance grades).
-
-The shared roles (``entailment``, ``llm-support``) are described here; every other role is
-declared by the family whose scores depend on it (:class:`~benchmark.families.base.JudgeRole`),
-and this module asks the family registry for it.  A role not measured is listed as *not
+Each role is measured with the judge the profile uses, next to trivial baselines on the same
+items (majority class, hypothesis length, word overlap, plain cosine).  The verdict is plain:
+*at chance* when the figure's 95% interval reaches chance, *below a baseline* when a trivial
+baseline does better, else *informative* (docs/meta-evaluation.md, Judge cards).  Roles beyond
+the shared ``entailment`` and ``llm-support`` are declared by the families whose scores depend
+on them (:class:`~benchmark.families.base.JudgeRole`); a role not measured is listed as *not
 measured here* with the reason, never left out.
 """
 
@@ -193,15 +176,11 @@ def decision_differences(labels: Sequence[int], said: Sequence[bool], seed: int 
     def accuracy(i: np.ndarray) -> float:
         return float(np.mean(a[i] == y[i]) - np.mean(y[i] == majority))
 
-    def f1(pred: np.ndarray, gold: np.ndarray) -> float:
-        tp = float(np.sum(pred & (gold == 1)))
-        return 2 * tp / (pred.sum() + gold.sum()) if pred.sum() + gold.sum() else 0.0
-
     def f1_gap(i: np.ndarray) -> float | None:
         gold = y[i]
         if gold.sum() == 0:
             return None
-        return f1(a[i], gold) - f1(np.ones_like(a[i]), gold)
+        return _f1(a[i], gold) - _f1(np.ones_like(a[i]), gold)
 
     label = "always not supported" if majority == 0 else "always supported"
     out = [
@@ -325,7 +304,7 @@ def entailment_figure(
         if any(labels)
         else None,
         "share said supported": float(np.mean(said)) if kept else None,
-        "F1 of support": _f1(said, labels) if any(labels) else None,
+        "F1 of support": _f1(np.asarray(said, dtype=bool), np.asarray(labels)) if any(labels) else None,
         "F1 of always supported": 2 * share / (1 + share) if any(labels) else None,
     }
     for name, scorer in (variants or {}).items():
@@ -336,10 +315,10 @@ def entailment_figure(
     return _figure(set_id, len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra, None, differences)
 
 
-def _f1(said: Sequence[bool], labels: Sequence[int]) -> float:
-    tp = sum(a and bool(y) for a, y in zip(said, labels, strict=True))
-    total = sum(said) + sum(labels)
-    return 2 * tp / total if total else 0.0
+def _f1(pred: np.ndarray, gold: np.ndarray) -> float:
+    """F1 of the positive class, predictions ``pred`` (bools) against labels ``gold`` (0/1)."""
+    total = pred.sum() + gold.sum()
+    return 2 * float(np.sum(pred & (gold == 1))) / float(total) if total else 0.0
 
 
 def answerability_figure(

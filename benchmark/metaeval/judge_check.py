@@ -1,17 +1,10 @@
-"""Judge robustness: do the scores fall when the evidence or the answer gets worse?
+"""Judge robustness (ConQRet, §5): do the scores fall when the evidence or the answer gets worse?
 
-ConQRet (§5) checks its judges by perturbing their inputs by known amounts and watching
-the scores: a judge worth trusting scores lower as more of the retrieved documents are
-replaced by irrelevant ones, and lower as more contradicting sentences are injected into
-an answer.  ``benchmark judge-check`` does this for any family whose judges retrieve
-(``irrelevant``: a share of every search's hits replaced by passages of other documents
-of the same corpus) or read the answer (``contradictions``: sentences rewritten by the
-judge LLM to state the opposite, each inserted after its original).  Per score it reports
-the value at each level, Pearson's r with the level (``scipy.stats``) and whether the
-decrease is monotonic.
-
-Everything is seeded: the hits replaced and the sentences contradicted depend only on the
-seed and the texts, so a re-run (served from the model-call cache) gives the same numbers.
+``irrelevant`` replaces a share of every search's hits with passages of other documents of the
+same corpus; ``contradictions`` inserts, after each picked sentence, the judge LLM's rewrite
+stating the opposite.  Per score: the value at each level, Pearson's r with the level and
+whether the decrease is monotonic.  Everything is seeded by the seed and the texts, so a re-run
+(served from the model-call cache) gives the same numbers (docs/judge-robustness.md).
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """Meta-evaluation: how well a metric agrees with people, and with another metric.
 
-Shared by every metric family (``benchmark meta-eval``).  Pure statistics on plain
-numbers — the CLI gathers them from result files and a human-judgement file:
-
-* **query level** — Pearson, Spearman and Kendall correlation (with p-values, from
-  ``scipy.stats``) between a metric's per-query scores and human scores over every
-  (system, query) pair both have;
-* **system level** — the same over the systems' mean scores;
-* **leaderboard rank correlation** — Kendall's τ (and Spearman's ρ) between the system
-  rankings two measures induce, as in the EXAM paper (Sander & Dietz, 2021, §5): systems
-  whose means differ by less than a standard error (the larger of the two) are *tied* —
-  here closed transitively down the ranking, so ties form groups — ties are broken at
-  random, and the coefficient is averaged over 10 seeded repetitions, so that a measure
-  neither gains nor loses agreement from the order in which tied systems happen to be
-  listed.
-
-Human judgements file (CSV with a header, or JSONL): one row per judged answer with
-``system`` (a result's model label or model id), ``query_id`` and ``score`` (a number;
-higher is better).  Several rows for one (system, query) — several assessors — are
-averaged.
+Pure statistics on plain numbers (``benchmark meta-eval`` gathers them): Pearson, Spearman and
+Kendall correlation at query and system level, and the leaderboard rank correlation of the
+EXAM paper (Sander & Dietz, 2021, §5): systems whose means differ by less than a standard
+error are tied (ties chain down the ranking), ties are broken at random, and τ is averaged
+over 10 seeded repetitions; and a judge's ratings against human raters.
 """
 
 from __future__ import annotations

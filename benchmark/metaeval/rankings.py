@@ -1,35 +1,16 @@
 """Ranking cards: does a judge order *systems* as people do?
 
-A leaderboard is read as an order of systems, so item-level agreement (a judge card) is not
-enough: what matters is how far the ranking an automatic measure produces agrees with the
-ranking human judgements produce on the same systems and topics.  That is how EXAM
-(Sander & Dietz 2021) and EXAM++ validated themselves and what the TREC AutoJudge track
-measures.  Given two leaderboards of the same systems, each with a score per topic, a
-ranking card reports, on the systems' means over the shared topics:
-
-* Kendall's τ (τ-b, ``scipy.stats.kendalltau``) and Spearman's ρ (``scipy.stats.spearmanr``);
-* τ_AP (Yilmaz et al. 2008; its tie-aware form τ_AP-b), which weighs swaps near the top
-  more — taken from ``autojudge-evaluate`` (the TREC AutoJudge track's tool), never
-  re-implemented here: imported where it is installed, else run in the interpreter
-  ``--autojudge-python`` names, else shown as not measured;
-* top-k overlap: the share of the human top k that the automatic top k holds;
-* per-topic τ: Kendall's τ between the two measures' orders of the systems on each
-  topic, averaged over topics (how far a single topic's verdict can be trusted);
-
-each with a 95% percentile bootstrap interval over topics (topics resampled with
-replacement, every figure recomputed), next to trivial baselines measured the same way —
-the length of a system's passages, the number of its passages kept — so a judge that
-orders systems no better than length does is said to, in words.
-
-Leaderboards come from EXAM++ graded-paragraph files (:mod:`benchmark.metaeval.ranking_sets`):
-the automatic ones from the family that reads such files (its pipeline's ``graded_leaderboards``:
-EXAM and n-EXAM under the file's grader, as EXAM++ computes them), and the human leaderboard —
-nDCG@10 from the NIST grades through ``ir_measures``, on each run's ranks as the file
-keeps them.
+Two leaderboards of the same systems (a score per topic) are compared on the systems' means
+over the shared topics: Kendall's τ, Spearman's ρ, τ_AP (from ``autojudge-evaluate``, never
+re-implemented), top-k overlap and per-topic τ, each with a 95% percentile bootstrap interval
+over topics, next to trivial baselines measured the same way.  The leaderboards come from
+EXAM++ graded-paragraph files (:mod:`benchmark.metaeval.ranking_sets`), the human one as
+nDCG@10 of the NIST grades (docs/meta-evaluation.md, Ranking cards).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -239,20 +220,14 @@ def common(auto: Board, human: Board) -> tuple[list[str], list[str]]:
     return systems, topics
 
 
-def _kendall(a: np.ndarray, b: np.ndarray) -> float:
+def _corr(name: str, a: np.ndarray, b: np.ndarray) -> float:
+    """``scipy.stats``' ``name`` (kendalltau, spearmanr) of two score vectors; NaN where one is constant."""
     from scipy import stats
 
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return math.nan
-    return float(stats.kendalltau(a, b).statistic)
+    return math.nan if np.ptp(a) == 0 or np.ptp(b) == 0 else float(getattr(stats, name)(a, b).statistic)
 
 
-def _spearman(a: np.ndarray, b: np.ndarray) -> float:
-    from scipy import stats
-
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return math.nan
-    return float(stats.spearmanr(a, b).statistic)
+_kendall = functools.partial(_corr, "kendalltau")
 
 
 def top_k_overlap(auto: np.ndarray, human: np.ndarray, k: int) -> float:
@@ -326,7 +301,7 @@ def agreement(
         systems=len(systems),
         topics=len(topics),
         kendall=fig(_kendall),
-        spearman=fig(_spearman),
+        spearman=fig(functools.partial(_corr, "spearmanr")),
         tau_ap=tap,
         top_k=fig(lambda x, y: top_k_overlap(x, y, k)),
         per_topic_kendall=Figure(_num(_nanmean(per_topic)), pt_lo, pt_hi),
@@ -634,10 +609,15 @@ def _regrading(options: RankingOptions, *, load: bool = True) -> Any:
 
 def write_card(measured: RankingRun, out: str | Path) -> Path:
     """Write ``measured``'s ranking card (YAML) to ``out``; returns the path."""
+    return write_yaml(measured.card(), out)
+
+
+def write_yaml(card: Mapping[str, Any], out: str | os.PathLike[str]) -> Path:
     import yaml
 
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(measured.card(), sort_keys=False, allow_unicode=True, width=100)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(dict(card), sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
     return path
