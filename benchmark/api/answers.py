@@ -1,11 +1,8 @@
 """Answers, however they are held, as scoring jobs.
 
-``benchmark.score(answers, task=...)`` takes a path (a groundcover outputs JSONL, an
-lm-eval ``--log_samples`` file, or — with ``trec_rag_run=True`` — a TREC RAG run), a
-pandas DataFrame, a ``datasets.Dataset`` or a list of dicts; ``benchmark score`` takes
-the files and a submission folder.  Every one is read by
-:func:`benchmark.answers.read_answers` (one place each format is read, one check for all);
-this module only turns the answer sets it gives into :class:`~benchmark.scoring.run.Job` s.
+Every format is read by :func:`benchmark.answers.read_answers` (one place each format is
+read, one check for all); this module turns the answer sets it gives into
+:class:`~benchmark.scoring.run.Job` s.
 """
 
 from __future__ import annotations

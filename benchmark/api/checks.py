@@ -1,9 +1,7 @@
-"""Everything a scoring run needs, checked before any model loads.
-
-A typo in a profile name, a family that cannot score the task, an unreadable corpus or
-an unwritable results folder fails in a second with a one-line
-:class:`~benchmark.core.errors.InputError`, not after a model download.  The command line
-and the library run these same checks (:func:`benchmark.api.run.prepare_tasks`).
+"""Everything a scoring run needs, checked before any model loads: a typo in a profile name,
+a family that cannot score the task, an unreadable corpus or an unwritable results folder fails
+in a second with a one-line :class:`~benchmark.core.errors.InputError`, not after a model
+download.
 """
 
 from __future__ import annotations

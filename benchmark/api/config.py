@@ -1,10 +1,8 @@
 """What a scoring run scores against: the judge, the families, the knowledge.
 
-:class:`ScoringConfig` is one typed model whose fields are the library's keywords
-(``benchmark.score(..., judge_profile=..., metrics=...)``) and whose flags
-(``--judge-profile``, ``--metrics``, ``--corpus``, ...) the command line generates from
-it, as it generates the run options' flags from
-:class:`~benchmark.scoring.options.RunOptions`: declared once, defaults identical.
+:class:`ScoringConfig`'s fields are the library's keywords, and the command line generates
+its flags from it (as from :class:`~benchmark.scoring.options.RunOptions`): declared once,
+defaults identical.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """``benchmark.evaluate``: generate answers with a model, then score them.
 
-The same run as ``benchmark evaluate``: closed-book and/or retrieval-augmented settings,
-one outputs file per (task, setting) checkpointed per query, then the scoring run of
-:mod:`benchmark.api.run`.  Everything scoring needs (the judge profile, the families and
-their settings, the corpus) is checked before a single answer is generated.
+The same run as ``benchmark evaluate``: one outputs file per (task, setting), checkpointed per
+query, then the scoring run of :mod:`benchmark.api.run`; everything scoring needs is checked
+before a single answer is generated.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ def judge_card(
     ``exam_grades`` with ``exam_bank``: the exam answerer on an EXAM++ graded file.
     ``not_measured``: load no model, every role written as not measured, for that reason.
     Everything is checked before a model loads."""
+    given = dict(locals())  # the options, as the card's command records them
     from benchmark.metaeval import human_sets, judge_cards
     from benchmark.models.cards import write_card
     from benchmark.models.profiles import load_profile
@@ -98,21 +99,7 @@ def judge_card(
                 judges, Path(exam_grades), Path(exam_bank), exam_grader, exam_licence
             )
         card = judge_cards.measure(prof, measured, samples, cosine, roles(), figures=given, variants=variants)
-    options = {
-        "judge_profile": prof.id if isinstance(profile, JudgeProfile) else profile,
-        "sets": sets,
-        "argument_sets": argument_sets,
-        "data_dir": data_dir,
-        "max_pairs": max_pairs,
-        "llm_pairs": llm_pairs,
-        "argument_items": argument_items,
-        "exam_grades": exam_grades,
-        "exam_bank": exam_bank,
-        "exam_grader": exam_grader,
-        "exam_licence": exam_licence,
-        "not_measured": not_measured,
-        "out": out,
-    }
+    options = {**given, "judge_profile": prof.id if isinstance(profile, JudgeProfile) else profile}
     card = card.model_copy(update={"command": judge_cards.command_line(options)})
     write_card(card, target)
     return card, target

@@ -1,15 +1,10 @@
 """The Python API's contract: every keyword checked before any work, one line per problem.
 
-:func:`benchmark.score`, :func:`benchmark.plan` and :func:`benchmark.evaluate` take the
-same scoring keywords, declared once: the judge and knowledge in
-:class:`~benchmark.api.config.ScoringConfig` (``judge_profile``, ``metrics``, ``corpus``,
-``files``, …) and how the run runs in :class:`~benchmark.scoring.options.RunOptions`
-(``results_dir``, ``seed``, ``retry_failed``, …), the same models the command line generates
-its flags from.  :func:`scoring_keywords` reads them out of a call's ``**keywords``;
-:func:`family_settings` and :func:`input_files` read the two mappings whose keys name
-families and input files.  A keyword, family, setting or file nobody declares is an
-:class:`~benchmark.core.errors.InputError` naming the closest one that exists (a misspelt
-key is never dropped), and a value of the wrong type is one too, before any model loads.
+The scoring keywords are :class:`~benchmark.api.config.ScoringConfig`'s and
+:class:`~benchmark.scoring.options.RunOptions`' fields, the models the command line generates
+its flags from.  A keyword, family, setting or file nobody declares is an
+:class:`~benchmark.core.errors.InputError` naming the closest one that exists (a misspelt key
+is never dropped), and so is a value of the wrong type.
 """
 
 from __future__ import annotations
@@ -153,36 +148,27 @@ def family_settings(
     for fid, value in settings.items():
         if fid not in families:
             continue
-        model = families[fid].settings_model
-        if isinstance(value, FamilySettings):
-            if not isinstance(value, model):
-                problems.append(
-                    Problem(
-                        where,
-                        f"is a {type(value).__name__}, not {fid}'s {model.__name__}",
-                        field=f"settings.{fid}",
-                    )
-                )
-            else:
-                out[fid] = value
-            continue
-        if not isinstance(value, Mapping):
+        model, field = families[fid].settings_model, f"settings.{fid}"
+        if isinstance(value, FamilySettings) and isinstance(value, model):
+            out[fid] = value
+        elif isinstance(value, FamilySettings):
             problems.append(
-                Problem(
-                    where,
-                    f"give {fid}'s settings as a dict of its fields, not {value!r}",
-                    field=f"settings.{fid}",
-                )
+                Problem(where, f"is a {type(value).__name__}, not {fid}'s {model.__name__}", field=field)
             )
+        elif not isinstance(value, Mapping):
+            problems.append(
+                Problem(where, f"give {fid}'s settings as a dict of its fields, not {value!r}", field=field)
+            )
+        if not isinstance(value, Mapping):
             continue
         bad = unknown(where, value, model.model_fields, f"{fid} setting")
-        problems += [Problem(p.file, p.message, field=f"settings.{fid}.{p.field}") for p in bad]
+        problems += [Problem(p.file, p.message, field=f"{field}.{p.field}") for p in bad]
         if bad:
             continue
         try:
             out[fid] = model(**dict(value))
         except InputError as exc:
-            problems += [Problem(where, p.message, field=f"settings.{fid}") for p in exc.problems]
+            problems += [Problem(where, p.message, field=field) for p in exc.problems]
     if problems:
         raise InputError(problems)
     return out

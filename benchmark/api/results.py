@@ -1,10 +1,7 @@
 """What a scoring run gives back: :class:`Results`, the scores with their intervals, the
-per-query frame, the traces, the failures and the judge card's lines.
-
-The same result files a command-line run writes back it: a :class:`Results` holds the
-:class:`~benchmark.core.results.TaskResult` objects and the paths they were written to,
-and each view below is computed from them, so a notebook and ``benchmark leaderboard``
-read the same numbers.
+per-query frame, the traces, the failures and the judge card's lines, each computed from the
+result files a command-line run writes, so a notebook and ``benchmark leaderboard`` read the
+same numbers.
 """
 
 from __future__ import annotations

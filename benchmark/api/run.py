@@ -1,10 +1,7 @@
 """The one scoring path: checks, family choice, the judge stack, checkpoints, results.
 
 ``benchmark score``, ``benchmark evaluate``, ``benchmark.score`` and ``benchmark.evaluate``
-all end here: :func:`prepare` checks what a run needs and chooses the families,
-:func:`score_jobs` scores (resuming from checkpoints, reusing the model-call cache,
-on Ray workers where asked) and :func:`plan_jobs` plans the same jobs without computing
-anything (``--dry-run``).  Nothing here reads a command line.
+all end here; nothing here reads a command line.
 """
 
 from __future__ import annotations

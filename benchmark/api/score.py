@@ -1,11 +1,8 @@
 """``benchmark.score`` and ``benchmark.plan``: answers you already hold, scored or planned.
 
-The same run as ``benchmark score``: the same checks before anything loads, the same
-result files, checkpoints (a second call resumes, and reuses every cached model call) and
-dry-run plan (:func:`plan`).  Keywords are the flags' names: ``judge_profile=`` is
-``--judge-profile``, ``query_batch=`` is ``--query-batch``; they are declared once, by
-:class:`~benchmark.api.config.ScoringConfig` and :class:`~benchmark.scoring.options.RunOptions`,
-and checked before any work (:mod:`benchmark.api.keywords`).
+The same run as ``benchmark score`` (checks, result files, checkpoints, cache, dry-run plan).
+Keywords are the flags' names (``judge_profile=`` is ``--judge-profile``), checked before any
+work (:mod:`benchmark.api.keywords`).
 """
 
 from __future__ import annotations

@@ -124,30 +124,12 @@ def _print_judgement(console: Console, judged: AutoJudgeJudgement) -> None:
 
 
 def _print_card(console: Console, card: AutoJudgeCard) -> None:
-    table = Table(title=f"ranking agreement with {card.card['human_leaderboard']}")
-    for column in (
-        "leaderboard",
-        "systems",
-        "topics",
-        "Kendall τ",
-        "Spearman ρ",
-        "τ_AP",
-        "top-k",
-        "per-topic τ",
-    ):
-        table.add_column(column)
-    for a in [card.judge, *card.baselines]:
-        figs = (a.kendall, a.spearman, a.tau_ap, a.top_k, a.per_topic_kendall)
-        table.add_row(a.name, str(a.systems), str(a.topics), *(_figure(f.value, f.low, f.high) for f in figs))
-    console.print(table)
+    from benchmark.cli.meta_eval import agreement_table
+
+    rows = [(a.name, a) for a in [card.judge, *card.baselines]]
+    console.print(agreement_table(f"ranking agreement with {card.card['human_leaderboard']}", rows))
     if card.judge.tau_ap_note:
         console.print(f"note: τ_AP {card.judge.tau_ap_note}")
     console.print(f"verdict: {card.verdict}")
     if card.path:
         console.print(f"card: {card.path}")
-
-
-def _figure(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3f}" if low is None or high is None else f"{value:.3f} [{low:.3f}, {high:.3f}]"

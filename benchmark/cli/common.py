@@ -1,10 +1,8 @@
 """The scoring flags of ``evaluate``, ``score`` and ``judge-check``, and their translation.
 
-The flags are generated from the typed models the library takes
-(:class:`~benchmark.api.config.ScoringConfig`, :class:`~benchmark.api.RunOptions`, each
-family's settings), so the command line and :func:`benchmark.score` cannot differ in a
-default; every check and every step of a run lives in :mod:`benchmark.api`.  This module
-only turns a parsed namespace into those objects and prints what comes back.
+The flags are generated from the typed models the library takes, so the command line and
+:func:`benchmark.score` cannot differ in a default; this module only turns a parsed namespace
+into those objects and prints what comes back.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Entry point of the ``benchmark`` console script.
 
-Each subcommand lives in its own module under :mod:`benchmark.cli` and exposes
-``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking
-the parsed namespace and returning an exit code.  Library errors about bad input
-(:class:`benchmark.core.errors.InputError`) are printed without a traceback and exit 2.
+Each subcommand module under :mod:`benchmark.cli` exposes ``register(subparsers)``, which
+sets ``func`` (namespace -> exit code).  Bad input (:class:`~benchmark.core.errors.InputError`)
+is printed without a traceback and exits 2.
 """
 
 from __future__ import annotations

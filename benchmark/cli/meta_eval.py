@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -198,7 +198,13 @@ def _ranking_table(measured: RankingRun) -> Table:
         + [(a.name, a) for a in measured.other]
         + [("baseline: " + b.name, b) for b in measured.baselines]
     )
-    t = Table(title=Text(measured.title))
+    return agreement_table(measured.title, rows)
+
+
+def agreement_table(title: str, rows: list[tuple[str, Any]]) -> Table:
+    """Ranking agreements (:class:`~benchmark.api.meta_eval.RankingRun`'s rows), each figure
+    with its interval."""
+    t = Table(title=Text(title))
     for col in (
         "leaderboard", "systems", "topics", "Kendall τ", "τ_AP", "Spearman ρ", "top-k overlap", "per-topic τ",
     ):  # fmt: skip

@@ -1,11 +1,8 @@
 """Typed settings on the command line: one flag per field of a :class:`~benchmark.core.settings.Settings`
 model, and the model back from a parsed command line.
 
-The models declare fields and nothing about argparse (:mod:`benchmark.core.settings`);
-this adapter is the one place that knows how a field becomes a flag: choices from a
-``Literal``, a comma list for a tuple, ``--x/--no-x`` for a bool, the type of an int, float
-or str.  An absent flag leaves the model's default in place (``argparse.SUPPRESS``), so the
-defaults live in the model only.
+The one place that knows how a field becomes a flag.  An absent flag leaves the model's
+default in place (``argparse.SUPPRESS``), so the defaults live in the model only.
 """
 
 from __future__ import annotations

@@ -66,26 +66,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     new = p.add_argument_group(
         "new: a task from your own files (CSV, TSV, JSON lines or parquet; columns in docs/own-data.md)"
     )
-    new.add_argument("--queries", metavar="FILE", help="query_id, text (required)")
-    new.add_argument("--qrels", metavar="FILE", help="query_id, doc_id, relevance [, aspect_id]")
-    new.add_argument("--nuggets", metavar="FILE", help="query_id, text, importance (vital / okay)")
-    new.add_argument("--references", metavar="FILE", help="gold articles / reference answers: query_id, text")
-    new.add_argument(
-        "--sub-questions", metavar="FILE", help="query_id, text, type (core / background / follow-up)"
-    )
-    new.add_argument("--subtopics", metavar="FILE", help="aspects of each query: query_id, text")
-    new.add_argument(
-        "--exam-questions", metavar="FILE", help="query_id, question_id, question, kind, answer [, options]"
-    )
-    new.add_argument("--license", metavar="TEXT", help="the data's licence (recorded in the card)")
-    new.add_argument("--source", metavar="TEXT", help="where the data comes from")
-    new.add_argument("--url", metavar="URL", help="the source's address")
-    new.add_argument("--name", metavar="TEXT", help="a human-readable name (default: the id)")
-    new.add_argument("--description", metavar="TEXT", help="what the task is")
-    new.add_argument(
-        "--instruction", metavar="TEXT", help="what the evaluated model is asked with each query"
-    )
-    new.add_argument("--citation", metavar="BIBTEX", help="how to cite the data")
+    for flag, metavar, text in (
+        ("--queries", "FILE", "query_id, text (required)"),
+        ("--qrels", "FILE", "query_id, doc_id, relevance [, aspect_id]"),
+        ("--nuggets", "FILE", "query_id, text, importance (vital / okay)"),
+        ("--references", "FILE", "gold articles / reference answers: query_id, text"),
+        ("--sub-questions", "FILE", "query_id, text, type (core / background / follow-up)"),
+        ("--subtopics", "FILE", "aspects of each query: query_id, text"),
+        ("--exam-questions", "FILE", "query_id, question_id, question, kind, answer [, options]"),
+        ("--license", "TEXT", "the data's licence (recorded in the card)"),
+        ("--source", "TEXT", "where the data comes from"),
+        ("--url", "URL", "the source's address"),
+        ("--name", "TEXT", "a human-readable name (default: the id)"),
+        ("--description", "TEXT", "what the task is"),
+        ("--instruction", "TEXT", "what the evaluated model is asked with each query"),
+        ("--citation", "BIBTEX", "how to cite the data"),
+    ):
+        new.add_argument(flag, metavar=metavar, help=text)
     new.add_argument(
         "--version", dest="task_version", metavar="X.Y.Z", default="1.0.0", help="the task's version (1.0.0)"
     )

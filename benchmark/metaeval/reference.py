@@ -1,13 +1,7 @@
-"""Reference measures that meta-evaluation compares a metric with (``benchmark meta-eval``).
-
-* **ROUGE-1 F1** against the gold articles (``rouge-score``), EXAM's baseline: unigram
-  overlap after lowercasing, removing punctuation and English stopwords (scikit-learn's
-  list) and stemming (Porter, where the EXAM paper lemmatised);
-* **trec_eval measures** of systems given as TREC run files (``ir_measures``): Prec@R
-  (``Rprec``), MAP (``AP``) and nDCG@20, per query, as the CAR Y3 leaderboard the EXAM
-  paper correlates with.
-
-Both return ``system -> query id -> score``, the shape every meta-evaluation takes.
+"""Reference measures that meta-evaluation compares a metric with (``benchmark meta-eval``):
+ROUGE-1 F1 against the gold articles (EXAM's baseline; stopwords removed, Porter-stemmed where
+the EXAM paper lemmatised), and trec_eval measures of TREC run files (``ir_measures``), as the
+CAR Y3 leaderboard the EXAM paper correlates with.  Both give ``system -> query id -> score``.
 """
 
 from __future__ import annotations
