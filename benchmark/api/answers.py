@@ -48,9 +48,8 @@ def answer_jobs(sets: list[AnswerSet]) -> list[Job]:
 
 
 def answers_job(answers: Answers, task: Task, *, model_name: str | None = None) -> Job:
-    """One job from an outputs file or from records: ``query_id``, ``answer``, ``model``
-    (or ``model_name``), and optionally the other fields of the outputs format (``rag``,
-    ``retrieval``, ``revision``, ...)."""
+    """One job from an outputs file or from records (``query_id``, ``answer``, ``model`` or
+    ``model_name``, and optionally the outputs format's other fields)."""
     (found,) = read_answers(answers, task, model_name=model_name)
     return job_of(found)
 

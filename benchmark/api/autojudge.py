@@ -45,10 +45,8 @@ class AutoJudgeJudgement:
 
 
 def build_task(topics: str | os.PathLike[str], out_dir: Path, metrics: list[str]) -> Task:
-    """The AutoJudge requests as a groundcover task folder (its queries: the request's
-    title, its problem statement as the description where given), listing ``metrics``:
-    the family's other inputs (nuggets, …) come as its input files, as AutoJudge hands
-    them to a judge beside the task."""
+    """The AutoJudge requests as a task folder listing ``metrics`` (the family's other inputs,
+    nuggets say, come as its input files, as AutoJudge hands them to a judge beside the task)."""
     requests = aj.read_requests(topics)
     queries = [
         {"query_id": r.request_id, "text": r.title, "description": r.problem_statement or r.title}
@@ -148,10 +146,9 @@ def autojudge_card(
     out: str | os.PathLike[str] | None = None,
     command: str = "",
 ) -> AutoJudgeCard:
-    """A ranking card for the AutoJudge leaderboard ``judge`` against the human leaderboard
-    ``human`` (per-topic rows; the ``all`` rows are recomputed as means over the shared
-    topics, as every ranking card does), with answer length as the trivial baseline when the
-    ``runs`` are given; written as YAML to ``out`` if given."""
+    """A ranking card for the AutoJudge leaderboard ``judge`` against ``human`` (means recomputed
+    over the shared topics, as every ranking card does), with answer length as the baseline when
+    the ``runs`` are given; written as YAML to ``out`` if given."""
     started = time.perf_counter()
     jm, jboard = aj.read_leaderboard(judge, judge_format).board(judge_measure, "--judge-measure")
     hm, hboard = aj.read_leaderboard(human, human_format).board(human_measure, "--human-measure")

@@ -43,9 +43,7 @@ def check_outputs(
     *, plan_file: str | Path | None = None, ray_address: str | None = None, ray: bool = False
 ) -> None:
     """What a scoring run writes or needs outside the results folder, checked before any
-    planning, model load or generation: the dry run's plan file, the groundcover home
-    (model-call cache, indexes), and Ray where asked for (``ray_address`` ``None``: a new
-    local instance)."""
+    work: the dry run's plan file, the groundcover home, and Ray where asked for."""
     if plan_file is not None:
         check_writable_file(str(plan_file), "--dry-run")
     check_writable(paths.home(), "GROUNDCOVER_HOME")
@@ -56,9 +54,8 @@ def check_outputs(
 
 
 def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> None:
-    """A family with no scorable query on ``task`` (nuggets on a task that ships none, say):
-    an error when ``metrics`` asked for it; otherwise a note, and the card's other
-    families are scored, so listing a family a user completes with a file is no trap."""
+    """A family with no scorable query on ``task``: an error when ``metrics`` asked for it;
+    otherwise a note, so listing a family a user completes with a file is no trap."""
     needs = (
         "pass " + " or ".join(f"{i.flag} FILE" for i in family.inputs)
         if family.inputs

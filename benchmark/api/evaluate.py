@@ -231,10 +231,8 @@ def plan_evaluation(
     score: bool = True,
     plan_file: str | Path | None = None,
 ) -> EvaluationPlan:
-    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those that
-    exist.  Only answers already in the outputs files (a resumed run) are planned; the
-    others are counted as generation calls, with their closed-book prompts' tokens
-    estimated from characters."""
+    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those already in
+    the outputs files (the others' scoring depends on their text)."""
     import json
 
     from benchmark.answers import read_answers

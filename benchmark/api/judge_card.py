@@ -199,9 +199,8 @@ def _judges(judges):  # type: ignore[no-untyped-def]
 
 
 def _similarity_variants(judges):  # type: ignore[no-untyped-def]
-    """The offline stand-in's other settings (windows and guards on or off), scored on the
-    same pairs, so the card shows whether the profile keeps the best; none for a real NLI
-    or LLM judge."""
+    """The offline stand-in's other settings (windows and guards on or off) on the same pairs,
+    so the card shows whether the profile keeps the best; none for an NLI or LLM judge."""
     from benchmark.metaeval import judge_cards
     from benchmark.models.entailment import SimilarityEntailment
 

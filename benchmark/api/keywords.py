@@ -55,9 +55,8 @@ def _as_keywords(where: str, model: type[Options], exc: InputError) -> list[Prob
 def scoring_keywords(
     where: str, keywords: Mapping[str, Any], options: Any = None
 ) -> tuple[ScoringConfig, RunOptions]:
-    """The scoring keywords of an API call: :class:`ScoringConfig`'s fields, then
-    :class:`RunOptions`' (over ``options``, which the keywords given beat).  Every problem
-    is raised together, named by keyword."""
+    """:class:`ScoringConfig` and :class:`RunOptions` (over ``options``) from an API call's
+    keywords; every problem raised together, named by keyword."""
     config_fields = set(ScoringConfig.model_fields)
     run_fields = set(RunOptions.model_fields) - {"command"}
     problems = unknown(
@@ -130,9 +129,8 @@ def _type_problems(where: str, values: Mapping[str, Any]) -> list[Problem]:
 def family_settings(
     where: str, settings: Any, families: Mapping[str, MetricFamily]
 ) -> dict[str, FamilySettings] | Callable[[MetricFamily], FamilySettings] | None:
-    """``settings=`` checked: per family id (one ``families`` holds), a settings object or
-    its field values (each field known to that family). A function of the family (what the
-    command line passes) is taken as it is."""
+    """``settings=`` checked: per family id, a settings object or its field values; a function
+    of the family (what the command line passes) is taken as it is."""
     if settings is None or (callable(settings) and not isinstance(settings, Mapping)):
         return settings
     if not isinstance(settings, Mapping):

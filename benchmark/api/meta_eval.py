@@ -58,10 +58,8 @@ def parse_measure(text: str, flag: str) -> tuple[str, str]:
 
 
 def rater_agreements(ratings: str | Path, judge_rater: str = "judge") -> list[tuple[str, DimensionAgreement]]:
-    """Per dimension of a ratings file (item, text, dimension, rater, rating), the agreement
-    of the humans among themselves, with the judge ``judge_rater`` added and with a
-    length-only rater added; with several dimensions, last, all of them pooled (every
-    (item, dimension) a unit)."""
+    """Per dimension of a ratings file, the humans' agreement among themselves, with the judge
+    added and with a length-only rater added; with several dimensions, last, all pooled."""
     from benchmark.metaeval import measures
     from benchmark.metaeval.systems import item_lengths, read_ratings
 
@@ -81,9 +79,8 @@ def rater_agreements(ratings: str | Path, judge_rater: str = "judge") -> list[tu
 
 
 def system_ranks(scores: Scores, seed: int = 0) -> list[tuple[int, str, Interval]]:
-    """(rank, system, mean with its 95% bootstrap interval), best first: the rank is 1 +
-    the systems significantly better in paired permutation tests (Holm–Bonferroni over
-    each system's comparisons); 0 where a system has no rank."""
+    """(rank, system, mean with its 95% bootstrap interval), best first: rank 1 + the systems
+    significantly better (paired permutation tests, Holm); 0 where a system has no score."""
     from benchmark.core import stats
 
     scored = {system: s for system, s in scores.items() if any(v is not None for v in s.values())}
@@ -177,9 +174,8 @@ def compare_metric(
 
 
 def ranking_card(options: RankingOptions) -> RankingRun:
-    """A ranking card's figures: the judge's system ranking against the human one on a
-    public set (or a graded-runs file), next to trivial baselines
-    (:mod:`benchmark.metaeval.rankings`); :func:`write_card` writes the card."""
+    """A ranking card's figures (:mod:`benchmark.metaeval.rankings`); :func:`write_card`
+    writes the card."""
     from benchmark.metaeval import rankings
 
     return rankings.run(options)

@@ -54,9 +54,8 @@ def prepare_tasks(
     plan_file: str | Path | None = None,
     ray: RayOptions | None = None,
 ) -> tuple[JudgeProfile, Chosen]:
-    """Check everything a scoring run of ``tasks`` needs (nothing is loaded yet): the
-    folders it writes, Ray, the corpus, the judge profile; and choose the families that
-    score each task, with their settings."""
+    """Check what a scoring run of ``tasks`` needs before anything loads, and choose the
+    families that score each task, with their settings."""
     check_run(
         config, options, plan_file=plan_file, ray=ray is not None, ray_address=ray.address if ray else None
     )
@@ -111,12 +110,10 @@ def score_jobs(
     raise_incomplete: bool = True,
     report: bool = True,
 ) -> Results:
-    """Score every (job, family), checkpointed per query; each result file is written with
-    its traces and figures as it completes (and said, with ``report``).  A result whose
-    ranked score the judge failed on too often is written but incomplete:
-    :class:`IncompleteResults` (exit status 3 on the command line) unless ``raise_incomplete``
-    is false, and re-running (``retry_failed``) completes it.  Without ``options.progress``
-    no progress bar is drawn, the models' loading bars included."""
+    """Score every (job, family), checkpointed per query, each result file written (and said,
+    with ``report``) as it completes.  A result whose ranked score the judge failed on too often
+    is written but incomplete: :class:`IncompleteResults` unless ``raise_incomplete`` is false.
+    Without ``options.progress`` no progress bar is drawn, the models' loading bars included."""
     from benchmark.judging.stack import JudgeStack
     from benchmark.scoring import run
 

@@ -19,9 +19,8 @@ if TYPE_CHECKING:
 
 
 def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
-    """What scoring ``sub`` with ``judge_profile`` will ask, as ``score --submission … --dry-run``
-    counts it, with every option at its default (as the workflow scores) and no checkpoint
-    to skip: nothing is computed and no result is written."""
+    """What scoring ``sub`` with ``judge_profile`` will ask, as the workflow scores it (every
+    option at its default, no checkpoint to skip)."""
     with tempfile.TemporaryDirectory(prefix="groundcover-plan-") as results:
         return plan_all(
             submission_jobs(sub),
@@ -31,9 +30,8 @@ def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
 
 
 def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
-    """What scoring ``sub`` plans, in words; :class:`InputError` with the numbers when it
-    plans more than ``budget`` allows.  Validation has bounded every row first (passages,
-    answer length and sentences), so the plan itself is cheap to make."""
+    """What scoring ``sub`` plans, in words; :class:`InputError` with the numbers when it plans
+    more than ``budget`` allows."""
     from benchmark.scoring.budget import LABELS, over_budget, plan_totals
 
     totals = plan_totals(plan_submission(sub, judge_profile))
@@ -73,9 +71,8 @@ def create_submission(
     overwrite: bool = False,
     relabelled: dict[str, int] | None = None,
 ) -> tuple[Path, ModelCard, list[Path]]:
-    """A submission folder from outputs files (or folders of them) and the model card's
-    fields; the card's generation settings and RAG setting come from the first outputs
-    file.  A bad card field is an :class:`InputError` naming its flag (``--license``)."""
+    """A submission folder from outputs files (or folders of them) and the model card's fields,
+    its generation and RAG settings from the first outputs file."""
     from pydantic import ValidationError
 
     from benchmark.answers.outputs import read_outputs

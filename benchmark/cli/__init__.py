@@ -15,9 +15,8 @@ PUBLISHED_RESULTS = "leaderboard/results"
 
 
 def default_results_dir() -> str:
-    """What ``leaderboard`` and ``space serve`` rank by default: in a checkout (the working
-    directory holds ``leaderboard/results``) the published results; anywhere else, the
-    user's own runs in ``./results``, where ``benchmark evaluate`` writes them."""
+    """In a checkout, the published results; anywhere else, the user's own runs in
+    ``./results``, where ``benchmark evaluate`` writes them."""
     from pathlib import Path
 
     return PUBLISHED_RESULTS if Path(PUBLISHED_RESULTS).is_dir() else "results"

@@ -40,9 +40,7 @@ COMMANDS = (
 
 
 def family_commands() -> list[ModuleType]:
-    """The ``commands`` module of every registered family that has one: a family owns its
-    sub-commands (``benchmark exam …``, ``benchmark subq …``) in its own folder, and the
-    command line finds them through the registry."""
+    """The ``commands`` module of every registered family that has one (``benchmark exam …``)."""
     from benchmark.families import REGISTRY, module
 
     return [found for family in REGISTRY.values() if (found := module(family, "commands")) is not None]

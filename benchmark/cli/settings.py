@@ -88,9 +88,8 @@ def add_family_arguments(parser: argparse.ArgumentParser, family: MetricFamily) 
 
 
 def add_families(parser: argparse.ArgumentParser) -> None:
-    """Every registered family's options.  The registry has refused a plug-in whose flag
-    another family has; one whose flag is the command's own (``--seed``) is refused here, in
-    one line, and the command stands."""
+    """Every registered family's options; a plug-in whose flag is the command's own
+    (``--seed``) is refused, in one line, and the command stands."""
     for family in list(REGISTRY.values()):
         taken = [flag for flag in family.flags() if flag in parser._option_string_actions]
         if taken and family.id not in REGISTRY.builtin:

@@ -55,9 +55,8 @@ class Request:
 
 
 def read_requests(path: str | Path) -> list[Request]:
-    """The requests of an AutoJudge topics file (JSON lines, ``request_id`` and ``title``
-    required, as ``autojudge_base.Request``); every problem is raised at once, named by
-    file, line and field."""
+    """An AutoJudge topics file's requests (``request_id`` and ``title`` required, as
+    ``autojudge_base.Request``); every problem raised at once."""
     p = Path(path)
     where = rel(p)
     if not p.is_file():
@@ -167,10 +166,8 @@ def _value(text: Any) -> float | None:
 
 
 def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: bool = False) -> Leaderboard:
-    """An AutoJudge leaderboard file in ``fmt`` (:data:`FORMATS`; ``trec_eval`` files name
-    their run by the file name, as autojudge-base reads them).  A malformed row — wrong
-    number of columns, a value that is not a finite number, the same (run, topic, measure)
-    twice — is an :class:`InputError` naming file, line and field."""
+    """An AutoJudge leaderboard file in ``fmt`` (a ``trec_eval`` file names its run by the
+    file name, as autojudge-base reads it); a malformed row is an error naming its line."""
     if fmt not in FORMATS:
         raise InputError(
             Problem("--format", f"unknown leaderboard format {fmt!r}: one of {', '.join(FORMATS)}")
@@ -249,10 +246,9 @@ def write_leaderboard(
     fmt: str = "ir_measures",
     descriptions: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path]:
-    """Write ``boards`` (measure -> run -> topic -> score) as an AutoJudge leaderboard in
-    ``fmt``, each run with its aggregate row (the mean over its topics, as autojudge-base's
-    ``LeaderboardBuilder`` computes it), and ``<file>.measures.yml`` beside it (name, dtype,
-    description), as autojudge-base's judge runner does.  Returns both paths."""
+    """Write ``boards`` (measure -> run -> topic -> score) as an AutoJudge leaderboard, each run
+    with its ``all`` row (its mean, as autojudge-base's ``LeaderboardBuilder``), and
+    ``<file>.measures.yml`` beside it, as autojudge-base's judge runner does."""
     import yaml
 
     if fmt not in FORMATS or fmt == "trec_eval":

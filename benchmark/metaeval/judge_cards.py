@@ -125,9 +125,8 @@ def difference(
     resamples: int = RESAMPLES,
 ) -> Difference | None:
     """``stat`` (judge minus baseline, on the items an index array picks) on all ``n`` items,
-    with its 95% percentile interval from a seeded bootstrap over items (the same resampled
-    items for judge and baseline: a paired comparison).  Resamples where the statistic is
-    undefined (one class drawn) are dropped; ``None`` when it is undefined on all items."""
+    with its 95% interval from a seeded paired bootstrap over items; resamples where it is
+    undefined (one class drawn) are dropped."""
     whole = stat(np.arange(n))
     if whole is None or n < 2:
         return None
@@ -164,9 +163,8 @@ def auc_difference(
 
 
 def decision_differences(labels: Sequence[int], said: Sequence[bool], seed: int = 0) -> list[Difference]:
-    """The decision the pipeline takes (supported or not, at the profile's threshold) against
-    the trivial decisions: accuracy minus the majority class's (always the commoner label),
-    and F1 of "supported" minus always answering "supported"'s."""
+    """The pipeline's decision at the profile's threshold against the trivial ones: accuracy
+    minus the majority class's, and F1 of "supported" minus always saying "supported"'s."""
     y = np.asarray(labels, dtype=int)
     a = np.asarray(said, dtype=bool)
     if y.size < 2:
@@ -197,12 +195,10 @@ def verdict(
     chance: float,
     differences: Sequence[Difference] = (),
 ) -> tuple[Verdict, str | None]:
-    """Plain words for a figure, and what decided them.  Nothing measured (every item
-    failed) is said so, never "at chance"; an interval reaching the chance level is at
-    chance; then each comparison with a trivial baseline — the ranking (AUC) and the
-    decision at the profile's threshold — by the interval of the *difference*, never the
-    point estimates: entirely below 0 is *below a baseline*, reaching 0 is *no better than
-    a baseline*; the worst comparison decides."""
+    """Plain words for a figure, and what decided them.  Nothing measured is said so, never
+    "at chance"; an interval reaching chance is at chance; then each comparison with a trivial
+    baseline is decided by the interval of the *difference*, never the point estimates, and
+    the worst comparison decides."""
     if n == 0:
         return ALL_FAILED, "every item failed: nothing was measured"
     if value is None or ci is None or ci[0] <= chance:
@@ -273,12 +269,10 @@ def entailment_figure(
     seed: int = 0,
     variants: dict[str, Callable[[list[tuple[str, str]]], list[float | None]]] | None = None,
 ) -> SetFigure:
-    """A support scorer on entailment pairs: ROC AUC with its interval, accuracy and recall at
-    the profile's threshold, and the baselines.  A pair the judge could not score is left
-    out and counted (``extra["failed"]``), never scored 0.  ``variants`` are other settings
-    of the same judge (the offline stand-in without its windows or guards): their AUCs on
-    the same items go into ``extra`` as ``ROC AUC, <name>``, so a card shows whether what
-    the profile keeps ranks best."""
+    """A support scorer on entailment pairs: ROC AUC with its interval, the decision at the
+    profile's threshold, and the baselines.  A pair the judge could not score is left out and
+    counted, never scored 0.  ``variants`` (other settings of the same judge) add their AUCs on
+    the same items to ``extra``, so a card shows whether the profile keeps the best."""
     raw = support([(p.premise, p.hypothesis) for p in pairs])
     kept = [(p, s) for p, s in zip(pairs, raw, strict=True) if s is not None]
     labels = [p.label for p, _ in kept]
@@ -324,11 +318,9 @@ def _f1(pred: np.ndarray, gold: np.ndarray) -> float:
 def answerability_figure(
     grades: str, passages: Sequence[JudgedPassage], licence: str, seed: int = 0
 ) -> SetFigure:
-    """An exam answerer on passages assessors graded (EXAM++'s qrels mode, as its authors
-    validate their grader): ROC AUC of the number of questions it answers from a passage
-    against the passage being relevant (grade ≥ 1), next to passage length; the file's own
-    grader's AUC on the same passages is in ``extra`` for comparison.  A passage the
-    answerer failed on is left out and counted."""
+    """An exam answerer on graded passages (EXAM++'s qrels mode): ROC AUC of the questions it
+    answers from a passage against the passage being relevant, next to passage length and the
+    file's own grader's AUC.  A passage the answerer failed on is left out and counted."""
     kept = [p for p in passages if p.ours is not None]
     labels = [int(p.relevance >= 1) for p in kept]
     ours = [float(p.ours or 0) for p in kept]
@@ -378,10 +370,9 @@ def argument_figure(
     rate: Callable[[list[tuple[str, str, str]]], list[tuple[float | None, list[str], int]]],
     seed: int = 0,
 ) -> SetFigure:
-    """A quality judge on preference pairs: each distinct argument rated once; a pair where
-    either argument got no rating is left out and counted, never a tie.  Ratings that equal
-    the prompt's worked example's (wording aside) are counted, and their share of the
-    ratings is what :func:`flags` reads."""
+    """A quality judge on preference pairs, each argument rated once; a pair with an unrated
+    argument is left out and counted, never a tie.  Ratings equal to the prompt's worked
+    example's are counted for :func:`flags`."""
     items = sorted({(p.topic, p.stance, t) for p in pairs for t in (p.better, p.worse)})
     rated = dict(zip(items, rate(list(items)), strict=True))
     score = {k: v for k, (v, *_) in rated.items() if v is not None}
@@ -428,10 +419,9 @@ def argument_figure(
 
 
 def flags(figures: Sequence[SetFigure]) -> list[str]:
-    """What a reader must know beyond the verdict: a judge whose accepted ratings mostly
-    equal its prompt's worked example's (fresh wording, same numbers) is flagged — each such
-    reply is allowed, since a real judge may agree with an example, but most of them is a
-    judge echoing its prompt."""
+    """What a reader must know beyond the verdict: a judge whose ratings mostly equal its
+    prompt's worked example's is echoing its prompt (one such reply is allowed: a real judge may
+    agree with an example)."""
     out = []
     for f in figures:
         share = f.extra.get(MATCH_SHARE)
@@ -471,9 +461,8 @@ def measure(
     figures: dict[str, tuple[str, list[SetFigure]]] | None = None,
     variants: dict[str, dict[str, Callable[[list[tuple[str, str]]], list[float | None]]]] | None = None,
 ) -> JudgeCard:
-    """The card: each role in ``roles`` — (support scorer, threshold, judge name) — on every
-    entailment set; each role in ``figures`` — (judge name, figures measured elsewhere) —
-    as given; every other role of ``all_roles`` listed as not measured here."""
+    """The card: each role in ``roles`` (support scorer, threshold, judge name) on every
+    entailment set, each role in ``figures`` as given, every other role not measured here."""
     cards = []
     for role in all_roles:
         if figures and role in figures:
@@ -535,9 +524,8 @@ OPTIONS = (
 
 
 def command_line(options: Mapping[str, Any]) -> str:
-    """The full command that wrote a card: every option that has a value, defaults included
-    (so a later change of a default, or an LLM role measured with ``--llm-pairs``, does not
-    vanish from what the card says it ran)."""
+    """The full command that wrote a card, defaults included, so a later change of a default
+    does not change what the card says it ran."""
     import shlex
 
     words = ["benchmark", "judge-card"]
@@ -549,10 +537,8 @@ def command_line(options: Mapping[str, Any]) -> str:
 
 
 def default_out(profile_id: str, cwd: Path | None = None) -> Path:
-    """Where a card goes when ``--out`` is not given: the current folder, never the shipped
-    cards beside the profiles (:data:`~benchmark.models.cards.CARDS_DIR`) — replacing a
-    shipped card is a decision to name with ``--out``.  Run from inside that folder, it
-    is an error rather than an overwrite."""
+    """Where a card goes without ``--out``: the current folder, never the shipped cards
+    (replacing one is a decision to name with ``--out``; run from inside their folder, an error)."""
     from benchmark.core.errors import InputError, Problem
     from benchmark.models import cards
 

@@ -36,10 +36,9 @@ def _rng(seed: int, *parts: str) -> random.Random:
 class IrrelevantHits:
     """A retriever whose hits are partly replaced by passages of other documents.
 
-    ``fraction`` of each query's hits (rounded half up, so 10% of 10 hits is one) are
-    replaced, at seeded positions, by seeded passages of the ``pool`` whose document is not
-    among that query's hits — irrelevant to it, and not merely a different passage of a
-    relevant document.  Ranks and scores keep their places."""
+    ``fraction`` of each query's hits (rounded half up) are replaced, at seeded positions, by
+    seeded passages of the ``pool`` from documents not among that query's hits: irrelevant to
+    it, not merely another passage of a relevant document."""
 
     base: Retriever
     pool: Sequence[Passage]
@@ -85,9 +84,8 @@ class Injected:
 def inject_contradictions(
     answers: dict[str, str], k: int, llm: LLM, *, seed: int = 0, max_retries: int = 2
 ) -> dict[str, Injected]:
-    """Each answer with ``k`` of its sentences (seeded; cycling when it has fewer) followed by
-    a rewrite that states the opposite.  One batched LLM call for all answers; a rewrite
-    that stays unusable after retries is left out and counted, never faked."""
+    """Each answer with ``k`` of its sentences (seeded) each followed by a rewrite stating the
+    opposite; a rewrite unusable after retries is left out and counted, never faked."""
     if k == 0:
         return {q: Injected(a, 0, 0) for q, a in answers.items()}
     plan: dict[str, tuple[list[str], list[int]]] = {}
@@ -163,11 +161,8 @@ def check(
 ) -> dict[str, tuple[list[float], dict[tuple[str, str], Trend], list[str]]]:
     """Score the answers at every level of every perturbation and fit each score's trend.
 
-    ``score_jobs(stack, texts, folder)`` scores ``texts`` with ``stack`` into ``folder`` and
-    returns (result, path) pairs in the order of the families chosen; ``irrelevant`` swaps a
-    share of every retriever's hits for passages of other documents, ``contradictions``
-    rewrites sentences of the answers.  Per kind: the levels, each (family, score label)'s
-    :class:`Trend`, and notes on rewrites left out."""
+    ``score_jobs(stack, texts, folder)`` scores ``texts`` with ``stack`` into ``folder``.  Per
+    kind: the levels, each (family, score label)'s :class:`Trend`, and notes on rewrites left out."""
     import dataclasses
 
     from benchmark.families import REGISTRY

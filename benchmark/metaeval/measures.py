@@ -34,9 +34,8 @@ class Correlation:
 
 
 def correlate(x: Sequence[float | None], y: Sequence[float | None]) -> Correlation:
-    """Pearson, Spearman and Kendall (τ-b) with two-sided p-values over the pairs where
-    both values exist; ``None`` where a coefficient is undefined (fewer than 3 pairs, or
-    a constant side)."""
+    """Pearson, Spearman and Kendall (τ-b) with two-sided p-values over the pairs where both
+    exist; ``None`` where undefined (fewer than 3 pairs, or a constant side)."""
     pairs = [(a, b) for a, b in zip(x, y, strict=True) if not missing(a) and not missing(b)]
     n = len(pairs)
     if n < 3:
@@ -66,9 +65,8 @@ def mean_and_se(values: Sequence[float | None]) -> tuple[float | None, float | N
 
 
 def tie_groups(means: Sequence[float], ses: Sequence[float]) -> list[int]:
-    """A group number per system (0 = best): walking down the ranking, a system joins the
-    group above it when the two means differ by less than the larger of their standard
-    errors (ties chain, as in the EXAM paper's leaderboards)."""
+    """A group number per system (0 = best): down the ranking, a system joins the group above
+    when the means differ by less than the larger standard error (ties chain, as in EXAM)."""
     order = sorted(range(len(means)), key=lambda i: -means[i])
     groups = [0] * len(means)
     group = 0
@@ -106,9 +104,8 @@ def rank_correlation(
     repetitions: int = REPETITIONS,
     seed: int = 0,
 ) -> RankAgreement:
-    """Kendall's τ (and Spearman's ρ) between the rankings that measures ``a`` and ``b``
-    (system -> (mean, standard error)) induce on their common systems, ties by standard
-    error broken at random, over ``repetitions`` seeded repetitions."""
+    """Kendall's τ (and Spearman's ρ) between the rankings ``a`` and ``b`` (system -> (mean,
+    standard error)) induce, ties broken at random, over ``repetitions`` seeded repetitions."""
     systems = sorted(set(a) & set(b))
     if len(systems) < 2:
         return RankAgreement(len(systems), None, None, None, None, repetitions, seed)
@@ -129,11 +126,9 @@ def rank_correlation(
 
 
 def partial_correlation(r_xy: float, r_xz: float, r_yz: float, n: int) -> tuple[float | None, float | None]:
-    """First-order partial correlation of x and y controlling for z, from the three
-    pairwise coefficients (here Spearman's), with its two-sided p-value (t, n − 3 df).
-
-    On argument-quality data, length alone often tracks human quality: a judge whose
-    agreement vanishes once length is held constant is measuring length."""
+    """Partial correlation of x and y controlling for z from the three pairwise coefficients,
+    with its p-value (t, n − 3 df): a judge whose agreement vanishes once length is held
+    constant is measuring length."""
     denom = math.sqrt(max((1 - r_xz**2) * (1 - r_yz**2), 0.0))
     if denom == 0 or n < 4:
         return None, None
@@ -184,10 +179,9 @@ def rater_agreement(
     lengths: Mapping[str, float],
     dimension: str,
 ) -> DimensionAgreement:
-    """How a judge's ratings of one dimension agree with human raters, next to a
-    length-only rater: α among humans, α with the judge (or the length rater) added as one
-    more rater, Spearman with the human mean, and the judge's partial Spearman with the
-    human mean holding length constant.  ``humans``: rater -> item -> rating."""
+    """A judge's ratings of one dimension against human raters (rater -> item -> rating), next
+    to a length-only rater: α with each added as one more rater, Spearman with the human mean,
+    and the judge's partial Spearman holding length constant."""
     items = sorted({i for r in humans.values() for i in r} & set(judge) & set(lengths))
     human_rows = [[humans[r].get(i) for i in items] for r in sorted(humans)]
     mean = [float(np.mean([v for v in col if v is not None])) for col in zip(*human_rows, strict=True)]

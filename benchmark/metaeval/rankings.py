@@ -53,11 +53,9 @@ def _ranked(paragraphs: Iterable[Any], rank_cutoff: int) -> dict[tuple[str, str]
 
 
 def human_leaderboard(paragraphs: Sequence[Any], depth: int = 10) -> dict[str, dict[str, float]]:
-    """nDCG@``depth`` per system and topic from the file's NIST grades, through
-    ``ir_measures``.  A run's list is rebuilt from the ranks the file records; a rank it
-    does not record (a passage nobody judged) is filled with a placeholder that no qrel
-    grades, so the passages below keep their positions — the file omits unjudged passages,
-    and trec_eval counts them as non-relevant at their own rank."""
+    """nDCG@``depth`` per system and topic from the file's NIST grades (``ir_measures``).  A
+    rank the file does not record (an unjudged passage) gets a placeholder no qrel grades, so
+    the passages below keep their positions, as trec_eval counts them."""
     import ir_measures
     from ir_measures import Qrel, ScoredDoc, nDCG
 
@@ -120,9 +118,8 @@ _TAU_AP_SCRIPT = (
 
 
 def _local_tauap_b() -> Callable[[Sequence[float], Sequence[float]], float] | None:
-    """autojudge-evaluate's ``tauap_b`` when it is installed in this interpreter, loaded
-    from its module file: the package's ``__init__`` imports its whole command line
-    (tira, nltk data), which τ_AP does not need."""
+    """autojudge-evaluate's ``tauap_b`` if installed here, loaded from its module file: the
+    package's ``__init__`` imports its whole command line (tira, nltk data)."""
     import importlib.util
 
     spec = importlib.util.find_spec("autojudge_evaluate")
@@ -140,10 +137,9 @@ def _local_tauap_b() -> Callable[[Sequence[float], Sequence[float]], float] | No
 def tau_ap_provider(
     python: str | None = None,
 ) -> Callable[[list[tuple[list[float], list[float]]]], list[float]] | None:
-    """τ_AP-b (truth first, then the automatic scores) for many pairs of score vectors at
-    once, from ``autojudge-evaluate``: imported when installed here, else run in
-    ``python`` (an interpreter that has it: the package pulls in tira and matplotlib, so it
-    is kept out of groundcover's own dependencies); None when neither is available."""
+    """τ_AP-b (truth first) for many pairs of score vectors at once, from ``autojudge-evaluate``:
+    imported when installed here, else run in ``python`` (it pulls in tira and matplotlib, so it
+    is not a groundcover dependency); None when neither is available."""
     tauap_b = _local_tauap_b()
     if tauap_b is not None:
         return lambda pairs: [float(tauap_b(a, b)) for a, b in pairs]
@@ -314,11 +310,8 @@ def agreement(
 def leaderboard_correlation(
     scores: Mapping[str, float], official_rank: Mapping[str, float]
 ) -> tuple[float, float]:
-    """Spearman's ρ and Kendall's τ between a leaderboard's scores and an official
-    leaderboard given as ranks (ties allowed), as EXAM++ reports them
-    (``exam_leaderboard_correlation.leaderboard_rank_correlation``): the scores ranked
-    best-first with ties averaged, against the official ranks; every official system must
-    have a score."""
+    """Spearman's ρ and Kendall's τ between a leaderboard's scores and official ranks (ties
+    allowed), as EXAM++'s ``leaderboard_rank_correlation`` reports them."""
     from scipy import stats
 
     missing = sorted(set(official_rank) - set(scores))
@@ -336,9 +329,8 @@ def leaderboard_correlation(
 
 
 def verdict(judge: Agreement, baselines: Sequence[Agreement]) -> str:
-    """Plain words: the judge's Kendall τ against the best trivial baseline's, decided on
-    the judge's interval (its lower end must clear the baseline's point), never on the
-    point alone."""
+    """Plain words: the judge's Kendall τ against the best trivial baseline's, decided on the
+    judge's interval (its lower end must clear the baseline's point)."""
     if judge.kendall.value is None or judge.kendall.low is None:
         return "not measured"
     scored = [b for b in baselines if b.kendall.value is not None]
@@ -364,10 +356,8 @@ def card(
     family: str | None = None,
     profile: str | None = None,
 ) -> dict[str, Any]:
-    """A ranking card as plain data (written as YAML beside the judge cards).  ``family``
-    and ``profile`` say whose leaderboard it is, for the boards
-    (:func:`benchmark.models.cards.ranking_lines_for`); a card from a graded file's own
-    grader has no profile, and no board takes it as its profile's."""
+    """A ranking card as plain data; ``family`` and ``profile`` say whose leaderboard it is (a
+    card from a graded file's own grader has no profile, so no board takes it as its profile's)."""
     from benchmark.core.version import __version__
 
     return {
@@ -400,10 +390,8 @@ def _row(a: Agreement) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RankingOptions:
-    """What a ranking card is measured on and how: the values of ``benchmark meta-eval
-    rankings``'s options (``set_id`` is ``--set``; ``grades``, a graded-runs file, replaces
-    it; ``min_rating`` None: the set's published setting, or for a graded-runs file the
-    family's own default, :func:`default_min_rating`)."""
+    """The options of ``benchmark meta-eval rankings`` (``set_id`` is ``--set``; ``grades``
+    replaces it; ``min_rating`` None: the set's published setting, else the family's default)."""
 
     set_id: str = "dl19"
     grades: str | None = None
@@ -448,9 +436,8 @@ def command_line(options: RankingOptions) -> str:
 
 
 def default_min_rating(family: Any) -> int | None:
-    """The family's own default least self-rating — its settings' ``min_rating``, the one
-    its ``score-grades`` and its scoring count with — so a graded-runs file is counted the
-    same way whichever command reads it (``None``: the family has no such setting)."""
+    """The family's own default least self-rating (its settings' ``min_rating``), so a graded
+    file is counted the same whichever command reads it."""
     return getattr(family.settings_model(), "min_rating", None)
 
 
@@ -473,9 +460,8 @@ def graded_family(name: str | None) -> Any:
 
 @dataclass(frozen=True)
 class RankingRun:
-    """A ranking card's figures: the judge's agreement with the human leaderboard, the
-    family's other leaderboards' and the trivial baselines', with the set measured on and
-    the options as run (``min_rating`` resolved, so the card's command names it)."""
+    """A ranking card's figures, the set and the options as run (``min_rating`` resolved, so
+    the card's command names it)."""
 
     options: RankingOptions
     set_info: dict[str, Any]
@@ -515,9 +501,8 @@ class RankingRun:
 
 
 def run(options: RankingOptions) -> RankingRun:
-    """Measure a ranking card: read the set (fetched at its pinned address, or from
-    ``data_dir``) or the graded-runs file, build the family's leaderboards and the human
-    one, and measure each against the human one with the same resampled topics."""
+    """Measure a ranking card: the family's leaderboards and the human one from the set (or
+    the graded file), each measured against the human one on the same resampled topics."""
     from benchmark.families.base import hook
     from benchmark.metaeval import ranking_sets
 

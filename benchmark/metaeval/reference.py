@@ -48,12 +48,9 @@ def rouge1_scores(answers: Mapping[str, Mapping[str, str]], gold: Mapping[str, s
 
 
 def read_runs(paths: Iterable[Path]) -> dict[str, dict[str, dict[str, float]]]:
-    """TREC run files (``qid Q0 docid rank score tag``) -> system (the file name without its
-    suffix, which names a result's model label or id) -> qid -> doc -> score.
-
-    Strict, every problem named by file, line and field: UTF-8, six columns, a finite score
-    (a ``NaN`` would rank anywhere), and each document once per query (the last of a repeat
-    silently won)."""
+    """TREC run files (``qid Q0 docid rank score tag``) -> system (the file's stem) -> qid ->
+    doc -> score.  Strict, every problem named: six columns, a finite score (a ``NaN`` would
+    rank anywhere), each document once per query."""
     import math
 
     from benchmark.core.untrusted import read_text

@@ -98,9 +98,8 @@ def item_lengths(path: Path) -> dict[str, float]:
 
 
 def align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
-    """Scores keyed by result label, where the source names a system by its label, by its
-    submission folder's name (``org__name`` for closed-book, ``org__name__<setting>`` with
-    retrieval), or by a model id that only one of the systems has."""
+    """Scores keyed by result label, where the source names a system by its label, its
+    submission folder's name (``org__name[__<setting>]``) or a model id only one system has."""
     from benchmark.core.results import model_dir_name
 
     names: dict[str, str] = {}
