@@ -48,15 +48,13 @@ def answer_jobs(sets: list[AnswerSet]) -> list[Job]:
 
 
 def answers_job(answers: Answers, task: Task, *, model_name: str | None = None) -> Job:
-    """One job from an outputs file or from records (``query_id``, ``answer``, ``model`` or
-    ``model_name``, and optionally the outputs format's other fields)."""
+    """One job from an outputs file or records (``query_id``, ``answer``, ``model`` or ``model_name``)."""
     (found,) = read_answers(answers, task, model_name=model_name)
     return job_of(found)
 
 
 def submission_jobs(sub: Submission) -> list[Job]:
-    """A validated submission as scoring jobs, one per task: what ``score --submission``
-    scores and what ``validate --budget`` plans, so the two cannot differ."""
+    """A submission's jobs, one per task: what ``score --submission`` scores, ``validate --budget`` plans."""
     model = ModelInfo(
         id=sub.card.model_id,
         revision=sub.card.revision,

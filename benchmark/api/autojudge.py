@@ -174,8 +174,7 @@ def autojudge_card(
 
 
 def run_answers(runs: str | os.PathLike[str]) -> dict[str, dict[str, str]]:
-    """run id -> topic -> answer text of an AutoJudge runs folder, read by groundcover's TREC
-    RAG run reader (format rules only)."""
+    """run id -> topic -> answer text of an AutoJudge runs folder (the TREC RAG run reader's rules)."""
     from benchmark.answers.trec_rag_run import read_trec_rag_run
 
     out: dict[str, dict[str, str]] = {}

@@ -16,7 +16,7 @@ from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.families import families_for
-from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs, queries_of
+from benchmark.families.base import FamilySettings, MetricFamily, queries_of
 from benchmark.scoring.options import RunOptions
 from benchmark.tasks import Task
 
@@ -42,8 +42,7 @@ def check_corpus(path: str) -> None:
 def check_outputs(
     *, plan_file: str | Path | None = None, ray_address: str | None = None, ray: bool = False
 ) -> None:
-    """What a scoring run writes or needs outside the results folder, checked before any
-    work: the dry run's plan file, the groundcover home, and Ray where asked for."""
+    """What a run writes or needs outside its results folder: the plan file, the home, Ray."""
     if plan_file is not None:
         check_writable_file(str(plan_file), "--dry-run")
     check_writable(paths.home(), "GROUNDCOVER_HOME")
@@ -102,8 +101,7 @@ def check_run(
     ray_address: str | None = None,
     ray: bool = False,
 ) -> None:
-    """The checks of every scoring run that need no task: results folder, home, plan file,
-    Ray, corpus, and the judge profile (loaded, so a bad one fails here)."""
+    """The checks of a scoring run that need no task: results folder, home, plan file, Ray, corpus."""
     check_writable(options.results_dir, "--results-dir")
     check_outputs(plan_file=plan_file, ray_address=ray_address, ray=ray)
     if config.corpus and not config.corpus.startswith("irds:"):
@@ -115,6 +113,3 @@ def scorable_queries(config: ScoringConfig, task: Task) -> list[str]:
     from benchmark import families
 
     return families.scorable_queries(task, config.inputs(), config.requested())
-
-
-__all__ = ["Chosen", "ScoringInputs", "check_corpus", "check_outputs", "check_run", "choose_families"]

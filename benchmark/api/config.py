@@ -77,8 +77,7 @@ class ScoringConfig(Options):
         return str(value) if not isinstance(value, str | JudgeProfile) and value is not None else value
 
     def profile(self) -> JudgeProfile:
-        """The judge profile, with ``judge_url`` / ``judge_model`` (or their environment
-        variables) applied."""
+        """The judge profile, with ``judge_url`` / ``judge_model`` (or their variables) applied."""
         base = (
             self.judge_profile
             if isinstance(self.judge_profile, JudgeProfile)

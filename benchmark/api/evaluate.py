@@ -33,7 +33,6 @@ from benchmark.generation.model_args import (
     OFFLINE_BATCH_SIZE,
     OFFLINE_MODEL,
     check_batch_size,
-    default_batch_size,
 )
 from benchmark.generation.plan import Request
 from benchmark.models.profiles import JudgeProfile
@@ -54,7 +53,6 @@ __all__ = [
     "Request",
     "Sweep",
     "check_batch_size",
-    "default_batch_size",
     "evaluate",
     "plan_evaluation",
 ]
@@ -102,7 +100,6 @@ class EvaluationPlan:
 
 @dataclass
 class _Prepared:
-    request: generation.Request
     tasks: list[Task]
     settings: generation.Settings
     queries: dict[str, list[str]]
@@ -145,7 +142,7 @@ def _prepare(
         )
         for t in loaded
     }
-    return _Prepared(request, loaded, expanded, queries, profile, chosen)
+    return _Prepared(loaded, expanded, queries, profile, chosen)
 
 
 def _generatable(config: ScoringConfig, task: Task) -> list[str]:
@@ -157,8 +154,7 @@ def _generatable(config: ScoringConfig, task: Task) -> list[str]:
 
 
 def report_rankings(task: Task, context: Any, out: Path) -> None:
-    """P@10 / nDCG@10 of the retrieved and the reranked lists (RAArg), printed and saved
-    beside the outputs."""
+    """P@10 / nDCG@10 of the retrieved and reranked lists (RAArg), printed and saved by the outputs."""
     from benchmark.core.exports import write_csv
     from benchmark.generation.raarg import ranking_quality
 
@@ -203,7 +199,7 @@ def run_evaluation(
 
         preflight_judge(p.profile)  # a judge that is not there: one line now, not after generating
     jobs = []
-    for run in generation.generate(p.request, p.tasks, p.settings, p.queries, p.profile):
+    for run in generation.generate(request, p.tasks, p.settings, p.queries, p.profile):
         if run.context is not None and run.context.rankings:
             report_rankings(run.task, run.context, run.path)
         jobs.extend(answer_jobs(read_answers(run.path, run.task)))
@@ -353,8 +349,7 @@ def generation_problems(
     output_dir: Any,
     flags: Mapping[str, Any],
 ) -> list[Problem]:
-    """The generation arguments of :func:`evaluate`, checked as ``benchmark evaluate``
-    checks its flags (:func:`~benchmark.generation.model_args.check_request`), named by keyword."""
+    """The generation arguments of :func:`evaluate`, checked as ``benchmark evaluate``'s flags."""
     from benchmark.api.keywords import flag_problems, task_problem
     from benchmark.generation.model_args import check_request
 

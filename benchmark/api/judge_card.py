@@ -49,7 +49,7 @@ def judge_card(
     ``exam_grades`` with ``exam_bank``: the exam answerer on an EXAM++ graded file.
     ``not_measured``: load no model, every role written as not measured, for that reason.
     Everything is checked before a model loads."""
-    given = dict(locals())  # the options, as the card's command records them
+    asked = dict(locals())  # the options, as the card's command records them
     from benchmark.metaeval import human_sets, judge_cards
     from benchmark.models.cards import write_card
     from benchmark.models.profiles import load_profile
@@ -65,16 +65,9 @@ def judge_card(
     folder = Path(data_dir) if data_dir else None
     if not_measured:
         card = judge_cards.measure(prof, {}, {}, None, roles())
-        card = card.model_copy(
-            update={
-                "roles": [
-                    r.model_copy(
-                        update={"reason": f"{not_measured}; {r.reason}" if r.reason else not_measured}
-                    )
-                    for r in card.roles
-                ]
-            }
-        )
+        why = [f"{not_measured}; {r.reason}" if r.reason else not_measured for r in card.roles]
+        unmeasured = [r.model_copy(update={"reason": w}) for r, w in zip(card.roles, why, strict=True)]
+        card = card.model_copy(update={"roles": unmeasured})
     else:
         from benchmark.judging.stack import JudgeStack
 
@@ -99,7 +92,7 @@ def judge_card(
                 judges, Path(exam_grades), Path(exam_bank), exam_grader, exam_licence
             )
         card = judge_cards.measure(prof, measured, samples, cosine, roles(), figures=given, variants=variants)
-    options = {**given, "judge_profile": prof.id if isinstance(profile, JudgeProfile) else profile}
+    options = {**asked, "judge_profile": prof.id if isinstance(profile, JudgeProfile) else profile}
     card = card.model_copy(update={"command": judge_cards.command_line(options)})
     write_card(card, target)
     return card, target
@@ -124,8 +117,7 @@ def _answerability_figures(judges, grades: Path, bank: Path, grader: str | None,
 
 
 def _set_ids(value: str | Sequence[str], flag: str, role: str) -> list[str]:
-    """The set ids a flag names (comma-separated, or a list); an unknown one, or one for
-    another role, is an error."""
+    """The set ids a flag names (a list, or comma-separated), each a known set of ``role``."""
     from benchmark.metaeval import human_sets
 
     named = value.split(",") if isinstance(value, str) else value
@@ -138,8 +130,7 @@ def _set_ids(value: str | Sequence[str], flag: str, role: str) -> list[str]:
 
 
 def _argument_figures(judges, set_ids: list[str], sample_size: int, data_dir: Path | None):  # type: ignore[no-untyped-def]
-    """(judge, figures) for the roles a family rates standalone texts for (argument quality),
-    on preference pairs."""
+    """(judge, figures) for the roles a family rates standalone texts for, on preference pairs."""
     from benchmark.families import REGISTRY
     from benchmark.families.base import hook
     from benchmark.metaeval import human_sets, judge_cards

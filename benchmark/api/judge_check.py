@@ -47,8 +47,7 @@ def judge_check(
     settings: FamilySettingsArg | None = None,
     limit: int | None = None,
 ) -> dict[str, tuple[list[float], dict[tuple[str, str], Trend], list[str]]]:
-    """Per perturbation kind: the levels, each (family, score)'s trend and the notes; each
-    level's result files go under ``results_dir/<kind>-<level>/``."""
+    """Per perturbation kind: the levels, each (family, score)'s trend and the notes."""
     from benchmark.judging.stack import JudgeStack
     from benchmark.metaeval import judge_check as check
     from benchmark.scoring import run

@@ -207,8 +207,7 @@ def flag_problems(where: str, flags: Mapping[str, Any]) -> list[Problem]:
 
 
 def signature(fn: Callable[..., Any], *models: type[Options]) -> inspect.Signature:
-    """``fn``'s signature with the models' fields in place of its ``**keywords``: what
-    ``help()`` and a notebook show, each keyword with its default."""
+    """``fn``'s signature with the models' fields for its ``**keywords``, as ``help()`` shows it."""
     params = [
         p for p in inspect.signature(fn).parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
     ]

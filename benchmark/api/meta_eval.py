@@ -122,17 +122,7 @@ def compare_metric(
     or ``against``: another family:score, ``rouge1`` against the gold articles, or
     ``trec:<measure>`` of the TREC ``runs`` against ``qrels`` (default: the task's)."""
     from benchmark.board.leaderboard import load_entries
-    from benchmark.metaeval import measures
-    from benchmark.metaeval.systems import (
-        align_human,
-        align_systems,
-        compare,
-        metric_scores,
-        read_human,
-        rouge_against_gold,
-        summarise,
-        trec_against_runs,
-    )
+    from benchmark.metaeval import measures, systems
 
     family, key = parse_measure(metric, "--metric")
     if bool(human) == bool(against):
@@ -154,28 +144,27 @@ def compare_metric(
                 f"{len(boards)} boards hold {family} results: pick one with --task and --judge-profile",
             )
         )
-    a, labels = metric_scores(entries, family, key)
+    a, labels = systems.metric_scores(entries, family, key)
     if human:
-        b, other = align_human(read_human(Path(human)), labels), f"human ({Path(human).name})"
+        b, other = systems.align_human(systems.read_human(Path(human)), labels), f"human ({Path(human).name})"
     elif against == "rouge1":
-        b, other = rouge_against_gold(entries, family, task), "ROUGE-1 F1 vs gold articles"
+        b, other = systems.rouge_against_gold(entries, family, task), "ROUGE-1 F1 vs gold articles"
     elif against.startswith("trec:"):  # type: ignore[union-attr]
-        measure = against.split(":", 1)[1]  # type: ignore[union-attr]
-        b, other = align_systems(trec_against_runs(runs, qrels, task, measure), labels), str(against)
+        trec = systems.trec_against_runs(runs, qrels, task, against.split(":", 1)[1])  # type: ignore[union-attr]
+        b, other = systems.align_systems(trec, labels), str(against)
     else:
         fam_b, key_b = parse_measure(str(against), "--against")
-        b, other = metric_scores(entries, fam_b, key_b)[0], str(against)
+        b, other = systems.metric_scores(entries, fam_b, key_b)[0], str(against)
     if not set(a) & set(b):
         raise InputError(Problem("command line", f"no system has both {metric} and {other}"))
-    sa, sb = summarise(a), summarise(b)
+    sa, sb = systems.summarise(a), systems.summarise(b)
     return MetricComparison(
-        metric, other, a, b, compare(a, b, sa, sb), measures.rank_correlation(sa, sb, seed=seed)
+        metric, other, a, b, systems.compare(a, b, sa, sb), measures.rank_correlation(sa, sb, seed=seed)
     )
 
 
 def ranking_card(options: RankingOptions) -> RankingRun:
-    """A ranking card's figures (:mod:`benchmark.metaeval.rankings`); :func:`write_card`
-    writes the card."""
+    """A ranking card's figures (:mod:`benchmark.metaeval.rankings`)."""
     from benchmark.metaeval import rankings
 
     return rankings.run(options)

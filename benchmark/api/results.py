@@ -86,8 +86,7 @@ class Results:
         return pd.DataFrame(rows)
 
     def to_pandas(self) -> pd.DataFrame:
-        """The per-query frame: one row per (model, task, family, query), a column per score;
-        a failed query has no score (NaN), never a 0."""
+        """One row per (model, task, family, query); a failed query has no score (NaN), never a 0."""
         rows = [
             {
                 "model": r.model.label,
@@ -104,8 +103,7 @@ class Results:
         return pd.DataFrame(rows)
 
     def traces(self, family: str | None = None) -> list[dict[str, Any]]:
-        """Every query's trace (what each judge was asked and answered), read from the
-        traces file beside each result; each carries ``family`` and ``task``."""
+        """Every query's trace (what each judge was asked and answered), with ``family`` and ``task``."""
         out = []
         for r, path in zip(self.results, self.paths, strict=True):
             if path is None or (family is not None and r.metric_family != family):
@@ -126,8 +124,7 @@ class Results:
 
     @property
     def complete(self) -> bool:
-        """Whether every result is final: no ranked score withheld (with
-        ``raise_incomplete=False`` a call returns incomplete results instead of raising)."""
+        """No ranked score withheld (``raise_incomplete=False`` returns incomplete results)."""
         return not self.incomplete
 
     @property

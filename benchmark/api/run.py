@@ -54,8 +54,7 @@ def prepare_tasks(
     plan_file: str | Path | None = None,
     ray: RayOptions | None = None,
 ) -> tuple[JudgeProfile, Chosen]:
-    """Check what a scoring run of ``tasks`` needs before anything loads, and choose the
-    families that score each task, with their settings."""
+    """Check what a run of ``tasks`` needs before anything loads; choose each task's families."""
     check_run(
         config, options, plan_file=plan_file, ray=ray is not None, ray_address=ray.address if ray else None
     )
@@ -86,8 +85,7 @@ def with_families(jobs: Sequence[Job], chosen: Chosen) -> list[Job]:
 def plan_jobs(
     jobs: Sequence[Job], profile: JudgeProfile, config: ScoringConfig, options: RunOptions
 ) -> DryRun:
-    """What scoring ``jobs`` will ask, stage by stage, counted against the checkpoints and
-    the cache: nothing is computed and no result is written."""
+    """What scoring ``jobs`` will ask, against the checkpoints and the cache; nothing is computed."""
     from benchmark.scoring.dry_run import plan_jobs as plan
     from benchmark.scoring.dry_run import planning_stack
 
@@ -222,8 +220,7 @@ def plan_all(
     settings: FamilySettingsArg | None = None,
     plan_file: str | Path | None = None,
 ) -> DryRun:
-    """Check and choose the families as :func:`score_all` does, then plan instead of
-    scoring; with ``plan_file``, the plan is also written there as JSON."""
+    """Check and choose the families as :func:`score_all` does, then plan (and write ``plan_file``)."""
     import json
 
     profile, chosen = prepare(jobs, config, options, settings=settings, plan_file=plan_file)

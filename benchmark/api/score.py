@@ -36,8 +36,7 @@ from benchmark.tasks import Task
 
 @dataclass(frozen=True)
 class Call:
-    """An API call's arguments, checked: the judge and knowledge, the run options, each
-    family's settings, the Ray pool."""
+    """An API call's arguments, checked."""
 
     config: ScoringConfig
     options: RunOptions
@@ -54,8 +53,7 @@ def checked_call(
     ray: Any,
     problems: list[Problem] | None = None,
 ) -> Call:
-    """The scoring arguments every API door shares, each checked before any work; every
-    problem (``problems`` found by the caller first) raised together."""
+    """The scoring arguments every API door shares, checked; every problem raised together."""
     from benchmark.families import REGISTRY
 
     problems = list(problems or [])
@@ -88,8 +86,7 @@ def _checked_jobs(
     ray: Any,
     problems: Sequence[Problem] = (),
 ) -> tuple[Call, list[Job]]:
-    """The arguments of :func:`score` and :func:`plan`, checked (every problem raised
-    together), and the answers read as scoring jobs."""
+    """The arguments of :func:`score` and :func:`plan`, checked, and the answers as jobs."""
     found = [p for p in (task_problem(where, task),) if p is not None]
     if model_name is not None and not (isinstance(model_name, str) and model_name.strip()):
         found.append(Problem(where, f"model_name must be a model id, not {model_name!r}", field="model_name"))
@@ -124,24 +121,17 @@ def score(
     ``answers``: a path (groundcover outputs JSONL, lm-eval ``--log_samples`` file; with
     ``trec_rag_run=True`` a TREC RAG 2024/2025 run file), a pandas DataFrame, a
     ``datasets.Dataset`` or a list of dicts with ``query_id`` and ``answer`` (and ``model``,
-    or give ``model_name``); answers of several models (a ``model`` column holding more than
-    one) are scored as one entry each, and ``results.leaderboard()`` ranks them.  ``task``: a
-    task id, a task folder, or a :class:`Task` (e.g. from :meth:`Task.from_records`).
-    ``settings``: per family id its settings (``{family_id: {field: value}}``).  The other
-    keywords are :class:`ScoringConfig`'s (``judge_profile``, ``judge_url``, ``judge_model``,
-    ``metrics`` — family ids, default: the task card's list —, ``corpus``, ``lucene_index``,
-    ``files`` — the families' input files by name, as their flags name them) and
-    :class:`RunOptions`' (``results_dir``, ``seed``, ``query_batch``, ``progress``,
-    ``max_failure_rate``, ``retry_failed``, ``human_labels``, ``judge_repeats``), over
-    ``options`` where given.
+    or give ``model_name``); the answers of several models are scored as one entry each, and
+    ``results.leaderboard()`` ranks them.  ``task``: a task id, a task folder, or a
+    :class:`Task`.  ``settings``: per family id its settings (``{family_id: {field: value}}``).
+    The other keywords, in the signature, are :class:`ScoringConfig`'s and :class:`RunOptions`'
+    (over ``options`` where given); ``files`` are the families' input files by name.
 
     Result files, traces and figures are written under ``results_dir`` as the command line
     writes them, and a second call resumes from their checkpoints.  Bad input raises
-    :class:`~benchmark.core.errors.InputError` with the message the command line prints, before
-    any work; an incomplete result (its ranked score withheld: the judge failed on more than
-    ``max_failure_rate`` of the queries) raises :class:`~benchmark.core.errors.IncompleteResults`,
-    unless ``raise_incomplete`` is false: then the results come back with ``complete`` False.
-    """
+    :class:`~benchmark.core.errors.InputError` before any work; an incomplete result (the judge
+    failed on more than ``max_failure_rate`` of the queries) raises
+    :class:`~benchmark.core.errors.IncompleteResults`, unless ``raise_incomplete`` is false."""
     flags = {"trec_rag_run": trec_rag_run, "truncate": truncate, "raise_incomplete": raise_incomplete}
     call, jobs = _checked_jobs(
         "benchmark.score", answers, task, model_name, flags, keywords, options, settings, ray

@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 
 def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
-    """What scoring ``sub`` with ``judge_profile`` will ask, as the workflow scores it (every
-    option at its default, no checkpoint to skip)."""
+    """What scoring ``sub`` will ask as the workflow scores it (defaults, no checkpoints)."""
     with tempfile.TemporaryDirectory(prefix="groundcover-plan-") as results:
         return plan_all(
             submission_jobs(sub),
@@ -30,8 +29,7 @@ def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
 
 
 def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
-    """What scoring ``sub`` plans, in words; :class:`InputError` with the numbers when it plans
-    more than ``budget`` allows."""
+    """What scoring ``sub`` plans, in words; an :class:`InputError` when over ``budget``."""
     from benchmark.scoring.budget import LABELS, over_budget, plan_totals
 
     totals = plan_totals(plan_submission(sub, judge_profile))

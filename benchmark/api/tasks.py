@@ -15,8 +15,7 @@ __all__ = ["TaskExport", "dataset_card", "export_lm_eval", "list_tasks", "write_
 
 
 def write_dataset_card(task: str | Task) -> Path:
-    """Write the task's dataset card (the ``README.md`` that ``datasets.load_dataset``
-    reads) into its folder; returns where."""
+    """Write the task's dataset card (``README.md``, what ``datasets`` reads) into its folder."""
     found = task if isinstance(task, Task) else load_task(task)
     out = found.root / "README.md"
     out.write_text(dataset_card(found.card), encoding="utf-8")

@@ -55,8 +55,7 @@ def add_command(
 
 
 def require(args: argparse.Namespace, command: str, *names: str) -> None:
-    """A family command's action (``args.action``) needs these options: the first missing
-    one is an error naming it."""
+    """The first of ``names`` a family command's action lacks is an error naming it."""
     missing = [n for n in names if not getattr(args, n.replace("-", "_"))]
     if missing:
         raise InputError(

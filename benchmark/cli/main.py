@@ -13,7 +13,6 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from benchmark.cli import Parser
@@ -23,7 +22,7 @@ from benchmark.core.version import __version__
 if TYPE_CHECKING:
     from benchmark.api.commands import CommandContext
 
-#: the platform's commands; each metric family adds its own (see :func:`family_commands`)
+#: the platform's commands; each metric family adds its own
 COMMANDS = (
     "tasks",
     "evaluate",
@@ -37,13 +36,6 @@ COMMANDS = (
     "leaderboard",
     "space",
 )
-
-
-def family_commands() -> list[ModuleType]:
-    """The ``commands`` module of every registered family that has one (``benchmark exam …``)."""
-    from benchmark.families import REGISTRY, module
-
-    return [found for family in REGISTRY.values() if (found := module(family, "commands")) is not None]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,17 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
-    for module in (importlib.import_module(f"benchmark.cli.{name}") for name in COMMANDS):
-        module.register(sub)
+    for name in COMMANDS:
+        importlib.import_module(f"benchmark.cli.{name}").register(sub)
+    from benchmark.families import REGISTRY, module
+
     context = family_command_context()
-    for module in family_commands():
-        module.register(sub, context)
+    for family in REGISTRY.values():  # a family owns its sub-commands (``benchmark exam …``)
+        if (commands := module(family, "commands")) is not None:
+            commands.register(sub, context)
     return parser
 
 
 def family_command_context() -> CommandContext:
-    """What a family's sub-commands get from above the families (:mod:`benchmark.api.commands`),
-    with the command line's own pieces."""
+    """What a family's sub-commands get from above the families."""
     from benchmark.api.commands import family_command_context as build
     from benchmark.cli import add_command, require
     from benchmark.cli.common import run_options

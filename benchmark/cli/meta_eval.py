@@ -147,8 +147,7 @@ def _ratings_report(args: argparse.Namespace) -> int:
 
 
 def systems_table(metric: str, scores: Scores, seed: int) -> Table:
-    """The metric's systems: mean with its bootstrap CI, and the rank from paired
-    permutation tests (Holm–Bonferroni over each system's comparisons)."""
+    """The metric's systems: mean with its bootstrap CI, and the rank (paired tests, Holm)."""
     from benchmark.api.meta_eval import system_ranks
     from benchmark.core import stats
 
@@ -191,8 +190,7 @@ def _rankings(args: argparse.Namespace) -> int:
 
 
 def _ranking_table(measured: RankingRun) -> Table:
-    """Each leaderboard's agreement with the human one: the judge's, the family's other
-    leaderboards', the baselines'."""
+    """Each leaderboard's agreement with the human one: the judge's, the others', the baselines'."""
     rows = (
         [("judge: " + measured.judge.name, measured.judge)]
         + [(a.name, a) for a in measured.other]
@@ -202,8 +200,7 @@ def _ranking_table(measured: RankingRun) -> Table:
 
 
 def agreement_table(title: str, rows: list[tuple[str, Any]]) -> Table:
-    """Ranking agreements (:class:`~benchmark.api.meta_eval.RankingRun`'s rows), each figure
-    with its interval."""
+    """Ranking agreements, each figure with its interval."""
     t = Table(title=Text(title))
     for col in (
         "leaderboard", "systems", "topics", "Kendall τ", "τ_AP", "Spearman ρ", "top-k overlap", "per-topic τ",

@@ -95,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _score_trec_rag_run(args: argparse.Namespace) -> int:
-    """A TREC RAG run file as it is (:func:`benchmark.answers.read_answers`), its
-    warnings printed as read and counted again after the scores."""
+    """A TREC RAG run file as it is, its warnings printed as read and again after the scores."""
     from rich.console import Console
 
     task_ids = task_list(args.tasks or [])

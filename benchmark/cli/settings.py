@@ -79,8 +79,7 @@ def from_args(model: type[S], args: argparse.Namespace, **fixed: Any) -> S:
 
 
 def add_family_arguments(parser: argparse.ArgumentParser, family: MetricFamily) -> None:
-    """A family's options on ``benchmark evaluate`` / ``score`` / ``judge-check``: one flag per
-    field of its settings, and one per input file, in a group of their own."""
+    """A family's options in a group of their own: its settings' fields, its input files."""
     group = parser.add_argument_group(f"{family.title} ({family.id})")
     add_arguments(group, family.settings_model)
     for item in family.inputs:

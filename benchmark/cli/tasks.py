@@ -192,8 +192,7 @@ def _new(args: argparse.Namespace, console: Console) -> int:
 
 
 def _export(args: argparse.Namespace, console: Console) -> int:
-    """`benchmark tasks export-lm-eval`: flags to :func:`benchmark.api.tasks.export_lm_eval`;
-    each task's line printed as it is written."""
+    """`benchmark tasks export-lm-eval`, each task's line printed as it is written."""
     from rich.text import Text
 
     from benchmark.api.tasks import TaskExport, export_lm_eval

@@ -109,8 +109,7 @@ def read_requests(path: str | Path) -> list[Request]:
 
 
 def run_files(runs: str | Path) -> list[Path]:
-    """The report files of an AutoJudge runs folder (every file not hidden, sorted), or the
-    one file given."""
+    """The report files of an AutoJudge runs folder (not hidden, sorted), or the one file given."""
     p = Path(runs)
     if p.is_file():
         return [p]
@@ -127,8 +126,7 @@ def run_files(runs: str | Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class Leaderboard:
-    """An AutoJudge leaderboard as read: per measure, each run's per-topic scores (the
-    ``all`` rows apart, in ``aggregates``)."""
+    """An AutoJudge leaderboard: per measure, run -> topic -> score (``all`` rows apart)."""
 
     path: str
     boards: dict[str, dict[str, dict[str, float]]]
@@ -299,8 +297,7 @@ def word_board(answers: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, 
 
 
 def measure_name(family: str, score: str) -> str:
-    """A groundcover score as an AutoJudge measure: ``<family>_<score>`` (one whitespace-free
-    token, as every leaderboard format needs)."""
+    """A groundcover score as one whitespace-free AutoJudge measure: ``<family>_<score>``."""
     return f"{family}_{score}"
 
 

@@ -298,8 +298,7 @@ def pinned_file(
 
 
 def fetch(hs: HumanSet, data_dir: Path | None = None) -> dict[str, str]:
-    """The set's files (name -> text): from ``data_dir`` when given, else downloaded once
-    into the cache; either way each checked against its pinned SHA-256."""
+    """The set's files (name -> text) from ``data_dir`` or the cache, each checked (:func:`pinned_file`)."""
     out = {}
     for repo_path, sha256 in hs.files:
         path = (data_dir or cache_dir()) / hs.id / Path(repo_path).name

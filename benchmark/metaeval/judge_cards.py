@@ -146,8 +146,7 @@ def auc_difference(
     seed: int = 0,
     metric: str = "ROC AUC",
 ) -> Difference | None:
-    """The judge's AUC minus the best baseline's (the one with the highest AUC on all
-    items), with its bootstrap interval over items."""
+    """The judge's AUC minus the best baseline's, with its bootstrap interval over items."""
     y, s = np.asarray(labels), np.asarray(scores, dtype=float)
     aucs = {k: fast_auc(y, np.asarray(v, dtype=float)) for k, v in baselines.items()}
     best = best_baseline(aucs)
@@ -404,17 +403,9 @@ def argument_figure(
     longer = difference(
         "pairwise accuracy", "longer argument", lambda i: float(gap[i].mean()), len(gap), seed
     )
+    differences = [longer] if longer else []
     return _figure(
-        set_id,
-        len(used),
-        "pairwise accuracy",
-        value,
-        ci,
-        0.5,
-        baselines,
-        extra,
-        None,
-        [longer] if longer else [],
+        set_id, len(used), "pairwise accuracy", value, ci, 0.5, baselines, extra, None, differences
     )
 
 
@@ -434,8 +425,7 @@ def flags(figures: Sequence[SetFigure]) -> list[str]:
 
 
 def sample_arguments(pairs: list[ArgumentPair], n: int | None, seed: int = 0) -> list[ArgumentPair]:
-    """The pairs among a seeded sample of ``n`` distinct arguments (all when ``n`` is None):
-    the judge rates arguments, so this is what bounds its cost."""
+    """The pairs among a seeded sample of ``n`` arguments: the judge rates arguments, so n bounds cost."""
     args = sorted({t for p in pairs for t in (p.better, p.worse)})
     if n is None or n >= len(args):
         return pairs

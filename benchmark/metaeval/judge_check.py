@@ -139,8 +139,7 @@ class Trend:
 
 
 def trend(levels: Sequence[float], values: Sequence[float | None]) -> Trend:
-    """Pearson's r of a score with the perturbation level, and whether it never rises from
-    one level to the next (``None`` when a level has no value)."""
+    """Pearson's r of a score with the level, and whether it never rises (``None``: a level unscored)."""
     pairs = [(lv, v) for lv, v in zip(levels, values, strict=True) if v is not None]
     r = p = None
     if len(pairs) >= 3 and len({v for _, v in pairs}) > 1:

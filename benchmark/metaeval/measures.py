@@ -140,8 +140,7 @@ def partial_correlation(r_xy: float, r_xz: float, r_yz: float, n: int) -> tuple[
 
 
 def alpha(ratings: Sequence[Sequence[float | None]], level: str = "ordinal") -> float | None:
-    """Krippendorff's α (the ``krippendorff`` package) for raters × items; ``None`` when
-    fewer than two values are pairable or all values are equal."""
+    """Krippendorff's α for raters × items; ``None`` when nothing is pairable or all values are equal."""
     import krippendorff
 
     data = np.array([[np.nan if v is None else v for v in row] for row in ratings], dtype=float)

@@ -79,8 +79,7 @@ SETS: dict[str, RankingSet] = {
 
 
 def fetch(set_id: str, data_dir: Path | None = None, *, bank: bool = False) -> Path:
-    """The set's graded file (or, ``bank``, its question bank) on disk, from ``data_dir`` or
-    the cache, checked against its pinned SHA-256."""
+    """The set's graded file (or, ``bank``, its question bank), checked (:func:`pinned_file`)."""
     if set_id not in SETS:
         raise InputError(Problem("--set", f"no ranking set {set_id!r}; known: {', '.join(SETS)}"))
     rs = SETS[set_id]

@@ -423,8 +423,7 @@ OPTIONS = (
 
 
 def command_line(options: RankingOptions) -> str:
-    """The full command that reproduces a card (every option, defaults included, so a
-    later change of a default does not change what the card says it ran)."""
+    """The full command that reproduces a card, defaults included."""
     import shlex
 
     words = ["benchmark", "meta-eval", "rankings"]
@@ -442,8 +441,7 @@ def default_min_rating(family: Any) -> int | None:
 
 
 def graded_family(name: str | None) -> Any:
-    """The registered family whose ``graded_leaderboards`` reads graded-runs files
-    (``--family`` names one where several do)."""
+    """The registered family that reads graded-runs files (``--family`` names one where several do)."""
     from benchmark.families import REGISTRY
     from benchmark.families.base import hook
 
@@ -460,8 +458,7 @@ def graded_family(name: str | None) -> Any:
 
 @dataclass(frozen=True)
 class RankingRun:
-    """A ranking card's figures, the set and the options as run (``min_rating`` resolved, so
-    the card's command names it)."""
+    """A ranking card's figures, its set and its options as run."""
 
     options: RankingOptions
     set_info: dict[str, Any]

@@ -136,8 +136,7 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
 def trec_against_runs(
     runs: list[str] | None, qrels_file: str | None, task_id: str | None, measure: str
 ) -> Scores:
-    """A trec_eval measure of each run file (or folder of them), per judged query: qrels from
-    ``qrels_file`` or the task's document-level judgements."""
+    """A trec_eval measure of each run file, per judged query (qrels: ``qrels_file`` or the task's)."""
     from benchmark.metaeval.reference import read_runs, trec_scores
     from benchmark.tasks import load_task
 
@@ -181,8 +180,7 @@ def summarise(scores: Scores) -> dict[str, tuple[float, float]]:
 def compare(
     a: Scores, b: Scores, sa: dict[str, tuple[float, float]], sb: dict[str, tuple[float, float]]
 ) -> dict[str, meta_eval.Correlation]:
-    """Query-level correlation over the (system, query) pairs both measures have, and
-    system-level correlation of the means ``sa`` and ``sb`` (:func:`summarise`)."""
+    """Query- and system-level correlation of two measures' scores (``sa``, ``sb``: :func:`summarise`)."""
     from benchmark.metaeval import measures as meta_eval
 
     systems = sorted(set(a) & set(b))
