@@ -10,6 +10,24 @@ from rich.table import Table
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem
 
+#: ``tasks new``'s files and card texts: (flag, metavar, help); each is :meth:`Task.from_records`' keyword
+NEW_FLAGS = (
+    ("--queries", "FILE", "query_id, text (required)"),
+    ("--qrels", "FILE", "query_id, doc_id, relevance [, aspect_id]"),
+    ("--nuggets", "FILE", "query_id, text, importance (vital / okay)"),
+    ("--references", "FILE", "gold articles / reference answers: query_id, text"),
+    ("--sub-questions", "FILE", "query_id, text, type (core / background / follow-up)"),
+    ("--subtopics", "FILE", "aspects of each query: query_id, text"),
+    ("--exam-questions", "FILE", "query_id, question_id, question, kind, answer [, options]"),
+    ("--license", "TEXT", "the data's licence (recorded in the card)"),
+    ("--source", "TEXT", "where the data comes from"),
+    ("--url", "URL", "the source's address"),
+    ("--name", "TEXT", "a human-readable name (default: the id)"),
+    ("--description", "TEXT", "what the task is"),
+    ("--instruction", "TEXT", "what the evaluated model is asked with each query"),
+    ("--citation", "BIBTEX", "how to cite the data"),
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
@@ -66,22 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     new = p.add_argument_group(
         "new: a task from your own files (CSV, TSV, JSON lines or parquet; columns in docs/own-data.md)"
     )
-    for flag, metavar, text in (
-        ("--queries", "FILE", "query_id, text (required)"),
-        ("--qrels", "FILE", "query_id, doc_id, relevance [, aspect_id]"),
-        ("--nuggets", "FILE", "query_id, text, importance (vital / okay)"),
-        ("--references", "FILE", "gold articles / reference answers: query_id, text"),
-        ("--sub-questions", "FILE", "query_id, text, type (core / background / follow-up)"),
-        ("--subtopics", "FILE", "aspects of each query: query_id, text"),
-        ("--exam-questions", "FILE", "query_id, question_id, question, kind, answer [, options]"),
-        ("--license", "TEXT", "the data's licence (recorded in the card)"),
-        ("--source", "TEXT", "where the data comes from"),
-        ("--url", "URL", "the source's address"),
-        ("--name", "TEXT", "a human-readable name (default: the id)"),
-        ("--description", "TEXT", "what the task is"),
-        ("--instruction", "TEXT", "what the evaluated model is asked with each query"),
-        ("--citation", "BIBTEX", "how to cite the data"),
-    ):
+    for flag, metavar, text in NEW_FLAGS:
         new.add_argument(flag, metavar=metavar, help=text)
     new.add_argument(
         "--version", dest="task_version", metavar="X.Y.Z", default="1.0.0", help="the task's version (1.0.0)"
@@ -162,23 +165,11 @@ def _new(args: argparse.Namespace, console: Console) -> int:
                     field=flag,
                 )
             )
-    tables = {
-        name: getattr(args, name)
-        for name in ("qrels", "corpus", "references", "sub_questions", "subtopics", "exam_questions")
-    }
+    dests = [flag[2:].replace("-", "_") for flag, _, _ in NEW_FLAGS]
     task = Task.from_records(
         args.task,
-        queries=args.queries,
         out_dir=args.out,
-        nuggets=args.nuggets,
-        **tables,
-        license=args.license,
-        source=args.source,
-        url=args.url,
-        name=args.name,
-        description=args.description,
-        instruction=args.instruction,
-        citation=args.citation,
+        **{dest: getattr(args, dest) for dest in dests},
         version=args.task_version,
         metrics=[m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None,
         main_score=_pairs(args.main_score, "--main-score"),

@@ -16,7 +16,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -155,15 +154,7 @@ class Leaderboard:
         return measure, self.boards[measure]
 
 
-def _value(text: Any) -> float | None:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: bool = False) -> Leaderboard:
+def read_leaderboard(path: str | Path, fmt: str = "ir_measures") -> Leaderboard:
     """An AutoJudge leaderboard file in ``fmt`` (a ``trec_eval`` file names its run by the
     file name, as autojudge-base reads it); a malformed row is an error naming its line."""
     if fmt not in FORMATS:
@@ -179,9 +170,8 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
     aggregates: dict[str, dict[str, float]] = {}
     seen: dict[tuple[str, str, str], int] = {}
     problems: list[Problem] = []
-    lines = read_text(p).split("\n")
-    for n, line in enumerate(lines, start=1):
-        if not line.strip() or line.lstrip().startswith("#") or (has_header and n == 1):
+    for n, line in enumerate(read_text(p).split("\n"), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
         if fmt == "jsonl":
             try:
@@ -209,8 +199,11 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
             got = dict(zip(columns, parts, strict=True))
             if fmt == "trec_eval":
                 got["run"] = p.name
-        value = _value(got["value"])
-        if value is None:
+        try:
+            value = float(got["value"])
+        except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value):
             problems.append(Problem(where, f"not a finite number: {got['value']!r}", line=n, field="value"))
             continue
         key = (got["run"], got["topic"], got["measure"])
@@ -254,8 +247,7 @@ def write_leaderboard(
             Problem("--format", f"cannot write {fmt!r}: one of ir_measures, tot, rag4reports, jsonl")
         )
     rows: list[tuple[str, str, str, float]] = []
-    runs = sorted({r for board in boards.values() for r in board})
-    for run in runs:
+    for run in sorted({r for board in boards.values() for r in board}):
         topics = sorted({t for board in boards.values() for t in board.get(run, {})})
         for topic in topics:
             rows += [
@@ -276,14 +268,8 @@ def write_leaderboard(
             lines.append("\t".join(cells[c] for c in FORMATS[fmt]))
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     measures_path = out.with_suffix(".measures.yml")
-    spec = [
-        {
-            "name": m,
-            "dtype": "float",
-            **({"description": descriptions[m]} if descriptions and m in descriptions else {}),
-        }
-        for m in boards
-    ]
+    said = descriptions or {}
+    spec = [{"name": m, "dtype": "float", **({"description": said[m]} if m in said else {})} for m in boards]
     measures_path.write_text(yaml.safe_dump({"measures": spec}, sort_keys=False), encoding="utf-8")
     return out, measures_path
 

@@ -37,23 +37,11 @@ def correlate(x: Sequence[float | None], y: Sequence[float | None]) -> Correlati
     """Pearson, Spearman and Kendall (τ-b) with two-sided p-values over the pairs where both
     exist; ``None`` where undefined (fewer than 3 pairs, or a constant side)."""
     pairs = [(a, b) for a, b in zip(x, y, strict=True) if not missing(a) and not missing(b)]
-    n = len(pairs)
-    if n < 3:
-        return Correlation(n, None, None, None, None, None, None)
-    a = np.array([p[0] for p in pairs], dtype=float)
-    b = np.array([p[1] for p in pairs], dtype=float)
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return Correlation(n, None, None, None, None, None, None)
-    pr, sr, kt = st.pearsonr(a, b), st.spearmanr(a, b), st.kendalltau(a, b)
-    return Correlation(
-        n,
-        float(pr.statistic),
-        float(pr.pvalue),
-        float(sr.statistic),
-        float(sr.pvalue),
-        float(kt.statistic),
-        float(kt.pvalue),
-    )
+    a, b = np.array(pairs, dtype=float).reshape(-1, 2).T
+    if len(pairs) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return Correlation(len(pairs), *[None] * 6)
+    tests = (st.pearsonr(a, b), st.spearmanr(a, b), st.kendalltau(a, b))
+    return Correlation(len(pairs), *(float(x) for t in tests for x in (t.statistic, t.pvalue)))
 
 
 def mean_and_se(values: Sequence[float | None]) -> tuple[float | None, float | None]:

@@ -508,20 +508,13 @@ def run(options: RankingOptions) -> RankingRun:
     if options.grades:
         path = Path(options.grades)
         set_info: dict[str, Any] = {"id": "file", "source": f"file:{rel(path)}"}
-        min_rating = options.min_rating if options.min_rating is not None else default_min_rating(family)
-        relevant_from = 1
+        default_rating, relevant_from = default_min_rating(family), 1
     else:
         path = ranking_sets.fetch(options.set_id, Path(options.data_dir) if options.data_dir else None)
         rs = ranking_sets.SETS[options.set_id]
-        set_info = {
-            "id": rs.id,
-            "title": rs.title,
-            "source": rs.source,
-            "sha256": rs.sha256,
-            "licence": rs.licence,
-        }
-        min_rating = options.min_rating if options.min_rating is not None else rs.min_rating
-        relevant_from = rs.relevant_from
+        set_info = {key: getattr(rs, key) for key in ("id", "title", "source", "sha256", "licence")}
+        default_rating, relevant_from = rs.min_rating, rs.relevant_from
+    min_rating = options.min_rating if options.min_rating is not None else default_rating
     options = replace(options, min_rating=min_rating)  # the card's command names the setting it ran
     graded = hook(family, "graded_leaderboards")(
         path,
