@@ -47,10 +47,9 @@ class AutoJudgeJudgement:
 def build_task(topics: str | os.PathLike[str], out_dir: Path, metrics: list[str]) -> Task:
     """The AutoJudge requests as a task folder listing ``metrics`` (the family's other inputs,
     nuggets say, come as its input files, as AutoJudge hands them to a judge beside the task)."""
-    requests = aj.read_requests(topics)
     queries = [
         {"query_id": r.request_id, "text": r.title, "description": r.problem_statement or r.title}
-        for r in requests
+        for r in aj.read_requests(topics)
     ]
     # the id carries the requests' checksum: result files and checkpoints are keyed by task
     # id, and two tracks' topics.jsonl must never resume from each other's
@@ -91,9 +90,7 @@ def autojudge_judge(
         )
     out_dir = Path(out)
     task = build_task(topics, out_dir / "task", metrics)
-    sets = []
-    for path in aj.run_files(runs):
-        sets += read_answers(path, task, trec_rag_run=True)
+    sets = [found for path in aj.run_files(runs) for found in read_answers(path, task, trec_rag_run=True)]
     opts = options or RunOptions(results_dir=out_dir / "results")
     results = score_all(answer_jobs(sets), config, opts, settings=settings)
     # a result's model is the run's (``team/run``): its run id is what the leaderboard names

@@ -18,6 +18,7 @@ from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.families import families_for
 from benchmark.families.base import FamilySettings, MetricFamily, queries_of
 from benchmark.scoring.options import RunOptions
+from benchmark.scoring.ray_shards import RayOptions
 from benchmark.tasks import Task
 
 #: per task id, the families that score it and their settings
@@ -39,17 +40,15 @@ def check_corpus(path: str) -> None:
         raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None
 
 
-def check_outputs(
-    *, plan_file: str | Path | None = None, ray_address: str | None = None, ray: bool = False
-) -> None:
+def check_outputs(*, plan_file: str | Path | None = None, ray: RayOptions | None = None) -> None:
     """What a run writes or needs outside its results folder: the plan file, the home, Ray."""
     if plan_file is not None:
         check_writable_file(str(plan_file), "--dry-run")
     check_writable(paths.home(), "GROUNDCOVER_HOME")
-    if ray:
+    if ray is not None:
         from benchmark.scoring.ray_shards import check_address
 
-        check_address(ray_address)
+        check_address(ray.address)
 
 
 def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> None:
@@ -98,12 +97,11 @@ def check_run(
     options: RunOptions,
     *,
     plan_file: str | Path | None = None,
-    ray_address: str | None = None,
-    ray: bool = False,
+    ray: RayOptions | None = None,
 ) -> None:
     """The checks of a scoring run that need no task: results folder, home, plan file, Ray, corpus."""
     check_writable(options.results_dir, "--results-dir")
-    check_outputs(plan_file=plan_file, ray_address=ray_address, ray=ray)
+    check_outputs(plan_file=plan_file, ray=ray)
     if config.corpus and not config.corpus.startswith("irds:"):
         check_corpus(config.corpus)
 

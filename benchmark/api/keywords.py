@@ -59,12 +59,7 @@ def scoring_keywords(
     keywords; every problem raised together, named by keyword."""
     config_fields = set(ScoringConfig.model_fields)
     run_fields = set(RunOptions.model_fields) - {"command"}
-    problems = unknown(
-        where,
-        [k for k in keywords if k not in config_fields | run_fields],
-        config_fields | run_fields,
-        "keyword",
-    )
+    problems = unknown(where, keywords, config_fields | run_fields, "keyword")
     if options is not None and not isinstance(options, RunOptions):
         problems.append(
             Problem(where, f"options must be a RunOptions, not a {type(options).__name__}", field="options")

@@ -55,11 +55,8 @@ def prepare_tasks(
     ray: RayOptions | None = None,
 ) -> tuple[JudgeProfile, Chosen]:
     """Check what a run of ``tasks`` needs before anything loads; choose each task's families."""
-    check_run(
-        config, options, plan_file=plan_file, ray=ray is not None, ray_address=ray.address if ray else None
-    )
-    profile = config.profile()
-    return profile, choose_families(config, list(tasks), lambda fam: settings_for(fam, settings))
+    check_run(config, options, plan_file=plan_file, ray=ray)
+    return config.profile(), choose_families(config, list(tasks), lambda fam: settings_for(fam, settings))
 
 
 def prepare(

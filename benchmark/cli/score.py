@@ -105,16 +105,13 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
                 "command line", "--trec-rag-run needs exactly one task (--tasks trec-rag24)", field="--tasks"
             )
         )
-    task = resolve_task(task_ids[0])
-    truncate = not args.no_truncate
-    own_corpus = bool(getattr(args, "corpus", None) or getattr(args, "lucene_index", None))
     sets = read_answers(
         args.trec_rag_run,
-        task,
+        resolve_task(task_ids[0]),
         trec_rag_run=True,
-        truncate=truncate,
+        truncate=not args.no_truncate,
         strict=args.trec_rag_strict,
-        own_corpus=own_corpus,
+        own_corpus=bool(getattr(args, "corpus", None) or getattr(args, "lucene_index", None)),
     )
     console = Console(stderr=True)
     for found in sets:

@@ -53,9 +53,6 @@ class HumanSet:
     licence: str
     parse: Callable[[dict[str, str]], list[Any]]  # file name -> text, to items
 
-    def url(self, path: str) -> str:
-        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{path}"
-
     @property
     def source(self) -> str:
         return f"github:{self.repo}@{self.commit[:12]}"
@@ -86,25 +83,22 @@ class HubSet:
 RESOLVED: dict[str, str] = {}
 
 
-def _tsv(text: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def _one(texts: dict[str, str]) -> str:
+def _tsv(texts: dict[str, str]) -> list[dict[str, str]]:
+    """The rows of a set's one TSV file."""
     (text,) = texts.values()
-    return text
+    return list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def _sick(texts: dict[str, str]) -> list[Pair]:
     return [
         Pair(r["sentence_A"], r["sentence_B"], int(r["entailment_label"] == "ENTAILMENT"))
-        for r in _tsv(_one(texts))
+        for r in _tsv(texts)
         if r["SemEval_set"] == "TEST"
     ]
 
 
 def _rte(texts: dict[str, str]) -> list[Pair]:
-    return [Pair(r["sentence1"], r["sentence2"], int(r["label"] == "entailment")) for r in _tsv(_one(texts))]
+    return [Pair(r["sentence1"], r["sentence2"], int(r["label"] == "entailment")) for r in _tsv(texts)]
 
 
 def _anli_dev(texts: dict[str, str]) -> list[Pair]:
@@ -272,38 +266,38 @@ def cache_dir() -> Path:
     return base / "human-sets"
 
 
-def pinned_file(
-    url: str, sha256: str, path: Path, title: str, pinned: str, *, local: bool, timeout: int = 60
-) -> Path:
-    """``path``, downloaded from ``url`` first unless it is a ``--data-dir`` copy (``local``),
-    checked against its pinned SHA-256 (``pinned``: the repository and commit)."""
+def pinned_file(pinned: Any, repo_path: str, sha256: str, data_dir: Path | None, timeout: int = 60) -> Path:
+    """``repo_path`` of a set pinned to a GitHub commit (its ``repo``, ``commit``, ``id`` and
+    ``title``): the ``data_dir`` copy, else downloaded once into the cache; checked against its
+    SHA-256 either way."""
+    url = f"https://raw.githubusercontent.com/{pinned.repo}/{pinned.commit}/{repo_path}"
+    path = (data_dir or cache_dir()) / pinned.id / Path(repo_path).name
     if not path.exists():
-        if local:
-            raise InputError(Problem(str(path), f"no copy of {title} here (expected from {url})"))
+        if data_dir is not None:
+            raise InputError(Problem(str(path), f"no copy of {pinned.title} here (expected from {url})"))
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with urllib.request.urlopen(url, timeout=timeout) as resp:
                 data = resp.read()
         except OSError as exc:
             raise InputError(
-                Problem(url, f"cannot download {title} ({exc}); offline, give --data-dir with a copy")
+                Problem(url, f"cannot download {pinned.title} ({exc}); offline, give --data-dir with a copy")
             ) from exc
         path.write_bytes(data)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != sha256:
+        where = f"{pinned.repo}@{pinned.commit[:7]}"
         raise InputError(
-            Problem(str(path), f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {pinned}")
+            Problem(str(path), f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {where}")
         )
     return path
 
 
 def fetch(hs: HumanSet, data_dir: Path | None = None) -> dict[str, str]:
-    """The set's files (name -> text) from ``data_dir`` or the cache, each checked (:func:`pinned_file`)."""
+    """The set's files (name -> text), each checked (:func:`pinned_file`)."""
     out = {}
     for repo_path, sha256 in hs.files:
-        path = (data_dir or cache_dir()) / hs.id / Path(repo_path).name
-        pinned = f"{hs.repo}@{hs.commit[:7]}"
-        pinned_file(hs.url(repo_path), sha256, path, hs.title, pinned, local=data_dir is not None)
+        path = pinned_file(hs, repo_path, sha256, data_dir)
         out[path.name] = path.read_bytes().decode("utf-8")
     return out
 

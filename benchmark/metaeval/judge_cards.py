@@ -286,18 +286,15 @@ def entailment_figure(
         base_scores["plain cosine"] = cosine([(p.premise, p.hypothesis) for p, _ in kept])
     baselines: dict[str, float | None] = {k: auc(labels, v) for k, v in base_scores.items()}
     said = [s >= threshold for s in scores]
+    a, y = np.asarray(said, dtype=bool), np.asarray(labels, dtype=int)
     extra: dict[str, float | None] = {
         "failed": float(len(pairs) - len(kept)),
         "threshold": threshold,
-        "accuracy": float(np.mean([a == bool(y) for a, y in zip(said, labels, strict=True)]))
-        if kept
-        else None,
+        "accuracy": float(np.mean(a == (y == 1))) if kept else None,
         "majority-class accuracy": max(share, 1 - share) if kept else None,
-        "recall of support": float(np.mean([a for a, y in zip(said, labels, strict=True) if y]))
-        if any(labels)
-        else None,
+        "recall of support": float(np.mean(a[y == 1])) if any(labels) else None,
         "share said supported": float(np.mean(said)) if kept else None,
-        "F1 of support": _f1(np.asarray(said, dtype=bool), np.asarray(labels)) if any(labels) else None,
+        "F1 of support": _f1(a, y) if any(labels) else None,
         "F1 of always supported": 2 * share / (1 + share) if any(labels) else None,
     }
     for name, scorer in (variants or {}).items():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.core.errors import InputError, Problem
-from benchmark.metaeval.human_sets import cache_dir, pinned_file
+from benchmark.metaeval.human_sets import pinned_file
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,6 @@ class RankingSet:
         """The set's title when a profile's own answerer grades its runs again: the same
         runs and questions, not the file's grader's grades."""
         return self.title.split(", graded by")[0] + ", its runs read again on the file's questions"
-
-    def url_of(self, path: str) -> str:
-        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{path}"
-
-    @property
-    def url(self) -> str:
-        return self.url_of(self.path)
 
     @property
     def source(self) -> str:
@@ -86,8 +79,4 @@ def fetch(set_id: str, data_dir: Path | None = None, *, bank: bool = False) -> P
     if bank and rs.bank is None:
         raise InputError(Problem("--set", f"{rs.title} pins no question bank", field="--judge-profile"))
     repo_path, sha256 = rs.bank if bank and rs.bank else (rs.path, rs.sha256)
-    path = (data_dir or cache_dir()) / rs.id / Path(repo_path).name
-    pinned = f"{rs.repo}@{rs.commit[:7]}"
-    return pinned_file(
-        rs.url_of(repo_path), sha256, path, rs.title, pinned, local=data_dir is not None, timeout=120
-    )
+    return pinned_file(rs, repo_path, sha256, data_dir, timeout=120)

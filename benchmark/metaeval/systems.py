@@ -22,23 +22,19 @@ Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
 
 def metric_scores(entries: list[Entry], family: str, key: str) -> tuple[Scores, dict[str, ModelInfo]]:
     """Per-query scores of ``key`` per system label, and each system's model."""
-    scores: Scores = {}
-    ids: dict[str, ModelInfo] = {}
-    for e in entries:
-        if e.result.metric_family != family:
-            continue
-        scores[e.model_label] = {q.query_id: q.scores.get(key) for q in e.result.per_query}
-        ids[e.model_label] = e.result.model
-    return scores, ids
+    mine = [e for e in entries if e.result.metric_family == family]
+    scores: Scores = {
+        e.model_label: {q.query_id: q.scores.get(key) for q in e.result.per_query} for e in mine
+    }
+    return scores, {e.model_label: e.result.model for e in mine}
 
 
 def read_human(path: Path) -> dict[str, dict[str, list[float]]]:
     """system -> query id -> the scores given (several assessors kept, averaged later)."""
     out: dict[str, dict[str, list[float]]] = {}
     for row in checked_rows(path, "--human", ("system", "query_id", "score"), "score"):
-        out.setdefault(str(row["system"]), {}).setdefault(str(row["query_id"]), []).append(
-            float(row["score"])
-        )  # type: ignore[arg-type]
+        system = out.setdefault(str(row["system"]), {})
+        system.setdefault(str(row["query_id"]), []).append(float(row["score"]))  # type: ignore[arg-type]
     return out
 
 
@@ -102,9 +98,9 @@ def align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
     submission folder's name (``org__name[__<setting>]``) or a model id only one system has."""
     from benchmark.core.results import model_dir_name
 
-    names: dict[str, str] = {}
-    for label, m in models.items():
-        names[model_dir_name(m.id) + ("" if m.rag is None else f"__{m.setting}")] = label
+    names = {
+        model_dir_name(m.id) + ("" if m.rag is None else f"__{m.setting}"): lb for lb, m in models.items()
+    }
     shared = [m.id for m in models.values()]
     names |= {m.id: label for label, m in models.items() if shared.count(m.id) == 1}
     return {label: v for s, v in scores.items() if (label := s if s in models else names.get(s)) is not None}
@@ -169,12 +165,8 @@ def summarise(scores: Scores) -> dict[str, tuple[float, float]]:
     """Each system's mean and standard error over its queries (systems with no score left out)."""
     from benchmark.metaeval import measures as meta_eval
 
-    out = {}
-    for system, per_query in scores.items():
-        mean, se = meta_eval.mean_and_se(list(per_query.values()))
-        if mean is not None and se is not None:
-            out[system] = (mean, se)
-    return out
+    found = {system: meta_eval.mean_and_se(list(per_query.values())) for system, per_query in scores.items()}
+    return {system: (m, se) for system, (m, se) in found.items() if m is not None and se is not None}
 
 
 def compare(
