@@ -1,8 +1,5 @@
-"""Answers, however they are held, as scoring jobs.
-
-Every format is read by :func:`benchmark.answers.read_answers` (one place each format is
-read, one check for all); this module turns the answer sets it gives into
-:class:`~benchmark.scoring.run.Job` s.
+"""Answers, however they are held, as scoring jobs: every format is read by
+:func:`benchmark.answers.read_answers` (one place per format, one check for all).
 """
 
 from __future__ import annotations

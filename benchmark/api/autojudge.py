@@ -1,7 +1,6 @@
-"""TREC AutoJudge, both ways: :func:`autojudge_judge` scores an AutoJudge task's runs with a
-groundcover family exactly as ``benchmark score`` does and writes the leaderboard AutoJudge
-takes; :func:`autojudge_card` puts an AutoJudge judge's leaderboard on a ranking card against
-a human one.  The formats are :mod:`benchmark.metaeval.autojudge`'s (docs/meta-evaluation.md).
+"""TREC AutoJudge, both ways: :func:`autojudge_judge` scores an AutoJudge task's runs as
+``benchmark score`` does and writes the leaderboard AutoJudge takes; :func:`autojudge_card` puts an
+AutoJudge judge's leaderboard on a ranking card (docs/meta-evaluation.md).
 """
 
 from __future__ import annotations

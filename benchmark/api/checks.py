@@ -1,7 +1,5 @@
-"""Everything a scoring run needs, checked before any model loads: a typo in a profile name,
-a family that cannot score the task, an unreadable corpus or an unwritable results folder fails
-in a second with a one-line :class:`~benchmark.core.errors.InputError`, not after a model
-download.
+"""Everything a scoring run needs, checked before any model loads: a typo fails in a second
+with a one-line :class:`~benchmark.core.errors.InputError`, not after a model download.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""What a family's own sub-commands (``benchmark <family> …``) are handed from the layers
-above the families: the library's pieces here, the command line's own (parser helpers, run
-options, settings flags, the systems table) from the command line, which calls this.
-Families import nothing from above them."""
+"""What a family's own sub-commands (``benchmark <family> …``) are handed from above the
+families (the library's pieces and the command line's), so families import nothing from above.
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What a scoring run scores against: the judge, the families, the knowledge.
-
-:class:`ScoringConfig`'s fields are the library's keywords, and the command line generates
-its flags from it (as from :class:`~benchmark.scoring.options.RunOptions`): declared once,
-defaults identical.
+"""What a scoring run scores against: the judge, the families, the knowledge.  The fields of
+:class:`ScoringConfig` are the library's keywords and, generated from them, the command line's flags.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""``benchmark.evaluate``: generate answers with a model, then score them.
-
-The same run as ``benchmark evaluate``: one outputs file per (task, setting), checkpointed per
-query, then the scoring run of :mod:`benchmark.api.run`; everything scoring needs is checked
-before a single answer is generated.
+"""``benchmark.evaluate``: generate answers with a model, then score them, as ``benchmark
+evaluate`` does; everything scoring needs is checked before a single answer is generated.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""``benchmark judge-card`` as a library call: measure a judge profile's judges on public
-human-labelled sets, next to trivial baselines on the same items, and write its card.  The
-figures and verdicts come from :mod:`benchmark.metaeval.judge_cards`; this module loads the
-profile's judges, picks the sets and samples, and hands the scorers over, so a script gets
-the very card ``benchmark judge-card`` writes (errors name the command's flags)."""
+"""``benchmark judge-card`` as a library call: load the profile's judges, pick the sets and
+samples, and hand the scorers to :mod:`benchmark.metaeval.judge_cards`, whose card this writes.
+"""
 
 from __future__ import annotations
 
@@ -147,16 +145,15 @@ def _argument_figures(judges, set_ids: list[str], sample_size: int, data_dir: Pa
         )
         if rate is None:
             continue
-        figures = []
-        for set_id in set_ids:
-            if human_sets.SETS[set_id].role != role:
-                continue
-            pairs = judge_cards.sample_arguments(human_sets.load(set_id, data_dir), sample_size)
-            figures.append(
-                judge_cards.argument_figure(
-                    set_id, pairs, lambda items, r=role, rate=rate: rate(r, judges, items) or []
-                )
+        figures = [
+            judge_cards.argument_figure(
+                set_id,
+                judge_cards.sample_arguments(human_sets.load(set_id, data_dir), sample_size),
+                lambda items, r=role, rate=rate: rate(r, judges, items) or [],
             )
+            for set_id in set_ids
+            if human_sets.SETS[set_id].role == role
+        ]
         if figures:
             judge = judge_cards.judge_name(judges.profile, role)
             out[role] = (f"{judge} (overall quality, default quality judge, no evidence)", figures)
@@ -171,13 +168,8 @@ def _judges(judges):  # type: ignore[no-untyped-def]
     from benchmark.models.embeddings import Embedder
 
     prof = judges.profile
-    measured = {
-        "entailment": (
-            judges.entailment.support_scores,
-            prof.entailment.threshold,
-            judge_cards.judge_name(prof, "entailment"),
-        )
-    }
+    name = judge_cards.judge_name(prof, "entailment")
+    measured = {"entailment": (judges.entailment.support_scores, prof.entailment.threshold, name)}
     embedder = Embedder(prof.embedder, cache=judges.cache)
 
     def cosine(pairs: list[tuple[str, str]]) -> list[float]:

@@ -1,7 +1,6 @@
-"""``benchmark judge-check`` as a library call: do a family's scores fall as the evidence
-or the answers get worse?  The same answers are scored at every level of every
-perturbation, through the scoring run of :mod:`benchmark.api.run`, and each score's trend
-is fitted (:mod:`benchmark.metaeval.judge_check`)."""
+"""``benchmark judge-check`` as a library call: the same answers scored at every level of every
+perturbation, and each score's trend fitted (:mod:`benchmark.metaeval.judge_check`).
+"""
 
 from __future__ import annotations
 

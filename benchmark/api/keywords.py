@@ -1,10 +1,6 @@
-"""The Python API's contract: every keyword checked before any work, one line per problem.
-
-The scoring keywords are :class:`~benchmark.api.config.ScoringConfig`'s and
-:class:`~benchmark.scoring.options.RunOptions`' fields, the models the command line generates
-its flags from.  A keyword, family, setting or file nobody declares is an
-:class:`~benchmark.core.errors.InputError` naming the closest one that exists (a misspelt key
-is never dropped), and so is a value of the wrong type.
+"""The Python API's contract: every keyword checked before any work, one line per problem.  A
+keyword, family, setting or file nobody declares is an error naming the closest one that
+exists (a misspelt key is never dropped), and so is a value of the wrong type.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""``benchmark meta-eval`` as library calls: a metric's systems against human judgements or
-another measure, a judge's ratings against human raters, and ranking cards.  The figures
-come from :mod:`benchmark.metaeval`; these calls read the inputs, check them (errors name
-the command's flags, as the command line prints them) and return what the command shows,
-so a script gets the same numbers as ``benchmark meta-eval``."""
+"""``benchmark meta-eval`` as library calls: inputs read and checked (errors name the command's
+flags), figures from :mod:`benchmark.metaeval`, so a script gets the command's numbers.
+"""
 
 from __future__ import annotations
 
@@ -12,25 +10,15 @@ from typing import TYPE_CHECKING
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.families import REGISTRY
-from benchmark.metaeval.rankings import (
-    HUMAN_MEASURE,
-    OPTIONS,
-    RESAMPLES,
-    TOP_K,
-    RankingOptions,
-    RankingRun,
-    write_card,
-)
+from benchmark.metaeval.rankings import OPTIONS, RESAMPLES, TOP_K, RankingOptions, RankingRun, write_card
 
-if (
-    TYPE_CHECKING
-):  # imported where used: scipy.stats and the boards' readers, which every command would pay for
+# imported where used: scipy.stats and the boards' readers, which every command would pay for
+if TYPE_CHECKING:
     from benchmark.core.stats import Interval
     from benchmark.metaeval.measures import Correlation, DimensionAgreement, RankAgreement
-    from benchmark.metaeval.systems import Scores
+    from benchmark.metaeval.reference import Scores
 
 __all__ = [
-    "HUMAN_MEASURE",
     "OPTIONS",
     "RESAMPLES",
     "TOP_K",

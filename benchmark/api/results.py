@@ -1,7 +1,5 @@
-"""What a scoring run gives back: :class:`Results`, the scores with their intervals, the
-per-query frame, the traces, the failures and the judge card's lines, each computed from the
-result files a command-line run writes, so a notebook and ``benchmark leaderboard`` read the
-same numbers.
+"""What a scoring run gives back, computed from the result files a command-line run writes,
+so a notebook and ``benchmark leaderboard`` read the same numbers.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The one scoring path: checks, family choice, the judge stack, checkpoints, results.
-
-``benchmark score``, ``benchmark evaluate``, ``benchmark.score`` and ``benchmark.evaluate``
-all end here; nothing here reads a command line.
+"""The one scoring path (checks, family choice, judges, checkpoints, results) that the command
+line and the library both end in; nothing here reads a command line.
 """
 
 from __future__ import annotations

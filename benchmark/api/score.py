@@ -1,8 +1,5 @@
-"""``benchmark.score`` and ``benchmark.plan``: answers you already hold, scored or planned.
-
-The same run as ``benchmark score`` (checks, result files, checkpoints, cache, dry-run plan).
-Keywords are the flags' names (``judge_profile=`` is ``--judge-profile``), checked before any
-work (:mod:`benchmark.api.keywords`).
+"""``benchmark.score`` and ``benchmark.plan``: answers you already hold, scored or planned as
+``benchmark score`` does; keywords are the flags' names (``judge_profile=``), checked first.
 """
 
 from __future__ import annotations

@@ -33,17 +33,9 @@ def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
     from benchmark.scoring.budget import LABELS, over_budget, plan_totals
 
     totals = plan_totals(plan_submission(sub, judge_profile))
-    over = over_budget(totals, budget)
-    if over:
-        shown = printable(str(sub.path))
-        raise InputError(
-            [
-                Problem(
-                    shown, f"scoring it {why} (judge profile {judge_profile}); trim the answers or passages"
-                )
-                for why in over
-            ]
-        )
+    if over := over_budget(totals, budget):
+        then = f"(judge profile {judge_profile}); trim the answers or passages"
+        raise InputError([Problem(printable(str(sub.path)), f"scoring it {why} {then}") for why in over])
     return ", ".join(f"{totals[name]:,} {label}" for name, label in LABELS.items())
 
 
@@ -78,9 +70,7 @@ def create_submission(
     from benchmark.core.paths import check_writable
 
     check_writable(submissions_dir, "--submissions-dir")
-    files: list[Path] = []
-    for item in outputs:
-        files.extend(sorted(item.glob("*.jsonl")) if item.is_dir() else [item])
+    files = [f for item in outputs for f in (sorted(item.glob("*.jsonl")) if item.is_dir() else [item])]
     first = read_outputs(files[0]) if files else []
     generation = {"backend": first[0].backend, **first[0].generation} if first else {}
     try:

@@ -1,6 +1,4 @@
-"""``benchmark tasks`` as library calls: list tasks, write a task's dataset card, export
-tasks for lm-eval.  The command line only turns flags into these calls and prints what
-they return, so a script gets the same checks and files as the command."""
+"""``benchmark tasks`` as library calls: list tasks, write a dataset card, export for lm-eval."""
 
 from __future__ import annotations
 

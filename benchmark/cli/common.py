@@ -1,8 +1,5 @@
-"""The scoring flags of ``evaluate``, ``score`` and ``judge-check``, and their translation.
-
-The flags are generated from the typed models the library takes, so the command line and
-:func:`benchmark.score` cannot differ in a default; this module only turns a parsed namespace
-into those objects and prints what comes back.
+"""The scoring flags of ``evaluate``, ``score`` and ``judge-check``, generated from the models
+the library takes (so the two cannot differ in a default), and their translation.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Entry point of the ``benchmark`` console script.
-
-Each subcommand module under :mod:`benchmark.cli` exposes ``register(subparsers)``, which
-sets ``func`` (namespace -> exit code).  Bad input (:class:`~benchmark.core.errors.InputError`)
-is printed without a traceback and exits 2.
+"""Entry point of the ``benchmark`` console script: each module under :mod:`benchmark.cli`
+registers its subcommand; bad input is printed without a traceback and exits 2.
 """
 
 from __future__ import annotations

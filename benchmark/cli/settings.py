@@ -1,8 +1,6 @@
-"""Typed settings on the command line: one flag per field of a :class:`~benchmark.core.settings.Settings`
-model, and the model back from a parsed command line.
-
-The one place that knows how a field becomes a flag.  An absent flag leaves the model's
-default in place (``argparse.SUPPRESS``), so the defaults live in the model only.
+"""Typed settings on the command line: one flag per field of a
+:class:`~benchmark.core.settings.Settings` model, and the model back from the parsed flags; an
+absent flag leaves the model's default (``argparse.SUPPRESS``), so defaults live in the model.
 """
 
 from __future__ import annotations
@@ -33,10 +31,6 @@ def _scalar(annotation: Any) -> Any:
     return base if base in (int, float, str) else None
 
 
-def _is_tuple(annotation: Any) -> bool:
-    return get_origin(annotation) is tuple
-
-
 def _shown(value: Any) -> str:
     if isinstance(value, tuple | list):
         return ",".join(map(str, value)) or "none"
@@ -57,7 +51,7 @@ def add_arguments(
             kw["choices"] = choices
         elif info.annotation is bool:
             kw["action"] = argparse.BooleanOptionalAction
-        elif _is_tuple(info.annotation):
+        elif get_origin(info.annotation) is tuple:
             kw["metavar"] = "A,B,..."
             help_text = f"{info.description or name}, comma-separated (default: {_shown(info.default)})"
         elif (kind := _scalar(info.annotation)) is not None:
@@ -72,7 +66,7 @@ def from_args(model: type[S], args: argparse.Namespace, **fixed: Any) -> S:
     for name, flag in model.flags().items():
         if hasattr(args, model.dest(flag)):
             value = getattr(args, model.dest(flag))
-            if _is_tuple(model.model_fields[name].annotation) and isinstance(value, str):
+            if get_origin(model.model_fields[name].annotation) is tuple and isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
             values[name] = value
     return model(**values, **fixed)

@@ -1,9 +1,6 @@
-"""EXAM++'s qrels mode: does a passage's answerability follow its assessed relevance?
-
-EXAM++ validates its answerer on passages assessors graded: a relevant passage should answer
-more of the query's exam questions than a non-relevant one.  Cohen's κ and the accuracy are
-EXAM++'s figures (answers ≥ 1 question against grade ≥ ``relevant_at``); the rank correlations
-and the baselines (passage length, the majority class) are this project's.
+"""EXAM++'s qrels mode: does a passage's answerability follow its assessed relevance?  EXAM++
+validates its answerer so (a relevant passage should answer more of the query's questions);
+Cohen's κ and the accuracy are EXAM++'s figures, the correlations and baselines this project's.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""TREC AutoJudge's published file formats, read and written: groundcover as an AutoJudge
-judge, and AutoJudge judges' leaderboards on groundcover's ranking cards.
+"""TREC AutoJudge's published file formats, read and written (docs/meta-evaluation.md).
 
-Requests (JSON lines), RAG runs (read by :mod:`benchmark.answers.trec_rag_run`) and
-leaderboards in the column orders ``autojudge_base.Leaderboard`` reads (:data:`FORMATS`), as
-docs/meta-evaluation.md (AutoJudge) describes them.  They are parsed here rather than through
-autojudge-base's classes: importing that package fetches NLTK data from outside PyPI, and
-groundcover names every problem by file, line and field.  The round-trip test checks what this
-module writes with autojudge-base's own readers and verifier in a side environment.
+They are parsed here rather than through autojudge-base's classes: importing that package
+fetches NLTK data from outside PyPI, and groundcover names every problem by file, line and
+field.  The round-trip test checks what this writes with autojudge-base's own readers.
 """
 
 from __future__ import annotations

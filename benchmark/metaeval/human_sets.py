@@ -1,11 +1,7 @@
-"""Public human-labelled sets that judge cards are measured on, fetched at pinned commits.
-
-None of this data is part of groundcover: a GitHub set is downloaded on first use at a fixed
-commit, checked against its SHA-256 and kept under ``$GROUNDCOVER_HOME/human-sets/<set>/``; a
-Hub set is read with ``datasets`` at a pinned revision (or the one the Hub resolves, recorded
-on the card).  Offline, ``--data-dir`` holds ``<dir>/<set>/<file>`` (a Hub set:
-``<dir>/<set>/<split>.parquet`` or ``.jsonl``).  What each set holds, its licence and its
-citation: docs/meta-evaluation.md (Judge cards).
+"""Public human-labelled sets that judge cards are measured on, fetched at pinned commits (or
+read with ``datasets`` at a pinned revision), checked against their SHA-256 and kept under
+``$GROUNDCOVER_HOME/human-sets/<set>/``; offline, ``--data-dir`` holds copies.  What each set
+holds, its licence and its citation: docs/meta-evaluation.md (Judge cards).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Measuring a profile's judges on public human-labelled sets: the numbers of a judge card.
 
 Each role is measured with the judge the profile uses, next to trivial baselines on the same
-items (majority class, hypothesis length, word overlap, plain cosine).  The verdict is plain:
-*at chance* when the figure's 95% interval reaches chance, *below a baseline* when a trivial
-baseline does better, else *informative* (docs/meta-evaluation.md, Judge cards).  Roles beyond
-the shared ``entailment`` and ``llm-support`` are declared by the families whose scores depend
-on them (:class:`~benchmark.families.base.JudgeRole`); a role not measured is listed as *not
-measured here* with the reason, never left out.
+items, and its verdict rests on intervals (docs/meta-evaluation.md, Judge cards).  Roles beyond
+the shared ``entailment`` and ``llm-support`` are declared by their families
+(:class:`~benchmark.families.base.JudgeRole`); a role not measured is listed with the reason.
 """
 
 from __future__ import annotations

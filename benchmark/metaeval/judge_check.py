@@ -1,10 +1,7 @@
-"""Judge robustness (ConQRet, §5): do the scores fall when the evidence or the answer gets worse?
-
-``irrelevant`` replaces a share of every search's hits with passages of other documents of the
-same corpus; ``contradictions`` inserts, after each picked sentence, the judge LLM's rewrite
-stating the opposite.  Per score: the value at each level, Pearson's r with the level and
-whether the decrease is monotonic.  Everything is seeded by the seed and the texts, so a re-run
-(served from the model-call cache) gives the same numbers (docs/judge-robustness.md).
+"""Judge robustness (ConQRet, §5): do the scores fall when the evidence or the answer gets
+worse?  ``irrelevant`` swaps a share of every search's hits for passages of other documents;
+``contradictions`` inserts the judge LLM's rewrite of a sentence stating the opposite.  All is
+seeded by the seed and the texts, so a re-run gives the same numbers (docs/judge-robustness.md).
 """
 
 from __future__ import annotations
@@ -53,15 +50,12 @@ class IrrelevantHits:
         out = []
         for query, hits in zip(queries, self.base.search(queries, k, allowed), strict=True):
             n = math.floor(self.fraction * len(hits) + 0.5)
-            if n == 0:
-                out.append(hits)
-                continue
-            rng = _rng(self.seed, "irrelevant", query)
             docs = {h.doc_id for h in hits}
-            candidates = [p for p in self.pool if p.doc_id not in docs]
+            candidates = [p for p in self.pool if p.doc_id not in docs] if n else []
             if not candidates:
                 out.append(hits)
                 continue
+            rng = _rng(self.seed, "irrelevant", query)
             swap = set(rng.sample(range(len(hits)), min(n, len(hits))))
             picked = iter(rng.sample(candidates, min(len(swap), len(candidates))))
             replaced = []
@@ -98,12 +92,8 @@ def inject_contradictions(
         _rng(seed, "contradict", qid).shuffle(order)
         plan[qid] = (sents, [order[i % len(order)] for i in range(k)])
     prompt = load_prompt("contradict@1")
-    requests = [(qid, sents[i]) for qid, (sents, picks) in plan.items() for i in picks]
-    outcomes = iter(
-        run_structured(
-            llm, [prompt.render(sentence=s) for _, s in requests], parse_rewrite, max_retries=max_retries
-        )
-    )
+    prompts = [prompt.render(sentence=sents[i]) for sents, picks in plan.values() for i in picks]
+    outcomes = iter(run_structured(llm, prompts, parse_rewrite, max_retries=max_retries))
     out = {}
     for qid, (sents, picks) in plan.items():
         after: dict[int, list[str]] = {}

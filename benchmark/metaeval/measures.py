@@ -1,10 +1,6 @@
-"""Meta-evaluation: how well a metric agrees with people, and with another metric.
-
-Pure statistics on plain numbers (``benchmark meta-eval`` gathers them): Pearson, Spearman and
-Kendall correlation at query and system level, and the leaderboard rank correlation of the
-EXAM paper (Sander & Dietz, 2021, §5): systems whose means differ by less than a standard
-error are tied (ties chain down the ranking), ties are broken at random, and τ is averaged
-over 10 seeded repetitions; and a judge's ratings against human raters.
+"""Meta-evaluation statistics on plain numbers: a metric against people or another metric
+(Pearson, Spearman, Kendall; the EXAM paper's leaderboard rank correlation, Sander & Dietz 2021,
+§5, with systems within a standard error tied), and a judge's ratings against human raters.
 """
 
 from __future__ import annotations

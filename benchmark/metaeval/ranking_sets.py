@@ -1,10 +1,6 @@
-"""Public multi-system sets with human judgements, for ranking cards, fetched at pinned commits.
-
-The sets are EXAM++ graded-paragraph files: each paragraph carries the systems that ranked it
-(``rankings``), its NIST relevance grade (``judgments``) and the EXAM++ grader's self-ratings
-(``exam_grades``).  They are fetched and checked as the judge cards' sets
-(:mod:`benchmark.metaeval.human_sets`); what each is, its licence, and why TREC DL 2020 is
-not here: docs/meta-evaluation.md (Ranking cards).
+"""Public multi-system sets with human judgements, for ranking cards: EXAM++ graded-paragraph
+files, fetched and checked as the judge cards' sets; what each is, its licence, and why TREC
+DL 2020 is not here: docs/meta-evaluation.md (Ranking cards).
 """
 
 from __future__ import annotations

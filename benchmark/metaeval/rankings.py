@@ -1,11 +1,9 @@
 """Ranking cards: does a judge order *systems* as people do?
 
-Two leaderboards of the same systems (a score per topic) are compared on the systems' means
-over the shared topics: Kendall's τ, Spearman's ρ, τ_AP (from ``autojudge-evaluate``, never
-re-implemented), top-k overlap and per-topic τ, each with a 95% percentile bootstrap interval
-over topics, next to trivial baselines measured the same way.  The leaderboards come from
-EXAM++ graded-paragraph files (:mod:`benchmark.metaeval.ranking_sets`), the human one as
-nDCG@10 of the NIST grades (docs/meta-evaluation.md, Ranking cards).
+Two leaderboards of the same systems are compared on the systems' means over the shared
+topics (Kendall's τ, Spearman's ρ, τ_AP from ``autojudge-evaluate``, top-k overlap, per-topic
+τ), each with a bootstrap interval over topics, next to trivial baselines measured the same
+way (docs/meta-evaluation.md, Ranking cards).
 """
 
 from __future__ import annotations

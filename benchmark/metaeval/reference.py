@@ -1,7 +1,5 @@
-"""Reference measures that meta-evaluation compares a metric with (``benchmark meta-eval``):
-ROUGE-1 F1 against the gold articles (EXAM's baseline; stopwords removed, Porter-stemmed where
-the EXAM paper lemmatised), and trec_eval measures of TREC run files (``ir_measures``), as the
-CAR Y3 leaderboard the EXAM paper correlates with.  Both give ``system -> query id -> score``.
+"""Reference measures meta-evaluation compares a metric with, as ``system -> query -> score``:
+ROUGE-1 F1 against the gold articles (EXAM's baseline) and trec_eval measures of TREC runs.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
 
-Scores = dict[str, dict[str, float | None]]
+Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
 TREC_MEASURES = {"Rprec": "Rprec", "P@R": "Rprec", "MAP": "AP", "AP": "AP", "nDCG@20": "nDCG@20"}
 
 

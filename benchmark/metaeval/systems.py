@@ -13,11 +13,10 @@ from benchmark.core.results import ModelInfo
 from benchmark.core.untrusted import read_rows
 from benchmark.families import REGISTRY
 from benchmark.families.base import hook
+from benchmark.metaeval.reference import Scores
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats
     from benchmark.metaeval import measures as meta_eval
-
-Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
 
 
 def metric_scores(entries: list[Entry], family: str, key: str) -> tuple[Scores, dict[str, ModelInfo]]:
