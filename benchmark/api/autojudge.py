@@ -79,9 +79,8 @@ def autojudge_judge(
     fmt: str = "ir_measures",
     filebase: str = FILEBASE,
 ) -> AutoJudgeJudgement:
-    """Judge an AutoJudge task with ``config``'s families and judge profile and write its
-    leaderboard under ``out`` (``{filebase}.eval.txt``, in ``fmt``).  The task folder built
-    from the requests goes to ``out/task``, result files to ``options.results_dir``."""
+    """Judge an AutoJudge task with ``config``'s families and profile and write its leaderboard
+    ``out/{filebase}.eval.txt`` (the task built from the requests goes to ``out/task``)."""
     metrics = list(config.metrics or ())
     if not metrics:
         raise InputError(
@@ -148,12 +147,8 @@ def autojudge_card(
     started = time.perf_counter()
     jm, jboard = aj.read_leaderboard(judge, judge_format).board(judge_measure, "--judge-measure")
     hm, hboard = aj.read_leaderboard(human, human_format).board(human_measure, "--human-measure")
-    kw: dict[str, Any] = {
-        "k": top_k,
-        "resamples": resamples,
-        "seed": seed,
-        "tau_ap": rankings.tau_ap_provider(autojudge_python),
-    }
+    tau_ap = rankings.tau_ap_provider(autojudge_python)
+    kw: dict[str, Any] = {"k": top_k, "resamples": resamples, "seed": seed, "tau_ap": tau_ap}
     measured = rankings.agreement(f"{Path(judge).name}: {jm}", jboard, hboard, **kw)
     baselines = []
     if runs is not None:

@@ -66,8 +66,7 @@ def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> Non
 def choose_families(
     config: ScoringConfig, tasks: list[Task], settings_of: Callable[[MetricFamily], FamilySettings]
 ) -> Chosen:
-    """The families that score each task, with their settings (``settings_of``).  A family
-    asked for that cannot score a task is an error; one the card lists is skipped with a note."""
+    """Each task's families, with their settings; one asked for that cannot score a task is an error."""
     requested, inputs = config.requested(), config.inputs()
     chosen: Chosen = {}
     for task in tasks:

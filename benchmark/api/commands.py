@@ -13,8 +13,7 @@ from benchmark.scoring import run
 
 
 def family_command_context(**command_line: Callable[..., Any]) -> CommandContext:
-    """The :class:`CommandContext` of the command line's pieces (``add_command``, ``require``,
-    ``run_options``, ``systems_table``, ``add_settings``, ``settings_from_args``) and the library's."""
+    """The :class:`CommandContext` of the command line's pieces (keywords) and the library's."""
     return CommandContext(
         **command_line,
         save_figures=save_figures,

@@ -23,8 +23,7 @@ from benchmark.scoring.options import Options
 
 
 class ScoringConfig(Options):
-    """The judge profile (and where its LLM is served), the metric families, and the corpus
-    and files the families read."""
+    """The judge profile (and where its LLM is served), the metric families, the corpus and files."""
 
     judge_profile: str | JudgeProfile = option(
         DEFAULT_PROFILE, f"judge profile name or YAML path (shipped: {', '.join(list_profiles())})"
@@ -75,11 +74,9 @@ class ScoringConfig(Options):
 
     def profile(self) -> JudgeProfile:
         """The judge profile, with ``judge_url`` / ``judge_model`` (or their variables) applied."""
-        base = (
-            self.judge_profile
-            if isinstance(self.judge_profile, JudgeProfile)
-            else load_profile(self.judge_profile)
-        )
+        base = self.judge_profile
+        if not isinstance(base, JudgeProfile):
+            base = load_profile(base)
         return with_judge(base, model=self.judge_model, url=self.judge_url)
 
     def requested(self) -> list[str] | None:

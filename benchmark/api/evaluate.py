@@ -86,8 +86,7 @@ class GenerationLine:
 
 @dataclass
 class EvaluationPlan:
-    """What :func:`evaluate` would do: the answers to generate, and the scoring plan of the
-    answers that already exist (an answer's scoring depends on its text)."""
+    """What :func:`evaluate` would do: the answers to generate, the scoring plan of those on disk."""
 
     generation: list[GenerationLine] = field(default_factory=list)
     scoring: DryRun | None = None
@@ -155,8 +154,7 @@ def report_rankings(task: Task, context: Any, out: Path) -> None:
     from benchmark.core.exports import write_csv
     from benchmark.generation.raarg import ranking_quality
 
-    failed = sum(len(f) for f in context.failures.values())
-    if failed:
+    if failed := sum(len(f) for f in context.failures.values()):
         log.warning("rerank: %d window(s) kept their BM25 order after unusable replies", failed)
     if not task.has_table("qrels"):
         return
@@ -224,8 +222,7 @@ def plan_evaluation(
     score: bool = True,
     plan_file: str | Path | None = None,
 ) -> EvaluationPlan:
-    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those already in
-    the outputs files (the others' scoring depends on their text)."""
+    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those on disk."""
     import json
 
     from benchmark.answers import read_answers
@@ -288,13 +285,11 @@ def evaluate(
     options: RunOptions | None = None,
     **keywords: Any,
 ) -> Results:
-    """Generate answers for each task's queries with ``model`` (lm-eval's registry: ``hf``,
-    ``vllm``, ``local-completions``, ``local-chat-completions``; or the offline default
-    ``groundcover-offline``), closed-book and/or retrieval-augmented (``rag="none,bm25"``),
-    then score them as :func:`benchmark.score` does (the same keywords: :class:`ScoringConfig`'s
-    and :class:`RunOptions`').  Every argument is checked before a model loads; generation
-    and scoring checkpoint per query: calling again resumes.  ``score=False`` only generates.
-    """
+    """Generate answers to each task's queries with ``model`` (lm-eval's ``hf``, ``vllm``,
+    ``local-completions``, ``local-chat-completions``, or ``groundcover-offline``), closed-book
+    and/or retrieval-augmented (``rag="none,bm25"``), then score them as :func:`benchmark.score`
+    does, with its keywords.  Everything is checked before a model loads; generation and scoring
+    checkpoint per query, so calling again resumes.  ``score=False`` only generates."""
     where = "benchmark.evaluate"
     task_list = [tasks] if isinstance(tasks, str | os.PathLike | Task) else tasks
     model_args = dict(model_args) if isinstance(model_args, Mapping) else (model_args or {})

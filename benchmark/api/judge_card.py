@@ -38,15 +38,12 @@ def judge_card(
     not_measured: str | None = None,
     out: str | Path | None = None,
 ) -> tuple[JudgeCard, Path]:
-    """Measure ``profile``'s judges and write its card to ``out`` (default: the working
-    folder; a shipped card is replaced only when ``out`` names it); returns the card
-    and where it went.  ``sets`` / ``argument_sets``: the public entailment and
-    argument-preference sets (read from ``data_dir`` copies, else fetched at pinned
-    commits); ``max_pairs``: a seeded sample of each; ``llm_pairs`` / ``argument_items``:
-    also the (slow) LLM support and argument-quality judges on samples that size;
-    ``exam_grades`` with ``exam_bank``: the exam answerer on an EXAM++ graded file.
-    ``not_measured``: load no model, every role written as not measured, for that reason.
-    Everything is checked before a model loads."""
+    """Measure ``profile``'s judges and write its card to ``out`` (default: the working folder; a
+    shipped card is replaced only when ``out`` names it); returns the card and where it went.
+    ``sets`` / ``argument_sets``: the public sets (``data_dir`` copies, else fetched at pinned
+    commits); ``max_pairs``: a seeded sample of each; ``llm_pairs`` / ``argument_items``: also
+    the (slow) LLM support and argument-quality judges; ``exam_grades`` with ``exam_bank``: the
+    exam answerer; ``not_measured``: load no model, every role not measured, for that reason."""
     asked = dict(locals())  # the options, as the card's command records them
     from benchmark.metaeval import human_sets, judge_cards
     from benchmark.models.cards import write_card
@@ -182,8 +179,7 @@ def _judges(judges):  # type: ignore[no-untyped-def]
 
 
 def _similarity_variants(judges):  # type: ignore[no-untyped-def]
-    """The offline stand-in's other settings (windows and guards on or off) on the same pairs,
-    so the card shows whether the profile keeps the best; none for an NLI or LLM judge."""
+    """The offline stand-in's other settings on the same pairs (none for an NLI or LLM judge)."""
     from benchmark.metaeval import judge_cards
     from benchmark.models.entailment import SimilarityEntailment
 

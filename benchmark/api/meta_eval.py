@@ -82,8 +82,7 @@ def system_ranks(scores: Scores, seed: int = 0) -> list[tuple[int, str, Interval
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """A metric's systems against another measure of the same systems: both sides' per-query
-    scores, the query- and system-level correlations and the leaderboard rank agreement."""
+    """A metric's systems against another measure: both sides' scores, correlations, rank agreement."""
 
     metric: str
     other: str

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Results:
-    """The results of one :func:`benchmark.score` / :func:`benchmark.evaluate` call: one
-    :class:`TaskResult` per (model, task, family), in the order they were scored."""
+    """One :func:`benchmark.score` / :func:`benchmark.evaluate` call's results, in scoring order."""
 
     results: list[TaskResult]
     #: where each result was written (``None`` for results held only in memory)
@@ -58,11 +57,9 @@ class Results:
         return found
 
     def scores(self) -> pd.DataFrame:
-        """One row per (model, task, family, score): the value, its interval, the queries it
-        averages over (failed queries are left out of ``n`` and counted in ``failed``), and
-        whether the score is the one the family ranks by. A withheld score (its judge failed
-        past ``max_failure_rate``) has no value here: ``withheld`` says why (the result file
-        keeps the mean over the queries left, for inspection)."""
+        """One row per (model, task, family, score): the value, its interval, ``n`` (failed queries
+        left out, counted in ``failed``) and whether the family ranks by it.  A score withheld (its
+        judge failed past ``max_failure_rate``) has no value here, and ``withheld`` says why."""
         rows = [
             {
                 "model": r.model.label,
@@ -140,21 +137,16 @@ class Results:
             raise IncompleteResults(self.incomplete)
 
     def leaderboard(self, *others: Results | TaskResult) -> Leaderboard:
-        """These results ranked together with ``others`` (other :class:`Results`, or single
-        results), board by board, as ``benchmark leaderboard`` ranks result files: only
-        results with the same task, judge profile and settings share a board."""
+        """These results ranked with ``others`` as ``benchmark leaderboard`` ranks result files
+        (only results of the same task, judge profile and settings share a board)."""
         from benchmark.board.leaderboard import from_results
         from benchmark.board.render import shown
 
-        pooled = list(self.results)
-        for other in others:
-            pooled += other.results if isinstance(other, Results) else [other]
-        return shown(from_results(pooled))
+        more = [r for other in others for r in (other.results if isinstance(other, Results) else [other])]
+        return shown(from_results([*self.results, *more]))
 
     def judge_card_lines(self) -> list[str]:
-        """What the judge profile's card says about trusting these boards' rankings (its
-        banner and lines, per family board), then the failure warnings: the lines printed
-        under each board."""
+        """The lines printed under each board: its judge card's lines, then the failure warnings."""
         from benchmark.board.trust import trust_text, trusts
         from benchmark.families import REGISTRY
 

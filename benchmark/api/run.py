@@ -104,9 +104,8 @@ def score_jobs(
     report: bool = True,
 ) -> Results:
     """Score every (job, family), checkpointed per query, each result file written (and said,
-    with ``report``) as it completes.  A result whose ranked score the judge failed on too often
-    is written but incomplete: :class:`IncompleteResults` unless ``raise_incomplete`` is false.
-    Without ``options.progress`` no progress bar is drawn, the models' loading bars included."""
+    with ``report``) as it completes; a result the judge failed on too often is written but
+    incomplete (:class:`IncompleteResults` unless ``raise_incomplete`` is false)."""
     from benchmark.judging.stack import JudgeStack
     from benchmark.scoring import run
 

@@ -156,10 +156,8 @@ def plan(
     options: RunOptions | None = None,
     **keywords: Any,
 ) -> DryRun:
-    """What :func:`score` with the same arguments would ask, computed from nothing: per
-    family and stage the LLM calls (prompt tokens by the judge's tokenizer), entailment
-    pairs and retrieval queries, how many the cache and the checkpoints already hold, and
-    the money where the profile prices its LLM (``benchmark score --dry-run``)."""
+    """What :func:`score` with the same arguments would ask, computed from nothing, as
+    ``benchmark score --dry-run`` prints it (calls, tokens, cached share, money)."""
     where = "benchmark.plan"
     bad = []
     if plan_file is not None and not isinstance(plan_file, str | os.PathLike):

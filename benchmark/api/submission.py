@@ -61,8 +61,7 @@ def create_submission(
     overwrite: bool = False,
     relabelled: dict[str, int] | None = None,
 ) -> tuple[Path, ModelCard, list[Path]]:
-    """A submission folder from outputs files (or folders of them) and the model card's fields,
-    its generation and RAG settings from the first outputs file."""
+    """A submission folder from outputs files and the card's fields (settings: the first file's)."""
     from pydantic import ValidationError
 
     from benchmark.answers.outputs import read_outputs

@@ -34,10 +34,8 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        m = re.match(r"argument ([^:]+): (.*)", message, flags=re.S)
-        if m:
-            flag = m.group(1).split("/")[0]
-            raise InputError(Problem("command line", m.group(2), field=flag))
+        if m := re.match(r"argument ([^:]+): (.*)", message, flags=re.S):
+            raise InputError(Problem("command line", m.group(2), field=m.group(1).split("/")[0]))
         raise InputError(Problem("command line", message))
 
 
@@ -56,8 +54,7 @@ def add_command(
 
 def require(args: argparse.Namespace, command: str, *names: str) -> None:
     """The first of ``names`` a family command's action lacks is an error naming it."""
-    missing = [n for n in names if not getattr(args, n.replace("-", "_"))]
-    if missing:
+    if missing := [n for n in names if not getattr(args, n.replace("-", "_"))]:
         raise InputError(
             Problem(
                 "command line", f"`{command} {args.action}` needs --{missing[0]}", field=f"--{missing[0]}"

@@ -99,12 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except InputError as exc:
+    except (InputError, IncompleteResults) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except IncompleteResults as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_status
+        return exc.exit_status if isinstance(exc, IncompleteResults) else 2
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise

@@ -232,17 +232,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             Problem("command line", "give --metric family:score, or --ratings FILE", field="--metric")
         )
-    found = compare_metric(
-        args.metric,
-        human=args.human,
-        against=args.against,
-        runs=args.runs,
-        qrels=args.qrels,
-        results_dir=args.results_dir,
-        task=args.task,
-        judge_profile=args.judge_profile,
-        seed=args.seed,
-    )
+    names = ("human", "against", "runs", "qrels", "results_dir", "task", "judge_profile", "seed")
+    found = compare_metric(args.metric, **{name: getattr(args, name) for name in names})
     console = Console()
     console.print(systems_table(args.metric, found.scores, args.seed))
     console.print(_table(found))

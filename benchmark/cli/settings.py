@@ -60,8 +60,7 @@ def add_arguments(
 
 
 def from_args(model: type[S], args: argparse.Namespace, **fixed: Any) -> S:
-    """The settings a parsed command line gives: the flags present, over the model's
-    defaults; ``fixed`` values come from the command itself (e.g. a method name)."""
+    """The settings the flags present give, over the model's defaults, with the command's ``fixed``."""
     values: dict[str, Any] = {}
     for name, flag in model.flags().items():
         if hasattr(args, model.dest(flag)):

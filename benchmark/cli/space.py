@@ -99,12 +99,8 @@ def stage(dest: Path, *, ref: str | None = None) -> list[Path]:
                 "no results pin: pin a release first (`python scripts/hosted_board.py pin --release N`)",
             )
         )
-    files = []
-    for name in SPACE_FILES:
-        shutil.copy2(SPACE_DIR / name, dest / name)
-        files.append(dest / name)
-    pin = ref or git_sha()
-    if pin:
+    files = [shutil.copy2(SPACE_DIR / name, dest / name) for name in SPACE_FILES]
+    if pin := ref or git_sha():
         req = dest / "requirements.txt"
         req.write_text(
             REQUIREMENT.sub(lambda m: f"{m.group(1)}@{pin}", req.read_text(encoding="utf-8")),

@@ -197,15 +197,11 @@ def _export(args: argparse.Namespace, console: Console) -> int:
         shown = "" if len(qids) == total else f" ({', '.join(qids[:12])}{' …' if len(qids) > 12 else ''})"
         console.print(Text(f"wrote {done.path}: {scope} queries{shown}"))
 
+    names = ("all_queries", "rag", "rag_k", "judge_profile", "corpus", "lucene_index")
     export_lm_eval(
         args.out or "lm_eval_tasks",
         tasks=[t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None,
-        all_queries=args.all_queries,
-        rag=args.rag,
-        rag_k=args.rag_k,
-        judge_profile=args.judge_profile,
-        corpus=args.corpus,
-        lucene_index=args.lucene_index,
+        **{name: getattr(args, name) for name in names},
         on_task=said,
     )
     return 0

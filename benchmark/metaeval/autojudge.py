@@ -50,8 +50,7 @@ class Request:
 
 
 def read_requests(path: str | Path) -> list[Request]:
-    """An AutoJudge topics file's requests (``request_id`` and ``title`` required, as
-    ``autojudge_base.Request``); every problem raised at once."""
+    """An AutoJudge topics file's requests (``request_id``, ``title``); every problem raised at once."""
     p = Path(path)
     where = rel(p)
     if not p.is_file():
@@ -175,8 +174,7 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures") -> Leaderboard:
             except ValueError as e:
                 problems.append(Problem(where, f"not a JSON object: {e}", line=n))
                 continue
-            missing = [c for c in columns if not isinstance(row, dict) or c not in row]
-            if missing:
+            if missing := [c for c in columns if not isinstance(row, dict) or c not in row]:
                 problems.append(Problem(where, "missing", line=n, field=missing[0]))
                 continue
             got = {"run": str(row["run_id"]), "topic": str(row["topic_id"]), "measure": str(row["measure"]),
@@ -250,8 +248,7 @@ def write_leaderboard(
                 (run, topic, m, float(b[run][topic])) for m, b in boards.items() if topic in b.get(run, {})
             ]
         for m, b in boards.items():
-            values = list(b.get(run, {}).values())
-            if values:
+            if values := list(b.get(run, {}).values()):
                 rows.append((run, ALL_TOPICS, m, float(np.round(np.mean(values), ROUND))))
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -271,8 +268,7 @@ def write_leaderboard(
 
 
 def word_board(answers: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, float]]:
-    """Each run's answer length in words per topic: the trivial baseline a ranking card sets
-    a judge's leaderboard against (a judge that orders runs no better than length does)."""
+    """Each run's answer length in words per topic: a ranking card's trivial baseline."""
     return {
         run: {t: float(len(text.split())) for t, text in topics.items()} for run, topics in answers.items()
     }
@@ -289,7 +285,6 @@ def check_runs_cover(boards: Mapping[str, Board], topics: Sequence[str], where: 
     notes = []
     for m, board in boards.items():
         for run, scores in sorted(board.items()):
-            missing = sorted(set(topics) - set(scores))
-            if missing:
+            if missing := sorted(set(topics) - set(scores)):
                 notes.append(f"{where}: {m} has no score for run {run} on topic(s) {', '.join(missing)}")
     return notes

@@ -328,18 +328,9 @@ def _hub_rows(hs: HubSet) -> list[dict[str, Any]]:
         token = os.environ.get("HF_TOKEN")
         revision = hs.revision or HfApi().dataset_info(hs.repo, token=token).sha
         RESOLVED[hs.id] = revision or "main"
-        rows: list[dict[str, Any]] = []
-        for split in hs.splits:
-            ds = datasets.load_dataset(
-                hs.repo,
-                hs.config,
-                split=split,
-                revision=revision,
-                token=token,
-                cache_dir=str(cache_dir() / "hub"),
-            )
-            rows.extend(ds.to_list())
-        return rows
+        kw = {"revision": revision, "token": token, "cache_dir": str(cache_dir() / "hub")}
+        splits = [datasets.load_dataset(hs.repo, hs.config, split=s, **kw) for s in hs.splits]
+        return [row for split in splits for row in split.to_list()]
     except (OSError, ValueError, ImportError) as exc:
         gated = " It is gated: accept its terms on the Hub and set HF_TOKEN." if hs.gated else ""
         raise InputError(

@@ -234,8 +234,7 @@ def _figure(
     about: tuple[str, str, str | None] | None = None,
     differences: Sequence[Difference] = (),
 ) -> SetFigure:
-    """One set's figure, with the set's title, licence and source (``about``, for a file the
-    user gave; else from :data:`human_sets.SETS`) and the verdict it earns."""
+    """One set's figure, with its title, licence and source (``about``, else the set's) and verdict."""
     title, licence, source = about or (lambda hs: (hs.title, hs.licence, hs.source))(human_sets.SETS[set_id])
     said, why = verdict(n, value, ci, chance, differences)
     return SetFigure(
@@ -485,8 +484,7 @@ def similarity_setting(windows: int, guards: bool) -> str:
 
 
 def judge_name(profile: JudgeProfile, role: str) -> str:
-    """Which model fills ``role`` in ``profile``, in words: the shared entailment role's
-    model, or what the family that declares the role says; else the profile's LLM."""
+    """Which model fills ``role`` in ``profile``, in words (a family's own roles say it themselves)."""
     if role == "entailment":
         spec = profile.entailment
         if spec.kind == "embedding-similarity":
@@ -508,8 +506,7 @@ OPTIONS = (
 
 
 def command_line(options: Mapping[str, Any]) -> str:
-    """The full command that wrote a card, defaults included, so a later change of a default
-    does not change what the card says it ran."""
+    """The full command that wrote a card, defaults included."""
     import shlex
 
     words = ["benchmark", "judge-card"]

@@ -180,8 +180,7 @@ def check(
                     answers, int(level), judges.llm, seed=seed, max_retries=judges.profile.llm.max_retries
                 )
                 texts = {q: i.text for q, i in injected.items()}
-                failed = sum(i.failed for i in injected.values())
-                if failed:
+                if failed := sum(i.failed for i in injected.values()):
                     notes.append(f"level {level:g}: {failed} rewrite(s) unusable after retries, left out")
             for result, _ in score_jobs(stack, texts, results_root / f"{kind}-{level:g}"):
                 family = REGISTRY[result.metric_family]

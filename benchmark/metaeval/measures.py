@@ -109,10 +109,14 @@ def rank_correlation(
 # -- a judge's ratings against human raters -------------------------------------------------
 
 
-def partial_correlation(r_xy: float, r_xz: float, r_yz: float, n: int) -> tuple[float | None, float | None]:
+def partial_correlation(
+    r_xy: float | None, r_xz: float | None, r_yz: float | None, n: int
+) -> tuple[float | None, float | None]:
     """Partial correlation of x and y controlling for z from the three pairwise coefficients,
     with its p-value (t, n − 3 df): a judge whose agreement vanishes once length is held
-    constant is measuring length."""
+    constant is measuring length.  ``None`` where a coefficient is."""
+    if r_xy is None or r_xz is None or r_yz is None:
+        return None, None
     denom = math.sqrt(max((1 - r_xz**2) * (1 - r_yz**2), 0.0))
     if denom == 0 or n < 4:
         return None, None
@@ -136,8 +140,7 @@ def alpha(ratings: Sequence[Sequence[float | None]], level: str = "ordinal") -> 
 
 
 def length_ratings(lengths: Sequence[float], levels: Sequence[float]) -> list[float]:
-    """Text lengths mapped onto the rating scale by quantiles (the length-only baseline
-    rater: longer texts get higher ratings, in the same proportions as the scale's steps)."""
+    """Text lengths mapped onto the rating scale by quantiles: the length-only baseline rater."""
     ranks = st.rankdata(lengths) / len(lengths)
     steps = sorted(levels)
     return [steps[min(len(steps) - 1, int(r * len(steps) - 1e-9))] for r in ranks]
@@ -174,11 +177,7 @@ def rater_agreement(
     by_length = length_ratings(length, levels) if levels and items else []
     sj, sl = correlate(judged, mean), correlate(length, mean)
     sjl = correlate(judged, length)
-    partial = (
-        partial_correlation(sj.spearman, sjl.spearman, sl.spearman, len(items))
-        if None not in (sj.spearman, sjl.spearman, sl.spearman)
-        else (None, None)
-    )
+    partial = partial_correlation(sj.spearman, sjl.spearman, sl.spearman, len(items))
     return DimensionAgreement(
         dimension,
         len(items),

@@ -33,8 +33,7 @@ class RankingSet:
 
     @property
     def regraded_title(self) -> str:
-        """The set's title when a profile's own answerer grades its runs again: the same
-        runs and questions, not the file's grader's grades."""
+        """The set's title when a profile's own answerer grades its runs again."""
         return self.title.split(", graded by")[0] + ", its runs read again on the file's questions"
 
     @property

@@ -95,8 +95,7 @@ def length_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[
 
 
 def count_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[str, float]]:
-    """Baseline: how many of a system's passages within the cut-off the file keeps (for a
-    file of judged passages, how many of its top ``rank_cutoff`` were judged)."""
+    """Baseline: how many of a system's passages within the cut-off the file keeps (judged ones)."""
     out: dict[str, dict[str, float]] = {}
     for (system, topic), ranked in _ranked(paragraphs, rank_cutoff).items():
         out.setdefault(system, {})[topic] = float(len(ranked))
@@ -241,8 +240,7 @@ def _interval(values: Sequence[float]) -> tuple[float | None, float | None]:
 
 
 def _nanmean(x: np.ndarray) -> float:
-    """Mean over the topics where τ is defined (a topic on which one measure gives every
-    system the same score has none); NaN when it is defined on none."""
+    """Mean over the topics where τ is defined (NaN when it is defined on none)."""
     kept = x[~np.isnan(x)]
     return float(kept.mean()) if kept.size else math.nan
 
@@ -312,8 +310,7 @@ def leaderboard_correlation(
     allowed), as EXAM++'s ``leaderboard_rank_correlation`` reports them."""
     from scipy import stats
 
-    missing = sorted(set(official_rank) - set(scores))
-    if missing:
+    if missing := sorted(set(official_rank) - set(scores)):
         raise InputError(Problem("leaderboard", f"official systems without a score: {', '.join(missing)}"))
     systems = list(official_rank)
     ranks = stats.rankdata([-round(scores[s], TIE_DECIMALS) for s in systems], method="average")
@@ -433,8 +430,7 @@ def command_line(options: RankingOptions) -> str:
 
 
 def default_min_rating(family: Any) -> int | None:
-    """The family's own default least self-rating (its settings' ``min_rating``), so a graded
-    file is counted the same whichever command reads it."""
+    """The family's own least self-rating, so a graded file counts alike whichever command reads it."""
     return getattr(family.settings_model(), "min_rating", None)
 
 
@@ -555,8 +551,7 @@ def run(options: RankingOptions) -> RankingRun:
 
 
 def _regrading(options: RankingOptions, *, load: bool = True) -> Any:
-    """With ``--judge-profile``: what the family needs to grade the file again (the
-    profile's models, the bank, the topics); without ``load``, only the profile's id."""
+    """With ``--judge-profile``: what the family needs to grade the file again (without ``load``, its id)."""
     if not options.judge_profile:
         return None
     from benchmark.families.base import Regrading

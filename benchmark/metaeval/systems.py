@@ -55,8 +55,7 @@ def checked_rows(path: Path, flag: str, fields: tuple[str, ...], number: str) ->
         if not isinstance(row, dict):
             problems.append(Problem(rel(path), "each row must be an object", line=n))
             continue
-        missing = [f for f in fields if row.get(f) in (None, "")]
-        if missing:
+        if missing := [f for f in fields if row.get(f) in (None, "")]:
             problems.append(Problem(rel(path), "missing", line=n, field=missing[0]))
             continue
         try:
