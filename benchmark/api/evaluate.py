@@ -292,7 +292,7 @@ def evaluate(
     checkpoint per query, so calling again resumes.  ``score=False`` only generates."""
     where = "benchmark.evaluate"
     task_list = [tasks] if isinstance(tasks, str | os.PathLike | Task) else tasks
-    model_args = dict(model_args) if isinstance(model_args, Mapping) else (model_args or {})
+    model_args = dict(model_args) if isinstance(model_args, Mapping) else model_args
     gen_kwargs = dict(gen_kwargs) if isinstance(gen_kwargs, Mapping) else gen_kwargs
     problems = generation_problems(
         where, model, task_list, model_args, gen_kwargs, batch_size, output_dir,
@@ -301,7 +301,7 @@ def evaluate(
     call = checked_call(where, keywords, options=options, settings=settings, ray=ray, problems=problems)
     request = generation.Request(
         model=model,
-        model_args=model_args,
+        model_args=model_args or {},
         output_dir=Path(output_dir),
         batch_size=batch_size,
         gen_kwargs=gen_kwargs,
@@ -367,7 +367,7 @@ def generation_problems(
     if problems:
         return problems
     try:
-        check_request(model, model_args, gen_kwargs, batch_size)
+        check_request(model, model_args or {}, gen_kwargs, batch_size)
     except InputError as exc:
         problems += [
             Problem(where, p.message, field=_KEYWORD_OF.get(p.field or "", p.field)) for p in exc.problems
