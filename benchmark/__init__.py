@@ -10,13 +10,11 @@ names are the library's (:mod:`benchmark.api`), importable from here::
     results.scores()          # per family, each score with its interval
     results.to_pandas()       # one row per query
 
-:func:`score` scores answers you hold, :func:`evaluate` generates them with a model
-first, :func:`plan` says what a run would ask without computing it; each returns or
-takes the same result files, checkpoints and cache as the command line, which only calls
-them.  The names load on first use, so ``import benchmark`` stays cheap and a submodule
+The names load on first use, so ``import benchmark`` stays cheap and a submodule
 (``benchmark.core.errors``, say) never pulls the whole library in.
 """
 
+# ruff: noqa: F405
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -24,27 +22,7 @@ from typing import TYPE_CHECKING, Any
 from benchmark.core.version import __version__
 
 if TYPE_CHECKING:
-    from benchmark.api import (
-        DryRun,
-        IncompleteResults,
-        InputError,
-        JudgeProfile,
-        RankingOptions,
-        Results,
-        RunOptions,
-        ScoringConfig,
-        Task,
-        autojudge_card,
-        autojudge_judge,
-        compare_metric,
-        evaluate,
-        export_lm_eval,
-        judge_card,
-        load_task,
-        plan,
-        ranking_card,
-        score,
-    )
+    from benchmark.api import *  # noqa: F403  (the names __all__ lists, for type checkers)
 
 __all__ = [
     "DryRun",

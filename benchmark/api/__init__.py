@@ -4,16 +4,9 @@
 >>> results = benchmark.score(frame, task="webtrack-2009-2012")  # doctest: +SKIP
 >>> results.scores()  # doctest: +SKIP
 
-:func:`score` scores existing answers (a path, a DataFrame, a ``datasets.Dataset``, a
-list of dicts), :func:`evaluate` generates them with a model first, :func:`plan` says what
-a scoring run would ask without computing anything.  Each is the very run the command line
-makes (``benchmark score``, ``benchmark evaluate``, ``--dry-run``): the same checks before
-any model loads, result files, checkpoints, cache and resume; the command line only
-parses flags into these calls and prints what they return.  The other commands are calls
-here too: :func:`judge_card` (``benchmark judge-card``), :func:`compare_metric`,
-:func:`rater_agreements` and :func:`ranking_card` (``benchmark meta-eval``),
-:func:`autojudge_judge` and :func:`autojudge_card` (``benchmark autojudge``),
-:func:`list_tasks` and :func:`export_lm_eval` (``benchmark tasks``).  Bad input raises
+:func:`score` scores answers you hold, :func:`evaluate` generates them with a model first,
+:func:`plan` says what a scoring run would ask; every command of the command line is a call
+here (same checks, result files, checkpoints and cache), and bad input raises
 :class:`InputError` with the one-line message the command line prints.
 """
 

@@ -1,11 +1,5 @@
-"""Answers, however they are held, as scoring jobs.
-
-``benchmark.score(answers, task=...)`` takes a path (a groundcover outputs JSONL, an
-lm-eval ``--log_samples`` file, or — with ``trec_rag_run=True`` — a TREC RAG run), a
-pandas DataFrame, a ``datasets.Dataset`` or a list of dicts; ``benchmark score`` takes
-the files and a submission folder.  Every one is read by
-:func:`benchmark.answers.read_answers` (one place each format is read, one check for all);
-this module only turns the answer sets it gives into :class:`~benchmark.scoring.run.Job` s.
+"""Answers, however they are held, as scoring jobs: every format is read by
+:func:`benchmark.answers.read_answers` (one place per format, one check for all).
 """
 
 from __future__ import annotations
@@ -51,16 +45,13 @@ def answer_jobs(sets: list[AnswerSet]) -> list[Job]:
 
 
 def answers_job(answers: Answers, task: Task, *, model_name: str | None = None) -> Job:
-    """One job from an outputs file or from records: ``query_id``, ``answer``, ``model``
-    (or ``model_name``), and optionally the other fields of the outputs format (``rag``,
-    ``retrieval``, ``revision``, ...)."""
+    """One job from an outputs file or records (``query_id``, ``answer``, ``model`` or ``model_name``)."""
     (found,) = read_answers(answers, task, model_name=model_name)
     return job_of(found)
 
 
 def submission_jobs(sub: Submission) -> list[Job]:
-    """A validated submission as scoring jobs, one per task: what ``score --submission``
-    scores and what ``validate --budget`` plans, so the two cannot differ."""
+    """A submission's jobs, one per task: what ``score --submission`` scores, ``validate --budget`` plans."""
     model = ModelInfo(
         id=sub.card.model_id,
         revision=sub.card.revision,

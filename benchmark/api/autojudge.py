@@ -1,17 +1,6 @@
-"""TREC AutoJudge, both ways (``benchmark autojudge judge`` / ``benchmark autojudge card``).
-
-* :func:`autojudge_judge` enters a groundcover family and judge profile in the AutoJudge
-  track: it reads the track's task (requests and a folder of RAG runs, in its published
-  formats), scores every run with the family exactly as ``benchmark score`` does (same
-  checks, result files, checkpoints and cache), and writes the leaderboard AutoJudge takes
-  (``{filebase}.eval.txt`` and its ``.measures.yml``), each per-query score of the family a
-  measure ``<family>_<score>``.
-* :func:`autojudge_card` goes the other way: a leaderboard that an AutoJudge judge wrote,
-  measured against a human leaderboard on a ranking card (:mod:`benchmark.metaeval.rankings`:
-  Kendall's τ, Spearman's ρ, τ_AP from autojudge-evaluate, top-k overlap, per-topic τ, with
-  bootstrap intervals), next to the trivial baseline of answer length where the runs are given.
-
-The formats are :mod:`benchmark.metaeval.autojudge`'s; no figure is computed here.
+"""TREC AutoJudge, both ways: :func:`autojudge_judge` scores an AutoJudge task's runs as
+``benchmark score`` does and writes the leaderboard AutoJudge takes; :func:`autojudge_card` puts an
+AutoJudge judge's leaderboard on a ranking card (docs/meta-evaluation.md).
 """
 
 from __future__ import annotations
@@ -20,7 +9,6 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,14 +44,11 @@ class AutoJudgeJudgement:
 
 
 def build_task(topics: str | os.PathLike[str], out_dir: Path, metrics: list[str]) -> Task:
-    """The AutoJudge requests as a groundcover task folder (its queries: the request's
-    title, its problem statement as the description where given), listing ``metrics``:
-    the family's other inputs (nuggets, …) come as its input files, as AutoJudge hands
-    them to a judge beside the task."""
-    requests = aj.read_requests(topics)
+    """The AutoJudge requests as a task folder listing ``metrics`` (the family's other inputs,
+    nuggets say, come as its input files, as AutoJudge hands them to a judge beside the task)."""
     queries = [
         {"query_id": r.request_id, "text": r.title, "description": r.problem_statement or r.title}
-        for r in requests
+        for r in aj.read_requests(topics)
     ]
     # the id carries the requests' checksum: result files and checkpoints are keyed by task
     # id, and two tracks' topics.jsonl must never resume from each other's
@@ -94,9 +79,8 @@ def autojudge_judge(
     fmt: str = "ir_measures",
     filebase: str = FILEBASE,
 ) -> AutoJudgeJudgement:
-    """Judge an AutoJudge task with ``config``'s families and judge profile and write its
-    leaderboard under ``out`` (``{filebase}.eval.txt``, in ``fmt``).  The task folder built
-    from the requests goes to ``out/task``, result files to ``options.results_dir``."""
+    """Judge an AutoJudge task with ``config``'s families and profile and write its leaderboard
+    ``out/{filebase}.eval.txt`` (the task built from the requests goes to ``out/task``)."""
     metrics = list(config.metrics or ())
     if not metrics:
         raise InputError(
@@ -104,9 +88,7 @@ def autojudge_judge(
         )
     out_dir = Path(out)
     task = build_task(topics, out_dir / "task", metrics)
-    sets = []
-    for path in aj.run_files(runs):
-        sets += read_answers(path, task, trec_rag_run=True)
+    sets = [found for path in aj.run_files(runs) for found in read_answers(path, task, trec_rag_run=True)]
     opts = options or RunOptions(results_dir=out_dir / "results")
     results = score_all(answer_jobs(sets), config, opts, settings=settings)
     # a result's model is the run's (``team/run``): its run id is what the leaderboard names
@@ -159,19 +141,14 @@ def autojudge_card(
     out: str | os.PathLike[str] | None = None,
     command: str = "",
 ) -> AutoJudgeCard:
-    """A ranking card for the AutoJudge leaderboard ``judge`` against the human leaderboard
-    ``human`` (per-topic rows; the ``all`` rows are recomputed as means over the shared
-    topics, as every ranking card does), with answer length as the trivial baseline when the
-    ``runs`` are given; written as YAML to ``out`` if given."""
+    """A ranking card for the AutoJudge leaderboard ``judge`` against ``human`` (means recomputed
+    over the shared topics, as every ranking card does), with answer length as the baseline when
+    the ``runs`` are given; written as YAML to ``out`` if given."""
     started = time.perf_counter()
     jm, jboard = aj.read_leaderboard(judge, judge_format).board(judge_measure, "--judge-measure")
     hm, hboard = aj.read_leaderboard(human, human_format).board(human_measure, "--human-measure")
-    kw: dict[str, Any] = {
-        "k": top_k,
-        "resamples": resamples,
-        "seed": seed,
-        "tau_ap": rankings.tau_ap_provider(autojudge_python),
-    }
+    tau_ap = rankings.tau_ap_provider(autojudge_python)
+    kw: dict[str, Any] = {"k": top_k, "resamples": resamples, "seed": seed, "tau_ap": tau_ap}
     measured = rankings.agreement(f"{Path(judge).name}: {jm}", jboard, hboard, **kw)
     baselines = []
     if runs is not None:
@@ -183,13 +160,12 @@ def autojudge_card(
         set_info, measured, baselines, command, time.perf_counter() - started, resamples=resamples
     )
     card["human_leaderboard"] = f"{hm} from {rel(Path(human))} (AutoJudge leaderboard, {human_format})"
-    path = _write_yaml(card, out) if out else None
+    path = rankings.write_yaml(card, out) if out else None
     return AutoJudgeCard(card, measured, baselines, path)
 
 
 def run_answers(runs: str | os.PathLike[str]) -> dict[str, dict[str, str]]:
-    """run id -> topic -> answer text of an AutoJudge runs folder, read by groundcover's TREC
-    RAG run reader (format rules only)."""
+    """run id -> topic -> answer text of an AutoJudge runs folder (the TREC RAG run reader's rules)."""
     from benchmark.answers.trec_rag_run import read_trec_rag_run
 
     out: dict[str, dict[str, str]] = {}
@@ -197,14 +173,3 @@ def run_answers(runs: str | os.PathLike[str]) -> dict[str, dict[str, str]]:
         for run in read_trec_rag_run(str(path), year=None, topics=None):
             out.setdefault(run.run_id, {}).update({t: topic.answer for t, topic in run.topics.items()})
     return out
-
-
-def _write_yaml(card: Mapping[str, Any], out: str | os.PathLike[str]) -> Path:
-    import yaml
-
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        yaml.safe_dump(dict(card), sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
-    )
-    return path

@@ -1,13 +1,10 @@
-"""Everything a scoring run needs, checked before any model loads.
-
-A typo in a profile name, a family that cannot score the task, an unreadable corpus or
-an unwritable results folder fails in a second with a one-line
-:class:`~benchmark.core.errors.InputError`, not after a model download.  The command line
-and the library run these same checks (:func:`benchmark.api.run.choose`).
+"""Everything a scoring run needs, checked before any model loads: a typo fails in a second
+with a one-line :class:`~benchmark.core.errors.InputError`, not after a model download.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -17,8 +14,9 @@ from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.families import families_for
-from benchmark.families.base import FamilySettings, MetricFamily, ScoringInputs, queries_of
+from benchmark.families.base import FamilySettings, MetricFamily, queries_of
 from benchmark.scoring.options import RunOptions
+from benchmark.scoring.ray_shards import RayOptions
 from benchmark.tasks import Task
 
 #: per task id, the families that score it and their settings
@@ -40,26 +38,20 @@ def check_corpus(path: str) -> None:
         raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None
 
 
-def check_outputs(
-    *, plan_file: str | Path | None = None, ray_address: str | None = None, ray: bool = False
-) -> None:
-    """What a scoring run writes or needs outside the results folder, checked before any
-    planning, model load or generation: the dry run's plan file, the groundcover home
-    (model-call cache, indexes), and Ray where asked for (``ray_address`` ``None``: a new
-    local instance)."""
+def check_outputs(*, plan_file: str | Path | None = None, ray: RayOptions | None = None) -> None:
+    """What a run writes or needs outside its results folder: the plan file, the home, Ray."""
     if plan_file is not None:
         check_writable_file(str(plan_file), "--dry-run")
     check_writable(paths.home(), "GROUNDCOVER_HOME")
-    if ray:
+    if ray is not None:
         from benchmark.scoring.ray_shards import check_address
 
-        check_address(ray_address)
+        check_address(ray.address)
 
 
 def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> None:
-    """A family with no scorable query on ``task`` (nuggets on a task that ships none, say):
-    an error when ``metrics`` asked for it; otherwise a note, and the card's other
-    families are scored, so listing a family a user completes with a file is no trap."""
+    """A family with no scorable query on ``task``: an error when ``metrics`` asked for it;
+    otherwise a note, so listing a family a user completes with a file is no trap."""
     needs = (
         "pass " + " or ".join(f"{i.flag} FILE" for i in family.inputs)
         if family.inputs
@@ -72,13 +64,9 @@ def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> Non
 
 
 def choose_families(
-    config: ScoringConfig,
-    tasks: list[Task],
-    settings: dict[str, FamilySettings] | None = None,
+    config: ScoringConfig, tasks: list[Task], settings_of: Callable[[MetricFamily], FamilySettings]
 ) -> Chosen:
-    """The families that score each task, with their settings (``settings`` by family id;
-    a family not named there gets its defaults).  A family asked for that cannot score a
-    task is an error; one the card lists is skipped with a note."""
+    """Each task's families, with their settings; one asked for that cannot score a task is an error."""
     requested, inputs = config.requested(), config.inputs()
     chosen: Chosen = {}
     for task in tasks:
@@ -88,7 +76,7 @@ def choose_families(
             if queries_of(fam, task, inputs) == []:
                 nothing_to_score(fam, task, explicit=bool(requested))
                 continue
-            chosen[task.id].append((fam, (settings or {}).get(fam.id) or fam.settings_model()))
+            chosen[task.id].append((fam, settings_of(fam)))
         if not chosen[task.id]:
             raise InputError(
                 Problem(
@@ -106,13 +94,11 @@ def check_run(
     options: RunOptions,
     *,
     plan_file: str | Path | None = None,
-    ray_address: str | None = None,
-    ray: bool = False,
+    ray: RayOptions | None = None,
 ) -> None:
-    """The checks of every scoring run that need no task: results folder, home, plan file,
-    Ray, corpus, and the judge profile (loaded, so a bad one fails here)."""
+    """The checks of a scoring run that need no task: results folder, home, plan file, Ray, corpus."""
     check_writable(options.results_dir, "--results-dir")
-    check_outputs(plan_file=plan_file, ray_address=ray_address, ray=ray)
+    check_outputs(plan_file=plan_file, ray=ray)
     if config.corpus and not config.corpus.startswith("irds:"):
         check_corpus(config.corpus)
 
@@ -122,6 +108,3 @@ def scorable_queries(config: ScoringConfig, task: Task) -> list[str]:
     from benchmark import families
 
     return families.scorable_queries(task, config.inputs(), config.requested())
-
-
-__all__ = ["Chosen", "ScoringInputs", "check_corpus", "check_outputs", "check_run", "choose_families"]

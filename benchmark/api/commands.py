@@ -1,8 +1,6 @@
-"""What a family's own sub-commands (``benchmark <family> …``) are handed from the layers
-above the families: the library's pieces here, the command line's own (how a command is
-added, how a flag is required, how run options and settings are read, how a systems table is
-printed)
-from the command line, which calls this.  Families import nothing from above them."""
+"""What a family's own sub-commands (``benchmark <family> …``) are handed from above the
+families (the library's pieces and the command line's), so families import nothing from above.
+"""
 
 from __future__ import annotations
 
@@ -14,25 +12,13 @@ from benchmark.families.command_context import CommandContext
 from benchmark.scoring import run
 
 
-def family_command_context(
-    *,
-    add_command: Callable[..., Any],
-    require: Callable[..., Any],
-    run_options: Callable[..., Any],
-    systems_table: Callable[..., Any],
-    add_settings: Callable[..., Any],
-    settings_from_args: Callable[..., Any],
-) -> CommandContext:
+def family_command_context(**command_line: Callable[..., Any]) -> CommandContext:
+    """The :class:`CommandContext` of the command line's pieces (keywords) and the library's."""
     return CommandContext(
-        add_command=add_command,
-        require=require,
-        run_options=run_options,
-        add_settings=add_settings,
-        settings_from_args=settings_from_args,
+        **command_line,
         save_figures=save_figures,
         scoring_job=run.Job,
         score_jobs=run.score_jobs,
-        systems_table=systems_table,
         judged_passage=_judged_passage,
         answerability_vs_relevance=_answerability_vs_relevance,
     )

@@ -1,10 +1,5 @@
-"""What a scoring run scores against: the judge, the families, the knowledge.
-
-:class:`ScoringConfig` is one typed model whose fields are the library's keywords
-(``benchmark.score(..., judge_profile=..., metrics=...)``) and whose flags
-(``--judge-profile``, ``--metrics``, ``--corpus``, ...) the command line generates from
-it, as it generates the run options' flags from
-:class:`~benchmark.scoring.options.RunOptions`: declared once, defaults identical.
+"""What a scoring run scores against: the judge, the families, the knowledge.  The fields of
+:class:`ScoringConfig` are the library's keywords and, generated from them, the command line's flags.
 """
 
 from __future__ import annotations
@@ -28,8 +23,7 @@ from benchmark.scoring.options import Options
 
 
 class ScoringConfig(Options):
-    """The judge profile (and where its LLM is served), the metric families, and the corpus
-    and files the families read."""
+    """The judge profile (and where its LLM is served), the metric families, the corpus and files."""
 
     judge_profile: str | JudgeProfile = option(
         DEFAULT_PROFILE, f"judge profile name or YAML path (shipped: {', '.join(list_profiles())})"
@@ -79,13 +73,10 @@ class ScoringConfig(Options):
         return str(value) if not isinstance(value, str | JudgeProfile) and value is not None else value
 
     def profile(self) -> JudgeProfile:
-        """The judge profile, with ``judge_url`` / ``judge_model`` (or their environment
-        variables) applied."""
-        base = (
-            self.judge_profile
-            if isinstance(self.judge_profile, JudgeProfile)
-            else load_profile(self.judge_profile)
-        )
+        """The judge profile, with ``judge_url`` / ``judge_model`` (or their variables) applied."""
+        base = self.judge_profile
+        if not isinstance(base, JudgeProfile):
+            base = load_profile(base)
         return with_judge(base, model=self.judge_model, url=self.judge_url)
 
     def requested(self) -> list[str] | None:

@@ -1,9 +1,5 @@
-"""``benchmark.evaluate``: generate answers with a model, then score them.
-
-The same run as ``benchmark evaluate``: closed-book and/or retrieval-augmented settings,
-one outputs file per (task, setting) checkpointed per query, then the scoring run of
-:mod:`benchmark.api.run`.  Everything scoring needs (the judge profile, the families and
-their settings, the corpus) is checked before a single answer is generated.
+"""``benchmark.evaluate``: generate answers with a model, then score them, as ``benchmark
+evaluate`` does; everything scoring needs is checked before a single answer is generated.
 """
 
 from __future__ import annotations
@@ -34,7 +30,6 @@ from benchmark.generation.model_args import (
     OFFLINE_BATCH_SIZE,
     OFFLINE_MODEL,
     check_batch_size,
-    default_batch_size,
 )
 from benchmark.generation.plan import Request
 from benchmark.models.profiles import JudgeProfile
@@ -55,7 +50,6 @@ __all__ = [
     "Request",
     "Sweep",
     "check_batch_size",
-    "default_batch_size",
     "evaluate",
     "plan_evaluation",
 ]
@@ -92,8 +86,7 @@ class GenerationLine:
 
 @dataclass
 class EvaluationPlan:
-    """What :func:`evaluate` would do: the answers to generate, and the scoring plan of the
-    answers that already exist (an answer's scoring depends on its text)."""
+    """What :func:`evaluate` would do: the answers to generate, the scoring plan of those on disk."""
 
     generation: list[GenerationLine] = field(default_factory=list)
     scoring: DryRun | None = None
@@ -103,7 +96,6 @@ class EvaluationPlan:
 
 @dataclass
 class _Prepared:
-    request: generation.Request
     tasks: list[Task]
     settings: generation.Settings
     queries: dict[str, list[str]]
@@ -112,7 +104,6 @@ class _Prepared:
 
 
 def _prepare(
-    *,
     request: generation.Request,
     tasks: Sequence[str | os.PathLike[str] | Task],
     sweep: Sweep,
@@ -120,8 +111,8 @@ def _prepare(
     options: RunOptions,
     settings: FamilySettingsArg | None,
     score: bool,
-    plan_file: str | Path | None,
-    ray: RayOptions | None,
+    plan_file: str | Path | None = None,
+    ray: RayOptions | None = None,
 ) -> _Prepared:
     from benchmark.generation.model_args import check_request
 
@@ -147,7 +138,7 @@ def _prepare(
         )
         for t in loaded
     }
-    return _Prepared(request, loaded, expanded, queries, profile, chosen)
+    return _Prepared(loaded, expanded, queries, profile, chosen)
 
 
 def _generatable(config: ScoringConfig, task: Task) -> list[str]:
@@ -159,13 +150,11 @@ def _generatable(config: ScoringConfig, task: Task) -> list[str]:
 
 
 def report_rankings(task: Task, context: Any, out: Path) -> None:
-    """P@10 / nDCG@10 of the retrieved and the reranked lists (RAArg), printed and saved
-    beside the outputs."""
+    """P@10 / nDCG@10 of the retrieved and reranked lists (RAArg), printed and saved by the outputs."""
     from benchmark.core.exports import write_csv
     from benchmark.generation.raarg import ranking_quality
 
-    failed = sum(len(f) for f in context.failures.values())
-    if failed:
+    if failed := sum(len(f) for f in context.failures.values()):
         log.warning("rerank: %d window(s) kept their BM25 order after unusable replies", failed)
     if not task.has_table("qrels"):
         return
@@ -199,23 +188,13 @@ def run_evaluation(
     from benchmark.answers import read_answers
     from benchmark.api.answers import answer_jobs
 
-    p = _prepare(
-        request=request,
-        tasks=tasks,
-        sweep=sweep,
-        config=config,
-        options=options,
-        settings=settings,
-        score=score,
-        plan_file=None,
-        ray=ray,
-    )
+    p = _prepare(request, tasks, sweep, config, options, settings, score, ray=ray)
     if score:
         from benchmark.judging.stack import preflight_judge
 
         preflight_judge(p.profile)  # a judge that is not there: one line now, not after generating
     jobs = []
-    for run in generation.generate(p.request, p.tasks, p.settings, p.queries, p.profile):
+    for run in generation.generate(request, p.tasks, p.settings, p.queries, p.profile):
         if run.context is not None and run.context.rankings:
             report_rankings(run.task, run.context, run.path)
         jobs.extend(answer_jobs(read_answers(run.path, run.task)))
@@ -243,10 +222,7 @@ def plan_evaluation(
     score: bool = True,
     plan_file: str | Path | None = None,
 ) -> EvaluationPlan:
-    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those that
-    exist.  Only answers already in the outputs files (a resumed run) are planned; the
-    others are counted as generation calls, with their closed-book prompts' tokens
-    estimated from characters."""
+    """``evaluate --dry-run``: the answers to generate, and the scoring plan of those on disk."""
     import json
 
     from benchmark.answers import read_answers
@@ -255,17 +231,7 @@ def plan_evaluation(
     from benchmark.generation.prompting import build_messages
     from benchmark.scoring.dry_run import CHARS_PER_TOKEN
 
-    p = _prepare(
-        request=request,
-        tasks=tasks,
-        sweep=sweep,
-        config=config,
-        options=options,
-        settings=settings,
-        score=score,
-        plan_file=plan_file,
-        ray=None,
-    )
+    p = _prepare(request, tasks, sweep, config, options, settings, score, plan_file)
     margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
     out = EvaluationPlan()
     jobs = []
@@ -319,15 +285,15 @@ def evaluate(
     options: RunOptions | None = None,
     **keywords: Any,
 ) -> Results:
-    """Generate answers for each task's queries with ``model`` (lm-eval's registry: ``hf``,
-    ``vllm``, ``local-completions``, ``local-chat-completions``; or the offline default
-    ``groundcover-offline``), closed-book and/or retrieval-augmented (``rag="none,bm25"``),
-    then score them as :func:`benchmark.score` does (the same keywords: :class:`ScoringConfig`'s
-    and :class:`RunOptions`').  Every argument is checked before a model loads; generation
-    and scoring checkpoint per query: calling again resumes.  ``score=False`` only generates.
-    """
+    """Generate answers to each task's queries with ``model`` (lm-eval's ``hf``, ``vllm``,
+    ``local-completions``, ``local-chat-completions``, or ``groundcover-offline``), closed-book
+    and/or retrieval-augmented (``rag="none,bm25"``), then score them as :func:`benchmark.score`
+    does, with its keywords.  Everything is checked before a model loads; generation and scoring
+    checkpoint per query, so calling again resumes.  ``score=False`` only generates."""
     where = "benchmark.evaluate"
     task_list = [tasks] if isinstance(tasks, str | os.PathLike | Task) else tasks
+    model_args = dict(model_args) if isinstance(model_args, Mapping) else model_args
+    gen_kwargs = dict(gen_kwargs) if isinstance(gen_kwargs, Mapping) else gen_kwargs
     problems = generation_problems(
         where, model, task_list, model_args, gen_kwargs, batch_size, output_dir,
         {"apply_chat_template": apply_chat_template, "score": score, "raise_incomplete": raise_incomplete},
@@ -335,10 +301,10 @@ def evaluate(
     call = checked_call(where, keywords, options=options, settings=settings, ray=ray, problems=problems)
     request = generation.Request(
         model=model,
-        model_args=dict(model_args) if isinstance(model_args, Mapping) else (model_args or {}),
+        model_args=model_args or {},
         output_dir=Path(output_dir),
         batch_size=batch_size,
-        gen_kwargs=dict(gen_kwargs) if isinstance(gen_kwargs, Mapping) else gen_kwargs,
+        gen_kwargs=gen_kwargs,
         apply_chat_template=apply_chat_template,
         corpus=call.config.corpus,
         lucene_index=call.config.lucene_index,
@@ -377,9 +343,8 @@ def generation_problems(
     output_dir: Any,
     flags: Mapping[str, Any],
 ) -> list[Problem]:
-    """The generation arguments of :func:`evaluate`, checked as ``benchmark evaluate``
-    checks its flags (:func:`~benchmark.generation.model_args.check_request`), named by keyword."""
-    from benchmark.api.keywords import task_problem
+    """The generation arguments of :func:`evaluate`, checked as ``benchmark evaluate``'s flags."""
+    from benchmark.api.keywords import flag_problems, task_problem
     from benchmark.generation.model_args import check_request
 
     problems: list[Problem] = []
@@ -398,20 +363,11 @@ def generation_problems(
             )
     if not isinstance(output_dir, str | os.PathLike):
         problems.append(Problem(where, f"output_dir must be a path, not {output_dir!r}", field="output_dir"))
-    problems += [
-        Problem(where, f"must be True or False, not {value!r}", field=name)
-        for name, value in flags.items()
-        if not isinstance(value, bool)
-    ]
+    problems += flag_problems(where, flags)
     if problems:
         return problems
     try:
-        check_request(
-            model,
-            dict(model_args) if isinstance(model_args, Mapping) else (model_args or {}),
-            dict(gen_kwargs) if isinstance(gen_kwargs, Mapping) else gen_kwargs,
-            batch_size,
-        )
+        check_request(model, model_args or {}, gen_kwargs, batch_size)
     except InputError as exc:
         problems += [
             Problem(where, p.message, field=_KEYWORD_OF.get(p.field or "", p.field)) for p in exc.problems

@@ -1,8 +1,6 @@
-"""``benchmark judge-card`` as a library call: measure a judge profile's judges on public
-human-labelled sets, next to trivial baselines on the same items, and write its card.  The
-figures and verdicts come from :mod:`benchmark.metaeval.judge_cards`; this module loads the
-profile's judges, picks the sets and samples, and hands the scorers over, so a script gets
-the very card ``benchmark judge-card`` writes (errors name the command's flags)."""
+"""``benchmark judge-card`` as a library call: load the profile's judges, pick the sets and
+samples, and hand the scorers to :mod:`benchmark.metaeval.judge_cards`, whose card this writes.
+"""
 
 from __future__ import annotations
 
@@ -40,15 +38,13 @@ def judge_card(
     not_measured: str | None = None,
     out: str | Path | None = None,
 ) -> tuple[JudgeCard, Path]:
-    """Measure ``profile``'s judges and write its card to ``out`` (default: the working
-    folder; a shipped card is replaced only when ``out`` names it); returns the card
-    and where it went.  ``sets`` / ``argument_sets``: the public entailment and
-    argument-preference sets (read from ``data_dir`` copies, else fetched at pinned
-    commits); ``max_pairs``: a seeded sample of each; ``llm_pairs`` / ``argument_items``:
-    also the (slow) LLM support and argument-quality judges on samples that size;
-    ``exam_grades`` with ``exam_bank``: the exam answerer on an EXAM++ graded file.
-    ``not_measured``: load no model, every role written as not measured, for that reason.
-    Everything is checked before a model loads."""
+    """Measure ``profile``'s judges and write its card to ``out`` (default: the working folder; a
+    shipped card is replaced only when ``out`` names it); returns the card and where it went.
+    ``sets`` / ``argument_sets``: the public sets (``data_dir`` copies, else fetched at pinned
+    commits); ``max_pairs``: a seeded sample of each; ``llm_pairs`` / ``argument_items``: also
+    the (slow) LLM support and argument-quality judges; ``exam_grades`` with ``exam_bank``: the
+    exam answerer; ``not_measured``: load no model, every role not measured, for that reason."""
+    asked = dict(locals())  # the options, as the card's command records them
     from benchmark.metaeval import human_sets, judge_cards
     from benchmark.models.cards import write_card
     from benchmark.models.profiles import load_profile
@@ -64,16 +60,9 @@ def judge_card(
     folder = Path(data_dir) if data_dir else None
     if not_measured:
         card = judge_cards.measure(prof, {}, {}, None, roles())
-        card = card.model_copy(
-            update={
-                "roles": [
-                    r.model_copy(
-                        update={"reason": f"{not_measured}; {r.reason}" if r.reason else not_measured}
-                    )
-                    for r in card.roles
-                ]
-            }
-        )
+        why = [f"{not_measured}; {r.reason}" if r.reason else not_measured for r in card.roles]
+        unmeasured = [r.model_copy(update={"reason": w}) for r, w in zip(card.roles, why, strict=True)]
+        card = card.model_copy(update={"roles": unmeasured})
     else:
         from benchmark.judging.stack import JudgeStack
 
@@ -98,21 +87,7 @@ def judge_card(
                 judges, Path(exam_grades), Path(exam_bank), exam_grader, exam_licence
             )
         card = judge_cards.measure(prof, measured, samples, cosine, roles(), figures=given, variants=variants)
-    options = {
-        "judge_profile": prof.id if isinstance(profile, JudgeProfile) else profile,
-        "sets": sets,
-        "argument_sets": argument_sets,
-        "data_dir": data_dir,
-        "max_pairs": max_pairs,
-        "llm_pairs": llm_pairs,
-        "argument_items": argument_items,
-        "exam_grades": exam_grades,
-        "exam_bank": exam_bank,
-        "exam_grader": exam_grader,
-        "exam_licence": exam_licence,
-        "not_measured": not_measured,
-        "out": out,
-    }
+    options = {**asked, "judge_profile": prof.id if isinstance(profile, JudgeProfile) else profile}
     card = card.model_copy(update={"command": judge_cards.command_line(options)})
     write_card(card, target)
     return card, target
@@ -137,8 +112,7 @@ def _answerability_figures(judges, grades: Path, bank: Path, grader: str | None,
 
 
 def _set_ids(value: str | Sequence[str], flag: str, role: str) -> list[str]:
-    """The set ids a flag names (comma-separated, or a list); an unknown one, or one for
-    another role, is an error."""
+    """The set ids a flag names (a list, or comma-separated), each a known set of ``role``."""
     from benchmark.metaeval import human_sets
 
     named = value.split(",") if isinstance(value, str) else value
@@ -151,8 +125,7 @@ def _set_ids(value: str | Sequence[str], flag: str, role: str) -> list[str]:
 
 
 def _argument_figures(judges, set_ids: list[str], sample_size: int, data_dir: Path | None):  # type: ignore[no-untyped-def]
-    """(judge, figures) for the roles a family rates standalone texts for (argument quality),
-    on preference pairs."""
+    """(judge, figures) for the roles a family rates standalone texts for, on preference pairs."""
     from benchmark.families import REGISTRY
     from benchmark.families.base import hook
     from benchmark.metaeval import human_sets, judge_cards
@@ -169,16 +142,15 @@ def _argument_figures(judges, set_ids: list[str], sample_size: int, data_dir: Pa
         )
         if rate is None:
             continue
-        figures = []
-        for set_id in set_ids:
-            if human_sets.SETS[set_id].role != role:
-                continue
-            pairs = judge_cards.sample_arguments(human_sets.load(set_id, data_dir), sample_size)
-            figures.append(
-                judge_cards.argument_figure(
-                    set_id, pairs, lambda items, r=role, rate=rate: rate(r, judges, items) or []
-                )
+        figures = [
+            judge_cards.argument_figure(
+                set_id,
+                judge_cards.sample_arguments(human_sets.load(set_id, data_dir), sample_size),
+                lambda items, r=role, rate=rate: rate(r, judges, items) or [],
             )
+            for set_id in set_ids
+            if human_sets.SETS[set_id].role == role
+        ]
         if figures:
             judge = judge_cards.judge_name(judges.profile, role)
             out[role] = (f"{judge} (overall quality, default quality judge, no evidence)", figures)
@@ -193,13 +165,8 @@ def _judges(judges):  # type: ignore[no-untyped-def]
     from benchmark.models.embeddings import Embedder
 
     prof = judges.profile
-    measured = {
-        "entailment": (
-            judges.entailment.support_scores,
-            prof.entailment.threshold,
-            judge_cards.judge_name(prof, "entailment"),
-        )
-    }
+    name = judge_cards.judge_name(prof, "entailment")
+    measured = {"entailment": (judges.entailment.support_scores, prof.entailment.threshold, name)}
     embedder = Embedder(prof.embedder, cache=judges.cache)
 
     def cosine(pairs: list[tuple[str, str]]) -> list[float]:
@@ -212,9 +179,7 @@ def _judges(judges):  # type: ignore[no-untyped-def]
 
 
 def _similarity_variants(judges):  # type: ignore[no-untyped-def]
-    """The offline stand-in's other settings (windows and guards on or off), scored on the
-    same pairs, so the card shows whether the profile keeps the best; none for a real NLI
-    or LLM judge."""
+    """The offline stand-in's other settings on the same pairs (none for an NLI or LLM judge)."""
     from benchmark.metaeval import judge_cards
     from benchmark.models.entailment import SimilarityEntailment
 

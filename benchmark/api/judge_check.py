@@ -1,7 +1,6 @@
-"""``benchmark judge-check`` as a library call: do a family's scores fall as the evidence
-or the answers get worse?  The same answers are scored at every level of every
-perturbation, through the scoring run of :mod:`benchmark.api.run`, and each score's trend
-is fitted (:mod:`benchmark.metaeval.judge_check`)."""
+"""``benchmark judge-check`` as a library call: the same answers scored at every level of every
+perturbation, and each score's trend fitted (:mod:`benchmark.metaeval.judge_check`).
+"""
 
 from __future__ import annotations
 
@@ -47,9 +46,7 @@ def judge_check(
     settings: FamilySettingsArg | None = None,
     limit: int | None = None,
 ) -> dict[str, tuple[list[float], dict[tuple[str, str], Trend], list[str]]]:
-    """Per perturbation kind (``irrelevant``: % of retrieved passages replaced;
-    ``contradictions``: rewritten sentences per answer): the levels, each (family, score)'s
-    trend and the notes; result files of each level go under ``results_dir/<kind>-<level>/``."""
+    """Per perturbation kind: the levels, each (family, score)'s trend and the notes."""
     from benchmark.judging.stack import JudgeStack
     from benchmark.metaeval import judge_check as check
     from benchmark.scoring import run

@@ -1,15 +1,6 @@
-"""The Python API's contract: every keyword checked before any work, one line per problem.
-
-:func:`benchmark.score`, :func:`benchmark.plan` and :func:`benchmark.evaluate` take the
-same scoring keywords, declared once: the judge and knowledge in
-:class:`~benchmark.api.config.ScoringConfig` (``judge_profile``, ``metrics``, ``corpus``,
-``files``, …) and how the run runs in :class:`~benchmark.scoring.options.RunOptions`
-(``results_dir``, ``seed``, ``retry_failed``, …), the same models the command line generates
-its flags from.  :func:`scoring_keywords` reads them out of a call's ``**keywords``;
-:func:`family_settings` and :func:`input_files` read the two mappings whose keys name
-families and input files.  A keyword, family, setting or file nobody declares is an
-:class:`~benchmark.core.errors.InputError` naming the closest one that exists (a misspelt
-key is never dropped), and a value of the wrong type is one too, before any model loads.
+"""The Python API's contract: every keyword checked before any work, one line per problem.  A
+keyword, family, setting or file nobody declares is an error naming the closest one that
+exists (a misspelt key is never dropped), and so is a value of the wrong type.
 """
 
 from __future__ import annotations
@@ -60,17 +51,11 @@ def _as_keywords(where: str, model: type[Options], exc: InputError) -> list[Prob
 def scoring_keywords(
     where: str, keywords: Mapping[str, Any], options: Any = None
 ) -> tuple[ScoringConfig, RunOptions]:
-    """The scoring keywords of an API call: :class:`ScoringConfig`'s fields, then
-    :class:`RunOptions`' (over ``options``, which the keywords given beat).  Every problem
-    is raised together, named by keyword."""
+    """:class:`ScoringConfig` and :class:`RunOptions` (over ``options``) from an API call's
+    keywords; every problem raised together, named by keyword."""
     config_fields = set(ScoringConfig.model_fields)
     run_fields = set(RunOptions.model_fields) - {"command"}
-    problems = unknown(
-        where,
-        [k for k in keywords if k not in config_fields | run_fields],
-        config_fields | run_fields,
-        "keyword",
-    )
+    problems = unknown(where, keywords, config_fields | run_fields, "keyword")
     if options is not None and not isinstance(options, RunOptions):
         problems.append(
             Problem(where, f"options must be a RunOptions, not a {type(options).__name__}", field="options")
@@ -135,9 +120,8 @@ def _type_problems(where: str, values: Mapping[str, Any]) -> list[Problem]:
 def family_settings(
     where: str, settings: Any, families: Mapping[str, MetricFamily]
 ) -> dict[str, FamilySettings] | Callable[[MetricFamily], FamilySettings] | None:
-    """``settings=`` checked: per family id (one ``families`` holds), a settings object or
-    its field values (each field known to that family). A function of the family (what the
-    command line passes) is taken as it is."""
+    """``settings=`` checked: per family id, a settings object or its field values; a function
+    of the family (what the command line passes) is taken as it is."""
     if settings is None or (callable(settings) and not isinstance(settings, Mapping)):
         return settings
     if not isinstance(settings, Mapping):
@@ -153,36 +137,27 @@ def family_settings(
     for fid, value in settings.items():
         if fid not in families:
             continue
-        model = families[fid].settings_model
-        if isinstance(value, FamilySettings):
-            if not isinstance(value, model):
-                problems.append(
-                    Problem(
-                        where,
-                        f"is a {type(value).__name__}, not {fid}'s {model.__name__}",
-                        field=f"settings.{fid}",
-                    )
-                )
-            else:
-                out[fid] = value
-            continue
-        if not isinstance(value, Mapping):
+        model, field = families[fid].settings_model, f"settings.{fid}"
+        if isinstance(value, FamilySettings) and isinstance(value, model):
+            out[fid] = value
+        elif isinstance(value, FamilySettings):
             problems.append(
-                Problem(
-                    where,
-                    f"give {fid}'s settings as a dict of its fields, not {value!r}",
-                    field=f"settings.{fid}",
-                )
+                Problem(where, f"is a {type(value).__name__}, not {fid}'s {model.__name__}", field=field)
             )
+        elif not isinstance(value, Mapping):
+            problems.append(
+                Problem(where, f"give {fid}'s settings as a dict of its fields, not {value!r}", field=field)
+            )
+        if not isinstance(value, Mapping):
             continue
         bad = unknown(where, value, model.model_fields, f"{fid} setting")
-        problems += [Problem(p.file, p.message, field=f"settings.{fid}.{p.field}") for p in bad]
+        problems += [Problem(p.file, p.message, field=f"{field}.{p.field}") for p in bad]
         if bad:
             continue
         try:
             out[fid] = model(**dict(value))
         except InputError as exc:
-            problems += [Problem(where, p.message, field=f"settings.{fid}") for p in exc.problems]
+            problems += [Problem(where, p.message, field=field) for p in exc.problems]
     if problems:
         raise InputError(problems)
     return out
@@ -213,9 +188,17 @@ def task_problem(where: str, task: Any, name: str = "task") -> Problem | None:
     return Problem(where, f"{name} must be a task id, a task folder or a Task, not {task!r}", field=name)
 
 
+def flag_problems(where: str, flags: Mapping[str, Any]) -> list[Problem]:
+    """A problem for each of ``flags`` that is not a bool."""
+    return [
+        Problem(where, f"must be True or False, not {value!r}", field=name)
+        for name, value in flags.items()
+        if not isinstance(value, bool)
+    ]
+
+
 def signature(fn: Callable[..., Any], *models: type[Options]) -> inspect.Signature:
-    """``fn``'s signature with the models' fields in place of its ``**keywords``: what
-    ``help()`` and a notebook show, each keyword with its default."""
+    """``fn``'s signature with the models' fields for its ``**keywords``, as ``help()`` shows it."""
     params = [
         p for p in inspect.signature(fn).parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
     ]

@@ -1,8 +1,6 @@
-"""``benchmark meta-eval`` as library calls: a metric's systems against human judgements or
-another measure, a judge's ratings against human raters, and ranking cards.  The figures
-come from :mod:`benchmark.metaeval`; these calls read the inputs, check them (errors name
-the command's flags, as the command line prints them) and return what the command shows,
-so a script gets the same numbers as ``benchmark meta-eval``."""
+"""``benchmark meta-eval`` as library calls: inputs read and checked (errors name the command's
+flags), figures from :mod:`benchmark.metaeval`, so a script gets the command's numbers.
+"""
 
 from __future__ import annotations
 
@@ -12,25 +10,15 @@ from typing import TYPE_CHECKING
 
 from benchmark.core.errors import InputError, Problem
 from benchmark.families import REGISTRY
-from benchmark.metaeval.rankings import (
-    HUMAN_MEASURE,
-    OPTIONS,
-    RESAMPLES,
-    TOP_K,
-    RankingOptions,
-    RankingRun,
-    write_card,
-)
+from benchmark.metaeval.rankings import OPTIONS, RESAMPLES, TOP_K, RankingOptions, RankingRun, write_card
 
-if (
-    TYPE_CHECKING
-):  # imported where used: scipy.stats and the boards' readers, which every command would pay for
+# imported where used: scipy.stats and the boards' readers, which every command would pay for
+if TYPE_CHECKING:
     from benchmark.core.stats import Interval
     from benchmark.metaeval.measures import Correlation, DimensionAgreement, RankAgreement
-    from benchmark.metaeval.systems import Scores
+    from benchmark.metaeval.reference import Scores
 
 __all__ = [
-    "HUMAN_MEASURE",
     "OPTIONS",
     "RESAMPLES",
     "TOP_K",
@@ -58,10 +46,8 @@ def parse_measure(text: str, flag: str) -> tuple[str, str]:
 
 
 def rater_agreements(ratings: str | Path, judge_rater: str = "judge") -> list[tuple[str, DimensionAgreement]]:
-    """Per dimension of a ratings file (item, text, dimension, rater, rating), the agreement
-    of the humans among themselves, with the judge ``judge_rater`` added and with a
-    length-only rater added; with several dimensions, last, all of them pooled (every
-    (item, dimension) a unit)."""
+    """Per dimension of a ratings file, the humans' agreement among themselves, with the judge
+    added and with a length-only rater added; with several dimensions, last, all pooled."""
     from benchmark.metaeval import measures
     from benchmark.metaeval.systems import item_lengths, read_ratings
 
@@ -81,9 +67,8 @@ def rater_agreements(ratings: str | Path, judge_rater: str = "judge") -> list[tu
 
 
 def system_ranks(scores: Scores, seed: int = 0) -> list[tuple[int, str, Interval]]:
-    """(rank, system, mean with its 95% bootstrap interval), best first: the rank is 1 +
-    the systems significantly better in paired permutation tests (Holm–Bonferroni over
-    each system's comparisons); 0 where a system has no rank."""
+    """(rank, system, mean with its 95% bootstrap interval), best first: rank 1 + the systems
+    significantly better (paired permutation tests, Holm); 0 where a system has no score."""
     from benchmark.core import stats
 
     scored = {system: s for system, s in scores.items() if any(v is not None for v in s.values())}
@@ -97,8 +82,7 @@ def system_ranks(scores: Scores, seed: int = 0) -> list[tuple[int, str, Interval
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """A metric's systems against another measure of the same systems: both sides' per-query
-    scores, the query- and system-level correlations and the leaderboard rank agreement."""
+    """A metric's systems against another measure: both sides' scores, correlations, rank agreement."""
 
     metric: str
     other: str
@@ -125,17 +109,7 @@ def compare_metric(
     or ``against``: another family:score, ``rouge1`` against the gold articles, or
     ``trec:<measure>`` of the TREC ``runs`` against ``qrels`` (default: the task's)."""
     from benchmark.board.leaderboard import load_entries
-    from benchmark.metaeval import measures
-    from benchmark.metaeval.systems import (
-        align_human,
-        align_systems,
-        compare,
-        metric_scores,
-        read_human,
-        rouge_against_gold,
-        summarise,
-        trec_against_runs,
-    )
+    from benchmark.metaeval import measures, systems
 
     family, key = parse_measure(metric, "--metric")
     if bool(human) == bool(against):
@@ -157,29 +131,27 @@ def compare_metric(
                 f"{len(boards)} boards hold {family} results: pick one with --task and --judge-profile",
             )
         )
-    a, labels = metric_scores(entries, family, key)
+    a, labels = systems.metric_scores(entries, family, key)
     if human:
-        b, other = align_human(read_human(Path(human)), labels), f"human ({Path(human).name})"
+        b, other = systems.align_human(systems.read_human(Path(human)), labels), f"human ({Path(human).name})"
     elif against == "rouge1":
-        b, other = rouge_against_gold(entries, family, task), "ROUGE-1 F1 vs gold articles"
+        b, other = systems.rouge_against_gold(entries, family, task), "ROUGE-1 F1 vs gold articles"
     elif against.startswith("trec:"):  # type: ignore[union-attr]
-        measure = against.split(":", 1)[1]  # type: ignore[union-attr]
-        b, other = align_systems(trec_against_runs(runs, qrels, task, measure), labels), str(against)
+        trec = systems.trec_against_runs(runs, qrels, task, against.split(":", 1)[1])  # type: ignore[union-attr]
+        b, other = systems.align_systems(trec, labels), str(against)
     else:
         fam_b, key_b = parse_measure(str(against), "--against")
-        b, other = metric_scores(entries, fam_b, key_b)[0], str(against)
+        b, other = systems.metric_scores(entries, fam_b, key_b)[0], str(against)
     if not set(a) & set(b):
         raise InputError(Problem("command line", f"no system has both {metric} and {other}"))
-    sa, sb = summarise(a), summarise(b)
+    sa, sb = systems.summarise(a), systems.summarise(b)
     return MetricComparison(
-        metric, other, a, b, compare(a, b, sa, sb), measures.rank_correlation(sa, sb, seed=seed)
+        metric, other, a, b, systems.compare(a, b, sa, sb), measures.rank_correlation(sa, sb, seed=seed)
     )
 
 
 def ranking_card(options: RankingOptions) -> RankingRun:
-    """A ranking card's figures: the judge's system ranking against the human one on a
-    public set (or a graded-runs file), next to trivial baselines
-    (:mod:`benchmark.metaeval.rankings`); :func:`write_card` writes the card."""
+    """A ranking card's figures (:mod:`benchmark.metaeval.rankings`)."""
     from benchmark.metaeval import rankings
 
     return rankings.run(options)

@@ -1,10 +1,5 @@
-"""What a scoring run gives back: :class:`Results`, the scores with their intervals, the
-per-query frame, the traces, the failures and the judge card's lines.
-
-The same result files a command-line run writes back it: a :class:`Results` holds the
-:class:`~benchmark.core.results.TaskResult` objects and the paths they were written to,
-and each view below is computed from them, so a notebook and ``benchmark leaderboard``
-read the same numbers.
+"""What a scoring run gives back, computed from the result files a command-line run writes,
+so a notebook and ``benchmark leaderboard`` read the same numbers.
 """
 
 from __future__ import annotations
@@ -25,8 +20,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Results:
-    """The results of one :func:`benchmark.score` / :func:`benchmark.evaluate` call: one
-    :class:`TaskResult` per (model, task, family), in the order they were scored."""
+    """One :func:`benchmark.score` / :func:`benchmark.evaluate` call's results, in scoring order."""
 
     results: list[TaskResult]
     #: where each result was written (``None`` for results held only in memory)
@@ -63,11 +57,9 @@ class Results:
         return found
 
     def scores(self) -> pd.DataFrame:
-        """One row per (model, task, family, score): the value, its interval, the queries it
-        averages over (failed queries are left out of ``n`` and counted in ``failed``), and
-        whether the score is the one the family ranks by. A withheld score (its judge failed
-        past ``max_failure_rate``) has no value here: ``withheld`` says why (the result file
-        keeps the mean over the queries left, for inspection)."""
+        """One row per (model, task, family, score): the value, its interval, ``n`` (failed queries
+        left out, counted in ``failed``) and whether the family ranks by it.  A score withheld (its
+        judge failed past ``max_failure_rate``) has no value here, and ``withheld`` says why."""
         rows = [
             {
                 "model": r.model.label,
@@ -89,8 +81,7 @@ class Results:
         return pd.DataFrame(rows)
 
     def to_pandas(self) -> pd.DataFrame:
-        """The per-query frame: one row per (model, task, family, query), a column per score;
-        a failed query has no score (NaN), never a 0."""
+        """One row per (model, task, family, query); a failed query has no score (NaN), never a 0."""
         rows = [
             {
                 "model": r.model.label,
@@ -107,8 +98,7 @@ class Results:
         return pd.DataFrame(rows)
 
     def traces(self, family: str | None = None) -> list[dict[str, Any]]:
-        """Every query's trace (what each judge was asked and answered), read from the
-        traces file beside each result; each carries ``family`` and ``task``."""
+        """Every query's trace (what each judge was asked and answered), with ``family`` and ``task``."""
         out = []
         for r, path in zip(self.results, self.paths, strict=True):
             if path is None or (family is not None and r.metric_family != family):
@@ -129,8 +119,7 @@ class Results:
 
     @property
     def complete(self) -> bool:
-        """Whether every result is final: no ranked score withheld (with
-        ``raise_incomplete=False`` a call returns incomplete results instead of raising)."""
+        """No ranked score withheld (``raise_incomplete=False`` returns incomplete results)."""
         return not self.incomplete
 
     @property
@@ -148,21 +137,16 @@ class Results:
             raise IncompleteResults(self.incomplete)
 
     def leaderboard(self, *others: Results | TaskResult) -> Leaderboard:
-        """These results ranked together with ``others`` (other :class:`Results`, or single
-        results), board by board, as ``benchmark leaderboard`` ranks result files: only
-        results with the same task, judge profile and settings share a board."""
+        """These results ranked with ``others`` as ``benchmark leaderboard`` ranks result files
+        (only results of the same task, judge profile and settings share a board)."""
         from benchmark.board.leaderboard import from_results
         from benchmark.board.render import shown
 
-        pooled = list(self.results)
-        for other in others:
-            pooled += other.results if isinstance(other, Results) else [other]
-        return shown(from_results(pooled))
+        more = [r for other in others for r in (other.results if isinstance(other, Results) else [other])]
+        return shown(from_results([*self.results, *more]))
 
     def judge_card_lines(self) -> list[str]:
-        """What the judge profile's card says about trusting these boards' rankings (its
-        banner and lines, per family board), then the failure warnings: the lines printed
-        under each board."""
+        """The lines printed under each board: its judge card's lines, then the failure warnings."""
         from benchmark.board.trust import trust_text, trusts
         from benchmark.families import REGISTRY
 

@@ -1,10 +1,5 @@
-"""The one scoring path: checks, family choice, the judge stack, checkpoints, results.
-
-``benchmark score``, ``benchmark evaluate``, ``benchmark.score`` and ``benchmark.evaluate``
-all end here: :func:`prepare` checks what a run needs and chooses the families,
-:func:`score_jobs` scores (resuming from checkpoints, reusing the model-call cache,
-on Ray workers where asked) and :func:`plan_jobs` plans the same jobs without computing
-anything (``--dry-run``).  Nothing here reads a command line.
+"""The one scoring path (checks, family choice, judges, checkpoints, results) that the command
+line and the library both end in; nothing here reads a command line.
 """
 
 from __future__ import annotations
@@ -42,16 +37,10 @@ FamilySettingsArg = (
 
 def settings_for(family: MetricFamily, given: FamilySettingsArg | None) -> FamilySettings:
     """``family``'s settings from what the caller gave (its defaults where nothing)."""
-    if given is None:
-        return family.settings_model()
     if callable(given):
         return given(family)
-    value = given.get(family.id)
-    if value is None:
-        return family.settings_model()
-    if isinstance(value, FamilySettings):
-        return value
-    return family.settings_model(**dict(value))
+    value = (given or {}).get(family.id)
+    return value if isinstance(value, FamilySettings) else family.settings_model(**dict(value or {}))
 
 
 def prepare_tasks(
@@ -63,14 +52,9 @@ def prepare_tasks(
     plan_file: str | Path | None = None,
     ray: RayOptions | None = None,
 ) -> tuple[JudgeProfile, Chosen]:
-    """Check everything a scoring run of ``tasks`` needs (nothing is loaded yet): the
-    folders it writes, Ray, the corpus, the judge profile; and choose the families that
-    score each task, with their settings."""
-    check_run(
-        config, options, plan_file=plan_file, ray=ray is not None, ray_address=ray.address if ray else None
-    )
-    profile = config.profile()
-    return profile, choose(config, list(tasks), settings)
+    """Check what a run of ``tasks`` needs before anything loads; choose each task's families."""
+    check_run(config, options, plan_file=plan_file, ray=ray)
+    return config.profile(), choose_families(config, list(tasks), lambda fam: settings_for(fam, settings))
 
 
 def prepare(
@@ -93,16 +77,10 @@ def with_families(jobs: Sequence[Job], chosen: Chosen) -> list[Job]:
     return [dataclasses.replace(job, families=chosen[job.task.id]) for job in jobs]
 
 
-def choose(config: ScoringConfig, tasks: list[Task], settings: FamilySettingsArg | None) -> Chosen:
-    picked = choose_families(config, tasks)
-    return {t: [(fam, settings_for(fam, settings)) for fam, _ in fams] for t, fams in picked.items()}
-
-
 def plan_jobs(
     jobs: Sequence[Job], profile: JudgeProfile, config: ScoringConfig, options: RunOptions
 ) -> DryRun:
-    """What scoring ``jobs`` will ask, stage by stage, counted against the checkpoints and
-    the cache: nothing is computed and no result is written."""
+    """What scoring ``jobs`` will ask, against the checkpoints and the cache; nothing is computed."""
     from benchmark.scoring.dry_run import plan_jobs as plan
     from benchmark.scoring.dry_run import planning_stack
 
@@ -125,16 +103,54 @@ def score_jobs(
     raise_incomplete: bool = True,
     report: bool = True,
 ) -> Results:
-    """Score every (job, family), checkpointed per query; each result file is written with
-    its traces and figures as it completes (and said, with ``report``).  A result whose
-    ranked score the judge failed on too often is written but incomplete:
-    :class:`IncompleteResults` (exit status 3 on the command line) unless ``raise_incomplete``
-    is false, and re-running (``retry_failed``) completes it.  Without ``options.progress``
-    no progress bar is drawn, the models' loading bars included."""
+    """Score every (job, family), checkpointed per query, each result file written (and said,
+    with ``report``) as it completes; a result the judge failed on too often is written but
+    incomplete (:class:`IncompleteResults` unless ``raise_incomplete`` is false)."""
+    from benchmark.judging.stack import JudgeStack
+    from benchmark.scoring import run
+
     with quiet_bars(not options.progress):
-        return _score_jobs(
-            jobs, profile, config, options, ray=ray, raise_incomplete=raise_incomplete, report=report
-        )
+        judges = JudgeStack.load(profile, progress=options.progress)
+        pool = None
+        if ray is not None:
+            from benchmark.scoring.ray_shards import RayPool
+
+            pool = RayPool(profile, ray)
+        console = Console(stderr=True)
+        notes: list[str] = []
+
+        def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
+            plots = save_figures(family, result, path)
+            if report:
+                console.print(
+                    f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
+                    f"{', '.join(p.name for p in plots)})"
+                )
+
+        def skipped(family: MetricFamily, job: Job, reason: str) -> None:
+            note = f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})"
+            notes.append(note)
+            if report:
+                console.print(note)
+
+        try:
+            scored = run.score_jobs(
+                jobs,
+                judges,
+                results_root=Path(options.results_dir),
+                inputs=config.inputs(),
+                options=options,
+                on_result=written,
+                on_skip=skipped,
+                pool=pool,
+            )
+        finally:
+            if pool is not None:
+                pool.close()
+    results = Results([result for result, _ in scored], paths=[path for _, path in scored], notes=notes)
+    if raise_incomplete:
+        results.raise_if_incomplete()
+    return results
 
 
 @contextlib.contextmanager
@@ -160,62 +176,6 @@ def quiet_bars(quiet: bool) -> Iterator[None]:
         loaded = sys.modules.get("transformers.utils.logging")
         if loaded is not None and transformers_was_on:
             loaded.enable_progress_bar()
-
-
-def _score_jobs(
-    jobs: Sequence[Job],
-    profile: JudgeProfile,
-    config: ScoringConfig,
-    options: RunOptions,
-    *,
-    ray: RayOptions | None,
-    raise_incomplete: bool,
-    report: bool,
-) -> Results:
-    from benchmark.judging.stack import JudgeStack
-    from benchmark.scoring import run
-
-    judges = JudgeStack.load(profile, progress=options.progress)
-    pool = None
-    if ray is not None:
-        from benchmark.scoring.ray_shards import RayPool
-
-        pool = RayPool(profile, ray)
-    console = Console(stderr=True)
-    notes: list[str] = []
-
-    def written(family: MetricFamily, result: TaskResult, path: Path) -> None:
-        plots = save_figures(family, result, path)
-        if report:
-            console.print(
-                f"wrote {path} (traces: {path.stem}.traces.jsonl{', plots: ' if plots else ''}"
-                f"{', '.join(p.name for p in plots)})"
-            )
-
-    def skipped(family: MetricFamily, job: Job, reason: str) -> None:
-        note = f"{family.title} · {job.task.id} · {job.model.label}: not applicable ({reason})"
-        notes.append(note)
-        if report:
-            console.print(note)
-
-    try:
-        scored = run.score_jobs(
-            jobs,
-            judges,
-            results_root=Path(options.results_dir),
-            inputs=config.inputs(),
-            options=options,
-            on_result=written,
-            on_skip=skipped,
-            pool=pool,
-        )
-    finally:
-        if pool is not None:
-            pool.close()
-    results = Results([result for result, _ in scored], paths=[path for _, path in scored], notes=notes)
-    if raise_incomplete:
-        results.raise_if_incomplete()
-    return results
 
 
 def save_figures(family: MetricFamily, result: TaskResult, path: Path) -> list[Path]:
@@ -254,8 +214,7 @@ def plan_all(
     settings: FamilySettingsArg | None = None,
     plan_file: str | Path | None = None,
 ) -> DryRun:
-    """Check and choose the families as :func:`score_all` does, then plan instead of
-    scoring; with ``plan_file``, the plan is also written there as JSON."""
+    """Check and choose the families as :func:`score_all` does, then plan (and write ``plan_file``)."""
     import json
 
     profile, chosen = prepare(jobs, config, options, settings=settings, plan_file=plan_file)

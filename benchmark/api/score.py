@@ -1,17 +1,11 @@
-"""``benchmark.score`` and ``benchmark.plan``: answers you already hold, scored or planned.
-
-The same run as ``benchmark score``: the same checks before anything loads, the same
-result files, checkpoints (a second call resumes, and reuses every cached model call) and
-dry-run plan (:func:`plan`).  Keywords are the flags' names: ``judge_profile=`` is
-``--judge-profile``, ``query_batch=`` is ``--query-batch``; they are declared once, by
-:class:`~benchmark.api.config.ScoringConfig` and :class:`~benchmark.scoring.options.RunOptions`,
-and checked before any work (:mod:`benchmark.api.keywords`).
+"""``benchmark.score`` and ``benchmark.plan``: answers you already hold, scored or planned as
+``benchmark score`` does; keywords are the flags' names (``judge_profile=``), checked first.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +13,14 @@ from typing import Any
 from benchmark.answers import Answers, read_answers
 from benchmark.api.answers import answer_jobs, resolve_task
 from benchmark.api.config import ScoringConfig
-from benchmark.api.keywords import family_settings, input_files, scoring_keywords, signature, task_problem
+from benchmark.api.keywords import (
+    family_settings,
+    flag_problems,
+    input_files,
+    scoring_keywords,
+    signature,
+    task_problem,
+)
 from benchmark.api.results import Results
 from benchmark.api.run import FamilySettingsArg, plan_all, score_all
 from benchmark.core.errors import InputError, Problem
@@ -32,8 +33,7 @@ from benchmark.tasks import Task
 
 @dataclass(frozen=True)
 class Call:
-    """An API call's arguments, checked: the judge and knowledge, the run options, each
-    family's settings, the Ray pool."""
+    """An API call's arguments, checked."""
 
     config: ScoringConfig
     options: RunOptions
@@ -50,8 +50,7 @@ def checked_call(
     ray: Any,
     problems: list[Problem] | None = None,
 ) -> Call:
-    """The scoring arguments every API door shares, each checked before any work; every
-    problem (``problems`` found by the caller first) raised together."""
+    """The scoring arguments every API door shares, checked; every problem raised together."""
     from benchmark.families import REGISTRY
 
     problems = list(problems or [])
@@ -72,41 +71,33 @@ def checked_call(
     return Call(config, opts, checked_settings, ray)
 
 
-def _jobs(
+def _checked_jobs(
     where: str,
     answers: Answers,
     task: Any,
-    *,
     model_name: Any,
-    trec_rag_run: Any,
-    truncate: Any,
-    call: Call,
-) -> list[Job]:
-    found = resolve_task(task)
+    flags: Mapping[str, Any],
+    keywords: Mapping[str, Any],
+    options: Any,
+    settings: Any,
+    ray: Any,
+    problems: Sequence[Problem] = (),
+) -> tuple[Call, list[Job]]:
+    """The arguments of :func:`score` and :func:`plan`, checked, and the answers as jobs."""
+    found = [p for p in (task_problem(where, task),) if p is not None]
+    if model_name is not None and not (isinstance(model_name, str) and model_name.strip()):
+        found.append(Problem(where, f"model_name must be a model id, not {model_name!r}", field="model_name"))
+    found += flag_problems(where, flags) + list(problems)
+    call = checked_call(where, keywords, options=options, settings=settings, ray=ray, problems=found)
     sets = read_answers(
         answers,
-        found,
+        resolve_task(task),
         model_name=model_name,
-        trec_rag_run=trec_rag_run,
-        truncate=truncate,
+        trec_rag_run=flags["trec_rag_run"],
+        truncate=flags["truncate"],
         own_corpus=bool(call.config.corpus or call.config.lucene_index),
     )
-    return answer_jobs(sets)
-
-
-def answer_problems(where: str, task: Any, model_name: Any, flags: Mapping[str, Any]) -> list[Problem]:
-    """The answer-side arguments of :func:`score` and :func:`plan`."""
-    problems = [p for p in (task_problem(where, task),) if p is not None]
-    if model_name is not None and not (isinstance(model_name, str) and model_name.strip()):
-        problems.append(
-            Problem(where, f"model_name must be a model id, not {model_name!r}", field="model_name")
-        )
-    problems += [
-        Problem(where, f"must be True or False, not {value!r}", field=name)
-        for name, value in flags.items()
-        if not isinstance(value, bool)
-    ]
-    return problems
+    return call, answer_jobs(sets)
 
 
 def score(
@@ -127,32 +118,20 @@ def score(
     ``answers``: a path (groundcover outputs JSONL, lm-eval ``--log_samples`` file; with
     ``trec_rag_run=True`` a TREC RAG 2024/2025 run file), a pandas DataFrame, a
     ``datasets.Dataset`` or a list of dicts with ``query_id`` and ``answer`` (and ``model``,
-    or give ``model_name``); answers of several models (a ``model`` column holding more than
-    one) are scored as one entry each, and ``results.leaderboard()`` ranks them.  ``task``: a
-    task id, a task folder, or a :class:`Task` (e.g. from :meth:`Task.from_records`).
-    ``settings``: per family id its settings (``{family_id: {field: value}}``).  The other
-    keywords are :class:`ScoringConfig`'s (``judge_profile``, ``judge_url``, ``judge_model``,
-    ``metrics`` — family ids, default: the task card's list —, ``corpus``, ``lucene_index``,
-    ``files`` — the families' input files by name, as their flags name them) and
-    :class:`RunOptions`' (``results_dir``, ``seed``, ``query_batch``, ``progress``,
-    ``max_failure_rate``, ``retry_failed``, ``human_labels``, ``judge_repeats``), over
-    ``options`` where given.
+    or give ``model_name``); the answers of several models are scored as one entry each, and
+    ``results.leaderboard()`` ranks them.  ``task``: a task id, a task folder, or a
+    :class:`Task`.  ``settings``: per family id its settings (``{family_id: {field: value}}``).
+    The other keywords, in the signature, are :class:`ScoringConfig`'s and :class:`RunOptions`'
+    (over ``options`` where given); ``files`` are the families' input files by name.
 
     Result files, traces and figures are written under ``results_dir`` as the command line
     writes them, and a second call resumes from their checkpoints.  Bad input raises
-    :class:`~benchmark.core.errors.InputError` with the message the command line prints, before
-    any work; an incomplete result (its ranked score withheld: the judge failed on more than
-    ``max_failure_rate`` of the queries) raises :class:`~benchmark.core.errors.IncompleteResults`,
-    unless ``raise_incomplete`` is false: then the results come back with ``complete`` False.
-    """
-    where = "benchmark.score"
+    :class:`~benchmark.core.errors.InputError` before any work; an incomplete result (the judge
+    failed on more than ``max_failure_rate`` of the queries) raises
+    :class:`~benchmark.core.errors.IncompleteResults`, unless ``raise_incomplete`` is false."""
     flags = {"trec_rag_run": trec_rag_run, "truncate": truncate, "raise_incomplete": raise_incomplete}
-    call = checked_call(
-        where, keywords, options=options, settings=settings, ray=ray,
-        problems=answer_problems(where, task, model_name, flags),
-    )  # fmt: skip
-    jobs = _jobs(
-        where, answers, task, model_name=model_name, trec_rag_run=trec_rag_run, truncate=truncate, call=call
+    call, jobs = _checked_jobs(
+        "benchmark.score", answers, task, model_name, flags, keywords, options, settings, ray
     )
     return score_all(
         jobs,
@@ -177,17 +156,15 @@ def plan(
     options: RunOptions | None = None,
     **keywords: Any,
 ) -> DryRun:
-    """What :func:`score` with the same arguments would ask, computed from nothing: per
-    family and stage the LLM calls (prompt tokens by the judge's tokenizer), entailment
-    pairs and retrieval queries, how many the cache and the checkpoints already hold, and
-    the money where the profile prices its LLM (``benchmark score --dry-run``)."""
+    """What :func:`score` with the same arguments would ask, computed from nothing, as
+    ``benchmark score --dry-run`` prints it (calls, tokens, cached share, money)."""
     where = "benchmark.plan"
-    problems = answer_problems(where, task, model_name, {"trec_rag_run": trec_rag_run, "truncate": truncate})
+    bad = []
     if plan_file is not None and not isinstance(plan_file, str | os.PathLike):
-        problems.append(Problem(where, f"plan_file must be a path, not {plan_file!r}", field="plan_file"))
-    call = checked_call(where, keywords, options=options, settings=settings, ray=None, problems=problems)
-    jobs = _jobs(
-        where, answers, task, model_name=model_name, trec_rag_run=trec_rag_run, truncate=truncate, call=call
+        bad.append(Problem(where, f"plan_file must be a path, not {plan_file!r}", field="plan_file"))
+    flags = {"trec_rag_run": trec_rag_run, "truncate": truncate}
+    call, jobs = _checked_jobs(
+        where, answers, task, model_name, flags, keywords, options, settings, None, bad
     )
     return plan_all(
         jobs,

@@ -19,9 +19,7 @@ if TYPE_CHECKING:
 
 
 def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
-    """What scoring ``sub`` with ``judge_profile`` will ask, as ``score --submission … --dry-run``
-    counts it, with every option at its default (as the workflow scores) and no checkpoint
-    to skip: nothing is computed and no result is written."""
+    """What scoring ``sub`` will ask as the workflow scores it (defaults, no checkpoints)."""
     with tempfile.TemporaryDirectory(prefix="groundcover-plan-") as results:
         return plan_all(
             submission_jobs(sub),
@@ -31,23 +29,13 @@ def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
 
 
 def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
-    """What scoring ``sub`` plans, in words; :class:`InputError` with the numbers when it
-    plans more than ``budget`` allows.  Validation has bounded every row first (passages,
-    answer length and sentences), so the plan itself is cheap to make."""
+    """What scoring ``sub`` plans, in words; an :class:`InputError` when over ``budget``."""
     from benchmark.scoring.budget import LABELS, over_budget, plan_totals
 
     totals = plan_totals(plan_submission(sub, judge_profile))
-    over = over_budget(totals, budget)
-    if over:
-        shown = printable(str(sub.path))
-        raise InputError(
-            [
-                Problem(
-                    shown, f"scoring it {why} (judge profile {judge_profile}); trim the answers or passages"
-                )
-                for why in over
-            ]
-        )
+    if over := over_budget(totals, budget):
+        then = f"(judge profile {judge_profile}); trim the answers or passages"
+        raise InputError([Problem(printable(str(sub.path)), f"scoring it {why} {then}") for why in over])
     return ", ".join(f"{totals[name]:,} {label}" for name, label in LABELS.items())
 
 
@@ -73,9 +61,7 @@ def create_submission(
     overwrite: bool = False,
     relabelled: dict[str, int] | None = None,
 ) -> tuple[Path, ModelCard, list[Path]]:
-    """A submission folder from outputs files (or folders of them) and the model card's
-    fields; the card's generation settings and RAG setting come from the first outputs
-    file.  A bad card field is an :class:`InputError` naming its flag (``--license``)."""
+    """A submission folder from outputs files and the card's fields (settings: the first file's)."""
     from pydantic import ValidationError
 
     from benchmark.answers.outputs import read_outputs
@@ -83,9 +69,7 @@ def create_submission(
     from benchmark.core.paths import check_writable
 
     check_writable(submissions_dir, "--submissions-dir")
-    files: list[Path] = []
-    for item in outputs:
-        files.extend(sorted(item.glob("*.jsonl")) if item.is_dir() else [item])
+    files = [f for item in outputs for f in (sorted(item.glob("*.jsonl")) if item.is_dir() else [item])]
     first = read_outputs(files[0]) if files else []
     generation = {"backend": first[0].backend, **first[0].generation} if first else {}
     try:

@@ -1,6 +1,4 @@
-"""``benchmark tasks`` as library calls: list tasks, write a task's dataset card, export
-tasks for lm-eval.  The command line only turns flags into these calls and prints what
-they return, so a script gets the same checks and files as the command."""
+"""``benchmark tasks`` as library calls: list tasks, write a dataset card, export for lm-eval."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ __all__ = ["TaskExport", "dataset_card", "export_lm_eval", "list_tasks", "write_
 
 
 def write_dataset_card(task: str | Task) -> Path:
-    """Write the task's dataset card (the ``README.md`` that ``datasets.load_dataset``
-    reads) into its folder; returns where."""
+    """Write the task's dataset card (``README.md``, what ``datasets`` reads) into its folder."""
     found = task if isinstance(task, Task) else load_task(task)
     out = found.root / "README.md"
     out.write_text(dataset_card(found.card), encoding="utf-8")
@@ -25,8 +22,7 @@ def write_dataset_card(task: str | Task) -> Path:
 
 @dataclass(frozen=True)
 class TaskExport:
-    """One task of an lm-eval export: where it went and which queries it holds, or why it
-    was skipped (``skipped``; then ``path`` is None)."""
+    """One task of an lm-eval export: where it went and which queries it holds, or why it was skipped."""
 
     task_id: str
     path: Path | None = None
@@ -47,12 +43,10 @@ def export_lm_eval(
     lucene_index: str | None = None,
     on_task: Callable[[TaskExport], None] | None = None,
 ) -> list[TaskExport]:
-    """Export tasks as lm-eval task folders under ``out``: every task (``tasks`` None), or
-    the named ones.  By default only the queries the task's corpus (or ``corpus`` /
-    ``lucene_index``) can score; ``rag`` (bm25, dense, hybrid) puts ``rag_k`` retrieved
-    passages in each prompt.  A task not asked for by name that cannot be exported is
-    skipped with its reason; one asked for by name raises.  ``on_task`` hears of each task
-    as it is done (the command line prints it then)."""
+    """Export tasks (all, or ``tasks``) as lm-eval task folders under ``out``: by default only the
+    queries the task's corpus (or ``corpus`` / ``lucene_index``) can score; ``rag`` puts ``rag_k``
+    retrieved passages in each prompt.  A task not named that cannot be exported is skipped with
+    its reason, a named one raises; ``on_task`` hears of each task as it is done."""
     from benchmark.core.paths import check_writable
     from benchmark.families import scorable_queries
     from benchmark.families.base import ScoringInputs

@@ -15,9 +15,8 @@ PUBLISHED_RESULTS = "leaderboard/results"
 
 
 def default_results_dir() -> str:
-    """What ``leaderboard`` and ``space serve`` rank by default: in a checkout (the working
-    directory holds ``leaderboard/results``) the published results; anywhere else, the
-    user's own runs in ``./results``, where ``benchmark evaluate`` writes them."""
+    """In a checkout, the published results; anywhere else, the user's own runs in
+    ``./results``, where ``benchmark evaluate`` writes them."""
     from pathlib import Path
 
     return PUBLISHED_RESULTS if Path(PUBLISHED_RESULTS).is_dir() else "results"
@@ -35,10 +34,8 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        m = re.match(r"argument ([^:]+): (.*)", message, flags=re.S)
-        if m:
-            flag = m.group(1).split("/")[0]
-            raise InputError(Problem("command line", m.group(2), field=flag))
+        if m := re.match(r"argument ([^:]+): (.*)", message, flags=re.S):
+            raise InputError(Problem("command line", m.group(2), field=m.group(1).split("/")[0]))
         raise InputError(Problem("command line", message))
 
 
@@ -56,10 +53,8 @@ def add_command(
 
 
 def require(args: argparse.Namespace, command: str, *names: str) -> None:
-    """A family command's action (``args.action``) needs these options: the first missing
-    one is an error naming it."""
-    missing = [n for n in names if not getattr(args, n.replace("-", "_"))]
-    if missing:
+    """The first of ``names`` a family command's action lacks is an error naming it."""
+    if missing := [n for n in names if not getattr(args, n.replace("-", "_"))]:
         raise InputError(
             Problem(
                 "command line", f"`{command} {args.action}` needs --{missing[0]}", field=f"--{missing[0]}"

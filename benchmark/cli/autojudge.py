@@ -89,18 +89,13 @@ def run(args: argparse.Namespace) -> int:
         _print_judgement(console, judged)
         return 0
     require(args, "benchmark autojudge", "judge", "human")
+    same = ("judge_measure", "human_measure", "judge_format", "human_format", "runs", "top_k", "resamples")
     card = autojudge_card(
         args.judge,
         args.human,
-        judge_measure=args.judge_measure,
-        human_measure=args.human_measure,
-        judge_format=args.judge_format,
-        human_format=args.human_format,
-        runs=args.runs,
-        top_k=args.top_k,
-        resamples=args.resamples,
-        seed=run_options(args).seed,
+        **{name: getattr(args, name) for name in same},  # flags named as the parameters
         autojudge_python=args.autojudge_python,
+        seed=run_options(args).seed,
         out=args.card_out,
         command=shlex.join(["benchmark", *sys.argv[1:]]),
     )
@@ -112,9 +107,8 @@ def _print_judgement(console: Console, judged: AutoJudgeJudgement) -> None:
     for family, measure in judged.primary.items():
         board = judged.boards.get(measure, {})
         table = Table(title=f"{family}: {measure} (mean over topics), as written")
-        table.add_column("run")
-        table.add_column("topics", justify="right")
-        table.add_column(measure, justify="right")
+        for col in ("run", "topics", measure):
+            table.add_column(col, justify="left" if col == "run" else "right")
         for run_id, scores in sorted(board.items(), key=lambda kv: -sum(kv[1].values()) / len(kv[1])):
             table.add_row(run_id, str(len(scores)), f"{sum(scores.values()) / len(scores):.4f}")
         console.print(table)
@@ -124,30 +118,12 @@ def _print_judgement(console: Console, judged: AutoJudgeJudgement) -> None:
 
 
 def _print_card(console: Console, card: AutoJudgeCard) -> None:
-    table = Table(title=f"ranking agreement with {card.card['human_leaderboard']}")
-    for column in (
-        "leaderboard",
-        "systems",
-        "topics",
-        "Kendall τ",
-        "Spearman ρ",
-        "τ_AP",
-        "top-k",
-        "per-topic τ",
-    ):
-        table.add_column(column)
-    for a in [card.judge, *card.baselines]:
-        figs = (a.kendall, a.spearman, a.tau_ap, a.top_k, a.per_topic_kendall)
-        table.add_row(a.name, str(a.systems), str(a.topics), *(_figure(f.value, f.low, f.high) for f in figs))
-    console.print(table)
+    from benchmark.cli.meta_eval import agreement_table
+
+    rows = [(a.name, a) for a in [card.judge, *card.baselines]]
+    console.print(agreement_table(f"ranking agreement with {card.card['human_leaderboard']}", rows))
     if card.judge.tau_ap_note:
         console.print(f"note: τ_AP {card.judge.tau_ap_note}")
     console.print(f"verdict: {card.verdict}")
     if card.path:
         console.print(f"card: {card.path}")
-
-
-def _figure(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3f}" if low is None or high is None else f"{value:.3f} [{low:.3f}, {high:.3f}]"

@@ -1,10 +1,5 @@
-"""The scoring flags of ``evaluate``, ``score`` and ``judge-check``, and their translation.
-
-The flags are generated from the typed models the library takes
-(:class:`~benchmark.api.config.ScoringConfig`, :class:`~benchmark.api.RunOptions`, each
-family's settings), so the command line and :func:`benchmark.score` cannot differ in a
-default; every check and every step of a run lives in :mod:`benchmark.api`.  This module
-only turns a parsed namespace into those objects and prints what comes back.
+"""The scoring flags of ``evaluate``, ``score`` and ``judge-check``, generated from the models
+the library takes (so the two cannot differ in a default), and their translation.
 """
 
 from __future__ import annotations
@@ -15,14 +10,12 @@ import sys
 
 from rich.console import Console
 
-from benchmark.api import DryRun, Job, RayOptions, Results, RunOptions, ScoringConfig
+from benchmark.api import DryRun, Job, RayOptions, RunOptions, ScoringConfig
 from benchmark.api import print_plan as show_plan
-from benchmark.api.run import FamilySettingsArg, plan_all, save_figures, score_all
+from benchmark.api.run import FamilySettingsArg, plan_all, score_all
 from benchmark.cli.settings import add_arguments, add_families, from_args, input_files
 from benchmark.core.errors import InputError, Problem
 from benchmark.families import REGISTRY
-
-__all__ = ["Job", "add_scoring_args", "run_options", "save_figures", "score_answers"]
 
 
 def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True, dry_run: bool = True) -> None:
@@ -95,22 +88,17 @@ def plan_file(args: argparse.Namespace) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def score_answers(args: argparse.Namespace, jobs: list[Job], *, show: bool = True) -> Results:
-    """Score (or, with ``--dry-run``, plan) ``jobs`` under the flags; print the scores (or
-    the plan); an incomplete result raises after the scores are printed (exit 3)."""
-    options, config = run_options(args), scoring_config(args)
+def score_answers(args: argparse.Namespace, jobs: list[Job]) -> None:
+    """Score (or plan) ``jobs`` under the flags and print; incomplete raises after printing."""
+    options, config, settings = run_options(args), scoring_config(args), family_settings(args)
     if getattr(args, "dry_run", None):
-        print_plan(
-            plan_all(jobs, config, options, settings=family_settings(args), plan_file=plan_file(args)), args
-        )
-        return Results([])
+        print_plan(plan_all(jobs, config, options, settings=settings, plan_file=plan_file(args)), args)
+        return
     results = score_all(
-        jobs, config, options, settings=family_settings(args), ray=ray_options(args), raise_incomplete=False
+        jobs, config, options, settings=settings, ray=ray_options(args), raise_incomplete=False
     )
-    if show:
-        results.print()
+    results.print()
     results.raise_if_incomplete()
-    return results
 
 
 def print_plan(found: DryRun, args: argparse.Namespace) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -99,21 +100,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmark.api.judge_card import judge_card
 
-    card, out = judge_card(
-        args.judge_profile,
-        sets=args.sets,
-        argument_sets=args.argument_sets,
-        data_dir=args.data_dir,
-        max_pairs=args.max_pairs,
-        llm_pairs=args.llm_pairs,
-        argument_items=args.argument_items,
-        exam_grades=args.exam_grades,
-        exam_bank=args.exam_bank,
-        exam_grader=args.exam_grader,
-        exam_licence=args.exam_licence,
-        not_measured=args.not_measured,
-        out=args.out,
-    )
+    names = list(inspect.signature(judge_card).parameters)[1:]  # the flags' dests, after the profile
+    card, out = judge_card(args.judge_profile, **{name: getattr(args, name) for name in names})
     _print(card)
     Console(stderr=True).print(f"wrote {out}")
     return 0

@@ -56,14 +56,10 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.api.judge_check import judge_check, parse_levels
 
     options = run_options(args)
-    perturbations = {
-        "irrelevant": parse_levels(args.irrelevant, "--irrelevant"),
-        "contradictions": parse_levels(args.contradictions, "--contradictions"),
-    }
     checked = judge_check(
         args.outputs,
         task=args.tasks,
-        perturbations=perturbations,
+        perturbations={kind: parse_levels(getattr(args, kind), f"--{kind}") for kind in KINDS},
         config=scoring_config(args),
         options=options,
         settings=family_settings(args),
@@ -103,8 +99,7 @@ def _figure(kind: str, trends: dict[tuple[str, str], judge_check.Trend]) -> Any:
     labels = [f"{fid}:{label}" for fid, label in trends]
     fig, ax = figures.new_figure(6.4, 3.6 + figures.legend_height(labels))
     for name, t in zip(labels, trends.values(), strict=True):
-        pts = [(lv, v) for lv, v in zip(t.levels, t.values, strict=True) if v is not None]
-        if pts:
+        if pts := [(lv, v) for lv, v in zip(t.levels, t.values, strict=True) if v is not None]:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
     ax.set_xlabel(re.sub(r"^%", "share (%)", KINDS[kind]))
     ax.set_ylabel("score")

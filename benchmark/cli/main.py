@@ -1,9 +1,5 @@
-"""Entry point of the ``benchmark`` console script.
-
-Each subcommand lives in its own module under :mod:`benchmark.cli` and exposes
-``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking
-the parsed namespace and returning an exit code.  Library errors about bad input
-(:class:`benchmark.core.errors.InputError`) are printed without a traceback and exit 2.
+"""Entry point of the ``benchmark`` console script: each module under :mod:`benchmark.cli`
+registers its subcommand; bad input is printed without a traceback and exits 2.
 """
 
 from __future__ import annotations
@@ -14,7 +10,6 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from benchmark.cli import Parser
@@ -24,7 +19,7 @@ from benchmark.core.version import __version__
 if TYPE_CHECKING:
     from benchmark.api.commands import CommandContext
 
-#: the platform's commands; each metric family adds its own (see :func:`family_commands`)
+#: the platform's commands; each metric family adds its own
 COMMANDS = (
     "tasks",
     "evaluate",
@@ -38,15 +33,6 @@ COMMANDS = (
     "leaderboard",
     "space",
 )
-
-
-def family_commands() -> list[ModuleType]:
-    """The ``commands`` module of every registered family that has one: a family owns its
-    sub-commands (``benchmark exam …``, ``benchmark subq …``) in its own folder, and the
-    command line finds them through the registry."""
-    from benchmark.families import REGISTRY, module
-
-    return [found for family in REGISTRY.values() if (found := module(family, "commands")) is not None]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,17 +51,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
-    for module in (importlib.import_module(f"benchmark.cli.{name}") for name in COMMANDS):
-        module.register(sub)
+    for name in COMMANDS:
+        importlib.import_module(f"benchmark.cli.{name}").register(sub)
+    from benchmark.families import REGISTRY, module
+
     context = family_command_context()
-    for module in family_commands():
-        module.register(sub, context)
+    for family in REGISTRY.values():  # a family owns its sub-commands (``benchmark exam …``)
+        if (commands := module(family, "commands")) is not None:
+            commands.register(sub, context)
     return parser
 
 
 def family_command_context() -> CommandContext:
-    """What a family's sub-commands get from above the families (:mod:`benchmark.api.commands`),
-    with the command line's own pieces."""
+    """What a family's sub-commands get from above the families."""
     from benchmark.api.commands import family_command_context as build
     from benchmark.cli import add_command, require
     from benchmark.cli.common import run_options
@@ -111,12 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except InputError as exc:
+    except (InputError, IncompleteResults) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except IncompleteResults as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_status
+        return exc.exit_status if isinstance(exc, IncompleteResults) else 2
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -147,8 +147,7 @@ def _ratings_report(args: argparse.Namespace) -> int:
 
 
 def systems_table(metric: str, scores: Scores, seed: int) -> Table:
-    """The metric's systems: mean with its bootstrap CI, and the rank from paired
-    permutation tests (Holm–Bonferroni over each system's comparisons)."""
+    """The metric's systems: mean with its bootstrap CI, and the rank (paired tests, Holm)."""
     from benchmark.api.meta_eval import system_ranks
     from benchmark.core import stats
 
@@ -191,14 +190,18 @@ def _rankings(args: argparse.Namespace) -> int:
 
 
 def _ranking_table(measured: RankingRun) -> Table:
-    """Each leaderboard's agreement with the human one: the judge's, the family's other
-    leaderboards', the baselines'."""
+    """Each leaderboard's agreement with the human one: the judge's, the others', the baselines'."""
     rows = (
         [("judge: " + measured.judge.name, measured.judge)]
         + [(a.name, a) for a in measured.other]
         + [("baseline: " + b.name, b) for b in measured.baselines]
     )
-    t = Table(title=Text(measured.title))
+    return agreement_table(measured.title, rows)
+
+
+def agreement_table(title: str, rows: list[tuple[str, Any]]) -> Table:
+    """Ranking agreements, each figure with its interval."""
+    t = Table(title=Text(title))
     for col in (
         "leaderboard", "systems", "topics", "Kendall τ", "τ_AP", "Spearman ρ", "top-k overlap", "per-topic τ",
     ):  # fmt: skip
@@ -229,17 +232,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             Problem("command line", "give --metric family:score, or --ratings FILE", field="--metric")
         )
-    found = compare_metric(
-        args.metric,
-        human=args.human,
-        against=args.against,
-        runs=args.runs,
-        qrels=args.qrels,
-        results_dir=args.results_dir,
-        task=args.task,
-        judge_profile=args.judge_profile,
-        seed=args.seed,
-    )
+    names = ("human", "against", "runs", "qrels", "results_dir", "task", "judge_profile", "seed")
+    found = compare_metric(args.metric, **{name: getattr(args, name) for name in names})
     console = Console()
     console.print(systems_table(args.metric, found.scores, args.seed))
     console.print(_table(found))

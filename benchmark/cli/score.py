@@ -95,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _score_trec_rag_run(args: argparse.Namespace) -> int:
-    """A TREC RAG run file as it is (:func:`benchmark.answers.read_answers`), its
-    warnings printed as read and counted again after the scores."""
+    """A TREC RAG run file as it is, its warnings printed as read and again after the scores."""
     from rich.console import Console
 
     task_ids = task_list(args.tasks or [])
@@ -106,16 +105,13 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
                 "command line", "--trec-rag-run needs exactly one task (--tasks trec-rag24)", field="--tasks"
             )
         )
-    task = resolve_task(task_ids[0])
-    truncate = not args.no_truncate
-    own_corpus = bool(getattr(args, "corpus", None) or getattr(args, "lucene_index", None))
     sets = read_answers(
         args.trec_rag_run,
-        task,
+        resolve_task(task_ids[0]),
         trec_rag_run=True,
-        truncate=truncate,
+        truncate=not args.no_truncate,
         strict=args.trec_rag_strict,
-        own_corpus=own_corpus,
+        own_corpus=bool(getattr(args, "corpus", None) or getattr(args, "lucene_index", None)),
     )
     console = Console(stderr=True)
     for found in sets:

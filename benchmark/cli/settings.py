@@ -1,11 +1,6 @@
-"""Typed settings on the command line: one flag per field of a :class:`~benchmark.core.settings.Settings`
-model, and the model back from a parsed command line.
-
-The models declare fields and nothing about argparse (:mod:`benchmark.core.settings`);
-this adapter is the one place that knows how a field becomes a flag: choices from a
-``Literal``, a comma list for a tuple, ``--x/--no-x`` for a bool, the type of an int, float
-or str.  An absent flag leaves the model's default in place (``argparse.SUPPRESS``), so the
-defaults live in the model only.
+"""Typed settings on the command line: one flag per field of a
+:class:`~benchmark.core.settings.Settings` model, and the model back from the parsed flags; an
+absent flag leaves the model's default (``argparse.SUPPRESS``), so defaults live in the model.
 """
 
 from __future__ import annotations
@@ -36,10 +31,6 @@ def _scalar(annotation: Any) -> Any:
     return base if base in (int, float, str) else None
 
 
-def _is_tuple(annotation: Any) -> bool:
-    return get_origin(annotation) is tuple
-
-
 def _shown(value: Any) -> str:
     if isinstance(value, tuple | list):
         return ",".join(map(str, value)) or "none"
@@ -60,7 +51,7 @@ def add_arguments(
             kw["choices"] = choices
         elif info.annotation is bool:
             kw["action"] = argparse.BooleanOptionalAction
-        elif _is_tuple(info.annotation):
+        elif get_origin(info.annotation) is tuple:
             kw["metavar"] = "A,B,..."
             help_text = f"{info.description or name}, comma-separated (default: {_shown(info.default)})"
         elif (kind := _scalar(info.annotation)) is not None:
@@ -69,21 +60,19 @@ def add_arguments(
 
 
 def from_args(model: type[S], args: argparse.Namespace, **fixed: Any) -> S:
-    """The settings a parsed command line gives: the flags present, over the model's
-    defaults; ``fixed`` values come from the command itself (e.g. a method name)."""
+    """The settings the flags present give, over the model's defaults, with the command's ``fixed``."""
     values: dict[str, Any] = {}
     for name, flag in model.flags().items():
         if hasattr(args, model.dest(flag)):
             value = getattr(args, model.dest(flag))
-            if _is_tuple(model.model_fields[name].annotation) and isinstance(value, str):
+            if get_origin(model.model_fields[name].annotation) is tuple and isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
             values[name] = value
     return model(**values, **fixed)
 
 
 def add_family_arguments(parser: argparse.ArgumentParser, family: MetricFamily) -> None:
-    """A family's options on ``benchmark evaluate`` / ``score`` / ``judge-check``: one flag per
-    field of its settings, and one per input file, in a group of their own."""
+    """A family's options in a group of their own: its settings' fields, its input files."""
     group = parser.add_argument_group(f"{family.title} ({family.id})")
     add_arguments(group, family.settings_model)
     for item in family.inputs:
@@ -91,9 +80,8 @@ def add_family_arguments(parser: argparse.ArgumentParser, family: MetricFamily) 
 
 
 def add_families(parser: argparse.ArgumentParser) -> None:
-    """Every registered family's options.  The registry has refused a plug-in whose flag
-    another family has; one whose flag is the command's own (``--seed``) is refused here, in
-    one line, and the command stands."""
+    """Every registered family's options; a plug-in whose flag is the command's own
+    (``--seed``) is refused, in one line, and the command stands."""
     for family in list(REGISTRY.values()):
         taken = [flag for flag in family.flags() if flag in parser._option_string_actions]
         if taken and family.id not in REGISTRY.builtin:

@@ -89,12 +89,9 @@ REQUIREMENT = re.compile(r"(groundcover\[space\] @ git\+\S+?)@\S+")
 
 
 def stage(dest: Path, *, ref: str | None = None) -> list[Path]:
-    """Copy the Space into ``dest``: app, card, requirements and the results pin.
-
-    ``ref`` (default: this checkout's commit) pins the Space's groundcover requirement to
-    exactly the code that built the results it shows.  No results are copied: the Space
-    reads them from the pinned dataset.
-    """
+    """Copy the Space into ``dest`` (app, card, requirements, the results pin), its
+    groundcover requirement pinned to ``ref`` (default: this checkout's commit), the code that
+    built the results it shows."""
     if results_dataset.read_pin(PIN_FILE) is None:
         raise InputError(
             Problem(
@@ -102,12 +99,8 @@ def stage(dest: Path, *, ref: str | None = None) -> list[Path]:
                 "no results pin: pin a release first (`python scripts/hosted_board.py pin --release N`)",
             )
         )
-    files = []
-    for name in SPACE_FILES:
-        shutil.copy2(SPACE_DIR / name, dest / name)
-        files.append(dest / name)
-    pin = ref or git_sha()
-    if pin:
+    files = [shutil.copy2(SPACE_DIR / name, dest / name) for name in SPACE_FILES]
+    if pin := ref or git_sha():
         req = dest / "requirements.txt"
         req.write_text(
             REQUIREMENT.sub(lambda m: f"{m.group(1)}@{pin}", req.read_text(encoding="utf-8")),

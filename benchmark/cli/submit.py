@@ -59,20 +59,11 @@ def run(args: argparse.Namespace) -> int:
     from benchmark.api.submission import create_submission
 
     relabelled: dict[str, int] = {}
+    fields = ("name", "org", "revision", "license", "parameters", "open_weights", "contact", "description")
     dest, card, files = create_submission(
         list(map(Path, args.outputs)),
         Path(args.submissions_dir),
-        card={
-            "name": args.name,
-            "org": args.org,
-            "revision": args.revision,
-            "license": args.license,
-            "parameters": args.parameters,
-            "open_weights": args.open_weights,
-            "links": args.link,
-            "contact": args.contact,
-            "description": args.description,
-        },
+        card={**{name: getattr(args, name) for name in fields}, "links": args.link},
         overwrite=args.overwrite,
         relabelled=relabelled,
     )

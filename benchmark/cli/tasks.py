@@ -10,6 +10,24 @@ from rich.table import Table
 from benchmark.cli import add_command
 from benchmark.core.errors import InputError, Problem
 
+#: ``tasks new``'s files and card texts: (flag, metavar, help); each is :meth:`Task.from_records`' keyword
+NEW_FLAGS = (
+    ("--queries", "FILE", "query_id, text (required)"),
+    ("--qrels", "FILE", "query_id, doc_id, relevance [, aspect_id]"),
+    ("--nuggets", "FILE", "query_id, text, importance (vital / okay)"),
+    ("--references", "FILE", "gold articles / reference answers: query_id, text"),
+    ("--sub-questions", "FILE", "query_id, text, type (core / background / follow-up)"),
+    ("--subtopics", "FILE", "aspects of each query: query_id, text"),
+    ("--exam-questions", "FILE", "query_id, question_id, question, kind, answer [, options]"),
+    ("--license", "TEXT", "the data's licence (recorded in the card)"),
+    ("--source", "TEXT", "where the data comes from"),
+    ("--url", "URL", "the source's address"),
+    ("--name", "TEXT", "a human-readable name (default: the id)"),
+    ("--description", "TEXT", "what the task is"),
+    ("--instruction", "TEXT", "what the evaluated model is asked with each query"),
+    ("--citation", "BIBTEX", "how to cite the data"),
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
@@ -66,26 +84,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     new = p.add_argument_group(
         "new: a task from your own files (CSV, TSV, JSON lines or parquet; columns in docs/own-data.md)"
     )
-    new.add_argument("--queries", metavar="FILE", help="query_id, text (required)")
-    new.add_argument("--qrels", metavar="FILE", help="query_id, doc_id, relevance [, aspect_id]")
-    new.add_argument("--nuggets", metavar="FILE", help="query_id, text, importance (vital / okay)")
-    new.add_argument("--references", metavar="FILE", help="gold articles / reference answers: query_id, text")
-    new.add_argument(
-        "--sub-questions", metavar="FILE", help="query_id, text, type (core / background / follow-up)"
-    )
-    new.add_argument("--subtopics", metavar="FILE", help="aspects of each query: query_id, text")
-    new.add_argument(
-        "--exam-questions", metavar="FILE", help="query_id, question_id, question, kind, answer [, options]"
-    )
-    new.add_argument("--license", metavar="TEXT", help="the data's licence (recorded in the card)")
-    new.add_argument("--source", metavar="TEXT", help="where the data comes from")
-    new.add_argument("--url", metavar="URL", help="the source's address")
-    new.add_argument("--name", metavar="TEXT", help="a human-readable name (default: the id)")
-    new.add_argument("--description", metavar="TEXT", help="what the task is")
-    new.add_argument(
-        "--instruction", metavar="TEXT", help="what the evaluated model is asked with each query"
-    )
-    new.add_argument("--citation", metavar="BIBTEX", help="how to cite the data")
+    for flag, metavar, text in NEW_FLAGS:
+        new.add_argument(flag, metavar=metavar, help=text)
     new.add_argument(
         "--version", dest="task_version", metavar="X.Y.Z", default="1.0.0", help="the task's version (1.0.0)"
     )
@@ -165,23 +165,11 @@ def _new(args: argparse.Namespace, console: Console) -> int:
                     field=flag,
                 )
             )
-    tables = {
-        name: getattr(args, name)
-        for name in ("qrels", "corpus", "references", "sub_questions", "subtopics", "exam_questions")
-    }
+    dests = [flag[2:].replace("-", "_") for flag, _, _ in NEW_FLAGS]
     task = Task.from_records(
         args.task,
-        queries=args.queries,
         out_dir=args.out,
-        nuggets=args.nuggets,
-        **tables,
-        license=args.license,
-        source=args.source,
-        url=args.url,
-        name=args.name,
-        description=args.description,
-        instruction=args.instruction,
-        citation=args.citation,
+        **{dest: getattr(args, dest) for dest in dests},
         version=args.task_version,
         metrics=[m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None,
         main_score=_pairs(args.main_score, "--main-score"),
@@ -195,8 +183,7 @@ def _new(args: argparse.Namespace, console: Console) -> int:
 
 
 def _export(args: argparse.Namespace, console: Console) -> int:
-    """`benchmark tasks export-lm-eval`: flags to :func:`benchmark.api.tasks.export_lm_eval`;
-    each task's line printed as it is written."""
+    """`benchmark tasks export-lm-eval`, each task's line printed as it is written."""
     from rich.text import Text
 
     from benchmark.api.tasks import TaskExport, export_lm_eval
@@ -210,15 +197,11 @@ def _export(args: argparse.Namespace, console: Console) -> int:
         shown = "" if len(qids) == total else f" ({', '.join(qids[:12])}{' …' if len(qids) > 12 else ''})"
         console.print(Text(f"wrote {done.path}: {scope} queries{shown}"))
 
+    names = ("all_queries", "rag", "rag_k", "judge_profile", "corpus", "lucene_index")
     export_lm_eval(
         args.out or "lm_eval_tasks",
         tasks=[t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None,
-        all_queries=args.all_queries,
-        rag=args.rag,
-        rag_k=args.rag_k,
-        judge_profile=args.judge_profile,
-        corpus=args.corpus,
-        lucene_index=args.lucene_index,
+        **{name: getattr(args, name) for name in names},
         on_task=said,
     )
     return 0

@@ -58,11 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # --budget-limits given at all (an empty value too: an unset CI variable) turns the budget on
-    budget = (
-        parse_budget(args.budget_limits or "", "--budget-limits")
-        if args.budget or args.budget_limits is not None
-        else None
-    )
+    budget = None
+    if args.budget or args.budget_limits is not None:
+        budget = parse_budget(args.budget_limits or "", "--budget-limits")
     console = Console(highlight=False)
     if not console.is_terminal:  # a CI log, a pipe: one problem a line, never cut at 80 columns
         console = Console(highlight=False, soft_wrap=True)

@@ -1,16 +1,6 @@
-"""EXAM++'s qrels mode: does a passage's answerability follow its assessed relevance?
-
-EXAM++ validates its question answerer on passages that assessors graded for relevance
-(a TREC qrels pool, every passage in a graded-paragraph file with its grade under
-``judgments`` — the ones some system ranked too, as EXAM++'s
-``confusion_exam_vs_judged_correlation`` counts them; one grader at a time): a relevant
-passage should answer more of the query's exam questions than a non-relevant one.  This is
-the EXAM answerer's own check, and it needs no system runs.  Cohen's κ and the accuracy
-are EXAM++'s figures (answers ≥ 1 question against grade ≥ ``relevant_at``); the rank
-correlations and the baselines are this project's.
-
-Reported next to trivial baselines, as every agreement figure in this project: passage
-length (words) as a ranker of relevance, and the majority class for the binary view.
+"""EXAM++'s qrels mode: does a passage's answerability follow its assessed relevance?  EXAM++
+validates its answerer so (a relevant passage should answer more of the query's questions);
+Cohen's κ and the accuracy are EXAM++'s figures, the correlations and baselines this project's.
 """
 
 from __future__ import annotations

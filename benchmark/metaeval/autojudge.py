@@ -1,29 +1,8 @@
-"""TREC AutoJudge's published file formats, read and written: groundcover as an AutoJudge
-judge, and AutoJudge judges' leaderboards on groundcover's ranking cards.
+"""TREC AutoJudge's published file formats, read and written (docs/meta-evaluation.md).
 
-The TREC AutoJudge track (``autojudge-base`` and ``autojudge-evaluate`` on PyPI) hands a
-judge a RAG task and takes back a leaderboard:
-
-* **requests** (topics): one JSON object per line with ``request_id`` and ``title`` (and
-  optional ``problem_statement``, ``background``, …), as ``autojudge_base.Request`` reads them;
-* **RAG runs**: a folder of report files, one JSON object per line and topic, in the layouts
-  of the TREC RAG and RAGTIME tracks (``metadata`` with ``run_id``, ``team_id`` and
-  ``narrative_id`` / ``topic_id`` / ``request_id``; ``references``; ``answer`` or
-  ``responses``, sentences with citations).  groundcover's own TREC RAG run reader
-  (:mod:`benchmark.answers.trec_rag_run`, format rules only) reads them, so every problem is
-  named by file, line and field;
-* **nuggets**, where the task gives them: a nuggetizer nugget file (``qid``, ``query``,
-  ``nuggets: [{text, importance}]``), which both autojudge-base and groundcover read;
-* **leaderboards**: whitespace-separated rows, one per (run, topic, measure), in one of the
-  column orders ``autojudge_base.Leaderboard`` reads (:data:`FORMATS`; ``ir_measures`` is
-  what its judge runner writes, ``{filebase}.eval.txt``), each run with an aggregate row
-  under topic ``all``; beside it ``{filebase}.eval.measures.yml`` names each measure.
-
-The files are parsed here rather than through autojudge-base's classes: importing that
-package needs NLTK data that is fetched from outside PyPI at import time, and groundcover
-must read bad input with a message naming file, line and field.  The round-trip test checks
-what this module writes with autojudge-base's own readers and verifier, and
-autojudge-evaluate's ``meta-evaluate``, in a side environment (``scripts/setup.sh --dev``).
+They are parsed here rather than through autojudge-base's classes: importing that package
+fetches NLTK data from outside PyPI, and groundcover names every problem by file, line and
+field.  The round-trip test checks what this writes with autojudge-base's own readers.
 """
 
 from __future__ import annotations
@@ -33,7 +12,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -72,9 +50,7 @@ class Request:
 
 
 def read_requests(path: str | Path) -> list[Request]:
-    """The requests of an AutoJudge topics file (JSON lines, ``request_id`` and ``title``
-    required, as ``autojudge_base.Request``); every problem is raised at once, named by
-    file, line and field."""
+    """An AutoJudge topics file's requests (``request_id``, ``title``); every problem raised at once."""
     p = Path(path)
     where = rel(p)
     if not p.is_file():
@@ -127,8 +103,7 @@ def read_requests(path: str | Path) -> list[Request]:
 
 
 def run_files(runs: str | Path) -> list[Path]:
-    """The report files of an AutoJudge runs folder (every file not hidden, sorted), or the
-    one file given."""
+    """The report files of an AutoJudge runs folder (not hidden, sorted), or the one file given."""
     p = Path(runs)
     if p.is_file():
         return [p]
@@ -145,8 +120,7 @@ def run_files(runs: str | Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class Leaderboard:
-    """An AutoJudge leaderboard as read: per measure, each run's per-topic scores (the
-    ``all`` rows apart, in ``aggregates``)."""
+    """An AutoJudge leaderboard: per measure, run -> topic -> score (``all`` rows apart)."""
 
     path: str
     boards: dict[str, dict[str, dict[str, float]]]
@@ -175,19 +149,9 @@ class Leaderboard:
         return measure, self.boards[measure]
 
 
-def _value(text: Any) -> float | None:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: bool = False) -> Leaderboard:
-    """An AutoJudge leaderboard file in ``fmt`` (:data:`FORMATS`; ``trec_eval`` files name
-    their run by the file name, as autojudge-base reads them).  A malformed row — wrong
-    number of columns, a value that is not a finite number, the same (run, topic, measure)
-    twice — is an :class:`InputError` naming file, line and field."""
+def read_leaderboard(path: str | Path, fmt: str = "ir_measures") -> Leaderboard:
+    """An AutoJudge leaderboard file in ``fmt`` (a ``trec_eval`` file names its run by the
+    file name, as autojudge-base reads it); a malformed row is an error naming its line."""
     if fmt not in FORMATS:
         raise InputError(
             Problem("--format", f"unknown leaderboard format {fmt!r}: one of {', '.join(FORMATS)}")
@@ -201,9 +165,8 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
     aggregates: dict[str, dict[str, float]] = {}
     seen: dict[tuple[str, str, str], int] = {}
     problems: list[Problem] = []
-    lines = read_text(p).split("\n")
-    for n, line in enumerate(lines, start=1):
-        if not line.strip() or line.lstrip().startswith("#") or (has_header and n == 1):
+    for n, line in enumerate(read_text(p).split("\n"), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
         if fmt == "jsonl":
             try:
@@ -211,8 +174,7 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
             except ValueError as e:
                 problems.append(Problem(where, f"not a JSON object: {e}", line=n))
                 continue
-            missing = [c for c in columns if not isinstance(row, dict) or c not in row]
-            if missing:
+            if missing := [c for c in columns if not isinstance(row, dict) or c not in row]:
                 problems.append(Problem(where, "missing", line=n, field=missing[0]))
                 continue
             got = {"run": str(row["run_id"]), "topic": str(row["topic_id"]), "measure": str(row["measure"]),
@@ -231,8 +193,11 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures", *, has_header: 
             got = dict(zip(columns, parts, strict=True))
             if fmt == "trec_eval":
                 got["run"] = p.name
-        value = _value(got["value"])
-        if value is None:
+        try:
+            value = float(got["value"])
+        except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value):
             problems.append(Problem(where, f"not a finite number: {got['value']!r}", line=n, field="value"))
             continue
         key = (got["run"], got["topic"], got["measure"])
@@ -266,10 +231,9 @@ def write_leaderboard(
     fmt: str = "ir_measures",
     descriptions: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path]:
-    """Write ``boards`` (measure -> run -> topic -> score) as an AutoJudge leaderboard in
-    ``fmt``, each run with its aggregate row (the mean over its topics, as autojudge-base's
-    ``LeaderboardBuilder`` computes it), and ``<file>.measures.yml`` beside it (name, dtype,
-    description), as autojudge-base's judge runner does.  Returns both paths."""
+    """Write ``boards`` (measure -> run -> topic -> score) as an AutoJudge leaderboard, each run
+    with its ``all`` row (its mean, as autojudge-base's ``LeaderboardBuilder``), and
+    ``<file>.measures.yml`` beside it, as autojudge-base's judge runner does."""
     import yaml
 
     if fmt not in FORMATS or fmt == "trec_eval":
@@ -277,16 +241,14 @@ def write_leaderboard(
             Problem("--format", f"cannot write {fmt!r}: one of ir_measures, tot, rag4reports, jsonl")
         )
     rows: list[tuple[str, str, str, float]] = []
-    runs = sorted({r for board in boards.values() for r in board})
-    for run in runs:
+    for run in sorted({r for board in boards.values() for r in board}):
         topics = sorted({t for board in boards.values() for t in board.get(run, {})})
         for topic in topics:
             rows += [
                 (run, topic, m, float(b[run][topic])) for m, b in boards.items() if topic in b.get(run, {})
             ]
         for m, b in boards.items():
-            values = list(b.get(run, {}).values())
-            if values:
+            if values := list(b.get(run, {}).values()):
                 rows.append((run, ALL_TOPICS, m, float(np.round(np.mean(values), ROUND))))
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -299,29 +261,21 @@ def write_leaderboard(
             lines.append("\t".join(cells[c] for c in FORMATS[fmt]))
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     measures_path = out.with_suffix(".measures.yml")
-    spec = [
-        {
-            "name": m,
-            "dtype": "float",
-            **({"description": descriptions[m]} if descriptions and m in descriptions else {}),
-        }
-        for m in boards
-    ]
+    said = descriptions or {}
+    spec = [{"name": m, "dtype": "float", **({"description": said[m]} if m in said else {})} for m in boards]
     measures_path.write_text(yaml.safe_dump({"measures": spec}, sort_keys=False), encoding="utf-8")
     return out, measures_path
 
 
 def word_board(answers: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, float]]:
-    """Each run's answer length in words per topic: the trivial baseline a ranking card sets
-    a judge's leaderboard against (a judge that orders runs no better than length does)."""
+    """Each run's answer length in words per topic: a ranking card's trivial baseline."""
     return {
         run: {t: float(len(text.split())) for t, text in topics.items()} for run, topics in answers.items()
     }
 
 
 def measure_name(family: str, score: str) -> str:
-    """A groundcover score as an AutoJudge measure: ``<family>_<score>`` (one whitespace-free
-    token, as every leaderboard format needs)."""
+    """A groundcover score as one whitespace-free AutoJudge measure: ``<family>_<score>``."""
     return f"{family}_{score}"
 
 
@@ -331,7 +285,6 @@ def check_runs_cover(boards: Mapping[str, Board], topics: Sequence[str], where: 
     notes = []
     for m, board in boards.items():
         for run, scores in sorted(board.items()):
-            missing = sorted(set(topics) - set(scores))
-            if missing:
+            if missing := sorted(set(topics) - set(scores)):
                 notes.append(f"{where}: {m} has no score for run {run} on topic(s) {', '.join(missing)}")
     return notes

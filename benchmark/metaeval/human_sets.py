@@ -1,55 +1,7 @@
-"""Public human-labelled sets that judge cards are measured on, fetched at pinned commits.
-
-None of this data is part of groundcover (licences below), so a set is downloaded on first
-use from the repository that publishes it, at a fixed commit, checked against its SHA-256,
-and kept under ``$GROUNDCOVER_HOME/human-sets/<set>/``.  Offline, point ``--data-dir`` at a
-folder holding the same files (``<data-dir>/<set>/<file>``); they are checked the same way.
-
-=========  ======================================  ===========================================
-set        items used                              licence
-=========  ======================================  ===========================================
-sick       the 4,906 pairs of its SemEval-2014     CC BY-NC-SA 3.0 (Marelli et al., LREC 2014)
-           TEST split; ENTAILMENT vs
-           NEUTRAL/CONTRADICTION
-rte        139 pairs of the GLUE RTE dev set (the  PASCAL RTE 1-3, 5 (Dagan et al. 2006;
-           half kept in the repository below);     Bar-Haim et al. 2006; Giampiccolo et al.
-           entailment vs not_entailment            2007; Bentivogli et al. 2009), research use
-anli-dev   the 3,198 pairs of ANLI's dev rounds  CC BY-NC 4.0 (Nie et al., ACL 2020);
-           1-3 as its authors' annotated         natural: annotators wrote hypotheses
-           release ships them (CSV, 4.3 MB);     against news and Wikipedia paragraphs
-           gold_label e vs n/c                   to fool models, no template
-ukpconv-   UKPConvArg2 (Habernal & Gurevych,       CC BY-NC-SA 4.0 (the CSV folder's
-arg2       EMNLP 2016): the 674 argument pairs     LICENSE.txt); arguments by createdebate.com
-           of the school-uniform debate, each      users
-           with the one the crowd found more
-           convincing
-=========  ======================================  ===========================================
-
-Sets on the Hugging Face Hub are read with ``datasets`` at a pinned revision (a commit of
-the dataset repository; where none is pinned, the commit the Hub resolves is recorded on
-the card, so the figure says exactly what it was measured on).  Offline, ``--data-dir``
-holds ``<data-dir>/<set>/<split>.parquet`` (or ``.jsonl``) with the same columns:
-
-==============  ===============================  ==========================================
-set             items used                       licence
-==============  ===============================  ==========================================
-anli            the 3,200 pairs of ANLI's three  CC BY-NC 4.0 (Nie et al., ACL 2020)
-                test rounds; entailment vs
-                neutral/contradiction
-llm-aggrefact   LLM-AggreFact's test split: a    per its Hub card (CC BY-ND 4.0, for
-                claim from an LLM or summariser  evaluation); gated: accept its terms on
-                against its grounding document,  the Hub and set HF_TOKEN (Tang et al.,
-                supported or not, 11 RAG and     EMNLP 2024)
-                summarisation sets
-argq-30k        IBM ArgQ-Rank-30k's test split:  CC BY-SA 3.0 (Gretz et al., AAAI 2020)
-                pairs of arguments on one topic
-                and stance whose weighted
-                quality scores differ by at
-                least 0.3
-==============  ===============================  ==========================================
-
-SNLI, MultiNLI and ChaosNLI are deliberately not used: they are kept for independent
-checks of this project's judges.
+"""Public human-labelled sets that judge cards are measured on, fetched at pinned commits (or
+read with ``datasets`` at a pinned revision), checked against their SHA-256 and kept under
+``$GROUNDCOVER_HOME/human-sets/<set>/``; offline, ``--data-dir`` holds copies.  What each set
+holds, its licence and its citation: docs/meta-evaluation.md (Judge cards).
 """
 
 from __future__ import annotations
@@ -97,9 +49,6 @@ class HumanSet:
     licence: str
     parse: Callable[[dict[str, str]], list[Any]]  # file name -> text, to items
 
-    def url(self, path: str) -> str:
-        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{path}"
-
     @property
     def source(self) -> str:
         return f"github:{self.repo}@{self.commit[:12]}"
@@ -130,25 +79,22 @@ class HubSet:
 RESOLVED: dict[str, str] = {}
 
 
-def _tsv(text: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def _one(texts: dict[str, str]) -> str:
+def _tsv(texts: dict[str, str]) -> list[dict[str, str]]:
+    """The rows of a set's one TSV file."""
     (text,) = texts.values()
-    return text
+    return list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def _sick(texts: dict[str, str]) -> list[Pair]:
     return [
         Pair(r["sentence_A"], r["sentence_B"], int(r["entailment_label"] == "ENTAILMENT"))
-        for r in _tsv(_one(texts))
+        for r in _tsv(texts)
         if r["SemEval_set"] == "TEST"
     ]
 
 
 def _rte(texts: dict[str, str]) -> list[Pair]:
-    return [Pair(r["sentence1"], r["sentence2"], int(r["label"] == "entailment")) for r in _tsv(_one(texts))]
+    return [Pair(r["sentence1"], r["sentence2"], int(r["label"] == "entailment")) for r in _tsv(texts)]
 
 
 def _anli_dev(texts: dict[str, str]) -> list[Pair]:
@@ -316,39 +262,39 @@ def cache_dir() -> Path:
     return base / "human-sets"
 
 
+def pinned_file(pinned: Any, repo_path: str, sha256: str, data_dir: Path | None, timeout: int = 60) -> Path:
+    """``repo_path`` of a set pinned to a GitHub commit (its ``repo``, ``commit``, ``id`` and
+    ``title``): the ``data_dir`` copy, else downloaded once into the cache; checked against its
+    SHA-256 either way."""
+    url = f"https://raw.githubusercontent.com/{pinned.repo}/{pinned.commit}/{repo_path}"
+    path = (data_dir or cache_dir()) / pinned.id / Path(repo_path).name
+    if not path.exists():
+        if data_dir is not None:
+            raise InputError(Problem(str(path), f"no copy of {pinned.title} here (expected from {url})"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as resp:
+                data = resp.read()
+        except OSError as exc:
+            raise InputError(
+                Problem(url, f"cannot download {pinned.title} ({exc}); offline, give --data-dir with a copy")
+            ) from exc
+        path.write_bytes(data)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != sha256:
+        where = f"{pinned.repo}@{pinned.commit[:7]}"
+        raise InputError(
+            Problem(str(path), f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {where}")
+        )
+    return path
+
+
 def fetch(hs: HumanSet, data_dir: Path | None = None) -> dict[str, str]:
-    """The set's files (name -> text): from ``data_dir`` when given, else downloaded once
-    into the cache; either way each checked against its pinned SHA-256."""
+    """The set's files (name -> text), each checked (:func:`pinned_file`)."""
     out = {}
     for repo_path, sha256 in hs.files:
-        name = Path(repo_path).name
-        path = (data_dir or cache_dir()) / hs.id / name
-        if not path.exists():
-            if data_dir is not None:
-                raise InputError(
-                    Problem(str(path), f"no copy of {hs.title} here (expected from {hs.url(repo_path)})")
-                )
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with urllib.request.urlopen(hs.url(repo_path), timeout=60) as resp:
-                    path.write_bytes(resp.read())
-            except OSError as exc:
-                raise InputError(
-                    Problem(
-                        hs.url(repo_path),
-                        f"cannot download {hs.title} ({exc}); offline, give --data-dir with a copy",
-                    )
-                ) from exc
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != sha256:
-            raise InputError(
-                Problem(
-                    str(path),
-                    f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {hs.repo}@{hs.commit[:7]}",
-                )
-            )
-        out[name] = data.decode("utf-8")
+        path = pinned_file(hs, repo_path, sha256, data_dir)
+        out[path.name] = path.read_bytes().decode("utf-8")
     return out
 
 
@@ -382,18 +328,9 @@ def _hub_rows(hs: HubSet) -> list[dict[str, Any]]:
         token = os.environ.get("HF_TOKEN")
         revision = hs.revision or HfApi().dataset_info(hs.repo, token=token).sha
         RESOLVED[hs.id] = revision or "main"
-        rows: list[dict[str, Any]] = []
-        for split in hs.splits:
-            ds = datasets.load_dataset(
-                hs.repo,
-                hs.config,
-                split=split,
-                revision=revision,
-                token=token,
-                cache_dir=str(cache_dir() / "hub"),
-            )
-            rows.extend(ds.to_list())
-        return rows
+        kw = {"revision": revision, "token": token, "cache_dir": str(cache_dir() / "hub")}
+        splits = [datasets.load_dataset(hs.repo, hs.config, split=s, **kw) for s in hs.splits]
+        return [row for split in splits for row in split.to_list()]
     except (OSError, ValueError, ImportError) as exc:
         gated = " It is gated: accept its terms on the Hub and set HF_TOKEN." if hs.gated else ""
         raise InputError(

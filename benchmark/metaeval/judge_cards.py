@@ -1,29 +1,9 @@
 """Measuring a profile's judges on public human-labelled sets: the numbers of a judge card.
 
-Each role is measured with the judge the profile actually uses, on sets this project did
-not label (:mod:`benchmark.metaeval.human_sets`), next to trivial baselines computed on the
-same items — the majority class, the hypothesis's length (short hypotheses are more often
-entailed), content-word overlap, and plain cosine between the whole premise and the
-hypothesis (the profile's embedder).  The verdict is plain: *at chance* when the figure's
-95% interval reaches the chance level, *below a baseline* when a trivial baseline ranks the
-items better, else *informative*.
-
-Roles measured here:
-
-* ``entailment`` — the profile's entailment model (an NLI model, or the offline cosine
-  stand-in), as ROC AUC of its support score against the human label;
-* ``llm-support`` — the profile's LLM asked "is the claim supported?" (prompt
-  ``entailment@1``, what DecompScore asks of every subclaim), as ROC AUC of its yes/no;
-* a role a family measures through its judge-card hooks (``rate_for_card``: e.g. a judge
-  that rates an argument's overall quality, on pairs of arguments where people chose the
-  more convincing one — the share of pairs it orders as people did, a tie counting half,
-  chance 0.5, next to the longer-argument baseline; ``answer_for_card``: an answerer on
-  passages with relevance grades).
-
-The shared roles (``entailment``, ``llm-support``) are described here; every other role is
-declared by the family whose scores depend on it (:class:`~benchmark.families.base.JudgeRole`),
-and this module asks the family registry for it.  A role not measured is listed as *not
-measured here* with the reason, never left out.
+Each role is measured with the judge the profile uses, next to trivial baselines on the same
+items, and its verdict rests on intervals (docs/meta-evaluation.md, Judge cards).  Roles beyond
+the shared ``entailment`` and ``llm-support`` are declared by their families
+(:class:`~benchmark.families.base.JudgeRole`); a role not measured is listed with the reason.
 """
 
 from __future__ import annotations
@@ -142,9 +122,8 @@ def difference(
     resamples: int = RESAMPLES,
 ) -> Difference | None:
     """``stat`` (judge minus baseline, on the items an index array picks) on all ``n`` items,
-    with its 95% percentile interval from a seeded bootstrap over items (the same resampled
-    items for judge and baseline: a paired comparison).  Resamples where the statistic is
-    undefined (one class drawn) are dropped; ``None`` when it is undefined on all items."""
+    with its 95% interval from a seeded paired bootstrap over items; resamples where it is
+    undefined (one class drawn) are dropped."""
     whole = stat(np.arange(n))
     if whole is None or n < 2:
         return None
@@ -164,8 +143,7 @@ def auc_difference(
     seed: int = 0,
     metric: str = "ROC AUC",
 ) -> Difference | None:
-    """The judge's AUC minus the best baseline's (the one with the highest AUC on all
-    items), with its bootstrap interval over items."""
+    """The judge's AUC minus the best baseline's, with its bootstrap interval over items."""
     y, s = np.asarray(labels), np.asarray(scores, dtype=float)
     aucs = {k: fast_auc(y, np.asarray(v, dtype=float)) for k, v in baselines.items()}
     best = best_baseline(aucs)
@@ -181,9 +159,8 @@ def auc_difference(
 
 
 def decision_differences(labels: Sequence[int], said: Sequence[bool], seed: int = 0) -> list[Difference]:
-    """The decision the pipeline takes (supported or not, at the profile's threshold) against
-    the trivial decisions: accuracy minus the majority class's (always the commoner label),
-    and F1 of "supported" minus always answering "supported"'s."""
+    """The pipeline's decision at the profile's threshold against the trivial ones: accuracy
+    minus the majority class's, and F1 of "supported" minus always saying "supported"'s."""
     y = np.asarray(labels, dtype=int)
     a = np.asarray(said, dtype=bool)
     if y.size < 2:
@@ -193,15 +170,11 @@ def decision_differences(labels: Sequence[int], said: Sequence[bool], seed: int 
     def accuracy(i: np.ndarray) -> float:
         return float(np.mean(a[i] == y[i]) - np.mean(y[i] == majority))
 
-    def f1(pred: np.ndarray, gold: np.ndarray) -> float:
-        tp = float(np.sum(pred & (gold == 1)))
-        return 2 * tp / (pred.sum() + gold.sum()) if pred.sum() + gold.sum() else 0.0
-
     def f1_gap(i: np.ndarray) -> float | None:
         gold = y[i]
         if gold.sum() == 0:
             return None
-        return f1(a[i], gold) - f1(np.ones_like(a[i]), gold)
+        return _f1(a[i], gold) - _f1(np.ones_like(a[i]), gold)
 
     label = "always not supported" if majority == 0 else "always supported"
     out = [
@@ -218,12 +191,10 @@ def verdict(
     chance: float,
     differences: Sequence[Difference] = (),
 ) -> tuple[Verdict, str | None]:
-    """Plain words for a figure, and what decided them.  Nothing measured (every item
-    failed) is said so, never "at chance"; an interval reaching the chance level is at
-    chance; then each comparison with a trivial baseline — the ranking (AUC) and the
-    decision at the profile's threshold — by the interval of the *difference*, never the
-    point estimates: entirely below 0 is *below a baseline*, reaching 0 is *no better than
-    a baseline*; the worst comparison decides."""
+    """Plain words for a figure, and what decided them.  Nothing measured is said so, never
+    "at chance"; an interval reaching chance is at chance; then each comparison with a trivial
+    baseline is decided by the interval of the *difference*, never the point estimates, and
+    the worst comparison decides."""
     if n == 0:
         return ALL_FAILED, "every item failed: nothing was measured"
     if value is None or ci is None or ci[0] <= chance:
@@ -263,8 +234,7 @@ def _figure(
     about: tuple[str, str, str | None] | None = None,
     differences: Sequence[Difference] = (),
 ) -> SetFigure:
-    """One set's figure, with the set's title, licence and source (``about``, for a file the
-    user gave; else from :data:`human_sets.SETS`) and the verdict it earns."""
+    """One set's figure, with its title, licence and source (``about``, else the set's) and verdict."""
     title, licence, source = about or (lambda hs: (hs.title, hs.licence, hs.source))(human_sets.SETS[set_id])
     said, why = verdict(n, value, ci, chance, differences)
     return SetFigure(
@@ -294,12 +264,10 @@ def entailment_figure(
     seed: int = 0,
     variants: dict[str, Callable[[list[tuple[str, str]]], list[float | None]]] | None = None,
 ) -> SetFigure:
-    """A support scorer on entailment pairs: ROC AUC with its interval, accuracy and recall at
-    the profile's threshold, and the baselines.  A pair the judge could not score is left
-    out and counted (``extra["failed"]``), never scored 0.  ``variants`` are other settings
-    of the same judge (the offline stand-in without its windows or guards): their AUCs on
-    the same items go into ``extra`` as ``ROC AUC, <name>``, so a card shows whether what
-    the profile keeps ranks best."""
+    """A support scorer on entailment pairs: ROC AUC with its interval, the decision at the
+    profile's threshold, and the baselines.  A pair the judge could not score is left out and
+    counted, never scored 0.  ``variants`` (other settings of the same judge) add their AUCs on
+    the same items to ``extra``, so a card shows whether the profile keeps the best."""
     raw = support([(p.premise, p.hypothesis) for p in pairs])
     kept = [(p, s) for p, s in zip(pairs, raw, strict=True) if s is not None]
     labels = [p.label for p, _ in kept]
@@ -314,18 +282,15 @@ def entailment_figure(
         base_scores["plain cosine"] = cosine([(p.premise, p.hypothesis) for p, _ in kept])
     baselines: dict[str, float | None] = {k: auc(labels, v) for k, v in base_scores.items()}
     said = [s >= threshold for s in scores]
+    a, y = np.asarray(said, dtype=bool), np.asarray(labels, dtype=int)
     extra: dict[str, float | None] = {
         "failed": float(len(pairs) - len(kept)),
         "threshold": threshold,
-        "accuracy": float(np.mean([a == bool(y) for a, y in zip(said, labels, strict=True)]))
-        if kept
-        else None,
+        "accuracy": float(np.mean(a == (y == 1))) if kept else None,
         "majority-class accuracy": max(share, 1 - share) if kept else None,
-        "recall of support": float(np.mean([a for a, y in zip(said, labels, strict=True) if y]))
-        if any(labels)
-        else None,
+        "recall of support": float(np.mean(a[y == 1])) if any(labels) else None,
         "share said supported": float(np.mean(said)) if kept else None,
-        "F1 of support": _f1(said, labels) if any(labels) else None,
+        "F1 of support": _f1(a, y) if any(labels) else None,
         "F1 of always supported": 2 * share / (1 + share) if any(labels) else None,
     }
     for name, scorer in (variants or {}).items():
@@ -336,20 +301,18 @@ def entailment_figure(
     return _figure(set_id, len(kept), "ROC AUC", value, ci, CHANCE_AUC, baselines, extra, None, differences)
 
 
-def _f1(said: Sequence[bool], labels: Sequence[int]) -> float:
-    tp = sum(a and bool(y) for a, y in zip(said, labels, strict=True))
-    total = sum(said) + sum(labels)
-    return 2 * tp / total if total else 0.0
+def _f1(pred: np.ndarray, gold: np.ndarray) -> float:
+    """F1 of the positive class, predictions ``pred`` (bools) against labels ``gold`` (0/1)."""
+    total = pred.sum() + gold.sum()
+    return 2 * float(np.sum(pred & (gold == 1))) / float(total) if total else 0.0
 
 
 def answerability_figure(
     grades: str, passages: Sequence[JudgedPassage], licence: str, seed: int = 0
 ) -> SetFigure:
-    """An exam answerer on passages assessors graded (EXAM++'s qrels mode, as its authors
-    validate their grader): ROC AUC of the number of questions it answers from a passage
-    against the passage being relevant (grade ≥ 1), next to passage length; the file's own
-    grader's AUC on the same passages is in ``extra`` for comparison.  A passage the
-    answerer failed on is left out and counted."""
+    """An exam answerer on graded passages (EXAM++'s qrels mode): ROC AUC of the questions it
+    answers from a passage against the passage being relevant, next to passage length and the
+    file's own grader's AUC.  A passage the answerer failed on is left out and counted."""
     kept = [p for p in passages if p.ours is not None]
     labels = [int(p.relevance >= 1) for p in kept]
     ours = [float(p.ours or 0) for p in kept]
@@ -399,10 +362,9 @@ def argument_figure(
     rate: Callable[[list[tuple[str, str, str]]], list[tuple[float | None, list[str], int]]],
     seed: int = 0,
 ) -> SetFigure:
-    """A quality judge on preference pairs: each distinct argument rated once; a pair where
-    either argument got no rating is left out and counted, never a tie.  Ratings that equal
-    the prompt's worked example's (wording aside) are counted, and their share of the
-    ratings is what :func:`flags` reads."""
+    """A quality judge on preference pairs, each argument rated once; a pair with an unrated
+    argument is left out and counted, never a tie.  Ratings equal to the prompt's worked
+    example's are counted for :func:`flags`."""
     items = sorted({(p.topic, p.stance, t) for p in pairs for t in (p.better, p.worse)})
     rated = dict(zip(items, rate(list(items)), strict=True))
     score = {k: v for k, (v, *_) in rated.items() if v is not None}
@@ -434,25 +396,16 @@ def argument_figure(
     longer = difference(
         "pairwise accuracy", "longer argument", lambda i: float(gap[i].mean()), len(gap), seed
     )
+    differences = [longer] if longer else []
     return _figure(
-        set_id,
-        len(used),
-        "pairwise accuracy",
-        value,
-        ci,
-        0.5,
-        baselines,
-        extra,
-        None,
-        [longer] if longer else [],
+        set_id, len(used), "pairwise accuracy", value, ci, 0.5, baselines, extra, None, differences
     )
 
 
 def flags(figures: Sequence[SetFigure]) -> list[str]:
-    """What a reader must know beyond the verdict: a judge whose accepted ratings mostly
-    equal its prompt's worked example's (fresh wording, same numbers) is flagged — each such
-    reply is allowed, since a real judge may agree with an example, but most of them is a
-    judge echoing its prompt."""
+    """What a reader must know beyond the verdict: a judge whose ratings mostly equal its
+    prompt's worked example's is echoing its prompt (one such reply is allowed: a real judge may
+    agree with an example)."""
     out = []
     for f in figures:
         share = f.extra.get(MATCH_SHARE)
@@ -465,8 +418,7 @@ def flags(figures: Sequence[SetFigure]) -> list[str]:
 
 
 def sample_arguments(pairs: list[ArgumentPair], n: int | None, seed: int = 0) -> list[ArgumentPair]:
-    """The pairs among a seeded sample of ``n`` distinct arguments (all when ``n`` is None):
-    the judge rates arguments, so this is what bounds its cost."""
+    """The pairs among a seeded sample of ``n`` arguments: the judge rates arguments, so n bounds cost."""
     args = sorted({t for p in pairs for t in (p.better, p.worse)})
     if n is None or n >= len(args):
         return pairs
@@ -492,9 +444,8 @@ def measure(
     figures: dict[str, tuple[str, list[SetFigure]]] | None = None,
     variants: dict[str, dict[str, Callable[[list[tuple[str, str]]], list[float | None]]]] | None = None,
 ) -> JudgeCard:
-    """The card: each role in ``roles`` — (support scorer, threshold, judge name) — on every
-    entailment set; each role in ``figures`` — (judge name, figures measured elsewhere) —
-    as given; every other role of ``all_roles`` listed as not measured here."""
+    """The card: each role in ``roles`` (support scorer, threshold, judge name) on every
+    entailment set, each role in ``figures`` as given, every other role not measured here."""
     cards = []
     for role in all_roles:
         if figures and role in figures:
@@ -533,8 +484,7 @@ def similarity_setting(windows: int, guards: bool) -> str:
 
 
 def judge_name(profile: JudgeProfile, role: str) -> str:
-    """Which model fills ``role`` in ``profile``, in words: the shared entailment role's
-    model, or what the family that declares the role says; else the profile's LLM."""
+    """Which model fills ``role`` in ``profile``, in words (a family's own roles say it themselves)."""
     if role == "entailment":
         spec = profile.entailment
         if spec.kind == "embedding-similarity":
@@ -556,9 +506,7 @@ OPTIONS = (
 
 
 def command_line(options: Mapping[str, Any]) -> str:
-    """The full command that wrote a card: every option that has a value, defaults included
-    (so a later change of a default, or an LLM role measured with ``--llm-pairs``, does not
-    vanish from what the card says it ran)."""
+    """The full command that wrote a card, defaults included."""
     import shlex
 
     words = ["benchmark", "judge-card"]
@@ -570,10 +518,8 @@ def command_line(options: Mapping[str, Any]) -> str:
 
 
 def default_out(profile_id: str, cwd: Path | None = None) -> Path:
-    """Where a card goes when ``--out`` is not given: the current folder, never the shipped
-    cards beside the profiles (:data:`~benchmark.models.cards.CARDS_DIR`) — replacing a
-    shipped card is a decision to name with ``--out``.  Run from inside that folder, it
-    is an error rather than an overwrite."""
+    """Where a card goes without ``--out``: the current folder, never the shipped cards
+    (replacing one is a decision to name with ``--out``; run from inside their folder, an error)."""
     from benchmark.core.errors import InputError, Problem
     from benchmark.models import cards
 

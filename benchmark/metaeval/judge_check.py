@@ -1,17 +1,7 @@
-"""Judge robustness: do the scores fall when the evidence or the answer gets worse?
-
-ConQRet (§5) checks its judges by perturbing their inputs by known amounts and watching
-the scores: a judge worth trusting scores lower as more of the retrieved documents are
-replaced by irrelevant ones, and lower as more contradicting sentences are injected into
-an answer.  ``benchmark judge-check`` does this for any family whose judges retrieve
-(``irrelevant``: a share of every search's hits replaced by passages of other documents
-of the same corpus) or read the answer (``contradictions``: sentences rewritten by the
-judge LLM to state the opposite, each inserted after its original).  Per score it reports
-the value at each level, Pearson's r with the level (``scipy.stats``) and whether the
-decrease is monotonic.
-
-Everything is seeded: the hits replaced and the sentences contradicted depend only on the
-seed and the texts, so a re-run (served from the model-call cache) gives the same numbers.
+"""Judge robustness (ConQRet, §5): do the scores fall when the evidence or the answer gets
+worse?  ``irrelevant`` swaps a share of every search's hits for passages of other documents;
+``contradictions`` inserts the judge LLM's rewrite of a sentence stating the opposite.  All is
+seeded by the seed and the texts, so a re-run gives the same numbers (docs/judge-robustness.md).
 """
 
 from __future__ import annotations
@@ -43,10 +33,9 @@ def _rng(seed: int, *parts: str) -> random.Random:
 class IrrelevantHits:
     """A retriever whose hits are partly replaced by passages of other documents.
 
-    ``fraction`` of each query's hits (rounded half up, so 10% of 10 hits is one) are
-    replaced, at seeded positions, by seeded passages of the ``pool`` whose document is not
-    among that query's hits — irrelevant to it, and not merely a different passage of a
-    relevant document.  Ranks and scores keep their places."""
+    ``fraction`` of each query's hits (rounded half up) are replaced, at seeded positions, by
+    seeded passages of the ``pool`` from documents not among that query's hits: irrelevant to
+    it, not merely another passage of a relevant document."""
 
     base: Retriever
     pool: Sequence[Passage]
@@ -61,15 +50,12 @@ class IrrelevantHits:
         out = []
         for query, hits in zip(queries, self.base.search(queries, k, allowed), strict=True):
             n = math.floor(self.fraction * len(hits) + 0.5)
-            if n == 0:
-                out.append(hits)
-                continue
-            rng = _rng(self.seed, "irrelevant", query)
             docs = {h.doc_id for h in hits}
-            candidates = [p for p in self.pool if p.doc_id not in docs]
+            candidates = [p for p in self.pool if p.doc_id not in docs] if n else []
             if not candidates:
                 out.append(hits)
                 continue
+            rng = _rng(self.seed, "irrelevant", query)
             swap = set(rng.sample(range(len(hits)), min(n, len(hits))))
             picked = iter(rng.sample(candidates, min(len(swap), len(candidates))))
             replaced = []
@@ -92,9 +78,8 @@ class Injected:
 def inject_contradictions(
     answers: dict[str, str], k: int, llm: LLM, *, seed: int = 0, max_retries: int = 2
 ) -> dict[str, Injected]:
-    """Each answer with ``k`` of its sentences (seeded; cycling when it has fewer) followed by
-    a rewrite that states the opposite.  One batched LLM call for all answers; a rewrite
-    that stays unusable after retries is left out and counted, never faked."""
+    """Each answer with ``k`` of its sentences (seeded) each followed by a rewrite stating the
+    opposite; a rewrite unusable after retries is left out and counted, never faked."""
     if k == 0:
         return {q: Injected(a, 0, 0) for q, a in answers.items()}
     plan: dict[str, tuple[list[str], list[int]]] = {}
@@ -107,12 +92,8 @@ def inject_contradictions(
         _rng(seed, "contradict", qid).shuffle(order)
         plan[qid] = (sents, [order[i % len(order)] for i in range(k)])
     prompt = load_prompt("contradict@1")
-    requests = [(qid, sents[i]) for qid, (sents, picks) in plan.items() for i in picks]
-    outcomes = iter(
-        run_structured(
-            llm, [prompt.render(sentence=s) for _, s in requests], parse_rewrite, max_retries=max_retries
-        )
-    )
+    prompts = [prompt.render(sentence=sents[i]) for sents, picks in plan.values() for i in picks]
+    outcomes = iter(run_structured(llm, prompts, parse_rewrite, max_retries=max_retries))
     out = {}
     for qid, (sents, picks) in plan.items():
         after: dict[int, list[str]] = {}
@@ -148,8 +129,7 @@ class Trend:
 
 
 def trend(levels: Sequence[float], values: Sequence[float | None]) -> Trend:
-    """Pearson's r of a score with the perturbation level, and whether it never rises from
-    one level to the next (``None`` when a level has no value)."""
+    """Pearson's r of a score with the level, and whether it never rises (``None``: a level unscored)."""
     pairs = [(lv, v) for lv, v in zip(levels, values, strict=True) if v is not None]
     r = p = None
     if len(pairs) >= 3 and len({v for _, v in pairs}) > 1:
@@ -170,11 +150,8 @@ def check(
 ) -> dict[str, tuple[list[float], dict[tuple[str, str], Trend], list[str]]]:
     """Score the answers at every level of every perturbation and fit each score's trend.
 
-    ``score_jobs(stack, texts, folder)`` scores ``texts`` with ``stack`` into ``folder`` and
-    returns (result, path) pairs in the order of the families chosen; ``irrelevant`` swaps a
-    share of every retriever's hits for passages of other documents, ``contradictions``
-    rewrites sentences of the answers.  Per kind: the levels, each (family, score label)'s
-    :class:`Trend`, and notes on rewrites left out."""
+    ``score_jobs(stack, texts, folder)`` scores ``texts`` with ``stack`` into ``folder``.  Per
+    kind: the levels, each (family, score label)'s :class:`Trend`, and notes on rewrites left out."""
     import dataclasses
 
     from benchmark.families import REGISTRY
@@ -203,8 +180,7 @@ def check(
                     answers, int(level), judges.llm, seed=seed, max_retries=judges.profile.llm.max_retries
                 )
                 texts = {q: i.text for q, i in injected.items()}
-                failed = sum(i.failed for i in injected.values())
-                if failed:
+                if failed := sum(i.failed for i in injected.values()):
                     notes.append(f"level {level:g}: {failed} rewrite(s) unusable after retries, left out")
             for result, _ in score_jobs(stack, texts, results_root / f"{kind}-{level:g}"):
                 family = REGISTRY[result.metric_family]

@@ -1,24 +1,6 @@
-"""Meta-evaluation: how well a metric agrees with people, and with another metric.
-
-Shared by every metric family (``benchmark meta-eval``).  Pure statistics on plain
-numbers — the CLI gathers them from result files and a human-judgement file:
-
-* **query level** — Pearson, Spearman and Kendall correlation (with p-values, from
-  ``scipy.stats``) between a metric's per-query scores and human scores over every
-  (system, query) pair both have;
-* **system level** — the same over the systems' mean scores;
-* **leaderboard rank correlation** — Kendall's τ (and Spearman's ρ) between the system
-  rankings two measures induce, as in the EXAM paper (Sander & Dietz, 2021, §5): systems
-  whose means differ by less than a standard error (the larger of the two) are *tied* —
-  here closed transitively down the ranking, so ties form groups — ties are broken at
-  random, and the coefficient is averaged over 10 seeded repetitions, so that a measure
-  neither gains nor loses agreement from the order in which tied systems happen to be
-  listed.
-
-Human judgements file (CSV with a header, or JSONL): one row per judged answer with
-``system`` (a result's model label or model id), ``query_id`` and ``score`` (a number;
-higher is better).  Several rows for one (system, query) — several assessors — are
-averaged.
+"""Meta-evaluation statistics on plain numbers: a metric against people or another metric
+(Pearson, Spearman, Kendall; the EXAM paper's leaderboard rank correlation, Sander & Dietz 2021,
+§5, with systems within a standard error tied), and a judge's ratings against human raters.
 """
 
 from __future__ import annotations
@@ -48,27 +30,14 @@ class Correlation:
 
 
 def correlate(x: Sequence[float | None], y: Sequence[float | None]) -> Correlation:
-    """Pearson, Spearman and Kendall (τ-b) with two-sided p-values over the pairs where
-    both values exist; ``None`` where a coefficient is undefined (fewer than 3 pairs, or
-    a constant side)."""
+    """Pearson, Spearman and Kendall (τ-b) with two-sided p-values over the pairs where both
+    exist; ``None`` where undefined (fewer than 3 pairs, or a constant side)."""
     pairs = [(a, b) for a, b in zip(x, y, strict=True) if not missing(a) and not missing(b)]
-    n = len(pairs)
-    if n < 3:
-        return Correlation(n, None, None, None, None, None, None)
-    a = np.array([p[0] for p in pairs], dtype=float)
-    b = np.array([p[1] for p in pairs], dtype=float)
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return Correlation(n, None, None, None, None, None, None)
-    pr, sr, kt = st.pearsonr(a, b), st.spearmanr(a, b), st.kendalltau(a, b)
-    return Correlation(
-        n,
-        float(pr.statistic),
-        float(pr.pvalue),
-        float(sr.statistic),
-        float(sr.pvalue),
-        float(kt.statistic),
-        float(kt.pvalue),
-    )
+    a, b = np.array(pairs, dtype=float).reshape(-1, 2).T
+    if len(pairs) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return Correlation(len(pairs), *[None] * 6)
+    tests = (st.pearsonr(a, b), st.spearmanr(a, b), st.kendalltau(a, b))
+    return Correlation(len(pairs), *(float(x) for t in tests for x in (t.statistic, t.pvalue)))
 
 
 def mean_and_se(values: Sequence[float | None]) -> tuple[float | None, float | None]:
@@ -80,9 +49,8 @@ def mean_and_se(values: Sequence[float | None]) -> tuple[float | None, float | N
 
 
 def tie_groups(means: Sequence[float], ses: Sequence[float]) -> list[int]:
-    """A group number per system (0 = best): walking down the ranking, a system joins the
-    group above it when the two means differ by less than the larger of their standard
-    errors (ties chain, as in the EXAM paper's leaderboards)."""
+    """A group number per system (0 = best): down the ranking, a system joins the group above
+    when the means differ by less than the larger standard error (ties chain, as in EXAM)."""
     order = sorted(range(len(means)), key=lambda i: -means[i])
     groups = [0] * len(means)
     group = 0
@@ -120,9 +88,8 @@ def rank_correlation(
     repetitions: int = REPETITIONS,
     seed: int = 0,
 ) -> RankAgreement:
-    """Kendall's τ (and Spearman's ρ) between the rankings that measures ``a`` and ``b``
-    (system -> (mean, standard error)) induce on their common systems, ties by standard
-    error broken at random, over ``repetitions`` seeded repetitions."""
+    """Kendall's τ (and Spearman's ρ) between the rankings ``a`` and ``b`` (system -> (mean,
+    standard error)) induce, ties broken at random, over ``repetitions`` seeded repetitions."""
     systems = sorted(set(a) & set(b))
     if len(systems) < 2:
         return RankAgreement(len(systems), None, None, None, None, repetitions, seed)
@@ -142,12 +109,14 @@ def rank_correlation(
 # -- a judge's ratings against human raters -------------------------------------------------
 
 
-def partial_correlation(r_xy: float, r_xz: float, r_yz: float, n: int) -> tuple[float | None, float | None]:
-    """First-order partial correlation of x and y controlling for z, from the three
-    pairwise coefficients (here Spearman's), with its two-sided p-value (t, n − 3 df).
-
-    On argument-quality data, length alone often tracks human quality: a judge whose
-    agreement vanishes once length is held constant is measuring length."""
+def partial_correlation(
+    r_xy: float | None, r_xz: float | None, r_yz: float | None, n: int
+) -> tuple[float | None, float | None]:
+    """Partial correlation of x and y controlling for z from the three pairwise coefficients,
+    with its p-value (t, n − 3 df): a judge whose agreement vanishes once length is held
+    constant is measuring length.  ``None`` where a coefficient is."""
+    if r_xy is None or r_xz is None or r_yz is None:
+        return None, None
     denom = math.sqrt(max((1 - r_xz**2) * (1 - r_yz**2), 0.0))
     if denom == 0 or n < 4:
         return None, None
@@ -159,8 +128,7 @@ def partial_correlation(r_xy: float, r_xz: float, r_yz: float, n: int) -> tuple[
 
 
 def alpha(ratings: Sequence[Sequence[float | None]], level: str = "ordinal") -> float | None:
-    """Krippendorff's α (the ``krippendorff`` package) for raters × items; ``None`` when
-    fewer than two values are pairable or all values are equal."""
+    """Krippendorff's α for raters × items; ``None`` when nothing is pairable or all values are equal."""
     import krippendorff
 
     data = np.array([[np.nan if v is None else v for v in row] for row in ratings], dtype=float)
@@ -172,8 +140,7 @@ def alpha(ratings: Sequence[Sequence[float | None]], level: str = "ordinal") -> 
 
 
 def length_ratings(lengths: Sequence[float], levels: Sequence[float]) -> list[float]:
-    """Text lengths mapped onto the rating scale by quantiles (the length-only baseline
-    rater: longer texts get higher ratings, in the same proportions as the scale's steps)."""
+    """Text lengths mapped onto the rating scale by quantiles: the length-only baseline rater."""
     ranks = st.rankdata(lengths) / len(lengths)
     steps = sorted(levels)
     return [steps[min(len(steps) - 1, int(r * len(steps) - 1e-9))] for r in ranks]
@@ -198,10 +165,9 @@ def rater_agreement(
     lengths: Mapping[str, float],
     dimension: str,
 ) -> DimensionAgreement:
-    """How a judge's ratings of one dimension agree with human raters, next to a
-    length-only rater: α among humans, α with the judge (or the length rater) added as one
-    more rater, Spearman with the human mean, and the judge's partial Spearman with the
-    human mean holding length constant.  ``humans``: rater -> item -> rating."""
+    """A judge's ratings of one dimension against human raters (rater -> item -> rating), next
+    to a length-only rater: α with each added as one more rater, Spearman with the human mean,
+    and the judge's partial Spearman holding length constant."""
     items = sorted({i for r in humans.values() for i in r} & set(judge) & set(lengths))
     human_rows = [[humans[r].get(i) for i in items] for r in sorted(humans)]
     mean = [float(np.mean([v for v in col if v is not None])) for col in zip(*human_rows, strict=True)]
@@ -211,11 +177,7 @@ def rater_agreement(
     by_length = length_ratings(length, levels) if levels and items else []
     sj, sl = correlate(judged, mean), correlate(length, mean)
     sjl = correlate(judged, length)
-    partial = (
-        partial_correlation(sj.spearman, sjl.spearman, sl.spearman, len(items))
-        if None not in (sj.spearman, sjl.spearman, sl.spearman)
-        else (None, None)
-    )
+    partial = partial_correlation(sj.spearman, sjl.spearman, sl.spearman, len(items))
     return DimensionAgreement(
         dimension,
         len(items),

@@ -1,35 +1,14 @@
 """Ranking cards: does a judge order *systems* as people do?
 
-A leaderboard is read as an order of systems, so item-level agreement (a judge card) is not
-enough: what matters is how far the ranking an automatic measure produces agrees with the
-ranking human judgements produce on the same systems and topics.  That is how EXAM
-(Sander & Dietz 2021) and EXAM++ validated themselves and what the TREC AutoJudge track
-measures.  Given two leaderboards of the same systems, each with a score per topic, a
-ranking card reports, on the systems' means over the shared topics:
-
-* Kendall's τ (τ-b, ``scipy.stats.kendalltau``) and Spearman's ρ (``scipy.stats.spearmanr``);
-* τ_AP (Yilmaz et al. 2008; its tie-aware form τ_AP-b), which weighs swaps near the top
-  more — taken from ``autojudge-evaluate`` (the TREC AutoJudge track's tool), never
-  re-implemented here: imported where it is installed, else run in the interpreter
-  ``--autojudge-python`` names, else shown as not measured;
-* top-k overlap: the share of the human top k that the automatic top k holds;
-* per-topic τ: Kendall's τ between the two measures' orders of the systems on each
-  topic, averaged over topics (how far a single topic's verdict can be trusted);
-
-each with a 95% percentile bootstrap interval over topics (topics resampled with
-replacement, every figure recomputed), next to trivial baselines measured the same way —
-the length of a system's passages, the number of its passages kept — so a judge that
-orders systems no better than length does is said to, in words.
-
-Leaderboards come from EXAM++ graded-paragraph files (:mod:`benchmark.metaeval.ranking_sets`):
-the automatic ones from the family that reads such files (its pipeline's ``graded_leaderboards``:
-EXAM and n-EXAM under the file's grader, as EXAM++ computes them), and the human leaderboard —
-nDCG@10 from the NIST grades through ``ir_measures``, on each run's ranks as the file
-keeps them.
+Two leaderboards of the same systems are compared on the systems' means over the shared
+topics (Kendall's τ, Spearman's ρ, τ_AP from ``autojudge-evaluate``, top-k overlap, per-topic
+τ), each with a bootstrap interval over topics, next to trivial baselines measured the same
+way (docs/meta-evaluation.md, Ranking cards).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -72,11 +51,9 @@ def _ranked(paragraphs: Iterable[Any], rank_cutoff: int) -> dict[tuple[str, str]
 
 
 def human_leaderboard(paragraphs: Sequence[Any], depth: int = 10) -> dict[str, dict[str, float]]:
-    """nDCG@``depth`` per system and topic from the file's NIST grades, through
-    ``ir_measures``.  A run's list is rebuilt from the ranks the file records; a rank it
-    does not record (a passage nobody judged) is filled with a placeholder that no qrel
-    grades, so the passages below keep their positions — the file omits unjudged passages,
-    and trec_eval counts them as non-relevant at their own rank."""
+    """nDCG@``depth`` per system and topic from the file's NIST grades (``ir_measures``).  A
+    rank the file does not record (an unjudged passage) gets a placeholder no qrel grades, so
+    the passages below keep their positions, as trec_eval counts them."""
     import ir_measures
     from ir_measures import Qrel, ScoredDoc, nDCG
 
@@ -118,8 +95,7 @@ def length_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[
 
 
 def count_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[str, float]]:
-    """Baseline: how many of a system's passages within the cut-off the file keeps (for a
-    file of judged passages, how many of its top ``rank_cutoff`` were judged)."""
+    """Baseline: how many of a system's passages within the cut-off the file keeps (judged ones)."""
     out: dict[str, dict[str, float]] = {}
     for (system, topic), ranked in _ranked(paragraphs, rank_cutoff).items():
         out.setdefault(system, {})[topic] = float(len(ranked))
@@ -139,9 +115,8 @@ _TAU_AP_SCRIPT = (
 
 
 def _local_tauap_b() -> Callable[[Sequence[float], Sequence[float]], float] | None:
-    """autojudge-evaluate's ``tauap_b`` when it is installed in this interpreter, loaded
-    from its module file: the package's ``__init__`` imports its whole command line
-    (tira, nltk data), which τ_AP does not need."""
+    """autojudge-evaluate's ``tauap_b`` if installed here, loaded from its module file: the
+    package's ``__init__`` imports its whole command line (tira, nltk data)."""
     import importlib.util
 
     spec = importlib.util.find_spec("autojudge_evaluate")
@@ -159,10 +134,9 @@ def _local_tauap_b() -> Callable[[Sequence[float], Sequence[float]], float] | No
 def tau_ap_provider(
     python: str | None = None,
 ) -> Callable[[list[tuple[list[float], list[float]]]], list[float]] | None:
-    """τ_AP-b (truth first, then the automatic scores) for many pairs of score vectors at
-    once, from ``autojudge-evaluate``: imported when installed here, else run in
-    ``python`` (an interpreter that has it: the package pulls in tira and matplotlib, so it
-    is kept out of groundcover's own dependencies); None when neither is available."""
+    """τ_AP-b (truth first) for many pairs of score vectors at once, from ``autojudge-evaluate``:
+    imported when installed here, else run in ``python`` (it pulls in tira and matplotlib, so it
+    is not a groundcover dependency); None when neither is available."""
     tauap_b = _local_tauap_b()
     if tauap_b is not None:
         return lambda pairs: [float(tauap_b(a, b)) for a, b in pairs]
@@ -239,20 +213,14 @@ def common(auto: Board, human: Board) -> tuple[list[str], list[str]]:
     return systems, topics
 
 
-def _kendall(a: np.ndarray, b: np.ndarray) -> float:
+def _corr(name: str, a: np.ndarray, b: np.ndarray) -> float:
+    """``scipy.stats``' ``name`` (kendalltau, spearmanr) of two score vectors; NaN where one is constant."""
     from scipy import stats
 
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return math.nan
-    return float(stats.kendalltau(a, b).statistic)
+    return math.nan if np.ptp(a) == 0 or np.ptp(b) == 0 else float(getattr(stats, name)(a, b).statistic)
 
 
-def _spearman(a: np.ndarray, b: np.ndarray) -> float:
-    from scipy import stats
-
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return math.nan
-    return float(stats.spearmanr(a, b).statistic)
+_kendall = functools.partial(_corr, "kendalltau")
 
 
 def top_k_overlap(auto: np.ndarray, human: np.ndarray, k: int) -> float:
@@ -272,8 +240,7 @@ def _interval(values: Sequence[float]) -> tuple[float | None, float | None]:
 
 
 def _nanmean(x: np.ndarray) -> float:
-    """Mean over the topics where τ is defined (a topic on which one measure gives every
-    system the same score has none); NaN when it is defined on none."""
+    """Mean over the topics where τ is defined (NaN when it is defined on none)."""
     kept = x[~np.isnan(x)]
     return float(kept.mean()) if kept.size else math.nan
 
@@ -326,7 +293,7 @@ def agreement(
         systems=len(systems),
         topics=len(topics),
         kendall=fig(_kendall),
-        spearman=fig(_spearman),
+        spearman=fig(functools.partial(_corr, "spearmanr")),
         tau_ap=tap,
         top_k=fig(lambda x, y: top_k_overlap(x, y, k)),
         per_topic_kendall=Figure(_num(_nanmean(per_topic)), pt_lo, pt_hi),
@@ -339,15 +306,11 @@ def agreement(
 def leaderboard_correlation(
     scores: Mapping[str, float], official_rank: Mapping[str, float]
 ) -> tuple[float, float]:
-    """Spearman's ρ and Kendall's τ between a leaderboard's scores and an official
-    leaderboard given as ranks (ties allowed), as EXAM++ reports them
-    (``exam_leaderboard_correlation.leaderboard_rank_correlation``): the scores ranked
-    best-first with ties averaged, against the official ranks; every official system must
-    have a score."""
+    """Spearman's ρ and Kendall's τ between a leaderboard's scores and official ranks (ties
+    allowed), as EXAM++'s ``leaderboard_rank_correlation`` reports them."""
     from scipy import stats
 
-    missing = sorted(set(official_rank) - set(scores))
-    if missing:
+    if missing := sorted(set(official_rank) - set(scores)):
         raise InputError(Problem("leaderboard", f"official systems without a score: {', '.join(missing)}"))
     systems = list(official_rank)
     ranks = stats.rankdata([-round(scores[s], TIE_DECIMALS) for s in systems], method="average")
@@ -361,9 +324,8 @@ def leaderboard_correlation(
 
 
 def verdict(judge: Agreement, baselines: Sequence[Agreement]) -> str:
-    """Plain words: the judge's Kendall τ against the best trivial baseline's, decided on
-    the judge's interval (its lower end must clear the baseline's point), never on the
-    point alone."""
+    """Plain words: the judge's Kendall τ against the best trivial baseline's, decided on the
+    judge's interval (its lower end must clear the baseline's point)."""
     if judge.kendall.value is None or judge.kendall.low is None:
         return "not measured"
     scored = [b for b in baselines if b.kendall.value is not None]
@@ -389,10 +351,8 @@ def card(
     family: str | None = None,
     profile: str | None = None,
 ) -> dict[str, Any]:
-    """A ranking card as plain data (written as YAML beside the judge cards).  ``family``
-    and ``profile`` say whose leaderboard it is, for the boards
-    (:func:`benchmark.models.cards.ranking_lines_for`); a card from a graded file's own
-    grader has no profile, and no board takes it as its profile's."""
+    """A ranking card as plain data; ``family`` and ``profile`` say whose leaderboard it is (a
+    card from a graded file's own grader has no profile, so no board takes it as its profile's)."""
     from benchmark.core.version import __version__
 
     return {
@@ -425,10 +385,8 @@ def _row(a: Agreement) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RankingOptions:
-    """What a ranking card is measured on and how: the values of ``benchmark meta-eval
-    rankings``'s options (``set_id`` is ``--set``; ``grades``, a graded-runs file, replaces
-    it; ``min_rating`` None: the set's published setting, or for a graded-runs file the
-    family's own default, :func:`default_min_rating`)."""
+    """The options of ``benchmark meta-eval rankings`` (``set_id`` is ``--set``; ``grades``
+    replaces it; ``min_rating`` None: the set's published setting, else the family's default)."""
 
     set_id: str = "dl19"
     grades: str | None = None
@@ -460,8 +418,7 @@ OPTIONS = (
 
 
 def command_line(options: RankingOptions) -> str:
-    """The full command that reproduces a card (every option, defaults included, so a
-    later change of a default does not change what the card says it ran)."""
+    """The full command that reproduces a card, defaults included."""
     import shlex
 
     words = ["benchmark", "meta-eval", "rankings"]
@@ -473,15 +430,12 @@ def command_line(options: RankingOptions) -> str:
 
 
 def default_min_rating(family: Any) -> int | None:
-    """The family's own default least self-rating — its settings' ``min_rating``, the one
-    its ``score-grades`` and its scoring count with — so a graded-runs file is counted the
-    same way whichever command reads it (``None``: the family has no such setting)."""
+    """The family's own least self-rating, so a graded file counts alike whichever command reads it."""
     return getattr(family.settings_model(), "min_rating", None)
 
 
 def graded_family(name: str | None) -> Any:
-    """The registered family whose ``graded_leaderboards`` reads graded-runs files
-    (``--family`` names one where several do)."""
+    """The registered family that reads graded-runs files (``--family`` names one where several do)."""
     from benchmark.families import REGISTRY
     from benchmark.families.base import hook
 
@@ -498,9 +452,7 @@ def graded_family(name: str | None) -> Any:
 
 @dataclass(frozen=True)
 class RankingRun:
-    """A ranking card's figures: the judge's agreement with the human leaderboard, the
-    family's other leaderboards' and the trivial baselines', with the set measured on and
-    the options as run (``min_rating`` resolved, so the card's command names it)."""
+    """A ranking card's figures, its set and its options as run."""
 
     options: RankingOptions
     set_info: dict[str, Any]
@@ -540,9 +492,8 @@ class RankingRun:
 
 
 def run(options: RankingOptions) -> RankingRun:
-    """Measure a ranking card: read the set (fetched at its pinned address, or from
-    ``data_dir``) or the graded-runs file, build the family's leaderboards and the human
-    one, and measure each against the human one with the same resampled topics."""
+    """Measure a ranking card: the family's leaderboards and the human one from the set (or
+    the graded file), each measured against the human one on the same resampled topics."""
     from benchmark.families.base import hook
     from benchmark.metaeval import ranking_sets
 
@@ -551,20 +502,13 @@ def run(options: RankingOptions) -> RankingRun:
     if options.grades:
         path = Path(options.grades)
         set_info: dict[str, Any] = {"id": "file", "source": f"file:{rel(path)}"}
-        min_rating = options.min_rating if options.min_rating is not None else default_min_rating(family)
-        relevant_from = 1
+        default_rating, relevant_from = default_min_rating(family), 1
     else:
         path = ranking_sets.fetch(options.set_id, Path(options.data_dir) if options.data_dir else None)
         rs = ranking_sets.SETS[options.set_id]
-        set_info = {
-            "id": rs.id,
-            "title": rs.title,
-            "source": rs.source,
-            "sha256": rs.sha256,
-            "licence": rs.licence,
-        }
-        min_rating = options.min_rating if options.min_rating is not None else rs.min_rating
-        relevant_from = rs.relevant_from
+        set_info = {key: getattr(rs, key) for key in ("id", "title", "source", "sha256", "licence")}
+        default_rating, relevant_from = rs.min_rating, rs.relevant_from
+    min_rating = options.min_rating if options.min_rating is not None else default_rating
     options = replace(options, min_rating=min_rating)  # the card's command names the setting it ran
     graded = hook(family, "graded_leaderboards")(
         path,
@@ -607,8 +551,7 @@ def run(options: RankingOptions) -> RankingRun:
 
 
 def _regrading(options: RankingOptions, *, load: bool = True) -> Any:
-    """With ``--judge-profile``: what the family needs to grade the file again (the
-    profile's models, the bank, the topics); without ``load``, only the profile's id."""
+    """With ``--judge-profile``: what the family needs to grade the file again (without ``load``, its id)."""
     if not options.judge_profile:
         return None
     from benchmark.families.base import Regrading
@@ -634,10 +577,15 @@ def _regrading(options: RankingOptions, *, load: bool = True) -> Any:
 
 def write_card(measured: RankingRun, out: str | Path) -> Path:
     """Write ``measured``'s ranking card (YAML) to ``out``; returns the path."""
+    return write_yaml(measured.card(), out)
+
+
+def write_yaml(card: Mapping[str, Any], out: str | os.PathLike[str]) -> Path:
     import yaml
 
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(measured.card(), sort_keys=False, allow_unicode=True, width=100)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(dict(card), sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
     return path

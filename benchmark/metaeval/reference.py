@@ -1,13 +1,5 @@
-"""Reference measures that meta-evaluation compares a metric with (``benchmark meta-eval``).
-
-* **ROUGE-1 F1** against the gold articles (``rouge-score``), EXAM's baseline: unigram
-  overlap after lowercasing, removing punctuation and English stopwords (scikit-learn's
-  list) and stemming (Porter, where the EXAM paper lemmatised);
-* **trec_eval measures** of systems given as TREC run files (``ir_measures``): Prec@R
-  (``Rprec``), MAP (``AP``) and nDCG@20, per query, as the CAR Y3 leaderboard the EXAM
-  paper correlates with.
-
-Both return ``system -> query id -> score``, the shape every meta-evaluation takes.
+"""Reference measures meta-evaluation compares a metric with, as ``system -> query -> score``:
+ROUGE-1 F1 against the gold articles (EXAM's baseline) and trec_eval measures of TREC runs.
 """
 
 from __future__ import annotations
@@ -19,7 +11,7 @@ from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
 
-Scores = dict[str, dict[str, float | None]]
+Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
 TREC_MEASURES = {"Rprec": "Rprec", "P@R": "Rprec", "MAP": "AP", "AP": "AP", "nDCG@20": "nDCG@20"}
 
 
@@ -54,12 +46,9 @@ def rouge1_scores(answers: Mapping[str, Mapping[str, str]], gold: Mapping[str, s
 
 
 def read_runs(paths: Iterable[Path]) -> dict[str, dict[str, dict[str, float]]]:
-    """TREC run files (``qid Q0 docid rank score tag``) -> system (the file name without its
-    suffix, which names a result's model label or id) -> qid -> doc -> score.
-
-    Strict, every problem named by file, line and field: UTF-8, six columns, a finite score
-    (a ``NaN`` would rank anywhere), and each document once per query (the last of a repeat
-    silently won)."""
+    """TREC run files (``qid Q0 docid rank score tag``) -> system (the file's stem) -> qid ->
+    doc -> score.  Strict, every problem named: six columns, a finite score (a ``NaN`` would
+    rank anywhere), each document once per query."""
     import math
 
     from benchmark.core.untrusted import read_text

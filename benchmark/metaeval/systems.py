@@ -13,32 +13,27 @@ from benchmark.core.results import ModelInfo
 from benchmark.core.untrusted import read_rows
 from benchmark.families import REGISTRY
 from benchmark.families.base import hook
+from benchmark.metaeval.reference import Scores
 
 if TYPE_CHECKING:  # imported where used: it loads scipy.stats
     from benchmark.metaeval import measures as meta_eval
 
-Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
-
 
 def metric_scores(entries: list[Entry], family: str, key: str) -> tuple[Scores, dict[str, ModelInfo]]:
     """Per-query scores of ``key`` per system label, and each system's model."""
-    scores: Scores = {}
-    ids: dict[str, ModelInfo] = {}
-    for e in entries:
-        if e.result.metric_family != family:
-            continue
-        scores[e.model_label] = {q.query_id: q.scores.get(key) for q in e.result.per_query}
-        ids[e.model_label] = e.result.model
-    return scores, ids
+    mine = [e for e in entries if e.result.metric_family == family]
+    scores: Scores = {
+        e.model_label: {q.query_id: q.scores.get(key) for q in e.result.per_query} for e in mine
+    }
+    return scores, {e.model_label: e.result.model for e in mine}
 
 
 def read_human(path: Path) -> dict[str, dict[str, list[float]]]:
     """system -> query id -> the scores given (several assessors kept, averaged later)."""
     out: dict[str, dict[str, list[float]]] = {}
     for row in checked_rows(path, "--human", ("system", "query_id", "score"), "score"):
-        out.setdefault(str(row["system"]), {}).setdefault(str(row["query_id"]), []).append(
-            float(row["score"])
-        )  # type: ignore[arg-type]
+        system = out.setdefault(str(row["system"]), {})
+        system.setdefault(str(row["query_id"]), []).append(float(row["score"]))  # type: ignore[arg-type]
     return out
 
 
@@ -60,8 +55,7 @@ def checked_rows(path: Path, flag: str, fields: tuple[str, ...], number: str) ->
         if not isinstance(row, dict):
             problems.append(Problem(rel(path), "each row must be an object", line=n))
             continue
-        missing = [f for f in fields if row.get(f) in (None, "")]
-        if missing:
+        if missing := [f for f in fields if row.get(f) in (None, "")]:
             problems.append(Problem(rel(path), "missing", line=n, field=missing[0]))
             continue
         try:
@@ -98,14 +92,13 @@ def item_lengths(path: Path) -> dict[str, float]:
 
 
 def align_systems(scores: Scores, models: dict[str, ModelInfo]) -> Scores:
-    """Scores keyed by result label, where the source names a system by its label, by its
-    submission folder's name (``org__name`` for closed-book, ``org__name__<setting>`` with
-    retrieval), or by a model id that only one of the systems has."""
+    """Scores keyed by result label, where the source names a system by its label, its
+    submission folder's name (``org__name[__<setting>]``) or a model id only one system has."""
     from benchmark.core.results import model_dir_name
 
-    names: dict[str, str] = {}
-    for label, m in models.items():
-        names[model_dir_name(m.id) + ("" if m.rag is None else f"__{m.setting}")] = label
+    names = {
+        model_dir_name(m.id) + ("" if m.rag is None else f"__{m.setting}"): lb for lb, m in models.items()
+    }
     shared = [m.id for m in models.values()]
     names |= {m.id: label for label, m in models.items() if shared.count(m.id) == 1}
     return {label: v for s, v in scores.items() if (label := s if s in models else names.get(s)) is not None}
@@ -137,8 +130,7 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
 def trec_against_runs(
     runs: list[str] | None, qrels_file: str | None, task_id: str | None, measure: str
 ) -> Scores:
-    """A trec_eval measure of each run file (or folder of them), per judged query: qrels from
-    ``qrels_file`` or the task's document-level judgements."""
+    """A trec_eval measure of each run file, per judged query (qrels: ``qrels_file`` or the task's)."""
     from benchmark.metaeval.reference import read_runs, trec_scores
     from benchmark.tasks import load_task
 
@@ -171,19 +163,14 @@ def summarise(scores: Scores) -> dict[str, tuple[float, float]]:
     """Each system's mean and standard error over its queries (systems with no score left out)."""
     from benchmark.metaeval import measures as meta_eval
 
-    out = {}
-    for system, per_query in scores.items():
-        mean, se = meta_eval.mean_and_se(list(per_query.values()))
-        if mean is not None and se is not None:
-            out[system] = (mean, se)
-    return out
+    found = {system: meta_eval.mean_and_se(list(per_query.values())) for system, per_query in scores.items()}
+    return {system: (m, se) for system, (m, se) in found.items() if m is not None and se is not None}
 
 
 def compare(
     a: Scores, b: Scores, sa: dict[str, tuple[float, float]], sb: dict[str, tuple[float, float]]
 ) -> dict[str, meta_eval.Correlation]:
-    """Query-level correlation over the (system, query) pairs both measures have, and
-    system-level correlation of the means ``sa`` and ``sb`` (:func:`summarise`)."""
+    """Query- and system-level correlation of two measures' scores (``sa``, ``sb``: :func:`summarise`)."""
     from benchmark.metaeval import measures as meta_eval
 
     systems = sorted(set(a) & set(b))

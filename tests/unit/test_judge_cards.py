@@ -144,6 +144,7 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
     assert main(["judge-card", "--data-dir", str(root), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     card = cards.JudgeCard.model_validate(__import__("yaml").safe_load(out.read_text()))
+    assert card.command is not None and f"--data-dir {root}" in card.command  # every option as given
     entail = card.role("entailment")
     assert entail is not None and [f.set for f in entail.figures] == ["sick", "rte"]
     assert entail.figures[0].n == 24 and set(entail.figures[0].baselines) == {
