@@ -1,27 +1,11 @@
-"""One interface to LLMs, three backends, every call cached and batched.
+"""One interface to judge LLMs (:class:`LLM`: a batch of conversations in, one text each out).
 
-The scoring stack asks LLMs to extract claims, generate aspects, align claims to
-aspects and (optionally) judge entailment.  It does so only through :class:`LLM`:
-``generate`` takes a batch of chat conversations and returns one text per
-conversation, so every stage can be written once and run on a laptop, a GPU box or a
-hosted API.  Backends:
-
-* :class:`TransformersLLM` — any local causal LM (safetensors, or GGUF dequantised by
-  transformers), batched greedy decoding on CPU or GPU;
-* :class:`OpenAILLM` — any OpenAI-compatible HTTP server (vLLM's server, llama.cpp's
-  server, hosted APIs) with a concurrency limit, timeouts and retries with backoff;
-* :class:`VLLMLLM` — vLLM's offline engine, for GPU machines (a thin wrapper);
-* ``openai-batch`` — a provider's Batch API (:mod:`benchmark.models.batch_api`);
-  :mod:`benchmark.models.backends` maps a profile's backend name to its class.
-
-Every call goes through the content-hash cache (namespace ``llm.generate``, keyed by
-the backend's ``identity`` and the messages + generation settings), so a repeated
-evaluation makes no calls.  Parsing replies strictly, with repair turns, lives in
-:mod:`benchmark.models.structured`.
-
-Decoding is deterministic by default (temperature 0, fixed seed): a score must not
-change between two runs of the same evaluation; :func:`sample` draws seeded samples
-for self-consistency.
+Backends: :class:`TransformersLLM` (local), :class:`OpenAILLM` (any OpenAI-compatible server),
+:class:`VLLMLLM` (vLLM's offline engine), and those of :mod:`benchmark.models.batch_api` and
+:mod:`benchmark.models.int8_engine`; :mod:`benchmark.models.backends` maps a profile's backend
+name to its class.  Every call is cached by content hash (namespace ``llm.generate``, keyed by
+the backend's ``identity``), and decoding is deterministic by default (temperature 0, fixed
+seed) so a score does not change between two runs of one evaluation.
 """
 
 from __future__ import annotations
@@ -176,10 +160,6 @@ class _CachedLLM:
         """Check, before any work, that what serves this model is there (one cheap request per
         server; :mod:`benchmark.models.preflight`).  A local model has nothing to check."""
 
-    def sample(self, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
-        """``n`` seeded samples per request, for self-consistency (seeds 0..n-1)."""
-        return sample(self, requests, n, temperature=temperature)
-
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
     ) -> list[str | LLMUnavailable]:
@@ -194,28 +174,17 @@ class _CachedLLM:
 class TransformersLLM(_CachedLLM):
     """Local causal LM through transformers; weights load on the first uncached call.
 
-    Loading is lazy so that a fully cached re-run never touches the weights.  GGUF
-    files are dequantised by transformers, which is slow (tens of seconds for 135M
-    parameters), so the dequantised model is saved once under
-    ``$GROUNDCOVER_HOME/models/`` and loaded from there afterwards.  Prompts go through
-    the tokenizer's chat template when it has one (else a plain ``role: content``
-    transcript); padding is on the left so batched decoding continues every prompt
-    from its real end; decoding stops at the model's end-of-sequence token.
-
-    ``args``: ``gguf_file``, ``dtype`` (default ``auto``), ``device`` (default: CUDA if
-    available), ``repetition_penalty``.
+    Dequantising a GGUF file is slow, so the dequantised model is saved once under
+    ``$GROUNDCOVER_HOME/models/``; padding is on the left so batched decoding continues
+    every prompt from its real end.  ``args``: ``gguf_file``, ``dtype`` (default ``auto``),
+    ``device`` (default: CUDA if available), ``repetition_penalty``.
     """
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec
         self.cache = cache or default_cache()
-        self.path, gguf = local_models.resolve(spec.model)
-        self.gguf_file = spec.args.gguf_file or gguf
-        hub = local_models.hub_id(spec.model)
-        settings = {k: v for k, v in spec.args.as_dict().items() if k != "device"}
-        self.identity = (
-            f"transformers:{content_hash(hub, spec.revision, self.gguf_file, settings)[:16]}:{hub}"
-        )
+        self.path, self.gguf_file = local_models.resolve(spec.model, spec.args.gguf_file)
+        self.identity = f"transformers:{local_identity(spec, self.gguf_file)}"
         self._model: Any = None
         self._tok: Any = None
         self._lock = threading.Lock()
@@ -227,12 +196,11 @@ class TransformersLLM(_CachedLLM):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         source, kwargs = self._source()
-        materialised = _materialised_path(self.path, self.gguf_file)
         log.info("loading %s from %s", self.spec.model, source)
         tok = AutoTokenizer.from_pretrained(source, **kwargs)
         model = AutoModelForCausalLM.from_pretrained(source, dtype=self.spec.args.dtype or "auto", **kwargs)
         if self.gguf_file and source == self.path and all(p.is_floating_point() for p in model.parameters()):
-            self._materialise(model, tok, materialised)
+            self._materialise(model, tok, _materialised_path(self.path, self.gguf_file))
         device = self.spec.args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         model.to(device).eval()
         tok.padding_side = "left"
@@ -282,11 +250,6 @@ class TransformersLLM(_CachedLLM):
         except OSError:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def _prompt(self, messages: Messages) -> str:
-        if self._tok.chat_template:
-            return str(self._tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
-        return render_plain(messages)
-
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
     ) -> list[str | LLMUnavailable]:
@@ -294,7 +257,7 @@ class TransformersLLM(_CachedLLM):
 
         with self._lock:
             self._load()
-            prompts = [self._prompt(m) for m in requests]
+            prompts = [chat_prompt(self._tok, m) for m in requests]
             enc = self._tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
             enc = enc.to(self._model.device)
             torch.manual_seed(seed)
@@ -340,9 +303,23 @@ def _materialised_path(path: str, gguf_file: str | None) -> Path:
     return paths.home() / "models" / content_hash(path, gguf_file)[:16]
 
 
+def local_identity(spec: LLMSpec, gguf_file: str | None) -> str:
+    """``<hash of what changes a local model's outputs>:<hub id>`` (the device aside)."""
+    hub = local_models.hub_id(spec.model)
+    settings = {k: v for k, v in spec.args.as_dict().items() if k != "device"}
+    return f"{content_hash(hub, spec.revision, gguf_file, settings)[:16]}:{hub}"
+
+
 def render_plain(messages: Messages) -> str:
     """Transcript prompt for models without a chat template (and the completions endpoint)."""
     return "\n\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\n\nassistant:"
+
+
+def chat_prompt(tokenizer: Any, messages: Messages) -> str:
+    """The conversation as a local model is prompted: its chat template, else a transcript."""
+    if tokenizer.chat_template:
+        return str(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
+    return render_plain(messages)
 
 
 # ---------------------------------------------------------------------------------
@@ -400,26 +377,29 @@ class OpenAILLM(_CachedLLM):
         self.requests_sent = 0
         self.fleet = Fleet(self.base_urls, self.max_concurrency)
 
+    #: whether the preflight asks every server, with a live completion where it lists no models
+    live_preflight = True
+
     def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
         """One request to every server (its ``/models`` listing must name the model) before
-        any work: a server down or serving another model is a one-line
-        :class:`~benchmark.core.errors.InputError` naming its URL, not two minutes of retries.
-        In a fleet, servers that are down are left out of this run (a warning names each)
-        while at least one is ready; a server serving another model always stops the run."""
+        any work (:func:`benchmark.models.preflight.check_servers`).  In a fleet, servers that
+        are down are left out of this run while at least one is ready."""
         from benchmark.models import preflight
 
         if preflight.skipped():
             return
+        urls = self.base_urls if self.live_preflight else self.base_urls[:1]
         ready = preflight.check_servers(
-            self.base_urls,
+            urls,
             self.served,
             what=what,
             hint=hint,
             api_key=self.api_key,
             endpoint=self.endpoint,
+            completion=self.live_preflight,
             timeout=min(self.timeout, preflight.PREFLIGHT_TIMEOUT),
         )
-        if ready != self.base_urls:
+        if ready != urls:
             self.base_urls = ready
             self.fleet = Fleet(ready, self.max_concurrency)
 
@@ -615,19 +595,3 @@ class VLLMLLM(_CachedLLM):
         params = SamplingParams(max_tokens=max_new_tokens, temperature=temperature, seed=seed)
         outs = self._engine.chat([list(m) for m in requests], params, use_tqdm=False)
         return [o.outputs[0].text.strip() for o in outs]
-
-
-def materialised_models() -> list[Path]:
-    """Dequantised GGUF copies under the groundcover home (for ``--clean`` and reports)."""
-    root = paths.home() / "models"
-    return sorted(root.glob("*")) if root.exists() else []
-
-
-def sample(llm: LLM, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
-    """``n`` samples per request (seeds 0..n-1), as ``[request][sample]``.
-
-    One seed per round rather than ``n`` choices per call keeps every sample a separate
-    cache entry, so raising ``n`` later only pays for the new samples.
-    """
-    per_seed = [llm.generate(requests, temperature=temperature, seed=s) for s in range(n)]
-    return [list(col) for col in zip(*per_seed, strict=True)] if per_seed else [[] for _ in requests]
