@@ -1,15 +1,9 @@
 """One content-hash cache for every model call.
 
-Every call to a model — answer generation, claim extraction, embeddings, entailment,
-LLM judging — is keyed by a SHA-256 of *what determines its output*: a namespace (the
-kind of call), the model's identity (id + revision + relevant settings) and the request
-payload.  The value is stored as JSON in a single SQLite file shared by all runs, so a
-second run of the same evaluation makes no model calls at all, and two evaluations that
-happen to ask the same question share the answer.
-
-Why SQLite: one file, atomic writes (a ``kill -9`` never leaves a half-written entry),
-safe to read from several processes, and no server to run.  Values never go through
-``pickle``: arrays are stored as base64 float32 with their shape.
+Every model call is keyed by a SHA-256 of what determines its output: a namespace (the kind
+of call), the model's identity and the request payload, so a second run of an evaluation
+makes no model calls.  Values are JSON (arrays as base64 float32 with their shape, never
+``pickle``) in one SQLite file: atomic writes, safe across processes, no server to run.
 """
 
 from __future__ import annotations
@@ -37,7 +31,6 @@ from benchmark.core.errors import InputError, Problem
 
 log = logging.getLogger(__name__)
 
-_MISSING = object()
 _STAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar("groundcover_stage", default=None)
 
 
@@ -66,7 +59,7 @@ def current_stage() -> str:
 _REPEAT: contextvars.ContextVar[int] = contextvars.ContextVar("groundcover_judge_repeat", default=0)
 
 #: how far apart two repeats' seeds are, so that repeat r's seeds never meet repeat 0's
-#: self-consistency seeds (0 .. n-1, :func:`benchmark.models.llm.sample`)
+#: self-consistency seeds (0 .. n-1, :func:`benchmark.models.structured.sample_structured`)
 REPEAT_SEED_STRIDE = 1_000_003
 
 
@@ -304,9 +297,7 @@ class ModelCallCache:
         return None if row is None else self._decode(key, row[0])
 
     def put(self, key: str, value: Any, *, namespace: str, model: str) -> None:
-        if self._conn is None or self.planner is not None:
-            return
-        self._write([(key, namespace, model, encode_value(value), time.time())])
+        self._put_many([(key, value)], namespace, model)
 
     # -- the workhorse ----------------------------------------------------------
     def cached_batch(
@@ -345,10 +336,7 @@ class ModelCallCache:
                 raise self._damaged(exc) from exc
         if self.planner is not None:  # asked earlier in this dry run: cached by the time the run asks again
             found.update(self.planner.recall([k for k in dict.fromkeys(keys) if k not in found]))
-        todo: dict[str, Any] = {}
-        for k, p in zip(keys, payloads, strict=True):
-            if k not in found and k not in todo:
-                todo[k] = p
+        todo = {k: p for k, p in zip(keys, payloads, strict=True) if k not in found}
         hits = sum(1 for k in dict.fromkeys(keys) if k in found)  # distinct requests, as misses are
         # a call made inside another model's call (the similarity judge's embeddings) is that
         # model's work, not a request of the stage: counted apart, under "<stage>:in-<namespace>"
@@ -399,11 +387,7 @@ class ModelCallCache:
         if self._conn is None or not entries or self.planner is not None:
             return
         now = time.time()
-        self._write([(k, namespace, model, encode_value(v), now) for k, v in entries])
-
-    def _write(self, rows: list[tuple[str, str, str, str, float]]) -> None:
-        if self._conn is None:
-            return
+        rows = [(k, namespace, model, encode_value(v), now) for k, v in entries]
         try:
             with self._lock:
                 self._conn.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?)", rows)

