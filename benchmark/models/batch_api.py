@@ -14,6 +14,9 @@ from __future__ import annotations
 import json
 import logging
 import shlex
+import shutil
+import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem
 from benchmark.models.cache import ModelCallCache, content_hash, repeat_payload
 from benchmark.models.llm import LLMUnavailable, Messages, OpenAILLM, call_payload
 from benchmark.models.profiles import LLMSpec
@@ -45,14 +49,11 @@ class _Exchange:
 
 
 class BatchLLM(OpenAILLM):
-    """An OpenAI-compatible provider's Batch API (OpenAI's own, or a server that implements
-    ``/v1/files`` and ``/v1/batches``).
+    """An OpenAI-compatible provider's Batch API (``/v1/files`` and ``/v1/batches``).
 
-    ``args`` beyond :class:`OpenAILLM`'s: ``poll_interval`` (first wait between status
-    checks, seconds; default 10), ``max_poll_interval`` (default 300), ``completion_window``
-    (default ``24h``), ``batch_timeout`` (seconds to wait for one batch; default 90000).
-    ``max_attempts`` counts batch rounds.  The identity is :class:`OpenAILLM`'s: a reply
-    does not depend on whether it came back in a batch."""
+    ``args`` beyond :class:`OpenAILLM`'s: ``poll_interval`` (default 10 s), ``max_poll_interval``
+    (300), ``completion_window`` (``24h``), ``batch_timeout`` (90000 s); ``max_attempts`` counts
+    batch rounds.  The identity is :class:`OpenAILLM`'s: a batch does not change a reply."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         super().__init__(spec, cache)
@@ -275,11 +276,8 @@ class BatchLLM(OpenAILLM):
 
 
 class VLLMRunBatch(BatchLLM):
-    """vLLM's offline batch runner on this machine's GPUs: the same Batch file, no server.
-
-    Each round runs ``vllm run-batch -i IN -o OUT --model MODEL`` (``args.vllm_command``
-    replaces ``vllm``; ``args.vllm_args`` adds flags) on the pending requests and reads the
-    output file as a provider's; there is nothing to adopt after a kill."""
+    """vLLM's offline batch runner (``vllm run-batch``, or ``args.vllm_command``, plus
+    ``args.vllm_args``) on this machine's GPUs: the same Batch file, no server."""
 
     @property
     def command(self) -> list[str]:
@@ -287,10 +285,6 @@ class VLLMRunBatch(BatchLLM):
 
     def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
         """No server to ask: the command that runs the batches must be there."""
-        import shutil
-
-        from benchmark.core.errors import InputError, Problem
-
         command = self.command
         if not command or shutil.which(command[0]) is None:
             raise InputError(
@@ -303,9 +297,6 @@ class VLLMRunBatch(BatchLLM):
             )
 
     def _exchange(self, ex: _Exchange) -> None:
-        import subprocess
-        import tempfile
-
         extra = [str(a) for a in self.spec.args.vllm_args or []]
         for attempt in range(1, self.max_attempts + 1):
             pending = ex.pending()

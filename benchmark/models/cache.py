@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -30,26 +30,27 @@ from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _STAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar("groundcover_stage", default=None)
 
 
 @contextlib.contextmanager
-def stage(name: str) -> Iterator[None]:
-    """Name the pipeline stage that the model calls inside belong to (``claims``,
-    ``grounding``, ...): their counts and seconds are kept per stage as well as per
-    namespace, which is how a run reports where its time went and how a dry run
-    (:mod:`benchmark.scoring.dry_run`) reports what each stage will ask.
-
-    A stage is one round of requests, all known before its first call: a round that is
-    asked only for what an earlier round replied (EXAM's verification of rated answers)
-    is a stage of its own, nested names joined by ``:`` (``answers:verify``)."""
-    outer = _STAGE.get()
-    token = _STAGE.set(f"{outer}:{name}" if outer else name)
+def bound(var: contextvars.ContextVar[Any], value: T) -> Iterator[T]:
+    """``var`` set to ``value`` inside the block."""
+    token = var.set(value)
     try:
-        yield
+        yield value
     finally:
-        _STAGE.reset(token)
+        var.reset(token)
+
+
+def stage(name: str) -> contextlib.AbstractContextManager[str]:
+    """Name the pipeline stage the model calls inside belong to: their counts and seconds are
+    kept per stage too (where a run's time went; what a dry run's stage will ask).  A round
+    asked only for what an earlier one replied is a stage of its own (``answers:verify``)."""
+    outer = _STAGE.get()
+    return bound(_STAGE, f"{outer}:{name}" if outer else name)
 
 
 def current_stage() -> str:
@@ -63,18 +64,12 @@ _REPEAT: contextvars.ContextVar[int] = contextvars.ContextVar("groundcover_judge
 REPEAT_SEED_STRIDE = 1_000_003
 
 
-@contextlib.contextmanager
-def judge_repeat(index: int) -> Iterator[None]:
-    """Ask the sampled judge's calls inside as repeat ``index`` of each judgement
-    (``--judge-repeats``): another seed and another cache entry per repeat, so N repeats
-    are N draws of the judge, each cached.  Repeat 0 is today's call, key for key."""
+def judge_repeat(index: int) -> contextlib.AbstractContextManager[int]:
+    """Ask the sampled judge's calls inside as repeat ``index`` (``--judge-repeats``): another
+    seed and cache entry per repeat; repeat 0 is today's call, key for key."""
     if index < 0:
         raise ValueError("a repeat index is 0 or more")
-    token = _REPEAT.set(index)
-    try:
-        yield
-    finally:
-        _REPEAT.reset(token)
+    return bound(_REPEAT, index)
 
 
 def current_repeat() -> int:
@@ -88,18 +83,10 @@ _AFRESH: contextvars.ContextVar[tuple[frozenset[str], set[str]] | None] = contex
 )
 
 
-@contextlib.contextmanager
-def asked_afresh(namespaces: Sequence[str] = (JUDGE_REPLIES,)) -> Iterator[None]:
-    """Ask the models again inside, for ``namespaces``: the cached values are not read (each
-    request is computed once in the block, then reused from the cache within it) and the new
-    ones replace them.  ``--retry-failed`` scores the queries a judge failed on this way, so
-    a reply that could not be used is not served again from the cache; the deterministic
-    models (entailment, embeddings) keep their cached values, which are the same."""
-    token = _AFRESH.set((frozenset(namespaces), set()))
-    try:
-        yield
-    finally:
-        _AFRESH.reset(token)
+def asked_afresh(namespaces: Sequence[str] = (JUDGE_REPLIES,)) -> contextlib.AbstractContextManager[Any]:
+    """Ask the models again inside, for ``namespaces``: cached values are not read (each request
+    is computed once in the block) and the new ones replace them (``--retry-failed``)."""
+    return bound(_AFRESH, (frozenset(namespaces), set()))
 
 
 def repeat_payload(payload: dict[str, Any]) -> dict[str, Any]:
@@ -110,9 +97,8 @@ def repeat_payload(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 class Planner(Protocol):
-    """What stands in for the models in a dry run: told of every request the cache cannot
-    answer, it returns a placeholder instead of calling the model (nothing is computed and
-    nothing is written)."""
+    """What stands in for the models in a dry run: a placeholder for every request the cache
+    cannot answer (nothing is computed, nothing written)."""
 
     def seen(self, namespace: str) -> None: ...
 
@@ -203,11 +189,7 @@ class CacheStats:
 
 
 class ModelCallCache:
-    """SQLite-backed content-hash cache.
-
-    ``enabled=False`` turns it into a pass-through (every call is computed) while
-    still counting calls, which is what the throughput benchmark uses for "cold".
-    """
+    """SQLite-backed content-hash cache; ``enabled=False``: a pass-through that still counts calls."""
 
     def __init__(self, path: Path | str | None = None, *, enabled: bool = True) -> None:
         self.path = Path(path) if path is not None else paths.cache_path()
@@ -309,13 +291,8 @@ class ModelCallCache:
         *,
         batch_size: int | None = None,
     ) -> list[Any]:
-        """Return one result per payload, computing only the misses, in batches.
-
-        ``compute`` receives a list of payloads and must return results in the same
-        order.  Duplicate payloads within one call are computed once.  Results are
-        written to the cache as soon as each batch finishes, so an interrupted run
-        keeps everything already paid for.
-        """
+        """One result per payload, computing only the misses, in batches (``compute`` keeps
+        their order), each batch written as soon as it is back: a killed run keeps what it paid for."""
         keys = [self.key(namespace, model, p) for p in payloads]
         found: dict[str, Any] = {}
         afresh = _AFRESH.get()
@@ -368,9 +345,8 @@ class ModelCallCache:
     def _timed(
         self, namespace: str, compute: Callable[[list[Any]], Sequence[Any]], batch: list[Any]
     ) -> list[Any]:
-        """``compute(batch)``, its time added to ``namespace`` unless another model call of
-        this thread is already timing it (an LLM entailment judge calls the LLM): the seconds
-        of all namespaces add up to the time spent in model calls, counted once."""
+        """``compute(batch)``, its time added to ``namespace`` unless an outer model call of this
+        thread is timing it already (an LLM entailment judge calls the LLM): counted once."""
         depth = getattr(self._nesting, "depth", 0)
         self._nesting.depth = depth + 1
         if depth == 0:

@@ -112,9 +112,8 @@ class RoleCard(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _worst_of_its_sets(cls, data: Any) -> Any:
-        """A measured role's verdict is its worst set's: a judge informative on one
-        (templated) set and no better than a baseline on another is no better than a
-        baseline.  Re-derived on reading, so a card file cannot say otherwise."""
+        """A measured role's verdict is its worst set's, re-derived on reading so a card file
+        cannot say otherwise."""
         if isinstance(data, dict) and data.get("figures"):
             figures = [
                 f if isinstance(f, SetFigure) else SetFigure.model_validate(f) for f in data["figures"]
@@ -200,8 +199,7 @@ RANKING_DOCS = "docs/meta-evaluation.md"
 
 class RankingLine(BaseModel):
     """What a board says about one ranking card: the judge's Kendall τ against the human
-    leaderboard with its interval, the best trivial baseline's, and whether the judge's
-    interval clears it (the rule of :func:`benchmark.metaeval.rankings.verdict`)."""
+    leaderboard, with its interval, against the best trivial baseline's."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -269,7 +267,6 @@ def ranking_lines(folder: Path | None = None) -> tuple[RankingLine, ...]:
 
 
 def ranking_lines_for(family_id: str, profile_id: str) -> list[RankingLine]:
-    """The ranking cards of this family under this judge profile.  A card written from a
-    graded file (``profile`` empty: the file's own grader, e.g. EXAM++'s flan-t5-large on
-    DL19) is no profile's: it never stands in for the profile's own ranking."""
+    """The ranking cards of this family under this judge profile (a card written from a graded
+    file, with no ``profile``, never stands in for a profile's own ranking)."""
     return [r for r in ranking_lines() if r.family == family_id and r.profile == profile_id]

@@ -50,25 +50,17 @@ def load_sentence_transformer(model: str, revision: str | None = None) -> Any:
 
 _INVARIANT_LOCK = threading.Lock()
 
-#: MKL's sgemm (torch's float32 matrix products on CPU) sums a row of a product in one of
-#: three orders, chosen by the product's row count: 1, 2–3, and 4 or more (measured with torch
-#: 2.13's MKL 2024.2 on AVX-512: every count from 4 to 8,192 gives the row of 4, for products of
-#: 32 to 3,072 columns).  A text's encoder layers are products with as many rows as its batch has
-#: tokens, so a text of fewer tokens than this, encoded alone, takes another order than in a
-#: batch: it is encoded alone (:func:`encode_invariant`).  A head on one vector per text or
-#: pair (an NLI classifier) has one row per batch member: the NLI judge runs each pair alone.
+#: MKL's sgemm sums a row of a float32 product in one of three orders, by the product's row
+#: count: 1, 2–3, and 4 or more (torch 2.13, MKL 2024.2, AVX-512; 4 to 8,192 rows all alike).
+#: An encoder's products have a row per token, so a text of fewer tokens is encoded alone.
 ORDER_CHANGING_ROWS = 4
 
 
 @contextmanager
 def invariant_kernels(device: Any) -> Iterator[None]:
-    """One caller at a time and, when ``device`` is the CPU, one torch thread, restored after.
-
-    Torch's thread count is global to the process, hence the lock.  On one thread a row of a
-    matrix product is the same sum in the same order whatever the thread count the process was
-    given and whatever rows are next to it (with no padding: :func:`by_length`), as long as the
-    product keeps at least :data:`ORDER_CHANGING_ROWS` rows.
-    """
+    """One caller at a time (torch's thread count is global) and, on CPU, one torch thread:
+    a row of a product is then the same sum whatever rows are next to it, as long as the
+    product keeps at least :data:`ORDER_CHANGING_ROWS` rows."""
     with _INVARIANT_LOCK:
         if not str(device).startswith("cpu"):
             yield
@@ -92,12 +84,9 @@ def by_length(lengths: Sequence[int]) -> list[list[int]]:
 
 
 def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, normalize: bool) -> np.ndarray:
-    """Each text's vector independent of the texts it is encoded with and of the thread count.
-
-    Texts of one token length are encoded together (never padded), on one torch thread on CPU
-    (:func:`invariant_kernels`); a text of fewer than :data:`ORDER_CHANGING_ROWS` tokens alone.
-    On a GPU the kernels a batch shape selects are the device library's choice (not measured).
-    """
+    """Each text's vector independent of its batch-mates and of the thread count: texts of one
+    token length together (never padded), one torch thread on CPU (:func:`invariant_kernels`),
+    a text of fewer than :data:`ORDER_CHANGING_ROWS` tokens alone (GPUs: not measured)."""
     texts = list(texts)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
@@ -128,12 +117,8 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
 
 
 class EmbeddingStore:
-    """The query-side vectors one run has computed, keyed by embedder identity and text.
-
-    Every family of a run embeds largely the same texts; the store keeps each vector in
-    memory, so a text is encoded (or read from the cache) once whichever family asks first.
-    Safe only because :func:`encode_invariant` makes a vector independent of its batch-mates.
-    """
+    """The query-side vectors one run has computed, by embedder identity and text, so a text is
+    encoded (or read from the cache) once whichever family asks first."""
 
     def __init__(self) -> None:
         self._vectors: dict[tuple[str, str], np.ndarray] = {}
@@ -162,12 +147,8 @@ class EmbeddingStore:
 
 class Embedder:
     """Encodes queries and passages with one sentence-transformers model, loaded on first use.
-
-    ``identity`` names everything that changes a vector (the model's Hub id, so a packaged
-    copy and the Hub original share cache entries) and keys the query cache and the faiss
-    index directories.  A corpus is encoded the plain way, on every thread: its vectors are
-    computed once per index and every shard of a run reads the same ones.
-    """
+    ``identity`` (the model's Hub id, so a packaged copy shares cache entries) keys the query
+    cache and the faiss index folders; a corpus is encoded the plain way, once per index."""
 
     def __init__(
         self, spec: EmbedderSpec, cache: ModelCallCache | None = None, store: EmbeddingStore | None = None
@@ -217,12 +198,8 @@ class Embedder:
         progress: bool = False,
         cached: bool | None = None,
     ) -> np.ndarray:
-        """Embeddings as float32 rows (unit length when ``spec.normalize``).
-
-        Queries go through the content-hash cache by default, encoded by
-        :func:`encode_invariant`; passages are not cached here (a corpus's vectors are stored
-        inside its faiss index).  ``progress`` shows a tqdm bar (corpus encoding).
-        """
+        """Float32 rows (unit length when ``spec.normalize``); queries cached by default,
+        passages not (a corpus's vectors live in its faiss index)."""
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
         inputs = [prefix + t for t in texts]
         if not inputs:

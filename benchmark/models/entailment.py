@@ -30,11 +30,6 @@ class EntailmentModel(Protocol):
     def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]: ...
 
 
-# ---------------------------------------------------------------------------------
-# NLI cross-encoder
-# ---------------------------------------------------------------------------------
-
-
 def entailment_label_index(id2label: dict[int, str] | dict[str, str]) -> int:
     """Index of the entailment class in a model's ``config.id2label``."""
     for idx, label in id2label.items():
@@ -79,11 +74,9 @@ class NLIEntailment:
         )
 
     def _score(self, batch: list[dict[str, str]]) -> list[float]:
-        """P(entailment) per pair, the score it gets alone whatever it is batched with, so a
-        sharded run takes the same decisions.  On CPU each pair is a forward pass of its own on
-        one torch thread: the classification head's product has one row per pair, and MKL sums a
-        row in another order for 1, 2–3 and 4+ rows (:data:`.embeddings.ORDER_CHANGING_ROWS`);
-        batching by length saved only 1% of CPU.  On a GPU, pairs of equal length run together."""
+        """P(entailment) per pair, the score it gets alone whatever it is batched with: on CPU
+        each pair runs alone on one torch thread, because MKL sums a row of the head's product in
+        another order for 1, 2–3 and 4+ rows (batching by length saved only 1% of CPU)."""
         import torch
 
         from benchmark.models.embeddings import by_length, invariant_kernels
@@ -113,10 +106,6 @@ class NLIEntailment:
         )
 
 
-# ---------------------------------------------------------------------------------
-# The offline substitute
-# ---------------------------------------------------------------------------------
-
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|won't|without|neither|nor)\b",
@@ -134,12 +123,8 @@ def sentence_windows(passage: str, max_sentences: int = 2) -> list[str]:
 
 
 def guard_conflict(claim: str, window: str) -> bool:
-    """True when a claim and its evidence window disagree on numbers or negation.
-
-    Numbers (years, quantities) in the claim must appear in the window; and a claim
-    must not be negated when the window is not, or vice versa.  These catch the most
-    common ways a near-duplicate sentence says the opposite.
-    """
+    """True when a claim's numbers are not all in the window, or one of the two is negated and
+    the other not: the commonest ways a near-duplicate sentence says the opposite."""
     claim_numbers = {n.replace(",", "") for n in _NUMBER.findall(claim)}
     window_numbers = {n.replace(",", "") for n in _NUMBER.findall(window)}
     if claim_numbers - window_numbers:
@@ -193,11 +178,6 @@ class SimilarityEntailment:
         return self.cache.cached_batch("entail", self.identity, payloads, self._score, batch_size=256)
 
 
-# ---------------------------------------------------------------------------------
-# LLM judge
-# ---------------------------------------------------------------------------------
-
-
 def parse_yes_no(text: str) -> float:
     """1.0 for yes, 0.0 for no; ``ValueError`` for anything else."""
     words = re.findall(r"[a-z]+", text.lower())
@@ -224,12 +204,8 @@ class LLMEntailment:
         prompt = load_prompt(self.prompt_ref)
         msgs = [prompt.render(passage=p, claim=h) for p, h in pairs]
         outs = run_structured(self.llm, msgs, parse_yes_no, max_retries=1, max_new_tokens=4)
-        scores: list[float | None] = []
-        for out in outs:
-            if not out.ok:
-                self.failures.append(f"{out.error}: {out.raw[-1][:80] if out.raw else ''}")
-            scores.append(out.value if out.ok else None)
-        return scores
+        self.failures += [f"{o.error}: {o.raw[-1][:80] if o.raw else ''}" for o in outs if not o.ok]
+        return [o.value if o.ok else None for o in outs]
 
 
 def load_entailment(

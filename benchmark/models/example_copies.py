@@ -162,10 +162,9 @@ def skeleton(text: str) -> str:
 
 
 def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
-    """What the reply copied from an example (``None``: nothing); ``request`` is the
-    normalised input, whose own text a reply may repeat.  A JSON reply whose every value
-    is the example's, for at least :data:`DISTINCTIVE_VALUES` of its fields, is a copy
-    even when it leaves some out (fourteen of the example's fifteen ratings)."""
+    """What the reply copied from an example (``None``: nothing; ``request``: the normalised
+    input, which a reply may repeat).  A JSON reply whose every value (at least
+    :data:`DISTINCTIVE_VALUES` of them) is the example's is a copy even when it leaves some out."""
     whole = normalise(reply)
     mine = free_text(reply)
     flat = _flat(reply)
@@ -212,10 +211,8 @@ def label_copy(reply: str, examples: Sequence[str], request: str = "") -> bool:
 def refusing_label_copies(
     parse: Callable[[str], T], examples: Sequence[str], request: str = ""
 ) -> Callable[[str], T]:
-    """``parse``, refusing a reply that is an example's output whole (:func:`label_copy`;
-    ``request``: the normalised input) with :data:`COPY_ERROR`: the structured-output loop
-    asks again with a repair turn, then records a failure with the raw replies — never a
-    rating."""
+    """``parse``, refusing a reply that is an example's output whole (:func:`label_copy`)
+    with :data:`COPY_ERROR`."""
 
     def strict(reply: str) -> T:
         if label_copy(reply, examples, request):

@@ -97,10 +97,8 @@ def converted_path(
 def convert(
     ref: str, gguf_file: str | None = None, quantization: str = COMPUTE_TYPE, revision: str | None = None
 ) -> Path:
-    """The CTranslate2 copy of ``ref``, built once (see the module's docstring).
-
-    Written beside, then renamed: a killed conversion never leaves half a model, and of
-    two processes converting at once the first rename wins."""
+    """The CTranslate2 copy of ``ref``, built once, beside then renamed (a killed conversion
+    never leaves half a model; of two at once the first rename wins)."""
     target = converted_path(ref, gguf_file, quantization, revision)
     if (target / "model.bin").exists():
         return target
@@ -205,13 +203,9 @@ def default_device() -> str:
 
 
 class CTranslate2LLM(_CachedLLM):
-    """A profile's judge LLM run by CTranslate2 (``llm.backend: ctranslate2``).
-
-    ``args``: ``compute_type`` (default ``int8``), ``gguf_file``, ``device`` (default: CUDA if
-    CTranslate2 sees one), ``repetition_penalty``.  Nothing loads until the first uncached
-    call, so a fully cached re-run never converts or loads the model.  The identity names the
-    model, its settings and the engine's version: another engine build may decode otherwise.
-    """
+    """A profile's judge LLM run by CTranslate2 (``llm.backend: ctranslate2``), loaded on the
+    first uncached call.  ``args``: ``compute_type`` (default ``int8``), ``gguf_file``,
+    ``device``, ``repetition_penalty``.  The identity names the engine's version too."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec

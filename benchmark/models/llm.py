@@ -43,12 +43,8 @@ PENDING_REPLY = "\x00(reply not known before the run)\x00"
 
 
 class LLM(Protocol):
-    """What the scoring stack needs from a judge LLM, whatever serves it.
-
-    ``identity`` names everything that changes outputs (backend, model, revision,
-    output-changing settings); it keys the cache and is recorded in results, so two
-    judges that could answer differently never share cached replies.
-    """
+    """What the scoring stack needs from a judge LLM.  ``identity`` names everything that
+    changes outputs; it keys the cache and is recorded in results."""
 
     identity: str
 
@@ -65,12 +61,8 @@ class LLM(Protocol):
 
 
 class LLMUnavailable(RuntimeError):
-    """The backend could not produce a reply at all (not a formatting problem).
-
-    ``failed`` lists the positions (in the ``generate`` call's requests) that got no
-    reply; ``None`` means all of them.  The others were answered and are cached, so a
-    caller can drop the failed items and ask again for the rest at no cost.
-    """
+    """The backend could not produce a reply at all (not a formatting problem).  ``failed``:
+    the positions of the requests that got none (``None``: all); the others are cached."""
 
     def __init__(
         self, message: str, *, failed: list[int] | None = None, failed_payloads: list[Any] | None = None
@@ -86,12 +78,8 @@ def call_payload(messages: Messages, params: dict[str, Any]) -> dict[str, Any]:
 
 
 class _CachedLLM:
-    """Shared cache plumbing: subclasses implement ``_generate_uncached``.
-
-    ``_generate_uncached`` may return an :class:`LLMUnavailable` in place of a reply
-    for items that could not be answered; the answered ones are cached before the
-    error is raised, so a flaky server never makes us pay twice for the same reply.
-    """
+    """Shared cache plumbing: ``_generate_uncached`` may return an :class:`LLMUnavailable` in
+    place of a reply; the answered ones are cached before the error is raised."""
 
     spec: LLMSpec
     cache: ModelCallCache
@@ -156,29 +144,16 @@ class _CachedLLM:
             model=self.identity,
         )
 
-    def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
-        """Check, before any work, that what serves this model is there (one cheap request per
-        server; :mod:`benchmark.models.preflight`).  A local model has nothing to check."""
-
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
     ) -> list[str | LLMUnavailable]:
         raise NotImplementedError
 
 
-# ---------------------------------------------------------------------------------
-# transformers
-# ---------------------------------------------------------------------------------
-
-
 class TransformersLLM(_CachedLLM):
-    """Local causal LM through transformers; weights load on the first uncached call.
-
-    Dequantising a GGUF file is slow, so the dequantised model is saved once under
-    ``$GROUNDCOVER_HOME/models/``; padding is on the left so batched decoding continues
-    every prompt from its real end.  ``args``: ``gguf_file``, ``dtype`` (default ``auto``),
-    ``device`` (default: CUDA if available), ``repetition_penalty``.
-    """
+    """Local causal LM through transformers, loaded on the first uncached call; a GGUF file's
+    slow dequantisation is saved once under ``$GROUNDCOVER_HOME/models/``.  ``args``:
+    ``gguf_file``, ``dtype``, ``device`` (default: CUDA if available), ``repetition_penalty``."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec
@@ -233,12 +208,8 @@ class TransformersLLM(_CachedLLM):
 
     @staticmethod
     def _materialise(model: Any, tok: Any, target: Path) -> None:
-        """Save dequantised GGUF weights so later loads skip the slow conversion.
-
-        The weights are plain floats once dequantised; the GGUF quantizer is dropped so
-        transformers will serialise them.  Written beside, then renamed: a killed save
-        never leaves a half model behind, and a concurrent writer's copy wins.
-        """
+        """Save dequantised GGUF weights (its quantizer dropped, so transformers serialises
+        them) beside, then renamed: a killed save never leaves half a model behind."""
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
@@ -279,12 +250,8 @@ class TransformersLLM(_CachedLLM):
 
 
 def local_model_folder(ref: str) -> str:
-    """A folder transformers (and lm-eval's ``hf`` backend) can load without GGUF parsing.
-
-    Plain references come back unchanged.  A packaged GGUF model is dequantised once
-    into ``$GROUNDCOVER_HOME/models/`` (the same copy :class:`TransformersLLM` uses),
-    so every later load — ours or lm-eval's — is an ordinary safetensors load.
-    """
+    """A folder transformers (and lm-eval's ``hf`` backend) can load without GGUF parsing:
+    ``ref`` itself, or a packaged GGUF model dequantised once (:class:`TransformersLLM`'s copy)."""
     path, gguf = local_models.resolve(ref)
     if not gguf:
         return path
@@ -322,33 +289,16 @@ def chat_prompt(tokenizer: Any, messages: Messages) -> str:
     return render_plain(messages)
 
 
-# ---------------------------------------------------------------------------------
-# OpenAI-compatible HTTP
-# ---------------------------------------------------------------------------------
-
-
 class OpenAILLM(_CachedLLM):
     """Any OpenAI-compatible server: vLLM's ``vllm serve``, llama.cpp's server, hosted APIs.
 
-    Plain ``httpx`` rather than the ``openai`` client, because the retry policy is
-    ours to control and record: timeouts, transport errors, HTTP 429 and 5xx, and
-    malformed response bodies are retried with exponential backoff and jitter (so a
-    fleet of workers does not hammer a recovering server in lockstep), honouring
-    ``Retry-After``.  401/403/404 are configuration errors and raise at once; other
-    4xx (e.g. a prompt too long) fail that one item without retrying.
-
-    ``args``: ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``; a list is a *fleet* of
-    servers of one model), ``api_key`` (default: ``OPENAI_API_KEY``, else ``EMPTY`` for
-    local servers), ``endpoint`` (``chat`` or ``completions``; the latter sends a plain
-    transcript prompt), ``max_concurrency`` (parallel requests per server), ``timeout``
-    (seconds per request), ``max_attempts``, ``backoff`` (first wait, seconds),
-    ``max_backoff`` (cap on one wait).
-
-    A fleet spreads requests over its servers by least outstanding requests
-    (:class:`Fleet`), each server at most ``max_concurrency`` at a time, and a retry goes
-    to another server than the one that just failed.  Where a reply came from is not who
-    the judge is: the identity, and so every cache key, names the model, never a URL.
-    """
+    Plain ``httpx``, so the retry policy is ours: timeouts, transport errors, 429, 5xx and
+    malformed bodies are retried with exponential backoff and jitter, honouring ``Retry-After``;
+    401/403/404 raise at once; other 4xx fail that one item.  ``args``: ``base_url`` (a list is
+    a *fleet* of one model: :class:`Fleet`), ``api_key`` (default: ``OPENAI_API_KEY``, else
+    ``EMPTY``), ``endpoint`` (``chat`` or ``completions``), ``max_concurrency`` (per server),
+    ``timeout``, ``max_attempts``, ``backoff``, ``max_backoff``.  The identity names the model,
+    never a URL."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec
@@ -419,13 +369,8 @@ class OpenAILLM(_CachedLLM):
                 )
                 for m in requests
             ]
-            results: list[str | LLMUnavailable] = []
-            for f in futures:
-                try:
-                    results.append(f.result())
-                except LLMUnavailable as exc:
-                    results.append(exc)
-            return results
+            # a reply, or the item's LLMUnavailable (any other error raises)
+            return [e if isinstance(e := f.exception(), LLMUnavailable) else f.result() for f in futures]
 
     def _body(self, messages: Messages, max_new_tokens: int, temperature: float, seed: int) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -503,12 +448,8 @@ class OpenAILLM(_CachedLLM):
 
 
 class Fleet:
-    """Servers of one model, chosen per request by least outstanding requests.
-
-    Each server takes at most ``per_server`` requests at a time; a caller waits for a free
-    slot.  ``avoid`` (the servers a request already failed on) is honoured while another
-    server has room, so a retry moves on instead of hitting the one that just failed.
-    """
+    """Servers of one model, chosen per request by least outstanding requests, each taking at
+    most ``per_server`` at a time; a retry moves on from the servers in ``avoid`` while it can."""
 
     def __init__(self, servers: Sequence[str], per_server: int) -> None:
         self.servers = list(servers)
@@ -550,18 +491,8 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-# ---------------------------------------------------------------------------------
-# vLLM offline engine
-# ---------------------------------------------------------------------------------
-
-
 class VLLMLLM(_CachedLLM):
-    """vLLM's offline engine (GPU). A thin wrapper: vLLM batches and schedules itself.
-
-    ``args`` go to ``vllm.LLM`` unchanged (``dtype``, ``max_model_len``,
-    ``gpu_memory_utilization``, ...).  The import is guarded so that machines without
-    vLLM get a message that names the alternative instead of an ImportError trace.
-    """
+    """vLLM's offline engine (GPU); ``args`` go to ``vllm.LLM`` unchanged."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         try:

@@ -175,13 +175,8 @@ def check_servers(
     completion: bool = True,
     timeout: float = PREFLIGHT_TIMEOUT,
 ) -> list[str]:
-    """The servers of ``urls`` ready for ``model``, after one request to each.
-
-    ``what`` names the role in messages ("the judge LLM"), ``hint`` where the URL comes
-    from ("--judge-url, or llm.args.base_url of profile X").  Raises a one-line
-    :class:`InputError` on a configuration error anywhere or when no server is ready; a
-    fleet with some servers down goes on with the others, each dead one named in a warning.
-    """
+    """The servers of ``urls`` ready for ``model``, after one request to each; ``what`` names
+    the role in messages, ``hint`` where the URL comes from."""
     urls = list(urls)
     probes = probe_servers(
         urls, model, api_key=api_key, endpoint=endpoint, completion=completion, timeout=timeout
@@ -209,18 +204,15 @@ def check_servers(
     return ready
 
 
-# ---------------------------------------------------------------------------------
 # What a served model is called: the weights, never a path on the serving machine
-# ---------------------------------------------------------------------------------
 
 #: how llama.cpp's server describes the weights it serves (``/v1/models``, each entry's ``meta``)
 _WEIGHTS_META = ("vocab_type", "n_vocab", "n_ctx_train", "n_embd", "n_params", "size")
 
 
 def is_local_path(name: str) -> bool:
-    """Whether a served model's id is a file or folder on the serving machine rather than a
-    name: what llama.cpp's server lists without ``--alias`` (``/models/x.gguf``), vLLM's for a
-    folder without ``--served-model-name``.  Hub ids (``org/name``) are names."""
+    """Whether a served model's id is a path on the serving machine (llama.cpp's server without
+    ``--alias``, vLLM's without ``--served-model-name``) rather than a name (``org/name``)."""
     return (
         name.startswith(("/", "~", "./", "../", ".\\", "\\"))
         or (len(name) > 2 and name[1] == ":" and name[2] in "/\\")
@@ -231,10 +223,9 @@ def is_local_path(name: str) -> bool:
 
 
 def weights_name(listed: dict[str, Any]) -> tuple[str, str]:
-    """``(name, revision)`` for a ``/models`` entry whose id is a local path: the file's name
-    without its folder, and a hash of what the server reports about the weights (llama.cpp's
-    ``meta``), so the same weights served from another folder are the same model.  Raises
-    ``ValueError`` where the server reports nothing about the weights."""
+    """``(name, revision)`` for a ``/models`` entry whose id is a local path: the file's name, and
+    a hash of what the server reports about the weights (llama.cpp's ``meta``), so the same weights
+    from another folder are the same model; ``ValueError`` where it reports nothing."""
     from benchmark.models.cache import content_hash
 
     meta = listed.get("meta")
@@ -250,9 +241,8 @@ def served_name(
     url: str, model: str, *, what: str, hint: str, api_key: str = "EMPTY", timeout: float = PREFLIGHT_TIMEOUT
 ) -> tuple[str, str | None]:
     """What to record for ``model`` as served at ``url``: ``(model, None)`` for a name; for a
-    local path, :func:`weights_name` of the server's own listing (one ``GET /models``), or a
-    one-line :class:`InputError` where it says nothing more: a path would put this machine's
-    folders into the judge's version and the same weights from another folder on another board."""
+    local path, :func:`weights_name` of the server's listing, or a one-line :class:`InputError`:
+    a path would put this machine's folders into the judge's version."""
     import httpx
 
     if not is_local_path(model):

@@ -36,12 +36,8 @@ class Prompt:
     def render(
         self, examples: Sequence[tuple[dict[str, Any], str]] | None = None, **fields: Any
     ) -> list[dict[str, str]]:
-        """Chat messages for this prompt with ``fields`` substituted.
-
-        Worked examples (the file's, or ``examples``) become earlier user/assistant
-        turns rendered with the same template: small models copy an output format from
-        an example far more reliably than from a description of it.
-        """
+        """Chat messages with ``fields`` substituted; worked examples (the file's, or
+        ``examples``) become earlier user/assistant turns."""
         messages = []
         if self.system:
             messages.append({"role": "system", "content": self.system})
@@ -62,10 +58,8 @@ PROMPT_KEYS = {"system", "template", "output", "description", "examples"}
 
 
 def folders() -> Iterator[Path]:
-    """Where prompts are looked up, in order: the shared folder, each built-in family's
-    (found without importing the family), then each plug-in family's (loaded and checked
-    only when a name is in none of the others: the registry refuses a plug-in whose prompt
-    file another folder holds, so a name is in one folder)."""
+    """Where prompts are looked up, in order: the shared folder, then each family's (the
+    registry refuses a plug-in whose prompt file another folder holds)."""
     yield paths.PROMPTS_DIR
     yield from (folder for package in REGISTRY.packages() if (folder := prompt_folder(package)))
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from benchmark.models import example_copies
+from benchmark.models.cache import bound
 from benchmark.models.llm import LLM, PENDING_REPLY, LLMUnavailable, Messages
 
 T = TypeVar("T")
@@ -28,20 +29,11 @@ UNAVAILABLE_ERROR = "backend unavailable"
 _unreachable: ContextVar[list[str] | None] = ContextVar("groundcover_unreachable", default=None)
 
 
-@contextmanager
-def watch_unreachable() -> Iterator[list[str]]:
-    """Collect, while the block runs, every time the judge gave no reply at all.
-
-    Families summarise their stages' failures in their own words (``coverage: 3
-    sub-question(s) could not be judged``), so a trace cannot say whether its judge was
-    down or answered badly; the runner watches the batch instead.  A judge that was not
-    reached is a failure a re-run can mend, unlike a reply that could not be used."""
+def watch_unreachable() -> AbstractContextManager[list[str]]:
+    """Collect, while the block runs, every time the judge gave no reply at all: a failure a
+    re-run can mend, unlike a reply that could not be used (a family's trace cannot tell)."""
     seen: list[str] = []
-    token = _unreachable.set(seen)
-    try:
-        yield seen
-    finally:
-        _unreachable.reset(token)
+    return bound(_unreachable, seen)
 
 
 REPAIR_INSTRUCTION = (
@@ -77,12 +69,9 @@ def run_structured(
     max_retries: int = 2,
     **gen_kw: Any,
 ) -> list[Outcome[T]]:
-    """Generate, parse strictly, repair and retry; one :class:`Outcome` per request.
-
-    ``parse`` (one for all requests, or one per request) raises ``ValueError`` on unusable
-    output.  Every round is one batched ``generate`` call for the items still pending; items
-    the backend could not answer at all (:class:`LLMUnavailable`) fail with the error recorded.
-    """
+    """Generate, parse strictly, repair and retry; one :class:`Outcome` per request.  ``parse``
+    (one, or one per request) raises ``ValueError`` on unusable output; each round is one
+    batched ``generate`` call, and items the backend cannot answer fail with the error."""
     parsers = list(parse) if isinstance(parse, Sequence) else [parse] * len(messages)
     if len(parsers) != len(messages):
         raise ValueError("one parser per request is needed")
@@ -172,11 +161,8 @@ def _values(items: Sequence[Any]) -> list[Any]:
 
 
 def majority(values: Sequence[Any]) -> Any:
-    """Most common value (ties: first seen); accepts values or Outcomes (failures skipped).
-
-    ``None`` when nothing usable was sampled, so a caller records a failure instead of
-    inventing a vote.
-    """
+    """Most common value (ties: first seen) of values or Outcomes (failures skipped); ``None``
+    when nothing usable was sampled."""
     counts = Counter(_values(values))
     return max(counts, key=counts.__getitem__) if counts else None
 
