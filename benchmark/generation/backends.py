@@ -1,31 +1,29 @@
-"""The backends that turn conversations into answers.
+"""The backends that turn conversations into answers: lm-eval's model registry driven with
+``generate_until`` requests, or, where lm-eval's API extras are missing, groundcover's own
+OpenAI-compatible client with the same ``--model-args``; answers cached by content hash.
 
-lm-evaluation-harness's model registry (``hf``, ``vllm``, ``local-completions``,
-``local-chat-completions``) driven with ``generate_until`` requests; where lm-eval's API
-extras are missing, the HTTP backends fall back to groundcover's own OpenAI-compatible
-client with the same ``--model-args``.  Answers are cached by content hash like every
-other model call.
-
-Two booleans about chat templates, named apart: ``apply_chat_template`` is what was asked
-(``--apply-chat-template``, groundcover's default), ``chat_template_applied`` what
-happened (the model has a template, or the server applies one to chat requests) and is
-recorded in every outputs row as ``generation.chat_template``.
+``apply_chat_template`` is what was asked (``--apply-chat-template``); ``chat_template_applied``
+what happened, recorded in every outputs row as ``generation.chat_template``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
-from benchmark.core.errors import InputError, Problem
 from benchmark.generation.model_args import (
     INT8_MODEL,
     OFFLINE_MODEL,
     OFFLINE_PACKAGE,
+    api_root,
     missing_backend,
     public_args,
     register_models,
+    usage_error,
 )
 from benchmark.generation.prompting import Messages
 from benchmark.models.cache import content_hash, default_cache
@@ -36,14 +34,8 @@ AUTO_CHUNK = 16  # queries per checkpoint when lm-eval picks the batch size itse
 
 
 def outside_event_loop(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)``, in a worker thread when this thread runs an event loop.
-
-    lm-eval's API models call ``asyncio.run``, which refuses to start inside a running loop:
-    a notebook (Jupyter runs one) or any asyncio caller would get "asyncio.run() cannot be
-    called from a running event loop" from ``benchmark.evaluate`` with a served model."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
+    """``fn(*args, **kwargs)``, in a worker thread when this thread runs an event loop (a
+    notebook's): lm-eval's API models call ``asyncio.run``, which refuses to start inside one."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -87,8 +79,6 @@ def make_backend(
 
 
 def _lm_eval_api_available() -> bool:
-    import importlib.util
-
     return all(importlib.util.find_spec(m) is not None for m in ("tenacity", "aiohttp", "requests"))
 
 
@@ -97,11 +87,8 @@ def _chunk(batch_size: str | int) -> int:
 
 
 class LMEvalBackend:
-    """A model from lm-eval's registry, driven with ``generate_until`` requests.
-
-    Generation results are cached by content hash (model + args + prompt + settings);
-    secrets in ``--model-args`` are kept out of the key.
-    """
+    """A model from lm-eval's registry, driven with ``generate_until`` requests; answers are
+    cached by content hash, secrets in ``--model-args`` kept out of the key."""
 
     def __init__(
         self,
@@ -137,20 +124,14 @@ class LMEvalBackend:
             try:
                 self._lm = get_model(self.model).create_from_arg_obj(dict(self.margs), extra)
             except TypeError as exc:  # an argument the backend does not take
-                raise InputError(
-                    Problem(
-                        "command line",
-                        f"the {self.model} backend refused its arguments: {exc}",
-                        field="--model-args",
-                    )
+                raise usage_error(
+                    "--model-args", f"the {self.model} backend refused its arguments: {exc}"
                 ) from exc
             except OSError as exc:  # a Hub id that cannot be reached offline, a broken folder
-                raise InputError(
-                    Problem(
-                        "command line",
-                        f"{self.model} could not load {self.margs.get('pretrained', 'the model')}: {str(exc).splitlines()[0][:300]}",
-                        field="--model-args pretrained",
-                    )
+                raise usage_error(
+                    "--model-args pretrained",
+                    f"{self.model} could not load {self.margs.get('pretrained', 'the model')}: "
+                    f"{str(exc).splitlines()[0][:300]}",
                 ) from exc
             except ModuleNotFoundError as exc:
                 raise missing_backend(self.model, exc) from exc
@@ -158,17 +139,14 @@ class LMEvalBackend:
 
     def _context(self, conversation: Messages) -> Any:
         """Chat-templated prompt when asked for and the model has a template, else the plain text."""
-        if not self.apply_chat_template:
-            self.chat_template_applied = False
-            return "\n\n".join(m["content"] for m in conversation) + "\n\n"
-        try:
-            ctx = self._lm.apply_chat_template(conversation, add_generation_prompt=True)
-        except (AttributeError, ValueError, TypeError, NotImplementedError) as exc:
-            log.debug("no chat template (%s); using the plain prompt", exc)
-            self.chat_template_applied = False
-            return "\n\n".join(m["content"] for m in conversation) + "\n\n"
-        self.chat_template_applied = True
-        return ctx
+        ctx = None
+        if self.apply_chat_template:
+            try:
+                ctx = self._lm.apply_chat_template(conversation, add_generation_prompt=True)
+            except (AttributeError, ValueError, TypeError, NotImplementedError) as exc:
+                log.debug("no chat template (%s); using the plain prompt", exc)
+        self.chat_template_applied = ctx is not None
+        return "\n\n".join(m["content"] for m in conversation) + "\n\n" if ctx is None else ctx
 
     def generate(self, conversations: list[Messages], gen_kwargs: dict[str, Any]) -> list[str]:
         from lm_eval.api.instance import Instance
@@ -196,23 +174,16 @@ class LMEvalBackend:
 
 
 class OpenAIBackend:
-    """``local-(chat-)completions`` through :class:`benchmark.models.llm.OpenAILLM`.
-
-    Takes lm-eval's ``--model-args`` names (``model``, ``base_url`` with or without the
-    endpoint path, ``num_concurrent``, ``max_retries``, ``timeout``, ``api_key``) so a
-    command line works the same with or without lm-eval's API extras.
-    """
+    """``local-(chat-)completions`` through :class:`benchmark.models.llm.OpenAILLM`, taking
+    lm-eval's ``--model-args`` names, so a command line works without lm-eval's API extras."""
 
     def __init__(self, model: str, margs: dict[str, Any], batch_size: str | int) -> None:
         from benchmark.models.llm import OpenAILLM
         from benchmark.models.profiles import LLMSpec
 
         chat = model == "local-chat-completions"
-        base = str(margs.get("base_url", "http://127.0.0.1:8000/v1"))
-        for suffix in ("/chat/completions", "/completions"):
-            base = base.removesuffix(suffix)
         args = {
-            "base_url": base,
+            "base_url": api_root(margs)[1],
             "endpoint": "chat" if chat else "completions",
             "max_concurrency": int(margs.get("num_concurrent", 4)),
             "max_attempts": int(margs.get("max_retries", 3)) + 1,

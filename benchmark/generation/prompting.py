@@ -1,9 +1,5 @@
-"""What the model under evaluation is shown: one user turn per query.
-
-The task card's instruction and the query (with RAG, the numbered passages between them:
-:func:`benchmark.generation.rag.rag_prompt`), exactly what the exported lm-eval task
-sends.  Held-out data (EXAM's questions, say) must never reach the model, so every prompt
-is checked for it here, before it is sent.
+"""What the model under evaluation is shown: one user turn per query, exactly what the
+exported lm-eval task sends, checked for held-out data (EXAM's questions, say) before it is sent.
 """
 
 from __future__ import annotations
@@ -18,10 +14,8 @@ Messages = list[dict[str, str]]
 def build_messages(
     task: Task, query: str, query_id: str | None = None, rag: RAGContext | None = None
 ) -> Messages:
-    """The conversation for one query: the card's instruction, then the query; with RAG,
-    the instruction, the numbered passages and the query (:func:`benchmark.generation.rag.rag_prompt`).
-    One user turn either way, exactly what the exported lm-eval task sends.  A held-out
-    exam question found in it is an error (:func:`check_held_out`)."""
+    """The card's instruction and the query (with RAG, the numbered passages between them:
+    :func:`benchmark.generation.rag.rag_prompt`) as one user turn."""
     if rag is not None and query_id is not None:
         messages = [{"role": "user", "content": rag.prompt(task.card.instruction, query_id, query)}]
     else:
@@ -35,8 +29,7 @@ _HELD_OUT: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
 
 def held_out_texts(task: Task) -> dict[str, tuple[str, str]]:
     """Normalised text -> (table, row) of everything ``task`` holds out from the model under
-    evaluation: the texts of every table whose schema names a held-out column (a metric
-    family registers it, e.g. EXAM's questions).  Generation knows no family."""
+    evaluation: every column a metric family registered as held out (EXAM's questions)."""
     key = (task.id, task.data_fingerprint)
     if key not in _HELD_OUT:
         from benchmark.tasks.tables import held_out_columns
@@ -51,9 +44,8 @@ def held_out_texts(task: Task) -> dict[str, tuple[str, str]]:
 
 
 def check_held_out(task: Task, messages: Messages, query_id: str | None = None) -> None:
-    """Held-out data stays held out: EXAM's questions, say, test whether the system finds
-    the information without seeing the exam.  An instruction, query or retrieved passage
-    that contains a held-out text would leak it, so generation stops with the row named."""
+    """Held-out data stays held out (EXAM tests whether a system finds the information without
+    seeing the exam): a prompt that contains a held-out text stops generation, the row named."""
     held = held_out_texts(task)
     if not held:
         return

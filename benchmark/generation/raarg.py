@@ -1,16 +1,10 @@
 """RAArg, ConQRet's reference pipeline: BM25 → listwise LLM reranking → cited argument.
 
-``benchmark evaluate --rag bm25 --rerank stance|generic`` runs it for an argument task:
-the topic is the query; BM25 retrieves ``--rerank-depth`` whole documents; the model
-under evaluation reranks them listwise (RankGPT's sliding window, from the bottom of
-the list up, so the best documents bubble to the top) with a generic instruction or
-one conditioned on the stance it is to argue; the top ``--rag-k`` documents, trimmed
-proportionally to the evidence budget, go into the argument prompt
-(``raarg-argument@1``: conclusions each followed by premises, citations as [1], [2]).
-
-The outputs are ordinary RAG outputs (the setting records the reranking), so the
-argument family scores them like any submission, and :func:`ranking_quality` reports
-P@10 and nDCG@10 per stance against the task's qrels with ``ir_measures``.
+``benchmark evaluate --rag bm25 --rerank stance|generic``: BM25 retrieves ``--rerank-depth``
+whole documents for the topic; the model under evaluation reranks them listwise (RankGPT's
+sliding window, bottom up) with a generic or a stance-conditioned instruction; the top
+``--rag-k``, trimmed to the evidence budget, go into ``raarg-argument@1``.  The outputs are
+ordinary RAG outputs; :func:`ranking_quality` reports P@10 and nDCG@10 per stance.
 """
 
 from __future__ import annotations
@@ -41,13 +35,9 @@ SIDES = {"pro": "in favour", "con": "against"}
 
 
 def parse_ranking(text: str, n: int) -> list[int]:
-    """A ``[3] > [1] > [2]`` reply as a 0-based order of all ``n`` documents.
-
-    Numbers are read as ``[n]``, or as a bare ``2 > 1 > 3`` chain; numbers outside 1..n
-    and repeats are ignored; documents the reply leaves out keep their relative order
-    after the ranked ones (as RankGPT does).  A reply that names no document this way
-    (a numbered list, prose) is unusable.
-    """
+    """A ``[3] > [1] > [2]`` (or bare ``3 > 1 > 2``) reply as a 0-based order of all ``n``
+    documents: out-of-range numbers and repeats ignored, documents left out kept after the
+    ranked ones in their order (as RankGPT does); a reply that names none is unusable."""
     nums = [int(m) for m in re.findall(r"\[(\d+)\]", text)]
     if not nums and (chain := re.search(r"\d+(?:\s*>\s*\d+)+", text)):
         nums = [int(m) for m in re.findall(r"\d+", chain.group(0))]
@@ -86,13 +76,9 @@ def rerank(
     max_retries: int = 2,
     progress: bool = False,
 ) -> Reranked:
-    """Listwise reranking of every query's list by sliding a ``window`` up it in ``step``s.
-
-    All queries' windows at one position go to the model in one batch.  Documents are
-    cut to ``max_words`` in the prompt (the model ranks, it need not read everything).  A
-    window whose reply stays unusable after the retries keeps its order, and the
-    failure is recorded for the query.
-    """
+    """Listwise reranking of every query's list by sliding a ``window`` up it in ``step``s, all
+    queries' windows at one position in one batch, documents cut to ``max_words``.  A window
+    whose reply stays unusable keeps its order, and the failure is recorded."""
     if instruction not in ("generic", "stance"):
         raise ValueError(f"unknown rerank instruction {instruction!r}")
     lists = [list(h) for h in hits]
@@ -146,11 +132,8 @@ def ranking_quality(
     stances: pd.DataFrame | None,
     query_stance: dict[str, str],
 ) -> pd.DataFrame:
-    """P@10 and nDCG@10 of each ranker's lists, per stance, with ``ir_measures``.
-
-    ``own stance``: only the documents labelled with the query's stance are relevant (the
-    pro queries' rows are ConQRet's PRO qrels); ``any stance``: every relevant document.
-    """
+    """P@10 and nDCG@10 of each ranker's lists, per stance, with ``ir_measures``: ``own stance``
+    counts only documents labelled with the query's stance relevant, ``any stance`` every one."""
     import ir_measures
     from ir_measures import Qrel, ScoredDoc, nDCG
 
@@ -200,12 +183,8 @@ class BackendLLM:
         self.backend = backend
 
     def generate(
-        self,
-        requests: Sequence[Messages],
-        *,
-        max_new_tokens: int | None = None,
-        temperature: float | None = None,
-        seed: int | None = None,
+        self, requests: Sequence[Messages], *, max_new_tokens: int | None = None, **_: Any
     ) -> list[str]:
+        """Greedy replies, whatever ``temperature`` or ``seed`` is asked (the system's own setting)."""
         gen = {"max_gen_toks": max_new_tokens or 80, "do_sample": False, "temperature": 0.0, "until": []}
         return self.backend.generate([list(r) for r in requests], gen)

@@ -1,15 +1,10 @@
 """Retrieval-augmented generation in the harness: evidence in the prompt, citations parsed back.
 
-``benchmark evaluate --rag bm25|dense|hybrid --rag-k N`` retrieves the ``N`` best passages
-for each query from the task's corpus (or ``--corpus`` / ``--lucene-index``) with the same
-chunking and retrievers that grounding uses, numbers them in the prompt (prompt file
-``rag-answer@1``), and asks for citations as ``[1]``, ``[2]``.  Each output row records
-the retrieval setting, the ids of the passages that were given, the passages the answer
-cites, and any citation of a number that was not given (kept, not silently dropped); the
-citations are parsed by :mod:`benchmark.answers.citations`, where every answer format's are.
-
-The setting (:class:`~benchmark.core.results.RAGSetting`) is part of the model's identity: a
-closed-book run and a RAG run of one model are two leaderboard entries.
+``benchmark evaluate --rag bm25|dense|hybrid --rag-k N`` numbers the ``N`` best passages of
+each query in the prompt (``rag-answer@1``), retrieved with grounding's chunking and
+retrievers, and asks for citations as ``[1]``.  The setting
+(:class:`~benchmark.core.results.RAGSetting`) is part of the model's identity: a closed-book
+run and a RAG run of one model are two leaderboard entries.
 """
 
 from __future__ import annotations
@@ -18,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import RAGSetting
+from benchmark.generation.model_args import usage_error
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.profiles import JudgeProfile
 from benchmark.models.prompts import load_prompt
@@ -46,22 +43,14 @@ def rag_prompt(
 
 def parse_settings(value: str, k: int) -> list[RAGSetting | None]:
     """``--rag none,bm25`` -> [None, bm25 setting without corpus]; validated, in order."""
-    from benchmark.core.errors import InputError, Problem
-
     items = [v.strip() for v in value.split(",") if v.strip()]
     if not items:
-        raise InputError(
-            Problem("command line", "name at least one setting: none, bm25, dense, hybrid", field="--rag")
-        )
+        raise usage_error("--rag", "name at least one setting: none, bm25, dense, hybrid")
     bad = [v for v in items if v not in ("none", *KINDS)]
     if bad:
-        raise InputError(
-            Problem(
-                "command line", f"unknown setting(s) {bad}; use none, bm25, dense or hybrid", field="--rag"
-            )
-        )
+        raise usage_error("--rag", f"unknown setting(s) {bad}; use none, bm25, dense or hybrid")
     if not 1 <= k <= 50:
-        raise InputError(Problem("command line", "must be between 1 and 50", field="--rag-k"))
+        raise usage_error("--rag-k", "must be between 1 and 50")
     return [
         None if v == "none" else RAGSetting(retriever=v, k=k, prompt=DEFAULT_PROMPT, corpus="") for v in items
     ]  # type: ignore[arg-type]
@@ -104,13 +93,9 @@ def prepare(
     rerank_llm: Any = None,
     max_evidence_words: int = 1500,
 ) -> RAGContext:
-    """Retrieve the ``k`` passages of every query, with the profile's chunking (and, for dense
-    and hybrid, its embedder), from the task's corpus or the user's.
-
-    With ``setting.rerank`` (RAArg, :mod:`benchmark.generation.raarg`), whole documents are retrieved
-    for the query's topic, ``setting.depth`` deep, reranked listwise by ``rerank_llm``, and
-    the top ``k`` trimmed together to ``max_evidence_words``.
-    """
+    """Retrieve the ``k`` passages of every query with the profile's chunking and embedder.
+    With ``setting.rerank`` (RAArg), whole documents ``setting.depth`` deep, reranked by
+    ``rerank_llm``, the top ``k`` trimmed together to ``max_evidence_words``."""
     from benchmark.generation import raarg
     from benchmark.retrieval import open_retriever, resolve_corpus
 
@@ -155,8 +140,6 @@ SUBQ_POOL = 4  # candidates per retrieval list, in multiples of k, that rerankin
 
 def core_sub_questions(task: Any, query_ids: Sequence[str]) -> dict[str, list[str]]:
     """Each query's core sub-questions, from the task's ``sub_questions`` table."""
-    from benchmark.core.errors import InputError, Problem
-
     if not task.has_table("sub_questions"):
         raise InputError(
             Problem(
@@ -200,9 +183,7 @@ def sub_question_context(
     cache: Any,
 ) -> RAGContext:
     """Core sub-questions in retrieval (a list per sub-question, interleaved with the query's),
-    in reranking (candidates ordered by their best similarity to the query or a core
-    sub-question, with the profile's embedder), in the prompt (listed for the answer to
-    address), or all three."""
+    in reranking (by best similarity to the query or a core sub-question), in the prompt, or all three."""
     from benchmark.models.embeddings import Embedder
 
     queries = task.table("queries").set_index("query_id")

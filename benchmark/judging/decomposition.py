@@ -1,32 +1,17 @@
-"""Claim decomposition: text → subclaims, by one of several named methods.
+"""Claim decomposition: text → subclaims, by one of several named methods (docs/decompscore.md).
 
-Wanner et al. (2024, "A Closer Look at Claim Decomposition") show that a claim-level
-metric such as FActScore — or ICAT's S_fact — changes with the method that splits the
-text into subclaims.  The methods, chosen by name (``decompose-compare --methods``, and
-ICAT's ``claims.extractor`` in a judge profile):
-
-* ``factscore``, ``wice``, ``chen``, ``russellian`` — an LLM prompted with an
-  instruction and in-context examples (``benchmark/prompts/decompose-<method>-v1.yaml``;
-  example decompositions in ``decompose-examples-v1.yaml``, written for this project in
-  three styles: atomic, clause segments, and Russellian / neo-Davidsonian properties
-  and relations).  Each takes its first ``static_examples`` examples and the
-  ``retrieved_examples`` most similar others (cosine of the profile's embedder), as in
-  the paper's Table 1; both counts can be overridden.
-* ``dependency`` — predicate–argument splitting of a spaCy dependency parse, in the
-  spirit of PredPatt: one subclaim per predicate and complement, conjunctions split,
-  each prepositional phrase its own subclaim.  Deterministic, no LLM (the paper's
-  PredPatt variant adds an LLM rewrite for fluency; this one does not).  Needs the
-  optional ``decompose`` extra and its English model (``scripts/setup.sh`` installs both).
-* ``sentences`` — the baseline: every sentence is one subclaim.
-
-Each method runs sentence by sentence (the paper's setting: every subclaim knows the
-sentence it came from) or on the whole passage.  LLM output is one subclaim per line,
-parsed strictly (:func:`parse_subclaims`); an unusable reply is repaired and retried,
-then recorded as a failure of that unit — never read as "no subclaims".
+Wanner et al. (2024, "A Closer Look at Claim Decomposition") show that a claim-level metric
+such as FActScore — or ICAT's S_fact — changes with the method that splits the text.
+``factscore``, ``wice``, ``chen`` and ``russellian`` prompt an LLM with static and retrieved
+in-context examples (the paper's Table 1); ``dependency`` splits a spaCy parse into
+predicate–argument subclaims in the spirit of PredPatt (no LLM, no fluency rewrite);
+``sentences`` is the baseline.  An unusable LLM reply is a failure of that unit, never
+"no subclaims".
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,11 +39,8 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 
 @dataclass
 class Unit:
-    """One decomposed unit: its source text (a sentence, or the passage) and its subclaims.
-
-    ``error`` is set when the method could not decompose it (LLM output unusable after
-    retries); such a unit has no subclaims *and is not scored as having none*.
-    """
+    """One decomposed unit: its source text (a sentence, or the passage) and its subclaims;
+    with ``error`` (LLM output unusable) it has none *and is not scored as having none*."""
 
     source: str
     subclaims: list[str] = field(default_factory=list)
@@ -82,11 +64,8 @@ class Unit:
 
 
 def parse_subclaims(text: str) -> list[str]:
-    """Subclaims from one-per-line output; ``ValueError`` when nothing usable is there.
-
-    Bulleted or numbered lines are subclaims; a bare ``NONE`` means the text claims
-    nothing (an empty list, e.g. for "Thanks for asking!").
-    """
+    """Subclaims from bulleted or numbered lines (a bare ``NONE``: the text claims nothing);
+    ``ValueError`` when nothing usable is there."""
     stripped = text.strip()
     if re.fullmatch(r"[\W_]*none[\W_]*", stripped, flags=re.IGNORECASE):
         return []
@@ -129,8 +108,7 @@ def select_examples(
     source_vector: np.ndarray | None = None,
 ) -> list[Example]:
     """The first ``n_static`` examples, then the ``n_retrieved`` others most similar to
-    ``source`` (cosine of ``embed``; ties by pool order).  Pure given the vectors, which a
-    caller choosing examples for many sources computes once, in one batch each."""
+    ``source`` (cosine of ``embed``; ties by pool order); vectors given are not computed again."""
     static = list(pool[:n_static])
     rest = list(pool[n_static:])
     if n_retrieved <= 0 or not rest:
@@ -189,14 +167,9 @@ class Decomposer:
     @property
     def example_counts(self) -> tuple[int, int]:
         meta = self.prompt.meta if self.prompt else {}
-        return (
-            int(self.static_examples if self.static_examples is not None else meta.get("static_examples", 0)),
-            int(
-                self.retrieved_examples
-                if self.retrieved_examples is not None
-                else meta.get("retrieved_examples", 0)
-            ),
-        )
+        given = {"static_examples": self.static_examples, "retrieved_examples": self.retrieved_examples}
+        n_static, n_retrieved = (int(meta.get(k, 0) if v is None else v) for k, v in given.items())
+        return n_static, n_retrieved
 
     def decompose(self, sources: Sequence[str]) -> list[Unit]:
         """One :class:`Unit` per source text, in order."""
@@ -230,8 +203,6 @@ class Decomposer:
 
 @cache
 def _file_sha(path: paths.Path) -> str:
-    import hashlib
-
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -266,12 +237,8 @@ def spacy_model_version() -> str | None:
 
 def dependency_subclaims(text: str) -> list[str]:
     """Predicate–argument subclaims of every sentence of ``text`` (see module docstring)."""
-    out: list[str] = []
     sents = list(spacy_pipeline()(text).sents)  # parsed once, also for the fallback below
-    for sent in sents:
-        for claim in _sentence_subclaims(sent):
-            if claim not in out:
-                out.append(claim)
+    out = list(dict.fromkeys(claim for sent in sents for claim in _sentence_subclaims(sent)))
     return out or [s.text.strip() for s in sents if s.text.strip()]
 
 

@@ -1,21 +1,10 @@
 """Claim grounding ``CG(C; K)``: retrieve k passages per claim, keep claims some passage entails.
 
-The ICAT paper grounds a topic's claims in passages of that topic's BM25 top-1000
-documents (§4.4): a claim about another topic cannot borrow that topic's evidence,
-and, for ICAT-M, its first supporting passage is always a document judged for this
-topic.  ``candidates`` carries those document sets, one per query (``None``: the whole
-corpus).
-
-Each (passage, claim) pair gets one support score from the entailment model, all
-pairs of a batch in one call.  A claim's verdict follows one rule:
-
-* **grounded** — some judged passage supports it (the first such passage in rank
-  order is kept for ICAT-M), whatever happened to the other checks;
-* **not grounded** — every passage was judged and none supports it (or none was
-  retrieved);
-* **undetermined** (``failed``) — no judged passage supports it and at least one check
-  failed: the missing verdict might have been the supporting one, so the claim is
-  neither, and the pipeline records the query as failed instead of guessing.
+``candidates`` restricts a query's claims to its documents (the ICAT paper: the topic's BM25
+top-1000, §4.4).  A claim is **grounded** when some judged passage supports it (the first in
+rank order is kept for ICAT-M), **not grounded** when every passage was judged and none does,
+and **undetermined** (``failed``) when none does and a check failed: the missing verdict might
+have been the supporting one, so the query is recorded as failed instead of guessed.
 """
 
 from __future__ import annotations
@@ -56,11 +45,8 @@ def ground_claims(
     k: int = 10,
     candidates: Mapping[str, set[str] | frozenset[str] | None] | None = None,
 ) -> dict[str, list[ClaimGrounding]]:
-    """Ground the claims of several queries: one batched retrieval, one batched entailment call.
-
-    ``claims`` maps query id -> ``(claim id, claim text)`` pairs; ``candidates`` maps
-    query id -> the documents its claims may be grounded in.
-    """
+    """Ground the claims (query id -> ``(claim id, text)`` pairs) of several queries: one batched
+    retrieval, one batched entailment call; ``candidates``: query id -> its allowed documents."""
     flat = [(q, cid, text) for q, cl in claims.items() for cid, text in cl]
     out: dict[str, list[ClaimGrounding]] = {q: [] for q in claims}
     if not flat:
@@ -69,21 +55,12 @@ def ground_claims(
     hits = retriever.search([text for _, _, text in flat], k, allowed)
     pairs = [(h.text, text) for (_, _, text), hs in zip(flat, hits, strict=True) for h in hs]
     scores = iter(entailment.support_scores(pairs) if pairs else [])
+    t = entailment.threshold
     for (q, cid, text), hs in zip(flat, hits, strict=True):
-        verdicts = []
-        for h in hs:
-            s = next(scores)
-            verdicts.append(
-                PassageVerdict(
-                    h.passage_id,
-                    h.doc_id,
-                    h.rank,
-                    h.score,
-                    s,
-                    s is not None and s >= entailment.threshold,
-                    h.text,
-                )
-            )
+        verdicts = [  # one score per passage: zip stops at the end of hs
+            PassageVerdict(h.passage_id, h.doc_id, h.rank, h.score, s, s is not None and s >= t, h.text)
+            for h, s in zip(hs, scores, strict=False)
+        ]
         first = next((v for v in verdicts if v.supported), None)
         failed = first is None and any(v.support is None for v in verdicts)
         out[q].append(ClaimGrounding(cid, text, first is not None, verdicts, first, failed))

@@ -1,10 +1,7 @@
 """The judge stack: the loaded models of one judge profile, shared by every family and task.
 
-A run loads its judges once — the LLM, the entailment model, the cache — and opens
-retrievers lazily, one per (corpus, retriever kind), because building an index is the
-slowest step and several families and tasks may search the same corpus.  Tests build a
-stack from fakes (``tests/helpers/fakes.py``) and run every family's whole pipeline
-without loading a model.
+Retrievers open lazily, one per (corpus, retriever kind): building an index is the slowest
+step.  Tests build a stack from fakes (``tests/helpers/fakes.py``).
 """
 
 from __future__ import annotations
@@ -53,14 +50,10 @@ class JudgeStack:
     ) -> JudgeStack:
         """The models a profile names; weights load lazily, on the first uncached call.
 
-        A judge served over HTTP is asked once, now, whether it is there and serves the
-        profile's model (:func:`preflight_judge`): a dead endpoint is a one-line error before
-        any work, not a run of retries.  ``preflight=False`` where nothing will be asked of
-        it (a dry run plans only).  ``share_embeddings=True`` gives the run a shared
-        :class:`EmbeddingStore` (each text's vector kept in memory for every family): the
-        same numbers, and no CPU saved where the model-call cache is on (measured by
-        ``benchmarks/answer_cpu.py``), so it is off by default: with it, the dry run's exact
-        counts of cache requests no longer match what a run asks."""
+        A served judge is asked now whether it is there (:func:`preflight_judge`), unless
+        ``preflight=False`` (a dry run plans only).  ``share_embeddings=True`` shares one
+        :class:`EmbeddingStore`: the same numbers, no CPU saved where the model-call cache is on
+        (``benchmarks/answer_cpu.py``), and a dry run's exact request counts would no longer match."""
         cache = cache or default_cache()
         llm = load_llm(profile.llm, cache=cache)
         if preflight:
@@ -114,20 +107,13 @@ class JudgeStack:
         )
 
 
-def judge_hint(profile: JudgeProfile) -> str:
-    """Where a judge's URL comes from, for an error about it."""
-    return f"--judge-url, or llm.args.base_url of judge profile {profile.id}"
-
-
 def preflight_judge(profile: JudgeProfile, llm: LLM | None = None) -> None:
-    """Ask the profile's LLM judge, once, whether it is there and serves its model (see
-    :mod:`benchmark.models.preflight`); a local judge has nothing to ask.  ``llm``: the
-    loaded judge (a fleet leaves out its dead servers for the run); without it, a throwaway
-    client checks the endpoint (``evaluate`` does, before generating answers)."""
+    """Ask the profile's served LLM judge, once, whether it is there and serves its model;
+    ``llm``: the loaded judge (a fleet drops its dead servers), else a throwaway client."""
     if llm is None:
         if profile.llm.backend not in ("openai", "openai-batch", "vllm-batch"):
             return
         llm = load_llm(profile.llm, cache=ModelCallCache(enabled=False))
     check = getattr(llm, "preflight", None)
     if check is not None:
-        check(what="the judge LLM", hint=judge_hint(profile))
+        check(what="the judge LLM", hint=f"--judge-url, or llm.args.base_url of judge profile {profile.id}")

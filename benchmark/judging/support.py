@@ -1,11 +1,8 @@
 """Support by entailment: does some premise entail a hypothesis, by the profile's NLI model?
 
-Citation support (the cited passages, joined, are one premise for a sentence) and nugget
-assignment (each sentence window of an answer is a premise for a nugget) ask the same
-question of the same judge: the best premise's support score, held against the judge's
-threshold.  A score that could not be computed is a failure, never "not supported".  One
-judge serves both families; each names its role in the judge's identity as it always has,
-so their results and checkpoints keep their keys.
+Citation support and nugget assignment both ask it: the best premise's support score, held
+against the judge's threshold; a score that could not be computed is a failure, never "not
+supported".  Each family names its role in the judge's identity, so its keys stay its own.
 """
 
 from __future__ import annotations

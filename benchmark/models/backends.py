@@ -1,9 +1,5 @@
-"""Which class serves a profile's ``llm.backend``: the one place a backend name becomes a judge.
-
-Kept apart from :mod:`benchmark.models.llm` because the batch backend
-(:mod:`benchmark.models.batch_api`) builds on that module's HTTP client: a registry inside
-it would import its own extension.
-"""
+"""Which class serves a profile's ``llm.backend`` (apart from :mod:`benchmark.models.llm`,
+whose HTTP client the batch backends extend: a registry there would import its own extension)."""
 
 from __future__ import annotations
 

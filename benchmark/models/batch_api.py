@@ -1,34 +1,30 @@
 """The providers' batch APIs: a judge's requests as one OpenAI Batch file, at half the price.
 
-``backend: openai-batch`` in a profile sends every uncached request of a ``generate`` call
-(up to ``batch_size`` of them) as one Batch: the requests are written as a JSONL Batch
-file, uploaded through ``/v1/files``, submitted through ``/v1/batches``, polled with
-growing waits until the provider finishes (``completed``, or ``expired`` / ``cancelled``
-with part of the work done), and the output and error files are read back.  Replies are
-cached one by one as soon as they are read, like any other call — the judge is the same
-model as through the live API, so the cache is shared with ``backend: openai``.
-
-Requests a batch did not answer (a per-request error, an expired batch) go into a new
-batch, up to ``max_attempts`` rounds; what is still unanswered is then a failure of that
-item (:class:`~benchmark.models.llm.LLMUnavailable`), never an empty reply.  A batch
-``failed`` as a whole (its file refused) is a configuration error and stops the run.
-
-A run killed while a batch is with the provider loses nothing: each submitted batch is
-recorded under ``$GROUNDCOVER_HOME/batches/`` with the request ids it holds, and the
-next run that asks for those requests adopts it (polls it) instead of paying again.
-vLLM users get the same file format offline with ``vllm run-batch`` on a GPU machine.
+``backend: openai-batch`` sends every uncached request of a ``generate`` call as one Batch
+(uploaded through ``/v1/files``, submitted through ``/v1/batches``, polled with growing waits),
+and caches each reply as it is read: the judge is the same model as through the live API, so
+the cache is shared with ``backend: openai``.  Unanswered requests go into a new batch, up to
+``max_attempts`` rounds, then fail that item (never an empty reply); a batch ``failed`` as a
+whole stops the run.  Each submitted batch is recorded under ``$GROUNDCOVER_HOME/batches/``, so
+the next run asking for its requests adopts it instead of paying again after a kill.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import shlex
+import shutil
+import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmark.core import paths
+from benchmark.core.errors import InputError, Problem
 from benchmark.models.cache import ModelCallCache, content_hash, repeat_payload
 from benchmark.models.llm import LLMUnavailable, Messages, OpenAILLM, call_payload
 from benchmark.models.profiles import LLMSpec
@@ -39,15 +35,25 @@ log = logging.getLogger(__name__)
 FINISHED = {"completed", "expired", "cancelled"}
 
 
-class BatchLLM(OpenAILLM):
-    """An OpenAI-compatible provider's Batch API (OpenAI's own, or a server that implements
-    ``/v1/files`` and ``/v1/batches``).
+@dataclass
+class _Exchange:
+    """One ``generate`` call's requests by custom id, with the replies and errors so far."""
 
-    ``args`` beyond :class:`OpenAILLM`'s: ``poll_interval`` (first wait between status
-    checks, seconds; default 10), ``max_poll_interval`` (default 300), ``completion_window``
-    (default ``24h``), ``batch_timeout`` (seconds to wait for one batch; default 90000).
-    ``max_attempts`` counts batch rounds.  The identity is :class:`OpenAILLM`'s: a reply
-    does not depend on whether it came back in a batch."""
+    bodies: dict[str, tuple[Messages, dict[str, Any]]]
+    params: dict[str, Any]
+    replies: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def pending(self) -> dict[str, dict[str, Any]]:
+        return {c: b for c, (_, b) in self.bodies.items() if c not in self.replies}
+
+
+class BatchLLM(OpenAILLM):
+    """An OpenAI-compatible provider's Batch API (``/v1/files`` and ``/v1/batches``).
+
+    ``args`` beyond :class:`OpenAILLM`'s: ``poll_interval`` (default 10 s), ``max_poll_interval``
+    (300), ``completion_window`` (``24h``), ``batch_timeout`` (90000 s); ``max_attempts`` counts
+    batch rounds.  The identity is :class:`OpenAILLM`'s: a batch does not change a reply."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         super().__init__(spec, cache)
@@ -59,23 +65,9 @@ class BatchLLM(OpenAILLM):
         self.batches_submitted = 0
         self.state_dir = paths.home() / "batches" / content_hash(self.identity)[:16]
 
-    def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
-        """The provider batches go to (the first ``base_url``) must answer and list the model;
-        without a ``/models`` route, that it answered is enough (no live completion)."""
-        from benchmark.models import preflight
-
-        if preflight.skipped():
-            return
-        preflight.check_servers(
-            self.base_urls[:1],
-            self.served,
-            what=what,
-            hint=hint,
-            api_key=self.api_key,
-            endpoint=self.endpoint,
-            completion=False,
-            timeout=min(self.timeout, preflight.PREFLIGHT_TIMEOUT),
-        )
+    #: the provider batches go to (the first ``base_url``) must answer and list the model;
+    #: without a ``/models`` route, that it answered is enough (no live completion)
+    live_preflight = False
 
     # -- the whole exchange ----------------------------------------------------------
     def _generate_uncached(
@@ -87,25 +79,18 @@ class BatchLLM(OpenAILLM):
             c: (m, self._body(m, max_new_tokens, temperature, seed))
             for c, m in zip(ids, requests, strict=True)
         }
-        replies: dict[str, str] = {}
-        errors: dict[str, str] = {}
-        self._exchange(bodies, params, replies, errors)
+        ex = _Exchange(bodies, params)
+        self._exchange(ex)
         return [
-            replies[c]
-            if c in replies
+            ex.replies[c]
+            if c in ex.replies
             else LLMUnavailable(
-                f"batch: no reply after {self.max_attempts} rounds ({errors.get(c, 'not answered')})"
+                f"batch: no reply after {self.max_attempts} rounds ({ex.errors.get(c, 'not answered')})"
             )
             for c in ids
         ]
 
-    def _exchange(
-        self,
-        bodies: dict[str, tuple[Messages, dict[str, Any]]],
-        params: dict[str, Any],
-        replies: dict[str, str],
-        errors: dict[str, str],
-    ) -> None:
+    def _exchange(self, ex: _Exchange) -> None:
         """Batches adopted from a killed run, then rounds of new ones until all is answered."""
         import httpx
 
@@ -113,18 +98,18 @@ class BatchLLM(OpenAILLM):
             timeout=self.timeout, headers={"Authorization": f"Bearer {self.api_key}"}
         ) as client:
             server = self.base_urls[0]
-            for state in self._adoptable(set(bodies)):
+            for state in self._adoptable(set(ex.bodies)):
                 log.info(
                     "batch %s: resuming a batch submitted before (%d requests)",
                     state["batch_id"],
                     len(state["custom_ids"]),
                 )
-                self._collect(client, server, state, bodies, params, replies, errors)
+                self._collect(client, server, state, ex)
             for attempt in range(1, self.max_attempts + 1):
-                pending = [c for c in bodies if c not in replies]
+                pending = ex.pending()
                 if not pending:
                     break
-                state = self._submit(client, server, {c: bodies[c][1] for c in pending})
+                state = self._submit(client, server, pending)
                 log.info(
                     "batch %s: %d requests submitted (round %d/%d)",
                     state["batch_id"],
@@ -132,7 +117,7 @@ class BatchLLM(OpenAILLM):
                     attempt,
                     self.max_attempts,
                 )
-                self._collect(client, server, state, bodies, params, replies, errors)
+                self._collect(client, server, state, ex)
 
     @staticmethod
     def _custom_id(messages: Messages, params: dict[str, Any]) -> str:
@@ -231,16 +216,7 @@ class BatchLLM(OpenAILLM):
             time.sleep(wait)
             wait = min(self.max_poll_interval, wait * 1.5)
 
-    def _collect(
-        self,
-        client: Any,
-        server: str,
-        state: dict[str, Any],
-        bodies: dict[str, tuple[Messages, dict[str, Any]]],
-        params: dict[str, Any],
-        replies: dict[str, str],
-        errors: dict[str, str],
-    ) -> None:
+    def _collect(self, client: Any, server: str, state: dict[str, Any], ex: _Exchange) -> None:
         """Wait for one batch, cache every reply it holds, note every error; forget the batch."""
         batch_id = state["batch_id"]
         batch = self._wait(client, server, batch_id)
@@ -253,12 +229,9 @@ class BatchLLM(OpenAILLM):
         for file_key in ("output_file_id", "error_file_id"):
             if not batch.get(file_key):
                 continue
-            content = self._call(client, "GET", f"{server}/files/{batch[file_key]}/content").text
-            for line in content.splitlines():
-                if line.strip():
-                    self._read_line(line, bodies, params, replies, errors)
+            self._read(self._call(client, "GET", f"{server}/files/{batch[file_key]}/content").text, ex)
         self._state_file(batch_id).unlink(missing_ok=True)
-        unanswered = [c for c in state["custom_ids"] if c not in replies]
+        unanswered = [c for c in state["custom_ids"] if c not in ex.replies]
         if unanswered:
             log.warning(
                 "batch %s (%s): %d of %d requests unanswered",
@@ -268,59 +241,51 @@ class BatchLLM(OpenAILLM):
                 len(state["custom_ids"]),
             )
 
-    def _read_line(
-        self,
-        line: str,
-        bodies: dict[str, tuple[Messages, dict[str, Any]]],
-        params: dict[str, Any],
-        replies: dict[str, str],
-        errors: dict[str, str],
-    ) -> None:
+    def _read(self, content: str, ex: _Exchange) -> None:
+        for line in content.splitlines():
+            if line.strip():
+                self._read_line(line, ex)
+
+    def _read_line(self, line: str, ex: _Exchange) -> None:
         try:
             row = json.loads(line)
             custom_id = row["custom_id"]
         except (ValueError, KeyError, TypeError):
             self.http_failures.append(f"batch file: unreadable line {line[:100]!r}")
             return
-        if custom_id not in bodies:
+        if custom_id not in ex.bodies:
             return  # another run's request in a shared batch: not ours to read
         response = row.get("response") or {}
         if response.get("status_code") == 200 and not row.get("error"):
             try:
                 text = self._text(response["body"])
             except (KeyError, IndexError, TypeError) as exc:
-                errors[custom_id] = f"malformed reply body: {exc}"
+                ex.errors[custom_id] = f"malformed reply body: {exc}"
                 return
-            replies[custom_id] = text
+            ex.replies[custom_id] = text
             # under the key generate() looks it up by: repeat r of a judgement keys its repeat
-            self._keep(repeat_payload(call_payload(bodies[custom_id][0], params)), text)
+            self._keep(repeat_payload(call_payload(ex.bodies[custom_id][0], ex.params)), text)
             return
         error = row.get("error") or {}
-        errors[custom_id] = (
+        ex.errors[custom_id] = (
             f"{error.get('code', 'error')}: {error.get('message', '')}".strip()
             if error
             else f"HTTP {response.get('status_code')}"
         )
-        self.http_failures.append(f"batch {custom_id}: {errors[custom_id]}")
+        self.http_failures.append(f"batch {custom_id}: {ex.errors[custom_id]}")
 
 
 class VLLMRunBatch(BatchLLM):
-    """vLLM's offline batch runner on this machine's GPUs: the same Batch file, no server.
+    """vLLM's offline batch runner (``vllm run-batch``, or ``args.vllm_command``, plus
+    ``args.vllm_args``) on this machine's GPUs: the same Batch file, no server."""
 
-    Each round writes the pending requests to a file, runs ``vllm run-batch -i IN -o OUT
-    --model MODEL`` (``args.vllm_command`` replaces ``vllm``; ``args.vllm_args`` adds
-    flags such as ``--tensor-parallel-size 2``) and reads the output file as a provider's.
-    The process ends with the run, so there is nothing to adopt after a kill; every reply
-    read is cached at once, as always."""
+    @property
+    def command(self) -> list[str]:
+        return shlex.split(str(self.spec.args.vllm_command or "vllm"))
 
     def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
         """No server to ask: the command that runs the batches must be there."""
-        import shlex
-        import shutil
-
-        from benchmark.core.errors import InputError, Problem
-
-        command = shlex.split(str(self.spec.args.vllm_command or "vllm"))
+        command = self.command
         if not command or shutil.which(command[0]) is None:
             raise InputError(
                 Problem(
@@ -331,28 +296,17 @@ class VLLMRunBatch(BatchLLM):
                 )
             )
 
-    def _exchange(
-        self,
-        bodies: dict[str, tuple[Messages, dict[str, Any]]],
-        params: dict[str, Any],
-        replies: dict[str, str],
-        errors: dict[str, str],
-    ) -> None:
-        import shlex
-        import subprocess
-        import tempfile
-
-        command = shlex.split(str(self.spec.args.vllm_command or "vllm"))
+    def _exchange(self, ex: _Exchange) -> None:
         extra = [str(a) for a in self.spec.args.vllm_args or []]
         for attempt in range(1, self.max_attempts + 1):
-            pending = {c: bodies[c][1] for c in bodies if c not in replies}
+            pending = ex.pending()
             if not pending:
                 return
             with tempfile.TemporaryDirectory(prefix="groundcover-run-batch-") as tmp:
                 source, target = Path(tmp) / "requests.jsonl", Path(tmp) / "replies.jsonl"
                 source.write_text(self._batch_file(pending), encoding="utf-8")
                 argv = [
-                    *command,
+                    *self.command,
                     "run-batch",
                     "-i",
                     str(source),
@@ -370,6 +324,5 @@ class VLLMRunBatch(BatchLLM):
                     raise RuntimeError(
                         f"{shlex.join(argv)} exited with {done.returncode}: {done.stderr[-800:]}"
                     )
-                for line in target.read_text(encoding="utf-8").splitlines() if target.exists() else []:
-                    if line.strip():
-                        self._read_line(line, bodies, params, replies, errors)
+                if target.exists():
+                    self._read(target.read_text(encoding="utf-8"), ex)

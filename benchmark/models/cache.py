@@ -1,15 +1,9 @@
 """One content-hash cache for every model call.
 
-Every call to a model — answer generation, claim extraction, embeddings, entailment,
-LLM judging — is keyed by a SHA-256 of *what determines its output*: a namespace (the
-kind of call), the model's identity (id + revision + relevant settings) and the request
-payload.  The value is stored as JSON in a single SQLite file shared by all runs, so a
-second run of the same evaluation makes no model calls at all, and two evaluations that
-happen to ask the same question share the answer.
-
-Why SQLite: one file, atomic writes (a ``kill -9`` never leaves a half-written entry),
-safe to read from several processes, and no server to run.  Values never go through
-``pickle``: arrays are stored as base64 float32 with their shape.
+Every model call is keyed by a SHA-256 of what determines its output: a namespace (the kind
+of call), the model's identity and the request payload, so a second run of an evaluation
+makes no model calls.  Values are JSON (arrays as base64 float32 with their shape, never
+``pickle``) in one SQLite file: atomic writes, safe across processes, no server to run.
 """
 
 from __future__ import annotations
@@ -28,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -36,27 +30,27 @@ from benchmark.core import paths
 from benchmark.core.errors import InputError, Problem
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
-_MISSING = object()
 _STAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar("groundcover_stage", default=None)
 
 
 @contextlib.contextmanager
-def stage(name: str) -> Iterator[None]:
-    """Name the pipeline stage that the model calls inside belong to (``claims``,
-    ``grounding``, ...): their counts and seconds are kept per stage as well as per
-    namespace, which is how a run reports where its time went and how a dry run
-    (:mod:`benchmark.scoring.dry_run`) reports what each stage will ask.
-
-    A stage is one round of requests, all known before its first call: a round that is
-    asked only for what an earlier round replied (EXAM's verification of rated answers)
-    is a stage of its own, nested names joined by ``:`` (``answers:verify``)."""
-    outer = _STAGE.get()
-    token = _STAGE.set(f"{outer}:{name}" if outer else name)
+def bound(var: contextvars.ContextVar[Any], value: T) -> Iterator[T]:
+    """``var`` set to ``value`` inside the block."""
+    token = var.set(value)
     try:
-        yield
+        yield value
     finally:
-        _STAGE.reset(token)
+        var.reset(token)
+
+
+def stage(name: str) -> contextlib.AbstractContextManager[str]:
+    """Name the pipeline stage the model calls inside belong to: their counts and seconds are
+    kept per stage too (where a run's time went; what a dry run's stage will ask).  A round
+    asked only for what an earlier one replied is a stage of its own (``answers:verify``)."""
+    outer = _STAGE.get()
+    return bound(_STAGE, f"{outer}:{name}" if outer else name)
 
 
 def current_stage() -> str:
@@ -66,22 +60,16 @@ def current_stage() -> str:
 _REPEAT: contextvars.ContextVar[int] = contextvars.ContextVar("groundcover_judge_repeat", default=0)
 
 #: how far apart two repeats' seeds are, so that repeat r's seeds never meet repeat 0's
-#: self-consistency seeds (0 .. n-1, :func:`benchmark.models.llm.sample`)
+#: self-consistency seeds (0 .. n-1, :func:`benchmark.models.structured.sample_structured`)
 REPEAT_SEED_STRIDE = 1_000_003
 
 
-@contextlib.contextmanager
-def judge_repeat(index: int) -> Iterator[None]:
-    """Ask the sampled judge's calls inside as repeat ``index`` of each judgement
-    (``--judge-repeats``): another seed and another cache entry per repeat, so N repeats
-    are N draws of the judge, each cached.  Repeat 0 is today's call, key for key."""
+def judge_repeat(index: int) -> contextlib.AbstractContextManager[int]:
+    """Ask the sampled judge's calls inside as repeat ``index`` (``--judge-repeats``): another
+    seed and cache entry per repeat; repeat 0 is today's call, key for key."""
     if index < 0:
         raise ValueError("a repeat index is 0 or more")
-    token = _REPEAT.set(index)
-    try:
-        yield
-    finally:
-        _REPEAT.reset(token)
+    return bound(_REPEAT, index)
 
 
 def current_repeat() -> int:
@@ -95,18 +83,10 @@ _AFRESH: contextvars.ContextVar[tuple[frozenset[str], set[str]] | None] = contex
 )
 
 
-@contextlib.contextmanager
-def asked_afresh(namespaces: Sequence[str] = (JUDGE_REPLIES,)) -> Iterator[None]:
-    """Ask the models again inside, for ``namespaces``: the cached values are not read (each
-    request is computed once in the block, then reused from the cache within it) and the new
-    ones replace them.  ``--retry-failed`` scores the queries a judge failed on this way, so
-    a reply that could not be used is not served again from the cache; the deterministic
-    models (entailment, embeddings) keep their cached values, which are the same."""
-    token = _AFRESH.set((frozenset(namespaces), set()))
-    try:
-        yield
-    finally:
-        _AFRESH.reset(token)
+def asked_afresh(namespaces: Sequence[str] = (JUDGE_REPLIES,)) -> contextlib.AbstractContextManager[Any]:
+    """Ask the models again inside, for ``namespaces``: cached values are not read (each request
+    is computed once in the block) and the new ones replace them (``--retry-failed``)."""
+    return bound(_AFRESH, (frozenset(namespaces), set()))
 
 
 def repeat_payload(payload: dict[str, Any]) -> dict[str, Any]:
@@ -117,9 +97,8 @@ def repeat_payload(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 class Planner(Protocol):
-    """What stands in for the models in a dry run: told of every request the cache cannot
-    answer, it returns a placeholder instead of calling the model (nothing is computed and
-    nothing is written)."""
+    """What stands in for the models in a dry run: a placeholder for every request the cache
+    cannot answer (nothing is computed, nothing written)."""
 
     def seen(self, namespace: str) -> None: ...
 
@@ -210,11 +189,7 @@ class CacheStats:
 
 
 class ModelCallCache:
-    """SQLite-backed content-hash cache.
-
-    ``enabled=False`` turns it into a pass-through (every call is computed) while
-    still counting calls, which is what the throughput benchmark uses for "cold".
-    """
+    """SQLite-backed content-hash cache; ``enabled=False``: a pass-through that still counts calls."""
 
     def __init__(self, path: Path | str | None = None, *, enabled: bool = True) -> None:
         self.path = Path(path) if path is not None else paths.cache_path()
@@ -304,9 +279,7 @@ class ModelCallCache:
         return None if row is None else self._decode(key, row[0])
 
     def put(self, key: str, value: Any, *, namespace: str, model: str) -> None:
-        if self._conn is None or self.planner is not None:
-            return
-        self._write([(key, namespace, model, encode_value(value), time.time())])
+        self._put_many([(key, value)], namespace, model)
 
     # -- the workhorse ----------------------------------------------------------
     def cached_batch(
@@ -318,13 +291,8 @@ class ModelCallCache:
         *,
         batch_size: int | None = None,
     ) -> list[Any]:
-        """Return one result per payload, computing only the misses, in batches.
-
-        ``compute`` receives a list of payloads and must return results in the same
-        order.  Duplicate payloads within one call are computed once.  Results are
-        written to the cache as soon as each batch finishes, so an interrupted run
-        keeps everything already paid for.
-        """
+        """One result per payload, computing only the misses, in batches (``compute`` keeps
+        their order), each batch written as soon as it is back: a killed run keeps what it paid for."""
         keys = [self.key(namespace, model, p) for p in payloads]
         found: dict[str, Any] = {}
         afresh = _AFRESH.get()
@@ -345,10 +313,7 @@ class ModelCallCache:
                 raise self._damaged(exc) from exc
         if self.planner is not None:  # asked earlier in this dry run: cached by the time the run asks again
             found.update(self.planner.recall([k for k in dict.fromkeys(keys) if k not in found]))
-        todo: dict[str, Any] = {}
-        for k, p in zip(keys, payloads, strict=True):
-            if k not in found and k not in todo:
-                todo[k] = p
+        todo = {k: p for k, p in zip(keys, payloads, strict=True) if k not in found}
         hits = sum(1 for k in dict.fromkeys(keys) if k in found)  # distinct requests, as misses are
         # a call made inside another model's call (the similarity judge's embeddings) is that
         # model's work, not a request of the stage: counted apart, under "<stage>:in-<namespace>"
@@ -380,9 +345,8 @@ class ModelCallCache:
     def _timed(
         self, namespace: str, compute: Callable[[list[Any]], Sequence[Any]], batch: list[Any]
     ) -> list[Any]:
-        """``compute(batch)``, its time added to ``namespace`` unless another model call of
-        this thread is already timing it (an LLM entailment judge calls the LLM): the seconds
-        of all namespaces add up to the time spent in model calls, counted once."""
+        """``compute(batch)``, its time added to ``namespace`` unless an outer model call of this
+        thread is timing it already (an LLM entailment judge calls the LLM): counted once."""
         depth = getattr(self._nesting, "depth", 0)
         self._nesting.depth = depth + 1
         if depth == 0:
@@ -399,11 +363,7 @@ class ModelCallCache:
         if self._conn is None or not entries or self.planner is not None:
             return
         now = time.time()
-        self._write([(k, namespace, model, encode_value(v), now) for k, v in entries])
-
-    def _write(self, rows: list[tuple[str, str, str, str, float]]) -> None:
-        if self._conn is None:
-            return
+        rows = [(k, namespace, model, encode_value(v), now) for k, v in entries]
         try:
             with self._lock:
                 self._conn.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?)", rows)

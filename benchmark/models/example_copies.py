@@ -1,28 +1,10 @@
 """Replies that reproduce the prompt's worked example instead of answering.
 
-Prompts carry worked examples as earlier user/assistant turns
-(:meth:`benchmark.models.prompts.Prompt.render`), because small models copy a format from
-an example far more reliably than from a description.  They also copy the example's
-*content*: the offline argument judge returned the listwise example's ratings and
-rationales verbatim for every argument, and the EXAM reader returned one of its two
-examples for every passage.  Such a reply parses, so without this check it would be
-scored as a judgement.
-
-A reply is a **copy** when it reproduces an example's output after normalising case and
-whitespace — the whole reply, where that output is *distinctive* (it holds free text — an
-answer, a rationale, a claim, an aspect — that the request does not, or at least
-:data:`DISTINCTIVE_VALUES` ratings or labels: fifteen ratings equal to the example's are
-not a coincidence), or any free-text part of it that the request does not hold (a real
-input may well say what an example says).  A copy is an
-unusable reply: :func:`benchmark.models.structured.run_structured` asks again with a
-repair turn, then records a failure with the raw replies, never a rating.
-
-A reply whose few ratings or labels equal an example's ("Answer: B", "Rating: 0 / Answer:
--", the honest reply whenever a text is silent), or whose ratings equal an example's with
-fresh wording, is only a **match**: a real judge may agree with an example by chance, so
-matches are counted (on judge cards), never refused — except where a prompt's short
-label cannot be told from a copy (:func:`refusing_label_copies`, the EXAM reader's
-answerability rating): there an example's whole reply is refused.
+Such a reply parses, so without this check it would be scored as a judgement.  A **copy**
+(:func:`copied`) is unusable: :func:`benchmark.models.structured.run_structured` asks again,
+then records a failure.  A **match** (:func:`matches`: ratings or labels equal an example's)
+is only counted, except where :func:`refusing_label_copies` refuses a short label's copy.
+The rules and why: docs/judge-profiles.md, "Replies that copy a worked example".
 """
 
 from __future__ import annotations
@@ -180,10 +162,9 @@ def skeleton(text: str) -> str:
 
 
 def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
-    """What the reply copied from an example (``None``: nothing); ``request`` is the
-    normalised input, whose own text a reply may repeat.  A JSON reply whose every value
-    is the example's, for at least :data:`DISTINCTIVE_VALUES` of its fields, is a copy
-    even when it leaves some out (fourteen of the example's fifteen ratings)."""
+    """What the reply copied from an example (``None``: nothing; ``request``: the normalised
+    input, which a reply may repeat).  A JSON reply whose every value (at least
+    :data:`DISTINCTIVE_VALUES` of them) is the example's is a copy even when it leaves some out."""
     whole = normalise(reply)
     mine = free_text(reply)
     flat = _flat(reply)
@@ -217,10 +198,7 @@ def matches(reply: str, examples: Sequence[str]) -> bool:
 def label_copy(reply: str, examples: Sequence[str], request: str = "") -> bool:
     """Whether the reply is one of the examples' outputs whole, case and whitespace aside,
     however short — unless the example's free text is the request's own (a passage that
-    does say the tower is 330 metres may be rated as the example is).  Used only where a
-    prompt's short label cannot be told from a copy: the EXAM reader's "Rating: 0 /
-    Answer: -" was 33 of its 40 accepted ratings on a DL19 sample, for passages NIST graded
-    relevant as well as not, so that line says the reader echoed its example."""
+    does say the tower is 330 metres may be rated as the example is)."""
     mine = normalise(reply)
     for example in examples:
         if mine and mine == normalise(example):
@@ -233,10 +211,8 @@ def label_copy(reply: str, examples: Sequence[str], request: str = "") -> bool:
 def refusing_label_copies(
     parse: Callable[[str], T], examples: Sequence[str], request: str = ""
 ) -> Callable[[str], T]:
-    """``parse``, refusing a reply that is an example's output whole (:func:`label_copy`;
-    ``request``: the normalised input) with :data:`COPY_ERROR`: the structured-output loop
-    asks again with a repair turn, then records a failure with the raw replies — never a
-    rating."""
+    """``parse``, refusing a reply that is an example's output whole (:func:`label_copy`)
+    with :data:`COPY_ERROR`."""
 
     def strict(reply: str) -> T:
         if label_copy(reply, examples, request):

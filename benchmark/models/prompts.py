@@ -1,14 +1,8 @@
-"""Prompts are data: versioned YAML files.
+"""Prompts are data: versioned YAML files, referenced as ``name@version`` (``claims@1`` ->
+``claims-v1.yaml``) in ``benchmark/prompts/`` or a metric family's own ``prompts/`` folder.
 
-The prompts several families or the platform share live in ``benchmark/prompts/``; a
-metric family keeps its own in its folder (``benchmark/families/<id>/prompts/``, or a
-plug-in package's), which the loader asks the family registry for.  Names are unique across
-all folders, so a reference never depends on which family asks.
-
-A prompt is referenced as ``name@version`` (``claims@1`` -> ``claims-v1.yaml``).  The
-file text is hashed into every cache key that uses it, so editing a prompt in place
-can never return stale cached outputs — but the version must still be bumped, because
-results record prompt ids, not texts.
+The file text is hashed into every cache key that uses it, but editing a prompt still means
+bumping its version: results record prompt ids, not texts.
 """
 
 from __future__ import annotations
@@ -42,12 +36,8 @@ class Prompt:
     def render(
         self, examples: Sequence[tuple[dict[str, Any], str]] | None = None, **fields: Any
     ) -> list[dict[str, str]]:
-        """Chat messages for this prompt with ``fields`` substituted.
-
-        Worked examples (the file's, or ``examples``) become earlier user/assistant
-        turns rendered with the same template: small models copy an output format from
-        an example far more reliably than from a description of it.
-        """
+        """Chat messages with ``fields`` substituted; worked examples (the file's, or
+        ``examples``) become earlier user/assistant turns."""
         messages = []
         if self.system:
             messages.append({"role": "system", "content": self.system})
@@ -68,10 +58,8 @@ PROMPT_KEYS = {"system", "template", "output", "description", "examples"}
 
 
 def folders() -> Iterator[Path]:
-    """Where prompts are looked up, in order: the shared folder, each built-in family's
-    (found without importing the family), then each plug-in family's (loaded and checked
-    only when a name is in none of the others: the registry refuses a plug-in whose prompt
-    file another folder holds, so a name is in one folder)."""
+    """Where prompts are looked up, in order: the shared folder, then each family's (the
+    registry refuses a plug-in whose prompt file another folder holds)."""
     yield paths.PROMPTS_DIR
     yield from (folder for package in REGISTRY.packages() if (folder := prompt_folder(package)))
 

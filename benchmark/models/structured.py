@@ -1,28 +1,23 @@
 """Strict structured output from an LLM: parse, repair, retry, record the failure.
 
-Every scoring stage that asks an LLM for structured output (claims, aspects,
-alignments, yes/no verdicts, ratings) goes through :func:`run_structured`: replies are
-parsed strictly by a function that raises ``ValueError``; an unusable reply gets a
-repair turn (the bad reply, then the parse error) and is asked again; after
-``max_retries`` it is an :class:`Outcome` with ``ok=False`` and every raw reply kept,
-which the caller records as a failure — never silently as a zero.  A reply that
-reproduces one of the prompt's worked examples (:mod:`benchmark.models.example_copies`)
-is unusable too, however well it parses.
-
-Self-consistency, where a paper uses it, is explicit: :func:`sample_structured` draws
-``n`` seeded samples and :func:`majority` / :func:`mean` reduce them.
+An unusable reply (one the parser refuses, or a copy of a worked example:
+:mod:`benchmark.models.example_copies`) gets a repair turn; after ``max_retries`` it is an
+:class:`Outcome` with ``ok=False`` and every raw reply kept, recorded as a failure, never as
+a zero.  Self-consistency: :func:`sample_structured`, reduced by :func:`majority` / :func:`mean`.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections import Counter
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from benchmark.models import example_copies
+from benchmark.models.cache import bound
 from benchmark.models.llm import LLM, PENDING_REPLY, LLMUnavailable, Messages
 
 T = TypeVar("T")
@@ -34,20 +29,11 @@ UNAVAILABLE_ERROR = "backend unavailable"
 _unreachable: ContextVar[list[str] | None] = ContextVar("groundcover_unreachable", default=None)
 
 
-@contextmanager
-def watch_unreachable() -> Iterator[list[str]]:
-    """Collect, while the block runs, every time the judge gave no reply at all.
-
-    Families summarise their stages' failures in their own words (``coverage: 3
-    sub-question(s) could not be judged``), so a trace cannot say whether its judge was
-    down or answered badly; the runner watches the batch instead.  A judge that was not
-    reached is a failure a re-run can mend, unlike a reply that could not be used."""
+def watch_unreachable() -> AbstractContextManager[list[str]]:
+    """Collect, while the block runs, every time the judge gave no reply at all: a failure a
+    re-run can mend, unlike a reply that could not be used (a family's trace cannot tell)."""
     seen: list[str] = []
-    token = _unreachable.set(seen)
-    try:
-        yield seen
-    finally:
-        _unreachable.reset(token)
+    return bound(_unreachable, seen)
 
 
 REPAIR_INSTRUCTION = (
@@ -83,15 +69,9 @@ def run_structured(
     max_retries: int = 2,
     **gen_kw: Any,
 ) -> list[Outcome[T]]:
-    """Generate, parse strictly, repair and retry; one :class:`Outcome` per request.
-
-    ``parse`` raises ``ValueError`` on unusable output; it may be one function for all
-    requests or one per request.  Every round is a single batched ``generate`` call
-    for the items still pending; a failed item gets a repair turn (its bad reply, then
-    the parse error) so the model sees what to fix.  Items the backend could not
-    answer at all (:class:`LLMUnavailable`) fail with the error recorded; the others
-    of that round carry on.
-    """
+    """Generate, parse strictly, repair and retry; one :class:`Outcome` per request.  ``parse``
+    (one, or one per request) raises ``ValueError`` on unusable output; each round is one
+    batched ``generate`` call, and items the backend cannot answer fail with the error."""
     parsers = list(parse) if isinstance(parse, Sequence) else [parse] * len(messages)
     if len(parsers) != len(messages):
         raise ValueError("one parser per request is needed")
@@ -181,15 +161,10 @@ def _values(items: Sequence[Any]) -> list[Any]:
 
 
 def majority(values: Sequence[Any]) -> Any:
-    """Most common value (ties: first seen); accepts values or Outcomes (failures skipped).
-
-    ``None`` when nothing usable was sampled, so a caller records a failure instead of
-    inventing a vote.
-    """
-    counts: dict[Any, int] = {}
-    for v in _values(values):
-        counts[v] = counts.get(v, 0) + 1
-    return max(counts, key=lambda v: counts[v]) if counts else None
+    """Most common value (ties: first seen) of values or Outcomes (failures skipped); ``None``
+    when nothing usable was sampled."""
+    counts = Counter(_values(values))
+    return max(counts, key=counts.__getitem__) if counts else None
 
 
 def mean(values: Sequence[Any]) -> float | None:
