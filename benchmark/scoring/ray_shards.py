@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.signals import fault_handlers_kept
 from benchmark.families.base import prepare
-from benchmark.scoring.runner import score_repeats
+from benchmark.scoring.runner import score_repeats, stats_delta
 
 if TYPE_CHECKING:
     from benchmark.families.base import FamilySettings, Item, MetricFamily, ScoringInputs
@@ -139,23 +139,11 @@ class ScoringWorker:
         before = {k: list(v) for k, v in self.judges.cache.stats.by_stage.items()}
         rows = score_repeats(family, self._prepared, settings, items, repeats, afresh)
         after = self.judges.cache.stats.by_stage
-        return [q for q, _, _ in items], rows, _stats_delta(before, after)
-
-
-def _stats_delta(
-    before: dict[str, list[float]], after: dict[str, list[float]]
-) -> dict[str, tuple[int, int, float]]:
-    """Per "stage/namespace", the (hits, misses, seconds) a batch added to a worker's counts."""
-    out = {}
-    for key, (hits, misses, seconds) in after.items():
-        old = before.get(key, [0, 0, 0.0])
-        if (hits, misses, seconds) != tuple(old):
-            out[key] = (int(hits - old[0]), int(misses - old[1]), seconds - old[2])
-    return out
+        return [q for q, _, _ in items], rows, stats_delta(before, after)
 
 
 def merge_counts(stats: CacheStats, counts: dict[str, tuple[int, int, float]]) -> None:
-    """Add a worker's per-stage counts (:func:`_stats_delta`) to the driver's."""
+    """Add a worker's per-stage counts (:func:`~benchmark.scoring.runner.stats_delta`) to the driver's."""
     for key, (hits, misses, seconds) in counts.items():
         stage, namespace = key.rsplit("/", 1)
         stats.record(namespace, hits, misses, seconds, stage=stage)

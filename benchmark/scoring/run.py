@@ -9,7 +9,7 @@ call, checkpointed per query, with the judge stack loaded once for all of them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,29 +54,36 @@ def score_jobs(
     written (figures, a line on the terminal), ``on_skip`` each (family, job) the family
     does not apply to, with the reason (attribution for closed-book answers); a ``pool``
     (``--ray``) scores the batches on its workers."""
-    base = inputs or ScoringInputs()
     out = []
+    for job, job_inputs, family, settings, reason in applicable(jobs, inputs):
+        if reason is not None:
+            if on_skip is not None:
+                on_skip(family, job, reason)
+            continue
+        result, path = score_task(
+            family,
+            job.task,
+            job.answers,
+            judges,
+            model=job.model,
+            results_root=results_root,
+            inputs=job_inputs,
+            settings=settings,
+            options=options,
+            pool=pool,
+        )
+        if on_result is not None:
+            on_result(family, result, path)
+        out.append((result, path))
+    return out
+
+
+def applicable(
+    jobs: Sequence[Job], inputs: ScoringInputs | None
+) -> Iterator[tuple[Job, ScoringInputs, MetricFamily, FamilySettings, str | None]]:
+    """Each (job, family) with the job's inputs, and why the family does not apply (``None``: it does)."""
+    base = inputs or ScoringInputs()
     for job in jobs:
         job_inputs = dataclasses.replace(base, evidence=job.evidence, sentences=job.sentences)
         for family, settings in job.families:
-            reason = not_applicable(family, job_inputs)
-            if reason is not None:
-                if on_skip is not None:
-                    on_skip(family, job, reason)
-                continue
-            result, path = score_task(
-                family,
-                job.task,
-                job.answers,
-                judges,
-                model=job.model,
-                results_root=results_root,
-                inputs=job_inputs,
-                settings=settings,
-                options=options,
-                pool=pool,
-            )
-            if on_result is not None:
-                on_result(family, result, path)
-            out.append((result, path))
-    return out
+            yield job, job_inputs, family, settings, not_applicable(family, job_inputs)
