@@ -1,41 +1,13 @@
-"""TREC RAG run files: answers as the 2024 and 2025 RAG tracks take them, read as they are,
-checked as the track's own checker checks them.
+"""TREC RAG run files (2024, 2025, and hltcoe's RAGTIME / DRAGUN / BioGen schema), read as
+they are and checked as the track's own checker (castorini/ragnarok ``rag24_validation.py`` /
+``rag25_validation.py``) checks them, with its severity: its errors are an
+:class:`~benchmark.core.errors.InputError` naming file, line and field, its warnings land in
+:attr:`TrecRagRun.warnings`.  Answers over 400 words are truncated as the checker does
+unless ``truncate=False``; what this reader lets through and the checker refuses is refused
+again under ``strict=True``.  Every departure is listed in ``docs/conformance.md``.
 
-The track's guidelines (trec-rag.github.io, "TREC 2024 RAG Track Guidelines" and the 2025
-ones) define one JSON object per line and topic:
-
-* 2024: ``run_id``, ``topic_id``, ``topic``, ``references`` (the ranked segment ids the
-  answer drew on, at most 20), ``response_length``, and ``answer``: a list of ``{text,
-  citations}`` sentences whose ``citations`` are 0-based indices into ``references``;
-* 2025: the same ``references`` (at most 100) and ``answer``, with the run and topic under
-  ``metadata`` (``team_id``, ``run_id``, ``type``, ``narrative_id``, ``narrative``,
-  ``prompt``); ``citations`` are indices (format 1) or segment ids (format 2).
-
-Answers are limited to 400 words (NFKC-normalised, whitespace-split, summed over the
-sentences); the track's checker drops whole sentences from the end until an answer fits,
-and so does this reader unless told not to (``truncate=False``, ``--no-truncate``).
-
-Given the year's rules (``year``, from the task: ``trec-rag24`` / ``trec-rag25``), every
-rule of the track's checker (castorini/ragnarok ``rag24_validation.py`` /
-``rag25_validation.py``) is applied with the checker's severity: what it calls an error is
-an :class:`~benchmark.core.errors.InputError` naming file, line and field, what it warns
-about is a warning (:attr:`TrecRagRun.warnings`) that is printed and that the run summary
-repeats.  Where this reader departs from the checker — on every variation of a run file
-the differential suite (``tests/conformance/test_trec_rag_runs.py``) compares — the
-departure is listed in ``docs/conformance.md``; what the checker refuses and this reader
-lets through with a warning (a compressed file, a byte-order mark, blank lines, whitespace
-around ids, several runs, more than 100 references in 2025) is refused again under
-``strict=True`` (``--trec-rag-strict``).
-
-Files in the schema of hltcoe's ``rag-run-validator`` (RAGTIME, DRAGUN, BioGen:
-``metadata`` with ``topic_id`` or ``request_id``, ``responses`` with citations as a list of
-document ids or a ``{docid: score}`` object) are read too, with that schema's rules; on a
-TREC RAG task they are refused with a message naming the format, as the track's checker
-would refuse them.
-
-Each line becomes one answer per (run, topic): its sentences with their citations kept
-as the run split them (:class:`~benchmark.answers.citations.CitedSentence`), and the
-references as the evidence it was given.
+Each line becomes one answer per (run, topic): its sentences with their citations as the run
+split them (:class:`~benchmark.answers.citations.CitedSentence`), its references the evidence.
 """
 
 from __future__ import annotations
@@ -52,7 +24,7 @@ from typing import Any
 
 from benchmark.answers.citations import CitedSentence
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.untrusted import JSONDataError, load_json, read_text
+from benchmark.core.untrusted import JSONDataError, Pairs, load_json, read_text
 
 #: an MS MARCO v2.1 segment id, as the track's checkers match it
 MARCO_SEGMENT = re.compile(r"^msmarco_v2\.1_doc_\d+_\d+#\d+_\d+$")
@@ -63,8 +35,8 @@ REFERENCE_LIMIT = {2024: 20, 2025: 100}
 #: the track year whose rules a task's run files follow
 TASK_YEARS = {"trec-rag24": 2024, "trec-rag25": 2025}
 RUN_TYPES = ("manual", "automatic")
-#: the fields of a 2024 line: a line holding them all is read in the 2024 layout on
-#: ``trec-rag24``, whatever else it holds (the 2024 checker ignores other keys)
+#: the fields of a 2024 line: on ``trec-rag24`` a line holding them all is read in the 2024
+#: layout, whatever else it holds
 FIELDS_2024 = ("run_id", "topic_id", "topic", "references", "response_length", "answer")
 #: line ends as the track's checkers (Python's text files) split a file: not U+2028 and friends
 LINE_END = re.compile(r"\r\n|\r|\n")
@@ -100,9 +72,7 @@ class RunTopic:
 
     @property
     def answer(self) -> str:
-        """The answer as the run gave it: its sentences' texts joined by a space, as
-        nuggetizer joins them, with no citation markers inserted (the citations travel
-        beside it, in :attr:`sentences`)."""
+        """The sentences' texts joined by a space, as nuggetizer joins them (no citation markers)."""
         return " ".join(s.text for s in self.sentences if s.text)
 
 
@@ -130,8 +100,7 @@ class TrecRagRun:
         return [q for q, t in self.topics.items() if not t.sentences]
 
     def facts(self) -> dict[str, Any]:
-        """What the result files record about the run file: its run id, layout, truncation
-        and empty answers, and its warnings."""
+        """What the result files record about the run file."""
         cut = [t for t in self.topics.values() if t.words_cut]
         over = [t for t in self.topics.values() if t.length > WORD_LIMIT]
         return {
@@ -306,9 +275,8 @@ class _Checker:
         return name if got.layout == "trec-rag24" else "metadata." + name
 
     def _run_id(self, got: _Line, n: int) -> str:
-        """The run's id as the line writes it (a number as its JSON text); one that names
-        no run (empty, null, a bool, a list, an object — the checkers take any value) files
-        the run under the file's name, said once."""
+        """The run's id as the line writes it; one that names no run (the checkers take any
+        value) files the run under the file's name, said once."""
         name = _name(got.run_id)
         if name is not None:
             return name
@@ -494,8 +462,8 @@ class _Checker:
         return CitedSentence("", tuple(valid), tuple(invalid))
 
     def _listed(self, value: Any, n: int, fld: str, reading: str) -> Any:
-        """2024: an empty string or object where a list belongs, read as the empty list (the
-        checker iterates over it and finds nothing), with a warning; else ``value``."""
+        """2024: an empty string or object where a list belongs is read as the empty list, as
+        the checker iterates over it, with a warning."""
         if self.year == 2024 and isinstance(value, str | dict) and not value:
             self.warn(f"{value!r} where a list belongs: read as {reading}", n, fld)
             return []
@@ -549,8 +517,7 @@ class _Checker:
 
     @staticmethod
     def _trim_citations(refs: list[str], sents: list[CitedSentence]) -> list[CitedSentence]:
-        """2025, over 100 references: keep the first 100 and the citations of those, as the
-        checker's ``--fix-citations`` does."""
+        """2025: the first 100 references and their citations, as ``--fix-citations`` keeps them."""
         limit = REFERENCE_LIMIT[2025]
         del refs[limit:]
         return [CitedSentence(s.text, tuple(c for c in s.citations if c < limit), s.invalid) for s in sents]
@@ -598,8 +565,8 @@ class _Checker:
 
 
 def _name(value: Any) -> str | None:
-    """A run or team id as the line writes it: a non-empty string as it is, a number as
-    its JSON text; ``None`` for a value that names nothing (the checkers take any value)."""
+    """A run or team id as the line writes it (a number as its JSON text); ``None`` for a
+    value that names nothing."""
     if isinstance(value, str):
         return value if value.strip() else None
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -607,19 +574,15 @@ def _name(value: Any) -> str | None:
     return None
 
 
-class _Pairs(list):  # type: ignore[type-arg]
-    """A JSON object's (key, value) pairs as written, repeats kept."""
-
-
 def _json_line(raw: str) -> tuple[Any, list[str]]:
-    """A line read as :func:`~benchmark.core.untrusted.load_json` reads untrusted JSON, except
-    that a key written twice in one object is read as the track's checkers (Python's json)
-    read it, the last value kept; the paths of such keys beside the value."""
+    """A line read as :func:`~benchmark.core.untrusted.load_json` reads it, except that a key
+    written twice is read as the track's checkers read it, the last value kept; the paths
+    of such keys beside the value."""
     try:
         return load_json(raw), []
     except JSONDataError as refused:
         try:
-            pairs = json.loads(raw, object_pairs_hook=_Pairs)
+            pairs = json.loads(raw, object_pairs_hook=Pairs)
         except ValueError:
             raise refused from None
         repeated = list(_repeated(pairs))
@@ -631,7 +594,7 @@ def _json_line(raw: str) -> tuple[Any, list[str]]:
 
 
 def _repeated(value: Any, where: str = "") -> Any:
-    if isinstance(value, _Pairs):
+    if isinstance(value, Pairs):
         seen: set[str] = set()
         for key, item in value:
             path = f"{where}.{key}" if where else key
@@ -645,7 +608,7 @@ def _repeated(value: Any, where: str = "") -> Any:
 
 
 def _last_kept(value: Any) -> Any:
-    if isinstance(value, _Pairs):
+    if isinstance(value, Pairs):
         return {k: _last_kept(v) for k, v in value}
     if isinstance(value, list):
         return [_last_kept(v) for v in value]
@@ -653,9 +616,8 @@ def _last_kept(value: Any) -> Any:
 
 
 def _text(p: Path, where: str) -> tuple[str, list[Problem]]:
-    """The file's text (gzip read where the bytes say so, whatever the name), and what the
-    track's checkers would refuse in it: compressed bytes, a byte-order mark (both read
-    here, each with a warning)."""
+    """The file's text (gunzipped where the bytes say so), and notes of what the track's
+    checkers would refuse in it: compressed bytes, a byte-order mark."""
     raw = p.read_bytes()
     notes = []
     if raw[:2] == b"\x1f\x8b":
@@ -698,14 +660,11 @@ def read_trec_rag_run(
     """The runs in a TREC RAG run file (usually one), each with its topics.
 
     ``year`` (2024 or 2025) applies that year's checker rules; ``topics`` (topic id ->
-    official text) checks the topic ids and texts; ``truncate`` cuts answers over 400
-    words as the checker does; ``strict`` makes this reader's departures errors."""
+    official text) checks the topic ids and texts."""
     p = Path(path)
     where = rel(p)
     if not p.is_file():
         raise InputError(Problem(where, "TREC RAG run file does not exist", field="--trec-rag-run"))
-    # strict: UTF-8 (the bad byte named), no NaN, no key written twice (JSON keeps the last,
-    # silently), nesting bounded (a line of "[[[[…" is refused before the parser recurses)
     text, file_notes = _text(p, where)
     check = _Checker(where, year, topics, truncate, strict)
     for note in file_notes:

@@ -40,17 +40,6 @@ class Corrected:
     n_unlabelled: int
     confidence: float
 
-    def as_dict(self) -> dict[str, float | int]:
-        return {
-            "mean": self.mean,
-            "low": self.low,
-            "high": self.high,
-            "raw": self.raw,
-            "n_labelled": self.n_labelled,
-            "n_unlabelled": self.n_unlabelled,
-            "confidence": self.confidence,
-        }
-
 
 def _weights(w: Sequence[float] | None, n: int) -> np.ndarray:
     """ppi-python wants weights that average 1 within each set (it normalises by their sum)."""

@@ -34,21 +34,18 @@ def _clean(scores: Repeats) -> dict[str, np.ndarray]:
     return out
 
 
-def _two_level(per_query: list[np.ndarray], rng: np.random.Generator, n: int, repeats: bool) -> np.ndarray:
-    """``n`` bootstrap means: queries resampled, then (if ``repeats``) each drawn query's repeats."""
+def _two_level(per_query: list[np.ndarray], rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` bootstrap means: queries resampled, then each drawn query's repeats."""
     k = len(per_query)
     picks = rng.integers(0, k, size=(n, k))
-    means = np.array([v.mean() for v in per_query])
-    if not repeats:
-        return means[picks].mean(axis=1)
     out = np.empty(n)
     for b in range(n):
-        total = 0.0
-        for i in picks[b]:
-            v = per_query[i]
-            total += v[rng.integers(0, v.size, size=v.size)].mean()
-        out[b] = total / k
+        out[b] = sum(_resampled_mean(per_query[i], rng) for i in picks[b]) / k
     return out
+
+
+def _resampled_mean(v: np.ndarray, rng: np.random.Generator) -> float:
+    return v[rng.integers(0, v.size, size=v.size)].mean()
 
 
 def mean_ci_repeats(
@@ -62,7 +59,7 @@ def mean_ci_repeats(
     mean = float(np.mean([v.mean() for v in per_query]))
     if len(per_query) == 1 and per_query[0].size == 1:
         return Interval(mean, None, None, 1, None)
-    boot = _two_level(per_query, np.random.default_rng(seed), n_resamples, repeats=True)
+    boot = _two_level(per_query, np.random.default_rng(seed), n_resamples)
     tail = (1 - level) / 2
     low, high = np.quantile(boot, [tail, 1 - tail])
     return Interval(mean, float(low), float(high), len(per_query), "two-level percentile")
@@ -115,14 +112,7 @@ def paired_repeat_test(
     picks = rng.integers(0, k, size=(n_resamples, k))
     boot = np.empty(n_resamples)
     for r in range(n_resamples):
-        total = 0.0
-        for i in picks[r]:
-            x, y = va[i], vb[i]
-            total += (
-                x[rng.integers(0, x.size, size=x.size)].mean()
-                - y[rng.integers(0, y.size, size=y.size)].mean()
-            )
-        boot[r] = total / k
+        boot[r] = sum(_resampled_mean(va[i], rng) - _resampled_mean(vb[i], rng) for i in picks[r]) / k
     tail = (1 - level) / 2
     low, high = np.quantile(boot, [tail, 1 - tail])
     p = min(1.0, 2 * min(float((boot <= 0).mean()), float((boot >= 0).mean())))

@@ -17,11 +17,9 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 import platform
 import re
 import subprocess
-import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +35,7 @@ from pydantic import (
 )
 
 from benchmark.core import paths, stats
+from benchmark.core.checkpoint import write_atomic
 from benchmark.core.version import __version__
 
 RESULT_SCHEMA_VERSION = "2"
@@ -426,16 +425,7 @@ def read_traces(result_file: Path) -> list[dict[str, Any]]:
 
 
 def write_result(result: TaskResult, path: Path) -> Path:
-    """Write through a private temporary file and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(result.model_dump_json(indent=2))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, result.model_dump_json(indent=2))
     return path
 
 
@@ -510,7 +500,3 @@ def run_info(
         command=command,
         max_failure_rate=max_failure_rate,
     )
-
-
-def dumps_line(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True)

@@ -189,7 +189,7 @@ class JSONDataError(ValueError):
         self.field = field
 
 
-class _Pairs(list):  # type: ignore[type-arg]
+class Pairs(list):  # type: ignore[type-arg]
     """An object's (key, value) pairs, as written (repeats kept)."""
 
 
@@ -201,7 +201,7 @@ def _first_bad(value: Any, where: str = "") -> str | None:
     """The dotted path to the first repeated key or refused value, in document order."""
     if isinstance(value, _Bad):
         return where or None
-    if isinstance(value, _Pairs):
+    if isinstance(value, Pairs):
         seen: set[str] = set()
         for key, item in value:
             path = f"{where}.{key}" if where else str(key)
@@ -235,7 +235,7 @@ def _locate(text: str) -> str | None:
     try:
         value = json.loads(
             text,
-            object_pairs_hook=_Pairs,
+            object_pairs_hook=Pairs,
             parse_int=number(_bounded_int),
             parse_float=number(_finite_float),
             parse_constant=lambda _: _Bad(),
