@@ -1,10 +1,6 @@
-"""Answers held in memory: a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts.
-
-``benchmark.score(answers, ...)`` takes answers a notebook already holds.  Their records are
-the outputs format's rows without the file (``query_id``, ``answer``, ``model`` and the
-optional fields), so they are checked by the same code as a file's lines
-(:func:`benchmark.answers.outputs.check_rows`), the record's 1-based number standing for
-the line in every error.
+"""Answers held in memory (a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts):
+the outputs format's rows without the file, checked as a file's lines are
+(:func:`benchmark.answers.outputs.check_rows`), a record's 1-based number standing for its line.
 """
 
 from __future__ import annotations
@@ -69,11 +65,9 @@ def rows_from_records(
     model_name: str | None = None,
     task: Task | None = None,
 ) -> list[OutputRow]:
-    """Rows of answers held in memory (a DataFrame's or a ``datasets.Dataset``'s records, a
-    list of dicts), checked as a file's lines are: ``line`` is the record's 1-based number.
-    A missing value (``None``, or pandas' NaN in an optional column) is left out; NumPy
-    scalars are their Python values, and an integer query id (a frame read from CSV numbers
-    its ids) is its decimal string."""
+    """Rows of answers held in memory.  A missing value (``None``, pandas' NaN) is left out,
+    NumPy scalars are their Python values, and an integer query id (a frame read from CSV)
+    is its decimal string."""
     objects = []
     for n, item in enumerate(records, start=1):
         obj = {str(k): _plain(v) for k, v in dict(item).items() if not _missing(v)}

@@ -1,11 +1,6 @@
-"""What scoring one submission may cost: the dry run's counts against a budget.
-
-A submission's answers decide how much the scoring workflow computes: every answer
-sentence is a claim to ground, attribution pairs every sentence with every passage the
-answer was given, and an argument is judged by LLM calls whose prompts hold it.  Validation
-bounds each row (passages at most the setting's ``k``, the task card's ``limits`` on an
-answer); the budget bounds the whole, measured by the same planner ``--dry-run`` uses, so
-``benchmark validate --budget`` refuses a submission before CI spends anything on it.
+"""What scoring one submission may cost: the dry run's counts against a budget, so
+``benchmark validate --budget`` refuses a submission before CI spends anything on it
+(validation bounds each row; the budget bounds the whole).
 
 The defaults sit far above what the published submissions plan with the pinned profile
 ``offline-smollm2-minilm-sim@4`` (measured by ``benchmark score --submission … --dry-run``

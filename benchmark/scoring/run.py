@@ -1,9 +1,5 @@
-"""The one way answers are scored: jobs of (task, answers, model, evidence, families).
-
-``benchmark score``, ``evaluate``, ``decompose-compare`` and ``judge-check`` all score
-through :func:`score_jobs`; the command line only parses flags into :class:`Job` s and
-prints what comes back.  Each (job, family) is one :func:`~benchmark.scoring.runner.score_task`
-call, checkpointed per query, with the judge stack loaded once for all of them.
+"""The one way answers are scored: every scoring command builds :class:`Job` s and calls
+:func:`score_jobs`, one :func:`~benchmark.scoring.runner.score_task` per (job, family).
 """
 
 from __future__ import annotations
@@ -51,9 +47,7 @@ def score_jobs(
     pool: RayPool | None = None,
 ) -> list[tuple[TaskResult, Path]]:
     """Score every job under every family it names; ``on_result`` sees each result as it is
-    written (figures, a line on the terminal), ``on_skip`` each (family, job) the family
-    does not apply to, with the reason (attribution for closed-book answers); a ``pool``
-    (``--ray``) scores the batches on its workers."""
+    written, ``on_skip`` each (family, job) the family does not apply to, with the reason."""
     out = []
     for job, job_inputs, family, settings, reason in applicable(jobs, inputs):
         if reason is not None:
