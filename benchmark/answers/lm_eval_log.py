@@ -25,14 +25,8 @@ def from_sample(obj: dict[str, Any], path: Path, line: int, model_name: str | No
     ``model_name`` or lm-eval's output folder (``ORG__NAME``)."""
     doc = obj.get("doc") or {}
     if "query_id" not in doc:
-        raise InputError(
-            Problem(
-                rel(path),
-                "lm-eval sample has no doc.query_id (was the task exported by groundcover?)",
-                line=line,
-                field="doc.query_id",
-            )
-        )
+        why = "lm-eval sample has no doc.query_id (was the task exported by groundcover?)"
+        raise InputError(Problem(rel(path), why, line=line, field="doc.query_id"))
     resp: Any = obj.get("filtered_resps") or obj.get("resps")
     while isinstance(resp, list):
         if not resp:

@@ -115,10 +115,9 @@ def read_rows(
     task: Task | None = None,
     shown: str | None = None,
 ) -> tuple[list[tuple[int, OutputRow]], list[Problem]]:
-    """Parsed lines (or records) ``(line, object)`` as ``(line, row)``, each read under the
-    rule book: lm-eval samples converted, ``model_name`` given to rows that name no model,
-    duplicate query ids of one entry refused, and with ``task`` its query ids and its card's
-    limits.  The problems come back after ``problems``; a door adds its own rules on the rows."""
+    """Parsed lines (or records) ``(line, object)`` as ``(line, row)`` under the rule book
+    (``model_name`` for rows that name none; with ``task``, its query ids and limits), with
+    the problems found, after ``problems``."""
     shown = shown or rel(path)
     known = set(task.table("queries")["query_id"]) if task is not None else None
     limits = task.card.limits if task is not None else None
@@ -227,13 +226,8 @@ def entries(
     out = []
     for group in groups.values():
         first = group[0]
-        model = ModelInfo(
-            id=first.model,
-            revision=first.revision,
-            backend=first.backend,
-            generation=first.generation,
-            rag=first.rag,
-        )
+        same = ("revision", "backend", "generation", "rag")
+        model = ModelInfo(id=first.model, **{k: getattr(first, k) for k in same})
         out.append(({r.query_id: r.answer for r in group}, model, evidence_of(group)))
     return out
 

@@ -27,13 +27,8 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
         columns = [str(c) for c in answers.columns]
         twice = sorted({c for c in columns if columns.count(c) > 1})
         if twice:  # to_dict would keep one of them, silently
-            raise InputError(
-                Problem(
-                    "answers (DataFrame)",
-                    f"column(s) {twice} appear more than once: keep one of each",
-                    field=twice[0],
-                )
-            )
+            why = f"column(s) {twice} appear more than once: keep one of each"
+            raise InputError(Problem("answers (DataFrame)", why, field=twice[0]))
         return list(answers.to_dict(orient="records"))
     if hasattr(answers, "column_names") and hasattr(answers, "to_list"):  # datasets.Dataset
         return list(answers.to_list())
@@ -44,14 +39,11 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
     try:
         rows = list(answers)
     except TypeError:
-        raise InputError(
-            Problem(
-                "answers",
-                f"cannot read answers from a {type(answers).__name__}: give a path, a DataFrame, a "
-                "datasets.Dataset or a list of dicts",
-                field="answers",
-            )
-        ) from None
+        why = (
+            f"cannot read answers from a {type(answers).__name__}: give a path, a DataFrame, a "
+            "datasets.Dataset or a list of dicts"
+        )
+        raise InputError(Problem("answers", why, field="answers")) from None
     bad = [i for i, r in enumerate(rows, start=1) if not isinstance(r, Mapping)]
     if bad:
         raise InputError(Problem("answers", "is not a record (a dict)", line=bad[0], field="answers"))

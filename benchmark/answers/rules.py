@@ -48,27 +48,15 @@ def row_problems(row: OutputRow, shown: str, line: int, limits: Any | None = Non
 
 def evidence_problems(row: OutputRow, shown: str, line: int) -> list[Problem]:
     """A RAG row records the passages it was given; a closed-book row records none."""
-    if row.rag is not None and row.retrieval is None:
-        return [
-            Problem(
-                shown,
-                "a RAG answer needs its 'retrieval' record (the passages it was given)",
-                line,
-                "retrieval",
-            )
-        ]
-    if row.rag is None and row.retrieval is not None:
-        return [
-            Problem(
-                shown,
-                "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting",
-                line,
-                "retrieval",
-            )
-        ]
     if row.rag is not None and row.retrieval is not None:
         return passage_problems(row.retrieval.passages, row.rag.k, shown, line)
-    return []
+    if row.rag is not None:
+        why = "a RAG answer needs its 'retrieval' record (the passages it was given)"
+    elif row.retrieval is not None:
+        why = "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting"
+    else:
+        return []
+    return [Problem(shown, why, line, "retrieval")]
 
 
 def passage_problems(passages: list[str], k: int, shown: str, line: int) -> list[Problem]:
@@ -112,24 +100,10 @@ def answer_problems(answer: str, limits: Any, shown: str, line: int) -> list[Pro
     """An answer against its task card's ``limits`` (characters first, so a huge answer is
     refused before it is split into sentences)."""
     if len(answer) > limits.max_answer_chars:
-        return [
-            Problem(
-                shown,
-                f"answer of {len(answer):,} characters; the task card's limit is {limits.max_answer_chars:,} "
-                "(limits.max_answer_chars)",
-                line,
-                "answer",
-            )
-        ]
-    n = len(sentences(answer))
-    if n > limits.max_answer_sentences:
-        return [
-            Problem(
-                shown,
-                f"answer of {n:,} sentences; the task card's limit is {limits.max_answer_sentences:,} "
-                "(limits.max_answer_sentences)",
-                line,
-                "answer",
-            )
-        ]
-    return []
+        size, unit, limit = len(answer), "characters", "max_answer_chars"
+    elif (n := len(sentences(answer))) > limits.max_answer_sentences:
+        size, unit, limit = n, "sentences", "max_answer_sentences"
+    else:
+        return []
+    why = f"answer of {size:,} {unit}; the task card's limit is {getattr(limits, limit):,} (limits.{limit})"
+    return [Problem(shown, why, line, "answer")]

@@ -24,15 +24,12 @@ from typing import Any
 
 from benchmark.answers.citations import CitedSentence
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.untrusted import JSONDataError, Pairs, load_json, read_text
+from benchmark.core.untrusted import JSONDataError, Pairs, bad_paths, load_json, read_text
 
 #: an MS MARCO v2.1 segment id, as the track's checkers match it
 MARCO_SEGMENT = re.compile(r"^msmarco_v2\.1_doc_\d+_\d+#\d+_\d+$")
-#: the track's answer length limit, in words
 WORD_LIMIT = 400
-#: the most references an answer may give, per year
 REFERENCE_LIMIT = {2024: 20, 2025: 100}
-#: the track year whose rules a task's run files follow
 TASK_YEARS = {"trec-rag24": 2024, "trec-rag25": 2025}
 RUN_TYPES = ("manual", "automatic")
 #: the fields of a 2024 line: on ``trec-rag24`` a line holding them all is read in the 2024
@@ -81,12 +78,10 @@ class TrecRagRun:
     run_id: str
     team_id: str | None
     path: str
-    #: the layout the file uses: ``trec-rag24``, ``trec-rag25`` or ``hltcoe``
     layout: str = "trec-rag24"
     topics: dict[str, RunTopic] = field(default_factory=dict)
     #: what the checker warns about (and the departures this reader lets through)
     warnings: list[Problem] = field(default_factory=list)
-    #: whether over-long answers were truncated (``False``: ``--no-truncate``)
     truncated: bool = True
 
     @property
@@ -198,6 +193,9 @@ class _Checker:
     def warn(self, message: str, line: int | None, fld: str | None = None) -> None:
         self.warnings.append(Problem(self.where, message, line, fld))
 
+    def say(self, error: bool, message: str, line: int | None, fld: str | None = None) -> None:
+        (self.error if error else self.warn)(message, line, fld)
+
     def lenient(self, message: str, line: int | None, fld: str | None = None) -> None:
         """A departure from the checker: a warning here, an error under ``strict``."""
         if self.strict:
@@ -228,11 +226,8 @@ class _Checker:
             return None
         written, topic_id = str(topic_id), str(topic_id).strip()
         if self.topics is not None and topic_id not in self.topics:
-            self.error(
-                f"unknown topic {topic_id}: not one of the {len(self.topics)} official topics",
-                n,
-                got.topic_key,
-            )
+            message = f"unknown topic {topic_id}: not one of the {len(self.topics)} official topics"
+            self.error(message, n, got.topic_key)
             return None
         if written != topic_id and self.year is not None:
             self.lenient(
@@ -264,11 +259,8 @@ class _Checker:
         if self.year is not None and length > WORD_LIMIT:
             self._too_long(topic, n)
         if not topic.sentences:
-            self.warn(
-                f"the answer is empty: scored as an answer that says nothing (topic {topic_id})",
-                n,
-                got.answer_key,
-            )
+            message = f"the answer is empty: scored as an answer that says nothing (topic {topic_id})"
+            self.warn(message, n, got.answer_key)
         return topic
 
     def _field(self, got: _Line, name: str) -> str:
@@ -308,7 +300,7 @@ class _Checker:
     def _required(self, row: dict[str, Any], got: _Line, n: int) -> None:
         if got.layout == "trec-rag24":
             # the 2024 checker refuses a line missing any of these (and stops at the first)
-            for key in ("run_id", "topic_id", "topic", "references", "response_length", "answer"):
+            for key in FIELDS_2024:
                 if key not in row and (
                     self.year is not None or key in ("run_id", "topic_id", "references", "answer")
                 ):
@@ -335,11 +327,8 @@ class _Checker:
                 if not isinstance(meta.get(key), str):
                     self.error("must be a string (rag-run-validator schema)", n, "metadata." + key)
             if ("topic_id" in meta) == ("request_id" in meta):
-                self.error(
-                    "needs exactly one of topic_id and request_id (rag-run-validator schema)",
-                    n,
-                    "metadata.topic_id",
-                )
+                message = "needs exactly one of topic_id and request_id (rag-run-validator schema)"
+                self.error(message, n, "metadata.topic_id")
             if not isinstance(row.get("references"), list):
                 self.error("must be a list of document ids (rag-run-validator schema)", n, "references")
 
@@ -361,12 +350,9 @@ class _Checker:
                 text_field,
             )
             return
-        if not isinstance(text, str) or text.strip() != official:
+        if not isinstance(text, str) or text.strip() != official:  # the 2025 checker does not compare it
             message = f"the topic text differs from the official text of topic {topic_id}"
-            if self.year == 2024:
-                self.error(message, n, text_field)
-            else:  # the 2025 checker does not compare it
-                self.warn(message, n, text_field)
+            self.say(self.year == 2024, message, n, text_field)
 
     def _references(self, refs: Any, n: int) -> list[str] | None:
         if isinstance(refs, list) and self.year == 2025:
@@ -380,18 +366,15 @@ class _Checker:
             bad = [r for r in refs if not MARCO_SEGMENT.match(r)]
             for r in bad[:5]:
                 message = f"{r!r} is not an MS MARCO v2.1 segment id (msmarco_v2.1_doc_<n>_<n>#<n>_<n>)"
-                (self.error if self.year == 2024 else self.warn)(message, n, "references")
+                self.say(self.year == 2024, message, n, "references")
             if len(bad) > 5:
-                (self.error if self.year == 2024 else self.warn)(
-                    f"{len(bad) - 5} more references are not MS MARCO v2.1 segment ids", n, "references"
-                )
+                message = f"{len(bad) - 5} more references are not MS MARCO v2.1 segment ids"
+                self.say(self.year == 2024, message, n, "references")
         if len(set(refs)) != len(refs):
             repeated = sorted({r for r in refs if refs.count(r) > 1})
             message = f"a segment id is repeated in references: {', '.join(repeated[:3])}"
-            if self.year == 2025:  # the 2025 checker passes it (its --fix-citations removes them)
-                self.warn(message, n, "references")
-            else:
-                self.error(message, n, "references")
+            # the 2025 checker passes it (its --fix-citations removes them)
+            self.say(self.year != 2025, message, n, "references")
         if self.year is not None:
             limit = REFERENCE_LIMIT[self.year]
             if len(refs) > limit:
@@ -399,11 +382,8 @@ class _Checker:
                 if self.year == 2024:
                     self.error(message, n, "references")
                 else:  # the 2025 checker's --fix-citations trims them; so does this reader
-                    self.lenient(
-                        message + f": trimmed to the first {limit}, citations of the others dropped",
-                        n,
-                        "references",
-                    )
+                    message += f": trimmed to the first {limit}, citations of the others dropped"
+                    self.lenient(message, n, "references")
         return list(refs)
 
     def _citations(self, raw: Any, refs: list[str], n: int, fld: str) -> CitedSentence | None:
@@ -502,17 +482,15 @@ class _Checker:
     def _hltcoe_citations(self, raw: Any, n: int, fld: str) -> list[str] | None:
         if isinstance(raw, dict):
             if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw.values()):
-                self.error(
-                    "a {docid: score} citation needs numeric scores (rag-run-validator schema)", n, fld
-                )
+                message = "a {docid: score} citation needs numeric scores (rag-run-validator schema)"
+                self.error(message, n, fld)
                 return None
             # highest score first, as the citations are ranked; ties in the file's order
             return [d for d, _ in sorted(raw.items(), key=lambda kv: -kv[1])]
         if isinstance(raw, list) and all(isinstance(c, str) for c in raw):
             return list(raw)
-        self.error(
-            "must be a list of document ids or a {docid: score} object (rag-run-validator schema)", n, fld
-        )
+        message = "must be a list of document ids or a {docid: score} object (rag-run-validator schema)"
+        self.error(message, n, fld)
         return None
 
     @staticmethod
@@ -585,26 +563,12 @@ def _json_line(raw: str) -> tuple[Any, list[str]]:
             pairs = json.loads(raw, object_pairs_hook=Pairs)
         except ValueError:
             raise refused from None
-        repeated = list(_repeated(pairs))
+        repeated = list(bad_paths(pairs))
         if not repeated:
             raise
     value = _last_kept(pairs)
     load_json(json.dumps(value))  # NaN, a number too large: refused as load_json refuses them
     return value, repeated
-
-
-def _repeated(value: Any, where: str = "") -> Any:
-    if isinstance(value, Pairs):
-        seen: set[str] = set()
-        for key, item in value:
-            path = f"{where}.{key}" if where else key
-            if key in seen:
-                yield path
-            seen.add(key)
-            yield from _repeated(item, path)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _repeated(item, f"{where}[{i}]")
 
 
 def _last_kept(value: Any) -> Any:
@@ -627,25 +591,19 @@ def _text(p: Path, where: str) -> tuple[str, list[Problem]]:
             raise InputError(
                 Problem(where, f"not a readable gzip file ({exc})", field="--trec-rag-run")
             ) from None
-        notes.append(
-            Problem(
-                where,
-                "the file is gzip-compressed: read uncompressed (the track's checkers read plain UTF-8 text "
-                "and refuse it)",
-                1,
-            )
+        why = (
+            "the file is gzip-compressed: read uncompressed (the track's checkers read plain UTF-8 text "
+            "and refuse it)"
         )
+        notes.append(Problem(where, why, 1))
     text = read_text(p, field="--trec-rag-run", data=raw)
     if text.startswith("\ufeff"):
         text = text[1:]
-        notes.append(
-            Problem(
-                where,
-                "the file starts with a UTF-8 byte-order mark: read without it (the track's checkers "
-                "refuse the first line: 'Unexpected UTF-8 BOM')",
-                1,
-            )
+        why = (
+            "the file starts with a UTF-8 byte-order mark: read without it (the track's checkers "
+            "refuse the first line: 'Unexpected UTF-8 BOM')"
         )
+        notes.append(Problem(where, why, 1))
     return text, notes
 
 

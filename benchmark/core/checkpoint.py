@@ -1,10 +1,8 @@
 """Per-item checkpoints that survive ``kill -9``, damage and a second process.
 
 Long runs append one ``fsync``-ed JSON line per finished item.  On restart a torn last line
-is cut off, an unreadable line elsewhere costs only its own item, and a line whose
-``item_key`` (a hash of every input that determines the item) no longer matches is
-recomputed.  Rewrites are atomic, and :func:`exclusive` lets one process at a time write an
-output.
+is cut off and an unreadable line elsewhere costs only its own item; the caller recomputes a
+line whose ``item_key`` no longer matches.  :func:`exclusive` lets one process write an output.
 """
 
 from __future__ import annotations
@@ -31,8 +29,8 @@ class JsonlCheckpoint:
         self.bad_lines: list[int] = []
 
     def load(self, *, repair: bool = True) -> dict[str, dict[str, Any]]:
-        """Finished items by id (the last line wins if an id repeats); a torn last line is cut
-        off, unless ``repair`` is off (a dry run reads a file a live run may be appending to)."""
+        """Finished items by id (the last line wins); a torn last line is cut off unless
+        ``repair`` is off (a dry run reads a file a live run may be appending to)."""
         if not self.path.exists():
             return {}
         items: dict[str, dict[str, Any]] = {}
@@ -111,13 +109,11 @@ def exclusive(path: Path, *, what: str = "this output") -> Iterator[None]:
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
-            raise InputError(
-                Problem(
-                    str(path),
-                    f"{what} is being written by {holder}; wait for that run to finish (then re-run this command "
-                    "to reuse its work), or write elsewhere with --results-dir / --output-dir",
-                )
-            ) from None
+            why = (
+                f"{what} is being written by {holder}; wait for that run to finish (then re-run this command "
+                "to reuse its work), or write elsewhere with --results-dir / --output-dir"
+            )
+            raise InputError(Problem(str(path), why)) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}")

@@ -129,11 +129,9 @@ class MetricFamily(BaseModel):
     columns: tuple[ScoreColumn, ...] = Field(min_length=1)
     settings_model: type[FamilySettings]
     trace_model: type[QueryTrace]
-    #: the task tables it cannot score without
     required_tables: tuple[str, ...] = ("queries",)
     #: the task tables the family adds to what a task card may list (EXAM's questions, …)
     tables: tuple[TableSchema, ...] = ()
-    #: data files the family reads beside the corpus, each with its flag
     inputs: tuple[InputFile, ...] = ()
     #: the pipeline's model-calling stages in order (``cache.stage`` names), each with the
     #: stages whose replies decide what it asks: what a dry run lists as *not reached*

@@ -295,8 +295,8 @@ def fmt_interval(v: float, lo: float, hi: float) -> str:
 
 @dataclass(frozen=True)
 class Series:
-    """One score drawn on a forest plot: its result key, its name, the panel it is drawn in,
-    and whether its marker is hollow (the second series of a panel)."""
+    """One score drawn on a forest plot: its result key, its name, its panel, and whether its
+    marker is hollow."""
 
     key: str
     name: str
@@ -338,9 +338,7 @@ def forest(
         subplot_titles=[text(p) for p in panels] if len(panels) > 1 else None,
     )
     per_panel = Counter(s.panel for s in series)
-    place: dict[str, int] = {}
-    for s in series:
-        place[s.key] = sum(1 for t in series[: series.index(s)] if t.panel == s.panel)
+    place = {s.key: sum(t.panel == s.panel for t in series[:i]) for i, s in enumerate(series)}
     lo_x = x_range[0] if x_range else 0.0
     hi_x = x_range[1] if x_range else 1.0
     for i, (r, name) in enumerate(zip(results, names, strict=True)):

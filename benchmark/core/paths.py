@@ -21,14 +21,11 @@ def home() -> Path:
     except OSError as exc:
         from benchmark.core.errors import InputError, Problem, printable
 
-        raise InputError(
-            Problem(
-                printable(str(path)),
-                f"cannot be groundcover's home ({'a file' if path.is_file() else exc.strerror or exc}): "
-                "point GROUNDCOVER_HOME at a folder you can write, or unset it",
-                field="GROUNDCOVER_HOME",
-            )
-        ) from None
+        why = (
+            f"cannot be groundcover's home ({'a file' if path.is_file() else exc.strerror or exc}): "
+            "point GROUNDCOVER_HOME at a folder you can write, or unset it"
+        )
+        raise InputError(Problem(printable(str(path)), why, field="GROUNDCOVER_HOME")) from None
     return path
 
 
@@ -74,9 +71,8 @@ def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise InputError(
-            Problem(printable(str(p)), f"cannot write here ({exc.strerror or exc})", field=flag)
-        ) from None
+        why = f"cannot write here ({exc.strerror or exc})"
+        raise InputError(Problem(printable(str(p)), why, field=flag)) from None
     return p
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from benchmark.core.stats import ALPHA, PERMUTATION_RESAMPLES, PairedComparison
 
-#: the probability of detecting a difference of the detectable size
 POWER = 0.8
 #: an SD of per-query differences this small is rounding, not spread: every difference is the
 #: same (``0.02 * i`` apart in floating point gives ~1e-17)

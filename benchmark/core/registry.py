@@ -26,7 +26,6 @@ from benchmark.core.schema import SHARED
 
 log = logging.getLogger(__name__)
 
-#: the entry point group an outside package registers its family in
 ENTRY_POINT_GROUP = "groundcover.families"
 
 #: the families that ship with groundcover, in the order boards list them
@@ -238,5 +237,4 @@ class Registry(Mapping[str, MetricFamily]):
         return clashes
 
 
-#: the one registry of the running program
 REGISTRY = Registry()

@@ -1,15 +1,10 @@
 """Intervals and paired tests that include the judge's own randomness (``--judge-repeats``).
 
-Why: a sampled LLM judge gives a different verdict when asked again. Asked once per item, that
-noise is folded into each query's score, and on a small board one lucky draw can separate two
-systems whose answers are equally good. Asked N times (seeded, each repeat its own cache key),
-the spread of the repeats measures the noise, and a two-level bootstrap — queries, then each
-query's repeats — gives an interval for "this system on this population of queries, judged by
-this noisy judge". :func:`noise_share` says how much of that interval the judge's noise makes.
-
-A per-query score here is a sequence of its repeats' values (one value: no repeats); ``None``
-(a failed judgement) is left out, a query with no value at all is left out as in
-:func:`benchmark.core.stats.mean_ci`.
+A sampled LLM judge asked once folds its noise into each query's score, and on a small board
+one lucky draw can separate equal systems.  Asked N times, a two-level bootstrap (queries,
+then each query's repeats) gives an interval that holds the noise; :func:`noise_share` says
+how much of it the noise makes.  A per-query score is the sequence of its repeats' values;
+``None`` (a failed judgement) is left out.
 """
 
 from __future__ import annotations
@@ -66,11 +61,10 @@ def mean_ci_repeats(
 
 
 def noise_share(scores: Repeats) -> float | None:
-    """The share of the mean's variance that the judge's own noise makes: each query's
-    repeat variance over its repeat count, averaged, against the spread of the query means
-    (which holds both the queries' differences and that noise). 0 for a deterministic judge,
-    near 1 when the judge's noise dominates; ``None`` without repeats. A variance share, not
-    a bootstrap width ratio: the latter drowns small shares in resampling error."""
+    """The share of the mean's variance the judge's noise makes (0: none, 1: all; ``None``
+    without repeats): each query's repeat variance over its repeat count, averaged, against
+    the variance of the query means.  A variance share, not a bootstrap width ratio: the
+    latter drowns small shares in resampling error."""
     per_query = list(_clean(scores).values())
     if len(per_query) < 2 or all(v.size < 2 for v in per_query):
         return None
@@ -96,10 +90,9 @@ class RepeatComparison:
 def paired_repeat_test(
     a: Repeats, b: Repeats, *, seed: int = 0, n_resamples: int = BOOTSTRAP_RESAMPLES, level: float = CI_LEVEL
 ) -> RepeatComparison:
-    """Two-sided bootstrap test of mean(a) - mean(b) over shared queries: each draw resamples the
-    queries, then within each drawn query the repeats of a and of b independently. The p-value
-    is twice the smaller share of draws on either side of zero (the percentile interval's
-    inversion), so a difference the repeats' spread can produce is not significant."""
+    """Two-sided bootstrap test of mean(a) - mean(b) over shared queries (queries resampled,
+    then each one's repeats of a and of b): p is twice the smaller share of draws on either
+    side of zero."""
     ca, cb = _clean(a), _clean(b)
     shared = sorted(set(ca) & set(cb))
     if not shared:
@@ -126,8 +119,7 @@ def repeat_ranks(
     seed: int = 0,
     n_resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, int]:
-    """Board ranks as :func:`benchmark.core.stats.ranks_of` gives them (Holm over each model's
-    comparisons), from :func:`paired_repeat_test` instead of the one-draw permutation test."""
+    """Board ranks as :func:`benchmark.core.stats.ranks_of` gives them, from :func:`paired_repeat_test`."""
     from benchmark.core.stats import PairedComparison, ranks_of
 
     models = list(scores)

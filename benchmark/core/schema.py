@@ -48,7 +48,6 @@ def _optional(name: str, description: str = "") -> Column:
     return Column(name, "str", required=False, nullable=True, description=description)
 
 
-#: The tables every task may hold, whatever families score it.
 SHARED: dict[str, TableSchema] = {
     s.name: s
     for s in (

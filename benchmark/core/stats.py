@@ -85,14 +85,13 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 @dataclass(frozen=True)
 class PairedComparison:
-    """All pairwise tests of one board: ``pvalue[i][j]`` (two-sided) and mean differences."""
+    """All pairwise tests of one board: ``pvalue[i][j]`` (two-sided), and over shared queries
+    the mean and SD (NaN under 2 queries: :mod:`benchmark.core.power`) of score_i − score_j."""
 
     models: list[str]
     pvalue: np.ndarray
-    mean_diff: np.ndarray  # mean over shared queries of score_i - score_j
+    mean_diff: np.ndarray
     n_shared: np.ndarray
-    #: standard deviation (n − 1) over shared queries of score_i − score_j, NaN under 2 queries:
-    #: what a board's power is computed from (:mod:`benchmark.core.power`)
     sd_diff: np.ndarray | None = None
 
 
@@ -170,8 +169,7 @@ def _mean_last_axis(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def holm_adjusted(cmp: PairedComparison) -> np.ndarray:
-    """``adjusted[i][j]``: the p-value of i vs j, Holm-adjusted over i's comparisons with all
-    others (the value :func:`ranks_of` tests against α); 1 on the diagonal."""
+    """``adjusted[i][j]``: the p-value of i vs j, Holm-adjusted over i's comparisons with all others."""
     m = len(cmp.models)
     out = np.ones((m, m))
     for i in range(m):

@@ -40,13 +40,10 @@ class _DataLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            what = "aliases (*name)" if isinstance(event, yaml.AliasEvent) else "anchors (&name)"
             raise yaml.composer.ComposerError(
-                None, None, "aliases (*name) are not allowed in submitted YAML", event.start_mark
-            )
-        if getattr(event, "anchor", None):
-            raise yaml.composer.ComposerError(
-                None, None, "anchors (&name) are not allowed in submitted YAML", event.start_mark
+                None, None, f"{what} are not allowed in submitted YAML", event.start_mark
             )
         self._depth += 1
         try:
@@ -169,8 +166,7 @@ def _finite_float(text: str) -> float:
 
 
 class JSONDataError(ValueError):
-    """Valid JSON that is not plain data (a repeated key, ``NaN``, a number too large), with
-    ``field`` the dotted path to the first such value where it can be found."""
+    """Valid JSON that is not plain data, with ``field`` the dotted path to the first such value."""
 
     def __init__(self, message: str, field: str | None) -> None:
         super().__init__(message)
@@ -185,26 +181,22 @@ class _Bad:
     """A value :func:`load_json` refuses, kept in place so its path can be found."""
 
 
-def _first_bad(value: Any, where: str = "") -> str | None:
-    """The dotted path to the first repeated key or refused value, in document order."""
+def bad_paths(value: Any, where: str = "") -> Iterator[str]:
+    """The dotted paths of the repeated keys (and refused values) in ``value``, parsed with
+    :class:`Pairs`, in document order."""
     if isinstance(value, _Bad):
-        return where or None
-    if isinstance(value, Pairs):
+        yield where
+    elif isinstance(value, Pairs):
         seen: set[str] = set()
         for key, item in value:
             path = f"{where}.{key}" if where else str(key)
             if key in seen:
-                return path
+                yield path
             seen.add(key)
-            found = _first_bad(item, path)
-            if found:
-                return found
+            yield from bad_paths(item, path)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            found = _first_bad(item, f"{where}[{i}]")
-            if found:
-                return found
-    return None
+            yield from bad_paths(item, f"{where}[{i}]")
 
 
 def _locate(text: str) -> str | None:
@@ -230,7 +222,7 @@ def _locate(text: str) -> str | None:
         )
     except (ValueError, RecursionError):
         return None
-    return _first_bad(value)
+    return next(bad_paths(value), None) or None
 
 
 def load_json(text: str) -> Any:
@@ -304,8 +296,7 @@ def text_field_problems(
     free_text: tuple[str, ...] = (),
 ) -> list[errors.Problem]:
     """Lone surrogates and control characters anywhere in a parsed value (keys included),
-    and invisible or direction-changing characters anywhere but in the ``free_text``
-    fields (answers may quote any script; names and identifiers may not hide characters)."""
+    and invisible or direction-changing characters anywhere but in the ``free_text`` fields."""
     out = []
     for where, text in strings(value):
         top = where.split(".")[0].split("[")[0]
@@ -316,8 +307,8 @@ def text_field_problems(
 
 
 def read_text(path: Any, *, field: str | None = None, data: bytes | None = None) -> str:
-    """A user's file (or its ``data``, already read) as UTF-8 text; anything else is an
-    :class:`~benchmark.core.errors.InputError` naming the file, the line and the byte."""
+    """A user's file (or its ``data``) as UTF-8 text, else an :class:`~benchmark.core.errors.InputError`
+    naming the file, the line and the byte."""
     from pathlib import Path
 
     raw = Path(path).read_bytes() if data is None else data
@@ -325,11 +316,8 @@ def read_text(path: Any, *, field: str | None = None, data: bytes | None = None)
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise errors.InputError(
-            errors.Problem(
-                errors.rel(path), f"not UTF-8 text (byte offset {exc.start})", line=line, field=field
-            )
-        ) from None
+        why = f"not UTF-8 text (byte offset {exc.start})"
+        raise errors.InputError(errors.Problem(errors.rel(path), why, line=line, field=field)) from None
 
 
 def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) -> list[tuple[int, Any]]:

@@ -54,7 +54,6 @@ from benchmark.scoring.runner import (
 
 log = logging.getLogger(__name__)
 
-#: what each cache namespace is, in a dry run's table
 KINDS = {
     LLM_NAMESPACE: "LLM calls",
     "entail": "entailment pairs",
@@ -122,8 +121,8 @@ class DryRun:
 
 
 class TokenCounter:
-    """Prompt tokens of a chat request under the judge's own tokenizer where it is local
-    (its chat template applied, as the model sees it), else estimated from characters."""
+    """Prompt tokens of a chat request under the judge's own tokenizer (its chat template
+    applied) where it is local, else estimated from characters."""
 
     def __init__(self, llm: Any) -> None:
         self.tokenizer: Any = None
@@ -187,8 +186,7 @@ class Planner:
             self._guessed_here()
 
     def recall(self, keys: list[str]) -> dict[str, Any]:
-        """Requests this plan already answered with a placeholder: the run will have cached them
-        (a second job's gold articles, a claim two answers share), so they count as cached."""
+        """Requests this plan already answered with a placeholder: the run will have cached them."""
         found = {k: self._planned[k] for k in keys if k in self._planned}
         self._recalled = bool(found)  # placeholders all the same: what follows is an estimate
         return found
@@ -242,8 +240,7 @@ class Planner:
 
 
 def planning_stack(profile: JudgeProfile) -> JudgeStack:
-    """A judge stack for a dry run: the profile's models, unloaded, and retrievers that
-    carry the real identity but no index."""
+    """A judge stack for a dry run: the profile's models unloaded, retrievers with no index."""
     from benchmark.retrieval.retrievers import planned_identity
 
     judges = JudgeStack.load(profile, progress=False, preflight=False)  # plans only: no endpoint needed

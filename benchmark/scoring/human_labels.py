@@ -57,14 +57,8 @@ def _label(value: object, where: str, line: int) -> float:
     except (TypeError, ValueError):
         number = math.nan
     if math.isnan(number) or not 0.0 <= number <= 1.0:
-        raise InputError(
-            Problem(
-                where,
-                f"a label must be 0 or 1 (or a number between them), not {value!r}",
-                line=line,
-                field="label",
-            )
-        )
+        why = f"a label must be 0 or 1 (or a number between them), not {value!r}"
+        raise InputError(Problem(where, why, line=line, field="label"))
     return number
 
 
@@ -73,12 +67,8 @@ def require_ppi() -> None:
     import importlib.util
 
     if importlib.util.find_spec("ppi_py") is None:
-        raise InputError(
-            Problem(
-                "--human-labels",
-                "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)",
-            )
-        )
+        why = "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)"
+        raise InputError(Problem("--human-labels", why))
 
 
 def _unit(x: float) -> float:

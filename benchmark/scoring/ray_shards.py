@@ -84,14 +84,11 @@ def check_address(address: str | None) -> None:
     except ValueError:  # anything but "no cluster" is ray.init's to report
         return
     except ConnectionError:
-        raise InputError(
-            Problem(
-                "--ray",
-                "auto found no running Ray cluster on this machine: start one (`ray start --head`), "
-                "give its address (ray://HOST:10001, or set RAY_ADDRESS), or pass --ray alone for a local "
-                "instance",
-            )
-        ) from None
+        why = (
+            "auto found no running Ray cluster on this machine: start one (`ray start --head`), give its "
+            "address (ray://HOST:10001, or set RAY_ADDRESS), or pass --ray alone for a local instance"
+        )
+        raise InputError(Problem("--ray", why)) from None
 
 
 class ScoringWorker:
@@ -186,14 +183,12 @@ class RayPool:
             fits.append(resources.get("GPU", 0) / self.options.gpus_per_worker)
         n = math.floor(min(fits))
         if n < 1:
-            raise InputError(
-                Problem(
-                    "--ray",
-                    f"the cluster ({resources.get('CPU', 0):g} CPUs, {resources.get('GPU', 0):g} GPUs) cannot "
-                    f"hold one worker of {self.options.cpus_per_worker:g} CPU and "
-                    f"{self.options.gpus_per_worker:g} GPU",
-                )
+            why = (
+                f"the cluster ({resources.get('CPU', 0):g} CPUs, {resources.get('GPU', 0):g} GPUs) cannot "
+                f"hold one worker of {self.options.cpus_per_worker:g} CPU and "
+                f"{self.options.gpus_per_worker:g} GPU"
             )
+            raise InputError(Problem("--ray", why))
         return n
 
     def score(

@@ -102,14 +102,12 @@ def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str
         log.warning("%s: %d answered queries cannot be scored here and are left out", task.id, left_out)
     if not ids:
         shown = ", ".join(list(scorable)[:20]) if scorable is not None else "all"
-        raise InputError(
-            Problem(
-                f"answers for task {task.id}",
-                f"none of the {len(answered_set)} answered queries can be scored on this corpus; the scorable "
-                f"queries are: {shown}. Answer those (`benchmark tasks export-lm-eval` exports only them "
-                "by default), or pass --corpus / --lucene-index for the others",
-            )
+        why = (
+            f"none of the {len(answered_set)} answered queries can be scored on this corpus; the scorable "
+            f"queries are: {shown}. Answer those (`benchmark tasks export-lm-eval` exports only them by "
+            "default), or pass --corpus / --lucene-index for the others"
         )
+        raise InputError(Problem(f"answers for task {task.id}", why))
     return ids
 
 
@@ -149,10 +147,8 @@ def score_task(
     options: RunOptions | None = None,
     pool: BatchPool | None = None,
 ) -> tuple[TaskResult, Path]:
-    """Score ``answers`` (query id -> answer text); write the result and traces files.
-
-    With a ``pool`` (``--ray``) the batches are scored by its workers; the driver still
-    keys, checkpoints and aggregates, so the files are the ones a single process writes."""
+    """Score ``answers`` (query id -> answer text); write the result and traces files.  With a
+    ``pool`` (``--ray``) its workers score the batches; the files are the same."""
     inputs = inputs or ScoringInputs()
     settings = settings or family.settings_model()
     opts = options or RunOptions()
@@ -346,13 +342,11 @@ def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySet
         return  # unreadable: nothing trustworthy to protect; it is rewritten
     if old.judge_profile != profile or old.settings != settings.model_dump(mode="json"):
         what = "judge profile" if old.judge_profile != profile else "settings"
-        raise InputError(
-            Problem(
-                rel(path),
-                f"holds a result computed with another {what} under the same name; pass another --results-dir "
-                "(or bump the profile's version), or delete the file to replace it",
-            )
+        why = (
+            f"holds a result computed with another {what} under the same name; pass another --results-dir "
+            "(or bump the profile's version), or delete the file to replace it"
         )
+        raise InputError(Problem(rel(path), why))
 
 
 def card_verdicts(family: MetricFamily, profile_id: str, primary: str) -> dict[str, str]:
