@@ -350,7 +350,7 @@ class _Checker:
                 text_field,
             )
             return
-        if not isinstance(text, str) or text.strip() != official:  # the 2025 checker does not compare it
+        if not isinstance(text, str) or text.strip() != official:  # 2025: its checker does not compare
             message = f"the topic text differs from the official text of topic {topic_id}"
             self.say(self.year == 2024, message, n, text_field)
 
