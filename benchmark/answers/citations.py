@@ -1,11 +1,6 @@
 """Citations in an answer: the ``[n]`` markers a RAG answer cites its passages with, parsed
-into what each answer and each sentence cites.
-
-Every answer format carries citations its own way: a groundcover outputs row records the
-passages it was given and those it cites (:class:`RAGRecord`), an lm-eval sample exported
-with ``--rag`` is parsed into the same record, and a TREC RAG run gives its sentences with
-their citations already split (:class:`CitedSentence`).  They are read here, once, so the
-harness, the readers and the families that score citations agree on what a citation is.
+once into what each answer (:class:`RAGRecord`) and each sentence (:class:`CitedSentence`)
+cites, so the harness, the readers and the families agree on what a citation is.
 """
 
 from __future__ import annotations
@@ -36,11 +31,8 @@ class RAGRecord(BaseModel):
 
 
 def parse_citations(answer: str, n_passages: int) -> tuple[list[int], list[int]]:
-    """Cited passage numbers (1-based, first mention first) and cited numbers out of range.
-
-    Accepts ``[1]``, ``[1][2]``, ``[1, 2]`` and ``[1; 2]``; other bracketed text is not a
-    citation.
-    """
+    """Cited passage numbers (1-based, first mention first) and cited numbers out of range,
+    from ``[1]``, ``[1][2]``, ``[1, 2]`` and ``[1; 2]``."""
     valid: list[int] = []
     invalid: list[int] = []
     for m in _CITATION.finditer(answer):
@@ -54,9 +46,8 @@ def parse_citations(answer: str, n_passages: int) -> tuple[list[int], list[int]]
 
 @dataclass(frozen=True)
 class CitedSentence:
-    """One answer sentence with the passages it cites: ``citations`` are 0-based places
-    among the passages the answer was given; ``invalid`` what it cites that names none
-    of them (an out-of-range number, or a segment id outside a TREC run's references)."""
+    """One answer sentence with the passages it cites: ``citations`` are 0-based places among
+    the passages the answer was given; ``invalid`` what it cites that names none of them."""
 
     text: str
     citations: tuple[int, ...] = ()
@@ -69,12 +60,9 @@ def strip_citations(text: str) -> str:
 
 
 def cited_sentences(answer: str, n_passages: int) -> list[CitedSentence]:
-    """An answer's sentences, each with the passages its ``[n]`` markers cite.
-
-    Markers belong to the sentence they close: a run of markers that pysbd leaves at the
-    start of the next sentence ("... in 1889. [2] It was ...") or alone on a line is
-    given back to the sentence before, as ALCE reads citations.
-    """
+    """An answer's sentences, each with the passages its ``[n]`` markers cite; markers pysbd
+    leaves at the start of the next sentence ("... in 1889. [2] It was ...") belong to the
+    sentence before, as ALCE reads them."""
     out: list[CitedSentence] = []
     for sent in sentences(answer):
         lead = re.match(r"^(?:\s*" + _CITATION.pattern + r")+", sent)

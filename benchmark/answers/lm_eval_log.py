@@ -1,11 +1,7 @@
-"""lm-evaluation-harness sample logs (``--log_samples``): one answer per JSON line.
-
-``lm_eval ... --log_samples`` writes ``samples_<task>_<date>.jsonl``; a line holding
-``doc`` and ``resps`` / ``filtered_resps`` is a sample.  Tasks exported by
-``benchmark tasks export-lm-eval`` (:mod:`benchmark.generation.lm_eval_export`) put the
-``query_id`` (and, with RAG, the setting and the passage ids) in ``doc``, so a sample reads
-back as an outputs row with its citations, and the two-step workflow — generate with
-``lm_eval``, score with groundcover — needs no conversion.
+"""lm-evaluation-harness sample logs (``--log_samples``): a line holding ``doc`` and ``resps`` /
+``filtered_resps`` is a sample.  Tasks exported by ``benchmark tasks export-lm-eval`` put the
+``query_id`` (and, with RAG, the setting and passage ids) in ``doc``, so a sample reads back as
+an outputs row with its citations.
 """
 
 from __future__ import annotations
@@ -20,25 +16,17 @@ from benchmark.core.results import RAGSetting
 
 
 def is_lm_eval_sample(obj: Any) -> bool:
-    """Whether a JSON line is an lm-eval sample rather than an outputs row: the outputs
-    reader decides per line, so a log needs no flag of its own."""
+    """Whether a JSON line is an lm-eval sample rather than an outputs row (decided per line)."""
     return isinstance(obj, dict) and "doc" in obj and ("resps" in obj or "filtered_resps" in obj)
 
 
 def from_sample(obj: dict[str, Any], path: Path, line: int, model_name: str | None) -> OutputRow:
     """One sample as an outputs row: the first (filtered) response is the answer, the model
-    is ``model_name`` or lm-eval's output folder (``ORG__NAME``), and a RAG sample's
-    citations are parsed against the passages its ``doc`` lists."""
+    ``model_name`` or lm-eval's output folder (``ORG__NAME``)."""
     doc = obj.get("doc") or {}
     if "query_id" not in doc:
-        raise InputError(
-            Problem(
-                rel(path),
-                "lm-eval sample has no doc.query_id (was the task exported by groundcover?)",
-                line=line,
-                field="doc.query_id",
-            )
-        )
+        why = "lm-eval sample has no doc.query_id (was the task exported by groundcover?)"
+        raise InputError(Problem(rel(path), why, line=line, field="doc.query_id"))
     resp: Any = obj.get("filtered_resps") or obj.get("resps")
     while isinstance(resp, list):
         if not resp:
@@ -68,11 +56,8 @@ def from_sample(obj: dict[str, Any], path: Path, line: int, model_name: str | No
 
 
 def _lm_eval_gen_kwargs(arguments: Any) -> dict[str, Any]:
-    """Generation settings from a sample's ``arguments``, so results record them too.
-
-    Sample files write ``{"gen_args_0": {"arg_0": prompt, "arg_1": kwargs}}``; the
-    in-memory form is ``[[prompt, kwargs]]``.  Anything else yields nothing.
-    """
+    """Generation settings from a sample's ``arguments``: ``{"gen_args_0": {"arg_0": prompt,
+    "arg_1": kwargs}}`` in a file, ``[[prompt, kwargs]]`` in memory."""
     first: Any = None
     if isinstance(arguments, dict) and arguments:
         first = next(iter(arguments.values()))

@@ -1,16 +1,9 @@
-"""The outputs format: one JSON line per answered query.
+"""The outputs format: one JSON line per answered query (:class:`~benchmark.answers.row.OutputRow`).
 
-This is what ``benchmark evaluate`` writes, what a submission contains, and what
-``benchmark score`` reads.  ``benchmark score`` also reads lm-eval's ``--log_samples``
-files (``samples_<task>_<date>.jsonl``), so the two-step workflow — generate with
-``lm_eval``, score with groundcover — needs no conversion.  Problems are reported with
-file, line and field; duplicate query ids are an error, never silently collapsed.
-
-A row is :class:`~benchmark.answers.row.OutputRow`; an lm-eval sample line is turned into one
-by :mod:`benchmark.answers.lm_eval_log`, so a file may even mix the two.  Every row — from a
-file, a DataFrame or a submission — is read by :func:`check_rows` under the rule book of
-:mod:`benchmark.answers.rules`, with the bounded JSON reader of untrusted input: the
-submission validator reads its outputs files here too and only adds its own rules.
+What ``benchmark evaluate`` writes, a submission contains and ``benchmark score`` reads; an
+lm-eval ``--log_samples`` line is read too (:mod:`benchmark.answers.lm_eval_log`), so a file
+may mix the two.  Every row, from a file, a DataFrame or a submission, goes through
+:func:`check_rows` under the rule book of :mod:`benchmark.answers.rules`.
 """
 
 from __future__ import annotations
@@ -52,17 +45,13 @@ def read_outputs(
 def parse_lines(
     text: str, shown: str, *, tick: Callable[[], None] | None = None
 ) -> tuple[list[tuple[int, Any]], list[Problem]]:
-    """``(line, object)`` for each JSON line of ``text``, read with the bounded reader of
-    untrusted input, and the problems of the lines that could not be read.  Lines end at
-    "\\n" only: U+2028, U+2029 and U+0085 may appear inside answers.  ``tick`` is called
-    before each line (a door's time budget)."""
+    """``(line, object)`` for each JSON line of ``text`` (bounded reader of untrusted input), and
+    the problems of the lines that could not be read.  Lines end at "\\n" only: U+2028 may
+    appear inside answers.  ``tick`` is called before each line (a door's time budget)."""
     objects: list[tuple[int, Any]] = []
     problems: list[Problem] = []
     for line_no, line in enumerate(text.split("\n"), start=1):
-        if len(problems) >= MAX_PROBLEMS:
-            problems.append(
-                Problem(shown, f"stopped reading after {MAX_PROBLEMS} problems; fix these first", line_no)
-            )
+        if _stopped(problems, shown, line_no):
             break
         if tick is not None:
             tick()
@@ -84,12 +73,21 @@ def parse_row(obj: Any, where: str, line: int) -> OutputRow:
     try:
         return OutputRow.model_validate(obj)
     except ValidationError as exc:
-        raise InputError(
-            [
-                Problem(where, e["msg"], line=line, field=".".join(str(x) for x in e["loc"]))
-                for e in exc.errors()
-            ]
-        ) from None
+        raise InputError(_schema_problems(exc, where, line)) from None
+
+
+def _schema_problems(exc: ValidationError, where: str, line: int) -> list[Problem]:
+    return [
+        Problem(where, e["msg"], line=line, field=".".join(str(x) for x in e["loc"])) for e in exc.errors()
+    ]
+
+
+def _stopped(problems: list[Problem], shown: str, line: int) -> bool:
+    """Whether reading stops here, at :data:`~benchmark.answers.rules.MAX_PROBLEMS` (said once)."""
+    if len(problems) < MAX_PROBLEMS:
+        return False
+    problems.append(Problem(shown, f"stopped reading after {MAX_PROBLEMS} problems; fix these first", line))
+    return True
 
 
 def check_rows(
@@ -117,13 +115,9 @@ def read_rows(
     task: Task | None = None,
     shown: str | None = None,
 ) -> tuple[list[tuple[int, OutputRow]], list[Problem]]:
-    """Parsed lines (or records) ``(line, object)`` as ``(line, row)``, each read under the
-    rule book (:mod:`benchmark.answers.rules`): lm-eval samples converted, ``model_name``
-    given to rows that name no model, duplicate query ids of one model and setting refused,
-    and with ``task`` its query ids and its card's limits on an answer.  The problems come
-    back with ``problems`` already found before them (at most
-    :data:`~benchmark.answers.rules.MAX_PROBLEMS` are read); a door adds its own rules on
-    the rows before it decides."""
+    """Parsed lines (or records) ``(line, object)`` as ``(line, row)`` under the rule book
+    (``model_name`` for rows that name none; with ``task``, its query ids and limits), with
+    the problems found, after ``problems``."""
     shown = shown or rel(path)
     known = set(task.table("queries")["query_id"]) if task is not None else None
     limits = task.card.limits if task is not None else None
@@ -132,10 +126,7 @@ def read_rows(
     seen: dict[tuple[Entry, str], int] = {}
     unnamed: list[int] = []
     for line_no, obj in objects:
-        if len(problems) >= MAX_PROBLEMS:
-            problems.append(
-                Problem(shown, f"stopped reading after {MAX_PROBLEMS} problems; fix these first", line_no)
-            )
+        if _stopped(problems, shown, line_no):
             break
         row = _row(obj, path, shown, line_no, model_name, unnamed, problems)
         if row is None:
@@ -203,10 +194,7 @@ def _row(
                 obj = {**obj, "model": model_name}
         row = parse_row(obj, shown, line)
     except ValidationError as exc:  # a sample's fields, converted
-        problems.extend(
-            Problem(shown, e["msg"], line=line, field=".".join(str(x) for x in e["loc"]))
-            for e in exc.errors()
-        )
+        problems += _schema_problems(exc, shown, line)
         return None
     except InputError as exc:
         problems.extend(exc.problems)
@@ -228,9 +216,8 @@ def evidence_of(rows: list[OutputRow]) -> dict[str, list[str]] | None:
 def entries(
     rows: list[OutputRow], source: str
 ) -> list[tuple[dict[str, str], ModelInfo, dict[str, list[str]] | None]]:
-    """Rows already read, one entry per model and setting (a file or a frame may hold the
-    answers of several models: each is scored as its own entry): answers by query id, the
-    model that wrote them, and (RAG) the evidence each was given."""
+    """Rows already read, one entry per model and setting: answers by query id, the model
+    that wrote them, and (RAG) the evidence each was given."""
     if not rows:
         raise InputError(Problem(source, "no answers"))
     groups: dict[Entry, list[OutputRow]] = {}
@@ -239,13 +226,8 @@ def entries(
     out = []
     for group in groups.values():
         first = group[0]
-        model = ModelInfo(
-            id=first.model,
-            revision=first.revision,
-            backend=first.backend,
-            generation=first.generation,
-            rag=first.rag,
-        )
+        same = ("revision", "backend", "generation", "rag")
+        model = ModelInfo(id=first.model, **{k: getattr(first, k) for k in same})
         out.append(({r.query_id: r.answer for r in group}, model, evidence_of(group)))
     return out
 

@@ -1,22 +1,7 @@
-"""The one way in: any answers groundcover accepts, read into answer sets.
-
-``benchmark score``, :func:`benchmark.score` / :func:`benchmark.plan`, ``judge-check`` and
-``benchmark evaluate`` (reading back what the harness wrote) all call :func:`read_answers`,
-so a format is read in one place and every input is checked the same way, under the rule book
-of :mod:`benchmark.answers.rules`: query ids known to the task, the task card's limits on an
-answer, evidence against its setting, no credentials, file (or record), line and field named
-on an error.  An input holding the answers of several models (or settings) is one set per
-model and setting, each scored as its own entry.  What it accepts:
-
-* a path to a groundcover outputs JSONL or an lm-eval ``--log_samples`` file
-  (:mod:`benchmark.answers.outputs`, :mod:`benchmark.answers.lm_eval_log`);
-* with ``trec_rag_run=True``, a path to a TREC RAG 2024/2025 (or hltcoe) run file
-  (:mod:`benchmark.answers.trec_rag_run`): one set per run id;
-* a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts
-  (:mod:`benchmark.answers.records`).
-
-A submission folder is read by its validator (:mod:`benchmark.board.submissions`) into the
-same rows, and :func:`from_rows` turns them into sets.
+"""The one way in: any answers groundcover accepts (an outputs JSONL or lm-eval samples file,
+a TREC RAG run file, a DataFrame, a ``datasets.Dataset`` or dicts), read into answer sets, one
+per model and setting, every input checked under the rule book of :mod:`benchmark.answers.rules`.
+A submission's validator reads its rows itself; :func:`from_rows` turns them into a set.
 """
 
 from __future__ import annotations
@@ -42,17 +27,15 @@ Answers = str | os.PathLike[str] | Iterable[Mapping[str, Any]] | Any
 
 @dataclass
 class AnswerSet:
-    """One model's answers to one task in one setting: what is scored as one entry."""
+    """One model's answers (by query id) to one task in one setting: what is scored as one
+    entry, with the passage ids each RAG answer was given (``None``: closed-book) and, from a
+    TREC RAG run, its sentences as the run split them and the run itself."""
 
     task: Task
-    #: answers by query id
     answers: dict[str, str]
     model: ModelInfo
-    #: per query, the ids of the passages a RAG answer was given (``None``: closed-book)
     evidence: dict[str, list[str]] | None = None
-    #: per query, the sentences and their citations as the input split them (TREC RAG runs)
     sentences: dict[str, list[CitedSentence]] | None = None
-    #: the TREC RAG run the set was read from (its warnings and facts), if any
     run: TrecRagRun | None = None
 
 
@@ -66,10 +49,9 @@ def read_answers(
     strict: bool = False,
     own_corpus: bool = False,
 ) -> list[AnswerSet]:
-    """``answers`` read and checked against ``task``: one set, or (a TREC RAG run file) one
-    per run id.  ``model_name`` names the model where the rows do not; ``truncate`` and
-    ``strict`` apply the TREC RAG track's rules (``--no-truncate``, ``--trec-rag-strict``);
-    ``own_corpus`` says the run's references come from a corpus the user gave."""
+    """``answers`` read and checked against ``task``.  ``model_name`` names the model where the
+    rows do not; ``truncate`` and ``strict`` are the TREC RAG reader's; ``own_corpus`` says a
+    run's references come from a corpus the user gave."""
     if trec_rag_run:
         if not isinstance(answers, str | os.PathLike):
             raise InputError(
@@ -101,8 +83,7 @@ def from_rows(rows: list[OutputRow], task: Task, model: ModelInfo) -> AnswerSet:
 def trec_rag_sets(
     runs: list[TrecRagRun], task: Task, *, truncate: bool = True, own_corpus: bool = False
 ) -> list[AnswerSet]:
-    """One set per run id: the run's own sentence split and citations kept, its references
-    as the evidence each answer was given; truncated and whole answers are two entries."""
+    """One set per run id, its references the evidence each answer was given."""
     year = TASK_YEARS.get(task.id)
     corpus = task.card.corpus.label or ("user corpus" if own_corpus else "unknown")
     # a run's name is a model's name on the board: the name rule every door applies

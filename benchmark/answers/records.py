@@ -1,10 +1,6 @@
-"""Answers held in memory: a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts.
-
-``benchmark.score(answers, ...)`` takes answers a notebook already holds.  Their records are
-the outputs format's rows without the file (``query_id``, ``answer``, ``model`` and the
-optional fields), so they are checked by the same code as a file's lines
-(:func:`benchmark.answers.outputs.check_rows`), the record's 1-based number standing for
-the line in every error.
+"""Answers held in memory (a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts):
+the outputs format's rows without the file, checked as a file's lines are
+(:func:`benchmark.answers.outputs.check_rows`), a record's 1-based number standing for its line.
 """
 
 from __future__ import annotations
@@ -31,13 +27,8 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
         columns = [str(c) for c in answers.columns]
         twice = sorted({c for c in columns if columns.count(c) > 1})
         if twice:  # to_dict would keep one of them, silently
-            raise InputError(
-                Problem(
-                    "answers (DataFrame)",
-                    f"column(s) {twice} appear more than once: keep one of each",
-                    field=twice[0],
-                )
-            )
+            why = f"column(s) {twice} appear more than once: keep one of each"
+            raise InputError(Problem("answers (DataFrame)", why, field=twice[0]))
         return list(answers.to_dict(orient="records"))
     if hasattr(answers, "column_names") and hasattr(answers, "to_list"):  # datasets.Dataset
         return list(answers.to_list())
@@ -48,14 +39,11 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
     try:
         rows = list(answers)
     except TypeError:
-        raise InputError(
-            Problem(
-                "answers",
-                f"cannot read answers from a {type(answers).__name__}: give a path, a DataFrame, a "
-                "datasets.Dataset or a list of dicts",
-                field="answers",
-            )
-        ) from None
+        why = (
+            f"cannot read answers from a {type(answers).__name__}: give a path, a DataFrame, a "
+            "datasets.Dataset or a list of dicts"
+        )
+        raise InputError(Problem("answers", why, field="answers")) from None
     bad = [i for i, r in enumerate(rows, start=1) if not isinstance(r, Mapping)]
     if bad:
         raise InputError(Problem("answers", "is not a record (a dict)", line=bad[0], field="answers"))
@@ -69,11 +57,9 @@ def rows_from_records(
     model_name: str | None = None,
     task: Task | None = None,
 ) -> list[OutputRow]:
-    """Rows of answers held in memory (a DataFrame's or a ``datasets.Dataset``'s records, a
-    list of dicts), checked as a file's lines are: ``line`` is the record's 1-based number.
-    A missing value (``None``, or pandas' NaN in an optional column) is left out; NumPy
-    scalars are their Python values, and an integer query id (a frame read from CSV numbers
-    its ids) is its decimal string."""
+    """Rows of answers held in memory.  A missing value (``None``, pandas' NaN) is left out,
+    NumPy scalars are their Python values, and an integer query id (a frame read from CSV)
+    is its decimal string."""
     objects = []
     for n, item in enumerate(records, start=1):
         obj = {str(k): _plain(v) for k, v in dict(item).items() if not _missing(v)}

@@ -1,9 +1,5 @@
-"""The answer record: one answered query, as groundcover holds it.
-
-Every answer format is read into these rows (:mod:`benchmark.answers.outputs` for the
-outputs JSONL and lm-eval sample logs, :mod:`benchmark.answers.records` for answers held
-in memory) and the outputs JSONL is these rows written one per line, so the harness, a
-submission and ``benchmark score`` share one schema.
+"""The answer record: one answered query, the one schema every answer format is read into
+and the outputs JSONL writes one per line.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """The rule book of an answer row: what every door that takes answers refuses, said once.
 
-``benchmark validate``, ``benchmark score`` / ``evaluate``, :func:`benchmark.score` /
-:func:`benchmark.plan` (files, DataFrames, ``datasets``, dicts) and the submission workflow
-all read answers through :mod:`benchmark.answers.outputs`, which applies these rules to
-every row, so a row one door refuses is refused by all.  A door may add rules of its own
-(a submission must match its model card and answer every scored query), never skip these:
-
-* **bounded reading** — a line of at most :data:`MAX_LINE_CHARS` characters, JSON nested at
-  most 32 deep with no repeated keys and no ``NaN`` (:func:`benchmark.core.untrusted.load_json`),
-  at most :data:`MAX_PROBLEMS` problems read per input before it stops;
-* **text** — valid Unicode without control characters everywhere; no invisible or
-  direction-changing characters outside the answer itself (a model name that renders as
-  another's, :func:`benchmark.core.untrusted.name_problems`);
-* **credentials** — no credential-named key and no credential-shaped value in the settings a
-  result records and a submission publishes (:mod:`benchmark.core.secrets`);
-* **size** — an answer within its task card's ``limits`` (characters, then sentences as
-  scoring splits them): its scoring cost grows with both;
-* **evidence** — a RAG row records the passages it was given (at most ``k``, distinct, none
-  empty); a closed-book row records none.
+Every door reads answers through :mod:`benchmark.answers.outputs`, which applies these rules
+to every row, so a row one door refuses is refused by all (a door may add rules, never skip
+these): bounded reading (:data:`MAX_LINE_CHARS`, :data:`MAX_PROBLEMS`), text without control
+or (outside the answer) invisible characters, no credentials in the settings a result records,
+an answer within its task card's ``limits``, and evidence that matches the row's setting.
 """
 
 from __future__ import annotations
@@ -61,38 +48,21 @@ def row_problems(row: OutputRow, shown: str, line: int, limits: Any | None = Non
 
 def evidence_problems(row: OutputRow, shown: str, line: int) -> list[Problem]:
     """A RAG row records the passages it was given; a closed-book row records none."""
-    if row.rag is not None and row.retrieval is None:
-        return [
-            Problem(
-                shown,
-                "a RAG answer needs its 'retrieval' record (the passages it was given)",
-                line,
-                "retrieval",
-            )
-        ]
-    if row.rag is None and row.retrieval is not None:
-        return [
-            Problem(
-                shown,
-                "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting",
-                line,
-                "retrieval",
-            )
-        ]
     if row.rag is not None and row.retrieval is not None:
         return passage_problems(row.retrieval.passages, row.rag.k, shown, line)
-    return []
+    if row.rag is not None:
+        why = "a RAG answer needs its 'retrieval' record (the passages it was given)"
+    elif row.retrieval is not None:
+        why = "a closed-book answer has no evidence: remove 'retrieval' or give the row its 'rag' setting"
+    else:
+        return []
+    return [Problem(shown, why, line, "retrieval")]
 
 
 def passage_problems(passages: list[str], k: int, shown: str, line: int) -> list[Problem]:
-    """A RAG row's passages against its setting: at most ``k``, distinct, none empty.
-
-    Scoring pairs every answer sentence with every passage, so a row listing thousands
-    of passages (or one passage thousands of times) would cost thousands of times what
-    its setting says.  Fewer than ``k`` is an honest record, not an error: a search returns
-    fewer when fewer passages match (BM25 needs a shared term) and a TREC run's ``k`` is its
-    most references.
-    """
+    """A RAG row's passages against its setting: at most ``k`` (scoring pairs every sentence
+    with every passage), distinct, none empty.  Fewer than ``k`` is an honest record: a
+    search returns fewer when fewer passages match."""
     where = "retrieval.passages"
     problems = []
     if len(passages) > k:
@@ -127,28 +97,13 @@ def passage_problems(passages: list[str], k: int, shown: str, line: int) -> list
 
 
 def answer_problems(answer: str, limits: Any, shown: str, line: int) -> list[Problem]:
-    """An answer against its task card's ``limits``: its scoring cost grows with its length
-    and its number of sentences (each one a claim to ground).  Characters are counted
-    first, so a huge answer is refused before it is split."""
+    """An answer against its task card's ``limits`` (characters first, so a huge answer is
+    refused before it is split into sentences)."""
     if len(answer) > limits.max_answer_chars:
-        return [
-            Problem(
-                shown,
-                f"answer of {len(answer):,} characters; the task card's limit is {limits.max_answer_chars:,} "
-                "(limits.max_answer_chars)",
-                line,
-                "answer",
-            )
-        ]
-    n = len(sentences(answer))
-    if n > limits.max_answer_sentences:
-        return [
-            Problem(
-                shown,
-                f"answer of {n:,} sentences; the task card's limit is {limits.max_answer_sentences:,} "
-                "(limits.max_answer_sentences)",
-                line,
-                "answer",
-            )
-        ]
-    return []
+        size, unit, limit = len(answer), "characters", "max_answer_chars"
+    elif (n := len(sentences(answer))) > limits.max_answer_sentences:
+        size, unit, limit = n, "sentences", "max_answer_sentences"
+    else:
+        return []
+    why = f"answer of {size:,} {unit}; the task card's limit is {getattr(limits, limit):,} (limits.{limit})"
+    return [Problem(shown, why, line, "answer")]

@@ -1,41 +1,13 @@
-"""TREC RAG run files: answers as the 2024 and 2025 RAG tracks take them, read as they are,
-checked as the track's own checker checks them.
+"""TREC RAG run files (2024, 2025, and hltcoe's RAGTIME / DRAGUN / BioGen schema), read as
+they are and checked as the track's own checker (castorini/ragnarok ``rag24_validation.py`` /
+``rag25_validation.py``) checks them, with its severity: its errors are an
+:class:`~benchmark.core.errors.InputError` naming file, line and field, its warnings land in
+:attr:`TrecRagRun.warnings`.  Answers over 400 words are truncated as the checker does
+unless ``truncate=False``; what this reader lets through and the checker refuses is refused
+again under ``strict=True``.  Every departure is listed in ``docs/conformance.md``.
 
-The track's guidelines (trec-rag.github.io, "TREC 2024 RAG Track Guidelines" and the 2025
-ones) define one JSON object per line and topic:
-
-* 2024: ``run_id``, ``topic_id``, ``topic``, ``references`` (the ranked segment ids the
-  answer drew on, at most 20), ``response_length``, and ``answer``: a list of ``{text,
-  citations}`` sentences whose ``citations`` are 0-based indices into ``references``;
-* 2025: the same ``references`` (at most 100) and ``answer``, with the run and topic under
-  ``metadata`` (``team_id``, ``run_id``, ``type``, ``narrative_id``, ``narrative``,
-  ``prompt``); ``citations`` are indices (format 1) or segment ids (format 2).
-
-Answers are limited to 400 words (NFKC-normalised, whitespace-split, summed over the
-sentences); the track's checker drops whole sentences from the end until an answer fits,
-and so does this reader unless told not to (``truncate=False``, ``--no-truncate``).
-
-Given the year's rules (``year``, from the task: ``trec-rag24`` / ``trec-rag25``), every
-rule of the track's checker (castorini/ragnarok ``rag24_validation.py`` /
-``rag25_validation.py``) is applied with the checker's severity: what it calls an error is
-an :class:`~benchmark.core.errors.InputError` naming file, line and field, what it warns
-about is a warning (:attr:`TrecRagRun.warnings`) that is printed and that the run summary
-repeats.  Where this reader departs from the checker — on every variation of a run file
-the differential suite (``tests/conformance/test_trec_rag_runs.py``) compares — the
-departure is listed in ``docs/conformance.md``; what the checker refuses and this reader
-lets through with a warning (a compressed file, a byte-order mark, blank lines, whitespace
-around ids, several runs, more than 100 references in 2025) is refused again under
-``strict=True`` (``--trec-rag-strict``).
-
-Files in the schema of hltcoe's ``rag-run-validator`` (RAGTIME, DRAGUN, BioGen:
-``metadata`` with ``topic_id`` or ``request_id``, ``responses`` with citations as a list of
-document ids or a ``{docid: score}`` object) are read too, with that schema's rules; on a
-TREC RAG task they are refused with a message naming the format, as the track's checker
-would refuse them.
-
-Each line becomes one answer per (run, topic): its sentences with their citations kept
-as the run split them (:class:`~benchmark.answers.citations.CitedSentence`), and the
-references as the evidence it was given.
+Each line becomes one answer per (run, topic): its sentences with their citations as the run
+split them (:class:`~benchmark.answers.citations.CitedSentence`), its references the evidence.
 """
 
 from __future__ import annotations
@@ -52,19 +24,16 @@ from typing import Any
 
 from benchmark.answers.citations import CitedSentence
 from benchmark.core.errors import InputError, Problem, rel
-from benchmark.core.untrusted import JSONDataError, load_json, read_text
+from benchmark.core.untrusted import JSONDataError, Pairs, bad_paths, load_json, read_text
 
 #: an MS MARCO v2.1 segment id, as the track's checkers match it
 MARCO_SEGMENT = re.compile(r"^msmarco_v2\.1_doc_\d+_\d+#\d+_\d+$")
-#: the track's answer length limit, in words
 WORD_LIMIT = 400
-#: the most references an answer may give, per year
 REFERENCE_LIMIT = {2024: 20, 2025: 100}
-#: the track year whose rules a task's run files follow
 TASK_YEARS = {"trec-rag24": 2024, "trec-rag25": 2025}
 RUN_TYPES = ("manual", "automatic")
-#: the fields of a 2024 line: a line holding them all is read in the 2024 layout on
-#: ``trec-rag24``, whatever else it holds (the 2024 checker ignores other keys)
+#: the fields of a 2024 line: on ``trec-rag24`` a line holding them all is read in the 2024
+#: layout, whatever else it holds
 FIELDS_2024 = ("run_id", "topic_id", "topic", "references", "response_length", "answer")
 #: line ends as the track's checkers (Python's text files) split a file: not U+2028 and friends
 LINE_END = re.compile(r"\r\n|\r|\n")
@@ -100,9 +69,7 @@ class RunTopic:
 
     @property
     def answer(self) -> str:
-        """The answer as the run gave it: its sentences' texts joined by a space, as
-        nuggetizer joins them, with no citation markers inserted (the citations travel
-        beside it, in :attr:`sentences`)."""
+        """The sentences' texts joined by a space, as nuggetizer joins them (no citation markers)."""
         return " ".join(s.text for s in self.sentences if s.text)
 
 
@@ -111,12 +78,10 @@ class TrecRagRun:
     run_id: str
     team_id: str | None
     path: str
-    #: the layout the file uses: ``trec-rag24``, ``trec-rag25`` or ``hltcoe``
     layout: str = "trec-rag24"
     topics: dict[str, RunTopic] = field(default_factory=dict)
     #: what the checker warns about (and the departures this reader lets through)
     warnings: list[Problem] = field(default_factory=list)
-    #: whether over-long answers were truncated (``False``: ``--no-truncate``)
     truncated: bool = True
 
     @property
@@ -130,8 +95,7 @@ class TrecRagRun:
         return [q for q, t in self.topics.items() if not t.sentences]
 
     def facts(self) -> dict[str, Any]:
-        """What the result files record about the run file: its run id, layout, truncation
-        and empty answers, and its warnings."""
+        """What the result files record about the run file."""
         cut = [t for t in self.topics.values() if t.words_cut]
         over = [t for t in self.topics.values() if t.length > WORD_LIMIT]
         return {
@@ -229,6 +193,9 @@ class _Checker:
     def warn(self, message: str, line: int | None, fld: str | None = None) -> None:
         self.warnings.append(Problem(self.where, message, line, fld))
 
+    def say(self, error: bool, message: str, line: int | None, fld: str | None = None) -> None:
+        (self.error if error else self.warn)(message, line, fld)
+
     def lenient(self, message: str, line: int | None, fld: str | None = None) -> None:
         """A departure from the checker: a warning here, an error under ``strict``."""
         if self.strict:
@@ -259,11 +226,8 @@ class _Checker:
             return None
         written, topic_id = str(topic_id), str(topic_id).strip()
         if self.topics is not None and topic_id not in self.topics:
-            self.error(
-                f"unknown topic {topic_id}: not one of the {len(self.topics)} official topics",
-                n,
-                got.topic_key,
-            )
+            message = f"unknown topic {topic_id}: not one of the {len(self.topics)} official topics"
+            self.error(message, n, got.topic_key)
             return None
         if written != topic_id and self.year is not None:
             self.lenient(
@@ -295,20 +259,16 @@ class _Checker:
         if self.year is not None and length > WORD_LIMIT:
             self._too_long(topic, n)
         if not topic.sentences:
-            self.warn(
-                f"the answer is empty: scored as an answer that says nothing (topic {topic_id})",
-                n,
-                got.answer_key,
-            )
+            message = f"the answer is empty: scored as an answer that says nothing (topic {topic_id})"
+            self.warn(message, n, got.answer_key)
         return topic
 
     def _field(self, got: _Line, name: str) -> str:
         return name if got.layout == "trec-rag24" else "metadata." + name
 
     def _run_id(self, got: _Line, n: int) -> str:
-        """The run's id as the line writes it (a number as its JSON text); one that names
-        no run (empty, null, a bool, a list, an object — the checkers take any value) files
-        the run under the file's name, said once."""
+        """The run's id as the line writes it; one that names no run (the checkers take any
+        value) files the run under the file's name, said once."""
         name = _name(got.run_id)
         if name is not None:
             return name
@@ -340,7 +300,7 @@ class _Checker:
     def _required(self, row: dict[str, Any], got: _Line, n: int) -> None:
         if got.layout == "trec-rag24":
             # the 2024 checker refuses a line missing any of these (and stops at the first)
-            for key in ("run_id", "topic_id", "topic", "references", "response_length", "answer"):
+            for key in FIELDS_2024:
                 if key not in row and (
                     self.year is not None or key in ("run_id", "topic_id", "references", "answer")
                 ):
@@ -367,11 +327,8 @@ class _Checker:
                 if not isinstance(meta.get(key), str):
                     self.error("must be a string (rag-run-validator schema)", n, "metadata." + key)
             if ("topic_id" in meta) == ("request_id" in meta):
-                self.error(
-                    "needs exactly one of topic_id and request_id (rag-run-validator schema)",
-                    n,
-                    "metadata.topic_id",
-                )
+                message = "needs exactly one of topic_id and request_id (rag-run-validator schema)"
+                self.error(message, n, "metadata.topic_id")
             if not isinstance(row.get("references"), list):
                 self.error("must be a list of document ids (rag-run-validator schema)", n, "references")
 
@@ -393,12 +350,9 @@ class _Checker:
                 text_field,
             )
             return
-        if not isinstance(text, str) or text.strip() != official:
+        if not isinstance(text, str) or text.strip() != official:  # 2025: its checker does not compare
             message = f"the topic text differs from the official text of topic {topic_id}"
-            if self.year == 2024:
-                self.error(message, n, text_field)
-            else:  # the 2025 checker does not compare it
-                self.warn(message, n, text_field)
+            self.say(self.year == 2024, message, n, text_field)
 
     def _references(self, refs: Any, n: int) -> list[str] | None:
         if isinstance(refs, list) and self.year == 2025:
@@ -412,18 +366,15 @@ class _Checker:
             bad = [r for r in refs if not MARCO_SEGMENT.match(r)]
             for r in bad[:5]:
                 message = f"{r!r} is not an MS MARCO v2.1 segment id (msmarco_v2.1_doc_<n>_<n>#<n>_<n>)"
-                (self.error if self.year == 2024 else self.warn)(message, n, "references")
+                self.say(self.year == 2024, message, n, "references")
             if len(bad) > 5:
-                (self.error if self.year == 2024 else self.warn)(
-                    f"{len(bad) - 5} more references are not MS MARCO v2.1 segment ids", n, "references"
-                )
+                message = f"{len(bad) - 5} more references are not MS MARCO v2.1 segment ids"
+                self.say(self.year == 2024, message, n, "references")
         if len(set(refs)) != len(refs):
             repeated = sorted({r for r in refs if refs.count(r) > 1})
             message = f"a segment id is repeated in references: {', '.join(repeated[:3])}"
-            if self.year == 2025:  # the 2025 checker passes it (its --fix-citations removes them)
-                self.warn(message, n, "references")
-            else:
-                self.error(message, n, "references")
+            # the 2025 checker passes it (its --fix-citations removes them)
+            self.say(self.year != 2025, message, n, "references")
         if self.year is not None:
             limit = REFERENCE_LIMIT[self.year]
             if len(refs) > limit:
@@ -431,11 +382,8 @@ class _Checker:
                 if self.year == 2024:
                     self.error(message, n, "references")
                 else:  # the 2025 checker's --fix-citations trims them; so does this reader
-                    self.lenient(
-                        message + f": trimmed to the first {limit}, citations of the others dropped",
-                        n,
-                        "references",
-                    )
+                    message += f": trimmed to the first {limit}, citations of the others dropped"
+                    self.lenient(message, n, "references")
         return list(refs)
 
     def _citations(self, raw: Any, refs: list[str], n: int, fld: str) -> CitedSentence | None:
@@ -494,8 +442,8 @@ class _Checker:
         return CitedSentence("", tuple(valid), tuple(invalid))
 
     def _listed(self, value: Any, n: int, fld: str, reading: str) -> Any:
-        """2024: an empty string or object where a list belongs, read as the empty list (the
-        checker iterates over it and finds nothing), with a warning; else ``value``."""
+        """2024: an empty string or object where a list belongs is read as the empty list, as
+        the checker iterates over it, with a warning."""
         if self.year == 2024 and isinstance(value, str | dict) and not value:
             self.warn(f"{value!r} where a list belongs: read as {reading}", n, fld)
             return []
@@ -534,23 +482,20 @@ class _Checker:
     def _hltcoe_citations(self, raw: Any, n: int, fld: str) -> list[str] | None:
         if isinstance(raw, dict):
             if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw.values()):
-                self.error(
-                    "a {docid: score} citation needs numeric scores (rag-run-validator schema)", n, fld
-                )
+                message = "a {docid: score} citation needs numeric scores (rag-run-validator schema)"
+                self.error(message, n, fld)
                 return None
             # highest score first, as the citations are ranked; ties in the file's order
             return [d for d, _ in sorted(raw.items(), key=lambda kv: -kv[1])]
         if isinstance(raw, list) and all(isinstance(c, str) for c in raw):
             return list(raw)
-        self.error(
-            "must be a list of document ids or a {docid: score} object (rag-run-validator schema)", n, fld
-        )
+        message = "must be a list of document ids or a {docid: score} object (rag-run-validator schema)"
+        self.error(message, n, fld)
         return None
 
     @staticmethod
     def _trim_citations(refs: list[str], sents: list[CitedSentence]) -> list[CitedSentence]:
-        """2025, over 100 references: keep the first 100 and the citations of those, as the
-        checker's ``--fix-citations`` does."""
+        """2025: the first 100 references and their citations, as ``--fix-citations`` keeps them."""
         limit = REFERENCE_LIMIT[2025]
         del refs[limit:]
         return [CitedSentence(s.text, tuple(c for c in s.citations if c < limit), s.invalid) for s in sents]
@@ -598,8 +543,8 @@ class _Checker:
 
 
 def _name(value: Any) -> str | None:
-    """A run or team id as the line writes it: a non-empty string as it is, a number as
-    its JSON text; ``None`` for a value that names nothing (the checkers take any value)."""
+    """A run or team id as the line writes it (a number as its JSON text); ``None`` for a
+    value that names nothing."""
     if isinstance(value, str):
         return value if value.strip() else None
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -607,22 +552,18 @@ def _name(value: Any) -> str | None:
     return None
 
 
-class _Pairs(list):  # type: ignore[type-arg]
-    """A JSON object's (key, value) pairs as written, repeats kept."""
-
-
 def _json_line(raw: str) -> tuple[Any, list[str]]:
-    """A line read as :func:`~benchmark.core.untrusted.load_json` reads untrusted JSON, except
-    that a key written twice in one object is read as the track's checkers (Python's json)
-    read it, the last value kept; the paths of such keys beside the value."""
+    """A line read as :func:`~benchmark.core.untrusted.load_json` reads it, except that a key
+    written twice is read as the track's checkers read it, the last value kept; the paths
+    of such keys beside the value."""
     try:
         return load_json(raw), []
     except JSONDataError as refused:
         try:
-            pairs = json.loads(raw, object_pairs_hook=_Pairs)
+            pairs = json.loads(raw, object_pairs_hook=Pairs)
         except ValueError:
             raise refused from None
-        repeated = list(_repeated(pairs))
+        repeated = list(bad_paths(pairs))
         if not repeated:
             raise
     value = _last_kept(pairs)
@@ -630,22 +571,8 @@ def _json_line(raw: str) -> tuple[Any, list[str]]:
     return value, repeated
 
 
-def _repeated(value: Any, where: str = "") -> Any:
-    if isinstance(value, _Pairs):
-        seen: set[str] = set()
-        for key, item in value:
-            path = f"{where}.{key}" if where else key
-            if key in seen:
-                yield path
-            seen.add(key)
-            yield from _repeated(item, path)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _repeated(item, f"{where}[{i}]")
-
-
 def _last_kept(value: Any) -> Any:
-    if isinstance(value, _Pairs):
+    if isinstance(value, Pairs):
         return {k: _last_kept(v) for k, v in value}
     if isinstance(value, list):
         return [_last_kept(v) for v in value]
@@ -653,9 +580,8 @@ def _last_kept(value: Any) -> Any:
 
 
 def _text(p: Path, where: str) -> tuple[str, list[Problem]]:
-    """The file's text (gzip read where the bytes say so, whatever the name), and what the
-    track's checkers would refuse in it: compressed bytes, a byte-order mark (both read
-    here, each with a warning)."""
+    """The file's text (gunzipped where the bytes say so), and notes of what the track's
+    checkers would refuse in it: compressed bytes, a byte-order mark."""
     raw = p.read_bytes()
     notes = []
     if raw[:2] == b"\x1f\x8b":
@@ -665,25 +591,19 @@ def _text(p: Path, where: str) -> tuple[str, list[Problem]]:
             raise InputError(
                 Problem(where, f"not a readable gzip file ({exc})", field="--trec-rag-run")
             ) from None
-        notes.append(
-            Problem(
-                where,
-                "the file is gzip-compressed: read uncompressed (the track's checkers read plain UTF-8 text "
-                "and refuse it)",
-                1,
-            )
+        why = (
+            "the file is gzip-compressed: read uncompressed (the track's checkers read plain UTF-8 text "
+            "and refuse it)"
         )
+        notes.append(Problem(where, why, 1))
     text = read_text(p, field="--trec-rag-run", data=raw)
     if text.startswith("\ufeff"):
         text = text[1:]
-        notes.append(
-            Problem(
-                where,
-                "the file starts with a UTF-8 byte-order mark: read without it (the track's checkers "
-                "refuse the first line: 'Unexpected UTF-8 BOM')",
-                1,
-            )
+        why = (
+            "the file starts with a UTF-8 byte-order mark: read without it (the track's checkers "
+            "refuse the first line: 'Unexpected UTF-8 BOM')"
         )
+        notes.append(Problem(where, why, 1))
     return text, notes
 
 
@@ -698,14 +618,11 @@ def read_trec_rag_run(
     """The runs in a TREC RAG run file (usually one), each with its topics.
 
     ``year`` (2024 or 2025) applies that year's checker rules; ``topics`` (topic id ->
-    official text) checks the topic ids and texts; ``truncate`` cuts answers over 400
-    words as the checker does; ``strict`` makes this reader's departures errors."""
+    official text) checks the topic ids and texts."""
     p = Path(path)
     where = rel(p)
     if not p.is_file():
         raise InputError(Problem(where, "TREC RAG run file does not exist", field="--trec-rag-run"))
-    # strict: UTF-8 (the bad byte named), no NaN, no key written twice (JSON keeps the last,
-    # silently), nesting bounded (a line of "[[[[…" is refused before the parser recurses)
     text, file_notes = _text(p, where)
     check = _Checker(where, year, topics, truncate, strict)
     for note in file_notes:

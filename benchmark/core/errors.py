@@ -1,8 +1,5 @@
-"""Errors that tell the user exactly where their input is wrong.
-
-A long evaluation that dies on row 48 213 of somebody's corpus with ``KeyError: 'text'``
-wastes an afternoon.  Every input problem is raised as a :class:`InputError` that names
-the file, the line or row (1-based, as an editor shows it) and the field.
+"""Errors that tell the user exactly where their input is wrong: every input problem is an
+:class:`InputError` naming the file, the line or row (1-based) and the field.
 """
 
 from __future__ import annotations
@@ -48,11 +45,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a problem prints as o
 
 
 def printable(text: str) -> str:
-    """``text`` with control characters shown as escapes: a file name or field holding an
-    ANSI sequence is reported, never obeyed, by the terminal that prints the error.  So are
-    invisible format characters (Unicode category Cf): the bidirectional controls
-    (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C), which make ``evil<U+202E>txt.exe``
-    read as ``evilexe.txt`` ("Trojan Source"), zero-width spaces and joiners, tag characters."""
+    """``text`` with control and invisible format characters (category Cf: bidirectional
+    controls, zero-width spaces) shown as escapes: an ANSI sequence or a right-to-left
+    override in a file name is reported, never obeyed, by the terminal."""
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # undecodable file-name bytes
     text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
     if text.isascii():
@@ -75,11 +70,8 @@ def rel(path: Path | str) -> str:
 
 
 def yaml_key_lines(text: str, loader: Any = None) -> dict[str, int]:
-    """1-based line of each top-level key of a YAML mapping, so field errors can name a line.
-
-    ``loader`` composes the document (default: PyYAML's safe loader; submissions pass the
-    bounded loader of :mod:`benchmark.core.untrusted`); text it refuses has no line map.
-    """
+    """1-based line of each top-level key of a YAML mapping, composed with ``loader``
+    (default: the safe loader); text it refuses has no line map."""
     import yaml
 
     try:
@@ -107,10 +99,8 @@ def field_problems(exc: Any, file: str, text: str) -> list[Problem]:
 
 
 class IncompleteResults(RuntimeError):
-    """Results were written, but some are not final: a judge failed (unreached, or replies
-    that could not be used) on more queries than ``--max-failure-rate`` allows.  Not an input
-    error (exit status 2): the command was right, and re-running it (with ``--retry-failed``
-    for unusable replies) completes the results, so it exits with 3."""
+    """Results were written, but some are not final: a judge failed on more queries than
+    ``--max-failure-rate`` allows.  Not an input error: re-running completes them (exit 3)."""
 
     exit_status = 3
 

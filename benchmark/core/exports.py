@@ -1,11 +1,7 @@
-"""CSV files that are safe to open in a spreadsheet.
-
-A cell that starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or carriage return) is a
-formula to Excel, LibreOffice and Google Sheets: a model id such as
-``=HYPERLINK("http://…")`` submitted through ``benchmark score --outputs`` would run when
-a maintainer opens the board's CSV.  Every CSV the project writes goes through
-:func:`write_csv`, which prefixes such text cells with an apostrophe, as OWASP advises
-and spreadsheets expect; numbers are left as numbers (``-0.5`` stays a number).
+"""CSV files that are safe to open in a spreadsheet: a text cell starting with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return is a formula there (a submitted model id
+``=HYPERLINK(…)`` would run), so :func:`write_csv` prefixes it with an apostrophe, as OWASP
+advises; numbers stay numbers.
 """
 
 from __future__ import annotations

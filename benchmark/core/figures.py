@@ -1,15 +1,8 @@
-"""Figures people read at a glance: short entry names, legends outside the axes, and one
-colour per entry that every figure of a board shares.
-
-Long model labels ("ORG/NAME@REVISION (RAG bm25 + core sub-questions (all) k=5)") used to
-be drawn inside the axes, where they covered the curves and ran off the figure; here every
-figure names an entry by :attr:`~benchmark.core.results.ModelInfo.short_label` and puts
-the legend below the axes, in space the layout reserves for it.  Nothing here calls a model.
-
-Two kinds of figure: matplotlib (the PNG files the command line writes beside a result) and,
-below, Plotly (the Space's interactive figures: hover for whole names and intervals, one
-colour per entry for the whole app, entries in the board's rank order, an undefined value
-named and never drawn as a number).
+"""Figures people read at a glance: short entry names
+(:attr:`~benchmark.core.results.ModelInfo.short_label`), legends below the axes, and one
+colour per entry that every figure of a board shares.  matplotlib draws the PNG files the
+command line writes beside a result; Plotly, below, the Space's interactive figures (hover
+for whole names and intervals, an undefined value named and never drawn as a number).
 """
 
 from __future__ import annotations
@@ -45,9 +38,8 @@ WIDE_LABEL = 34  # characters: a longer name gets a legend row of its own
 def bars(
     results: Sequence[TaskResult], series: Sequence[tuple[str, str, str, bool]], *, x_label: str, empty: str
 ) -> Any:
-    """Per entry (in the order given), a horizontal bar per series — (score key, label, colour,
-    hatched: partial credit, or retrieved rather than answered) — with its 95% interval, each
-    label named once in the legend; an entry with none of the scores is left out."""
+    """Per entry, a horizontal bar per series (score key, label, colour, hatched) with its 95%
+    interval; an entry with none of the scores is left out."""
     rows = [r for r in results if any(r.scores.get(k) for k, *_ in series)]
     if not rows:
         return empty_figure(empty)
@@ -98,15 +90,17 @@ def empty_figure(message: str) -> Any:
 def entry_labels(results: Sequence[TaskResult]) -> list[str]:
     """Short names, one per result; where two would read alike, both keep their full label.
     Names come from result files: drawn as plain text, never as math."""
+    return [n.replace("$", r"\$") for n in _short_names(results)]  # "$" starts matplotlib's math mode
+
+
+def _short_names(results: Sequence[TaskResult]) -> list[str]:
     short = [r.model.short_label for r in results]
     twice = {s for s, n in Counter(short).items() if n > 1}
-    names = [r.model.label if s in twice else s for r, s in zip(results, short, strict=True)]
-    return [n.replace("$", r"\$") for n in names]  # a "$" would start matplotlib's math mode
+    return [r.model.label if s in twice else s for r, s in zip(results, short, strict=True)]
 
 
 def stacked(label: str) -> str:
-    """A name on an axis: the model above its setting, so that the labels leave the axes
-    their width."""
+    """A name on an axis: the model above its setting."""
     return label.replace(" · ", "\n")
 
 
@@ -123,9 +117,8 @@ _FIXED: dict[str, int] = {}
 
 
 def fix_colours(labels: Sequence[str]) -> None:
-    """One colour (and marker) per entry for the whole app: each label keeps the place it has
-    in ``labels``, whatever a filter leaves in a figure.  Labels not given fall back to their
-    position in the figure."""
+    """One colour (and marker) per entry for the whole app: each label keeps its place in
+    ``labels`` whatever a filter leaves in a figure."""
     _FIXED.clear()
     for label in labels:
         _FIXED.setdefault(label, len(_FIXED))
@@ -140,8 +133,7 @@ def entry_marker(result: TaskResult, i: int) -> str:
 
 
 def legend_columns(labels: Sequence[str]) -> int:
-    """Two legend columns where the names are short enough to sit side by side in a 6.4 in
-    figure, else one (a wider legend is cut at the figure's edges)."""
+    """Two legend columns where the names fit side by side in a 6.4 in figure, else one."""
     return 2 if max(map(len, labels), default=0) <= WIDE_LABEL else 1
 
 
@@ -161,14 +153,12 @@ def legend_below(fig: Any, labels: Sequence[str], columns: int | None = None) ->
 
 
 # ---------------------------------------------------------------------------------
-# Interactive figures (Plotly): what the Space shows.  The matplotlib helpers above draw
-# the PNG files the command line writes beside a result (no browser there, and Plotly's
-# PNG export needs kaleido and a Chrome, which a scoring machine lacks).
+# Interactive figures (Plotly): what the Space shows.  (Plotly's PNG export needs kaleido
+# and a Chrome, which a scoring machine lacks: hence matplotlib above.)
 # ---------------------------------------------------------------------------------
 
-#: one colour per entry for the whole app; each of mid luminance (0.12–0.30), so that it
-#: stands out (WCAG 3:1 for graphics) on the figures' white card in light mode and on the
-#: page's near-black in dark mode alike (tests/unit/test_space_figures.py measures it)
+#: one colour per entry for the whole app, each of mid luminance (0.12–0.30): WCAG 3:1 on the
+#: white card and on the dark page alike (tests/unit/test_space_figures.py measures it)
 ENTRY_PALETTE = (
     "#2f6fc0",
     "#d55e00",
@@ -189,8 +179,7 @@ ENTRY_PALETTE = (
 )
 #: a second look for entries beyond the palette: the 17th entry is a blue square, not a circle
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "star")
-#: the figures' card in light mode; in dark mode the page's styles turn its paper, text and
-#: grid dark (benchmark/space/page.py: Gradio does not theme Plotly figures)
+#: the figures' card in light mode (benchmark/space/page.py darkens it in dark mode)
 INK = "#1f2328"
 PAPER = "#ffffff"
 MUTED = "#57606a"
@@ -198,8 +187,8 @@ LEGEND_ROW_PX = 20
 
 
 def _place(label: str) -> int:
-    """An entry's place in the app's colour order (:func:`fix_colours`); an entry the app did
-    not fix takes a place from its name alone, so it never depends on what else is drawn."""
+    """An entry's place in the app's colour order (:func:`fix_colours`), else one from its
+    name alone, so it never depends on what else is drawn."""
     return _FIXED[label] if label in _FIXED else zlib.crc32(label.encode("utf-8"))
 
 
@@ -213,27 +202,20 @@ def plot_symbol(label: str) -> str:
 
 
 def text(value: Any) -> str:
-    """Submitted text as Plotly draws it: Plotly reads ``<b>``, ``<a href>`` and entities in
-    labels and hover text, so every name is escaped (it then shows literally), and its
-    invisible controls are shown as escapes (a right-to-left override would draw what follows
-    it reversed; :func:`benchmark.core.errors.printable`)."""
+    """Submitted text as Plotly draws it: HTML-escaped (Plotly reads ``<b>``, ``<a href>`` and
+    entities in labels), invisible controls shown as escapes (:func:`~benchmark.core.errors.printable`)."""
     return html.escape(printable(str(value)), quote=False)
 
 
 #: characters a name takes in a legend, on an axis or in a caption; a longer one is cut with
-#: "…" (its whole label is in the hover text): a 400-character name ran off the figure and
-#: past Plotly's margins ("Something went wrong with axis scaling")
+#: "…" (its whole label is in the hover text), or it runs past Plotly's margins
 NAME_CHARS = 64
 
 
 def plot_names(results: Sequence[TaskResult]) -> list[str]:
     """Short names as :func:`entry_labels` gives them, at most :data:`NAME_CHARS` long,
-    unescaped for matplotlib ("$" is plain text in Plotly); escape them with :func:`text`
-    where drawn."""
-    short = [r.model.short_label for r in results]
-    twice = {s for s, n in Counter(short).items() if n > 1}
-    names = [r.model.label if s in twice else s for r, s in zip(results, short, strict=True)]
-    return [cut(n) for n in names]
+    unescaped ("$" is plain text in Plotly); escape them with :func:`text` where drawn."""
+    return [cut(n) for n in _short_names(results)]
 
 
 #: characters a name takes on an axis, where it shares the figure's width with the data
@@ -241,8 +223,7 @@ AXIS_CHARS = 36
 
 
 def axis_name(name: str) -> str:
-    """A name on an axis, escaped: the model above its setting, each cut at
-    :data:`AXIS_CHARS`, so that the labels leave the data its width."""
+    """A name on an axis, escaped: the model above its setting, each cut at :data:`AXIS_CHARS`."""
     return "<br>".join(text(cut(part, AXIS_CHARS)) for part in name.split(" · "))
 
 
@@ -258,9 +239,8 @@ def _go() -> Any:
 
 
 def card(fig: Any, height: int, *, legend_rows: int = 0, **layout: Any) -> Any:
-    """The figures' common look: a white card with dark ink (readable in the app's dark mode
-    too), hover labels that show whole names, and ``legend_rows`` rows of legend under the
-    axes, in a margin reserved for them (never over the data)."""
+    """The figures' common look: a white card with dark ink, hover labels that show whole
+    names, and ``legend_rows`` rows of legend in a margin under the axes."""
     bottom = 56 + LEGEND_ROW_PX * legend_rows
     fig.update_layout(
         template="plotly_white",
@@ -315,8 +295,8 @@ def fmt_interval(v: float, lo: float, hi: float) -> str:
 
 @dataclass(frozen=True)
 class Series:
-    """One score drawn on a forest plot: its result key, its name, the panel it is drawn in,
-    and whether its marker is hollow (the second series of a panel)."""
+    """One score drawn on a forest plot: its result key, its name, its panel, and whether its
+    marker is hollow."""
 
     key: str
     name: str
@@ -340,12 +320,10 @@ def forest(
     notes: Sequence[str] | None = None,
     reference_line: tuple[int, float] | None = None,
 ) -> Any:
-    """One row per entry, in the order given (the board's rank order, best first), a point
-    with its 95% interval for each series, one panel per group of series; every point of an
-    entry in its colour.  A score that is undefined is not drawn: its place reads
-    ``undefined`` (hover for why).  Two series of one panel sit a little apart in the row,
-    the second hollow, so no marker hides another.  ``notes`` add a line of hover text per
-    entry (e.g. DecompScore's coherence)."""
+    """One row per entry, in the order given (best first), a point with its 95% interval for
+    each series, one panel per group of series, every point of an entry in its colour.  An
+    undefined score's place reads ``undefined``.  Two series of one panel sit a little apart,
+    the second hollow.  ``notes`` add a line of hover text per entry."""
     from plotly.subplots import make_subplots
 
     if not results:
@@ -360,9 +338,7 @@ def forest(
         subplot_titles=[text(p) for p in panels] if len(panels) > 1 else None,
     )
     per_panel = Counter(s.panel for s in series)
-    place: dict[str, int] = {}
-    for s in series:
-        place[s.key] = sum(1 for t in series[: series.index(s)] if t.panel == s.panel)
+    place = {s.key: sum(t.panel == s.panel for t in series[:i]) for i, s in enumerate(series)}
     lo_x = x_range[0] if x_range else 0.0
     hi_x = x_range[1] if x_range else 1.0
     for i, (r, name) in enumerate(zip(results, names, strict=True)):
@@ -464,8 +440,8 @@ def forest(
 
 
 def point_sizes(points: Sequence[tuple[float, float]], size: int = 14, step: int = 4) -> list[int]:
-    """Marker sizes for points drawn in order: one drawn on an earlier point at the same place
-    is smaller, so both show (rings around a dot) rather than one hiding the other."""
+    """Marker sizes for points drawn in order: one on an earlier point's place is smaller,
+    so both show."""
     seen: Counter[tuple[float, float]] = Counter()
     out = []
     for x, y in points:
@@ -485,8 +461,7 @@ def same_spot(points: Sequence[tuple[float, float]], names: Sequence[str]) -> li
 
 
 def undrawn_trace(label: str, name: str, why: str) -> Any:
-    """A legend item (no point) for an entry whose value is undefined: it is named, with why,
-    never drawn as a number."""
+    """A legend item (no point) for an entry whose value is undefined, with why."""
     return _go().Scatter(
         x=[None],
         y=[None],
@@ -509,11 +484,10 @@ def interval_scatter(
     empty: str,
     height: int,
 ) -> Any:
-    """Two scores of each entry against each other, ``x`` and ``y`` each (score key, its name
-    in the hover, its axis title), with their 95% intervals as error bars: a point per entry
-    in the order given (the board's), points at one place drawn as rings of decreasing size
-    (the hover names them all); an entry missing either score is named in the legend as not
-    drawn (``undrawn`` says why), never put at 0."""
+    """Two scores of each entry against each other, ``x`` and ``y`` each (score key, hover
+    name, axis title), with 95% intervals as error bars; points at one place are rings of
+    decreasing size; an entry missing either score is named in the legend as not drawn
+    (``undrawn`` says why), never put at 0."""
     go = _go()
     pts, missing = [], []
     for r, name in zip(results, plot_names(results), strict=True):

@@ -1,9 +1,5 @@
-"""Where groundcover keeps things on disk.
-
-Everything that is derived (indexes, the model-call cache, downloaded models) lives
-under one home directory so that a user can wipe or relocate it in one place.  The
-home defaults to ``~/.cache/groundcover`` and is overridden by ``GROUNDCOVER_HOME``;
-tests point it at a temporary directory.
+"""Where groundcover keeps things on disk: everything derived lives under one home,
+``GROUNDCOVER_HOME`` (default ``~/.cache/groundcover``).
 """
 
 from __future__ import annotations
@@ -25,14 +21,11 @@ def home() -> Path:
     except OSError as exc:
         from benchmark.core.errors import InputError, Problem, printable
 
-        raise InputError(
-            Problem(
-                printable(str(path)),
-                f"cannot be groundcover's home ({'a file' if path.is_file() else exc.strerror or exc}): "
-                "point GROUNDCOVER_HOME at a folder you can write, or unset it",
-                field="GROUNDCOVER_HOME",
-            )
-        ) from None
+        why = (
+            f"cannot be groundcover's home ({'a file' if path.is_file() else exc.strerror or exc}): "
+            "point GROUNDCOVER_HOME at a folder you can write, or unset it"
+        )
+        raise InputError(Problem(printable(str(path)), why, field="GROUNDCOVER_HOME")) from None
     return path
 
 
@@ -52,12 +45,8 @@ PACKAGED_TASKS = PACKAGE_DIR / "task_data"
 
 
 def tasks_dir() -> Path:
-    """Directory holding ``<task_id>/task.yaml`` cards.
-
-    ``GROUNDCOVER_TASKS`` if set; else the copy inside an installed wheel; else the
-    checkout's ``tasks/`` (in a checkout ``benchmark/task_data`` is a link to it, which is
-    how the wheel build finds the task files; error messages name ``tasks/``).
-    """
+    """Directory holding ``<task_id>/task.yaml`` cards: ``GROUNDCOVER_TASKS`` if set; else the
+    copy inside an installed wheel; else the checkout's ``tasks/``."""
     if "GROUNDCOVER_TASKS" in os.environ:
         return Path(os.environ["GROUNDCOVER_TASKS"])
     if PACKAGED_TASKS.is_dir() and not PACKAGED_TASKS.is_symlink():
@@ -66,12 +55,9 @@ def tasks_dir() -> Path:
 
 
 def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
-    """Make sure ``path`` is a folder this process can write, before any model loads.
-
-    A real write is tried (a probe file, removed at once): permission bits say nothing
-    for root, and a read-only mount or a path through a file only shows on writing.  The
-    folder is created if missing; a failure is a one-line error naming ``flag``.
-    """
+    """Make sure ``path`` is a folder this process can write, before any model loads (created
+    if missing); a probe file is written, since permission bits say nothing for root or a
+    read-only mount."""
     import tempfile
 
     from benchmark.core.errors import InputError, Problem, printable
@@ -85,16 +71,14 @@ def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise InputError(
-            Problem(printable(str(p)), f"cannot write here ({exc.strerror or exc})", field=flag)
-        ) from None
+        why = f"cannot write here ({exc.strerror or exc})"
+        raise InputError(Problem(printable(str(p)), why, field=flag)) from None
     return p
 
 
 def check_writable_file(path: str | os.PathLike[str], flag: str) -> Path:
-    """Make sure ``path`` can be written as a file, before any work: not a folder, in a
-    folder this process can write (created if missing, as :func:`check_writable` does), and,
-    if it exists, writable.  A failure is a one-line error naming ``flag``."""
+    """Make sure ``path`` can be written as a file, before any work (its folder as
+    :func:`check_writable` checks it)."""
     from benchmark.core.errors import InputError, Problem, printable
 
     p = Path(path)

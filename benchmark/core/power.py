@@ -1,39 +1,11 @@
 """How small a difference a board can tell apart: the minimum detectable difference of its paired test.
 
-Why: with a dozen queries most models share rank 1, and a visitor cannot tell *equal* from
-*cannot tell apart*.  Beside the ranks, each board says how large a difference in its ranked
-score its test would detect with 80 % power; a pair whose observed difference is below that
-shares a rank for want of queries, not because it is known to be equal.
-
-**The test it is the power of.**  A board ranks by two-sided paired permutation tests (sign
-flips of per-query differences, :func:`benchmark.core.stats.sign_flip_pvalues`), Holm-corrected
-over each model's comparisons with the other ``m − 1`` models at α = 0.05
-(:func:`benchmark.core.stats.ranks_of`).  Holm tests a model's most significant comparison at
-α / (m − 1): that is the level a pair must reach to be told apart when it is the board's only
-real difference, so the power is computed at that level (:func:`comparison_level`); a pair
-that is one of several real differences is tested at a level up to α, so the number is
-conservative there.
-
-**Method.**  The permutation test of the mean difference has, for per-query differences of
-standard deviation σ over n queries, asymptotically the power of the one-sample t-test on the
-same differences (the sign-flip distribution of the mean is close to normal with the sample's
-variance).  So the detectable difference is the δ at which the two-sided t-test at the
-comparison level rejects with 80 % probability, exactly, through the noncentral t
-distribution (noncentrality δ√n / σ, n − 1 degrees of freedom), with σ the sample SD of the
-per-query differences (:func:`detectable_difference`).  Two limits are the permutation test's
-own and are kept exactly: its smallest p-value is 2 / 2ⁿ (all sign patterns; with more than
-:data:`~benchmark.core.stats.PERMUTATION_RESAMPLES` patterns, 2 / (resamples + 1)), so where
-that is not below the level no difference of any size is detected (``inf``); and where every
-difference is equal (σ = 0) any non-zero difference is.  ``tests/unit/test_power.py`` draws
-per-query differences at the detectable difference and runs the boards' own permutation test
-on them: it rejects in 80 % of the draws within a tolerance, at 12 queries as on the published
-boards and at more.
-
-**A board's number.**  Its pairs' variances pooled (the mean of their squared SDs) with the
-median number of queries they share (:func:`board_power`); each pair also has its own
-(:func:`pair_detectable`).  docs/power.md says how to read them.
-
-Pure functions of plain numbers; scipy is imported when a number is asked for.
+With a dozen queries most models share rank 1; beside the ranks, each board says how large a
+difference in its ranked score its test (:func:`benchmark.core.stats.ranks_of`) would detect
+with 80 % power, so *cannot tell apart* does not read as *equal*.  The power is that of the
+two-sided t-test at Holm's strictest level α / (m − 1), exactly through the noncentral t,
+with the permutation test's own floor on its p-value kept; docs/power.md gives the method
+and how ``tests/unit/test_power.py`` checks it against the test itself.
 """
 
 from __future__ import annotations
@@ -43,7 +15,6 @@ from dataclasses import dataclass
 
 from benchmark.core.stats import ALPHA, PERMUTATION_RESAMPLES, PairedComparison
 
-#: the probability of detecting a difference of the detectable size
 POWER = 0.8
 #: an SD of per-query differences this small is rounding, not spread: every difference is the
 #: same (``0.02 * i`` apart in floating point gives ~1e-17)
@@ -65,9 +36,8 @@ def smallest_p(n: int, n_resamples: int = PERMUTATION_RESAMPLES) -> float:
 
 
 def detectable_difference(sd: float, n: int, level: float, power: float = POWER) -> float:
-    """The smallest mean difference the paired test at ``level`` detects with ``power``, on
-    ``n`` queries whose differences have standard deviation ``sd``; ``inf`` where no
-    difference can be detected (under 2 queries, or a level the test cannot reach on ``n``)."""
+    """The smallest mean difference the paired test at ``level`` detects with ``power`` on ``n``
+    queries whose differences have SD ``sd``; ``inf`` where the test cannot reach ``level``."""
     if n < 2 or math.isnan(sd) or smallest_p(n) >= level:
         return math.inf
     if sd <= SAME:
@@ -101,8 +71,8 @@ class BoardPower:
 
 
 def board_power(cmp: PairedComparison, alpha: float = ALPHA, power: float = POWER) -> BoardPower | None:
-    """The board's detectable difference from its pairs' pooled variance; ``None`` where it
-    has fewer than two models (nothing is compared)."""
+    """The board's detectable difference from its pairs' pooled variance and median shared
+    queries; ``None`` under two models."""
     m = len(cmp.models)
     if m < 2 or cmp.sd_diff is None:
         return None

@@ -1,20 +1,9 @@
-"""Judge scores corrected by a few human labels: prediction-powered inference (PPI++).
+"""Judge scores corrected by a few human labels: prediction-powered inference (PPI++,
+Angelopoulos et al., 2023; as ARES uses it), valid whatever the judge's bias.
 
-Why: an LLM or NLI judge is biased in ways no card can remove — it calls too many claims
-supported, or too few nuggets covered — and its bias moves every system's score. A user who
-holds a few hundred human labels for units the judge also labelled (claims, nuggets,
-sentences, questions) can correct the judge's mean over *all* units and get an interval that
-is valid whatever the judge's bias: the judge's mean over the unlabelled units, minus its
-average error on the labelled ones (Angelopoulos et al., 2023; PPI++ tunes how much of the
-judge to trust, so the interval is never wider than the human labels' own). ARES uses the
-same estimator.  The arithmetic is ``ppi-python``'s (``ppi_py.ppi_mean_ci``), not ours; this
-module only shapes the units, weights and result.
-
-Weights let the corrected figure be the *same* quantity as the raw score: a family score that
-is a mean over queries of a per-query fraction of units (ICAT's factuality, nugget recall)
-weighs each unit 1 / (units of its query), so the weighted unit mean is the query macro-average.
-Only scores that are such a weighted mean of unit labels can be corrected this way; a family
-states which.
+The arithmetic is ``ppi-python``'s (``ppi_py.ppi_mean_ci``); this module shapes the units,
+weights and result.  Each unit weighs 1 / (units of its query), so the corrected figure is
+the same query macro-average as the raw score (docs/human-labels.md).
 """
 
 from __future__ import annotations
@@ -27,29 +16,15 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Corrected:
-    """A score corrected with human labels, beside the judge's own figure on the same units."""
+    """A score corrected with human labels, beside the judge's own (``raw``) on the same units."""
 
-    #: the corrected estimate and its interval
     mean: float
     low: float
     high: float
-    #: the judge's uncorrected weighted mean over every unit
     raw: float
-    #: units with a human label / units with only the judge's
     n_labelled: int
     n_unlabelled: int
     confidence: float
-
-    def as_dict(self) -> dict[str, float | int]:
-        return {
-            "mean": self.mean,
-            "low": self.low,
-            "high": self.high,
-            "raw": self.raw,
-            "n_labelled": self.n_labelled,
-            "n_unlabelled": self.n_unlabelled,
-            "confidence": self.confidence,
-        }
 
 
 def _weights(w: Sequence[float] | None, n: int) -> np.ndarray:
@@ -71,13 +46,9 @@ def corrected_mean(
     weights_unlabelled: Sequence[float] | None = None,
     confidence: float = 0.95,
 ) -> Corrected:
-    """The PPI++ estimate of the mean unit label and its two-sided interval.
-
-    ``human[i]`` and ``judge_on_labelled[i]`` are the person's and the judge's label of the
-    same unit; ``judge_on_unlabelled`` are the judge's labels of the units nobody labelled.
-    Labelled units must be drawn at random from all units (the interval's guarantee rests on
-    it); the caller says so to the user.
-    """
+    """The PPI++ estimate of the mean unit label and its two-sided interval: ``human[i]`` and
+    ``judge_on_labelled[i]`` label the same unit.  The labelled units must be a random sample
+    (the interval's guarantee rests on it); the caller says so to the user."""
     y = np.asarray(human, dtype=float)
     yhat = np.asarray(judge_on_labelled, dtype=float)
     yhat_u = np.asarray(judge_on_unlabelled, dtype=float)

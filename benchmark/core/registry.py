@@ -1,19 +1,11 @@
-"""The metric-family registry: names until a family is asked for.
+"""The metric-family registry: every layer asks :data:`REGISTRY` for families and none names one.
 
-The CLI, the runner, result files, the leaderboard and the Space ask :data:`REGISTRY` for
-families; none of them names one.  So do the layers below the families: the task layer asks
-for the tables of the families a card lists, the prompt loader for the folder that holds a
-prompt.  A family is a ``"module:object"`` name until first asked for (as lm-eval's registry
-holds its models), so importing a module registers nothing and loads no family.  It comes
-from :data:`BUILTIN` or from an installed distribution's ``groundcover.families`` entry
-point (``toy = "toy_family:TOY"``): a family as a package of its own, with no edit inside
-``benchmark/`` (CONTRIBUTING.md, "Adding a metric family").
-
-A plug-in is checked completely when it loads and refused in one line naming it when
-anything is wrong: it fails to import (whatever it raises, ``SystemExit`` included; what it
-prints is bounded), it is not a :class:`MetricFamily`, its id is not its entry point's name
-or is a built-in's, another plug-in has the same id (neither wins), or its flags, tables or
-prompt files clash with another family's.  The built-in families stand whatever plug-ins do.
+A family is a ``"module:object"`` name until first asked for, from :data:`BUILTIN` or an
+installed distribution's ``groundcover.families`` entry point (CONTRIBUTING.md, "Adding a
+metric family").  A plug-in is checked completely when it loads and refused in one line when
+anything is wrong (it fails to import, is not a :class:`MetricFamily`, its id is not its entry
+point's name, or its flags, tables or prompt files clash with another family's); the built-in
+families stand whatever plug-ins do.
 """
 
 from __future__ import annotations
@@ -34,7 +26,6 @@ from benchmark.core.schema import SHARED
 
 log = logging.getLogger(__name__)
 
-#: the entry point group an outside package registers its family in
 ENTRY_POINT_GROUP = "groundcover.families"
 
 #: the families that ship with groundcover, in the order boards list them
@@ -48,8 +39,8 @@ BUILTIN: dict[str, str] = {
     "decompscore": "benchmark.families.decompscore.family:DECOMPSCORE",
 }
 
-#: what a plug-in may print while it imports before the rest is dropped (lines, characters),
-#: and how much of its error a refusal quotes
+#: what a plug-in may print while it imports (lines, characters), and how much of its error
+#: a refusal quotes
 PRINT_LINES, PRINT_CHARS, MESSAGE_CHARS = 20, 4000, 300
 
 
@@ -104,9 +95,8 @@ def _where(entry: EntryPoint) -> str:
 
 class Registry(Mapping[str, MetricFamily]):
     """Family id -> :class:`MetricFamily`, each loaded when first asked for: the built-in
-    families in their order, then every plug-in that passes its checks.  Asking for a plug-in
-    loads and checks them all, since a plug-in is only valid beside the others; refusals are
-    logged once and kept in :attr:`errors`."""
+    families, then every plug-in that passes its checks (all are loaded at once: a plug-in is
+    only valid beside the others); refusals are logged once and kept in :attr:`errors`."""
 
     def __init__(self, builtin: Mapping[str, str] = BUILTIN, group: str = ENTRY_POINT_GROUP) -> None:
         self.builtin, self.group = dict(builtin), group
@@ -147,8 +137,7 @@ class Registry(Mapping[str, MetricFamily]):
         yield from (family.package for family in self.plugins().values())
 
     def refuse(self, fid: str, why: str) -> None:
-        """Take a plug-in out of this process's registry, in one line (the command line does
-        for a plug-in whose flag is one of the command's own)."""
+        """Take a plug-in out of this process's registry (a flag clashing with a command's own)."""
         with self._lock:
             if self._plugins is not None and self._plugins.pop(fid, None) is not None:
                 self._error(f"metric family plug-in {fid!r} is refused: {why}")
@@ -218,9 +207,8 @@ class Registry(Mapping[str, MetricFamily]):
         return family.model_copy(update={"package": package})
 
     def _clashes(self, plugins: Mapping[str, MetricFamily]) -> dict[str, str]:
-        """Plug-ins whose flags, tables or prompt files another family also declares, with why:
-        against a built-in only the plug-in is refused, between plug-ins every one of them.  A
-        table may be declared twice with the same schema."""
+        """Plug-ins whose flags, tables or prompt files another family also declares, with why
+        (a table may be declared twice with the same schema)."""
         claims: dict[tuple[str, str], list[tuple[str, object]]] = {}  # (kind, name) -> (owner, what)
         for table in SHARED.values():
             claims.setdefault(("table", table.name), []).append(("every task", table))
@@ -249,5 +237,4 @@ class Registry(Mapping[str, MetricFamily]):
         return clashes
 
 
-#: the one registry of the running program
 REGISTRY = Registry()

@@ -1,15 +1,10 @@
 """Intervals and paired tests that include the judge's own randomness (``--judge-repeats``).
 
-Why: a sampled LLM judge gives a different verdict when asked again. Asked once per item, that
-noise is folded into each query's score, and on a small board one lucky draw can separate two
-systems whose answers are equally good. Asked N times (seeded, each repeat its own cache key),
-the spread of the repeats measures the noise, and a two-level bootstrap — queries, then each
-query's repeats — gives an interval for "this system on this population of queries, judged by
-this noisy judge". :func:`noise_share` says how much of that interval the judge's noise makes.
-
-A per-query score here is a sequence of its repeats' values (one value: no repeats); ``None``
-(a failed judgement) is left out, a query with no value at all is left out as in
-:func:`benchmark.core.stats.mean_ci`.
+A sampled LLM judge asked once folds its noise into each query's score, and on a small board
+one lucky draw can separate equal systems.  Asked N times, a two-level bootstrap (queries,
+then each query's repeats) gives an interval that holds the noise; :func:`noise_share` says
+how much of it the noise makes.  A per-query score is the sequence of its repeats' values;
+``None`` (a failed judgement) is left out.
 """
 
 from __future__ import annotations
@@ -34,21 +29,18 @@ def _clean(scores: Repeats) -> dict[str, np.ndarray]:
     return out
 
 
-def _two_level(per_query: list[np.ndarray], rng: np.random.Generator, n: int, repeats: bool) -> np.ndarray:
-    """``n`` bootstrap means: queries resampled, then (if ``repeats``) each drawn query's repeats."""
+def _two_level(per_query: list[np.ndarray], rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` bootstrap means: queries resampled, then each drawn query's repeats."""
     k = len(per_query)
     picks = rng.integers(0, k, size=(n, k))
-    means = np.array([v.mean() for v in per_query])
-    if not repeats:
-        return means[picks].mean(axis=1)
     out = np.empty(n)
     for b in range(n):
-        total = 0.0
-        for i in picks[b]:
-            v = per_query[i]
-            total += v[rng.integers(0, v.size, size=v.size)].mean()
-        out[b] = total / k
+        out[b] = sum(_resampled_mean(per_query[i], rng) for i in picks[b]) / k
     return out
+
+
+def _resampled_mean(v: np.ndarray, rng: np.random.Generator) -> float:
+    return v[rng.integers(0, v.size, size=v.size)].mean()
 
 
 def mean_ci_repeats(
@@ -62,18 +54,17 @@ def mean_ci_repeats(
     mean = float(np.mean([v.mean() for v in per_query]))
     if len(per_query) == 1 and per_query[0].size == 1:
         return Interval(mean, None, None, 1, None)
-    boot = _two_level(per_query, np.random.default_rng(seed), n_resamples, repeats=True)
+    boot = _two_level(per_query, np.random.default_rng(seed), n_resamples)
     tail = (1 - level) / 2
     low, high = np.quantile(boot, [tail, 1 - tail])
     return Interval(mean, float(low), float(high), len(per_query), "two-level percentile")
 
 
 def noise_share(scores: Repeats) -> float | None:
-    """The share of the mean's variance that the judge's own noise makes: each query's
-    repeat variance over its repeat count, averaged, against the spread of the query means
-    (which holds both the queries' differences and that noise). 0 for a deterministic judge,
-    near 1 when the judge's noise dominates; ``None`` without repeats. A variance share, not
-    a bootstrap width ratio: the latter drowns small shares in resampling error."""
+    """The share of the mean's variance the judge's noise makes (0: none, 1: all; ``None``
+    without repeats): each query's repeat variance over its repeat count, averaged, against
+    the variance of the query means.  A variance share, not a bootstrap width ratio: the
+    latter drowns small shares in resampling error."""
     per_query = list(_clean(scores).values())
     if len(per_query) < 2 or all(v.size < 2 for v in per_query):
         return None
@@ -99,10 +90,9 @@ class RepeatComparison:
 def paired_repeat_test(
     a: Repeats, b: Repeats, *, seed: int = 0, n_resamples: int = BOOTSTRAP_RESAMPLES, level: float = CI_LEVEL
 ) -> RepeatComparison:
-    """Two-sided bootstrap test of mean(a) - mean(b) over shared queries: each draw resamples the
-    queries, then within each drawn query the repeats of a and of b independently. The p-value
-    is twice the smaller share of draws on either side of zero (the percentile interval's
-    inversion), so a difference the repeats' spread can produce is not significant."""
+    """Two-sided bootstrap test of mean(a) - mean(b) over shared queries (queries resampled,
+    then each one's repeats of a and of b): p is twice the smaller share of draws on either
+    side of zero."""
     ca, cb = _clean(a), _clean(b)
     shared = sorted(set(ca) & set(cb))
     if not shared:
@@ -115,14 +105,7 @@ def paired_repeat_test(
     picks = rng.integers(0, k, size=(n_resamples, k))
     boot = np.empty(n_resamples)
     for r in range(n_resamples):
-        total = 0.0
-        for i in picks[r]:
-            x, y = va[i], vb[i]
-            total += (
-                x[rng.integers(0, x.size, size=x.size)].mean()
-                - y[rng.integers(0, y.size, size=y.size)].mean()
-            )
-        boot[r] = total / k
+        boot[r] = sum(_resampled_mean(va[i], rng) - _resampled_mean(vb[i], rng) for i in picks[r]) / k
     tail = (1 - level) / 2
     low, high = np.quantile(boot, [tail, 1 - tail])
     p = min(1.0, 2 * min(float((boot <= 0).mean()), float((boot >= 0).mean())))
@@ -136,8 +119,7 @@ def repeat_ranks(
     seed: int = 0,
     n_resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> dict[str, int]:
-    """Board ranks as :func:`benchmark.core.stats.ranks_of` gives them (Holm over each model's
-    comparisons), from :func:`paired_repeat_test` instead of the one-draw permutation test."""
+    """Board ranks as :func:`benchmark.core.stats.ranks_of` gives them, from :func:`paired_repeat_test`."""
     from benchmark.core.stats import PairedComparison, ranks_of
 
     models = list(scores)

@@ -1,15 +1,8 @@
-"""Result files: one validated JSON per (model, task, judge profile).
-
-Layout (after MTEB)::
-
-    results/<org>__<model>/<revision>/<judge-profile>/<task>.json          aggregate + per-query
-    results/<org>__<model>/<revision>/<judge-profile>/<task>.traces.jsonl  one trace per query
-
-A result file carries everything needed to decide whether two results may be ranked
-together — task version and data fingerprint, the *full* judge profile, package and
-dependency versions — and everything needed to trust the number: bootstrap confidence
-intervals over queries, per-query scores, and counts of failures (a failure is never
-silently a zero).
+"""Result files: one validated JSON per (model, task, judge profile, family), laid out as
+:func:`result_path` says, beside a traces file.  A result carries everything needed to decide
+whether two results may be ranked together (task version and data fingerprint, the *full*
+judge profile, package versions) and to trust the number (bootstrap intervals, per-query
+scores, failure counts: a failure is never silently a zero).
 """
 
 from __future__ import annotations
@@ -17,11 +10,9 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 import platform
 import re
 import subprocess
-import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,14 +28,13 @@ from pydantic import (
 )
 
 from benchmark.core import paths, stats
+from benchmark.core.checkpoint import write_atomic
 from benchmark.core.version import __version__
 
 RESULT_SCHEMA_VERSION = "2"
 
-#: the share of queries per score on which a judge may fail — unreached, or a reply that could
-#: not be used — before the score is withheld (and a result whose ranked score it is, incomplete):
-#: small, so a judge that died halfway or answers nonsense never reads as a score, yet one
-#: lost request in a large task (1 of 54) does not throw a run away
+#: the share of queries per score on which a judge may fail before the score is withheld:
+#: small, yet one lost request in a large task (1 of 54) does not throw a run away
 MAX_FAILURE_RATE = 0.05
 
 TRACKED_PACKAGES = (
@@ -74,17 +64,13 @@ RANDOM_SAMPLE_CAVEAT = (
 
 
 class HumanCorrected(_Strict):
-    """A score corrected with human labels of some of its units (``--human-labels``):
-    prediction-powered inference (PPI++, :func:`benchmark.core.ppi.corrected_mean`) over the
-    units of the queries that have the score, each unit weighted 1 / its query's units."""
+    """A score corrected with human labels of some of its units (``--human-labels``,
+    :func:`benchmark.core.ppi.corrected_mean`)."""
 
     value: float
     ci_low: float
     ci_high: float
-    raw: float = Field(
-        description="the judge's own weighted unit mean over the same units (queries without units, "
-        "e.g. an answer with no claims, are left out of both)"
-    )
+    raw: float = Field(description="the judge's own weighted unit mean over the same units")
     n_labels: int = Field(description="units with a human label")
     n_units: int = Field(description="units in all, labelled or not")
     unit: str = Field(description="what was labelled: claim, nugget, …")
@@ -94,15 +80,12 @@ class HumanCorrected(_Strict):
 
 
 class JudgeRepeats(_Strict):
-    """A score judged ``repeats`` times per query by a sampled judge (``--judge-repeats``):
-    its value is the mean of the per-query repeat means and its interval the two-level
-    bootstrap (queries, then repeats; :mod:`benchmark.core.repeats`); this says how many
-    repeats there were and how much of the mean's variance the judge's own noise makes."""
+    """A score judged ``repeats`` times per query by a sampled judge (``--judge-repeats``,
+    :mod:`benchmark.core.repeats`)."""
 
     repeats: int
     noise_share: float | None = Field(
-        description="share of the mean's variance the judge's noise makes (0: none, 1: all; null: "
-        "not measurable, fewer than two queries with repeats)"
+        description="share of the mean's variance that is the judge's noise (0 to 1; null: not measurable)"
     )
 
 
@@ -116,18 +99,13 @@ class Score(_Strict):
     failed: int = Field(
         default=0,
         description="queries whose value is undetermined because a judge failed on them (left out of n, "
-        "never counted as 0); n + failed + the queries the score does not apply to = the queries scored",
+        "never counted as 0)",
     )
-    unreachable: int = Field(
-        default=0,
-        description="of the failed, those whose judge gave no reply at all (down, timed out): a re-run "
-        "completes them",
-    )
+    unreachable: int = Field(default=0, description="of the failed, those whose judge gave no reply at all")
     incomplete: str | None = Field(
         default=None,
-        description="why the score is withheld: its judge failed (unreached, or a reply that could not be "
-        "used) on more queries than --max-failure-rate allows. A withheld score is shown on no board as a "
-        "number and never ranked; when it is the ranked score, the result is incomplete",
+        description="why the score is withheld (its judge failed on more queries than --max-failure-rate "
+        "allows): shown on no board as a number, never ranked",
     )
     ci_method: str | None = Field(
         default=None, description="BCa, percentile, constant, or null (no interval)"
@@ -141,8 +119,7 @@ class Score(_Strict):
 
     @model_serializer(mode="wrap")
     def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Absent, the optional figures are not written: a result scored without them is the
-        file it was before they existed (published results recompute key for key)."""
+        """Absent, the optional figures are not written (published results recompute key for key)."""
         out = handler(self)
         for key in ("human_corrected", "judge_repeats", "incomplete"):
             if out.get(key) is None:
@@ -153,12 +130,10 @@ class Score(_Strict):
 class RAGSetting(_Strict):
     """How a retrieval-augmented system was given evidence: part of the model's identity."""
 
-    # `sub_questions` is written as "subq" in outputs, submissions and results (the key
-    # files have always used); in code the name says what it is
+    # `sub_questions` is written as "subq", the key files have always used
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True)
 
-    #: "run": the system's own retrieval, known only by the passages it returned (a TREC
-    #: RAG run file records the references, not how they were found)
+    #: "run": the system's own retrieval, known only by the passages it returned
     retriever: Literal["bm25", "dense", "hybrid", "run"]
     k: int = Field(
         ge=1, le=100, description="passages put in the prompt (a TREC RAG run: the most references)"
@@ -209,9 +184,7 @@ class ModelInfo(_Strict):
     @field_validator("id", "revision")
     @classmethod
     def _plain_name(cls, value: str) -> str:
-        """The name rule every door applies (:func:`benchmark.core.untrusted.name_problems`): a
-        result file naming its model with a control or direction-changing character (one
-        that makes a name render as another's) is not read, by the board or the Space."""
+        """The name rule every door applies (:func:`benchmark.core.untrusted.name_problems`)."""
         from benchmark.core.untrusted import name_problems
 
         why = name_problems(value)
@@ -231,9 +204,7 @@ class ModelInfo(_Strict):
 
     @property
     def short_label(self) -> str:
-        """The name a figure shows: the model's own name (no organisation, no revision) and,
-        for a RAG run, its setting in short; :func:`benchmark.core.figures.entry_labels`
-        falls back to :attr:`label` where two entries would read alike."""
+        """The name a figure shows: the model's own name and, for a RAG run, its setting in short."""
         name = self.id.rsplit("/", 1)[-1]
         return name if self.rag is None else f"{name} · {self.rag.short}"
 
@@ -281,11 +252,7 @@ class RunInfo(_Strict):
     durations_s: dict[str, float] = Field(default_factory=dict)
     cache: dict[str, Any] = Field(default_factory=dict)
     command: str | None = None
-    max_failure_rate: float | None = Field(
-        default=None,
-        description="the share of queries per score on which the judge may fail before the score is "
-        "withheld (--max-failure-rate)",
-    )
+    max_failure_rate: float | None = Field(default=None, description="the --max-failure-rate it ran with")
 
 
 class QueryScores(_Strict):
@@ -344,10 +311,8 @@ class TaskResult(_Strict):
     notes: list[str] = Field(default_factory=list, description="what was not computed, and why")
     incomplete: list[str] = Field(
         default_factory=list,
-        description="why this result is not final: its ranked score is withheld (its judge failed on more "
-        "queries than --max-failure-rate allows), or that many queries have no score at all. An incomplete "
-        "result is written, kept off every board, and completed by re-running the same command (a judge "
-        "that was down) or with --retry-failed (replies that could not be used)",
+        description="why this result is not final (its ranked score is withheld, or too many queries have no "
+        "score): kept off every board until a re-run (or --retry-failed) completes it",
     )
     run: RunInfo
 
@@ -367,11 +332,6 @@ class TaskResult(_Strict):
             json.dumps(self.board_settings, sort_keys=True),
             self.primary,
         )
-
-
-# ---------------------------------------------------------------------------------
-# Pure helpers
-# ---------------------------------------------------------------------------------
 
 
 def bootstrap_score(
@@ -402,12 +362,8 @@ def path_segment(value: str) -> str:
 
 
 def result_path(root: Path, model: ModelInfo, profile: str, task_id: str, family: str) -> Path:
-    """``<root>/<org__model>/<revision>/<setting>/<profile>-v<version>/<task>.<family>.json``.
-
-    ``profile`` is the profile's id (``name@version``).  The setting (closed-book or e.g.
-    rag-bm25-k5) keeps the two kinds of run apart, and the version keeps a re-score under
-    a bumped profile from overwriting the results of the previous one.
-    """
+    """``<root>/<org__model>/<revision>/<setting>/<profile>-v<version>/<task>.<family>.json``
+    (``profile``: ``name@version``): a re-score under a bumped profile never overwrites the last."""
     name, _, version = profile.partition("@")
     folders = (model_dir_name(model.id), model.revision or "main", model.setting, f"{name}-v{version or '0'}")
     return root.joinpath(*map(path_segment, folders), f"{path_segment(task_id)}.{path_segment(family)}.json")
@@ -418,24 +374,14 @@ def traces_path(result_file: Path) -> Path:
 
 
 def read_traces(result_file: Path) -> list[dict[str, Any]]:
-    """The traces of a result, one per query.  Lines end at "\\n" only: traces are written
-    with ``ensure_ascii=False``, so an answer's U+2028 stands raw inside a line, and
-    ``str.splitlines`` would cut it there."""
+    """The traces of a result, one per query.  Lines end at "\\n" only: an answer's raw U+2028
+    is inside a line."""
     text = traces_path(result_file).read_text(encoding="utf-8")
     return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
 def write_result(result: TaskResult, path: Path) -> Path:
-    """Write through a private temporary file and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(result.model_dump_json(indent=2))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, result.model_dump_json(indent=2))
     return path
 
 
@@ -452,11 +398,6 @@ def family_results(root: Path, family_id: str) -> list[tuple[Path, TaskResult]]:
     """The results of one metric family under ``root`` (a folder, or one result file)."""
     found = [(root, read_result(root))] if Path(root).is_file() else list(iter_results(root))
     return [(path, r) for path, r in found if r.metric_family == family_id]
-
-
-# ---------------------------------------------------------------------------------
-# Run metadata
-# ---------------------------------------------------------------------------------
 
 
 def package_versions(names: Iterable[str] = TRACKED_PACKAGES) -> dict[str, str]:
@@ -510,7 +451,3 @@ def run_info(
         command=command,
         max_failure_rate=max_failure_rate,
     )
-
-
-def dumps_line(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True)

@@ -1,10 +1,8 @@
 """The shape of a task table, and the tables every task may hold.
 
 A table is checked against its :class:`TableSchema` before any model sees it
-(:mod:`benchmark.tasks.tables`).  The shared tables (queries, aspects, qrels, corpus,
-stances) are declared here; a metric family declares its own (EXAM's questions,
-sub-questions, ...) in its metadata (:attr:`benchmark.core.family.MetricFamily.tables`).
-Plain data, so every layer can read a schema without loading a task or a family.
+(:mod:`benchmark.tasks.tables`); a metric family declares its own tables in
+:attr:`benchmark.core.family.MetricFamily.tables`.
 """
 
 from __future__ import annotations
@@ -45,7 +43,11 @@ class TableSchema:
         return next((c for c in self.columns if c.name == name), None)
 
 
-#: The tables every task may hold, whatever families score it.
+def _optional(name: str, description: str = "") -> Column:
+    """A text column a table may lack and whose values may be null."""
+    return Column(name, "str", required=False, nullable=True, description=description)
+
+
 SHARED: dict[str, TableSchema] = {
     s.name: s
     for s in (
@@ -54,22 +56,14 @@ SHARED: dict[str, TableSchema] = {
             (
                 Column("query_id", "str", description="unique id, e.g. the TREC topic number"),
                 Column("text", "str", description="the query as given to the model"),
-                Column("description", "str", required=False, nullable=True),
-                Column("type", "str", required=False, nullable=True, description="e.g. faceted / ambiguous"),
-                Column("split", "str", required=False, nullable=True),
-                Column(
-                    "topic_id",
-                    "str",
-                    required=False,
-                    nullable=True,
-                    description="argument tasks: the controversial topic this (topic, stance) query is on",
+                _optional("description"),
+                _optional("type", "e.g. faceted / ambiguous"),
+                _optional("split"),
+                _optional(
+                    "topic_id", "argument tasks: the controversial topic this (topic, stance) query is on"
                 ),
-                Column(
-                    "topic", "str", required=False, nullable=True, description="argument tasks: the topic"
-                ),
-                Column(
-                    "stance", "str", required=False, nullable=True, description="argument tasks: pro / con"
-                ),
+                _optional("topic", "argument tasks: the topic"),
+                _optional("stance", "argument tasks: pro / con"),
             ),
             key=("query_id",),
             description="The inputs the evaluated model answers.",
@@ -80,7 +74,7 @@ SHARED: dict[str, TableSchema] = {
                 Column("query_id", "str", ref="queries.query_id"),
                 Column("aspect_id", "str"),
                 Column("text", "str"),
-                Column("type", "str", required=False, nullable=True, description="e.g. inf / nav"),
+                _optional("type", "e.g. inf / nav"),
             ),
             key=("query_id", "aspect_id"),
             description="Ground-truth aspects (subtopics) TQ(x) of each query.",
@@ -100,9 +94,9 @@ SHARED: dict[str, TableSchema] = {
             "corpus",
             (
                 Column("doc_id", "str"),
-                Column("title", "str", required=False, nullable=True),
+                _optional("title"),
                 Column("text", "str"),
-                Column("url", "str", required=False, nullable=True),
+                _optional("url"),
             ),
             key=("doc_id",),
             description="The knowledge source K that claims are grounded in.",

@@ -1,20 +1,11 @@
 """Credentials in what a user publishes: names that call a value a secret, values shaped like one.
 
-Submissions are published as they are, and result files record each model's settings, so a
-key left in ``model_args`` or a model card would be published with them.  One scan serves
-every door that publishes text (the submission validator, the answer rows of ``score`` and
-the API, the settings recorded in results), so a name refused at one is refused at all.
-
-* **Names.**  A key names a credential when one of its words does (``api_key``, ``OPENAI-KEY``,
-  ``azure_openai_key``, ``accessToken``, ``Ocp-Apim-Subscription-Key``, a bare ``key``,
-  ``pass``, ``pw``, ``jwt``, ``PAT``), or when its words run together into one
-  (``openaiapikey``).  Keys are normalised first: NFKC (fullwidth and mathematical letters),
-  invisible characters dropped, look-alike Cyrillic and Greek letters folded to the Latin
-  ones they imitate (``аpi_key`` with a Cyrillic ``а``), then split at separators and
-  camelCase humps.  A few compounds are tokenizer or bookkeeping terms, not credentials
-  (``add_bos_token``, ``pad_token_id``, ``cache_key``, ``key_words``) and are let through.
-* **Values.**  A URL with user-info or a credential-named query parameter, or a value with
-  the shape of a well-known provider's credential (:data:`TOKEN_SHAPES`, one table).
+Submissions and the settings results record are published as they are; one scan serves every
+door that publishes text, so a name refused at one is refused at all.  A key names a
+credential when one of its words does, or its words run together into one (``openaiapikey``),
+after NFKC, dropping invisible characters and folding look-alike letters; tokenizer and
+bookkeeping compounds (``pad_token_id``, ``cache_key``) are let through.  A value is one when it
+is a URL with user-info or a credential-named parameter, or has a provider's credential shape.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""Typed settings declared once: each field with its default, help and flag name.
-
-A family's scoring settings, the runner's options and the scoring configuration are
-pydantic models whose fields are declared with :func:`option`.  Everything else derives
-from the model: the command-line flags (``benchmark.cli.settings`` turns a model into
-argparse arguments and a parsed command line back into a model), the defaults the library
-uses, and the settings a result records.  A default therefore cannot differ between the
-command line, the library and a test, and a family declares typed settings and nothing
-else about flags.
+"""Typed settings declared once (:func:`option`): the command-line flags
+(``benchmark.cli.settings``), the library's defaults and what a result records all derive
+from the model, so a default cannot differ between them.
 """
 
 from __future__ import annotations
@@ -19,12 +13,9 @@ from benchmark.core.errors import InputError, Problem
 
 
 def option(default: Any, help: str, *, flag: str | None = None, cli: bool = True, **kw: Any) -> Any:
-    """A settings field with its command-line flag: the one place a setting is declared.
-
-    ``help`` is the field's description and the flag's help text; ``default`` is the
-    default everywhere (the flag's help prints it, and an absent flag leaves it alone).
-    ``flag`` overrides the derived name (``--<prefix>-<field>``); ``cli=False`` keeps a
-    field off the command line (recorded, or set by a command of its own)."""
+    """A settings field with its command-line flag: ``help`` is the description and the
+    flag's help; ``flag`` overrides the derived ``--<prefix>-<field>``; ``cli=False`` keeps the
+    field off the command line."""
     extra: dict[str, Any] = {"cli": cli}
     if flag:
         extra["flag"] = flag
@@ -57,8 +48,7 @@ class Settings(BaseModel):
         return flag.lstrip("-").replace("-", "_")
 
     def __init__(self, **values: Any) -> None:
-        """A bad value is an :class:`InputError` naming its flag (``static_examples`` ->
-        ``--static-examples``), whether a command line or a library call gave it."""
+        """A bad value is an :class:`InputError` naming its flag, whoever gave it."""
         try:
             super().__init__(**values)
         except ValidationError as exc:
@@ -80,10 +70,8 @@ class Settings(BaseModel):
 
 
 class FamilySettings(Settings):
-    """A metric family's scoring settings.  Recorded in every result, and part of the board
-    key: results computed with different settings are never ranked together."""
+    """A metric family's scoring settings: recorded in every result, part of the board key."""
 
     def board_key(self) -> dict[str, Any]:
-        """The settings that change the ranked numbers: what the board key holds.  All of
-        them unless a family narrows it (ICAT's β sweep, say, changes no ranked score)."""
+        """The settings that change the ranked numbers (all, unless a family narrows it)."""
         return self.model_dump(mode="json")

@@ -1,16 +1,10 @@
 """Keeping the process's fault-signal handlers across a library that replaces them.
 
-Why this exists: the in-process JVM that searches Lucene (:mod:`benchmark.retrieval.lucene`)
-*needs* its own SIGSEGV/SIGBUS handler — compiled Java code uses faults for null checks and
-safepoints, and the handler turns them into exceptions.  ``ray.init`` in a driver installs
-Ray's failure handler over it, and ``ray.shutdown`` resets SIGSEGV to the default action.
-After a ``--ray`` run (or any Ray pool started in a long-lived process), the next fault a
-Lucene search thread takes on purpose killed the whole process with exit 139 and no message
-— which is how the test suite died, a few tests after the Ray test, at a random later search.
-
-The handlers are C-level ``sigaction`` entries that Python's :mod:`signal` module cannot
-read or set, so they are saved and restored as opaque ``struct sigaction`` bytes through
-libc.  Where that is unavailable (not POSIX), nothing is done.
+The in-process JVM that searches Lucene *needs* its own SIGSEGV/SIGBUS handler (compiled Java
+uses faults for null checks); ``ray.init`` installs Ray's over it and ``ray.shutdown`` resets
+SIGSEGV, so the next search killed the process.  Python's :mod:`signal` cannot read C-level
+handlers, so they are saved and restored as opaque ``struct sigaction`` bytes through libc
+(not POSIX: nothing is done).
 """
 
 from __future__ import annotations

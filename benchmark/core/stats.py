@@ -1,19 +1,11 @@
 """Confidence intervals and ranks, with scipy.stats; seeded, so the same inputs give the same numbers.
 
-Two questions are asked of per-query scores:
-
-* **How sure is one mean?**  :func:`mean_ci` — a bootstrap interval over queries,
-  BCa (bias-corrected and accelerated) where there are enough queries for its
-  jackknife, percentile below that; the method used is recorded with the interval.
-* **Which systems are really better than which?**  :func:`paired_tests` and
-  :func:`ranks_of` — every model on a board answered the same queries, so two models are
-  compared on their per-query *differences* with a paired permutation test (random sign flips of the differences,
-  ``scipy.stats.permutation_test(permutation_type="samples")``; exact when all sign
-  patterns fit in the resample budget).  A model's rank is one plus the number of
-  models significantly better than it, after Holm's correction over its comparisons
-  with the others.  Unpaired intervals ignore that queries are shared: with a dozen
-  queries of very different difficulty they overlap for nearly every pair, and a
-  small but consistent difference is invisible to them while a paired test sees it.
+* :func:`mean_ci`: a bootstrap interval over queries, BCa where there are enough queries for
+  its jackknife, percentile below that.
+* :func:`paired_tests` and :func:`ranks_of`: every model on a board answered the same queries,
+  so models are compared on their per-query *differences* (a paired sign-flip permutation
+  test, which sees a small consistent difference that overlapping unpaired intervals hide); a
+  model's rank is one plus the number of models significantly better, Holm-corrected.
 """
 
 from __future__ import annotations
@@ -48,12 +40,8 @@ def mean_ci(
     n_resamples: int = BOOTSTRAP_RESAMPLES,
     level: float = CI_LEVEL,
 ) -> Interval:
-    """Mean over the values that exist, with a seeded bootstrap CI.
-
-    ``None`` values (failed queries) are left out and show in ``n``: a failure is never
-    averaged in as zero.  A single value has no interval; identical values have a
-    zero-width one.
-    """
+    """Mean over the values that exist (``None``, a failed query, is never averaged in as
+    zero), with a seeded bootstrap CI; a single value has none."""
     from scipy import stats
 
     data = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
@@ -97,14 +85,13 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 @dataclass(frozen=True)
 class PairedComparison:
-    """All pairwise tests of one board: ``pvalue[i][j]`` (two-sided) and mean differences."""
+    """All pairwise tests of one board: ``pvalue[i][j]`` (two-sided), and over shared queries
+    the mean and SD (NaN under 2 queries: :mod:`benchmark.core.power`) of score_i − score_j."""
 
     models: list[str]
     pvalue: np.ndarray
-    mean_diff: np.ndarray  # mean over shared queries of score_i - score_j
+    mean_diff: np.ndarray
     n_shared: np.ndarray
-    #: standard deviation (n − 1) over shared queries of score_i − score_j, NaN under 2 queries:
-    #: what a board's power is computed from (:mod:`benchmark.core.power`)
     sd_diff: np.ndarray | None = None
 
 
@@ -114,15 +101,9 @@ def paired_tests(
     seed: int = 0,
     n_resamples: int = PERMUTATION_RESAMPLES,
 ) -> PairedComparison:
-    """Two-sided paired permutation tests between every pair of models.
-
-    ``scores`` maps model -> query id -> score (``None`` for a failed query).  Each pair
-    is compared on the queries both have a score for: a missing difference is zero in
-    every sign pattern, which leaves the test statistic (the mean difference over the
-    shared queries, up to a constant factor) and its permutation distribution exactly
-    those of the test on the shared queries alone.  All pairs share one call to scipy,
-    vectorised over pairs.
-    """
+    """Two-sided paired permutation tests between every pair of models (``scores``: model ->
+    query id -> score), each on the queries both have: a missing difference is zero in every
+    sign pattern, which leaves the test exactly that on the shared queries alone."""
     models = list(scores)
     queries = sorted({q for s in scores.values() for q in s})
     m = len(models)
@@ -159,11 +140,9 @@ def paired_tests(
 def sign_flip_pvalues(
     diffs: np.ndarray, *, seed: int = 0, n_resamples: int = PERMUTATION_RESAMPLES
 ) -> np.ndarray:
-    """The two-sided paired permutation test of every row of ``diffs`` at once (a row: one
-    pair's per-query differences, 0 where the pair shares no score): the p-value of its mean
-    under random sign flips, exact when all 2**n patterns fit in ``n_resamples``.  A row of
-    zeros has p = 1.  The one test the boards rank by, and the one the power computation is
-    checked against (``tests/unit/test_power.py``)."""
+    """The two-sided paired sign-flip test of every row of ``diffs`` (one pair's per-query
+    differences) at once, exact when all 2**n patterns fit in ``n_resamples``; a row of
+    zeros has p = 1.  The one test the boards rank by."""
     from scipy import stats
 
     filled = np.asarray(diffs, dtype=np.float32).reshape(-1, np.shape(diffs)[-1])
@@ -190,8 +169,7 @@ def _mean_last_axis(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def holm_adjusted(cmp: PairedComparison) -> np.ndarray:
-    """``adjusted[i][j]``: the p-value of i vs j, Holm-adjusted over i's comparisons with all
-    others (the value :func:`ranks_of` tests against α); 1 on the diagonal."""
+    """``adjusted[i][j]``: the p-value of i vs j, Holm-adjusted over i's comparisons with all others."""
     m = len(cmp.models)
     out = np.ones((m, m))
     for i in range(m):

@@ -1,10 +1,6 @@
-"""Sentence segmentation (and the one rule for repeated claims), shared by every stage.
-
-Claims (the ``sentences`` extractor) and evidence windows (the similarity entailment
-substitute) must split text the same way, and a regex on ``.`` breaks "Dr. Smith" and
-"U.S. Army" into fragments that no longer state anything.  pysbd's rule-based
-segmenter handles abbreviations, numbers and quotes; it is slow enough (about a
-millisecond per passage) that results are cached per text.
+"""Sentence segmentation (and the one rule for repeated claims), shared by every stage:
+pysbd's rule-based segmenter, since a regex on ``.`` breaks "Dr. Smith" into fragments;
+cached per text (about a millisecond per passage).
 """
 
 from __future__ import annotations
@@ -29,11 +25,8 @@ def _split_block(block: str) -> tuple[str, ...]:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of ``text`` in order.
-
-    Line breaks separate sentences too (headings and list items rarely end with a
-    full stop), and a list marker (``- ``, ``1.``) is not part of its sentence.
-    """
+    """The sentences of ``text`` in order; line breaks separate sentences too, and a list
+    marker (``- ``, ``1.``) is not part of its sentence."""
     out: list[str] = []
     for line in text.splitlines():
         m = _BULLET.match(line)
@@ -56,11 +49,8 @@ def same_words_key(text: str) -> str:
 
 
 def trim_proportionally(texts: list[str], budget_words: int) -> list[str]:
-    """Cut every text by the same share so that together they fit ``budget_words``.
-
-    ConQRet trims evidence this way rather than dropping the last documents whole: each
-    keeps its beginning, and no document disappears because the ones before it were long.
-    """
+    """Cut every text by the same share so that together they fit ``budget_words``, as
+    ConQRet trims evidence (no document disappears because the ones before it were long)."""
     words = [t.split() for t in texts]
     total = sum(len(w) for w in words)
     if total <= budget_words:

@@ -1,20 +1,11 @@
 """Reading untrusted YAML and JSON as plain data: bounded, strict, and never crashing.
 
-Submissions are written by strangers.  A parser that follows YAML aliases can be made to
-build billions of nodes from a few lines (an "alias bomb"); one that recurses can be
-made to overflow the stack with ``[[[[…``; Python refuses to convert integers of more
-than 4,300 digits; JSON allows repeated keys (the last silently wins) and ``NaN``.  These
-readers turn every such case into a :class:`ValueError` with a message fit for the user,
-and the caller turns that into a problem report naming file, line and field:
-
-* YAML: the safe loader, without anchors or aliases, nested at most :data:`MAX_DEPTH`
-  deep, integers of at most :data:`MAX_DIGITS` digits, no non-finite floats, no
-  repeated keys, and only plain types (no binary, timestamps, sets or ordered maps);
-* JSON: no repeated keys, no ``NaN``/``Infinity``, integers of at most
-  :data:`MAX_DIGITS` digits, nested at most :data:`MAX_DEPTH` deep;
-* strings (:func:`text_problems`): valid Unicode (no lone surrogates) and no control
-  characters other than tab and line breaks — an ANSI escape sequence in a model name
-  must not repaint a maintainer's terminal.
+Submissions are written by strangers: YAML aliases can build billions of nodes ("alias
+bomb"), ``[[[[…`` overflows a recursive parser, JSON allows repeated keys and ``NaN``.  These
+readers turn every such case into a :class:`ValueError` fit for the user: no anchors or
+aliases, nesting at most :data:`MAX_DEPTH`, integers of at most :data:`MAX_DIGITS` digits, only
+finite numbers, no repeated keys, only plain types; and strings without lone surrogates or
+control characters (an ANSI escape in a model name must not repaint a terminal).
 """
 
 from __future__ import annotations
@@ -49,13 +40,10 @@ class _DataLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            what = "aliases (*name)" if isinstance(event, yaml.AliasEvent) else "anchors (&name)"
             raise yaml.composer.ComposerError(
-                None, None, "aliases (*name) are not allowed in submitted YAML", event.start_mark
-            )
-        if getattr(event, "anchor", None):
-            raise yaml.composer.ComposerError(
-                None, None, "anchors (&name) are not allowed in submitted YAML", event.start_mark
+                None, None, f"{what} are not allowed in submitted YAML", event.start_mark
             )
         self._depth += 1
         try:
@@ -158,11 +146,8 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def _depth(text: str) -> int:
-    """Bracket nesting outside strings, so deep input is refused before the parser recurses.
-
-    Regular expressions drop the strings and everything but brackets, and numpy sums the
-    rest: a line of 199,000 ``[`` is measured in milliseconds (a loop over characters in
-    Python took half a minute for 120 such lines)."""
+    """Bracket nesting outside strings, so deep input is refused before the parser recurses
+    (regular expressions and numpy: a line of 199,000 ``[`` takes milliseconds)."""
     import numpy as np
 
     brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
@@ -181,15 +166,14 @@ def _finite_float(text: str) -> float:
 
 
 class JSONDataError(ValueError):
-    """Valid JSON that is not plain data (a repeated key, ``NaN``, a number too large), with
-    ``field`` the dotted path to the first such value where it can be found."""
+    """Valid JSON that is not plain data, with ``field`` the dotted path to the first such value."""
 
     def __init__(self, message: str, field: str | None) -> None:
         super().__init__(message)
         self.field = field
 
 
-class _Pairs(list):  # type: ignore[type-arg]
+class Pairs(list):  # type: ignore[type-arg]
     """An object's (key, value) pairs, as written (repeats kept)."""
 
 
@@ -197,26 +181,22 @@ class _Bad:
     """A value :func:`load_json` refuses, kept in place so its path can be found."""
 
 
-def _first_bad(value: Any, where: str = "") -> str | None:
-    """The dotted path to the first repeated key or refused value, in document order."""
+def bad_paths(value: Any, where: str = "") -> Iterator[str]:
+    """The dotted paths of the repeated keys (and refused values) in ``value``, parsed with
+    :class:`Pairs`, in document order."""
     if isinstance(value, _Bad):
-        return where or None
-    if isinstance(value, _Pairs):
+        yield where
+    elif isinstance(value, Pairs):
         seen: set[str] = set()
         for key, item in value:
             path = f"{where}.{key}" if where else str(key)
             if key in seen:
-                return path
+                yield path
             seen.add(key)
-            found = _first_bad(item, path)
-            if found:
-                return found
+            yield from bad_paths(item, path)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            found = _first_bad(item, f"{where}[{i}]")
-            if found:
-                return found
-    return None
+            yield from bad_paths(item, f"{where}[{i}]")
 
 
 def _locate(text: str) -> str | None:
@@ -235,14 +215,14 @@ def _locate(text: str) -> str | None:
     try:
         value = json.loads(
             text,
-            object_pairs_hook=_Pairs,
+            object_pairs_hook=Pairs,
             parse_int=number(_bounded_int),
             parse_float=number(_finite_float),
             parse_constant=lambda _: _Bad(),
         )
     except (ValueError, RecursionError):
         return None
-    return _first_bad(value)
+    return next(bad_paths(value), None) or None
 
 
 def load_json(text: str) -> Any:
@@ -294,8 +274,7 @@ def text_problems(value: str) -> str | None:
 
 def name_problems(value: str) -> str | None:
     """Why a string cannot be accepted as a name, identifier, description or contact, or
-    ``None``: :func:`text_problems`, and no invisible or direction-changing characters
-    (answers may hold them; what a reviewer reads as a name may not)."""
+    ``None``: :func:`text_problems`, and no invisible or direction-changing characters."""
     why = text_problems(value)
     if why:
         return why
@@ -317,8 +296,7 @@ def text_field_problems(
     free_text: tuple[str, ...] = (),
 ) -> list[errors.Problem]:
     """Lone surrogates and control characters anywhere in a parsed value (keys included),
-    and invisible or direction-changing characters anywhere but in the ``free_text``
-    fields (answers may quote any script; names and identifiers may not hide characters)."""
+    and invisible or direction-changing characters anywhere but in the ``free_text`` fields."""
     out = []
     for where, text in strings(value):
         top = where.split(".")[0].split("[")[0]
@@ -329,8 +307,8 @@ def text_field_problems(
 
 
 def read_text(path: Any, *, field: str | None = None, data: bytes | None = None) -> str:
-    """A user's file (or its ``data``, already read) as UTF-8 text; anything else is an
-    :class:`~benchmark.core.errors.InputError` naming the file, the line and the byte."""
+    """A user's file (or its ``data``) as UTF-8 text, else an :class:`~benchmark.core.errors.InputError`
+    naming the file, the line and the byte."""
     from pathlib import Path
 
     raw = Path(path).read_bytes() if data is None else data
@@ -338,19 +316,14 @@ def read_text(path: Any, *, field: str | None = None, data: bytes | None = None)
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise errors.InputError(
-            errors.Problem(
-                errors.rel(path), f"not UTF-8 text (byte offset {exc.start})", line=line, field=field
-            )
-        ) from None
+        why = f"not UTF-8 text (byte offset {exc.start})"
+        raise errors.InputError(errors.Problem(errors.rel(path), why, line=line, field=field)) from None
 
 
 def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) -> list[tuple[int, Any]]:
-    """``(line, row)`` pairs of a user's CSV file (with a header) or JSON-lines file (by
-    suffix, ``.jsonl`` or ``.jsonl.gz``, unless ``jsonl`` says), gzip read where the name
-    ends in ``.gz``, every JSON line parsed with :func:`load_json`; a missing file or a bad
-    line is an :class:`~benchmark.core.errors.InputError` naming the file (and line).  Lines end
-    at "\\n" only: U+2028 inside a JSON string is text, not a line end."""
+    """``(line, row)`` pairs of a user's CSV file (with a header) or JSON-lines file (by suffix
+    unless ``jsonl`` says; ``.gz`` read gzipped), every JSON line read with :func:`load_json`;
+    a bad file or line is an :class:`~benchmark.core.errors.InputError`.  Lines end at "\\n" only."""
     import csv
     import gzip
     import io

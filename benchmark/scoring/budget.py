@@ -1,32 +1,8 @@
-"""What scoring one submission may cost: the dry run's counts against a budget.
+"""What scoring one submission may cost: the dry run's counts against a budget, so
+``benchmark validate --budget`` refuses a submission before CI spends anything on it
+(validation bounds each row; the budget bounds the whole).
 
-A submission's answers decide how much the scoring workflow computes: every answer
-sentence is a claim to ground, attribution pairs every sentence with every passage the
-answer was given, and an argument is judged by LLM calls whose prompts hold it.  Validation
-bounds each row (passages at most the setting's ``k``, the task card's ``limits`` on an
-answer); the budget bounds the whole, measured by the same planner ``--dry-run`` uses, so
-``benchmark validate --budget`` refuses a submission before CI spends anything on it.
-
-The defaults sit far above what the published submissions plan with the pinned profile
-``offline-smollm2-minilm-sim@4`` (measured by ``benchmark score --submission … --dry-run``
-on each folder under ``submissions/``; the largest of the eight in each column):
-
-=====================  =====================  ==========  ===========================
-kind                   published (largest)    default     why this much
-=====================  =====================  ==========  ===========================
-entailment pairs       15,564 (bm25-extr.)    2,000,000   128x; answers at the card's
-                                                          limits on 20 scored queries
-                                                          plan a tenth of it
-LLM calls              162 (arguana, 54 q.)   2,000       12x; every ConQRet query
-                                                          (194) is 582
-LLM prompt tokens      270,528 (arguana)      5,000,000   18x; all of ConQRet is about
-                                                          1,000,000
-retrieval queries      220 (bm25-extr.)       50,000      searches, candidates included
-embeddings             1,012 (rag-bm25-k5)    200,000     the cheapest calls there are
-=====================  =====================  ==========  ===========================
-
-Counts are requests, cached or not (CI starts with an empty cache); prompt tokens are
-those of the uncached LLM calls, as the plan counts them.
+The defaults, and the published submissions' counts they sit far above: docs/hosted-board.md.
 """
 
 from __future__ import annotations
@@ -53,7 +29,6 @@ class Budget:
 
 
 DEFAULT_BUDGET = Budget()
-#: how each budget line reads in a refusal
 LABELS = {
     "entailment_pairs": "entailment pairs",
     "llm_calls": "LLM calls",

@@ -1,25 +1,13 @@
 """Know the cost before the run: ``benchmark score|evaluate … --dry-run``.
 
-A dry run is the real run with nothing computed.  The same runner picks the same pending
-queries (checkpointed ones are skipped), the same families build the same requests in the
-same batches, and every request goes to the same content-hash cache — whose
-:class:`Planner` answers the ones it cannot with placeholders instead of calling a model,
-and writes nothing.  No weights load (the LLM's tokenizer does, to count prompt tokens)
-and no index opens (a :class:`~benchmark.retrieval.cached.PlannedRetriever` carries the
-identity the real one would record, from the corpus and the index's metadata).  So a
-count is exactly what the run will ask, with no second copy of any pipeline to drift.
-With ``--judge-repeats N`` each batch is planned N times, each under its repeat index as
-:func:`~benchmark.scoring.runner.score_repeats` asks it: the sampled judge's requests
-are new cache keys in every repeat (N times the calls), a deterministic judge's are the
-same keys (planned once, cached for the later repeats).
-
-Until a stage has seen a placeholder, its counts are *exact*.  After one, they are an
-*estimate*, made under stated assumptions: an uncached search returns ``k`` passages of
-distinct documents, an uncached entailment check supports its claim, an uncached
-embedding is a neutral vector, and what depends on an uncached LLM reply is not counted
-(its row says how many replies were pending).  Replies that need repair turns add up to
-``max_retries`` requests each (the ``retries ≤`` column).  A dry run after a finished or
-interrupted run replays its cached replies, so it is exact again for everything cached.
+A dry run is the real run with nothing computed: the same runner picks the same queries,
+the same families build the same requests in the same batches, and the content-hash cache's
+:class:`Planner` answers what it cannot with placeholders instead of calling a model.  No
+weights load (the LLM's tokenizer does, to count prompt tokens) and no index opens.  Until a
+stage has seen a placeholder its counts are *exact*; after one they are an *estimate* (an
+uncached search returns ``k`` distinct passages, an uncached entailment check supports its
+claim, an uncached embedding is a neutral vector, what depends on an uncached LLM reply is
+not counted).
 """
 
 from __future__ import annotations
@@ -38,7 +26,7 @@ import numpy as np
 
 from benchmark.core.checkpoint import JsonlCheckpoint
 from benchmark.core.results import result_path, traces_path
-from benchmark.families.base import ScoringInputs, not_applicable, prepare, queries_of, score_batch
+from benchmark.families.base import ScoringInputs, prepare, queries_of, score_batch
 from benchmark.judging.stack import JudgeStack
 from benchmark.models import local_models
 from benchmark.models.cache import asked_afresh, current_stage, judge_repeat
@@ -54,12 +42,18 @@ from benchmark.retrieval.cached import (
     placeholder_hits,
 )
 from benchmark.retrieval.cached import NAMESPACE as RETRIEVE
-from benchmark.scoring.run import Job
-from benchmark.scoring.runner import RunOptions, keys, pending_queries, queries_to_score, retried_queries
+from benchmark.scoring.run import Job, applicable
+from benchmark.scoring.runner import (
+    RunOptions,
+    due_queries,
+    item_batches,
+    keys,
+    queries_to_score,
+    stats_delta,
+)
 
 log = logging.getLogger(__name__)
 
-#: what each cache namespace is, in a dry run's table
 KINDS = {
     LLM_NAMESPACE: "LLM calls",
     "entail": "entailment pairs",
@@ -127,8 +121,8 @@ class DryRun:
 
 
 class TokenCounter:
-    """Prompt tokens of a chat request under the judge's own tokenizer where it is local
-    (its chat template applied, as the model sees it), else estimated from characters."""
+    """Prompt tokens of a chat request under the judge's own tokenizer (its chat template
+    applied) where it is local, else estimated from characters."""
 
     def __init__(self, llm: Any) -> None:
         self.tokenizer: Any = None
@@ -192,8 +186,7 @@ class Planner:
             self._guessed_here()
 
     def recall(self, keys: list[str]) -> dict[str, Any]:
-        """Requests this plan already answered with a placeholder: the run will have cached them
-        (a second job's gold articles, a claim two answers share), so they count as cached."""
+        """Requests this plan already answered with a placeholder: the run will have cached them."""
         found = {k: self._planned[k] for k in keys if k in self._planned}
         self._recalled = bool(found)  # placeholders all the same: what follows is an estimate
         return found
@@ -247,8 +240,7 @@ class Planner:
 
 
 def planning_stack(profile: JudgeProfile) -> JudgeStack:
-    """A judge stack for a dry run: the profile's models, unloaded, and retrievers that
-    carry the real identity but no index."""
+    """A judge stack for a dry run: the profile's models unloaded, retrievers with no index."""
     from benchmark.retrieval.retrievers import planned_identity
 
     judges = JudgeStack.load(profile, progress=False, preflight=False)  # plans only: no endpoint needed
@@ -273,50 +265,38 @@ def plan_jobs(
 ) -> DryRun:
     """What scoring ``jobs`` will ask of every model, stage by stage (nothing is computed)."""
     opts = options or RunOptions()
-    base = inputs or ScoringInputs()
     planner = Planner(judges, TokenCounter(judges.llm))
     price = judges.profile.llm.price
     plan = DryRun(judge=judges.profile.id, priced=price is not None)
     judges.cache.planner = planner
     try:
-        for job in jobs:
-            job_inputs = dataclasses.replace(base, evidence=job.evidence, sentences=job.sentences)
-            for family, settings in job.families:
-                reason = not_applicable(family, job_inputs)
-                if reason is not None:
-                    plan.skipped.append(f"{family.title} · {job.task.id} · {job.model.label}: {reason}")
-                    continue
-                qids = queries_to_score(job.task, list(job.answers), queries_of(family, job.task, job_inputs))
-                prepared = prepare(family, job.task, judges, job_inputs, settings)
-                out_file = result_path(results_root, job.model, judges.profile.id, job.task.id, family.id)
-                trace_file = traces_path(out_file)
-                done = JsonlCheckpoint(trace_file, id_field="query_id").load(repair=False)
-                _, item_keys = keys(family, job.task, job.answers, qids, judges, prepared, settings)
-                todo = pending_queries(qids, done, item_keys, opts.judge_repeats)
-                retried = (
-                    retried_queries(qids, done, item_keys, opts.judge_repeats) if opts.retry_failed else []
-                )
-                plan.queries[(job.task.id, job.model.label, family.id)] = (
-                    len(todo) + len(retried),
-                    len(qids) - len(todo) - len(retried),
-                )
-                before = {k: list(v) for k, v in judges.cache.stats.by_stage.items()}
-                planner.start_family()
-                texts = job.task.query_texts()
-                for queries, afresh in ((todo, False), (retried, True)):
-                    for start in range(0, len(queries), opts.query_batch):
-                        batch = queries[start : start + opts.query_batch]
-                        items = [(q, texts[q], job.answers[q]) for q in batch]
-                        # as score_repeats asks: repeat 0, then each repeat under its own seed and
-                        # cache keys (the sampled judge's calls); a deterministic judge's calls
-                        # keep their keys, so a repeat finds them planned (cached for the run);
-                        # --retry-failed asks the judge afresh for the queries it failed on
-                        for r in range(opts.judge_repeats):
-                            planner.new_batch()
-                            with judge_repeat(r), asked_afresh() if afresh else contextlib.nullcontext():
-                                score_batch(family, prepared, items)
-                plan.rows += _rows(job, family.id, judges, planner, before)
-                plan.rows += _not_reached(job, family.id, family.stages, planner)
+        for job, job_inputs, family, settings, reason in applicable(jobs, inputs):
+            if reason is not None:
+                plan.skipped.append(f"{family.title} · {job.task.id} · {job.model.label}: {reason}")
+                continue
+            qids = queries_to_score(job.task, list(job.answers), queries_of(family, job.task, job_inputs))
+            prepared = prepare(family, job.task, judges, job_inputs, settings)
+            out_file = result_path(results_root, job.model, judges.profile.id, job.task.id, family.id)
+            done = JsonlCheckpoint(traces_path(out_file), id_field="query_id").load(repair=False)
+            _, item_keys = keys(family, job.task, job.answers, qids, judges, prepared, settings)
+            todo, retried = due_queries(qids, done, item_keys, opts)
+            plan.queries[(job.task.id, job.model.label, family.id)] = (
+                len(todo) + len(retried),
+                len(qids) - len(todo) - len(retried),
+            )
+            before = {k: list(v) for k, v in judges.cache.stats.by_stage.items()}
+            planner.start_family()
+            texts = job.task.query_texts()
+            for queries, afresh in ((todo, False), (retried, True)):
+                for items in item_batches(queries, texts, job.answers, opts.query_batch):
+                    # as score_repeats asks: each repeat under its own seed and cache keys (a
+                    # deterministic judge's calls keep theirs, so a repeat finds them planned)
+                    for r in range(opts.judge_repeats):
+                        planner.new_batch()
+                        with judge_repeat(r), asked_afresh() if afresh else contextlib.nullcontext():
+                            score_batch(family, prepared, items)
+            plan.rows += _rows(job, family.id, judges, planner, before)
+            plan.rows += _not_reached(job, family.id, family.stages, planner)
     finally:
         judges.cache.planner = None
     if price is not None:
@@ -335,9 +315,7 @@ def _not_reached(
     job: Job, family: str, stages: dict[str, tuple[str, ...]], planner: Planner
 ) -> list[StageRow]:
     """The family's stages the plan never entered although one they depend on was answered
-    by a placeholder (or was itself not reached): the run may ask them, for what the
-    placeholders stood in for.  A stage that depends on nothing unknown and was not entered
-    does not apply to these answers or settings, and is not listed."""
+    by a placeholder (or was itself not reached): the run may ask them."""
     reached = {key.rsplit("/", 1)[0] for key in planner.order}
     unknown = set(planner.guessed)
     rows = []
@@ -352,11 +330,10 @@ def _rows(
     job: Job, family: str, judges: JudgeStack, planner: Planner, before: dict[str, list[float]]
 ) -> list[StageRow]:
     rows = []
+    added = stats_delta(before, judges.cache.stats.by_stage)
     retries = judges.profile.llm.max_retries
     for key in planner.order:
-        hits, misses, _ = judges.cache.stats.by_stage.get(key, [0, 0, 0.0])
-        old = before.get(key, [0, 0, 0.0])
-        hits, misses = int(hits - old[0]), int(misses - old[1])
+        hits, misses, _ = added.get(key, (0, 0, 0.0))
         if not hits and not misses:
             continue
         stage, namespace = key.rsplit("/", 1)

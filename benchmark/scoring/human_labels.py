@@ -1,17 +1,7 @@
-"""Human labels of a family's units, and the scores they correct (``--human-labels FILE``).
-
-Why: a judge's mean is biased however good its card; a few hundred human labels of the
-same units (claims, nuggets) correct it with an interval that holds whatever the bias
-(prediction-powered inference, :mod:`benchmark.core.ppi`).  This module reads the file,
-checks every row against the traces of the run (an unknown query or unit is an error
-naming its line, never a label silently dropped) and corrects each score the family
-declares a weighted mean of unit labels (:attr:`~benchmark.core.family.MetricFamily.labelled_units`).
-
-The file (docs/human-labels.md): CSV with a header, or JSON lines, one row per labelled
-unit with ``query_id``, ``unit_id`` and ``label`` (a number, 0 or 1 for the built-in
-families), and optionally ``family`` (a family id) when one file holds the labels of
-several families, and ``task`` (a task id) when it holds several tasks; a row without them
-applies to every family scored that declares units, on every task.
+"""Human labels of a family's units, and the scores they correct (``--human-labels FILE``,
+docs/human-labels.md): every row is checked against the run's traces (an unknown query or unit
+is an error naming its line, never a label silently dropped), then each score the family
+declares a weighted mean of unit labels is corrected (:mod:`benchmark.core.ppi`).
 """
 
 from __future__ import annotations
@@ -34,7 +24,7 @@ REQUIRED = ("query_id", "unit_id", "label")
 
 @dataclass(frozen=True)
 class HumanLabel:
-    """One row of a labels file, with its line for error messages."""
+    """One row of a labels file (``family`` / ``task`` ``None``: every one)."""
 
     query_id: str
     unit_id: str
@@ -61,20 +51,14 @@ class HumanLabels:
 
 
 def _label(value: object, where: str, line: int) -> float:
-    """A label is a number in [0, 1] (0/1 for the built-in families' units)."""
+
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         number = math.nan
     if math.isnan(number) or not 0.0 <= number <= 1.0:
-        raise InputError(
-            Problem(
-                where,
-                f"a label must be 0 or 1 (or a number between them), not {value!r}",
-                line=line,
-                field="label",
-            )
-        )
+        why = f"a label must be 0 or 1 (or a number between them), not {value!r}"
+        raise InputError(Problem(where, why, line=line, field="label"))
     return number
 
 
@@ -83,12 +67,8 @@ def require_ppi() -> None:
     import importlib.util
 
     if importlib.util.find_spec("ppi_py") is None:
-        raise InputError(
-            Problem(
-                "--human-labels",
-                "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)",
-            )
-        )
+        why = "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)"
+        raise InputError(Problem("--human-labels", why))
 
 
 def _unit(x: float) -> float:
@@ -96,8 +76,8 @@ def _unit(x: float) -> float:
 
 
 def read_human_labels(path: Path | str) -> HumanLabels:
-    """The rows of a CSV (``.csv``) or JSON-lines file; a missing field, a label that is not a
-    number in [0, 1] or a unit labelled twice is an :class:`InputError` naming file, line and field."""
+    """The rows of a CSV (``.csv``) or JSON-lines file; a bad row is an :class:`InputError`
+    naming file, line and field."""
     path = Path(path)
     where = rel(path)
     if not path.is_file():
@@ -161,10 +141,8 @@ def correct_scores(
     *,
     confidence: float = 0.95,
 ) -> list[str]:
-    """Set ``human_corrected`` on each of ``scores`` the family declares a weighted mean of
-    unit labels and the labels reach; return notes for the result (the random-sample caveat,
-    and why a score was not corrected).  Every row for this family must name a scored query
-    and one of its units."""
+    """Set ``human_corrected`` on each of ``scores`` the labels reach; return the result's
+    notes (the random-sample caveat, and why a score was not corrected)."""
     rows = labels.rows_for(family.id, task_id)
     if not family.labelled_units or not rows:
         return []

@@ -1,13 +1,6 @@
-"""How a scoring run runs: the options every scoring command and :func:`benchmark.score` share.
-
-Declared once, as a typed model: the command-line flags (``--seed``, ``--query-batch``,
-``--no-progress``, ``--max-failure-rate``, ``--results-dir``) are generated from its fields
-the way a family's flags are generated from its settings (:mod:`benchmark.core.settings`), so a
-default cannot differ between ``benchmark score``, ``benchmark.score(...)`` and a test.
-None of these options changes a score except ``seed`` and ``bootstrap_resamples`` (the
-intervals), which every result records under ``statistics``; ``human_labels`` adds a
-corrected figure beside a score and ``judge_repeats`` an interval over the judge's repeats,
-never changing the score itself.
+"""How a scoring run runs: the options every scoring command and :func:`benchmark.score` share,
+their flags generated from the fields (:mod:`benchmark.core.settings`).  None changes a score;
+``seed`` and ``bootstrap_resamples`` change the intervals, which results record.
 """
 
 from __future__ import annotations
@@ -22,8 +15,7 @@ from benchmark.core.settings import Settings, option
 
 
 class Options(Settings):
-    """Options with generated flags that are not a family's settings (never part of a board
-    key): one flag per field (``cli=False`` keeps one off the command line)."""
+    """Options with generated flags that are not a family's settings (never part of a board key)."""
 
 
 class RunOptions(Options):
@@ -57,7 +49,6 @@ class RunOptions(Options):
         "intervals and ranks then include the judge's own noise, and the board reports its share",
     )
     bootstrap_resamples: int = option(stats.BOOTSTRAP_RESAMPLES, "bootstrap resamples", cli=False)
-    #: the command line recorded in every result (``None`` from the library)
     command: str | None = option(None, "the command recorded in results", cli=False)
 
     @field_validator("query_batch", "judge_repeats")

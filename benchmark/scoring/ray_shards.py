@@ -1,18 +1,7 @@
-"""Sharded scoring on Ray: many workers, the same checkpoints and the same result files.
-
-A run that outgrows one machine (a 70B judge, TREC-sized topic sets, hundreds of runs)
-hands its query batches to Ray actors instead of scoring them in the driver.  Each actor
-is one worker with its own judge stack — models load once per worker, on its first
-uncached call — and scores exactly the batches the single-process runner would score
-(the same ``--query-batch`` slices of the same queries), so every model sees the same
-inputs and the traces come out the same.  The driver appends each finished batch to the
-traces file, which is the checkpoint, as the single-process runner does: a killed driver
-resumes from it, and a killed worker is restarted by Ray, which runs its batch again
-(``max_restarts`` / ``max_task_retries``: Ray's own fault tolerance, not ours).
-
-Nothing here decides a score: :func:`benchmark.scoring.runner.score_task` still picks
-the queries, keys the items and aggregates.  Model calls are cached by content hash in
-each worker's ``$GROUNDCOVER_HOME`` (on one machine the workers share the driver's).
+"""Sharded scoring on Ray (``--ray``, docs/scaling.md): the runner's batches scored by Ray
+actors, each with its own judge stack, while :func:`benchmark.scoring.runner.score_task`
+still picks the queries, checkpoints and aggregates, so the result files are the ones a
+single process writes.  A killed worker is restarted by Ray, which runs its batch again.
 """
 
 from __future__ import annotations
@@ -26,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from benchmark.core.errors import InputError, Problem
 from benchmark.core.signals import fault_handlers_kept
 from benchmark.families.base import prepare
-from benchmark.scoring.runner import score_repeats
+from benchmark.scoring.runner import score_repeats, stats_delta
 
 if TYPE_CHECKING:
     from benchmark.families.base import FamilySettings, Item, MetricFamily, ScoringInputs
@@ -39,8 +28,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RayOptions:
-    """Where and how wide: ``address`` ``None`` starts a local Ray instance; ``"auto"`` or
-    ``ray://host:10001`` joins a running cluster (Ray's own address syntax)."""
+    """``address`` ``None`` starts a local Ray instance; ``"auto"`` or ``ray://host:10001``
+    joins a running cluster."""
 
     address: str | None = None
     workers: int | None = None  # default: as many as the cluster's CPUs (or GPUs) allow
@@ -72,9 +61,8 @@ CLIENT_HINT = "pip install 'ray[client]' (Ray Client needs grpcio, which plain `
 
 
 def check_address(address: str | None) -> None:
-    """Fail in a second, before any model loads or any answer is generated, where ``--ray``
-    cannot work: Ray missing; a ``ray://`` address without Ray Client's grpcio; ``auto``
-    (or ``RAY_ADDRESS``) with no running cluster to join.  Nothing is started or joined."""
+    """Fail before any model loads where ``--ray`` cannot work: Ray missing, a ``ray://``
+    address without grpcio, ``auto`` with no running cluster.  Nothing is started or joined."""
     import importlib.util
     import os
 
@@ -96,23 +84,16 @@ def check_address(address: str | None) -> None:
     except ValueError:  # anything but "no cluster" is ray.init's to report
         return
     except ConnectionError:
-        raise InputError(
-            Problem(
-                "--ray",
-                "auto found no running Ray cluster on this machine: start one (`ray start --head`), "
-                "give its address (ray://HOST:10001, or set RAY_ADDRESS), or pass --ray alone for a local "
-                "instance",
-            )
-        ) from None
+        why = (
+            "auto found no running Ray cluster on this machine: start one (`ray start --head`), give its "
+            "address (ray://HOST:10001, or set RAY_ADDRESS), or pass --ray alone for a local instance"
+        )
+        raise InputError(Problem("--ray", why)) from None
 
 
 class ScoringWorker:
     """One Ray actor: a judge stack of the run's profile and the prepared state of the
-    (job, family) it is scoring.
-
-    ``prepare`` runs once per (job, family) in each worker — a job's inputs, such as the
-    evidence its RAG answers were given, are part of that state —; the driver has already
-    built what prepare builds to disk (indexes), so a worker on the same machine reuses them."""
+    (job, family) it is scoring (``prepare`` runs once per (job, family) in each worker)."""
 
     def __init__(self, profile: JudgeProfile) -> None:
         from benchmark.judging.stack import JudgeStack
@@ -132,30 +113,17 @@ class ScoringWorker:
         repeats: int = 1,
         afresh: bool = False,
     ) -> tuple[list[str], list[dict[str, Any]], dict[str, Any]]:
-        """The batch's query ids, their traces as JSON rows (with the ``repeat_scores`` of
-        ``--judge-repeats``, judged here as in one process), and the cache counts it added."""
+        """The batch's query ids, their traces as JSON rows, and the cache counts it added."""
         if key != self._key:  # a new (job, family): only the current one's state is kept
             self._prepared, self._key = prepare(family, task, self.judges, inputs, settings), key
         before = {k: list(v) for k, v in self.judges.cache.stats.by_stage.items()}
         rows = score_repeats(family, self._prepared, settings, items, repeats, afresh)
         after = self.judges.cache.stats.by_stage
-        return [q for q, _, _ in items], rows, _stats_delta(before, after)
-
-
-def _stats_delta(
-    before: dict[str, list[float]], after: dict[str, list[float]]
-) -> dict[str, tuple[int, int, float]]:
-    """Per "stage/namespace", the (hits, misses, seconds) a batch added to a worker's counts."""
-    out = {}
-    for key, (hits, misses, seconds) in after.items():
-        old = before.get(key, [0, 0, 0.0])
-        if (hits, misses, seconds) != tuple(old):
-            out[key] = (int(hits - old[0]), int(misses - old[1]), seconds - old[2])
-    return out
+        return [q for q, _, _ in items], rows, stats_delta(before, after)
 
 
 def merge_counts(stats: CacheStats, counts: dict[str, tuple[int, int, float]]) -> None:
-    """Add a worker's per-stage counts (:func:`_stats_delta`) to the driver's."""
+    """Add a worker's per-stage counts (:func:`~benchmark.scoring.runner.stats_delta`) to the driver's."""
     for key, (hits, misses, seconds) in counts.items():
         stage, namespace = key.rsplit("/", 1)
         stats.record(namespace, hits, misses, seconds, stage=stage)
@@ -215,14 +183,12 @@ class RayPool:
             fits.append(resources.get("GPU", 0) / self.options.gpus_per_worker)
         n = math.floor(min(fits))
         if n < 1:
-            raise InputError(
-                Problem(
-                    "--ray",
-                    f"the cluster ({resources.get('CPU', 0):g} CPUs, {resources.get('GPU', 0):g} GPUs) cannot "
-                    f"hold one worker of {self.options.cpus_per_worker:g} CPU and "
-                    f"{self.options.gpus_per_worker:g} GPU",
-                )
+            why = (
+                f"the cluster ({resources.get('CPU', 0):g} CPUs, {resources.get('GPU', 0):g} GPUs) cannot "
+                f"hold one worker of {self.options.cpus_per_worker:g} CPU and "
+                f"{self.options.gpus_per_worker:g} GPU"
             )
+            raise InputError(Problem("--ray", why))
         return n
 
     def score(
@@ -238,13 +204,9 @@ class RayPool:
         repeats: int = 1,
         afresh: bool = False,
     ) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
-        """Every batch, spread over the workers; each is yielded as soon as it is done (so
-        the driver checkpoints it), in whatever order they finish.  The workers' cache
-        counts are added to ``stats``, so a result counts the model calls its workers made.
-        With ``repeats`` (``--judge-repeats``) a worker judges its batch that many times
-        (:func:`~benchmark.scoring.runner.score_repeats`), so a batch's repeats share its
-        worker's prepared state and cache, as they would in one process; ``afresh``
-        (``--retry-failed``) makes the worker ask its judge again instead of its cache."""
+        """Every batch, spread over the workers, yielded as soon as it is done (in any order);
+        the workers' cache counts are added to ``stats``.  A worker judges its batch's repeats
+        itself (:func:`~benchmark.scoring.runner.score_repeats`), sharing its prepared state."""
         if not batches:
             return
         self._start()

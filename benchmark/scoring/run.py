@@ -1,15 +1,11 @@
-"""The one way answers are scored: jobs of (task, answers, model, evidence, families).
-
-``benchmark score``, ``evaluate``, ``decompose-compare`` and ``judge-check`` all score
-through :func:`score_jobs`; the command line only parses flags into :class:`Job` s and
-prints what comes back.  Each (job, family) is one :func:`~benchmark.scoring.runner.score_task`
-call, checkpointed per query, with the judge stack loaded once for all of them.
+"""The one way answers are scored: every scoring command builds :class:`Job` s and calls
+:func:`score_jobs`, one :func:`~benchmark.scoring.runner.score_task` per (job, family).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,32 +47,37 @@ def score_jobs(
     pool: RayPool | None = None,
 ) -> list[tuple[TaskResult, Path]]:
     """Score every job under every family it names; ``on_result`` sees each result as it is
-    written (figures, a line on the terminal), ``on_skip`` each (family, job) the family
-    does not apply to, with the reason (attribution for closed-book answers); a ``pool``
-    (``--ray``) scores the batches on its workers."""
-    base = inputs or ScoringInputs()
+    written, ``on_skip`` each (family, job) the family does not apply to, with the reason."""
     out = []
+    for job, job_inputs, family, settings, reason in applicable(jobs, inputs):
+        if reason is not None:
+            if on_skip is not None:
+                on_skip(family, job, reason)
+            continue
+        result, path = score_task(
+            family,
+            job.task,
+            job.answers,
+            judges,
+            model=job.model,
+            results_root=results_root,
+            inputs=job_inputs,
+            settings=settings,
+            options=options,
+            pool=pool,
+        )
+        if on_result is not None:
+            on_result(family, result, path)
+        out.append((result, path))
+    return out
+
+
+def applicable(
+    jobs: Sequence[Job], inputs: ScoringInputs | None
+) -> Iterator[tuple[Job, ScoringInputs, MetricFamily, FamilySettings, str | None]]:
+    """Each (job, family) with the job's inputs, and why the family does not apply (``None``: it does)."""
+    base = inputs or ScoringInputs()
     for job in jobs:
         job_inputs = dataclasses.replace(base, evidence=job.evidence, sentences=job.sentences)
         for family, settings in job.families:
-            reason = not_applicable(family, job_inputs)
-            if reason is not None:
-                if on_skip is not None:
-                    on_skip(family, job, reason)
-                continue
-            result, path = score_task(
-                family,
-                job.task,
-                job.answers,
-                judges,
-                model=job.model,
-                results_root=results_root,
-                inputs=job_inputs,
-                settings=settings,
-                options=options,
-                pool=pool,
-            )
-            if on_result is not None:
-                on_result(family, result, path)
-            out.append((result, path))
-    return out
+            yield job, job_inputs, family, settings, not_applicable(family, job_inputs)

@@ -1,15 +1,10 @@
 """The family-agnostic scoring loop: which queries, checkpoints, item keys, aggregation.
 
-For any :class:`~benchmark.families.base.MetricFamily`, :func:`score_task` scores a
-model's answers on one task and writes one result file and one traces file.  Work is
-done a few queries at a time (so every model the family calls sees batches); each
-finished query is appended to the traces file, which doubles as the checkpoint, before
-the next batch starts.  A killed run resumes where it stopped and — because every
-model call is cached by content hash — produces identical results.
-
-Aggregation is the same for every family: a macro-average per score over the queries
-that have one, with a seeded bootstrap interval; failed queries are listed and counted,
-never averaged in as zero.
+Queries are scored a few at a time (models see batches) and each finished one is appended
+to the traces file, which is the checkpoint: a killed run resumes where it stopped and,
+model calls being cached by content hash, produces identical results.  Aggregation is a
+macro-average per score with a seeded bootstrap interval; a failed query is counted, never
+averaged in as zero.
 """
 
 from __future__ import annotations
@@ -19,7 +14,8 @@ import itertools
 import logging
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,8 +68,7 @@ log = logging.getLogger(__name__)
 
 class BatchPool(Protocol):
     """Workers that score batches elsewhere (``--ray``: :class:`benchmark.scoring.ray_shards.RayPool`),
-    named by what the runner asks of them, so that the runner does not import the module
-    that imports it."""
+    typed here so that the runner does not import the module that imports it."""
 
     def score(
         self,
@@ -91,12 +86,8 @@ class BatchPool(Protocol):
 
 
 def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str] | None) -> list[str]:
-    """The answered queries that can be scored, in the task's (or the corpus's) order.
-
-    ``scorable`` is the family's list (e.g. the queries a bundled corpus was written
-    for), ``None`` meaning every query.  Answers to unknown queries are an error; an
-    answered query outside ``scorable`` is logged and left out.
-    """
+    """The answered queries that can be scored, in the task's (or ``scorable``'s, the family's
+    list; ``None``: all) order.  An unknown query is an error; one outside ``scorable`` is left out."""
     all_ids = list(task.table("queries")["query_id"])
     unknown = sorted(set(answered) - set(all_ids))
     if unknown:
@@ -111,14 +102,12 @@ def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str
         log.warning("%s: %d answered queries cannot be scored here and are left out", task.id, left_out)
     if not ids:
         shown = ", ".join(list(scorable)[:20]) if scorable is not None else "all"
-        raise InputError(
-            Problem(
-                f"answers for task {task.id}",
-                f"none of the {len(answered_set)} answered queries can be scored on this corpus; the scorable "
-                f"queries are: {shown}. Answer those (`benchmark tasks export-lm-eval` exports only them "
-                "by default), or pass --corpus / --lucene-index for the others",
-            )
+        why = (
+            f"none of the {len(answered_set)} answered queries can be scored on this corpus; the scorable "
+            f"queries are: {shown}. Answer those (`benchmark tasks export-lm-eval` exports only them by "
+            "default), or pass --corpus / --lucene-index for the others"
         )
+        raise InputError(Problem(f"answers for task {task.id}", why))
     return ids
 
 
@@ -158,10 +147,8 @@ def score_task(
     options: RunOptions | None = None,
     pool: BatchPool | None = None,
 ) -> tuple[TaskResult, Path]:
-    """Score ``answers`` (query id -> answer text); write the result and traces files.
-
-    With a ``pool`` (``--ray``) the batches are scored by its workers; the driver still
-    keys, checkpoints and aggregates, so the files are the ones a single process writes."""
+    """Score ``answers`` (query id -> answer text); write the result and traces files.  With a
+    ``pool`` (``--ray``) its workers score the batches; the files are the same."""
     inputs = inputs or ScoringInputs()
     settings = settings or family.settings_model()
     opts = options or RunOptions()
@@ -176,15 +163,8 @@ def score_task(
     if unreachable:
         # what a family prepares is shared by every query (EXAM's gold articles, aspects):
         # prepared from a judge that was down, it would mar every score that follows
-        raise IncompleteResults(
-            [
-                (
-                    rel(out_file),
-                    [f"the judge could not be reached while {family.title} was preparing ({unreachable[0]})"],
-                )
-            ],
-            written=False,
-        )
+        why = f"the judge could not be reached while {family.title} was preparing ({unreachable[0]})"
+        raise IncompleteResults([(rel(out_file), [why])], written=False)
     t_prepare = time.perf_counter() - t0
 
     refuse_to_overwrite(out_file, judges.profile.resolved(), settings)
@@ -192,8 +172,7 @@ def score_task(
         checkpoint = JsonlCheckpoint(traces_path(out_file), id_field="query_id")
         done = checkpoint.load()
         run_key, item_keys = keys(family, task, answers, qids, judges, prepared, settings)
-        todo = pending_queries(qids, done, item_keys, opts.judge_repeats)
-        retried = retried_queries(qids, done, item_keys, opts.judge_repeats) if opts.retry_failed else []
+        todo, retried = due_queries(qids, done, item_keys, opts)
         log.info(
             "%s %s: %d queries to score (%d already done, %d of them asked again: --retry-failed)",
             family.id,
@@ -210,10 +189,15 @@ def score_task(
         def scored(queries: list[str], afresh: bool) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
             if not queries:
                 return iter(())
-            batches = [queries[i : i + opts.query_batch] for i in range(0, len(queries), opts.query_batch)]
-            items = [[(q, texts[q], answers[q]) for q in batch] for batch in batches]
-            if pool is None:
-                return _in_process(family, prepared, settings, items, opts.judge_repeats, afresh)
+            items = item_batches(queries, texts, answers, opts.query_batch)
+            if pool is None:  # each batch here, in order, as one score_batch call
+                return (
+                    (
+                        [q for q, _, _ in b],
+                        score_repeats(family, prepared, settings, b, opts.judge_repeats, afresh),
+                    )
+                    for b in items
+                )
             return pool.score(
                 job_key,
                 family,
@@ -226,17 +210,22 @@ def score_task(
                 afresh=afresh,
             )
 
-        _checkpoint_batches(
-            family,
-            task,
-            itertools.chain(scored(todo, False), scored(retried, True)),
-            item_keys,
-            done,
-            checkpoint,
-            opts,
-            len(qids),
-            len(todo) + len(retried),
+        bar = tqdm(
+            total=len(qids),
+            initial=len(qids) - len(todo) - len(retried),
+            desc=f"{family.title} {task.id}",
+            unit="query",
+            disable=not opts.progress,
+            file=sys.stderr,
         )
+        # each batch's traces checkpointed as soon as it comes back (in process or from a worker)
+        for batch, rows in itertools.chain(scored(todo, False), scored(retried, True)):
+            for q, row in zip(batch, rows, strict=True):
+                row["item_key"] = item_keys[q]
+                checkpoint.append(row)
+                done[q] = row
+            bar.update(len(batch))
+        bar.close()
         t_scored = time.perf_counter()
         ordered = [family.trace_model.model_validate(done[q]) for q in qids]
         checkpoint.rewrite([done[q] for q in qids])
@@ -268,31 +257,30 @@ def score_task(
     return result, out_file
 
 
-def retried_queries(
-    qids: Sequence[str], done: dict[str, Any], item_keys: dict[str, str], repeats: int
-) -> list[str]:
-    """``--retry-failed``: the queries checkpointed under their item key on which a judge
-    failed (an unusable reply, a copy of the prompt's example, a wrong label count). They
-    are scored again with the judge asked afresh (:func:`benchmark.models.cache.asked_afresh`):
-    their cached replies are the failures, and would only be served again."""
-    todo = set(pending_queries(qids, done, item_keys, repeats))
-    return [q for q in qids if q not in todo and done[q].get("failures")]
-
-
-def pending_queries(
-    qids: Sequence[str], done: dict[str, Any], item_keys: dict[str, str], repeats: int
-) -> list[str]:
-    """The queries a run scores (and a dry run plans): those not checkpointed under their
-    item key; those whose judge was not reached (it may be back); and those judged another
-    number of times than ``repeats`` (``--judge-repeats``) — repeat 0 and every repeat
-    already asked come back from the cache."""
-    return [
+def due_queries(
+    qids: Sequence[str], done: dict[str, Any], item_keys: dict[str, str], opts: RunOptions
+) -> tuple[list[str], list[str]]:
+    """What a run scores (and a dry run plans): the queries not checkpointed under their item
+    key, whose judge was not reached, or judged another number of times than ``--judge-repeats``
+    (the repeats already asked come back from the cache); and, with ``--retry-failed``, the
+    checkpointed ones a judge failed on, to be asked afresh (their cached replies are the failures)."""
+    todo = [
         q
         for q in qids
         if done.get(q, {}).get("item_key") != item_keys[q]
         or done[q].get("unreachable")
-        or len(done[q].get("repeat_scores") or ()) != repeats - 1
+        or len(done[q].get("repeat_scores") or ()) != opts.judge_repeats - 1
     ]
+    pending = set(todo)
+    retried = [q for q in qids if q not in pending and done[q].get("failures")] if opts.retry_failed else []
+    return todo, retried
+
+
+def item_batches(
+    queries: Sequence[str], texts: dict[str, str], answers: dict[str, str], size: int
+) -> list[list[Item]]:
+    """The ``--query-batch`` slices of ``queries`` as items, in order."""
+    return [[(q, texts[q], answers[q]) for q in queries[i : i + size]] for i in range(0, len(queries), size)]
 
 
 def score_items(
@@ -308,17 +296,16 @@ def score_items(
     return rows
 
 
-def _in_process(
-    family: MetricFamily,
-    prepared: Any,
-    settings: FamilySettings,
-    batches: list[list[Item]],
-    repeats: int = 1,
-    afresh: bool = False,
-) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
-    """Each batch scored here, in order, as one ``score_batch`` call so its models see batches."""
-    for items in batches:
-        yield [q for q, _, _ in items], score_repeats(family, prepared, settings, items, repeats, afresh)
+def stats_delta(
+    before: dict[str, list[float]], after: dict[str, list[float]]
+) -> dict[str, tuple[int, int, float]]:
+    """Per "stage/namespace", the (hits, misses, seconds) added to a cache's counts since ``before``."""
+    out = {}
+    for key, (hits, misses, seconds) in after.items():
+        old = before.get(key, [0, 0, 0.0])
+        if (hits, misses, seconds) != tuple(old):
+            out[key] = (int(hits - old[0]), int(misses - old[1]), seconds - old[2])
+    return out
 
 
 def score_repeats(
@@ -329,63 +316,24 @@ def score_repeats(
     repeats: int,
     afresh: bool = False,
 ) -> list[dict[str, Any]]:
-    """One batch judged ``repeats`` times (``--judge-repeats``): repeat 0 is the trace, as
-    without repeats; repeats 1 .. N-1 ask the sampled judge again, each with its own seed
-    and cache entries (:func:`benchmark.models.cache.judge_repeat`), and leave their
-    scores in the trace's ``repeat_scores``. A deterministic judge (the entailment model)
-    answers every repeat alike, so its noise share is 0. ``afresh`` (``--retry-failed``)
-    asks the judge again instead of reading its cached replies."""
+    """One batch judged ``repeats`` times (``--judge-repeats``): repeat 0 is the trace;
+    repeats 1 .. N-1 ask the judge again under their own seed and cache entries
+    (:func:`benchmark.models.cache.judge_repeat`) and leave their scores in ``repeat_scores``.
+    ``afresh`` (``--retry-failed``) bypasses the cached replies."""
     with asked_afresh() if afresh else contextlib.nullcontext():
-        return _score_repeats(family, prepared, settings, items, repeats)
-
-
-def _score_repeats(
-    family: MetricFamily, prepared: Any, settings: FamilySettings, items: list[Item], repeats: int
-) -> list[dict[str, Any]]:
-    rows = score_items(family, prepared, settings, items)
-    for r in range(1, repeats):
-        with judge_repeat(r):
-            again = score_items(family, prepared, settings, items)
-        for row, other in zip(rows, again, strict=True):
-            row.setdefault("repeat_scores", []).append(other["scores"])
-            row["unreachable"] = row["unreachable"] or other["unreachable"]
+        rows = score_items(family, prepared, settings, items)
+        for r in range(1, repeats):
+            with judge_repeat(r):
+                again = score_items(family, prepared, settings, items)
+            for row, other in zip(rows, again, strict=True):
+                row.setdefault("repeat_scores", []).append(other["scores"])
+                row["unreachable"] = row["unreachable"] or other["unreachable"]
     return rows
 
 
-def _checkpoint_batches(
-    family: MetricFamily,
-    task: Task,
-    scored: Iterable[tuple[list[str], list[dict[str, Any]]]],
-    item_keys: dict[str, str],
-    done: dict[str, Any],
-    checkpoint: JsonlCheckpoint,
-    opts: RunOptions,
-    total: int,
-    pending: int,
-) -> None:
-    """Append each scored batch's traces to the checkpoint as soon as it comes back (in
-    process or from a Ray worker), each keyed by its item key."""
-    bar = tqdm(
-        total=total,
-        initial=total - pending,
-        desc=f"{family.title} {task.id}",
-        unit="query",
-        disable=not opts.progress,
-        file=sys.stderr,
-    )
-    for qids, rows in scored:
-        for q, row in zip(qids, rows, strict=True):
-            row["item_key"] = item_keys[q]
-            checkpoint.append(row)
-            done[q] = row
-        bar.update(len(qids))
-    bar.close()
-
-
 def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySettings) -> None:
-    """A result is never replaced by one computed under other settings with the same name:
-    an edited profile that kept its name and version, or another β, would otherwise
-    silently overwrite the numbers it claims to be."""
+    """A result is never replaced by one computed under another profile or settings with the
+    same name (an edited profile that kept its version, another β)."""
     if not path.exists():
         return
     try:
@@ -394,13 +342,11 @@ def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySet
         return  # unreadable: nothing trustworthy to protect; it is rewritten
     if old.judge_profile != profile or old.settings != settings.model_dump(mode="json"):
         what = "judge profile" if old.judge_profile != profile else "settings"
-        raise InputError(
-            Problem(
-                rel(path),
-                f"holds a result computed with another {what} under the same name; pass another --results-dir "
-                "(or bump the profile's version), or delete the file to replace it",
-            )
+        why = (
+            f"holds a result computed with another {what} under the same name; pass another --results-dir "
+            "(or bump the profile's version), or delete the file to replace it"
         )
+        raise InputError(Problem(rel(path), why))
 
 
 def card_verdicts(family: MetricFamily, profile_id: str, primary: str) -> dict[str, str]:
@@ -456,17 +402,12 @@ def aggregate(
             *notes,
             *correct_scores(family, task.id, traces, read_human_labels(opts.human_labels), scores),
         ]
-    failures: dict[str, int] = {}
-    copies: dict[str, int] = {}
-    counts: dict[str, int] = {}
+    failed = [f for pq in per_query for f in pq.failures]
+    failures = Counter(f.split(":", 1)[0] for f in failed)
+    copies = Counter(f.split(":", 1)[0] for f in failed if example_copies.COPY_ERROR in f)
+    counts: Counter[str] = Counter()
     for pq in per_query:
-        for f in pq.failures:
-            stage = f.split(":", 1)[0]
-            failures[stage] = failures.get(stage, 0) + 1
-            if example_copies.COPY_ERROR in f:
-                copies[stage] = copies.get(stage, 0) + 1
-        for k, v in pq.counts.items():
-            counts[k] = counts.get(k, 0) + int(v)
+        counts.update({k: int(v) for k, v in pq.counts.items()})
     withhold_scores(family, scores, per_query, opts.max_failure_rate)
     primary = family.primary_for(task.card.main_score, scores)
     return TaskResult(
@@ -492,11 +433,11 @@ def aggregate(
         scores=scores,
         curves=curves(family, traces, settings),
         per_query=per_query,
-        failures=failures,
-        example_copies=copies,
+        failures=dict(failures),
+        example_copies=dict(copies),
         judge_card=card_verdicts(family, f"{profile.get('name')}@{profile.get('version')}", primary),
         failed_queries=[pq.query_id for pq in per_query if pq.failed],
-        counts=counts,
+        counts=dict(counts),
         notes=notes,
         incomplete=incomplete_reasons(family, primary, scores, per_query, opts.max_failure_rate),
         run=run_info(seed=opts.seed, started=now_iso(), durations={}, cache={}, command=None),
@@ -525,13 +466,9 @@ def score_summaries(
 ) -> dict[str, Score]:
     """Each score's mean and interval over the queries that have it, with the queries its
     judges failed on counted beside it (``failed``; ``unreachable`` of those when no reply
-    came at all), so a board's ``n`` is what its mean is over and the gap is visible.
-
-    A score is undetermined by a failure on a query that has failures and no value for it;
-    a query with no failure and no value is one the score does not apply to (no vital
-    nugget, no citation).  A score no query has a value for is left out, as before: it
-    cannot be told from one that does not apply (ICAT-M without aspect labels).
-    """
+    came at all).  A query with failures and no value is undetermined; one with no failure
+    and no value is one the score does not apply to (no vital nugget).  A score no query
+    has is left out: it cannot be told from one that does not apply."""
     keys = [c.key for c in family.columns]
     keys += sorted({k for pq in per_query for k in pq.scores} - set(keys))
     out = {}
@@ -575,13 +512,9 @@ def _causes(queries: Sequence[QueryScores]) -> str:
 def withhold_scores(
     family: MetricFamily, scores: dict[str, Score], per_query: Sequence[QueryScores], max_rate: float
 ) -> None:
-    """The one failure policy, per score: a score whose judge failed on more than ``max_rate``
-    of the queries — unreached, or a reply that could not be used (prose instead of JSON, a
-    copy of the prompt's example, a wrong number of labels) — is withheld (``Score.incomplete``
-    says why). Its mean over the queries left would favour the entry whose judge failed on the
-    hard ones, so no board shows it as a number or ranks by it. Whether the judge was down or
-    answered badly makes no difference here; it decides only how the result is completed (a
-    re-run, or ``--retry-failed``)."""
+    """The one failure policy, per score: a score whose judge failed (unreached, or an unusable
+    reply) on more than ``max_rate`` of the queries is withheld (``Score.incomplete`` says why):
+    its mean over the queries left would favour the entry whose judge failed on the hard ones."""
     total = len(per_query) or 1
     for k, s in scores.items():
         if s.failed / total > max_rate:
@@ -599,11 +532,9 @@ def incomplete_reasons(
     per_query: Sequence[QueryScores],
     max_rate: float,
 ) -> list[str]:
-    """Why a result is not final: its ranked score is withheld (:func:`withhold_scores`), or
-    has no value on any query while its judge failed on more than ``max_rate`` of them, or
-    that many queries have no score at all. Such a result is written, kept off every board,
-    and the command exits 3: a re-run asks again what was unreached, ``--retry-failed`` what
-    was unusable (a deterministic judge gives the same reply again: then it stays incomplete)."""
+    """Why a result is not final (written, kept off every board, exit status 3): its ranked
+    score is withheld, or has no value while its judge failed on more than ``max_rate`` of
+    the queries, or that many queries have no score at all."""
     total = len(per_query) or 1
     failing = [pq for pq in per_query if pq.failures]
     lost = [pq for pq in per_query if pq.failed]

@@ -115,7 +115,8 @@ def test_a_workers_counts_reach_the_driver_per_stage() -> None:
     """A batch's counts go back per stage and namespace; the driver's result then splits a
     sharded run's calls and seconds by stage as a single process's does."""
     from benchmark.models.cache import CacheStats, stage
-    from benchmark.scoring.ray_shards import _stats_delta, merge_counts
+    from benchmark.scoring.ray_shards import merge_counts
+    from benchmark.scoring.runner import stats_delta
 
     worker = CacheStats()
     worker.record("entail", 2, 3, 1.5, stage="grounding")
@@ -123,7 +124,7 @@ def test_a_workers_counts_reach_the_driver_per_stage() -> None:
     with stage("alignment"):
         worker.record("llm.generate", 0, 4, 2.0)
     worker.record("entail", 1, 0, 0.0, stage="grounding")
-    delta = _stats_delta(before, worker.by_stage)
+    delta = stats_delta(before, worker.by_stage)
     assert delta == {"alignment/llm.generate": (0, 4, 2.0), "grounding/entail": (1, 0, 0.0)}
     driver = CacheStats()
     merge_counts(driver, delta)
