@@ -104,107 +104,15 @@ def family_table(
     mine = [e for e in entries if e.result.metric_family == family.id]
     if not mine:
         return pd.DataFrame()
-    rows = []
-    ranks: dict[tuple[str, str], int] = {}
-    shared: dict[tuple[str, str], tuple[float | None, int]] = {}
-    flagged: set[tuple[str, str]] = set()
-    powers: dict[str, dict[str, object]] = {}
-    for board_id in sorted({e.board_id for e in mine}):
-        on_board = [e for e in mine if e.board_id == board_id]
-        primary = on_board[0].result.primary
-        col = family.column(primary)
-        per_query = {
-            e.model_label: {q.query_id: q.scores.get(primary) for q in e.result.per_query} for e in on_board
-        }
-        ranked = {
-            e.model_label: per_query[e.model_label]
-            for e in on_board
-            if not e.is_reference and any(v is not None for v in per_query[e.model_label].values())
-        }
-        repeated = {
-            e.model_label: {
-                q.query_id: q.repeats[primary]
-                for q in e.result.per_query
-                if q.repeats and primary in q.repeats
-            }
-            for e in on_board
-            if e.model_label in ranked
-        }
-        higher = col.higher_is_better if col else True
-        if ranked and all(repeated.values()):
-            # a sampled judge asked N times (--judge-repeats): the paired tests resample its
-            # repeats too, so a difference only its noise makes does not separate two ranks
-            ranks.update(
-                {(board_id, m): r for m, r in repeat_ranks(repeated, higher_is_better=higher).items()}
-            )
-        elif ranked:
-            cmp = stats.paired_tests(ranked)
-            if comparisons is not None:
-                comparisons[board_id] = cmp
-            powers[board_id] = power_columns(cmp)  # what its tests can tell apart
-            ranks.update({(board_id, m): r for m, r in stats.ranks_of(cmp, higher_is_better=higher).items()})
-        shared.update({(board_id, m): v for m, v in shared_means(per_query).items()})
-        failed = {e.model_label: _failed(e.result) for e in on_board}
-        flagged.update((board_id, m) for m in failure_outliers(failed, on_board))
-    for e in mine:
-        r = e.result
-        ranked_score = _primary_score(r)
-        shared_mean, shared_n = shared.get((e.board_id, e.model_label), (None, 0))
-        declared = e.card.reference_setting if e.card is not None and e.card.reference_setting else None
-        row: dict[str, object] = {
-            "board": e.board,
-            "board_id": e.board_id,
-            "task": r.task.id,
-            "task_version": r.task.version,
-            "judge_profile": r.profile_id,
-            "model": e.model_label,
-            "model_id": r.model.id,
-            "revision": r.model.revision,
-            "setting": declared or ("closed-book" if r.model.rag is None else r.model.rag.label),
-            # as figures and legends name the entry ("SmolLM2-135M-Instruct · RAG bm25+subq(all) k5")
-            "name": r.model.short_label,
-            "setting_short": r.model.rag.short if r.model.rag is not None and not declared else None,
-            "kind": e.kind,
-            "reference": e.is_reference,
-            "link": model_link(r, e.card),
-            "open_weights": None if e.card is None else e.card.open_weights,
-            "parameters": None if e.card is None else e.card.parameters,
-            "queries": r.task.queries.n,
-            "n": ranked_score.n if ranked_score is not None else 0,
-            "failed": _failed(r),
-            "failed_queries": len(r.failed_queries),
-            "shared_mean": shared_mean,
-            "shared_n": shared_n,
-            "failure_flag": (e.board_id, e.model_label) in flagged,
-            "failures": int(sum(r.failures.values())),
-            "copies": int(sum(r.example_copies.values())),
-            "ranked_by": r.primary,
-            "rank_method": stats.RANK_METHOD,
-            "alpha": stats.ALPHA,
-            **(powers.get(e.board_id) or power_columns(None)),
-        }
-        keys = [c.key for c in family.columns] + sorted(set(r.scores) - {c.key for c in family.columns})
-        for k in keys:
-            s = r.scores.get(k)
-            if s is not None and s.incomplete:
-                # withheld (its judge failed past --max-failure-rate): never a number on a board
-                row[f"{k}_withheld"] = s.incomplete
-                s = s.model_copy(update={"value": None, "ci_low": None, "ci_high": None})
-            for attr in ("value", "ci_low", "ci_high", "n", "failed"):
-                row[k if attr == "value" else f"{k}_{attr}"] = getattr(s, attr, None)
-            if s is not None and (j := s.judge_repeats) is not None:
-                row[f"{k}_repeats"] = j.repeats
-                row[f"{k}_noise_share"] = j.noise_share
-            if s is not None and (h := s.human_corrected) is not None:
-                # its own column beside the raw score, never in its place: ranks stay the judge's
-                row[f"{k}{HUMAN}"] = h.value
-                row[f"{k}{HUMAN}_ci_low"] = h.ci_low
-                row[f"{k}{HUMAN}_ci_high"] = h.ci_high
-                row[f"{k}{HUMAN}_n"] = h.n_labels
-                row[f"{k}{HUMAN}_raw"] = h.raw
-        row["rank"] = ranks.get((e.board_id, e.model_label))
-        rows.append(row)
-    df = pd.DataFrame(rows)
+    boards = {
+        b: _rank_board([e for e in mine if e.board_id == b], family)
+        for b in sorted({e.board_id for e in mine})
+    }
+    if comparisons is not None:
+        comparisons.update(
+            {b: ranked.comparison for b, ranked in boards.items() if ranked.comparison is not None}
+        )
+    df = pd.DataFrame([_row(e, family, boards[e.board_id]) for e in mine])
     df["rank"] = df["rank"].astype("Int64")
     df["_primary"] = [row.get(row["ranked_by"]) for _, row in df.iterrows()]
     df = df.sort_values(
@@ -213,6 +121,109 @@ def family_table(
         na_position="last",
     )
     return df.drop(columns="_primary").reset_index(drop=True)
+
+
+@dataclass
+class _Ranked:
+    """One board's ranks of its models, by model label, and what else its rows show."""
+
+    ranks: dict[str, int]
+    shared: dict[str, tuple[float | None, int]]
+    flagged: list[str]
+    comparison: stats.PairedComparison | None = None
+    #: what its paired tests can tell apart
+    power: dict[str, object] = field(default_factory=lambda: power_columns(None))
+
+
+def _rank_board(on_board: list[Entry], family: MetricFamily) -> _Ranked:
+    primary = on_board[0].result.primary
+    col = family.column(primary)
+    higher = col.higher_is_better if col else True
+    per_query = {
+        e.model_label: {q.query_id: q.scores.get(primary) for q in e.result.per_query} for e in on_board
+    }
+    ranked = {
+        e.model_label: per_query[e.model_label]
+        for e in on_board
+        if not e.is_reference and any(v is not None for v in per_query[e.model_label].values())
+    }
+    repeated = {
+        e.model_label: {
+            q.query_id: q.repeats[primary] for q in e.result.per_query if primary in (q.repeats or {})
+        }
+        for e in on_board
+        if e.model_label in ranked
+    }
+    failed = {e.model_label: _failed(e.result) for e in on_board}
+    out = _Ranked({}, shared_means(per_query), failure_outliers(failed, on_board))
+    if ranked and all(repeated.values()):
+        # a sampled judge asked N times (--judge-repeats): the paired tests resample its
+        # repeats too, so a difference only its noise makes does not separate two ranks
+        out.ranks = repeat_ranks(repeated, higher_is_better=higher)
+    elif ranked:
+        out.comparison = stats.paired_tests(ranked)
+        out.ranks = stats.ranks_of(out.comparison, higher_is_better=higher)
+        out.power = power_columns(out.comparison)
+    return out
+
+
+def _row(e: Entry, family: MetricFamily, board: _Ranked) -> dict[str, object]:
+    r = e.result
+    ranked_score = _primary_score(r)
+    shared_mean, shared_n = board.shared.get(e.model_label, (None, 0))
+    declared = e.card.reference_setting if e.card is not None and e.card.reference_setting else None
+    row: dict[str, object] = {
+        "board": e.board,
+        "board_id": e.board_id,
+        "task": r.task.id,
+        "task_version": r.task.version,
+        "judge_profile": r.profile_id,
+        "model": e.model_label,
+        "model_id": r.model.id,
+        "revision": r.model.revision,
+        "setting": declared or ("closed-book" if r.model.rag is None else r.model.rag.label),
+        # as figures and legends name the entry ("SmolLM2-135M-Instruct · RAG bm25+subq(all) k5")
+        "name": r.model.short_label,
+        "setting_short": r.model.rag.short if r.model.rag is not None and not declared else None,
+        "kind": e.kind,
+        "reference": e.is_reference,
+        "link": model_link(r, e.card),
+        "open_weights": None if e.card is None else e.card.open_weights,
+        "parameters": None if e.card is None else e.card.parameters,
+        "queries": r.task.queries.n,
+        "n": ranked_score.n if ranked_score is not None else 0,
+        "failed": _failed(r),
+        "failed_queries": len(r.failed_queries),
+        "shared_mean": shared_mean,
+        "shared_n": shared_n,
+        "failure_flag": e.model_label in board.flagged,
+        "failures": int(sum(r.failures.values())),
+        "copies": int(sum(r.example_copies.values())),
+        "ranked_by": r.primary,
+        "rank_method": stats.RANK_METHOD,
+        "alpha": stats.ALPHA,
+        **board.power,
+    }
+    for k in [c.key for c in family.columns] + sorted(set(r.scores) - {c.key for c in family.columns}):
+        s = r.scores.get(k)
+        if s is not None and s.incomplete:
+            # withheld (its judge failed past --max-failure-rate): never a number on a board
+            row[f"{k}_withheld"] = s.incomplete
+            s = s.model_copy(update={"value": None, "ci_low": None, "ci_high": None})
+        for attr in ("value", "ci_low", "ci_high", "n", "failed"):
+            row[k if attr == "value" else f"{k}_{attr}"] = getattr(s, attr, None)
+        if s is not None and (j := s.judge_repeats) is not None:
+            row[f"{k}_repeats"] = j.repeats
+            row[f"{k}_noise_share"] = j.noise_share
+        if s is not None and (h := s.human_corrected) is not None:
+            # its own column beside the raw score, never in its place: ranks stay the judge's
+            row[f"{k}{HUMAN}"] = h.value
+            row[f"{k}{HUMAN}_ci_low"] = h.ci_low
+            row[f"{k}{HUMAN}_ci_high"] = h.ci_high
+            row[f"{k}{HUMAN}_n"] = h.n_labels
+            row[f"{k}{HUMAN}_raw"] = h.raw
+    row["rank"] = board.ranks.get(e.model_label)
+    return row
 
 
 def _primary_score(result: TaskResult) -> Score | None:

@@ -124,24 +124,19 @@ def display_frame(df: pd.DataFrame, family: MetricFamily) -> pd.DataFrame:
     if df.empty:
         return df
     keys = score_keys(df, family)
-    rows = []
-    for _, r in df.iterrows():
-        rows.append(
-            {
-                **entry_cells(r),
-                "rank": str(r["kind"])
-                if is_reference(r)
-                else (MISSING if pd.isna(r["rank"]) else int(r["rank"])),
-                **{score_label(family, k): fmt_cell(r, k) for k in keys},
-                "queries": int(r["queries"]),
-                "n": int(r["n"]),
-                "failed": int(r["failed"]),
-                "copies": int(r["copies"]),
-                "task": f"{r['task']}@{r['task_version']}",
-                "judge profile": r["judge_profile"],
-            }
-        )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(
+        {
+            **entry_cells(r),
+            "rank": str(r["kind"])
+            if is_reference(r)
+            else (MISSING if pd.isna(r["rank"]) else int(r["rank"])),
+            **{score_label(family, k): fmt_cell(r, k) for k in keys},
+            **{c: int(r[c]) for c in ("queries", "n", "failed", "copies")},
+            "task": f"{r['task']}@{r['task_version']}",
+            "judge profile": r["judge_profile"],
+        }
+        for _, r in df.iterrows()
+    )
 
 
 def overall_frame(df: pd.DataFrame) -> pd.DataFrame:

@@ -252,13 +252,12 @@ def write_leaderboard(
                 rows.append((run, ALL_TOPICS, m, float(np.round(np.mean(values), ROUND))))
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for run, topic, m, v in rows:
-        if fmt == "jsonl":
-            lines.append(json.dumps({"run_id": run, "topic_id": topic, "measure": m, "value": v}))
-        else:
-            cells = {"run": run, "topic": topic, "measure": m, "value": repr(v)}
-            lines.append("\t".join(cells[c] for c in FORMATS[fmt]))
+    lines = [
+        json.dumps({"run_id": run, "topic_id": topic, "measure": m, "value": v})
+        if fmt == "jsonl"
+        else "\t".join({"run": run, "topic": topic, "measure": m, "value": repr(v)}[c] for c in FORMATS[fmt])
+        for run, topic, m, v in rows
+    ]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     measures_path = out.with_suffix(".measures.yml")
     said = descriptions or {}
@@ -282,9 +281,9 @@ def measure_name(family: str, score: str) -> str:
 def check_runs_cover(boards: Mapping[str, Board], topics: Sequence[str], where: str) -> list[str]:
     """Notes for each (run, topic) a measure has no score for (a failed or unscorable
     query): AutoJudge's verifier asks for every topic, so the note says which are missing."""
-    notes = []
-    for m, board in boards.items():
-        for run, scores in sorted(board.items()):
-            if missing := sorted(set(topics) - set(scores)):
-                notes.append(f"{where}: {m} has no score for run {run} on topic(s) {', '.join(missing)}")
-    return notes
+    return [
+        f"{where}: {m} has no score for run {run} on topic(s) {', '.join(missing)}"
+        for m, board in boards.items()
+        for run, scores in sorted(board.items())
+        if (missing := sorted(set(topics) - set(scores)))
+    ]

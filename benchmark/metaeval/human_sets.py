@@ -291,11 +291,8 @@ def pinned_file(pinned: Any, repo_path: str, sha256: str, data_dir: Path | None,
 
 def fetch(hs: HumanSet, data_dir: Path | None = None) -> dict[str, str]:
     """The set's files (name -> text), each checked (:func:`pinned_file`)."""
-    out = {}
-    for repo_path, sha256 in hs.files:
-        path = pinned_file(hs, repo_path, sha256, data_dir)
-        out[path.name] = path.read_bytes().decode("utf-8")
-    return out
+    paths = [pinned_file(hs, repo_path, sha256, data_dir) for repo_path, sha256 in hs.files]
+    return {path.name: path.read_bytes().decode("utf-8") for path in paths}
 
 
 def _local_rows(hs: HubSet, data_dir: Path) -> list[dict[str, Any]]:

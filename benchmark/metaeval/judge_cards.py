@@ -406,15 +406,12 @@ def flags(figures: Sequence[SetFigure]) -> list[str]:
     """What a reader must know beyond the verdict: a judge whose ratings mostly equal its
     prompt's worked example's is echoing its prompt (one such reply is allowed: a real judge may
     agree with an example)."""
-    out = []
-    for f in figures:
-        share = f.extra.get(MATCH_SHARE)
-        if share is not None and share >= MOSTLY:
-            out.append(
-                f"{f.title}: {share:.0%} of its ratings equal the prompt's worked example's "
-                "(fresh wording, same numbers): it mostly echoes its example"
-            )
-    return out
+    return [
+        f"{f.title}: {share:.0%} of its ratings equal the prompt's worked example's "
+        "(fresh wording, same numbers): it mostly echoes its example"
+        for f in figures
+        if (share := f.extra.get(MATCH_SHARE)) is not None and share >= MOSTLY
+    ]
 
 
 def sample_arguments(pairs: list[ArgumentPair], n: int | None, seed: int = 0) -> list[ArgumentPair]:

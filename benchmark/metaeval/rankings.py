@@ -86,19 +86,11 @@ def human_leaderboard(paragraphs: Sequence[Any], depth: int = 10) -> dict[str, d
     return out
 
 
-def length_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[str, float]]:
-    """Baseline: the mean length in words of a system's passages within the cut-off."""
+def _baseline(paragraphs: Sequence[Any], rank_cutoff: int, stat: Callable[[list[Any]], float]) -> Board:
+    """A trivial baseline: ``stat`` of each system's passages within the cut-off, per topic."""
     out: dict[str, dict[str, float]] = {}
     for (system, topic), ranked in _ranked(paragraphs, rank_cutoff).items():
-        out.setdefault(system, {})[topic] = statistics.mean(len(p.text.split()) for _, p in ranked)
-    return out
-
-
-def count_board(paragraphs: Sequence[Any], rank_cutoff: int) -> dict[str, dict[str, float]]:
-    """Baseline: how many of a system's passages within the cut-off the file keeps (judged ones)."""
-    out: dict[str, dict[str, float]] = {}
-    for (system, topic), ranked in _ranked(paragraphs, rank_cutoff).items():
-        out.setdefault(system, {})[topic] = float(len(ranked))
+        out.setdefault(system, {})[topic] = float(stat([p for _, p in ranked]))
     return out
 
 
@@ -539,10 +531,14 @@ def run(options: RankingOptions) -> RankingRun:
     other = [agreement(label, board, human, **kw) for label, board in rest]
     cutoff = options.rank_cutoff
     baselines = [
-        agreement(f"passage length (words, top {cutoff})", length_board(paragraphs, cutoff), human, **kw),
-        agreement(
-            f"passages kept in the top {cutoff} (judged ones)", count_board(paragraphs, cutoff), human, **kw
-        ),
+        agreement(label, _baseline(paragraphs, cutoff, stat), human, **kw)
+        for label, stat in [
+            (
+                f"passage length (words, top {cutoff})",
+                lambda ps: statistics.mean(len(p.text.split()) for p in ps),
+            ),
+            (f"passages kept in the top {cutoff} (judged ones)", len),
+        ]
     ]
     seconds = time.perf_counter() - started
     set_info.update({"grader": grader, "min_rating": min_rating, "relevant_from": relevant_from})

@@ -104,15 +104,15 @@ def read_input(argument: str, value: TableInput) -> tuple[Rows | None, list[Prob
     if isinstance(value, str | os.PathLike):
         return _read_file(Path(value))
     if isinstance(value, pd.DataFrame):
-        return _frame_rows(f"{argument} (DataFrame)", value), []
+        return Rows(f"{argument} (DataFrame)", _plain(value)), []
     if type(value).__module__.startswith("datasets"):  # not imported here: it is slow to import
         if not hasattr(value, "to_pandas"):  # a DatasetDict: which split is meant is not ours to guess
             return None, [
                 Problem(f"{argument} ({type(value).__name__})", "give one split, e.g. dataset['test']")
             ]
-        return _frame_rows(f"{argument} (datasets.Dataset)", value.to_pandas()), []
+        return Rows(f"{argument} (datasets.Dataset)", _plain(value.to_pandas())), []
     if isinstance(value, Sequence) and all(isinstance(r, Mapping) for r in value):
-        return _frame_rows(f"{argument} (records)", pd.DataFrame.from_records(list(value))), []
+        return Rows(f"{argument} (records)", _plain(pd.DataFrame.from_records(list(value)))), []
     return None, [
         Problem(
             argument,
@@ -122,10 +122,10 @@ def read_input(argument: str, value: TableInput) -> tuple[Rows | None, list[Prob
     ]
 
 
-def _frame_rows(label: str, df: pd.DataFrame) -> Rows:
+def _plain(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with Python objects for values and ``None`` for missing ones, rows numbered from 0."""
     out = df.reset_index(drop=True).astype(object)
-    out = out.where(out.notna(), None)
-    return Rows(label, out)
+    return out.where(out.notna(), None)
 
 
 def _read_file(path: Path) -> tuple[Rows | None, list[Problem]]:
@@ -142,57 +142,53 @@ def _read_file(path: Path) -> tuple[Rows | None, list[Problem]]:
             df = pq.read_table(str(path)).to_pandas()
         except Exception as exc:  # pyarrow raises several types for broken files
             return None, [Problem(label, f"cannot read parquet: {exc}")]
-        return Rows(label, _frame_rows(label, df).frame, path), []
-    records: list[dict[str, Any]] = []
-    lines: list[int] = []
-    problems: list[Problem] = []
+        return Rows(label, _plain(df), path), []
+    delimiter = _SUFFIXES[suffix]
     # utf-8-sig: a spreadsheet's CSV export starts with a byte-order mark, which would
     # otherwise become part of the first column's name
     with open(path, encoding="utf-8-sig", newline="") as f:
         try:
-            _read_text(f, _SUFFIXES[suffix], label, records, lines, problems)
+            rows, problems = _read_jsonl(f, label) if delimiter is None else _read_csv(f, delimiter, label)
         except UnicodeDecodeError:
             return None, [Problem(label, "not UTF-8 text: save the file as UTF-8")]
-    df = pd.DataFrame.from_records(records) if records else pd.DataFrame()
-    df = _frame_rows(label, df).frame
-    df.index = pd.Index([n - 1 for n in lines], dtype="int64")
+    df = _plain(pd.DataFrame.from_records([record for _, record in rows]))
+    df.index = pd.Index([n - 1 for n, _ in rows], dtype="int64")
     return Rows(label, df, path), problems
 
 
-def _read_text(
-    f: Any,
-    delimiter: str | None,
-    label: str,
-    records: list[dict[str, Any]],
-    lines: list[int],
-    problems: list[Problem],
-) -> None:
-    """Rows of a CSV / TSV (``delimiter``) or JSON-lines file, each with its first line."""
-    if delimiter is not None:  # CSV / TSV: empty cells are missing values
-        limit = csv.field_size_limit()
-        csv.field_size_limit(2**31 - 1)  # a corpus passage may be longer than csv's 128 KiB default
-        start = 2  # line 1 is the header; a quoted cell may span lines
-        try:
-            # strict: a quote left open is an error, never a cell that swallows the rows after it
-            reader = csv.DictReader(f, delimiter=delimiter, strict=True)
-            for row in reader:
-                if None in row:
-                    problems.append(Problem(label, "more cells than header columns", line=start))
-                records.append({k: (v if v != "" else None) for k, v in row.items() if k is not None})
-                lines.append(start)
-                start = reader.line_num + 1
-        except csv.Error as exc:
-            problems.append(
-                Problem(
-                    label,
-                    f'not valid CSV from this line on ({exc}): is a quote (") left open? A cell that holds the '
-                    'delimiter, a quote or a line break is quoted whole, and its quotes doubled ("")',
-                    line=start,
-                )
+def _read_csv(f: Any, delimiter: str, label: str) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
+    """Rows of a CSV / TSV file, each with its first line; empty cells are missing values."""
+    rows: list[tuple[int, dict[str, Any]]] = []
+    problems: list[Problem] = []
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a corpus passage may be longer than csv's 128 KiB default
+    start = 2  # line 1 is the header; a quoted cell may span lines
+    try:
+        # strict: a quote left open is an error, never a cell that swallows the rows after it
+        reader = csv.DictReader(f, delimiter=delimiter, strict=True)
+        for row in reader:
+            if None in row:
+                problems.append(Problem(label, "more cells than header columns", line=start))
+            rows.append((start, {k: (v if v != "" else None) for k, v in row.items() if k is not None}))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        problems.append(
+            Problem(
+                label,
+                f'not valid CSV from this line on ({exc}): is a quote (") left open? A cell that holds the '
+                'delimiter, a quote or a line break is quoted whole, and its quotes doubled ("")',
+                line=start,
             )
-        finally:
-            csv.field_size_limit(limit)
-        return
+        )
+    finally:
+        csv.field_size_limit(limit)
+    return rows, problems
+
+
+def _read_jsonl(f: Any, label: str) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
+    """Rows of a JSON-lines file, each with its line."""
+    rows: list[tuple[int, dict[str, Any]]] = []
+    problems: list[Problem] = []
     for n, line in enumerate(f, start=1):
         if not line.strip():
             continue
@@ -206,8 +202,8 @@ def _read_text(
         if not isinstance(obj, dict):
             problems.append(Problem(label, "each line must be a JSON object", line=n))
             continue
-        records.append(obj)
-        lines.append(n)
+        rows.append((n, obj))
+    return rows, problems
 
 
 # -- mapping rows onto a table schema ----------------------------------------------------
