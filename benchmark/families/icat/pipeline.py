@@ -85,7 +85,6 @@ class _Query:
             self.trace.raw[stage] = raw
 
 
-#: Stages whose failure leaves a query without any score: no claims, or an undetermined claim.
 def score_batch(state: ICATState, items: Sequence[tuple[str, str, str]]) -> list[ICATTrace]:
     """Traces for ``(query id, query text, answer)`` items, every stage batched across them."""
     queries = [_Query(q, text, ans, ICATTrace(query_id=q, query=text, answer=ans)) for q, text, ans in items]
