@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pydantic import BaseModel, ConfigDict
+
 from benchmark.core.family import InputFile, JudgeRole, MetricFamily, QueryTrace, ScoreColumn, UnitLabels
 from benchmark.core.settings import FamilySettings, option
 
@@ -34,6 +36,7 @@ __all__ = [
     "ScoreColumn",
     "Scores",
     "ScoringInputs",
+    "TracePart",
     "UnitLabels",
     "option",
 ]
@@ -57,6 +60,12 @@ class ScoringInputs:
 
 #: (query id, query text, answer): one item of a batch, as ``score_batch`` takes it
 Item = tuple[str, str, str]
+
+
+class TracePart(BaseModel):
+    """A part of a family's trace (a claim, a question, a nugget): unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass

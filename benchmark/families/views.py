@@ -16,6 +16,15 @@ if TYPE_CHECKING:
     from benchmark.core.results import TaskResult
 
 
+def error_bars(scores: Sequence[Any]) -> tuple[list[float], list[list[float]]]:
+    """The scores' values (0 where undefined) and their 95% intervals as matplotlib's
+    ``[below, above]`` error lengths."""
+    from benchmark.core.figures import interval
+
+    spans = [interval(s) or (0.0, 0.0, 0.0) for s in scores]
+    return [v for v, _, _ in spans], [[v - lo for v, lo, _ in spans], [hi - v for v, _, hi in spans]]
+
+
 def _figures(family: MetricFamily) -> dict[str, tuple[Any, Any]]:
     views = module(family, "views")
     return dict(getattr(views, "FIGURES", {})) if views is not None else {}

@@ -222,12 +222,17 @@ def parse_item_ratings(text: str, n: int) -> dict[str, float]:
     return found
 
 
-def _pair(obj: Mapping[str, Any], key: str) -> tuple[float, float]:
+def _rated(obj: Mapping[str, Any], *keys: str) -> tuple[float, ...]:
+    """The ratings (1-5) of ``keys`` in an object whose keys are not yet normalised."""
+    obj = {_key(k): v for k, v in obj.items()}
+    return tuple(_number(obj.get(k), RATING_SCALE) for k in keys)
+
+
+def _pair(obj: Mapping[str, Any], key: str) -> tuple[float, ...]:
     v = obj.get(key)
     if not isinstance(v, dict):
         raise ValueError(f"{key}: expected {{'argument_1': n, 'argument_2': n}}")
-    v = {_key(k): x for k, x in v.items()}
-    return _number(v.get("argument_1"), RATING_SCALE), _number(v.get("argument_2"), RATING_SCALE)
+    return _rated(v, "argument_1", "argument_2")
 
 
 def _winner(value: Any) -> str:
@@ -276,14 +281,7 @@ def parse_rag_rubric(text: str, n_items: int) -> RubricVerdict:
         if not isinstance(kp, dict):
             raise ValueError(f"key point {i} is not an object")
         kp = {_key(k): v for k, v in kp.items()}
-        key_points.append(
-            (
-                _number(kp.get("documents"), RATING_SCALE),
-                _number(kp.get("argument_1"), RATING_SCALE),
-                _number(kp.get("argument_2"), RATING_SCALE),
-                _winner(kp.get("better")),
-            )
-        )
+        key_points.append((*_rated(kp, "documents", "argument_1", "argument_2"), _winner(kp.get("better"))))
     if len(key_points) < n_items:
         raise ValueError(f"{n_items} key points were given, {len(key_points)} rated")
     doc_points = []
@@ -291,13 +289,7 @@ def parse_rag_rubric(text: str, n_items: int) -> RubricVerdict:
         if not isinstance(dp, dict):
             raise ValueError(f"document point {i} is not an object")
         dp = {_key(k): v for k, v in dp.items()}
-        doc_points.append(
-            (
-                str(dp.get("point", "")),
-                _number(dp.get("argument_1"), RATING_SCALE),
-                _number(dp.get("argument_2"), RATING_SCALE),
-            )
-        )
+        doc_points.append((str(dp.get("point", "")), *_rated(dp, "argument_1", "argument_2")))
     if not doc_points:
         raise ValueError("no document key points")
     return RubricVerdict(tuple(key_points), tuple(doc_points))

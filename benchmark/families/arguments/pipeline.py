@@ -152,8 +152,14 @@ def gather_evidence(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> No
             d.text = text
 
 
-def _docs(t: ArgumentTrace) -> str:
-    return J.documents_block([d.text for d in t.evidence])
+def _render(judge: str, t: ArgumentTrace, **fields: Any) -> Messages:
+    """``judge``'s request about ``t``'s topic, stance and evidence documents."""
+    documents = J.documents_block([d.text for d in t.evidence])
+    return J.prompt(judge).render(topic=t.topic, stance=t.stance, documents=documents, **fields)
+
+
+def _failed(judge: str, why: str) -> JudgeRecord:
+    return JudgeRecord(prompt=J.PROMPTS[judge], failures=[why])
 
 
 def _record(judge: str, asked: Asked, parsed: dict[str, Any]) -> JudgeRecord:
@@ -251,9 +257,7 @@ def _with_key_points(
     ready = [t for t in traces if t.judges["rubric_items"].parsed["items"]]
     for t in traces:
         if t not in ready:
-            t.judges[judge] = JudgeRecord(
-                prompt=J.PROMPTS[judge], failures=["no key points were generated for the query"]
-            )
+            t.judges[judge] = _failed(judge, "no key points were generated for the query")
     return ready
 
 
@@ -271,17 +275,14 @@ def _geval_steps(state: ArgumentState) -> JudgeRecord:
 def judge_context(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
     chosen = state.settings.context_judges
     if "direct" in chosen:
-        reqs = [J.prompt("direct").render(topic=t.topic, stance=t.stance, documents=_docs(t)) for t in traces]
+        reqs = [_render("direct", t) for t in traces]
         for t, a in zip(
             traces, ask(state, "direct", reqs, lambda r: J.parse_score(r, F.DIRECT_SCALE)), strict=True
         ):
             t.judges["direct"] = _record("direct", a, {"score": a.value} if a.value is not None else {})
     if "fine_grained" in chosen:
         criteria = list(J.prompt("fine_grained").meta["criteria"])
-        reqs = [
-            J.prompt("fine_grained").render(topic=t.topic, stance=t.stance, documents=_docs(t))
-            for t in traces
-        ]
+        reqs = [_render("fine_grained", t) for t in traces]
         for t, a in zip(
             traces, ask(state, "fine_grained", reqs, lambda r: J.parse_criteria(r, criteria)), strict=True
         ):
@@ -290,15 +291,10 @@ def judge_context(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None
         steps = _geval_steps(state)
         if steps.failures:
             for t in traces:
-                t.judges["geval"] = JudgeRecord(
-                    prompt=J.PROMPTS["geval"], failures=[f"no evaluation steps: {steps.failures[0]}"]
-                )
+                t.judges["geval"] = _failed("geval", f"no evaluation steps: {steps.failures[0]}")
         else:
             text = _numbered(steps.parsed["steps"])
-            reqs = [
-                J.prompt("geval").render(steps=text, topic=t.topic, stance=t.stance, documents=_docs(t))
-                for t in traces
-            ]
+            reqs = [_render("geval", t, steps=text) for t in traces]
             for t, a in zip(
                 traces, ask(state, "geval", reqs, lambda r: J.parse_score(r, F.RATING_SCALE)), strict=True
             ):
@@ -310,11 +306,7 @@ def judge_context(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None
         reqs, parsers = [], []
         for t in ready:
             items = t.judges["rubric_items"].parsed["items"]
-            reqs.append(
-                J.prompt("query_rubric").render(
-                    topic=t.topic, stance=t.stance, documents=_docs(t), items=_numbered(items)
-                )
-            )
+            reqs.append(_render("query_rubric", t, items=_numbered(items)))
             parsers.append(partial(J.parse_item_ratings, n=len(items)))
         for t, a in zip(ready, ask(state, "query_rubric", reqs, parsers), strict=True):
             t.judges["query_rubric"] = _record("query_rubric", a, {"ratings": a.value or a.partial})
@@ -342,9 +334,7 @@ def judge_joint(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
         if name in chosen:
             for t in traces:
                 if t.query_id not in state.references:
-                    t.judges[name] = JudgeRecord(
-                        prompt=J.PROMPTS[name], failures=["no human reference argument for this query"]
-                    )
+                    t.judges[name] = _failed(name, "no human reference argument for this query")
     for t in pairwise:
         t.reference_id = state.references[t.query_id][0]
     if "rag_direct" in chosen:
@@ -358,15 +348,7 @@ def judge_joint(state: ArgumentState, traces: Sequence[ArgumentTrace]) -> None:
 
 def _judge_rag_direct(state: ArgumentState, pairwise: Sequence[ArgumentTrace]) -> None:
     """RAG-Direct: context relevance, groundedness and a preference, system vs reference."""
-    reqs = [
-        J.prompt("rag_direct").render(
-            topic=t.topic,
-            stance=t.stance,
-            documents=_docs(t),
-            **_pair_fields(t, state.references[t.query_id][1]),
-        )
-        for t in pairwise
-    ]
+    reqs = [_render("rag_direct", t, **_pair_fields(t, state.references[t.query_id][1])) for t in pairwise]
     for t, a in zip(pairwise, ask(state, "rag_direct", reqs, J.parse_rag_direct), strict=True):
         parsed = {"system_position": system_position(t)}
         if a.value is not None:
@@ -383,16 +365,8 @@ def _judge_rag_rubric(state: ArgumentState, pairwise: Sequence[ArgumentTrace]) -
     reqs, parsers = [], []
     for t in ready:
         items = t.judges["rubric_items"].parsed["items"]
-        reqs.append(
-            p.render(
-                topic=t.topic,
-                stance=t.stance,
-                documents=_docs(t),
-                items=_numbered(items),
-                n_doc=p.meta.get("n_doc", 10),
-                **_pair_fields(t, state.references[t.query_id][1]),
-            )
-        )
+        pair = _pair_fields(t, state.references[t.query_id][1])
+        reqs.append(_render("rag_rubric", t, items=_numbered(items), n_doc=p.meta.get("n_doc", 10), **pair))
         parsers.append(partial(J.parse_rag_rubric, n_items=len(items)))
     for t, a in zip(ready, ask(state, "rag_rubric", reqs, parsers), strict=True):
         parsed: dict[str, Any] = {"system_position": system_position(t)}
@@ -406,10 +380,9 @@ def _judge_listwise_rag(state: ArgumentState, traces: Sequence[ArgumentTrace], n
     """Listwise+RAG (and its Fine-Grained form, one relevance verdict per document)."""
     keys = [*J.RAG_KEYS, *F.DIMENSIONS]
     reqs = [
-        J.prompt(name).render(
-            topic=t.topic,
-            stance=t.stance,
-            documents=_docs(t),
+        _render(
+            name,
+            t,
             argument=t.answer,
             n_docs=len(t.evidence),
             dimensions=J.dimension_block(),

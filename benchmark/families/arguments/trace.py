@@ -4,22 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from benchmark.families.base import QueryTrace
+from benchmark.families.base import QueryTrace, TracePart
 
 
-class EvidenceDoc(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EvidenceDoc(TracePart):
     doc_id: str
     text: str = Field(description="as the judges saw it (trimmed proportionally to the evidence budget)")
 
 
-class JudgeRecord(BaseModel):
+class JudgeRecord(TracePart):
     """One judge's work on one argument: what it returned, parsed; its raw replies; what failed."""
-
-    model_config = ConfigDict(extra="forbid")
 
     prompt: str
     parsed: dict[str, Any] = Field(

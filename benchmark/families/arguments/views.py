@@ -13,6 +13,7 @@ from typing import Any
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
 from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE, TOP_LEVEL
+from benchmark.families.views import error_bars
 
 
 def top_level(results: Sequence[TaskResult], option: str | None = None) -> Any:
@@ -29,17 +30,12 @@ def top_level(results: Sequence[TaskResult], option: str | None = None) -> Any:
     fig, ax = figures.new_figure(6.4, 1.2 + 0.6 * len(rows) + figures.LEGEND_ROW_IN)
     step = 0.6 / len(TOP_LEVEL)
     for j, d in enumerate(TOP_LEVEL):  # points, not bars: a rating of 1 is not an empty bar
-        ys, xs, lo, hi = [], [], [], []
-        for i, (_, r) in enumerate(rows):
-            s = r.scores.get(d)
-            if s is None or s.value is None:
-                continue  # not rated: no point, never one at the minimum
-            ys.append(i + (j - (len(TOP_LEVEL) - 1) / 2) * step)
-            xs.append(s.value)
-            lo.append(s.value - (s.ci_low if s.ci_low is not None else s.value))
-            hi.append((s.ci_high if s.ci_high is not None else s.value) - s.value)
+        # not rated: no point, never one at the minimum
+        rated = [(i, s) for i, (_, r) in enumerate(rows) if figures.interval(s := r.scores.get(d))]
+        ys = [i + (j - (len(TOP_LEVEL) - 1) / 2) * step for i, _ in rated]
+        xs, err = error_bars([s for _, s in rated])
         ax.errorbar(
-            xs, ys, xerr=[lo, hi], fmt=figures.MARKERS[j], color=figures.colour(j), capsize=2,
+            xs, ys, xerr=err, fmt=figures.MARKERS[j], color=figures.colour(j), capsize=2,
             label=d.replace("_", " "),
         )  # fmt: skip
     ax.set_yticks(range(len(rows)), [figures.stacked(name) for name, _ in rows])

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from benchmark.families.base import QueryTrace
+from benchmark.families.base import QueryTrace, TracePart
 
 
-class CitationTrace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CitationTrace(TracePart):
     number: int = Field(description="1-based place among the passages the answer was given")
     passage_id: str
     text: str = Field(description="the passage as the judge read it")
@@ -22,9 +20,7 @@ class CitationTrace(BaseModel):
     )
 
 
-class SentenceTrace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SentenceTrace(TracePart):
     text: str
     sentence: str | None = Field(
         default=None, description="units: claims — the answer sentence this claim was split from"

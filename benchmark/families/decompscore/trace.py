@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from benchmark.families.base import QueryTrace
+from benchmark.families.base import QueryTrace, TracePart
 
 
-class SubclaimTrace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SubclaimTrace(TracePart):
     text: str
     support: float | None = Field(
         description="LLM judge: does the source unit support it (1/0; null: failed)"
@@ -24,9 +22,7 @@ class SubclaimTrace(BaseModel):
     evidence: str | None = Field(default=None, description="id of the first supporting corpus passage")
 
 
-class UnitTrace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class UnitTrace(TracePart):
     source: str = Field(description="the sentence (or passage) that was decomposed")
     subclaims: list[SubclaimTrace] = Field(default_factory=list)
     error: str | None = Field(default=None, description="why the method could not decompose it")

@@ -16,6 +16,7 @@ from rich.text import Text
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
 from benchmark.core.stats import fmt_score
+from benchmark.families.views import error_bars
 
 TABLE_KEYS = (
     ("decompscore", "DecompScore"),
@@ -92,11 +93,7 @@ def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     if not rows:
         return figures.empty_figure("no DecompScore results")
     fig, ax = figures.new_figure(6.4, 1.0 + 0.4 * len(rows))
-    values = [s.value for _, s, _ in rows]
-    err = [
-        [v - (s.ci_low if s.ci_low is not None else v) for v, (_, s, _) in zip(values, rows, strict=True)],
-        [(s.ci_high if s.ci_high is not None else v) - v for v, (_, s, _) in zip(values, rows, strict=True)],
-    ]
+    values, err = error_bars([s for _, s, _ in rows])
     ax.barh([m for m, _, _ in rows], values, xerr=err, color="#4c9a6a", capsize=3)
     for y, (_, s, c) in enumerate(rows):  # right of the interval, so the two never overlap
         note = f"  coherence {c.value:.2f}" if c is not None and c.value is not None else ""

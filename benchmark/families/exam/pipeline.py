@@ -6,7 +6,7 @@ is recorded in every trace so a published n-EXAM recomputes from its trace alone
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmark.core.errors import InputError, Problem
@@ -154,14 +154,7 @@ def question_trace(q: ExamQuestion, r: Reading) -> QuestionTrace:
         facet_id=q.facet_id,
         options=list(q.options),
         key=q.answer,
-        choice=r.choice,
-        evidence=r.evidence,
-        support=r.support,
-        rating=r.rating,
-        answered=r.answered,
-        correct=r.correct,
-        error=r.error,
-        raw=r.raw,
+        **asdict(r),
     )
 
 

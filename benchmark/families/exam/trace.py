@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from benchmark.families.base import QueryTrace
+from benchmark.families.base import QueryTrace, TracePart
 
 
-class QuestionTrace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class QuestionTrace(TracePart):
     question_id: str
     question: str
     kind: str

@@ -13,6 +13,7 @@ from typing import Any
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
 from benchmark.core.stats import fmt_score
+from benchmark.families.views import error_bars
 
 
 def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
@@ -34,15 +35,8 @@ def figure(results: Sequence[TaskResult], option: str | None = None) -> Any:
     for ax, idx, label, colour in ((axes[0], 1, "EXAM (share answered correctly)", "#4c72b0"),) + (
         ((axes[1], 2, "n-EXAM (1 = gold articles)", "#4c9a6a"),) if has_n else ()
     ):
-        names, vals, lo, hi = [], [], [], []
-        for name, *scores in rows:
-            s = scores[idx - 1]
-            v = s.value if s is not None and s.value is not None else 0.0
-            names.append(name)
-            vals.append(v)
-            lo.append(v - (s.ci_low if s is not None and s.ci_low is not None else v))
-            hi.append((s.ci_high if s is not None and s.ci_high is not None else v) - v)
-        ax.barh(names, vals, xerr=[lo, hi], color=colour, capsize=3)
+        values, err = error_bars([row[idx] for row in rows])
+        ax.barh([row[0] for row in rows], values, xerr=err, color=colour, capsize=3)
         ax.set_xlabel(label)
         if idx == 2:
             ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)

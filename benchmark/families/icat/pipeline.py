@@ -7,7 +7,7 @@ undetermined grounding fails the query (never a 0); only grounded claims are ali
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from benchmark.families.base import Prepared, ScoringInputs
@@ -85,7 +85,6 @@ class _Query:
             self.trace.raw[stage] = raw
 
 
-#: Stages whose failure leaves a query without any score: no claims, or an undetermined claim.
 def score_batch(state: ICATState, items: Sequence[tuple[str, str, str]]) -> list[ICATTrace]:
     """Traces for ``(query id, query text, answer)`` items, every stage batched across them."""
     queries = [_Query(q, text, ans, ICATTrace(query_id=q, query=text, answer=ans)) for q, text, ans in items]
@@ -300,15 +299,7 @@ def _claim_trace(
         failed=bool(g and g.failed),
         first_supporting=g.first_supporting.passage_id if g and g.first_supporting else None,
         passages=[
-            PassageTrace(
-                passage_id=p.passage_id,
-                doc_id=p.doc_id,
-                rank=p.rank,
-                retrieval_score=p.retrieval_score,
-                support=p.support,
-                supported=p.supported,
-                text=(p.text or "")[:PASSAGE_TEXT_CHARS],
-            )
+            PassageTrace(**{**asdict(p), "text": (p.text or "")[:PASSAGE_TEXT_CHARS]})
             for p in (g.passages if g else [])
         ],
         aspects_m=covered("m"),

@@ -7,16 +7,12 @@ no-score-change test recomputes published results from it.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from benchmark.families.base import QueryTrace
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from benchmark.families.base import QueryTrace, TracePart
 
 
-class PassageTrace(_Strict):
+class PassageTrace(TracePart):
     passage_id: str
     doc_id: str
     rank: int
@@ -26,7 +22,7 @@ class PassageTrace(_Strict):
     text: str = Field(description="the passage's first characters, enough to read the evidence")
 
 
-class ClaimTrace(_Strict):
+class ClaimTrace(TracePart):
     claim_id: str
     text: str
     grounded: bool
@@ -38,7 +34,7 @@ class ClaimTrace(_Strict):
     aspects_a: list[str] = Field(default_factory=list)
 
 
-class AspectTrace(_Strict):
+class AspectTrace(TracePart):
     aspect_id: str
     text: str
 

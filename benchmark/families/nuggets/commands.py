@@ -224,6 +224,8 @@ def score_assignments(context: CommandContext, args: argparse.Namespace) -> int:
 
 def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, list[str]]]:  # type: ignore[no-untyped-def]
     """Per topic, its text and its relevant documents' texts (grade ≥ 1), in the corpus's order."""
+    from benchmark.families.attribution.pipeline import relevant_documents
+
     if not (task.has_table("qrels") and task.has_table("corpus")):
         raise InputError(
             Problem(
@@ -234,12 +236,8 @@ def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, li
         )
     corpus = task.table("corpus")
     texts = dict(zip(corpus["doc_id"].astype(str), corpus["text"].astype(str), strict=True))
-    qrels = task.table("qrels")
-    docs = qrels[qrels["aspect_id"].isna() & (qrels["relevance"] >= 1)]
-    wanted: dict[str, set[str]] = {}
-    for q, d in zip(docs["query_id"].astype(str), docs["doc_id"].astype(str), strict=True):
-        if d in texts:
-            wanted.setdefault(q, set()).add(d)
+    relevant = relevant_documents(task) or {}
+    wanted = {q: found for q, docs in relevant.items() if (found := docs & texts.keys())}
     queries = task.query_texts()
     order = [q for q in task.quick_order() if q in wanted][:limit]
     return [(q, queries[q], [texts[d] for d in texts if d in wanted[q]]) for q in order]

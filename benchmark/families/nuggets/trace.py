@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from benchmark.families.base import QueryTrace
+from benchmark.families.base import QueryTrace, TracePart
 
 
-class NuggetTrace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class NuggetTrace(TracePart):
     nugget_id: str
     text: str
     importance: str

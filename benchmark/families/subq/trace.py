@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from benchmark.families.base import QueryTrace
+from benchmark.families.base import QueryTrace, TracePart
 
 
-class SubQuestionTrace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SubQuestionTrace(TracePart):
     sub_question_id: str
     text: str
     type: str
