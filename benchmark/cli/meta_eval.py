@@ -22,7 +22,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "meta-eval",
-        help="correlate a metric with human judgements, or two metrics' leaderboards",
         description=(
             "Query-level and system-level Pearson, Spearman and Kendall correlation (scipy, with "
             "p-values) between a metric's per-query scores and human scores, and the leaderboard rank "

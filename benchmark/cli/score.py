@@ -15,7 +15,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "score",
-        help="score existing outputs (groundcover JSONL or lm-eval sample logs)",
         description=(
             "Score answers that already exist: a groundcover outputs JSONL (what `benchmark evaluate` "
             "and submissions contain) or lm-eval's `--log_samples` files."

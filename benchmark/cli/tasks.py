@@ -33,7 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "tasks",
-        help="list tasks or show a task card",
         description="List the available tasks, show one task's card and table sizes, or export tasks for lm-eval.",
         examples=[
             "benchmark tasks",
