@@ -51,8 +51,13 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         if m := re.match(r"argument ([^:]+): (.*)", message, flags=re.S):
-            raise InputError(Problem("command line", m.group(2), field=m.group(1).split("/")[0]))
-        raise InputError(Problem("command line", message))
+            raise usage_error(m.group(2), m.group(1).split("/")[0])
+        raise usage_error(message)
+
+
+def usage_error(message: str, flag: str | None = None) -> InputError:
+    """A mistake on the command line, naming the flag (or argument) it is in."""
+    return InputError(Problem("command line", message, field=flag))
 
 
 def add_command(
@@ -77,8 +82,4 @@ def add_command(
 def require(args: argparse.Namespace, command: str, *names: str) -> None:
     """The first of ``names`` a family command's action lacks is an error naming it."""
     if missing := [n for n in names if not getattr(args, n.replace("-", "_"))]:
-        raise InputError(
-            Problem(
-                "command line", f"`{command} {args.action}` needs --{missing[0]}", field=f"--{missing[0]}"
-            )
-        )
+        raise usage_error(f"`{command} {args.action}` needs --{missing[0]}", f"--{missing[0]}")

@@ -10,8 +10,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from benchmark.api.config import ScoringConfig
+from benchmark.cli import usage_error
 from benchmark.cli.settings import add_arguments, add_families, from_args, input_files
-from benchmark.core.errors import InputError, Problem
 from benchmark.families import REGISTRY
 from benchmark.scoring.options import RunOptions
 
@@ -123,5 +123,5 @@ def task_list(values: list[str] | str) -> list[str]:
     items = [values] if isinstance(values, str) else values
     ids = [t.strip() for v in items for t in v.split(",") if t.strip()]
     if not ids:
-        raise InputError(Problem("command line", "name at least one task", field="--tasks"))
+        raise usage_error("name at least one task", "--tasks")
     return ids
