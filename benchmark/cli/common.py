@@ -9,11 +9,10 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
-from benchmark.api.config import ScoringConfig
+from benchmark.api import RunOptions, ScoringConfig
 from benchmark.cli import usage_error
 from benchmark.cli.settings import add_arguments, add_families, from_args, input_files
 from benchmark.families import REGISTRY
-from benchmark.scoring.options import RunOptions
 
 if TYPE_CHECKING:
     from benchmark.api import DryRun, Job, RayOptions

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchmark.api import DEFAULT_PROFILE
 from benchmark.cli import add_command
-from benchmark.models.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from benchmark.api.judge_card import JudgeCard

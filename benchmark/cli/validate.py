@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from benchmark.api import DEFAULT_PROFILE
 from benchmark.cli import add_command
-from benchmark.models.profiles import DEFAULT_PROFILE
 
 SHOWN = 20  # problems printed per folder: the first ones say what to fix
 
