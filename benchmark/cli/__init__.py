@@ -13,6 +13,22 @@ from benchmark.core.errors import InputError, Problem
 # which git ignores, so evaluating a model never edits the published tree.
 PUBLISHED_RESULTS = "leaderboard/results"
 
+#: the platform's commands (module ``benchmark.cli.<name with _>``) and their line in
+#: ``benchmark --help``; each metric family adds its own
+COMMANDS = {
+    "tasks": "list tasks or show a task card",
+    "evaluate": "generate answers with a model and score them",
+    "score": "score existing outputs (groundcover JSONL or lm-eval sample logs)",
+    "judge-check": "do a family's scores fall as evidence or answers get worse? (ConQRet's robustness check)",
+    "judge-card": "measure a judge profile's judges on public human-labelled sets; write its judge card",
+    "meta-eval": "correlate a metric with human judgements, or two metrics' leaderboards",
+    "autojudge": "judge a TREC AutoJudge task with a family, or put an AutoJudge leaderboard on a ranking card",
+    "validate": "validate submission folders (schema, ids, limits, safety)",
+    "submit": "build submissions/<org>__<model>/ from outputs of `benchmark evaluate`",
+    "leaderboard": "print ranked tables and write CSV/JSON/Markdown/HTML snapshots",
+    "space": "serve the Gradio leaderboard locally, or publish the Space",
+}
+
 
 def default_results_dir() -> str:
     """In a checkout, the published results; anywhere else, the user's own runs in
@@ -35,17 +51,28 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         if m := re.match(r"argument ([^:]+): (.*)", message, flags=re.S):
-            raise InputError(Problem("command line", m.group(2), field=m.group(1).split("/")[0]))
-        raise InputError(Problem("command line", message))
+            raise usage_error(m.group(2), m.group(1).split("/")[0])
+        raise usage_error(message)
+
+
+def usage_error(message: str, flag: str | None = None) -> InputError:
+    """A mistake on the command line, naming the flag (or argument) it is in."""
+    return InputError(Problem("command line", message, field=flag))
 
 
 def add_command(
-    sub: argparse._SubParsersAction, name: str, *, help: str, description: str, examples: list[str]
+    sub: argparse._SubParsersAction,
+    name: str,
+    *,
+    help: str | None = None,
+    description: str,
+    examples: list[str],
 ) -> argparse.ArgumentParser:
-    """A subcommand parser whose ``--help`` ends with worked examples, kept verbatim."""
+    """A subcommand parser whose ``--help`` ends with worked examples, kept verbatim (``help``:
+    a family's command's line; the platform's is in :data:`COMMANDS`)."""
     return sub.add_parser(
         name,
-        help=help,
+        help=help or COMMANDS[name],
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
@@ -55,8 +82,4 @@ def add_command(
 def require(args: argparse.Namespace, command: str, *names: str) -> None:
     """The first of ``names`` a family command's action lacks is an error naming it."""
     if missing := [n for n in names if not getattr(args, n.replace("-", "_"))]:
-        raise InputError(
-            Problem(
-                "command line", f"`{command} {args.action}` needs --{missing[0]}", field=f"--{missing[0]}"
-            )
-        )
+        raise usage_error(f"`{command} {args.action}` needs --{missing[0]}", f"--{missing[0]}")

@@ -24,7 +24,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "autojudge",
-        help="judge a TREC AutoJudge task with a family, or put an AutoJudge leaderboard on a ranking card",
         description=(
             "judge: read a TREC AutoJudge task in its published formats (--topics: requests as JSON lines "
             "with request_id and title; --runs: a folder of RAG run files, TREC RAG / RAGTIME layouts), score "

@@ -7,15 +7,16 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from benchmark.api import DryRun, Job, RayOptions, RunOptions, ScoringConfig
-from benchmark.api import print_plan as show_plan
-from benchmark.api.run import FamilySettingsArg, plan_all, score_all
+from benchmark.api import RunOptions, ScoringConfig
+from benchmark.cli import usage_error
 from benchmark.cli.settings import add_arguments, add_families, from_args, input_files
-from benchmark.core.errors import InputError, Problem
 from benchmark.families import REGISTRY
+
+if TYPE_CHECKING:
+    from benchmark.api import DryRun, Job, RayOptions
+    from benchmark.api.run import FamilySettingsArg
 
 
 def add_scoring_args(p: argparse.ArgumentParser, *, ray: bool = True, dry_run: bool = True) -> None:
@@ -75,6 +76,8 @@ def family_settings(args: argparse.Namespace) -> FamilySettingsArg:
 def ray_options(args: argparse.Namespace) -> RayOptions | None:
     if getattr(args, "ray", None) is None:
         return None
+    from benchmark.api import RayOptions
+
     return RayOptions(
         address=None if args.ray == "local" else args.ray,
         workers=args.ray_workers,
@@ -90,6 +93,8 @@ def plan_file(args: argparse.Namespace) -> str | None:
 
 def score_answers(args: argparse.Namespace, jobs: list[Job]) -> None:
     """Score (or plan) ``jobs`` under the flags and print; incomplete raises after printing."""
+    from benchmark.api.run import plan_all, score_all
+
     options, config, settings = run_options(args), scoring_config(args), family_settings(args)
     if getattr(args, "dry_run", None):
         print_plan(plan_all(jobs, config, options, settings=settings, plan_file=plan_file(args)), args)
@@ -102,6 +107,10 @@ def score_answers(args: argparse.Namespace, jobs: list[Job]) -> None:
 
 
 def print_plan(found: DryRun, args: argparse.Namespace) -> None:
+    from rich.console import Console
+
+    from benchmark.api import print_plan as show_plan
+
     console = Console()
     show_plan(found, console if console.is_terminal else Console(width=200))
     if plan_file(args):
@@ -113,5 +122,5 @@ def task_list(values: list[str] | str) -> list[str]:
     items = [values] if isinstance(values, str) else values
     ids = [t.strip() for v in items for t in v.split(",") if t.strip()]
     if not ids:
-        raise InputError(Problem("command line", "name at least one task", field="--tasks"))
+        raise usage_error("name at least one task", "--tasks")
     return ids

@@ -30,7 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "evaluate",
-        help="generate answers with a model and score them",
         description=(
             "Generate answers for each task's queries with a model from lm-eval's registry "
             "(hf, vllm, local-completions, local-chat-completions) or the offline default "

@@ -21,7 +21,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "judge-card",
-        help="measure a judge profile's judges on public human-labelled sets; write its judge card",
         description=(
             "Runs each judge of the profile that can be measured on public human-labelled sets (fetched at "
             "pinned commits and checked against their SHA-256, or read from --data-dir), next to trivial "

@@ -28,7 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "judge-check",
-        help="do a family's scores fall as evidence or answers get worse? (ConQRet's robustness check)",
         description=(
             "Score the same answers again and again while replacing a share of every retrieval's hits "
             "with passages of other documents (--irrelevant, in %) and while inserting sentences that "

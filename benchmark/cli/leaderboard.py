@@ -11,7 +11,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "leaderboard",
-        help="print ranked tables and write CSV/JSON/Markdown/HTML snapshots",
         description=(
             "Rank every result under --results-dir. Only results on the same board (metric family, task "
             "version and data, corpus, scored queries, judge profile, rank-relevant settings such as β) are "

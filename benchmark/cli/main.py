@@ -9,33 +9,21 @@ import errno
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from benchmark.cli import Parser
+from benchmark.cli import COMMANDS, Parser
 from benchmark.core.errors import IncompleteResults, InputError
 from benchmark.core.version import __version__
 
 if TYPE_CHECKING:
-    from benchmark.api.commands import CommandContext
-
-#: the platform's commands; each metric family adds its own
-COMMANDS = (
-    "tasks",
-    "evaluate",
-    "score",
-    "judge_check",
-    "judge_card",
-    "meta_eval",
-    "autojudge",
-    "validate",
-    "submit",
-    "leaderboard",
-    "space",
-)
+    from benchmark.families.command_context import CommandContext
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line; given ``argv``, only the platform command it names gets its full parser
+    (imports, the families' flags) and the others are listed by their help line, so a help
+    screen waits for nothing else; the families' commands are registered when it names none."""
     parser = Parser(
         prog="benchmark",
         description="groundcover: evaluate whether long-form answers are grounded and cover what matters.",
@@ -51,32 +39,47 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundcover {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
-    for name in COMMANDS:
-        importlib.import_module(f"benchmark.cli.{name}").register(sub)
-    from benchmark.families import REGISTRY, module
+    named = None if argv is None else next((a for a in argv if a in ("-h", "--help") or a[:1] != "-"), None)
+    for name, line in COMMANDS.items():
+        if argv is None or name == named:
+            importlib.import_module(f"benchmark.cli.{name.replace('-', '_')}").register(sub)
+        else:
+            sub.add_parser(name, help=line)
+    if named not in COMMANDS:
+        from benchmark.families import REGISTRY, module
 
-    context = family_command_context()
-    for family in REGISTRY.values():  # a family owns its sub-commands (``benchmark exam …``)
-        if (commands := module(family, "commands")) is not None:
-            commands.register(sub, context)
+        context = family_command_context()
+        for family in REGISTRY.values():  # a family owns its sub-commands (``benchmark exam …``)
+            if (commands := module(family, "commands")) is not None:
+                commands.register(sub, context)
     return parser
 
 
-def family_command_context() -> CommandContext:
-    """What a family's sub-commands get from above the families."""
-    from benchmark.api.commands import family_command_context as build
-    from benchmark.cli import add_command, require
-    from benchmark.cli.common import run_options
-    from benchmark.cli.meta_eval import systems_table
-    from benchmark.cli.settings import add_arguments, from_args
+def lazy(name: str) -> Callable[..., Any]:
+    """The callable ``module:name``, imported on its first call: the library's pieces import
+    pandas, scipy and scikit-learn, seconds a help screen need not wait."""
+    module, _, attr = name.partition(":")
+    return lambda *args, **kwargs: getattr(importlib.import_module(module), attr)(*args, **kwargs)
 
-    return build(
+
+def family_command_context() -> CommandContext:
+    """What a family's sub-commands get from above the families (so they import nothing from above)."""
+    from benchmark.cli import add_command, require
+    from benchmark.cli.settings import add_arguments, from_args
+    from benchmark.families.command_context import CommandContext
+
+    return CommandContext(
         add_command=add_command,
         require=require,
-        run_options=run_options,
-        systems_table=systems_table,
+        run_options=lazy("benchmark.cli.common:run_options"),
+        systems_table=lazy("benchmark.cli.meta_eval:systems_table"),
         add_settings=add_arguments,
         settings_from_args=from_args,
+        save_figures=lazy("benchmark.api.run:save_figures"),
+        scoring_job=lazy("benchmark.scoring.run:Job"),
+        score_jobs=lazy("benchmark.scoring.run:score_jobs"),
+        judged_passage=lazy("benchmark.metaeval.answerability:JudgedPassage"),
+        answerability_vs_relevance=lazy("benchmark.metaeval.answerability:answerability_vs_relevance"),
     )
 
 
@@ -86,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # under any PYTHONIOENCODING instead of ending the command with UnicodeEncodeError
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except InputError as exc:

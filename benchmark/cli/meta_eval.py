@@ -11,8 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchmark.api.meta_eval import RESAMPLES, TOP_K
-from benchmark.cli import add_command
-from benchmark.core.errors import InputError, Problem
+from benchmark.cli import add_command, usage_error
 
 if TYPE_CHECKING:
     from benchmark.api.meta_eval import MetricComparison, RankingRun, Scores
@@ -22,7 +21,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "meta-eval",
-        help="correlate a metric with human judgements, or two metrics' leaderboards",
         description=(
             "Query-level and system-level Pearson, Spearman and Kendall correlation (scipy, with "
             "p-values) between a metric's per-query scores and human scores, and the leaderboard rank "
@@ -229,9 +227,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ratings:
         return _ratings_report(args)
     if not args.metric:
-        raise InputError(
-            Problem("command line", "give --metric family:score, or --ratings FILE", field="--metric")
-        )
+        raise usage_error("give --metric family:score, or --ratings FILE", "--metric")
     names = ("human", "against", "runs", "qrels", "results_dir", "task", "judge_profile", "seed")
     found = compare_metric(args.metric, **{name: getattr(args, name) for name in names})
     console = Console()

@@ -6,16 +6,14 @@ import argparse
 
 from benchmark.api.answers import answer_jobs, answers_job, read_answers, resolve_task, submission_jobs
 from benchmark.api.submission import validate_submission
-from benchmark.cli import add_command
+from benchmark.cli import add_command, usage_error
 from benchmark.cli.common import add_scoring_args, score_answers, task_list
-from benchmark.core.errors import InputError, Problem
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "score",
-        help="score existing outputs (groundcover JSONL or lm-eval sample logs)",
         description=(
             "Score answers that already exist: a groundcover outputs JSONL (what `benchmark evaluate` "
             "and submissions contain) or lm-eval's `--log_samples` files."
@@ -67,24 +65,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if (args.no_truncate or args.trec_rag_strict) and not args.trec_rag_run:
         flag = "--no-truncate" if args.no_truncate else "--trec-rag-strict"
-        raise InputError(Problem("command line", "applies to --trec-rag-run only", field=flag))
+        raise usage_error("applies to --trec-rag-run only", flag)
     if args.submission:
         score_answers(args, submission_jobs(validate_submission(args.submission)))
         return 0
     if args.trec_rag_run:
         return _score_trec_rag_run(args)
     if not args.tasks:
-        raise InputError(
-            Problem("command line", "--outputs needs --tasks (one task per file)", field="--tasks")
-        )
+        raise usage_error("--outputs needs --tasks (one task per file)", "--tasks")
     task_ids = task_list(args.tasks)
     if len(task_ids) != len(args.outputs):
-        raise InputError(
-            Problem(
-                "command line",
-                f"{len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task",
-                field="--tasks",
-            )
+        raise usage_error(
+            f"{len(args.outputs)} outputs file(s) for {len(task_ids)} task(s); give one per task", "--tasks"
         )
     jobs = [
         answers_job(path, resolve_task(task_id), model_name=args.model_name)
@@ -100,11 +92,7 @@ def _score_trec_rag_run(args: argparse.Namespace) -> int:
 
     task_ids = task_list(args.tasks or [])
     if len(task_ids) != 1:
-        raise InputError(
-            Problem(
-                "command line", "--trec-rag-run needs exactly one task (--tasks trec-rag24)", field="--tasks"
-            )
-        )
+        raise usage_error("--trec-rag-run needs exactly one task (--tasks trec-rag24)", "--tasks")
     sets = read_answers(
         args.trec_rag_run,
         resolve_task(task_ids[0]),

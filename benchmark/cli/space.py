@@ -28,7 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "space",
-        help="serve the Gradio leaderboard locally, or publish the Space",
         description=(
             "`serve` starts hf_space/app.py on 127.0.0.1 over --results-dir. `publish` uploads the app, "
             "its Space card and its pin, hf_space/results.yaml: the Space shows the release of the results "

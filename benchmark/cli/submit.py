@@ -12,7 +12,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "submit",
-        help="build submissions/<org>__<model>/ from outputs of `benchmark evaluate`",
         description=(
             "Build a data-only submission folder: model.yaml from the options below and one outputs "
             "JSONL per task, copied from an evaluation run and re-serialised through the schema. The "

@@ -7,8 +7,7 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from benchmark.cli import add_command
-from benchmark.core.errors import InputError, Problem
+from benchmark.cli import add_command, usage_error
 
 #: ``tasks new``'s files and card texts: (flag, metavar, help); each is :meth:`Task.from_records`' keyword
 NEW_FLAGS = (
@@ -33,7 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "tasks",
-        help="list tasks or show a task card",
         description="List the available tasks, show one task's card and table sizes, or export tasks for lm-eval.",
         examples=[
             "benchmark tasks",
@@ -122,9 +120,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.action == "card":
         if not args.task:
-            raise InputError(
-                Problem("command line", "`benchmark tasks card TASK` needs a task id", field="task")
-            )
+            raise usage_error("`benchmark tasks card TASK` needs a task id", "task")
         task = load_task(args.task)
         if args.write:
             console.print(f"wrote {write_dataset_card(task)}")
@@ -158,13 +154,7 @@ def _new(args: argparse.Namespace, console: Console) -> int:
 
     for flag, value in (("task", args.task), ("--out", args.out), ("--queries", args.queries)):
         if not value:
-            raise InputError(
-                Problem(
-                    "command line",
-                    f"`benchmark tasks new ID --out DIR --queries FILE` needs {flag}",
-                    field=flag,
-                )
-            )
+            raise usage_error(f"`benchmark tasks new ID --out DIR --queries FILE` needs {flag}", flag)
     dests = [flag[2:].replace("-", "_") for flag, _, _ in NEW_FLAGS]
     task = Task.from_records(
         args.task,
@@ -215,6 +205,6 @@ def _pairs(text: str | None, flag: str) -> dict[str, str]:
             continue
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise InputError(Problem("command line", f"{item!r}: give FAMILY=SCORE", field=flag))
+            raise usage_error(f"{item!r}: give FAMILY=SCORE", flag)
         out[key.strip()] = value.strip()
     return out

@@ -5,13 +5,8 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from rich.console import Console
-from rich.markup import escape
-
 from benchmark.api import DEFAULT_PROFILE
-from benchmark.api.submission import parse_budget, validate_submission, within_budget
 from benchmark.cli import add_command
-from benchmark.core.errors import InputError, printable
 
 SHOWN = 20  # problems printed per folder: the first ones say what to fix
 
@@ -20,7 +15,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "validate",
-        help="validate submission folders (schema, ids, limits, safety)",
         description=(
             "Validate submission folders completely: model.yaml schema, every outputs line against "
             "the task, duplicates and missing queries, file count and size limits, the task card's limits "
@@ -57,6 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+
+    from benchmark.api.submission import parse_budget, validate_submission, within_budget
+    from benchmark.core.errors import InputError, printable
+
     # --budget-limits given at all (an empty value too: an unset CI variable) turns the budget on
     budget = None
     if args.budget or args.budget_limits is not None:

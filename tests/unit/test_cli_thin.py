@@ -10,7 +10,9 @@ their work instead of asking :mod:`benchmark.api` for it.  A CLI module may impo
 * :mod:`benchmark.core` (errors, paths, figures: the base every layer uses);
 * :mod:`benchmark.board` (rendering boards and results for the terminal) and
   :mod:`benchmark.space` (the web app ``benchmark space`` serves);
-* :mod:`benchmark.families` itself, whose registry lists the families' flags and commands.
+* :mod:`benchmark.families` itself, whose registry lists the families' flags and commands,
+  and :mod:`benchmark.families.command_context`, the pieces the command line hands a family's
+  commands (a dataclass of callables, importing nothing).
 
 Second, coarse, rule: no function in ``benchmark/cli`` is longer than
 :data:`MAX_STATEMENTS` statements, not counting ``add_argument``-style parser calls: a
@@ -43,7 +45,8 @@ def forbidden_imports(path: Path) -> list[str]:
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         for name in names:
-            own = name in ("benchmark", "benchmark.families") or name.startswith(ALLOWED)
+            own = name in ("benchmark", "benchmark.families", "benchmark.families.command_context")
+            own = own or name.startswith(ALLOWED)
             if name.startswith("benchmark") and not own:
                 out.append(name)
     return sorted(set(out))
