@@ -59,12 +59,18 @@ step() { echo "[setup] ${SECONDS}s: $*"; }
 VENV=$(cd "$VENV" && pwd)
 # uv installs: it fetches and unpacks in parallel what pip does one at a time (the package and
 # its extras: 33 s against pip's 244 s on the same machine at the same load, docs/measurements.md).
-# It is itself a pinned wheel; pip's configured --find-links (a local CPU torch, for one) hold for it.
+# It is itself a pinned wheel. uv reads no pip configuration, so pip's (environment or config file)
+# index-url, extra-index-url and find-links are handed to it: a mirror or a local CPU torch still count.
 "$VENV/bin/python" -m pip -q --disable-pip-version-check install "$(grep -m1 '^uv==' constraints.txt)" 2>&1 | { grep -v '^WARNING: Location' || true; }
 UV=("$VENV/bin/uv" pip install -q --python "$VENV/bin/python")
-for link in ${PIP_FIND_LINKS:-$("$VENV/bin/python" -m pip config get global.find-links 2>/dev/null || true)}; do
-  UV+=(--find-links "$link")
-done
+pip_setting() {  # $1: PIP_ variable name, $2: pip config key
+  local value=${!1:-}
+  [[ -n "$value" ]] || value=$("$VENV/bin/python" -m pip config get "global.$2" 2>/dev/null || true)
+  printf '%s' "$value"
+}
+for url in $(pip_setting PIP_INDEX_URL index-url); do UV+=(--index-url "$url"); done
+for url in $(pip_setting PIP_EXTRA_INDEX_URL extra-index-url); do UV+=(--extra-index-url "$url"); done
+for link in $(pip_setting PIP_FIND_LINKS find-links); do UV+=(--find-links "$link"); done
 # Every version pinned (constraints.txt; refreshed on purpose by scripts/lock.sh, which sets
 # GROUNDCOVER_UNPINNED=1 to see what the index serves today).
 if [[ -z "${GROUNDCOVER_UNPINNED:-}" ]]; then UV+=(-c "$(pwd)/constraints.txt"); fi
