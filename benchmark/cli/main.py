@@ -8,6 +8,7 @@ import argparse
 import errno
 import importlib
 import logging
+import pkgutil
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -58,8 +59,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def lazy(name: str) -> Callable[..., Any]:
     """The callable ``module:name``, imported on its first call: the library's pieces import
     pandas, scipy and scikit-learn, seconds a help screen need not wait."""
-    module, _, attr = name.partition(":")
-    return lambda *args, **kwargs: getattr(importlib.import_module(module), attr)(*args, **kwargs)
+    return lambda *args, **kwargs: pkgutil.resolve_name(name)(*args, **kwargs)
 
 
 def family_command_context() -> CommandContext:
@@ -102,9 +102,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except (InputError, IncompleteResults) as exc:
+    except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_status if isinstance(exc, IncompleteResults) else 2
+        return 2
+    except IncompleteResults as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_status
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise
