@@ -11,7 +11,7 @@ from typing import Any
 
 from benchmark.answers.citations import record
 from benchmark.answers.row import OutputRow
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, rel
 from benchmark.core.results import RAGSetting
 
 
@@ -26,12 +26,12 @@ def from_sample(obj: dict[str, Any], path: Path, line: int, model_name: str | No
     doc = obj.get("doc") or {}
     if "query_id" not in doc:
         why = "lm-eval sample has no doc.query_id (was the task exported by groundcover?)"
-        raise InputError(Problem(rel(path), why, line=line, field="doc.query_id"))
+        raise InputError.at(rel(path), why, line=line, field="doc.query_id")
     resp: Any = obj.get("filtered_resps") or obj.get("resps")
     while isinstance(resp, list):
         if not resp:
-            raise InputError(
-                Problem(rel(path), "lm-eval sample has an empty response", line=line, field="filtered_resps")
+            raise InputError.at(
+                rel(path), "lm-eval sample has an empty response", line=line, field="filtered_resps"
             )
         resp = resp[0]
     model = model_name or path.parent.name.replace("__", "/")
@@ -41,8 +41,8 @@ def from_sample(obj: dict[str, Any], path: Path, line: int, model_name: str | No
             rag = RAGSetting.model_validate(doc["rag"])
             retrieval = record(str(resp), [str(p) for p in doc.get("passages") or []])
         except (ValueError, TypeError) as exc:
-            raise InputError(
-                Problem(rel(path), f"bad RAG fields in the sample: {exc}", line=line, field="doc.rag")
+            raise InputError.at(
+                rel(path), f"bad RAG fields in the sample: {exc}", line=line, field="doc.rag"
             ) from exc
     return OutputRow(
         query_id=str(doc["query_id"]),

@@ -35,9 +35,9 @@ def read_outputs(
     book (with ``task``, its rules on query ids and answer size too)."""
     path = Path(path)
     if not path.exists():
-        raise InputError(Problem(rel(path), "outputs file does not exist"))
+        raise InputError.at(rel(path), "outputs file does not exist")
     if path.is_dir():
-        raise InputError(Problem(rel(path), "is a folder; give the outputs JSONL file(s) inside it"))
+        raise InputError.at(rel(path), "is a folder; give the outputs JSONL file(s) inside it")
     objects, problems = parse_lines(read_text(path), rel(path))
     return check_rows(objects, path, model_name, problems, task=task)
 
@@ -219,7 +219,7 @@ def entries(
     """Rows already read, one entry per model and setting: answers by query id, the model
     that wrote them, and (RAG) the evidence each was given."""
     if not rows:
-        raise InputError(Problem(source, "no answers"))
+        raise InputError.at(source, "no answers")
     groups: dict[Entry, list[OutputRow]] = {}
     for r in rows:
         groups.setdefault(entry_of(r), []).append(r)

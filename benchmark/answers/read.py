@@ -54,8 +54,8 @@ def read_answers(
     run's references come from a corpus the user gave."""
     if trec_rag_run:
         if not isinstance(answers, str | os.PathLike):
-            raise InputError(
-                Problem("answers", "trec_rag_run=True reads a run file: give its path", field="answers")
+            raise InputError.at(
+                "answers", "trec_rag_run=True reads a run file: give its path", field="answers"
             )
         runs = read_trec_rag_run(
             str(answers),

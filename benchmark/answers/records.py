@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmark.answers.outputs import check_rows
 from benchmark.answers.row import OutputRow
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 
 if TYPE_CHECKING:
     from benchmark.tasks import Task
@@ -28,13 +28,13 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
         twice = sorted({c for c in columns if columns.count(c) > 1})
         if twice:  # to_dict would keep one of them, silently
             why = f"column(s) {twice} appear more than once: keep one of each"
-            raise InputError(Problem("answers (DataFrame)", why, field=twice[0]))
+            raise InputError.at("answers (DataFrame)", why, field=twice[0])
         return list(answers.to_dict(orient="records"))
     if hasattr(answers, "column_names") and hasattr(answers, "to_list"):  # datasets.Dataset
         return list(answers.to_list())
     if isinstance(answers, Mapping):
-        raise InputError(
-            Problem("answers", "give a list of records (one dict per answer), not one dict", field="answers")
+        raise InputError.at(
+            "answers", "give a list of records (one dict per answer), not one dict", field="answers"
         )
     try:
         rows = list(answers)
@@ -43,10 +43,10 @@ def records_of(answers: Any) -> list[Mapping[str, Any]] | None:
             f"cannot read answers from a {type(answers).__name__}: give a path, a DataFrame, a "
             "datasets.Dataset or a list of dicts"
         )
-        raise InputError(Problem("answers", why, field="answers")) from None
+        raise InputError.at("answers", why, field="answers") from None
     bad = [i for i, r in enumerate(rows, start=1) if not isinstance(r, Mapping)]
     if bad:
-        raise InputError(Problem("answers", "is not a record (a dict)", line=bad[0], field="answers"))
+        raise InputError.at("answers", "is not a record (a dict)", line=bad[0], field="answers")
     return rows
 
 

@@ -588,9 +588,7 @@ def _text(p: Path, where: str) -> tuple[str, list[Problem]]:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(
-                Problem(where, f"not a readable gzip file ({exc})", field="--trec-rag-run")
-            ) from None
+            raise InputError.at(where, f"not a readable gzip file ({exc})", field="--trec-rag-run") from None
         why = (
             "the file is gzip-compressed: read uncompressed (the track's checkers read plain UTF-8 text "
             "and refuse it)"
@@ -622,7 +620,7 @@ def read_trec_rag_run(
     p = Path(path)
     where = rel(p)
     if not p.is_file():
-        raise InputError(Problem(where, "TREC RAG run file does not exist", field="--trec-rag-run"))
+        raise InputError.at(where, "TREC RAG run file does not exist", field="--trec-rag-run")
     text, file_notes = _text(p, where)
     check = _Checker(where, year, topics, truncate, strict)
     for note in file_notes:
@@ -688,7 +686,7 @@ def read_trec_rag_run(
     if check.errors:
         raise InputError(check.errors)
     if not runs:
-        raise InputError(Problem(where, "the run file has no answers"))
+        raise InputError.at(where, "the run file has no answers")
     # the file's bytes, and lines that hold no answer (blank ones): every run's
     lines_said = check.warnings[said_of_the_file:]
     file_level = check.warnings[:said_of_the_file] + [w for w in lines_said if (w.line or 0) not in line_run]

@@ -18,7 +18,7 @@ from benchmark.api.answers import answer_jobs
 from benchmark.api.config import ScoringConfig
 from benchmark.api.results import Results
 from benchmark.api.run import FamilySettingsArg, score_all
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, rel
 from benchmark.metaeval import autojudge as aj
 from benchmark.metaeval import rankings
 from benchmark.scoring.options import RunOptions
@@ -83,9 +83,7 @@ def autojudge_judge(
     ``out/{filebase}.eval.txt`` (the task built from the requests goes to ``out/task``)."""
     metrics = list(config.metrics or ())
     if not metrics:
-        raise InputError(
-            Problem("--metrics", "name the families that judge the runs (e.g. the nugget family)")
-        )
+        raise InputError.at("--metrics", "name the families that judge the runs (e.g. the nugget family)")
     out_dir = Path(out)
     task = build_task(topics, out_dir / "task", metrics)
     sets = [found for path in aj.run_files(runs) for found in read_answers(path, task, trec_rag_run=True)]

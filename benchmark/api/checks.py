@@ -35,7 +35,7 @@ def check_corpus(path: str) -> None:
             [Problem(p.file, p.message, p.line, p.field or "--corpus") for p in exc.problems]
         ) from None
     except (OSError, ValueError) as exc:  # a parquet file that is not one, say
-        raise InputError(Problem(path, f"cannot be read as a corpus ({exc})", field="--corpus")) from None
+        raise InputError.at(path, f"cannot be read as a corpus ({exc})", field="--corpus") from None
 
 
 def check_outputs(*, plan_file: str | Path | None = None, ray: RayOptions | None = None) -> None:
@@ -59,7 +59,7 @@ def nothing_to_score(family: MetricFamily, task: Task, *, explicit: bool) -> Non
     )
     message = f"{family.id} can score no query of task {task.id} with these inputs; {needs}"
     if explicit:
-        raise InputError(Problem("--metrics", message))
+        raise InputError.at("--metrics", message)
     Console(stderr=True).print(f"[yellow]note:[/] {message}. Skipped; the card's other families are scored.")
 
 
@@ -78,13 +78,11 @@ def choose_families(
                 continue
             chosen[task.id].append((fam, settings_of(fam)))
         if not chosen[task.id]:
-            raise InputError(
-                Problem(
-                    task.where(),
-                    "none of the families its card lists can score a query with these inputs (see the "
-                    "notes above)",
-                    field="metrics",
-                )
+            raise InputError.at(
+                task.where(),
+                "none of the families its card lists can score a query with these inputs (see the "
+                "notes above)",
+                field="metrics",
             )
     return chosen
 

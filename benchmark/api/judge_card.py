@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.models.cards import JudgeCard, best_baseline
 from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile
 
@@ -52,11 +52,11 @@ def judge_card(
     prof = profile if isinstance(profile, JudgeProfile) else load_profile(profile)
     target = paths.check_writable_file(out if out else judge_cards.default_out(prof.id), "--out")
     if max_pairs is not None and max_pairs < 10:
-        raise InputError(Problem("--max-pairs", "at least 10 pairs per set, or leave it out for all"))
+        raise InputError.at("--max-pairs", "at least 10 pairs per set, or leave it out for all")
     set_ids = _set_ids(sets, "--sets", "entailment")
     argument_ids = _set_ids(argument_sets, "--argument-sets", "argument-quality")
     if exam_grades and not exam_bank:
-        raise InputError(Problem("--exam-bank", "--exam-grades needs the question bank its grades refer to"))
+        raise InputError.at("--exam-bank", "--exam-grades needs the question bank its grades refer to")
     folder = Path(data_dir) if data_dir else None
     if not_measured:
         card = judge_cards.measure(prof, {}, {}, None, roles())
@@ -120,7 +120,7 @@ def _set_ids(value: str | Sequence[str], flag: str, role: str) -> list[str]:
     fit = [k for k, v in human_sets.SETS.items() if v.role == role]
     for set_id in ids:
         if set_id not in fit:
-            raise InputError(Problem(flag, f"no public {role} set {set_id!r}; known: {', '.join(fit)}"))
+            raise InputError.at(flag, f"no public {role} set {set_id!r}; known: {', '.join(fit)}")
     return ids
 
 

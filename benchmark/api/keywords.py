@@ -125,12 +125,10 @@ def family_settings(
     if settings is None or (callable(settings) and not isinstance(settings, Mapping)):
         return settings
     if not isinstance(settings, Mapping):
-        raise InputError(
-            Problem(
-                where,
-                f"settings must map family ids to their settings, as {{family id: {{setting: value}}}}, not {settings!r}",
-                field="settings",
-            )
+        raise InputError.at(
+            where,
+            f"settings must map family ids to their settings, as {{family id: {{setting: value}}}}, not {settings!r}",
+            field="settings",
         )
     problems = unknown(where, settings, families, "metric family in settings")
     out: dict[str, FamilySettings] = {}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.families import REGISTRY
 from benchmark.metaeval.rankings import OPTIONS, RESAMPLES, TOP_K, RankingOptions, RankingRun, write_card
 
@@ -39,9 +39,7 @@ def parse_measure(text: str, flag: str) -> tuple[str, str]:
     family, _, key = text.partition(":")
     if family not in REGISTRY or not key or REGISTRY[family].column(key) is None:
         known = ", ".join(f"{f}:{c.key}" for f, fam in REGISTRY.items() for c in fam.columns)
-        raise InputError(
-            Problem("command line", f"{text!r} is not a family:score; known: {known}", field=flag)
-        )
+        raise InputError.at("command line", f"{text!r} is not a family:score; known: {known}", field=flag)
     return family, key
 
 
@@ -113,9 +111,7 @@ def compare_metric(
 
     family, key = parse_measure(metric, "--metric")
     if bool(human) == bool(against):
-        raise InputError(
-            Problem("command line", "give --human FILE or --against family:score", field="--human")
-        )
+        raise InputError.at("command line", "give --human FILE or --against family:score", field="--human")
     entries, _ = load_entries(results_dir)
     entries = [
         e
@@ -125,11 +121,9 @@ def compare_metric(
     ]
     boards = {e.board_id for e in entries if e.result.metric_family == family}
     if len(boards) > 1:
-        raise InputError(
-            Problem(
-                str(results_dir),
-                f"{len(boards)} boards hold {family} results: pick one with --task and --judge-profile",
-            )
+        raise InputError.at(
+            str(results_dir),
+            f"{len(boards)} boards hold {family} results: pick one with --task and --judge-profile",
         )
     a, labels = systems.metric_scores(entries, family, key)
     if human:
@@ -143,7 +137,7 @@ def compare_metric(
         fam_b, key_b = parse_measure(str(against), "--against")
         b, other = systems.metric_scores(entries, fam_b, key_b)[0], str(against)
     if not set(a) & set(b):
-        raise InputError(Problem("command line", f"no system has both {metric} and {other}"))
+        raise InputError.at("command line", f"no system has both {metric} and {other}")
     sa, sb = systems.summarise(a), systems.summarise(b)
     return MetricComparison(
         metric, other, a, b, systems.compare(a, b, sa, sb), measures.rank_correlation(sa, sb, seed=seed)

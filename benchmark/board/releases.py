@@ -106,7 +106,7 @@ def read_manifest(root: Path, number: int) -> Manifest:
     try:
         return Manifest.model_validate(load_yaml(path.read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:
-        raise InputError(Problem(str(path), f"not a release manifest: {exc}")) from exc
+        raise InputError.at(str(path), f"not a release manifest: {exc}") from exc
 
 
 def base_of(root: Path, judge: str) -> Manifest | None:
@@ -242,7 +242,7 @@ def _copy_tree(src: Path, dest: Path, redact: Sequence[str], names: tuple[str, .
     would publish whatever it points at; locks and half-written files start with a dot),
     secrets redacted."""
     if not src.is_dir():
-        raise InputError(Problem(str(src), "no results were written for this entry"))
+        raise InputError.at(str(src), "no results were written for this entry")
     for path in sorted(src.rglob("*")):
         if path.is_file() and not path.is_symlink() and path.name.endswith(names) and path.name[0] != ".":
             _copy_file(path, dest / path.relative_to(src), redact)

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.core.untrusted import load_yaml
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def read_pin(path: Path) -> Pin | None:
     try:
         return Pin.model_validate(load_yaml(path.read_text(encoding="utf-8")))
     except ValueError as exc:  # YAMLDataError and pydantic's ValidationError both are
-        raise InputError(Problem(str(path), f"not a results pin (repo, revision, release): {exc}")) from exc
+        raise InputError.at(str(path), f"not a results pin (repo, revision, release): {exc}") from exc
 
 
 def write_pin(path: Path, pin: Pin) -> None:

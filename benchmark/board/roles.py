@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem, field_problems, rel
+from benchmark.core.errors import InputError, field_problems, rel
 from benchmark.models.profiles import JudgeProfile, load_profile
 
 BOARD_FILE = paths.REPO_ROOT / "leaderboard" / "board.yaml"
@@ -92,7 +92,7 @@ def load_board(path: Path | str | None = None) -> Board:
         text = path.read_text(encoding="utf-8")
         raw = yaml.safe_load(text)
     except (OSError, yaml.YAMLError) as exc:
-        raise InputError(Problem(rel(path), f"cannot read the board file: {exc}")) from exc
+        raise InputError.at(rel(path), f"cannot read the board file: {exc}") from exc
     try:
         return Board.model_validate(raw)
     except ValidationError as exc:
@@ -102,7 +102,7 @@ def load_board(path: Path | str | None = None) -> Board:
 def role(board: Board, name: str) -> Role:
     found: Any = getattr(board, name, None) if name in ROLES else None
     if found is None:
-        raise InputError(Problem("board.yaml", f"no {name} is declared", field=name))
+        raise InputError.at("board.yaml", f"no {name} is declared", field=name)
     return found
 
 
@@ -112,13 +112,11 @@ def role_profile(board: Board, name: str, board_file: Path | str | None = None) 
     board_dir = Path(board_file or BOARD_FILE).parent
     profile = load_profile(declared.profile_ref(board_dir))
     if profile.version != declared.version:
-        raise InputError(
-            Problem(
-                rel(Path(board_file or BOARD_FILE)),
-                f"names {profile.name} version {declared.version!r}, but the profile is version "
-                f"{profile.version!r}: a changed judge is a new version, and a new judge of record "
-                "goes through a canary (docs/hosted-board.md)",
-                field=f"{name}.version",
-            )
+        raise InputError.at(
+            rel(Path(board_file or BOARD_FILE)),
+            f"names {profile.name} version {declared.version!r}, but the profile is version "
+            f"{profile.version!r}: a changed judge is a new version, and a new judge of record "
+            "goes through a canary (docs/hosted-board.md)",
+            field=f"{name}.version",
         )
     return profile

@@ -231,12 +231,10 @@ def _deadline(seconds: float, shown: str) -> Callable[[], None]:
 
     def check() -> None:
         if time.monotonic() > end:
-            raise InputError(
-                Problem(
-                    shown,
-                    f"validation stopped after {seconds:g} s; a submission this slow to read is refused "
-                    "(is a file far larger or more deeply nested than a task's answers need?)",
-                )
+            raise InputError.at(
+                shown,
+                f"validation stopped after {seconds:g} s; a submission this slow to read is refused "
+                "(is a file far larger or more deeply nested than a task's answers need?)",
             )
 
     return check
@@ -355,11 +353,8 @@ def _count_entries(root: Path, shown_root: str) -> None:
     with os.scandir(root) as entries:
         for n, _ in enumerate(entries, start=1):
             if n > MAX_FILES:
-                raise InputError(
-                    Problem(
-                        shown_root,
-                        f"more than {MAX_FILES} entries; a submission holds at most {MAX_FILES} files",
-                    )
+                raise InputError.at(
+                    shown_root, f"more than {MAX_FILES} entries; a submission holds at most {MAX_FILES} files"
                 )
 
 
@@ -497,9 +492,9 @@ def validate_submission(folder: Path | str, *, time_budget_s: float = TIME_BUDGE
     root = Path(folder)
     shown_root = _display(root, root)
     if root.is_symlink():
-        raise InputError(Problem(shown_root, "the submission folder is a symbolic link"))
+        raise InputError.at(shown_root, "the submission folder is a symbolic link")
     if not root.is_dir():
-        raise InputError(Problem(shown_root, "submission folder does not exist"))
+        raise InputError.at(shown_root, "submission folder does not exist")
     _count_entries(root, shown_root)
     deadline = _deadline(time_budget_s, shown_root)
     allowed_tasks = {c.id for c in list_tasks()}
@@ -539,7 +534,7 @@ def build_submission(
 
     dest = dest_root / card.folder_name
     if dest.exists() and any(dest.iterdir()) and not overwrite:
-        raise InputError(Problem(str(dest), "submission folder exists; pass --overwrite to replace it"))
+        raise InputError.at(str(dest), "submission folder exists; pass --overwrite to replace it")
     dest_root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{card.folder_name}.", dir=dest_root)) / card.folder_name
     renamed = relabelled if relabelled is not None else {}
@@ -561,7 +556,7 @@ def build_submission(
             write_outputs(relabelled_rows, staging / f"{task_id}.jsonl", exclude_none=True)
             written += 1
         if not written:
-            raise InputError(Problem(str(dest_root), "no outputs files given"))
+            raise InputError.at(str(dest_root), "no outputs files given")
         payload = card.model_dump(mode="json", exclude_none=True)
         (staging / MODEL_CARD).write_text(
             yaml.safe_dump(payload, sort_keys=False, allow_unicode=True), encoding="utf-8"

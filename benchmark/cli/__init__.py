@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import Any, NoReturn
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import usage_error
 
 # The project's own scores of merged submissions (relative to the repository root): what
 # `benchmark leaderboard` and the Space rank by default. Local runs write to ./results,
@@ -53,11 +53,6 @@ class Parser(argparse.ArgumentParser):
         if m := re.match(r"argument ([^:]+): (.*)", message, flags=re.S):
             raise usage_error(m.group(2), m.group(1).split("/")[0])
         raise usage_error(message)
-
-
-def usage_error(message: str, flag: str | None = None) -> InputError:
-    """A mistake on the command line, naming the flag (or argument) it is in."""
-    return InputError(Problem("command line", message, field=flag))
 
 
 def add_command(

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
     from benchmark.board.leaderboard import build_leaderboard
     from benchmark.board.render import print_leaderboard, to_markdown, write_snapshot
-    from benchmark.core.errors import InputError, Problem, printable
+    from benchmark.core.errors import InputError, printable
     from benchmark.core.paths import check_writable, check_writable_file
 
     if args.results_dir is None:
@@ -54,13 +54,11 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = "leaderboard/snapshot" if args.results_dir == PUBLISHED_RESULTS else "snapshot"
     if not Path(args.results_dir).is_dir():
-        raise InputError(
-            Problem(
-                printable(args.results_dir),
-                "no such folder of result files (outside a checkout the default is ./results, where "
-                "`benchmark evaluate` writes)",
-                field="--results-dir",
-            )
+        raise InputError.at(
+            printable(args.results_dir),
+            "no such folder of result files (outside a checkout the default is ./results, where "
+            "`benchmark evaluate` writes)",
+            field="--results-dir",
         )
     if not args.no_write:
         check_writable(args.out, "--out")

@@ -16,7 +16,7 @@ from pathlib import Path
 from benchmark.board import results_dataset
 from benchmark.cli import PUBLISHED_RESULTS, add_command, default_results_dir
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.core.results import git_sha
 
 SPACE_DIR = paths.REPO_ROOT / "hf_space"
@@ -74,13 +74,11 @@ def hub_errors(repo_id: str, what: str) -> Iterator[None]:
         yield
     except (OSError, HTTPError) as exc:  # huggingface_hub's errors are OSErrors; its transport's, HTTPErrors
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__
-        raise InputError(
-            Problem(
-                repo_id,
-                f"could not upload the {what} to the Hub: {reason} (check the network, HF_HUB_OFFLINE "
-                "and HF_TOKEN)",
-                field="--repo-id",
-            )
+        raise InputError.at(
+            repo_id,
+            f"could not upload the {what} to the Hub: {reason} (check the network, HF_HUB_OFFLINE "
+            "and HF_TOKEN)",
+            field="--repo-id",
         ) from exc
 
 
@@ -92,11 +90,9 @@ def stage(dest: Path, *, ref: str | None = None) -> list[Path]:
     groundcover requirement pinned to ``ref`` (default: this checkout's commit), the code that
     built the results it shows."""
     if results_dataset.read_pin(PIN_FILE) is None:
-        raise InputError(
-            Problem(
-                str(PIN_FILE),
-                "no results pin: pin a release first (`python scripts/hosted_board.py pin --release N`)",
-            )
+        raise InputError.at(
+            str(PIN_FILE),
+            "no results pin: pin a release first (`python scripts/hosted_board.py pin --release N`)",
         )
     files = [shutil.copy2(SPACE_DIR / name, dest / name) for name in SPACE_FILES]
     if pin := ref or git_sha():
@@ -127,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         launch(build_app(), port=args.port)
         return 0
     if not args.repo_id:
-        raise InputError(Problem("--repo-id", f"`benchmark space {args.action}` needs --repo-id ORG/NAME"))
+        raise InputError.at("--repo-id", f"`benchmark space {args.action}` needs --repo-id ORG/NAME")
     with tempfile.TemporaryDirectory(prefix="groundcover-space-") as tmp:
         files = stage(Path(tmp))
         _list(files, tmp, f"space {args.repo_id}")

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ def exclusive(path: Path, *, what: str = "this output") -> Iterator[None]:
                 f"{what} is being written by {holder}; wait for that run to finish (then re-run this command "
                 "to reuse its work), or write elsewhere with --results-dir / --output-dir"
             )
-            raise InputError(Problem(str(path), why)) from None
+            raise InputError.at(str(path), why) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}")

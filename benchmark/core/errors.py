@@ -40,6 +40,16 @@ class InputError(ValueError):
             shown.append(f"... and {more} more problem(s)")
         super().__init__("\n".join(shown))
 
+    @classmethod
+    def at(cls, file: str, message: str, *, line: int | None = None, field: str | None = None) -> InputError:
+        """The error of one problem, the usual case, in one call."""
+        return cls(Problem(file, message, line=line, field=field))
+
+
+def usage_error(message: str, flag: str | None = None) -> InputError:
+    """A mistake on the command line, naming the flag (or argument) it is in."""
+    return InputError.at("command line", message, field=flag)
+
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # a problem prints as one line
 

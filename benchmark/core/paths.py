@@ -19,13 +19,13 @@ def home() -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        from benchmark.core.errors import InputError, Problem, printable
+        from benchmark.core.errors import InputError, printable
 
         why = (
             f"cannot be groundcover's home ({'a file' if path.is_file() else exc.strerror or exc}): "
             "point GROUNDCOVER_HOME at a folder you can write, or unset it"
         )
-        raise InputError(Problem(printable(str(path)), why, field="GROUNDCOVER_HOME")) from None
+        raise InputError.at(printable(str(path)), why, field="GROUNDCOVER_HOME") from None
     return path
 
 
@@ -60,11 +60,11 @@ def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
     read-only mount."""
     import tempfile
 
-    from benchmark.core.errors import InputError, Problem, printable
+    from benchmark.core.errors import InputError, printable
 
     p = Path(path)
     if p.exists() and not p.is_dir():
-        raise InputError(Problem(printable(str(p)), "is a file, not a folder", field=flag))
+        raise InputError.at(printable(str(p)), "is a file, not a folder", field=flag)
     try:
         p.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=p, prefix=".groundcover-write-check-")
@@ -72,19 +72,19 @@ def check_writable(path: str | os.PathLike[str], flag: str) -> Path:
         os.unlink(probe)
     except OSError as exc:
         why = f"cannot write here ({exc.strerror or exc})"
-        raise InputError(Problem(printable(str(p)), why, field=flag)) from None
+        raise InputError.at(printable(str(p)), why, field=flag) from None
     return p
 
 
 def check_writable_file(path: str | os.PathLike[str], flag: str) -> Path:
     """Make sure ``path`` can be written as a file, before any work (its folder as
     :func:`check_writable` checks it)."""
-    from benchmark.core.errors import InputError, Problem, printable
+    from benchmark.core.errors import InputError, printable
 
     p = Path(path)
     if p.is_dir():
-        raise InputError(Problem(printable(str(p)), "is a folder; give a file name", field=flag))
+        raise InputError.at(printable(str(p)), "is a folder; give a file name", field=flag)
     check_writable(p.parent, flag)
     if p.exists() and not os.access(p, os.W_OK):
-        raise InputError(Problem(printable(str(p)), "cannot write this file (permission denied)", field=flag))
+        raise InputError.at(printable(str(p)), "cannot write this file (permission denied)", field=flag)
     return p

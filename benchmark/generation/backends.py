@@ -15,6 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
+from benchmark.core.errors import usage_error
 from benchmark.generation.model_args import (
     INT8_MODEL,
     OFFLINE_MODEL,
@@ -23,7 +24,6 @@ from benchmark.generation.model_args import (
     missing_backend,
     public_args,
     register_models,
-    usage_error,
 )
 from benchmark.generation.prompting import Messages
 from benchmark.models.cache import content_hash, default_cache
@@ -125,13 +125,13 @@ class LMEvalBackend:
                 self._lm = get_model(self.model).create_from_arg_obj(dict(self.margs), extra)
             except TypeError as exc:  # an argument the backend does not take
                 raise usage_error(
-                    "--model-args", f"the {self.model} backend refused its arguments: {exc}"
+                    f"the {self.model} backend refused its arguments: {exc}", "--model-args"
                 ) from exc
             except OSError as exc:  # a Hub id that cannot be reached offline, a broken folder
                 raise usage_error(
-                    "--model-args pretrained",
                     f"{self.model} could not load {self.margs.get('pretrained', 'the model')}: "
                     f"{str(exc).splitlines()[0][:300]}",
+                    "--model-args pretrained",
                 ) from exc
             except ModuleNotFoundError as exc:
                 raise missing_backend(self.model, exc) from exc

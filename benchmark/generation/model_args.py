@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError, usage_error
 from benchmark.models import preflight
 
 OFFLINE_MODEL = "groundcover-offline"
@@ -108,16 +108,11 @@ _GEN_CHECKS: dict[str, tuple[str, Any]] = {
 }
 
 
-def usage_error(flag: str, message: str) -> InputError:
-    """A one-line error about a command-line flag."""
-    return InputError(Problem("command line", message, field=flag))
-
-
 def _parsed(flag: str, parse: Callable[[Any], Any], value: Any) -> Any:
     try:
         return parse(value)
     except ValueError as exc:
-        raise usage_error(flag, str(exc)) from exc
+        raise usage_error(str(exc), flag) from exc
 
 
 def check_request(
@@ -137,12 +132,12 @@ def check_request(
         if k in _GEN_CHECKS and not _GEN_CHECKS[k][1](v)
     ]
     if bad:
-        raise usage_error("--gen-kwargs", "; ".join(bad))
+        raise usage_error("; ".join(bad), "--gen-kwargs")
     if model == OFFLINE_MODEL and margs:
         raise usage_error(
-            "--model-args",
             f"{OFFLINE_MODEL} takes no model arguments (got {', '.join(sorted(margs))}); it is one fixed "
             "model. For another model use --model hf --model-args pretrained=ORG/NAME",
+            "--model-args",
         )
     if model != OFFLINE_MODEL:
         from lm_eval.api.registry import get_model
@@ -154,13 +149,13 @@ def check_request(
             raise missing_backend(model, exc) from exc
         except ValueError as exc:
             raise usage_error(
-                "--model",
                 f"no model backend {model!r}; use {OFFLINE_MODEL}, hf, vllm, local-completions or "
                 "local-chat-completions (or another name in lm-eval's registry)",
+                "--model",
             ) from exc
     pretrained = str(margs.get("pretrained", ""))
     if pretrained.startswith(("/", "./", "../", "~")) and not Path(pretrained).expanduser().exists():
-        raise InputError(Problem(pretrained, "no such model folder", field="--model-args pretrained"))
+        raise InputError.at(pretrained, "no such model folder", field="--model-args pretrained")
     gkw = {**DEFAULT_GEN_KWARGS, **(OFFLINE_GEN_KWARGS if model == OFFLINE_MODEL else {}), **given}
     return margs, gkw
 
@@ -222,7 +217,7 @@ def missing_backend(model: str, exc: ModuleNotFoundError) -> InputError:
         if model == "vllm"
         else f"install the package lm-eval's '{model}' backend needs"
     )
-    return usage_error("--model", f"{exc}. {hint}")
+    return usage_error(f"{exc}. {hint}", "--model")
 
 
 def _convert(v: str) -> Any:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmark.core.errors import usage_error
 from benchmark.core.results import RAGSetting
-from benchmark.generation.model_args import default_batch_size, usage_error
+from benchmark.generation.model_args import default_batch_size
 from benchmark.generation.rag import RAGContext
 from benchmark.tasks import Task
 
@@ -27,9 +28,9 @@ def raarg_settings(settings: Settings, rerank: str, depth: int) -> Settings:
     from benchmark.generation.raarg import ARGUMENT_PROMPT
 
     if all(s is None for s in settings):
-        raise usage_error("--rerank", "--rerank needs a retrieval setting, e.g. --rag bm25")
+        raise usage_error("--rerank needs a retrieval setting, e.g. --rag bm25", "--rerank")
     if not 1 <= depth <= 100:
-        raise usage_error("--rerank-depth", "must be between 1 and 100")
+        raise usage_error("must be between 1 and 100", "--rerank-depth")
     return [
         s if s is None else s.model_copy(update={"rerank": rerank, "depth": depth, "prompt": ARGUMENT_PROMPT})
         for s in settings
@@ -43,9 +44,9 @@ def sub_question_settings(settings: Settings, value: str) -> Settings:
     modes = [m.strip() for m in value.split(",") if m.strip()]
     bad = [m for m in modes if m not in ("none", "retrieval", "rerank", "prompt", "all")]
     if bad or not modes:
-        raise usage_error("--rag-subq", f"use none, retrieval, rerank, prompt or all, not {bad or value!r}")
+        raise usage_error(f"use none, retrieval, rerank, prompt or all, not {bad or value!r}", "--rag-subq")
     if all(s is None for s in settings):
-        raise usage_error("--rag-subq", "--rag-subq needs a retrieval setting, e.g. --rag bm25")
+        raise usage_error("--rag-subq needs a retrieval setting, e.g. --rag bm25", "--rag-subq")
     out = [s for s in settings if s is None]
     for s in (s for s in settings if s is not None):
         for m in modes:
@@ -69,9 +70,9 @@ def expand_settings(rag: str, k: int, rerank: str | None, depth: int, sub_questi
 def check_limit(limit: float | None) -> None:
     """``--limit`` as lm_eval takes it: a count of at least 1, or a fraction above 0."""
     if limit is not None and not limit > 0:
-        raise usage_error("--limit", "must be a count of at least 1, or a fraction above 0")
+        raise usage_error("must be a count of at least 1, or a fraction above 0", "--limit")
     if limit is not None and limit >= 1 and not float(limit).is_integer():
-        raise usage_error("--limit", "a count must be a whole number")
+        raise usage_error("a count must be a whole number", "--limit")
 
 
 def limited(query_ids: list[str], limit: float | None) -> list[str]:

@@ -4,7 +4,7 @@ exported lm-eval task sends, checked for held-out data (EXAM's questions, say) b
 
 from __future__ import annotations
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.generation.rag import RAGContext
 from benchmark.tasks import Task
 
@@ -53,11 +53,9 @@ def check_held_out(task: Task, messages: Messages, query_id: str | None = None) 
         text = " ".join(str(m.get("content", "")).lower().split())
         for hidden, (table, row) in held.items():
             if hidden in text:
-                raise InputError(
-                    Problem(
-                        task.where(table),
-                        f"the generation prompt for query {query_id or '?'} contains held-out text from table "
-                        f"{table}, row {row} ({hidden[:60]!r}): it must never be shown to the evaluated model",
-                        field=table,
-                    )
+                raise InputError.at(
+                    task.where(table),
+                    f"the generation prompt for query {query_id or '?'} contains held-out text from table "
+                    f"{table}, row {row} ({hidden[:60]!r}): it must never be shown to the evaluated model",
+                    field=table,
                 )

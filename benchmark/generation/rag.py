@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError, usage_error
 from benchmark.core.results import RAGSetting
-from benchmark.generation.model_args import usage_error
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.profiles import JudgeProfile
 from benchmark.models.prompts import load_prompt
@@ -45,12 +44,12 @@ def parse_settings(value: str, k: int) -> list[RAGSetting | None]:
     """``--rag none,bm25`` -> [None, bm25 setting without corpus]; validated, in order."""
     items = [v.strip() for v in value.split(",") if v.strip()]
     if not items:
-        raise usage_error("--rag", "name at least one setting: none, bm25, dense, hybrid")
+        raise usage_error("name at least one setting: none, bm25, dense, hybrid", "--rag")
     bad = [v for v in items if v not in ("none", *KINDS)]
     if bad:
-        raise usage_error("--rag", f"unknown setting(s) {bad}; use none, bm25, dense or hybrid")
+        raise usage_error(f"unknown setting(s) {bad}; use none, bm25, dense or hybrid", "--rag")
     if not 1 <= k <= 50:
-        raise usage_error("--rag-k", "must be between 1 and 50")
+        raise usage_error("must be between 1 and 50", "--rag-k")
     return [
         None if v == "none" else RAGSetting(retriever=v, k=k, prompt=DEFAULT_PROMPT, corpus="") for v in items
     ]  # type: ignore[arg-type]
@@ -141,24 +140,15 @@ SUBQ_POOL = 4  # candidates per retrieval list, in multiples of k, that rerankin
 def core_sub_questions(task: Any, query_ids: Sequence[str]) -> dict[str, list[str]]:
     """Each query's core sub-questions, from the task's ``sub_questions`` table."""
     if not task.has_table("sub_questions"):
-        raise InputError(
-            Problem(
-                task.where(),
-                "--rag-subq needs the task's sub_questions table",
-                field="data.tables",
-            )
+        raise InputError.at(
+            task.where(), "--rag-subq needs the task's sub_questions table", field="data.tables"
         )
     table = task.table("sub_questions")
     core = table[table["type"] == "core"]
     out = {q: [str(t) for t in core[core["query_id"].astype(str) == q]["text"]] for q in query_ids}
     missing = [q for q, v in out.items() if not v]
     if missing:
-        raise InputError(
-            Problem(
-                task.where("sub_questions"),
-                f"no core sub-question for queries {missing[:5]}",
-            )
-        )
+        raise InputError.at(task.where("sub_questions"), f"no core sub-question for queries {missing[:5]}")
     return out
 
 

@@ -54,7 +54,7 @@ def read_requests(path: str | Path) -> list[Request]:
     p = Path(path)
     where = rel(p)
     if not p.is_file():
-        raise InputError(Problem(where, "no such file"))
+        raise InputError.at(where, "no such file")
     out: list[Request] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
@@ -108,10 +108,10 @@ def run_files(runs: str | Path) -> list[Path]:
     if p.is_file():
         return [p]
     if not p.is_dir():
-        raise InputError(Problem(rel(p), "no such file or folder (the RAG runs)"))
+        raise InputError.at(rel(p), "no such file or folder (the RAG runs)")
     files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
     if not files:
-        raise InputError(Problem(rel(p), "no run files in this folder"))
+        raise InputError.at(rel(p), "no run files in this folder")
     return files
 
 
@@ -134,17 +134,13 @@ class Leaderboard:
         """One measure's board: the one named, or the only one."""
         if measure is None:
             if len(self.boards) != 1:
-                raise InputError(
-                    Problem(
-                        self.path,
-                        f"{len(self.boards)} measures ({', '.join(self.boards)}): name one",
-                        field=flag,
-                    )
+                raise InputError.at(
+                    self.path, f"{len(self.boards)} measures ({', '.join(self.boards)}): name one", field=flag
                 )
             measure = next(iter(self.boards))
         if measure not in self.boards:
-            raise InputError(
-                Problem(self.path, f"no measure {measure!r}; it has {', '.join(self.boards)}", field=flag)
+            raise InputError.at(
+                self.path, f"no measure {measure!r}; it has {', '.join(self.boards)}", field=flag
             )
         return measure, self.boards[measure]
 
@@ -153,13 +149,11 @@ def read_leaderboard(path: str | Path, fmt: str = "ir_measures") -> Leaderboard:
     """An AutoJudge leaderboard file in ``fmt`` (a ``trec_eval`` file names its run by the
     file name, as autojudge-base reads it); a malformed row is an error naming its line."""
     if fmt not in FORMATS:
-        raise InputError(
-            Problem("--format", f"unknown leaderboard format {fmt!r}: one of {', '.join(FORMATS)}")
-        )
+        raise InputError.at("--format", f"unknown leaderboard format {fmt!r}: one of {', '.join(FORMATS)}")
     p = Path(path)
     where = rel(p)
     if not p.is_file():
-        raise InputError(Problem(where, "no such file"))
+        raise InputError.at(where, "no such file")
     columns = FORMATS[fmt]
     boards: dict[str, dict[str, dict[str, float]]] = {}
     aggregates: dict[str, dict[str, float]] = {}
@@ -237,9 +231,7 @@ def write_leaderboard(
     import yaml
 
     if fmt not in FORMATS or fmt == "trec_eval":
-        raise InputError(
-            Problem("--format", f"cannot write {fmt!r}: one of ir_measures, tot, rag4reports, jsonl")
-        )
+        raise InputError.at("--format", f"cannot write {fmt!r}: one of ir_measures, tot, rag4reports, jsonl")
     rows: list[tuple[str, str, str, float]] = []
     for run in sorted({r for board in boards.values() for r in board}):
         topics = sorted({t for board in boards.values() for t in board.get(run, {})})

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def _anli_dev(texts: dict[str, str]) -> list[Pair]:
     for name, text in sorted(texts.items()):
         for n, r in enumerate(csv.DictReader(io.StringIO(text)), start=2):
             if r.get("gold_label") not in ("e", "n", "c"):
-                raise InputError(Problem(name, "gold_label must be e, n or c", line=n, field="gold_label"))
+                raise InputError.at(name, "gold_label must be e, n or c", line=n, field="gold_label")
             out.append(Pair(r["context"], r["statement"], int(r["gold_label"] == "e")))
     return out
 
@@ -154,7 +154,7 @@ def _ukpconvarg2(texts: dict[str, str]) -> list[ArgumentPair]:
         for n, line in enumerate(text.splitlines(), start=1):
             cols = line.split("\t")
             if len(cols) != 4:
-                raise InputError(Problem(name, f"expected 4 tab-separated columns, got {len(cols)}", line=n))
+                raise InputError.at(name, f"expected 4 tab-separated columns, got {len(cols)}", line=n)
             better, worse = (c.replace("<br/>", "\n").strip() for c in cols[2:])
             out.append(ArgumentPair(UNIFORM, stance, better, worse))
     return out
@@ -270,22 +270,20 @@ def pinned_file(pinned: Any, repo_path: str, sha256: str, data_dir: Path | None,
     path = (data_dir or cache_dir()) / pinned.id / Path(repo_path).name
     if not path.exists():
         if data_dir is not None:
-            raise InputError(Problem(str(path), f"no copy of {pinned.title} here (expected from {url})"))
+            raise InputError.at(str(path), f"no copy of {pinned.title} here (expected from {url})")
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with urllib.request.urlopen(url, timeout=timeout) as resp:
                 data = resp.read()
         except OSError as exc:
-            raise InputError(
-                Problem(url, f"cannot download {pinned.title} ({exc}); offline, give --data-dir with a copy")
+            raise InputError.at(
+                url, f"cannot download {pinned.title} ({exc}); offline, give --data-dir with a copy"
             ) from exc
         path.write_bytes(data)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != sha256:
         where = f"{pinned.repo}@{pinned.commit[:7]}"
-        raise InputError(
-            Problem(str(path), f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {where}")
-        )
+        raise InputError.at(str(path), f"SHA-256 {digest[:16]}… is not the pinned {sha256[:16]}… of {where}")
     return path
 
 
@@ -304,12 +302,10 @@ def _local_rows(hs: HubSet, data_dir: Path) -> list[dict[str, Any]]:
         found = [data_dir / hs.id / f"{split}.{ext}" for ext in ("parquet", "jsonl")]
         path = next((p for p in found if p.exists()), None)
         if path is None:
-            raise InputError(
-                Problem(
-                    str(found[0]),
-                    f"no copy of {hs.title} here (save split {split!r} of {hs.repo} at revision "
-                    f"{hs.revision or 'main'} as {found[0].name} or {found[1].name})",
-                )
+            raise InputError.at(
+                str(found[0]),
+                f"no copy of {hs.title} here (save split {split!r} of {hs.repo} at revision "
+                f"{hs.revision or 'main'} as {found[0].name} or {found[1].name})",
             )
         frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_json(path, lines=True)
         rows.extend(frame.to_dict("records"))
@@ -330,18 +326,16 @@ def _hub_rows(hs: HubSet) -> list[dict[str, Any]]:
         return [row for split in splits for row in split.to_list()]
     except (OSError, ValueError, ImportError) as exc:
         gated = " It is gated: accept its terms on the Hub and set HF_TOKEN." if hs.gated else ""
-        raise InputError(
-            Problem(
-                f"hf:{hs.repo}",
-                f"cannot load {hs.title} ({type(exc).__name__}: {exc}).{gated} Offline, give --data-dir "
-                f"with <dir>/{hs.id}/<split>.parquet for splits {', '.join(hs.splits)}",
-            )
+        raise InputError.at(
+            f"hf:{hs.repo}",
+            f"cannot load {hs.title} ({type(exc).__name__}: {exc}).{gated} Offline, give --data-dir "
+            f"with <dir>/{hs.id}/<split>.parquet for splits {', '.join(hs.splits)}",
         ) from exc
 
 
 def load(set_id: str, data_dir: Path | None = None) -> list[Any]:
     if set_id not in SETS:
-        raise InputError(Problem("--sets", f"no public set {set_id!r}; known: {', '.join(SETS)}"))
+        raise InputError.at("--sets", f"no public set {set_id!r}; known: {', '.join(SETS)}")
     hs = SETS[set_id]
     if isinstance(hs, HubSet):
         return hs.parse(_local_rows(hs, data_dir) if data_dir is not None else _hub_rows(hs))

@@ -517,16 +517,14 @@ def command_line(options: Mapping[str, Any]) -> str:
 def default_out(profile_id: str, cwd: Path | None = None) -> Path:
     """Where a card goes without ``--out``: the current folder, never the shipped cards
     (replacing one is a decision to name with ``--out``; run from inside their folder, an error)."""
-    from benchmark.core.errors import InputError, Problem
+    from benchmark.core.errors import InputError
     from benchmark.models import cards
 
     out = (cwd or Path.cwd()) / cards.card_path(profile_id).name
     if out.resolve().parent == cards.CARDS_DIR.resolve():
-        raise InputError(
-            Problem(
-                "--out",
-                f"without --out the card would replace the shipped {out.name}: name the file with --out "
-                "to replace it on purpose",
-            )
+        raise InputError.at(
+            "--out",
+            f"without --out the card would replace the shipped {out.name}: name the file with --out "
+            "to replace it on purpose",
         )
     return out

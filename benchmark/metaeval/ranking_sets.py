@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.metaeval.human_sets import pinned_file
 
 
@@ -69,9 +69,9 @@ SETS: dict[str, RankingSet] = {
 def fetch(set_id: str, data_dir: Path | None = None, *, bank: bool = False) -> Path:
     """The set's graded file (or, ``bank``, its question bank), checked (:func:`pinned_file`)."""
     if set_id not in SETS:
-        raise InputError(Problem("--set", f"no ranking set {set_id!r}; known: {', '.join(SETS)}"))
+        raise InputError.at("--set", f"no ranking set {set_id!r}; known: {', '.join(SETS)}")
     rs = SETS[set_id]
     if bank and rs.bank is None:
-        raise InputError(Problem("--set", f"{rs.title} pins no question bank", field="--judge-profile"))
+        raise InputError.at("--set", f"{rs.title} pins no question bank", field="--judge-profile")
     repo_path, sha256 = rs.bank if bank and rs.bank else (rs.path, rs.sha256)
     return pinned_file(rs, repo_path, sha256, data_dir, timeout=120)

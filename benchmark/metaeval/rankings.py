@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, rel
 
 #: system -> topic -> score
 Board = Mapping[str, Mapping[str, float]]
@@ -61,7 +61,7 @@ def human_leaderboard(paragraphs: Sequence[Any], depth: int = 10) -> dict[str, d
         Qrel(p.query_id, p.paragraph_id, int(p.relevance)) for p in paragraphs if p.relevance is not None
     ]
     if not qrels:
-        raise InputError(Problem("--grades", "the file holds no judged passages (judgments[].relevance)"))
+        raise InputError.at("--grades", "the file holds no judged passages (judgments[].relevance)")
     run = []
     for (system, topic), ranked in _ranked(paragraphs, 10**9).items():
         first = ranked[0][0] if ranked[0][0] in (0, 1) else 1  # some runs count ranks from 0
@@ -145,12 +145,10 @@ def tau_ap_provider(
             check=False,
         )
         if done.returncode != 0:
-            raise InputError(
-                Problem(
-                    python,
-                    f"autojudge-evaluate's tauap_b failed: {done.stderr.strip()[-300:]}",
-                    field="--autojudge-python",
-                )
+            raise InputError.at(
+                python,
+                f"autojudge-evaluate's tauap_b failed: {done.stderr.strip()[-300:]}",
+                field="--autojudge-python",
             )
         return [float(v) for v in json.loads(done.stdout)]
 
@@ -255,8 +253,8 @@ def agreement(
     topics (the same resampled topic sets for every figure and every board: same ``seed``)."""
     systems, topics = common(auto, human)
     if len(systems) < 3 or not topics:
-        raise InputError(
-            Problem(name, f"{len(systems)} common systems on {len(topics)} common topics: need 3 and 1")
+        raise InputError.at(
+            name, f"{len(systems)} common systems on {len(topics)} common topics: need 3 and 1"
         )
     a, h = _matrix(auto, systems, topics), _matrix(human, systems, topics)
     ma, mh = _means(a), _means(h)
@@ -303,7 +301,7 @@ def leaderboard_correlation(
     from scipy import stats
 
     if missing := sorted(set(official_rank) - set(scores)):
-        raise InputError(Problem("leaderboard", f"official systems without a score: {', '.join(missing)}"))
+        raise InputError.at("leaderboard", f"official systems without a score: {', '.join(missing)}")
     systems = list(official_rank)
     ranks = stats.rankdata([-round(scores[s], TIE_DECIMALS) for s in systems], method="average")
     official = [official_rank[s] for s in systems]
@@ -436,9 +434,7 @@ def graded_family(name: str | None) -> Any:
         readers = [f for f in readers if f.id == name]
     if len(readers) != 1:
         known = ", ".join(f.id for f in readers) or "none"
-        raise InputError(
-            Problem("--family", f"name the family that reads graded-runs files (they are: {known})")
-        )
+        raise InputError.at("--family", f"name the family that reads graded-runs files (they are: {known})")
     return readers[0]
 
 
@@ -516,12 +512,10 @@ def run(options: RankingOptions) -> RankingRun:
         if not options.grades:
             set_info["title"] = ranking_sets.SETS[options.set_id].regraded_title
         if not any(graded.boards[next(iter(graded.boards))].values()):
-            raise InputError(
-                Problem(
-                    f"--judge-profile {options.judge_profile}",
-                    f"not measured — all items failed: {graded.regraded['failed_readings']} of "
-                    f"{graded.regraded['readings']} readings failed ({graded.regraded['failures']})",
-                )
+            raise InputError.at(
+                f"--judge-profile {options.judge_profile}",
+                f"not measured — all items failed: {graded.regraded['failed_readings']} of "
+                f"{graded.regraded['readings']} readings failed ({graded.regraded['failures']})",
             )
     (first, exam), *rest = graded.boards.items()
     human = human_leaderboard(paragraphs)
@@ -561,8 +555,8 @@ def _regrading(options: RankingOptions, *, load: bool = True) -> Any:
     if options.bank:
         bank = Path(options.bank)
     elif options.grades:
-        raise InputError(
-            Problem("--bank", "grading a --grades file again needs the question bank its grader was asked")
+        raise InputError.at(
+            "--bank", "grading a --grades file again needs the question bank its grader was asked"
         )
     else:
         bank = ranking_sets.fetch(

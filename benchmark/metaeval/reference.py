@@ -109,12 +109,10 @@ def trec_scores(
 
     name = TREC_MEASURES.get(measure)
     if name is None:
-        raise InputError(
-            Problem(
-                "command line",
-                f"unknown trec_eval measure {measure!r}; known: {', '.join(TREC_MEASURES)}",
-                field="--against",
-            )
+        raise InputError.at(
+            "command line",
+            f"unknown trec_eval measure {measure!r}; known: {', '.join(TREC_MEASURES)}",
+            field="--against",
         )
     m = ir_measures.parse_measure(name)
     out: Scores = {}

@@ -44,12 +44,8 @@ def checked_rows(path: Path, flag: str, fields: tuple[str, ...], number: str) ->
     objects = [row for _, row in rows if isinstance(row, dict)]
     absent = [f for f in fields if not any(f in row for row in objects)]
     if rows and absent:  # another kind of file: one line saying so, not one per row
-        raise InputError(
-            Problem(
-                rel(path),
-                f"has no {absent[0]!r} column: expected {', '.join(fields)} per row",
-                field=flag,
-            )
+        raise InputError.at(
+            rel(path), f"has no {absent[0]!r} column: expected {', '.join(fields)} per row", field=flag
         )
     for n, row in rows:
         if not isinstance(row, dict):
@@ -78,7 +74,7 @@ def read_ratings(path: Path, judge: str) -> dict[str, tuple[dict[str, dict[str, 
         else:
             humans.setdefault(str(r["rater"]), {})[str(r["item"])] = float(r["rating"])  # type: ignore[arg-type]
     if not any(j for _, j in out.values()):
-        raise InputError(Problem(rel(path), f"no ratings by the judge rater {judge!r}", field="rater"))
+        raise InputError.at(rel(path), f"no ratings by the judge rater {judge!r}", field="rater")
     return out
 
 
@@ -114,12 +110,12 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
     chosen = [e for e in entries if e.result.metric_family == family and e.path is not None]
     tasks = {e.result.task.id for e in chosen}
     if len(tasks) != 1:
-        raise InputError(Problem("command line", "pick one task with --task for ROUGE-1", field="--task"))
+        raise InputError.at("command line", "pick one task with --task for ROUGE-1", field="--task")
     (tid,) = tasks
     task = load_task(task_id or tid)
     gold = next((found(task) for fam in REGISTRY.values() if (found := hook(fam, "reference_texts"))), {})
     if not gold:
-        raise InputError(Problem(task.where(), "the task has no gold articles", field="data.tables"))
+        raise InputError.at(task.where(), "the task has no gold articles", field="data.tables")
     answers: dict[str, dict[str, str]] = {}
     for e in chosen:
         rows = read_traces(e.path)  # type: ignore[arg-type]
@@ -135,7 +131,7 @@ def trec_against_runs(
     from benchmark.tasks import load_task
 
     if not runs:
-        raise InputError(Problem("command line", "trec measures need --runs FILE...", field="--runs"))
+        raise InputError.at("command line", "trec measures need --runs FILE...", field="--runs")
     files = [f for p in map(Path, runs) for f in (sorted(p.iterdir()) if p.is_dir() else [p])]
     if qrels_file:
         import ir_measures
@@ -150,7 +146,7 @@ def trec_against_runs(
         for row in table.itertuples():
             qrels.setdefault(str(row.query_id), {})[str(row.doc_id)] = int(row.relevance)
     else:
-        raise InputError(Problem("command line", "give --qrels FILE or --task", field="--qrels"))
+        raise InputError.at("command line", "give --qrels FILE or --task", field="--qrels")
     return trec_scores(read_runs(files), qrels, measure)
 
 

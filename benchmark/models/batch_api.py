@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.models.cache import ModelCallCache, content_hash, repeat_payload
 from benchmark.models.llm import LLMUnavailable, Messages, OpenAILLM, call_payload
 from benchmark.models.profiles import LLMSpec
@@ -287,13 +287,11 @@ class VLLMRunBatch(BatchLLM):
         """No server to ask: the command that runs the batches must be there."""
         command = self.command
         if not command or shutil.which(command[0]) is None:
-            raise InputError(
-                Problem(
-                    "llm.args.vllm_command",
-                    f"{what} runs `{shlex.join(command) or 'vllm'} run-batch`, but "
-                    f"{command[0] if command else 'the command'!r} is not on PATH; install vLLM "
-                    "(pip install 'groundcover[vllm]') on a GPU machine, or set llm.args.vllm_command",
-                )
+            raise InputError.at(
+                "llm.args.vllm_command",
+                f"{what} runs `{shlex.join(command) or 'vllm'} run-batch`, but "
+                f"{command[0] if command else 'the command'!r} is not on PATH; install vLLM "
+                "(pip install 'groundcover[vllm]') on a GPU machine, or set llm.args.vllm_command",
             )
 
     def _exchange(self, ex: _Exchange) -> None:

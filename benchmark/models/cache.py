@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -242,13 +242,11 @@ class ModelCallCache:
 
     def _damaged(self, exc: sqlite3.DatabaseError) -> InputError:
         if "full" in str(exc).lower():
-            return InputError(Problem(str(self.path), f"no space left for the model-call cache ({exc})"))
-        return InputError(
-            Problem(
-                str(self.path),
-                f"the model-call cache is damaged ({exc}); delete it (rm '{self.path}'*) or set GROUNDCOVER_CACHE "
-                "to another file, and run again: it is rebuilt, and checkpointed work is kept",
-            )
+            return InputError.at(str(self.path), f"no space left for the model-call cache ({exc})")
+        return InputError.at(
+            str(self.path),
+            f"the model-call cache is damaged ({exc}); delete it (rm '{self.path}'*) or set GROUNDCOVER_CACHE "
+            "to another file, and run again: it is rebuilt, and checkpointed work is kept",
         )
 
     def _decode(self, key: str, text: str) -> Any:

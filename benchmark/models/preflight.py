@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -187,10 +187,10 @@ def check_servers(
         named = f" {model!r}" if model else ""
         if len(bad) == 1:
             p = bad[0]
-            raise InputError(Problem(p.url, f"{what}{named} cannot be used there: {p.problem}; check {hint}"))
+            raise InputError.at(p.url, f"{what}{named} cannot be used there: {p.problem}; check {hint}")
         listed = "; ".join(f"{p.url}: {p.problem}" for p in bad)
         lead = "" if fatal else "no server of the fleet answers: "
-        raise InputError(Problem(f"{what}{named}", f"{lead}{listed}; check {hint}"))
+        raise InputError.at(f"{what}{named}", f"{lead}{listed}; check {hint}")
     ready = [p.url for p in probes if p.problem is None]
     for p in probes:
         if p.problem:
@@ -260,6 +260,6 @@ def served_name(
         listed = next(m for m in resp.json()["data"] if str(m.get("id")) == model)
         return weights_name(listed)
     except httpx.TransportError as exc:
-        raise InputError(Problem(url, f"{advice} ({_transport(exc, timeout)}); check {hint}")) from exc
+        raise InputError.at(url, f"{advice} ({_transport(exc, timeout)}); check {hint}") from exc
     except (ValueError, KeyError, TypeError, StopIteration, AttributeError) as exc:
-        raise InputError(Problem(url, f"{advice} ({exc or 'not listed'}); check {hint}")) from exc
+        raise InputError.at(url, f"{advice} ({exc or 'not listed'}); check {hint}") from exc

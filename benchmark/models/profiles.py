@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem, field_problems, rel
+from benchmark.core.errors import InputError, field_problems, rel
 from benchmark.core.untrusted import read_text
 
 
@@ -235,30 +235,24 @@ def load_profile(ref: str | Path | None = None, **overrides: Any) -> JudgeProfil
     path = Path(ref)
     if not path.is_file():
         if path.suffix or os.sep in str(ref) or str(ref).startswith("."):
-            raise InputError(Problem(rel(path), "judge profile file does not exist", field="--judge-profile"))
+            raise InputError.at(rel(path), "judge profile file does not exist", field="--judge-profile")
         path = paths.PROFILES_DIR / f"{ref}.yaml"
         if not path.exists():
-            raise InputError(
-                Problem(
-                    str(ref),
-                    f"no such judge profile; shipped profiles: {list_profiles()} (or give a YAML file's path)",
-                    field="--judge-profile",
-                )
+            raise InputError.at(
+                str(ref),
+                f"no such judge profile; shipped profiles: {list_profiles()} (or give a YAML file's path)",
+                field="--judge-profile",
             )
     text = read_text(path, field="--judge-profile")
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise InputError(
-            Problem(
-                rel(path),
-                f"not valid YAML: {getattr(exc, 'problem', exc)}",
-                line=mark.line + 1 if mark else None,
-            )
+        raise InputError.at(
+            rel(path), f"not valid YAML: {getattr(exc, 'problem', exc)}", line=mark.line + 1 if mark else None
         ) from exc
     if not isinstance(raw, dict):
-        raise InputError(Problem(rel(path), "a judge profile must be a YAML mapping of sections"))
+        raise InputError.at(rel(path), "a judge profile must be a YAML mapping of sections")
     raw.update(overrides)
     try:
         return JudgeProfile.model_validate(raw)
@@ -284,41 +278,35 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         urls = [u.strip().rstrip("/") for u in url.split(",") if u.strip()]
         bad = [u for u in urls if not u.startswith(("http://", "https://"))]
         if bad or not urls:
-            raise InputError(
-                Problem("command line", f"{(bad or [url])[0]!r} is not an http(s) URL", field="--judge-url")
+            raise InputError.at(
+                "command line", f"{(bad or [url])[0]!r} is not an http(s) URL", field="--judge-url"
             )
         from benchmark.core.secrets import secret_value
 
         # every result records the endpoint: a key in it would be published with them
         if leaks := [why for u in urls if (why := secret_value(u))]:
-            raise InputError(
-                Problem(
-                    "command line",
-                    f"the judge URL holds {leaks[0]}; give the key in OPENAI_API_KEY instead (results record the URL)",
-                    field="--judge-url",
-                )
+            raise InputError.at(
+                "command line",
+                f"the judge URL holds {leaks[0]}; give the key in OPENAI_API_KEY instead (results record the URL)",
+                field="--judge-url",
             )
         served_backend = llm.backend in ("openai", "openai-batch")
         if not served_backend and model is None:
-            raise InputError(
-                Problem(
-                    "command line",
-                    f"profile {profile.id} runs {llm.model} locally; name the model the server at {url} "
-                    "serves with --judge-model",
-                    field="--judge-model",
-                )
+            raise InputError.at(
+                "command line",
+                f"profile {profile.id} runs {llm.model} locally; name the model the server at {url} "
+                "serves with --judge-model",
+                field="--judge-model",
             )
         args = llm.args.as_dict() if served_backend else {}  # a local backend's args mean nothing to a server
         served: str | list[str] = urls[0] if len(urls) == 1 else urls  # several: a fleet of one model
         backend = llm.backend if served_backend else "openai"  # a batch judge stays a batch judge
         llm = llm.model_copy(update={"backend": backend, "args": LLMArgs(**{**args, "base_url": served})})
     elif llm.backend in ("transformers", "ctranslate2"):
-        raise InputError(
-            Problem(
-                "command line",
-                f"profile {profile.id} runs its judge locally; give --judge-url with --judge-model",
-                field="--judge-url",
-            )
+        raise InputError.at(
+            "command line",
+            f"profile {profile.id} runs its judge locally; give --judge-url with --judge-model",
+            field="--judge-url",
         )
     version = profile.version
     if model is not None and model != profile.llm.model:

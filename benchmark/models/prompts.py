@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.core.registry import REGISTRY, prompt_folder
 
 
@@ -72,7 +72,7 @@ def prompt_path(ref: str) -> Path:
         if (folder / file).exists():
             return folder / file
     known = sorted(p.stem for f in folders() for p in f.glob("*.yaml"))
-    raise InputError(Problem(ref, f"no such prompt; known: {known}"))
+    raise InputError.at(ref, f"no such prompt; known: {known}")
 
 
 @cache

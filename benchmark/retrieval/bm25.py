@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.retrieval import lucene
 from benchmark.retrieval.chunking import Passage, corpus_fingerprint
 from benchmark.retrieval.index import (
@@ -74,7 +74,7 @@ class BM25Retriever:
                 index_dir = prebuilt_index_dir(lucene_index.removeprefix("prebuilt:"))
             else:
                 if not Path(lucene_index).is_dir():
-                    raise InputError(Problem(lucene_index, "Lucene index directory does not exist"))
+                    raise InputError.at(lucene_index, "Lucene index directory does not exist")
                 index_dir = lucene_index
             self.searcher = lucene.BM25Searcher(index_dir, k1=k1, b=b)
             self.identity: dict[str, Any] = self.identity_of(None, None, k1, b, lucene_index)
@@ -82,7 +82,7 @@ class BM25Retriever:
             self.reused = True
         else:
             if not passages:
-                raise InputError(Problem("corpus", "no passages to index"))
+                raise InputError.at("corpus", "no passages to index")
             fp = corpus_fingerprint(passages)
             chunk = list(chunking) if chunking else None
             self.identity = self.identity_of(fp, chunk, k1, b)

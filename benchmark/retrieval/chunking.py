@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def chunk_corpus(docs: Iterable[dict[str, Any]], size: int = 128, overlap: int =
     for doc in docs:
         doc_id = str(doc["doc_id"])
         if doc_id in seen:
-            raise InputError(Problem("corpus", f"duplicate document id {doc_id!r}", field="doc_id"))
+            raise InputError.at("corpus", f"duplicate document id {doc_id!r}", field="doc_id")
         seen.add(doc_id)
         text = doc.get("text")
         text = text if isinstance(text, str) else ""

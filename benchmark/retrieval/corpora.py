@@ -30,7 +30,7 @@ def load_corpus(ref: str | os.PathLike[str]) -> list[dict[str, Any]]:
     field.  A file is read once per run (cached by path, size and modification time)."""
     path = Path(ref)
     if not path.exists():
-        raise InputError(Problem(rel(path), "corpus file does not exist"))
+        raise InputError.at(rel(path), "corpus file does not exist")
     st = path.stat()
     return list(_read_corpus(str(path), st.st_size, st.st_mtime_ns))
 
@@ -50,7 +50,7 @@ def _read_corpus(name: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], .
     elif path.suffix in (".jsonl", ".json") or path.name.endswith((".jsonl.gz", ".json.gz")):
         rows = _jsonl_rows(path, problems)
     else:
-        raise InputError(Problem(rel(path), "corpus must be a .jsonl(.gz) or .parquet file"))
+        raise InputError.at(rel(path), "corpus must be a .jsonl(.gz) or .parquet file")
     docs: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     where = rel(path)
@@ -86,7 +86,7 @@ def _read_corpus(name: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], .
     if problems:
         raise InputError(problems)
     if not docs:
-        raise InputError(Problem(where, "corpus has no documents"))
+        raise InputError.at(where, "corpus has no documents")
     return tuple(docs)
 
 
@@ -131,18 +131,14 @@ class CorpusRef:
 def resolve_corpus(task: Any, corpus: str | None = None, lucene_index: str | None = None) -> CorpusRef:
     """The corpus to search: ``--corpus`` or ``--lucene-index`` if given, else the task's."""
     if corpus is not None and lucene_index is not None:
-        raise InputError(
-            Problem("command line", "give --corpus or --lucene-index, not both", field="--corpus")
-        )
+        raise InputError.at("command line", "give --corpus or --lucene-index, not both", field="--corpus")
     if corpus is not None and corpus.startswith("irds:"):
         return CorpusRef("irds", f"ir_datasets {corpus.removeprefix('irds:')}", corpus.removeprefix("irds:"))
     if corpus is not None:
         path = Path(corpus)
         if path.is_dir():
-            raise InputError(
-                Problem(
-                    rel(path), "--corpus is a directory; give a .jsonl or .parquet file", field="--corpus"
-                )
+            raise InputError.at(
+                rel(path), "--corpus is a directory; give a .jsonl or .parquet file", field="--corpus"
             )
         return CorpusRef("file", f"user corpus {path.name}", str(path))
     if lucene_index is not None:
@@ -157,30 +153,24 @@ def resolve_corpus(task: Any, corpus: str | None = None, lucene_index: str | Non
     if spec.kind in ("lucene", "pyserini-prebuilt"):
         index = spec.path if spec.kind == "lucene" else f"prebuilt:{spec.path}"
         return CorpusRef("lucene", label, index, True, covers)
-    raise InputError(
-        Problem(
-            task.where(),
-            "this task ships no corpus; pass --corpus (JSONL/parquet with doc_id and text) or --lucene-index",
-            field="corpus",
-        )
+    raise InputError.at(
+        task.where(),
+        "this task ships no corpus; pass --corpus (JSONL/parquet with doc_id and text) or --lucene-index",
+        field="corpus",
     )
 
 
 def corpus_passages(ref: CorpusRef, task: Any, spec: RetrieverSpec) -> list[Passage]:
     """The passages of a table or file corpus, chunked as the profile says."""
     if ref.kind == "irds":
-        raise InputError(
-            Problem(
-                f"irds:{ref.path}",
-                "an ir_datasets corpus serves lookups by id only (the passages answers cite); give "
-                "--lucene-index (e.g. prebuilt:msmarco-v2.1-doc-segmented) or a --corpus file to retrieve from",
-                field="--corpus",
-            )
+        raise InputError.at(
+            f"irds:{ref.path}",
+            "an ir_datasets corpus serves lookups by id only (the passages answers cite); give "
+            "--lucene-index (e.g. prebuilt:msmarco-v2.1-doc-segmented) or a --corpus file to retrieve from",
+            field="--corpus",
         )
     if ref.kind == "lucene":
-        raise InputError(
-            Problem(str(ref.path), "the passages of a Lucene index cannot be listed; give --corpus")
-        )
+        raise InputError.at(str(ref.path), "the passages of a Lucene index cannot be listed; give --corpus")
     return chunk_corpus(_documents(ref, task), size=spec.chunk_words, overlap=spec.chunk_overlap)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.models.cache import ModelCallCache
 from benchmark.models.profiles import IVF_RECALL_TARGET, EmbedderSpec, RetrieverSpec
 from benchmark.retrieval.chunking import Passage, corpus_fingerprint
@@ -201,9 +201,7 @@ def held_out_queries(
             texts = pd.read_parquet(path, columns=["text"])["text"].dropna().astype(str)
             pool += [(task_id, t) for t in dict.fromkeys(texts) if t.strip()]
     if not pool:
-        raise InputError(
-            Problem("tasks", "no task queries to tune the IVF index's nprobe on", field="queries")
-        )
+        raise InputError.at("tasks", "no task queries to tune the IVF index's nprobe on", field="queries")
     rng = np.random.default_rng(seed)
     picked = sorted(rng.choice(len(pool), size=min(limit, len(pool)), replace=False))
     source = dict(Counter(pool[i][0] for i in picked))
@@ -327,7 +325,7 @@ class DenseRetriever:
         from benchmark.models.embeddings import Embedder
 
         if not passages:
-            raise InputError(Problem("corpus", "no passages to index"))
+            raise InputError.at("corpus", "no passages to index")
         self.embedder = Embedder(embedder_spec, cache)
         self.passages = list(passages)
         self._rows_by_doc: dict[str, list[int]] = {}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 
 PREFIX = "irds:"
 
@@ -28,17 +28,17 @@ class IrdsLookup:
         try:
             import ir_datasets
         except ImportError as exc:
-            raise InputError(
-                Problem(where, "needs ir_datasets: pip install 'groundcover[irds]'", field="--corpus")
+            raise InputError.at(
+                where, "needs ir_datasets: pip install 'groundcover[irds]'", field="--corpus"
             ) from exc
         try:
             dataset = ir_datasets.load(dataset_id)
         except KeyError as exc:
-            raise InputError(
-                Problem(where, f"ir_datasets knows no dataset of this id ({exc})", field="--corpus")
+            raise InputError.at(
+                where, f"ir_datasets knows no dataset of this id ({exc})", field="--corpus"
             ) from exc
         if not dataset.has_docs():
-            raise InputError(Problem(where, "this ir_datasets dataset has no documents", field="--corpus"))
+            raise InputError.at(where, "this ir_datasets dataset has no documents", field="--corpus")
         self.store = dataset.docs_store()
 
     @lru_cache(maxsize=65_536)  # noqa: B019 (one lookup object per run)

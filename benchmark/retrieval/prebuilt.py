@@ -47,12 +47,10 @@ def prebuilt_info(name: str) -> PrebuiltIndex:
     if name not in tables:
         close = difflib.get_close_matches(name, tables, n=5, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise InputError(
-            Problem(
-                f"prebuilt:{name}",
-                f"pyserini publishes no prebuilt Lucene index of this name{hint}",
-                field="--lucene-index",
-            )
+        raise InputError.at(
+            f"prebuilt:{name}",
+            f"pyserini publishes no prebuilt Lucene index of this name{hint}",
+            field="--lucene-index",
         )
     info = tables[name]
     size = info.get("size compressed (bytes)")
@@ -90,12 +88,10 @@ def fetch_prebuilt(index: PrebuiltIndex, *, root: Path | None = None, progress: 
                 archive = tmp / index.filename
                 got = _download(url, archive, index, progress)
                 if got != index.md5:
-                    raise InputError(
-                        Problem(
-                            url,
-                            f"the archive's MD5 is {got}, not the published {index.md5}: not unpacked",
-                            field="md5",
-                        )
+                    raise InputError.at(
+                        url,
+                        f"the archive's MD5 is {got}, not the published {index.md5}: not unpacked",
+                        field="md5",
                     )
                 with tarfile.open(archive) as tar:
                     tar.extractall(tmp / "index", filter="data")

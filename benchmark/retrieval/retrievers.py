@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.models.cache import ModelCallCache, content_hash
 from benchmark.models.profiles import EmbedderSpec, RetrieverSpec
 from benchmark.retrieval.bm25 import BM25Retriever
@@ -38,7 +38,7 @@ def build_retriever(
             log.warning("an existing Lucene index supports BM25 only; using BM25 instead of %s", spec.kind)
         return BM25Retriever(None, k1=spec.bm25_k1, b=spec.bm25_b, lucene_index=lucene_index)
     if not passages:
-        raise InputError(Problem("corpus", "no passages to retrieve from (empty corpus?)"))
+        raise InputError.at("corpus", "no passages to retrieve from (empty corpus?)")
     if spec.kind == "bm25":
         return BM25Retriever(passages, k1=spec.bm25_k1, b=spec.bm25_b, chunking=chunking)
     dense = DenseRetriever(
@@ -95,7 +95,7 @@ def planned_identity(
         return BM25Retriever.identity_of(None, None, spec.bm25_k1, spec.bm25_b, ref.path)
     passages = corpus_passages(ref, task, spec)
     if not passages:
-        raise InputError(Problem("corpus", "no passages to retrieve from (empty corpus?)"))
+        raise InputError.at("corpus", "no passages to retrieve from (empty corpus?)")
     bm25 = BM25Retriever.identity_of(corpus_fingerprint(passages), list(chunking), spec.bm25_k1, spec.bm25_b)
     if spec.kind == "bm25":
         return bm25

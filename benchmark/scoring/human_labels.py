@@ -58,7 +58,7 @@ def _label(value: object, where: str, line: int) -> float:
         number = math.nan
     if math.isnan(number) or not 0.0 <= number <= 1.0:
         why = f"a label must be 0 or 1 (or a number between them), not {value!r}"
-        raise InputError(Problem(where, why, line=line, field="label"))
+        raise InputError.at(where, why, line=line, field="label")
     return number
 
 
@@ -68,7 +68,7 @@ def require_ppi() -> None:
 
     if importlib.util.find_spec("ppi_py") is None:
         why = "needs ppi-python: pip install 'groundcover[ppi]' (scripts/setup.sh does it)"
-        raise InputError(Problem("--human-labels", why))
+        raise InputError.at("--human-labels", why)
 
 
 def _unit(x: float) -> float:
@@ -81,7 +81,7 @@ def read_human_labels(path: Path | str) -> HumanLabels:
     path = Path(path)
     where = rel(path)
     if not path.is_file():
-        raise InputError(Problem(where, "no such labels file", field="--human-labels"))
+        raise InputError.at(where, "no such labels file", field="--human-labels")
     raw = path.read_bytes()
     text = raw.decode("utf-8-sig")
     records: list[tuple[int, dict[str, object]]] = []
@@ -89,9 +89,7 @@ def read_human_labels(path: Path | str) -> HumanLabels:
         reader = csv.DictReader(text.splitlines())
         missing = [f for f in REQUIRED if f not in (reader.fieldnames or [])]
         if missing:
-            raise InputError(
-                Problem(where, f"the header lacks {', '.join(missing)}", line=1, field=missing[0])
-            )
+            raise InputError.at(where, f"the header lacks {', '.join(missing)}", line=1, field=missing[0])
         records = [(n, dict(row)) for n, row in enumerate(reader, start=2)]
     else:
         for n, line in enumerate(text.split("\n"), start=1):
@@ -100,16 +98,16 @@ def read_human_labels(path: Path | str) -> HumanLabels:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise InputError(Problem(where, f"not JSON ({exc.msg})", line=n)) from None
+                raise InputError.at(where, f"not JSON ({exc.msg})", line=n) from None
             if not isinstance(row, dict):
-                raise InputError(Problem(where, "a row must be a JSON object", line=n))
+                raise InputError.at(where, "a row must be a JSON object", line=n)
             records.append((n, row))
     rows: list[HumanLabel] = []
     seen: dict[tuple[str | None, str | None, str, str], int] = {}
     for n, row in records:
         for f in REQUIRED:
             if row.get(f) in (None, ""):
-                raise InputError(Problem(where, "missing", line=n, field=f))
+                raise InputError.at(where, "missing", line=n, field=f)
         family, task = row.get("family"), row.get("task")
         item = HumanLabel(
             query_id=str(row["query_id"]),
@@ -121,14 +119,11 @@ def read_human_labels(path: Path | str) -> HumanLabels:
         )
         key = (item.family, item.task, item.query_id, item.unit_id)
         if key in seen:
-            raise InputError(
-                Problem(where, f"unit {item.unit_id} of query {item.query_id} is labelled again (line {seen[key]})",
-                        line=n, field="unit_id")
-            )  # fmt: skip
+            raise InputError.at(where, f"unit {item.unit_id} of query {item.query_id} is labelled again (line {seen[key]})", line=n, field="unit_id")  # fmt: skip
         seen[key] = n
         rows.append(item)
     if not rows:
-        raise InputError(Problem(where, "holds no label", field="--human-labels"))
+        raise InputError.at(where, "holds no label", field="--human-labels")
     return HumanLabels(path, tuple(rows), hashlib.sha256(raw).hexdigest())
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.core.signals import fault_handlers_kept
 from benchmark.families.base import prepare
 from benchmark.scoring.runner import score_repeats, stats_delta
@@ -39,19 +39,19 @@ class RayOptions:
 
     def __post_init__(self) -> None:
         if self.workers is not None and self.workers < 1:
-            raise InputError(Problem("command line", "must be at least 1", field="--ray-workers"))
+            raise InputError.at("command line", "must be at least 1", field="--ray-workers")
         if self.cpus_per_worker <= 0:
-            raise InputError(Problem("command line", "must be above 0", field="--ray-cpus-per-worker"))
+            raise InputError.at("command line", "must be above 0", field="--ray-cpus-per-worker")
         if self.gpus_per_worker < 0:
-            raise InputError(Problem("command line", "must be 0 or more", field="--ray-gpus-per-worker"))
+            raise InputError.at("command line", "must be 0 or more", field="--ray-gpus-per-worker")
 
 
 def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise InputError(
-            Problem("--ray", "needs Ray: pip install 'groundcover[ray]' (on every node of the cluster)")
+        raise InputError.at(
+            "--ray", "needs Ray: pip install 'groundcover[ray]' (on every node of the cluster)"
         ) from None
     return ray
 
@@ -71,7 +71,7 @@ def check_address(address: str | None) -> None:
         address = os.environ.get("RAY_ADDRESS") or address
     if address is not None and address.startswith("ray://"):
         if importlib.util.find_spec("grpc") is None:
-            raise InputError(Problem("--ray", f"{address} is a Ray Client address: {CLIENT_HINT}"))
+            raise InputError.at("--ray", f"{address} is a Ray Client address: {CLIENT_HINT}")
         return
     if address != "auto":
         return
@@ -88,7 +88,7 @@ def check_address(address: str | None) -> None:
             "auto found no running Ray cluster on this machine: start one (`ray start --head`), give its "
             "address (ray://HOST:10001, or set RAY_ADDRESS), or pass --ray alone for a local instance"
         )
-        raise InputError(Problem("--ray", why)) from None
+        raise InputError.at("--ray", why) from None
 
 
 class ScoringWorker:
@@ -151,11 +151,11 @@ class RayPool:
                 with fault_handlers_kept():
                     ray.init(address=self.options.address, include_dashboard=False, log_to_driver=True)
             except ConnectionError as exc:  # the cluster went away since the check
-                raise InputError(Problem("--ray", f"cannot join {self.options.address}: {exc}")) from None
+                raise InputError.at("--ray", f"cannot join {self.options.address}: {exc}") from None
             except ValueError as exc:
                 if "ray[client]" not in str(exc):
                     raise
-                raise InputError(Problem("--ray", f"{self.options.address}: {CLIENT_HINT}")) from None
+                raise InputError.at("--ray", f"{self.options.address}: {CLIENT_HINT}") from None
             self._started_here = True
         resources = ray.cluster_resources()
         n = self.options.workers or self._fitting(resources)
@@ -188,7 +188,7 @@ class RayPool:
                 f"hold one worker of {self.options.cpus_per_worker:g} CPU and "
                 f"{self.options.gpus_per_worker:g} GPU"
             )
-            raise InputError(Problem("--ray", why))
+            raise InputError.at("--ray", why)
         return n
 
     def score(

@@ -23,7 +23,7 @@ from tqdm.auto import tqdm
 
 from benchmark.core import stats
 from benchmark.core.checkpoint import JsonlCheckpoint, exclusive
-from benchmark.core.errors import IncompleteResults, InputError, Problem, rel
+from benchmark.core.errors import IncompleteResults, InputError, rel
 from benchmark.core.repeats import mean_ci_repeats, noise_share
 from benchmark.core.results import (
     JudgeRepeats,
@@ -91,8 +91,8 @@ def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str
     all_ids = list(task.table("queries")["query_id"])
     unknown = sorted(set(answered) - set(all_ids))
     if unknown:
-        raise InputError(
-            Problem(f"answers for task {task.id}", f"unknown query id(s) {unknown[:10]}", field="query_id")
+        raise InputError.at(
+            f"answers for task {task.id}", f"unknown query id(s) {unknown[:10]}", field="query_id"
         )
     answered_set = set(answered)
     order = list(scorable) if scorable is not None else all_ids
@@ -107,7 +107,7 @@ def queries_to_score(task: Task, answered: Sequence[str], scorable: Sequence[str
             f"queries are: {shown}. Answer those (`benchmark tasks export-lm-eval` exports only them by "
             "default), or pass --corpus / --lucene-index for the others"
         )
-        raise InputError(Problem(f"answers for task {task.id}", why))
+        raise InputError.at(f"answers for task {task.id}", why)
     return ids
 
 
@@ -346,7 +346,7 @@ def refuse_to_overwrite(path: Path, profile: dict[str, Any], settings: FamilySet
             f"holds a result computed with another {what} under the same name; pass another --results-dir "
             "(or bump the profile's version), or delete the file to replace it"
         )
-        raise InputError(Problem(rel(path), why))
+        raise InputError.at(rel(path), why)
 
 
 def card_verdicts(family: MetricFamily, profile_id: str, primary: str) -> dict[str, str]:

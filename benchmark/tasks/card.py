@@ -143,11 +143,11 @@ def load_card(path: Path | str) -> TaskCard:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        raise InputError(
-            Problem(rel(path), f"not valid YAML: {exc}", line=None if line is None else line + 1)
+        raise InputError.at(
+            rel(path), f"not valid YAML: {exc}", line=None if line is None else line + 1
         ) from exc
     if not isinstance(raw, dict):
-        raise InputError(Problem(rel(path), "a task card must be a YAML mapping"))
+        raise InputError.at(rel(path), "a task card must be a YAML mapping")
     try:
         return TaskCard.model_validate(raw)
     except ValidationError as exc:

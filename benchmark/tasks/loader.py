@@ -51,10 +51,8 @@ class Task:
                 [Problem("Task.from_records", f"unknown keyword {k!r}{hint[k]}", field=k) for k in wrong]
             )
         if "out_dir" not in keywords:
-            raise InputError(
-                Problem(
-                    "Task.from_records", "out_dir is required: where the task folder goes", field="out_dir"
-                )
+            raise InputError.at(
+                "Task.from_records", "out_dir is required: where the task folder goes", field="out_dir"
             )
         task = load_task(build_task(task_id, **keywords))
         task.load_all()
@@ -134,8 +132,8 @@ class Task:
             wanted = [str(q) for q in query_ids]
             unknown = sorted(set(wanted) - set(df["query_id"]))
             if unknown:
-                raise InputError(
-                    Problem(f"task {self.id}", f"unknown query id(s): {unknown[:10]}", field="query_id")
+                raise InputError.at(
+                    f"task {self.id}", f"unknown query id(s): {unknown[:10]}", field="query_id"
                 )
             df = df[df["query_id"].isin(wanted)]
         return df.head(limit) if limit is not None else df
@@ -177,7 +175,7 @@ def _load_tables(card: TaskCard, root: Path) -> tuple[dict[str, pd.DataFrame], d
             path = root / ds.path / fname
             files[name] = rel(path)
             if not path.exists():
-                raise InputError(Problem(rel(path), f"table '{name}' named in task.yaml does not exist"))
+                raise InputError.at(rel(path), f"table '{name}' named in task.yaml does not exist")
             try:
                 # read straight into memory, not through a `datasets` builder cache: the scores
                 # must come from exactly the bytes the data fingerprint hashes
@@ -185,7 +183,7 @@ def _load_tables(card: TaskCard, root: Path) -> tuple[dict[str, pd.DataFrame], d
 
                 dset = datasets.Dataset(pq.read_table(str(path)))
             except Exception as exc:  # pyarrow raises several types for broken files
-                raise InputError(Problem(rel(path), f"cannot read parquet: {exc}")) from exc
+                raise InputError.at(rel(path), f"cannot read parquet: {exc}") from exc
         else:
             files[name] = f"hf://datasets/{ds.repo_id}@{ds.revision}/{fname}"
             dset = datasets.load_dataset(
@@ -219,7 +217,7 @@ def load_task(task: str | os.PathLike[str], root: Path | None = None) -> Task:
         card_path = (root or paths.tasks_dir()) / str(task) / "task.yaml"
         if not card_path.exists():
             known = [d.name for d in task_dirs(root)]
-            raise InputError(Problem(str(task), f"no such task; known tasks: {known}"))
+            raise InputError.at(str(task), f"no such task; known tasks: {known}")
     return Task(card=load_card(card_path), root=card_path.parent)
 
 
@@ -230,14 +228,12 @@ def add_table(task: Task, name: str, rows: pd.DataFrame, note: str, command: str
     table is checked against its schema before the card changes."""
     ds = task.card.data
     if ds.kind != "local":
-        raise InputError(Problem(task.where(), "only a local task's tables can be added", field="data.kind"))
+        raise InputError.at(task.where(), "only a local task's tables can be added", field="data.kind")
     target = task.root / ds.path / f"{name}.parquet"
     table = schemas([name], task.card.metrics).get(name)
     if table is None:
-        raise InputError(
-            Problem(
-                rel(target), f"no table {name!r}: not one a task or a family of {task.card.metrics} holds"
-            )
+        raise InputError.at(
+            rel(target), f"no table {name!r}: not one a task or a family of {task.card.metrics} holds"
         )
     problems = check_table(rows, table, rel(target))
     if problems:

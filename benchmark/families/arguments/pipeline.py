@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from benchmark.answers.citations import parse_citations
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.core.text import trim_proportionally
 from benchmark.families.arguments import formulas as F
 from benchmark.families.arguments import judges as J
@@ -402,12 +402,10 @@ def topics(task: Task) -> dict[str, tuple[str, str]]:
     """Query id -> (topic, stance): an argument is for a stance on a topic."""
     queries = task.table("queries")
     if "topic" not in queries or "stance" not in queries:
-        raise InputError(
-            Problem(
-                task.where(),
-                "the argument family needs queries with 'topic' and 'stance' columns",
-                field="data.tables.queries",
-            )
+        raise InputError.at(
+            task.where(),
+            "the argument family needs queries with 'topic' and 'stance' columns",
+            field="data.tables.queries",
         )
     return {str(r.query_id): (str(r.topic), str(r.stance)) for r in queries.itertuples()}
 
@@ -433,13 +431,11 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Arg
     if inputs.evidence:
         state.given = {q: list(ids) for q, ids in inputs.evidence.items()}
         if not state.texts:
-            raise InputError(
-                Problem(
-                    "command line",
-                    "the answers name the evidence documents they were given; pass the corpus they come "
-                    "from with --corpus so the judges can read them",
-                    field="--corpus",
-                )
+            raise InputError.at(
+                "command line",
+                "the answers name the evidence documents they were given; pass the corpus they come "
+                "from with --corpus so the judges can read them",
+                field="--corpus",
             )
     elif not has_corpus:
         notes.append(

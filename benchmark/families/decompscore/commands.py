@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.core.results import ModelInfo, read_traces
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
@@ -62,16 +62,14 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
 def run(context: CommandContext, args: argparse.Namespace) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
-        raise InputError(
-            Problem("command line", f"name methods from: {', '.join(METHODS)}", field="--methods")
-        )
+        raise InputError.at("command line", f"name methods from: {', '.join(METHODS)}", field="--methods")
     # every method's settings are checked (its name among them) before any model loads
     settings = {m: context.settings_from_args(DecompSettings, args, method=m) for m in methods}
     if "dependency" in methods:
         try:
             spacy_pipeline()
         except ImportError as exc:
-            raise InputError(Problem("--methods dependency", str(exc))) from exc
+            raise InputError.at("--methods dependency", str(exc)) from exc
     path = Path(args.texts)
     rows = read_texts(path)[: args.limit or None]
     task = texts_task(path, rows, load_task(args.task) if args.task else None)

@@ -19,7 +19,7 @@ from benchmark.tasks import CorpusSpec, DataSource, Source, Task, TaskCard, load
 def read_texts(path: Path) -> list[tuple[str, str]]:
     """``(id, text)`` rows of a JSONL file; every problem names the file, line and field."""
     if not path.is_file():
-        raise InputError(Problem(rel(path), "no such file", field="--texts"))
+        raise InputError.at(rel(path), "no such file", field="--texts")
     rows, problems, seen = [], [], set()
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -46,7 +46,7 @@ def read_texts(path: Path) -> list[tuple[str, str]]:
     if problems:
         raise InputError(problems)
     if not rows:
-        raise InputError(Problem(rel(path), "no texts", field="--texts"))
+        raise InputError.at(rel(path), "no texts", field="--texts")
     return rows
 
 
@@ -65,8 +65,8 @@ def texts_task(path: Path, rows: list[tuple[str, str]], base: Task | None) -> Ta
         known = base.table("queries").set_index("query_id")["text"].astype(str)
         unknown = [i for i in ids if i not in known.index]
         if unknown:
-            raise InputError(
-                Problem(rel(path), f"ids not among {base.id}'s query ids: {unknown[:10]}", field="query_id")
+            raise InputError.at(
+                rel(path), f"ids not among {base.id}'s query ids: {unknown[:10]}", field="query_id"
             )
         queries["text"] = [known[i] for i in ids]
         if base.has_table("corpus"):

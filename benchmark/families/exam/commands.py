@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, rel
 from benchmark.core.paths import check_writable_file
 from benchmark.families.command_context import CommandContext, judge_stack, store_table
 from benchmark.families.exam.exampp import RANK_CUTOFF
@@ -124,7 +124,7 @@ def export_bank(context: CommandContext, args: argparse.Namespace) -> int:
     task = load_task(args.task)
     bank = task_bank(task)
     if not bank:
-        raise InputError(Problem(task.where(), "the task has no exam_questions table", field="data.tables"))
+        raise InputError.at(task.where(), "the task has no exam_questions table", field="data.tables")
     texts = task.query_texts()
     path = write_bank(bank, texts, Path(args.out), test_collection=f"{task.id}@{task.card.version}")
     Console(stderr=True).print(
@@ -144,7 +144,7 @@ def export_grades(context: CommandContext, args: argparse.Namespace) -> int:
     for path, result in family_results(root, EXAM.id):
         systems.setdefault(result.model.label, []).extend(read_traces(path))
     if not systems:
-        raise InputError(Problem(rel(root), "holds no EXAM results", field="--results"))
+        raise InputError.at(rel(root), "holds no EXAM results", field="--results")
     out = write_grades(systems, Path(args.out))
     Console(stderr=True).print(f"wrote {out}: {len(systems)} system(s)")
     return 0
@@ -161,7 +161,7 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
 
     context.require(args, "exam", "grades")
     if args.rank_cutoff < 1:
-        raise InputError(Problem("--rank-cutoff", "must be 1 or more"))
+        raise InputError.at("--rank-cutoff", "must be 1 or more")
     bank = (
         read_bank(Path(args.exam_bank))
         if args.exam_bank
@@ -181,12 +181,8 @@ def score_grades(context: CommandContext, args: argparse.Namespace) -> int:
     )
     report = {g: got for g in chosen if (got := _grader_report(context, args, paragraphs, g, bank, console))}
     if not report:
-        raise InputError(
-            Problem(
-                rel(source),
-                "holds neither graded system paragraphs nor graded judged passages",
-                field="--grades",
-            )
+        raise InputError.at(
+            rel(source), "holds neither graded system paragraphs nor graded judged passages", field="--grades"
         )
     if args.out:
         out = {
@@ -281,12 +277,8 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     context.require(args, "exam", "task", "out")
     task = load_task(args.task)
     if not task.has_table("aspects"):
-        raise InputError(
-            Problem(
-                task.where(),
-                "exam generate drafts from aspects: the task has none",
-                field="data.tables",
-            )
+        raise InputError.at(
+            task.where(), "exam generate drafts from aspects: the task has none", field="data.tables"
         )
     judges = judge_stack(args.judge_profile)
     queries = task.queries(limit=args.limit)

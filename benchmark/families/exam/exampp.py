@@ -199,30 +199,26 @@ def _genq_questions(path: Path, flag: str) -> list[tuple[int, Any]]:
 
     raw = path.read_bytes() if path.is_file() else None
     if raw is None:
-        raise InputError(Problem(rel(path), "no such file", field=flag))
+        raise InputError.at(rel(path), "no such file", field=flag)
     try:
         content = load_json(
             read_text(path, field=flag, data=gzip.decompress(raw) if path.suffix == ".gz" else raw)
         )
     except ValueError as exc:
-        raise InputError(Problem(rel(path), f"not JSON: {exc}", field=flag)) from exc
+        raise InputError.at(rel(path), f"not JSON: {exc}", field=flag) from exc
     if not isinstance(content, dict) or not all(isinstance(v, dict) for v in content.values()):
-        raise InputError(
-            Problem(
-                rel(path), "must be an object {query_id: {facet_id: {title, facet, questions}}}", field=flag
-            )
+        raise InputError.at(
+            rel(path), "must be an object {query_id: {facet_id: {title, facet, questions}}}", field=flag
         )
     out: list[tuple[int, Any]] = []
     for query_id, facets in content.items():
         for facet_id, facet in facets.items():
             questions = facet.get("questions") if isinstance(facet, dict) else None
             if not isinstance(questions, list) or not all(isinstance(q, str) for q in questions):
-                raise InputError(
-                    Problem(
-                        rel(path),
-                        f"{query_id}/{facet_id}: questions must be a list of strings",
-                        field="questions",
-                    )
+                raise InputError.at(
+                    rel(path),
+                    f"{query_id}/{facet_id}: questions must be a list of strings",
+                    field="questions",
                 )
             for written in questions:
                 text = re.sub(r"^\d+\.\s+", "", written)  # EXAM++'s strip_enumeration
@@ -466,7 +462,7 @@ def choose_graders(paragraphs: Sequence[GradedParagraph], wanted: str | None, so
     if len(fits) != 1:
         known = "; ".join(names) or "none"
         what = "fits no grader" if not fits else "fits several graders"
-        raise InputError(Problem(source, f"{wanted!r} {what}; the file's graders: {known}", field="--grader"))
+        raise InputError.at(source, f"{wanted!r} {what}; the file's graders: {known}", field="--grader")
     return fits
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.families.base import GradedBoards, JudgedPassage, Regrading
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import Bank
@@ -134,14 +134,10 @@ def graded_leaderboards(
         return _regraded(paragraphs, regrade, min_rating, rank_cutoff)
     chosen = choose_graders(paragraphs, grader, rel(grades))
     if not chosen:
-        raise InputError(Problem(rel(grades), "holds no graded paragraphs", field="--grades"))
+        raise InputError.at(rel(grades), "holds no graded paragraphs", field="--grades")
     if len(chosen) > 1:  # a card is one judge's
-        raise InputError(
-            Problem(
-                rel(grades),
-                f"holds {len(chosen)} graders: name one ({'; '.join(chosen)})",
-                field="--grader",
-            )
+        raise InputError.at(
+            rel(grades), f"holds {len(chosen)} graders: name one ({'; '.join(chosen)})", field="--grader"
         )
     exam, n_exam = exam_boards(paragraphs, chosen[0], min_rating, rank_cutoff)
     label = f"({chosen[0]}, {counted(counting(paragraphs, chosen[0], min_rating))})"
@@ -213,16 +209,14 @@ def answer_for_card(
     if settings.answerer == "entailment" and unreadable:
         # refused before any model runs: each such question would fail on every passage
         # (EXAM++'s DL19 bank gave n = 0 and 215 failures), and a card of failures says nothing
-        raise InputError(
-            Problem(
-                rel(bank),
-                f"{len(unreadable)} of the {len(asked)} questions for the judged passages are free text "
-                f"without an answer key (e.g. {unreadable[0].question_id!r}: EXAM++'s generated "
-                "questions): the default entailment answerer reads multiple-choice questions or a key "
-                "only, so it cannot be measured on this bank (EXAM++'s own grades for it are what "
-                "`benchmark exam score-grades` reports)",
-                field="--exam-bank",
-            )
+        raise InputError.at(
+            rel(bank),
+            f"{len(unreadable)} of the {len(asked)} questions for the judged passages are free text "
+            f"without an answer key (e.g. {unreadable[0].question_id!r}: EXAM++'s generated "
+            "questions): the default entailment answerer reads multiple-choice questions or a key "
+            "only, so it cannot be measured on this bank (EXAM++'s own grades for it are what "
+            "`benchmark exam score-grades` reports)",
+            field="--exam-bank",
         )
     items = [(q, p.text) for p, _ in judged for q in questions.get(p.query_id, [])]
     readings = iter(make_answerer(judges, settings).read(items))
@@ -253,12 +247,10 @@ def _judged_passages(grades: Path, grader: str | None) -> tuple[list[tuple[Any, 
     paragraphs = read_grades(grades, "--exam-grades")
     chosen = choose_graders(paragraphs, grader, rel(grades))
     if len(chosen) > 1:
-        raise InputError(
-            Problem(
-                rel(grades),
-                f"has {len(chosen)} graders: name the one to compare with ({'; '.join(chosen)})",
-                field="--exam-grader",
-            )
+        raise InputError.at(
+            rel(grades),
+            f"has {len(chosen)} graders: name the one to compare with ({'; '.join(chosen)})",
+            field="--exam-grader",
         )
     theirs = chosen[0] if chosen else None
     judged = [
@@ -267,5 +259,5 @@ def _judged_passages(grades: Path, grader: str | None) -> tuple[list[tuple[Any, 
         if p.relevance is not None and (theirs is None or p.grade(theirs) is not None)
     ]
     if not judged:
-        raise InputError(Problem(str(grades), "holds no judged passages (paragraphs with a relevance grade)"))
+        raise InputError.at(str(grades), "holds no judged passages (paragraphs with a relevance grade)")
     return judged, counting(paragraphs, theirs, formulas.DEFAULT_MIN_RATING) if theirs else None

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.families.base import Prepared, ScoringInputs
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import Bank, ExamQuestion, fingerprint, task_bank
@@ -184,13 +184,11 @@ def task_or_file_bank(task: Task, settings: ExamSettings) -> Bank:
         return read_bank(Path(settings.bank_file))
     bank = task_bank(task)
     if not bank:
-        raise InputError(
-            Problem(
-                task.where(),
-                "the task has no exam_questions table: pass --exam-bank FILE (an EXAM++ question bank), or "
-                "draft one with `benchmark exam generate`",
-                field="data.tables",
-            )
+        raise InputError.at(
+            task.where(),
+            "the task has no exam_questions table: pass --exam-bank FILE (an EXAM++ question bank), or "
+            "draft one with `benchmark exam generate`",
+            field="data.tables",
         )
     return bank
 

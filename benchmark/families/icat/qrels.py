@@ -15,7 +15,7 @@ def load_aspect_qrels(path: str | os.PathLike[str], task: Task) -> dict[tuple[st
     p = Path(path)
     where = rel(p)
     if not p.is_file():
-        raise InputError(Problem(where, "aspect qrels file does not exist", field="--aspect-qrels"))
+        raise InputError.at(where, "aspect qrels file does not exist", field="--aspect-qrels")
     known_q = set(task.table("queries")["query_id"].astype(str))
     known_a = (
         set(
@@ -61,9 +61,7 @@ def load_aspect_qrels(path: str | os.PathLike[str], task: Task) -> dict[tuple[st
     if problems:
         raise InputError(problems)
     if not out:
-        raise InputError(
-            Problem(where, "no positive aspect-level judgements in the file", field="--aspect-qrels")
-        )
+        raise InputError.at(where, "no positive aspect-level judgements in the file", field="--aspect-qrels")
     return out
 
 

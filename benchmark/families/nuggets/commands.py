@@ -105,7 +105,7 @@ def export_nuggets(context: CommandContext, args: argparse.Namespace) -> int:
     context.require(args, "nuggets", "task", "out")
     task = load_task(args.task)
     if not task.has_table("nuggets"):
-        raise InputError(Problem(task.where(), "the task has no nuggets table", field="data.tables"))
+        raise InputError.at(task.where(), "the task has no nuggets table", field="data.tables")
     nuggets = task_nuggets(task)
     texts = task.query_texts()
     path = write_nuggets(nuggets, texts, Path(args.out))
@@ -148,7 +148,7 @@ def export_assignments(context: CommandContext, args: argparse.Namespace) -> int
                 )
             )
     if not assigned:
-        raise InputError(Problem(rel(root), "holds no nugget results with judged nuggets", field="--results"))
+        raise InputError.at(rel(root), "holds no nugget results with judged nuggets", field="--results")
     note = f"; {skipped} answer(s) with a failed judgement left out" if skipped else ""
     console = Console(stderr=True)
     if not getattr(args, "per_run", False):
@@ -227,12 +227,10 @@ def relevant_passages(task, limit: int | None = None) -> list[tuple[str, str, li
     from benchmark.families.attribution.pipeline import relevant_documents
 
     if not (task.has_table("qrels") and task.has_table("corpus")):
-        raise InputError(
-            Problem(
-                task.where(),
-                "needs qrels and a corpus table to find relevant passages; or pass --candidates FILE",
-                field="data.tables",
-            )
+        raise InputError.at(
+            task.where(),
+            "needs qrels and a corpus table to find relevant passages; or pass --candidates FILE",
+            field="data.tables",
         )
     corpus = task.table("corpus")
     texts = dict(zip(corpus["doc_id"].astype(str), corpus["text"].astype(str), strict=True))
@@ -299,9 +297,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
 
     context.require(args, "nuggets", "out")
     if not (args.task or args.candidates):
-        raise InputError(
-            Problem("--task", "generate needs --task (its qrels and corpus) or --candidates FILE")
-        )
+        raise InputError.at("--task", "generate needs --task (its qrels and corpus) or --candidates FILE")
     task = load_task(args.task) if args.task else None
     topics = (
         read_candidates(Path(args.candidates), args.limit, getattr(args, "judgment_above", 0.0))
@@ -334,7 +330,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
             console.print(f"failed, topic {m.query_id}: {f}")
     if args.write_task:
         if task is None:
-            raise InputError(Problem("--write-task", "needs --task"))
+            raise InputError.at("--write-task", "needs --task")
         rows = pd.DataFrame([vars(x) for xs in nuggets.values() for x in xs])
         note = f"nuggets: {len(rows)} {provenance}."
         console.print(store_table(task, "nuggets", rows, note, "benchmark nuggets generate --write-task"))

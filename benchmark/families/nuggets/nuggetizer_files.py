@@ -114,7 +114,7 @@ def read_nuggets(
     if problems:
         raise InputError(problems)
     if not out:
-        raise InputError(Problem(rel(path), "holds no nuggets", field=flag))
+        raise InputError.at(rel(path), "holds no nuggets", field=flag)
     return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmark.core.errors import InputError, Problem
+from benchmark.core.errors import InputError
 from benchmark.families.base import Prepared, ScoringInputs
 from benchmark.families.nuggets import formulas
 from benchmark.families.nuggets.family import NuggetsSettings
@@ -118,12 +118,10 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Nug
     elif task.has_table("nuggets"):
         nuggets, source = task_nuggets(task), "nuggets:task"
     else:
-        raise InputError(
-            Problem(
-                task.where(),
-                "the task has no nuggets table: pass --nuggets FILE (a nuggetizer nugget file)",
-                field="data.tables",
-            )
+        raise InputError.at(
+            task.where(),
+            "the task has no nuggets table: pass --nuggets FILE (a nuggetizer nugget file)",
+            field="data.tables",
         )
     judge = assigner(judges, settings)
     notes = nugget_notes(nuggets, settings.nuggetizer_compatible, inputs.files.get("nuggets"), lines)

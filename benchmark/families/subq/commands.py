@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, rel
 from benchmark.core.paths import check_writable_file
 from benchmark.families.command_context import CommandContext, judge_stack, store_table
 from benchmark.models.profiles import DEFAULT_PROFILE
@@ -102,17 +102,17 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
     if args.queries:
         path = Path(args.queries)
         if not path.is_file():
-            raise InputError(Problem(rel(path), "no such file", field="--queries"))
+            raise InputError.at(rel(path), "no such file", field="--queries")
         rows = []
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if line.strip():
                 qid, sep, text = line.partition("\t")
                 if not sep or not text.strip():
-                    raise InputError(Problem(rel(path), "expected query id<TAB>text", line=n))
+                    raise InputError.at(rel(path), "expected query id<TAB>text", line=n)
                 rows.append((qid.strip(), text.strip()))
         return rows[: args.limit] if args.limit else rows
     if not args.task:
-        raise InputError(Problem("command line", "give --task or --queries", field="--task"))
+        raise InputError.at("command line", "give --task or --queries", field="--task")
     from benchmark.tasks import load_task
 
     task = load_task(args.task)
@@ -130,7 +130,7 @@ def generate(args: argparse.Namespace) -> int:
     from benchmark.models.prompts import load_prompt
 
     if not args.out:
-        raise InputError(Problem("command line", "give --out FILE.jsonl", field="--out"))
+        raise InputError.at("command line", "give --out FILE.jsonl", field="--out")
     queries = _queries(args)
     stack = judge_stack(args.judge_profile)
     rows, failures = generate_sub_questions(
@@ -154,7 +154,7 @@ def generate(args: argparse.Namespace) -> int:
         from benchmark.tasks import load_task
 
         if not args.task:
-            raise InputError(Problem("--write-task", "needs --task"))
+            raise InputError.at("--write-task", "needs --task")
         note = f"sub_questions: {len(rows)} {provenance}."
         console.print(
             store_table(
@@ -174,8 +174,8 @@ def fit_weights(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.tasks import load_task
 
     if not (args.preferences and args.task):
-        raise InputError(
-            Problem("command line", "fit-weights needs --preferences and --task", field="--preferences")
+        raise InputError.at(
+            "command line", "fit-weights needs --preferences and --task", field="--preferences"
         )
     path = Path(args.preferences)
     prefs = read_preferences(path)
@@ -211,15 +211,13 @@ def compare(args: argparse.Namespace) -> int:
     from benchmark.tasks import load_task
 
     if not (args.task and args.baseline and args.system):
-        raise InputError(
-            Problem("command line", "compare needs --task, --baseline and --system", field="--system")
-        )
+        raise InputError.at("command line", "compare needs --task, --baseline and --system", field="--system")
     task = load_task(args.task)
     base = {r.query_id: r.answer for r in read_outputs(args.baseline)}
     mine = {r.query_id: r.answer for r in read_outputs(args.system)}
     shared = [q for q in task.table("queries")["query_id"].astype(str) if q in base and q in mine]
     if not shared:
-        raise InputError(Problem(args.system, "no query answered by both systems", field="query_id"))
+        raise InputError.at(args.system, "no query answered by both systems", field="query_id")
     texts = task.query_texts()
     stack = judge_stack(args.judge_profile)
     verdicts = judge_pairs(stack.llm, [(texts[q], base[q], mine[q]) for q in shared], seed=args.seed)

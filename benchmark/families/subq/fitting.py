@@ -49,8 +49,8 @@ def fit_on_preferences(
     subqs = task_sub_questions(task)
     unknown = sorted({p["query_id"] for p in prefs} - set(subqs))
     if unknown:
-        raise InputError(
-            Problem(source, f"queries without sub-questions in {task.id}: {unknown[:5]}", field="query_id")
+        raise InputError.at(
+            source, f"queries without sub-questions in {task.id}: {unknown[:5]}", field="query_id"
         )
     items = [
         ([p[side]], [s.text for s in subqs[p["query_id"]]])
