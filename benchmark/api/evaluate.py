@@ -14,10 +14,11 @@ from typing import Any
 
 from rich.console import Console
 
-from benchmark.api.answers import resolve_task
+from benchmark.answers import read_answers
+from benchmark.api.answers import answer_jobs, resolve_task
 from benchmark.api.checks import check_corpus, check_outputs, scorable_queries
 from benchmark.api.config import ScoringConfig
-from benchmark.api.keywords import signature
+from benchmark.api.keywords import flag_problems, signature, task_problem
 from benchmark.api.results import Results
 from benchmark.api.run import FamilySettingsArg, plan_jobs, prepare_tasks, score_jobs, with_families
 from benchmark.api.score import checked_call
@@ -30,10 +31,11 @@ from benchmark.generation.model_args import (
     OFFLINE_BATCH_SIZE,
     OFFLINE_MODEL,
     check_batch_size,
+    check_request,
 )
 from benchmark.generation.plan import Request
 from benchmark.models.profiles import JudgeProfile
-from benchmark.scoring.dry_run import DryRun
+from benchmark.scoring.dry_run import CHARS_PER_TOKEN, DryRun
 from benchmark.scoring.options import RunOptions
 from benchmark.scoring.ray_shards import RayOptions
 from benchmark.scoring.run import Job
@@ -114,8 +116,6 @@ def _prepare(
     plan_file: str | Path | None = None,
     ray: RayOptions | None = None,
 ) -> _Prepared:
-    from benchmark.generation.model_args import check_request
-
     # the model, its arguments and batch size first: a typo fails before any task or model loads
     check_request(request.model, request.model_args, request.gen_kwargs, request.batch_size)
     expanded = sweep.settings()
@@ -185,9 +185,6 @@ def run_evaluation(
 ) -> Results:
     """Generate, then (``score``) score: what :func:`evaluate` and ``benchmark evaluate`` run;
     ``report`` says each file written (the library's ``progress=False`` keeps quiet)."""
-    from benchmark.answers import read_answers
-    from benchmark.api.answers import answer_jobs
-
     p = _prepare(request, tasks, sweep, config, options, settings, score, ray=ray)
     if score:
         from benchmark.judging.stack import preflight_judge
@@ -223,13 +220,8 @@ def plan_evaluation(
     plan_file: str | Path | None = None,
 ) -> EvaluationPlan:
     """``evaluate --dry-run``: the answers to generate, and the scoring plan of those on disk."""
-    import json
-
-    from benchmark.answers import read_answers
     from benchmark.generation.harness import outputs_file
-    from benchmark.generation.model_args import check_request
     from benchmark.generation.prompting import build_messages
-    from benchmark.scoring.dry_run import CHARS_PER_TOKEN
 
     p = _prepare(request, tasks, sweep, config, options, settings, score, plan_file)
     margs, _ = check_request(request.model, request.model_args, request.gen_kwargs)
@@ -255,9 +247,7 @@ def plan_evaluation(
             label = setting.label if setting else "closed-book"
             out.generation.append(GenerationLine(task.id, label, len(missing), len(answers), path, tokens))
     if jobs and p.chosen is not None:
-        out.scoring = plan_jobs(with_families(jobs, p.chosen), p.profile, config, options)
-        if plan_file is not None:
-            Path(plan_file).write_text(json.dumps(out.scoring.as_dict(), indent=2) + "\n")
+        out.scoring = plan_jobs(with_families(jobs, p.chosen), p.profile, config, options, plan_file)
     if not score:
         out.waiting = 0
     return out
@@ -325,12 +315,7 @@ def evaluate(
 
 
 #: the flags of generation's checks, as :func:`evaluate`'s keywords
-_KEYWORD_OF = {
-    "--model": "model",
-    "--model-args": "model_args",
-    "--gen-kwargs": "gen_kwargs",
-    "--batch-size": "batch_size",
-}
+_KEYWORD_OF = {"--" + k.replace("_", "-"): k for k in ("model", "model_args", "gen_kwargs", "batch_size")}
 
 
 def generation_problems(
@@ -344,9 +329,6 @@ def generation_problems(
     flags: Mapping[str, Any],
 ) -> list[Problem]:
     """The generation arguments of :func:`evaluate`, checked as ``benchmark evaluate``'s flags."""
-    from benchmark.api.keywords import flag_problems, task_problem
-    from benchmark.generation.model_args import check_request
-
     problems: list[Problem] = []
     if not isinstance(model, str) or not model.strip():
         return [Problem(where, f"model must be a backend name such as 'hf', not {model!r}", field="model")]

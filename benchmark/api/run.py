@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -22,9 +23,10 @@ from benchmark.core.results import TaskResult
 from benchmark.families import views
 from benchmark.families.base import FamilySettings, MetricFamily
 from benchmark.models.profiles import JudgeProfile
-from benchmark.scoring.dry_run import DryRun
+from benchmark.scoring.dry_run import DryRun, planning_stack
+from benchmark.scoring.dry_run import plan_jobs as plan_stages
 from benchmark.scoring.options import RunOptions
-from benchmark.scoring.ray_shards import RayOptions
+from benchmark.scoring.ray_shards import RayOptions, RayPool
 from benchmark.scoring.run import Job
 from benchmark.tasks import Task
 
@@ -57,40 +59,29 @@ def prepare_tasks(
     return config.profile(), choose_families(config, list(tasks), lambda fam: settings_for(fam, settings))
 
 
-def prepare(
-    jobs: Sequence[Job],
-    config: ScoringConfig,
-    options: RunOptions,
-    *,
-    settings: FamilySettingsArg | None = None,
-    plan_file: str | Path | None = None,
-    ray: RayOptions | None = None,
-) -> tuple[JudgeProfile, list[Job]]:
-    """:func:`prepare_tasks` for the jobs' tasks; each job gets its task's families."""
-    profile, chosen = prepare_tasks(
-        [job.task for job in jobs], config, options, settings=settings, plan_file=plan_file, ray=ray
-    )
-    return profile, with_families(jobs, chosen)
-
-
 def with_families(jobs: Sequence[Job], chosen: Chosen) -> list[Job]:
     return [dataclasses.replace(job, families=chosen[job.task.id]) for job in jobs]
 
 
 def plan_jobs(
-    jobs: Sequence[Job], profile: JudgeProfile, config: ScoringConfig, options: RunOptions
+    jobs: Sequence[Job],
+    profile: JudgeProfile,
+    config: ScoringConfig,
+    options: RunOptions,
+    plan_file: str | Path | None = None,
 ) -> DryRun:
-    """What scoring ``jobs`` will ask, against the checkpoints and the cache; nothing is computed."""
-    from benchmark.scoring.dry_run import plan_jobs as plan
-    from benchmark.scoring.dry_run import planning_stack
-
-    return plan(
+    """What scoring ``jobs`` will ask, against the checkpoints and the cache (written to
+    ``plan_file`` as JSON where given); nothing is computed."""
+    found = plan_stages(
         jobs,
         planning_stack(profile),
         results_root=Path(options.results_dir),
         inputs=config.inputs(),
         options=options,
     )
+    if plan_file is not None:
+        Path(plan_file).write_text(json.dumps(found.as_dict(), indent=2) + "\n")
+    return found
 
 
 def score_jobs(
@@ -111,11 +102,7 @@ def score_jobs(
 
     with quiet_bars(not options.progress):
         judges = JudgeStack.load(profile, progress=options.progress)
-        pool = None
-        if ray is not None:
-            from benchmark.scoring.ray_shards import RayPool
-
-            pool = RayPool(profile, ray)
+        pool = RayPool(profile, ray) if ray is not None else None
         console = Console(stderr=True)
         notes: list[str] = []
 
@@ -200,9 +187,15 @@ def score_all(
     report: bool = True,
 ) -> Results:
     """Check, choose the families, and score: a whole scoring run."""
-    profile, chosen = prepare(jobs, config, options, settings=settings, ray=ray)
+    profile, chosen = prepare_tasks([j.task for j in jobs], config, options, settings=settings, ray=ray)
     return score_jobs(
-        chosen, profile, config, options, ray=ray, raise_incomplete=raise_incomplete, report=report
+        with_families(jobs, chosen),
+        profile,
+        config,
+        options,
+        ray=ray,
+        raise_incomplete=raise_incomplete,
+        report=report,
     )
 
 
@@ -215,10 +208,7 @@ def plan_all(
     plan_file: str | Path | None = None,
 ) -> DryRun:
     """Check and choose the families as :func:`score_all` does, then plan (and write ``plan_file``)."""
-    import json
-
-    profile, chosen = prepare(jobs, config, options, settings=settings, plan_file=plan_file)
-    found = plan_jobs(chosen, profile, config, options)
-    if plan_file is not None:
-        Path(plan_file).write_text(json.dumps(found.as_dict(), indent=2) + "\n")
-    return found
+    profile, chosen = prepare_tasks(
+        [j.task for j in jobs], config, options, settings=settings, plan_file=plan_file
+    )
+    return plan_jobs(with_families(jobs, chosen), profile, config, options, plan_file)
