@@ -3,7 +3,7 @@
 What ``benchmark evaluate`` writes, a submission contains and ``benchmark score`` reads; an
 lm-eval ``--log_samples`` line is read too (:mod:`benchmark.answers.lm_eval_log`), so a file
 may mix the two.  Every row, from a file, a DataFrame or a submission, goes through
-:func:`check_rows` under the rule book of :mod:`benchmark.answers.rules`.
+:func:`read_rows` under the rule book of :mod:`benchmark.answers.rules`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def read_outputs(
     if path.is_dir():
         raise InputError.at(rel(path), "is a folder; give the outputs JSONL file(s) inside it")
     objects, problems = parse_lines(read_text(path), rel(path))
-    return check_rows(objects, path, model_name, problems, task=task)
+    return rows_or_raise(*read_rows(objects, path, model_name, problems, task=task))
 
 
 def parse_lines(
@@ -90,22 +90,6 @@ def _stopped(problems: list[Problem], shown: str, line: int) -> bool:
     return True
 
 
-def check_rows(
-    objects: list[tuple[int, Any]],
-    path: Path,
-    model_name: str | None,
-    problems: list[Problem],
-    *,
-    task: Task | None = None,
-    shown: str | None = None,
-) -> list[OutputRow]:
-    """:func:`read_rows`, every problem of the input raised together."""
-    read, problems = read_rows(objects, path, model_name, problems, task=task, shown=shown)
-    if problems:
-        raise InputError(problems)
-    return [row for _, row in read]
-
-
 def read_rows(
     objects: list[tuple[int, Any]],
     path: Path,
@@ -138,28 +122,26 @@ def read_rows(
             )
         key = (entry_of(row), row.query_id)
         if key in seen:
-            found.append(
-                Problem(
-                    shown,
-                    f"duplicate query id {row.query_id!r} (first on line {seen[key]})",
-                    line=line_no,
-                    field="query_id",
-                )
-            )
+            why = f"duplicate query id {row.query_id!r} (first on line {seen[key]})"
+            found.append(Problem(shown, why, line=line_no, field="query_id"))
         problems += found
         if not found:
             seen[key] = line_no
             read.append((line_no, row))
     if unnamed:
-        problems.append(
-            Problem(
-                shown,
-                f"{len(unnamed)} row(s) name no model (the first on line {unnamed[0]}): give each row a 'model' "
-                "field, or name the model that wrote them with --model-name (model_name= in the Python API)",
-                field="model",
-            )
+        why = (
+            f"{len(unnamed)} row(s) name no model (the first on line {unnamed[0]}): give each row a 'model' "
+            "field, or name the model that wrote them with --model-name (model_name= in the Python API)"
         )
+        problems.append(Problem(shown, why, field="model"))
     return read, problems
+
+
+def rows_or_raise(read: list[tuple[int, OutputRow]], problems: list[Problem]) -> list[OutputRow]:
+    """:func:`read_rows`' rows, or every problem of the input raised together."""
+    if problems:
+        raise InputError(problems)
+    return [row for _, row in read]
 
 
 def _row(

@@ -1,6 +1,6 @@
 """Answers held in memory (a pandas DataFrame, a ``datasets.Dataset`` or a list of dicts):
 the outputs format's rows without the file, checked as a file's lines are
-(:func:`benchmark.answers.outputs.check_rows`), a record's 1-based number standing for its line.
+(:func:`benchmark.answers.outputs.read_rows`), a record's 1-based number standing for its line.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmark.answers.outputs import check_rows
+from benchmark.answers.outputs import read_rows, rows_or_raise
 from benchmark.answers.row import OutputRow
 from benchmark.core.errors import InputError
 
@@ -67,7 +67,7 @@ def rows_from_records(
         if isinstance(qid, int) and not isinstance(qid, bool):
             obj["query_id"] = str(qid)
         objects.append((n, obj))
-    return check_rows(objects, Path(source), model_name, [], task=task, shown=source)
+    return rows_or_raise(*read_rows(objects, Path(source), model_name, [], task=task, shown=source))
 
 
 def _plain(value: Any) -> Any:
