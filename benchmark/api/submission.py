@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from benchmark.api.answers import submission_jobs
 from benchmark.api.config import ScoringConfig
 from benchmark.api.run import plan_all
+from benchmark.board.submissions import ModelCard, Submission, build_submission, validate_submission
 from benchmark.core.errors import InputError, Problem, printable
+from benchmark.scoring.budget import LABELS, Budget, over_budget, parse_budget, plan_totals
 from benchmark.scoring.dry_run import DryRun
 from benchmark.scoring.options import RunOptions
 
-if TYPE_CHECKING:
-    from benchmark.board.submissions import ModelCard, Submission
-    from benchmark.scoring.budget import Budget
+__all__ = ["create_submission", "parse_budget", "plan_submission", "validate_submission", "within_budget"]
 
 
 def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
@@ -30,27 +30,11 @@ def plan_submission(sub: Submission, judge_profile: str) -> DryRun:
 
 def within_budget(sub: Submission, budget: Budget, judge_profile: str) -> str:
     """What scoring ``sub`` plans, in words; an :class:`InputError` when over ``budget``."""
-    from benchmark.scoring.budget import LABELS, over_budget, plan_totals
-
     totals = plan_totals(plan_submission(sub, judge_profile))
     if over := over_budget(totals, budget):
         then = f"(judge profile {judge_profile}); trim the answers or passages"
         raise InputError([Problem(printable(str(sub.path)), f"scoring it {why} {then}") for why in over])
     return ", ".join(f"{totals[name]:,} {label}" for name, label in LABELS.items())
-
-
-def validate_submission(folder: str | Path) -> Submission:
-    """A submission folder checked whole (card, outputs, limits); every problem named."""
-    from benchmark.board.submissions import validate_submission as validate
-
-    return validate(folder)
-
-
-def parse_budget(text: str, flag: str) -> Budget:
-    """``--budget-limits``: the most a submission's scoring may ask, per kind of call."""
-    from benchmark.scoring.budget import parse_budget as parse
-
-    return parse(text, flag)
 
 
 def create_submission(
@@ -65,7 +49,6 @@ def create_submission(
     from pydantic import ValidationError
 
     from benchmark.answers.outputs import read_outputs
-    from benchmark.board.submissions import ModelCard, build_submission
     from benchmark.core.paths import check_writable
 
     check_writable(submissions_dir, "--submissions-dir")
