@@ -16,7 +16,7 @@ from benchmark.core.paths import check_writable, check_writable_file
 from benchmark.families import families_for
 from benchmark.families.base import FamilySettings, MetricFamily, queries_of
 from benchmark.scoring.options import RunOptions
-from benchmark.scoring.ray_shards import RayOptions
+from benchmark.scoring.ray_shards import RayOptions, check_address
 from benchmark.tasks import Task
 
 #: per task id, the families that score it and their settings
@@ -44,8 +44,6 @@ def check_outputs(*, plan_file: str | Path | None = None, ray: RayOptions | None
         check_writable_file(str(plan_file), "--dry-run")
     check_writable(paths.home(), "GROUNDCOVER_HOME")
     if ray is not None:
-        from benchmark.scoring.ray_shards import check_address
-
         check_address(ray.address)
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError
-from benchmark.models.cards import JudgeCard, best_baseline
-from benchmark.models.profiles import DEFAULT_PROFILE, JudgeProfile
+from benchmark.models.cards import JudgeCard, best_baseline, write_card
+from benchmark.models.profiles import DEFAULT_PROFILE, EntailmentSpec, JudgeProfile, load_profile
 
 __all__ = ["DEFAULT_PROFILE", "JudgeCard", "best_baseline", "judge_card", "roles"]
 
@@ -46,8 +46,6 @@ def judge_card(
     exam answerer; ``not_measured``: load no model, every role not measured, for that reason."""
     asked = dict(locals())  # the options, as the card's command records them
     from benchmark.metaeval import human_sets, judge_cards
-    from benchmark.models.cards import write_card
-    from benchmark.models.profiles import load_profile
 
     prof = profile if isinstance(profile, JudgeProfile) else load_profile(profile)
     target = paths.check_writable_file(out if out else judge_cards.default_out(prof.id), "--out")
@@ -132,15 +130,10 @@ def _argument_figures(judges, set_ids: list[str], sample_size: int, data_dir: Pa
 
     out = {}
     for role in roles():
-        rate = next(
-            (
-                found
-                for f in REGISTRY.values()
-                if any(role in rs for rs in f.judged_by.values()) and (found := hook(f, "rate_for_card"))
-            ),
-            None,
-        )
-        if rate is None:
+        for f in REGISTRY.values():
+            if any(role in rs for rs in f.judged_by.values()) and (rate := hook(f, "rate_for_card")):
+                break
+        else:
             continue
         figures = [
             judge_cards.argument_figure(
@@ -201,7 +194,6 @@ def _similarity_variants(judges):  # type: ignore[no-untyped-def]
 def _llm_support(judges):  # type: ignore[no-untyped-def]
     """The profile's LLM as a yes/no support judge (DecompScore's), and its name."""
     from benchmark.models.entailment import LLMEntailment
-    from benchmark.models.profiles import EntailmentSpec
 
     llm = LLMEntailment(EntailmentSpec(kind="llm", threshold=0.5, model=judges.profile.llm.model), judges.llm)
     return llm.support_scores, f"LLM yes/no (entailment@1): {judges.profile.llm.model}"

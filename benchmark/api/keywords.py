@@ -14,6 +14,7 @@ from typing import Any
 from benchmark.api.config import ScoringConfig
 from benchmark.core.errors import InputError, Problem
 from benchmark.families.base import FamilySettings, MetricFamily
+from benchmark.models.profiles import JudgeProfile
 from benchmark.scoring.options import Options, RunOptions
 
 
@@ -100,18 +101,9 @@ def _type_problems(where: str, values: Mapping[str, Any]) -> list[Problem]:
                 Problem(where, f"{name} must be a string, not a {type(value).__name__}", field=name)
             )
     profile = values.get("judge_profile")
-    if (
-        profile is not None
-        and not isinstance(profile, str | os.PathLike)
-        and type(profile).__name__ != "JudgeProfile"
-    ):
-        problems.append(
-            Problem(
-                where,
-                f"judge_profile must be a profile name, a YAML path or a JudgeProfile, not {profile!r}",
-                field="judge_profile",
-            )
-        )
+    if profile is not None and not isinstance(profile, str | os.PathLike | JudgeProfile):
+        why = f"judge_profile must be a profile name, a YAML path or a JudgeProfile, not {profile!r}"
+        problems.append(Problem(where, why, field="judge_profile"))
     if "files" in values and not isinstance(values["files"], Mapping):
         problems.append(Problem(where, "files must map input names to paths, as {name: path}", field="files"))
     return problems
