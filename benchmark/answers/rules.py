@@ -66,15 +66,11 @@ def passage_problems(passages: list[str], k: int, shown: str, line: int) -> list
     where = "retrieval.passages"
     problems = []
     if len(passages) > k:
-        problems.append(
-            Problem(
-                shown,
-                f"{len(passages):,} passages, but the setting's k is {k}: a row lists the k passages "
-                "its answer was given",
-                line,
-                where,
-            )
+        why = (
+            f"{len(passages):,} passages, but the setting's k is {k}: a row lists the k passages its answer "
+            "was given"
         )
+        problems.append(Problem(shown, why, line, where))
     empty = [i for i, p in enumerate(passages, start=1) if not p.strip()]
     if empty:
         problems.append(
@@ -84,15 +80,11 @@ def passage_problems(passages: list[str], k: int, shown: str, line: int) -> list
     repeats = [(p, first[p], i) for i, p in enumerate(passages, start=1) if first.setdefault(p, i) != i]
     if repeats:
         p, at, again = repeats[0]
-        problems.append(
-            Problem(
-                shown,
-                f"{len(repeats):,} repeated passage id(s) ({p!r} is passage {at} and {again}); "
-                "each passage is given once",
-                line,
-                where,
-            )
+        why = (
+            f"{len(repeats):,} repeated passage id(s) ({p!r} is passage {at} and {again}); each passage is "
+            "given once"
         )
+        problems.append(Problem(shown, why, line, where))
     return problems
 
 

@@ -263,9 +263,6 @@ class _Checker:
             self.warn(message, n, got.answer_key)
         return topic
 
-    def _field(self, got: _Line, name: str) -> str:
-        return name if got.layout == "trec-rag24" else "metadata." + name
-
     def _run_id(self, got: _Line, n: int) -> str:
         """The run's id as the line writes it; one that names no run (the checkers take any
         value) files the run under the file's name, said once."""
@@ -279,7 +276,7 @@ class _Checker:
                 f"the run id is {got.run_id!r}, which names no run: the run is filed under the file's "
                 f"name, {fallback!r}",
                 n,
-                self._field(got, "run_id"),
+                "run_id" if got.layout == "trec-rag24" else "metadata.run_id",
             )
         return fallback
 
@@ -698,11 +695,6 @@ def read_trec_rag_run(
             if missing:
                 shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
                 # the 2024 checker warns once per topic: 'No response returned for topic …'
-                run.warnings.append(
-                    Problem(
-                        where,
-                        f"run {run.run_id} answers {len(run.topics)} of the {len(topics)} topics; no "
-                        f"answer for {len(missing)} ({shown})",
-                    )
-                )
+                why = f"run {run.run_id} answers {len(run.topics)} of the {len(topics)} topics"
+                run.warnings.append(Problem(where, f"{why}; no answer for {len(missing)} ({shown})"))
     return list(runs.values())

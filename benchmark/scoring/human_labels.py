@@ -51,7 +51,6 @@ class HumanLabels:
 
 
 def _label(value: object, where: str, line: int) -> float:
-
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -133,8 +132,6 @@ def correct_scores(
     traces: Sequence[QueryTrace],
     labels: HumanLabels,
     scores: dict[str, Score],
-    *,
-    confidence: float = 0.95,
 ) -> list[str]:
     """Set ``human_corrected`` on each of ``scores`` the labels reach; return the result's
     notes (the random-sample caveat, and why a score was not corrected)."""
@@ -189,7 +186,7 @@ def correct_scores(
                 "labelled; at least 2 labelled and 1 unlabelled are needed)"
             )
             continue
-        c = corrected_mean(y, yhat, yhat_u, weights_labelled=w, weights_unlabelled=w_u, confidence=confidence)
+        c = corrected_mean(y, yhat, yhat_u, weights_labelled=w, weights_unlabelled=w_u)
         # a mean of labels in [0, 1] lies in [0, 1]: cutting the interval there loses no coverage
         lo, hi = _unit(c.low), _unit(c.high)
         score.human_corrected = HumanCorrected(
