@@ -187,8 +187,7 @@ class ModelInfo(_Strict):
         """The name rule every door applies (:func:`benchmark.core.untrusted.name_problems`)."""
         from benchmark.core.untrusted import name_problems
 
-        why = name_problems(value)
-        if why:
+        if why := name_problems(value):
             raise ValueError(why)
         return value
 

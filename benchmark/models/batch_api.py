@@ -228,8 +228,7 @@ class BatchLLM(OpenAILLM):
             if batch.get(file_key):
                 self._read(self._call(client, "GET", f"{server}/files/{batch[file_key]}/content").text, ex)
         self._state_file(batch_id).unlink(missing_ok=True)
-        unanswered = [c for c in state["custom_ids"] if c not in ex.replies]
-        if unanswered:
+        if unanswered := [c for c in state["custom_ids"] if c not in ex.replies]:
             log.warning(
                 "batch %s (%s): %d of %d requests unanswered",
                 batch_id,
