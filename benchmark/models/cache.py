@@ -335,13 +335,11 @@ class ModelCallCache:
                     raise RuntimeError(
                         f"{namespace}: model returned {len(outputs)} results for {len(chunk)} inputs"
                     )
-                for (k, _), out in zip(chunk, outputs, strict=True):
-                    found[k] = out
-                    if asked is not None:
-                        asked.add(k)
-                self._put_many(
-                    [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)], namespace, model
-                )
+                done = [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)]
+                found.update(done)
+                if asked is not None:
+                    asked.update(k for k, _ in done)
+                self._put_many(done, namespace, model)
         return [found[k] for k in keys]
 
     def _timed(
