@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmark.core import paths
 from benchmark.core.errors import InputError
 
 
@@ -258,8 +259,7 @@ SETS: dict[str, HumanSet | HubSet] = {
 
 
 def cache_dir() -> Path:
-    base = Path(os.environ.get("GROUNDCOVER_HOME", Path.home() / ".cache" / "groundcover"))
-    return base / "human-sets"
+    return paths.home() / "human-sets"
 
 
 def pinned_file(pinned: Any, repo_path: str, sha256: str, data_dir: Path | None, timeout: int = 60) -> Path:

@@ -252,8 +252,7 @@ def served_name(
             timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
             headers={"Authorization": f"Bearer {api_key}"},
         )
-        listed = next(m for m in resp.json()["data"] if str(m.get("id")) == model)
-        return weights_name(listed)
+        return weights_name(next(m for m in resp.json()["data"] if str(m.get("id")) == model))
     except httpx.TransportError as exc:
         raise InputError.at(url, f"{advice} ({_transport(exc, timeout)}); check {hint}") from exc
     except (ValueError, KeyError, TypeError, StopIteration, AttributeError) as exc:
