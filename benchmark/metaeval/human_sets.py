@@ -300,8 +300,7 @@ def _local_rows(hs: HubSet, data_dir: Path) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for split in hs.splits:
         found = [data_dir / hs.id / f"{split}.{ext}" for ext in ("parquet", "jsonl")]
-        path = next((p for p in found if p.exists()), None)
-        if path is None:
+        if (path := next((p for p in found if p.exists()), None)) is None:
             raise InputError.at(
                 str(found[0]),
                 f"no copy of {hs.title} here (save split {split!r} of {hs.repo} at revision "

@@ -145,8 +145,7 @@ def auc_difference(
     """The judge's AUC minus the best baseline's, with its bootstrap interval over items."""
     y, s = np.asarray(labels), np.asarray(scores, dtype=float)
     aucs = {k: fast_auc(y, np.asarray(v, dtype=float)) for k, v in baselines.items()}
-    best = best_baseline(aucs)
-    if best is None:
+    if (best := best_baseline(aucs)) is None:
         return None
     b = np.asarray(baselines[best[0]], dtype=float)
 

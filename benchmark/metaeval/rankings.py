@@ -131,8 +131,7 @@ def tau_ap_provider(
     is not a groundcover dependency); None when neither is available."""
     if (tauap_b := _local_tauap_b()) is not None:
         return lambda pairs: [float(tauap_b(a, b)) for a, b in pairs]
-    python = python or os.environ.get("GROUNDCOVER_AUTOJUDGE_PYTHON")
-    if not python:
+    if not (python := python or os.environ.get("GROUNDCOVER_AUTOJUDGE_PYTHON")):
         return None
 
     def run(pairs: list[tuple[list[float], list[float]]]) -> list[float]:

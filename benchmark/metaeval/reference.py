@@ -107,8 +107,7 @@ def trec_scores(
     """Per system and judged query, ``measure`` (Rprec / AP / nDCG@20) by ir_measures."""
     import ir_measures
 
-    name = TREC_MEASURES.get(measure)
-    if name is None:
+    if (name := TREC_MEASURES.get(measure)) is None:
         raise usage_error(
             f"unknown trec_eval measure {measure!r}; known: {', '.join(TREC_MEASURES)}", "--against"
         )

@@ -107,8 +107,7 @@ class BatchLLM(OpenAILLM):
                 )
                 self._collect(client, server, state, ex)
             for attempt in range(1, self.max_attempts + 1):
-                pending = ex.pending()
-                if not pending:
+                if not (pending := ex.pending()):
                     break
                 state = self._submit(client, server, pending)
                 log.info(
@@ -293,8 +292,7 @@ class VLLMRunBatch(BatchLLM):
     def _exchange(self, ex: _Exchange) -> None:
         extra = [str(a) for a in self.spec.args.vllm_args or []]
         for attempt in range(1, self.max_attempts + 1):
-            pending = ex.pending()
-            if not pending:
+            if not (pending := ex.pending()):
                 return
             with tempfile.TemporaryDirectory(prefix="groundcover-run-batch-") as tmp:
                 source, target = Path(tmp) / "requests.jsonl", Path(tmp) / "replies.jsonl"

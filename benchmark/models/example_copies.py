@@ -66,8 +66,7 @@ def _flat(text: str) -> dict[str, Any] | None:
     """A JSON reply's scalar values by their path (``{"a": {"b": 1}}`` -> ``{"#0.a.b": 1}``;
     strings lowercased), or ``None`` when it is not JSON.  Cached: a prompt's few examples
     are compared with every reply.  Callers must not change the mapping."""
-    parsed = _json_values(text)
-    if parsed is None:
+    if (parsed := _json_values(text)) is None:
         return None
     out: dict[str, Any] = {}
 

@@ -72,8 +72,7 @@ def resolve(ref: str, gguf_file: str | None = None) -> tuple[str, str | None]:
     local folder, anything else is returned unchanged; ``gguf_file`` overrides a package's."""
     if not ref.startswith("pypi:"):
         return ref, gguf_file
-    entry = PACKAGED_MODELS.get(ref)
-    if entry is None:
+    if (entry := PACKAGED_MODELS.get(ref)) is None:
         raise ModelNotAvailable(f"unknown packaged model {ref!r}; known: {sorted(PACKAGED_MODELS)}")
     if (folder := package_folder(entry.module)) is None:
         raise ModelNotAvailable(
