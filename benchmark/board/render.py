@@ -241,8 +241,7 @@ def power_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
     if board.empty:
         return []
     row = board.iloc[0]
-    line = power_line(row, family.label(str(row["ranked_by"])))
-    return [line] if line else []
+    return [line] if (line := power_line(row, family.label(str(row["ranked_by"])))) else []
 
 
 def noise_lines(family: MetricFamily, board: pd.DataFrame) -> list[str]:
@@ -428,11 +427,8 @@ def write_snapshot(lb: Leaderboard, out_dir: Path | str) -> list[Path]:
         if df.empty:  # no board, no entry: a plug-in merely installed here is no part of a snapshot
             continue
         payload["families"][fid] = json.loads(df.to_json(orient="records"))  # type: ignore[index]
-        path = out / f"{fid}.csv"
-        write_csv(df, path)
-        written.append(path)
-    write_csv(lb.overall, out / "overall.csv")
-    written.append(out / "overall.csv")
+        written.append(write_csv(df, out / f"{fid}.csv"))
+    written.append(write_csv(lb.overall, out / "overall.csv"))
     payload["overall"] = json.loads(lb.overall.to_json(orient="records")) if not lb.overall.empty else []
     payload["skipped"] = lb.skipped
     for name, text in (

@@ -35,8 +35,7 @@ class Role(BaseModel):
 
     @model_validator(mode="after")
     def _flags(self) -> Role:
-        bad = [k for k in self.options if not k.replace("-", "").isalnum() or k.startswith("-")]
-        if bad:
+        if bad := [k for k in self.options if not k.replace("-", "").isalnum() or k.startswith("-")]:
             raise ValueError(f"options must be flag names such as exam-answerer, not {bad}")
         return self
 

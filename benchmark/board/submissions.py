@@ -397,8 +397,7 @@ def _folder_files(root: Path) -> tuple[list[Path], list[Problem]]:
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
         p = Path(entry.path)
         st = p.lstat()
-        why = _entry_problem(p, st, resolved_root)
-        if why:
+        if why := _entry_problem(p, st, resolved_root):
             problems.append(Problem(_display(p, root), why))
             continue
         if st.st_mode & 0o111:
@@ -471,8 +470,7 @@ def _check_outputs(
         if p.name == MODEL_CARD:
             continue
         shown = _display(p, root)
-        unscorable = _task_queries(p.stem, shown)
-        if unscorable:
+        if unscorable := _task_queries(p.stem, shown):
             problems.append(unscorable)
             continue
         rows, out_problems = _guarded(

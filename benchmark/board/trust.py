@@ -65,8 +65,7 @@ def board_trust(family: MetricFamily, profile_id: str, primary: str) -> Trust:
         lines.append(f"No judge card for {profile_id}: how far its judges agree with people is not measured.")
     else:
         for role in roles:
-            rc = card.role(role)
-            if rc is None:
+            if (rc := card.role(role)) is None:
                 lines.append(f"{role}: not on the card of {profile_id}")
                 continue
             lines.append(rc.line())

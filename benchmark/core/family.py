@@ -172,18 +172,13 @@ class MetricFamily(BaseModel):
         return next((c for c in self.columns if c.key == key), None)
 
     def label(self, key: str) -> str:
-        col = self.column(key)
-        return col.label if col else key
+        return col.label if (col := self.column(key)) else key
 
     def primary_for(self, main_score: Mapping[str, str], scores: Mapping[str, Any]) -> str:
         """The score a result is ranked by: the first that was computed of the task card's
         ``main_score``, the family's primary and its columns in order (else the primary)."""
-        chosen = main_score.get(self.id)
-        if chosen and scores.get(chosen) is not None:
-            return chosen
-        if scores.get(self.primary) is not None:
-            return self.primary
-        return next((c.key for c in self.columns if scores.get(c.key) is not None), self.primary)
+        candidates = [main_score.get(self.id), self.primary, *(c.key for c in self.columns)]
+        return next((k for k in candidates if k and scores.get(k) is not None), self.primary)
 
     def flags(self) -> list[str]:
         """Every command-line flag the family declares (a bool's ``--no-`` form too)."""

@@ -168,10 +168,9 @@ class Registry(Mapping[str, MetricFamily]):
                         found[name] = self._load(entries[0])
                     except Refused as exc:
                         self._error(str(exc))
-                for fid, why in (self._clashes(found) if found else {}).items():
-                    found.pop(fid)
-                    self._error(f"metric family plug-in {fid!r} is refused: {why}")
                 self._plugins = found
+                for fid, why in (self._clashes(found) if found else {}).items():
+                    self.refuse(fid, why)
             return self._plugins
 
     def _load(self, entry: EntryPoint) -> MetricFamily:

@@ -47,8 +47,7 @@ def mean_ci_repeats(
     scores: Repeats, *, seed: int = 0, n_resamples: int = BOOTSTRAP_RESAMPLES, level: float = CI_LEVEL
 ) -> Interval:
     """Mean of the per-query repeat means, with a two-level percentile bootstrap interval."""
-    clean = _clean(scores)
-    if not clean:
+    if not (clean := _clean(scores)):
         return Interval(None, None, None, 0, None)
     per_query = list(clean.values())
     mean = float(np.mean([v.mean() for v in per_query]))

@@ -187,8 +187,7 @@ class ModelInfo(_Strict):
         """The name rule every door applies (:func:`benchmark.core.untrusted.name_problems`)."""
         from benchmark.core.untrusted import name_problems
 
-        why = name_problems(value)
-        if why:
+        if why := name_problems(value):
             raise ValueError(why)
         return value
 
@@ -357,8 +356,7 @@ SEGMENT_CHARS = "A-Za-z0-9._+=-"
 def path_segment(value: str) -> str:
     """``value`` as one safe folder name: revisions come from users and submissions, and
     one like ``../../x`` or ``a/b`` must never place a result outside its model's folder."""
-    segment = re.sub(f"[^{SEGMENT_CHARS}]+", "_", value).strip("._") or "_"
-    return segment[:96]
+    return (re.sub(f"[^{SEGMENT_CHARS}]+", "_", value).strip("._") or "_")[:96]
 
 
 def result_path(root: Path, model: ModelInfo, profile: str, task_id: str, family: str) -> Path:

@@ -98,8 +98,7 @@ def secret_value(text: str) -> str | None:
             continue
         if "@" in parts.netloc:
             return "a URL with user-info (user:password@host)"
-        named = [n for n in params if is_secret_name(n, url_parameter=True)]
-        if named:
+        if named := [n for n in params if is_secret_name(n, url_parameter=True)]:
             return f"a URL whose parameter {named[0][:40]!r} looks like a credential"
     for what, shape in _SHAPES:
         if shape.search(text):
@@ -118,10 +117,8 @@ def secrets_in(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
     elif isinstance(value, list | tuple):
         for i, inner in enumerate(value):
             yield from secrets_in(inner, f"{where}[{i}]")
-    elif isinstance(value, str):
-        why = secret_value(value)
-        if why:
-            yield where, f"holds {why}"
+    elif isinstance(value, str) and (why := secret_value(value)):
+        yield where, f"holds {why}"
 
 
 def secret_problems(value: Any, file: str, line: int | None = None, where: str = "") -> list[Problem]:

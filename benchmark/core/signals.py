@@ -41,8 +41,7 @@ def _libc() -> ctypes.CDLL | None:
 
 def saved_handlers(signals: tuple[int, ...] = FAULT_SIGNALS) -> dict[int, bytes]:
     """The current ``sigaction`` of each signal, as bytes (empty where libc is unavailable)."""
-    libc = _libc()
-    if libc is None:
+    if (libc := _libc()) is None:
         return {}
     out: dict[int, bytes] = {}
     for sig in signals:
@@ -54,8 +53,7 @@ def saved_handlers(signals: tuple[int, ...] = FAULT_SIGNALS) -> dict[int, bytes]
 
 def restore_handlers(saved: dict[int, bytes]) -> None:
     """Put back what :func:`saved_handlers` read."""
-    libc = _libc()
-    if libc is None:
+    if (libc := _libc()) is None:
         return
     for sig, raw in saved.items():
         libc.sigaction(sig, ctypes.create_string_buffer(raw, len(raw)), None)

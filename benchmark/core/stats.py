@@ -151,7 +151,7 @@ def sign_flip_pvalues(
     if testable.any():
         res = stats.permutation_test(
             (filled[testable],),
-            _mean_last_axis,
+            np.mean,
             permutation_type="samples",
             vectorized=True,
             n_resamples=n_resamples,
@@ -162,10 +162,6 @@ def sign_flip_pvalues(
         )
         p[testable] = np.clip(np.asarray(res.pvalue, dtype=float), 0.0, 1.0)
     return p
-
-
-def _mean_last_axis(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(x, axis=axis)
 
 
 def holm_adjusted(cmp: PairedComparison) -> np.ndarray:

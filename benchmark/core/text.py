@@ -29,9 +29,7 @@ def sentences(text: str) -> list[str]:
     marker (``- ``, ``1.``) is not part of its sentence."""
     out: list[str] = []
     for line in text.splitlines():
-        m = _BULLET.match(line)
-        block = m.group("text") if m else line.strip()
-        if block:
+        if block := bullet_text(line) or line.strip():
             out.extend(_split_block(block))
     return out
 

@@ -31,6 +31,11 @@ _INVISIBLE = re.compile(
 )
 
 
+def _refused(message: str, mark: Any) -> yaml.MarkedYAMLError:
+    """The error the loader raises for what it will not read, at its place in the text."""
+    return yaml.constructor.ConstructorError(None, None, message, mark)
+
+
 class _DataLoader(yaml.SafeLoader):
     """The safe loader, refusing anchors, aliases, deep nesting and huge numbers."""
 
@@ -42,15 +47,11 @@ class _DataLoader(yaml.SafeLoader):
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             what = "aliases (*name)" if isinstance(event, yaml.AliasEvent) else "anchors (&name)"
-            raise yaml.composer.ComposerError(
-                None, None, f"{what} are not allowed in submitted YAML", event.start_mark
-            )
+            raise _refused(f"{what} are not allowed in submitted YAML", event.start_mark)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark
-                )
+                raise _refused(f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -62,35 +63,26 @@ class _DataLoader(yaml.SafeLoader):
             if not isinstance(key, (str, int, float, bool)):
                 continue  # unhashable keys are refused by the safe loader itself
             if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"the key {key!r} appears twice", key_node.start_mark
-                )
+                raise _refused(f"the key {key!r} appears twice", key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
     def construct_yaml_int(self, node: Any) -> int:
         digits = re.sub(r"[^0-9a-fA-F]", "", str(node.value))
         if len(digits) > MAX_DIGITS:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"a number of more than {MAX_DIGITS} digits", node.start_mark
-            )
+            raise _refused(f"a number of more than {MAX_DIGITS} digits", node.start_mark)
         return int(super().construct_yaml_int(node))
 
     def construct_yaml_float(self, node: Any) -> float:
         value = float(super().construct_yaml_float(node))
         if not math.isfinite(value):
-            raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value!r} is not a finite number", node.start_mark
-            )
+            raise _refused(f"{node.value!r} is not a finite number", node.start_mark)
         return value
 
 
 def _refuse(loader: _DataLoader, node: Any) -> Any:
-    raise yaml.constructor.ConstructorError(
-        None,
-        None,
-        f"{node.tag} values are not allowed: use plain strings, numbers, lists and mappings",
-        node.start_mark,
+    raise _refused(
+        f"{node.tag} values are not allowed: use plain strings, numbers, lists and mappings", node.start_mark
     )
 
 
@@ -266,8 +258,7 @@ def text_problems(value: str) -> str | None:
         value.encode("utf-8")
     except UnicodeEncodeError:
         return "not valid Unicode (a lone surrogate such as \\ud800)"
-    m = _CONTROL.search(value)
-    if m:
+    if m := _CONTROL.search(value):
         return f"control character U+{ord(m.group()):04X} is not allowed (terminal escapes, NUL, …)"
     return None
 
@@ -275,11 +266,9 @@ def text_problems(value: str) -> str | None:
 def name_problems(value: str) -> str | None:
     """Why a string cannot be accepted as a name, identifier, description or contact, or
     ``None``: :func:`text_problems`, and no invisible or direction-changing characters."""
-    why = text_problems(value)
-    if why:
+    if why := text_problems(value):
         return why
-    m = _INVISIBLE.search(value)
-    if m:
+    if m := _INVISIBLE.search(value):
         return (
             f"invisible or direction-changing character U+{ord(m.group()):04X} is not allowed in names "
             "and descriptions (it can make one name read as another)"
@@ -300,8 +289,7 @@ def text_field_problems(
     out = []
     for where, text in strings(value):
         top = where.split(".")[0].split("[")[0]
-        why = (text_problems if top in free_text else name_problems)(text)
-        if why:
+        if why := (text_problems if top in free_text else name_problems)(text):
             out.append(errors.Problem(file, why, line if lines is None else lines.get(top), where or None))
     return out
 
@@ -317,7 +305,7 @@ def read_text(path: Any, *, field: str | None = None, data: bytes | None = None)
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         why = f"not UTF-8 text (byte offset {exc.start})"
-        raise errors.InputError(errors.Problem(errors.rel(path), why, line=line, field=field)) from None
+        raise errors.InputError.at(errors.rel(path), why, line=line, field=field) from None
 
 
 def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) -> list[tuple[int, Any]]:
@@ -331,7 +319,7 @@ def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) 
 
     path = Path(path)
     if not path.is_file():
-        raise errors.InputError(errors.Problem(errors.rel(path), "no such file", field=flag))
+        raise errors.InputError.at(errors.rel(path), "no such file", field=flag)
     raw = path.read_bytes()
     text = read_text(path, field=flag, data=gzip.decompress(raw) if path.suffix == ".gz" else raw)
     if not (jsonl if jsonl is not None else ".jsonl" in path.suffixes):
@@ -342,9 +330,7 @@ def read_rows(path: Any, flag: str | None = None, *, jsonl: bool | None = None) 
             try:
                 rows.append((n, load_json(line)))
             except ValueError as exc:
-                raise errors.InputError(
-                    errors.Problem(
-                        errors.rel(path), f"not JSON: {exc}", line=n, field=getattr(exc, "field", None)
-                    )
+                raise errors.InputError.at(
+                    errors.rel(path), f"not JSON: {exc}", line=n, field=getattr(exc, "field", None)
                 ) from exc
     return rows

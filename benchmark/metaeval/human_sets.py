@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmark.core import paths
 from benchmark.core.errors import InputError
 
 
@@ -258,8 +259,7 @@ SETS: dict[str, HumanSet | HubSet] = {
 
 
 def cache_dir() -> Path:
-    base = Path(os.environ.get("GROUNDCOVER_HOME", Path.home() / ".cache" / "groundcover"))
-    return base / "human-sets"
+    return paths.home() / "human-sets"
 
 
 def pinned_file(pinned: Any, repo_path: str, sha256: str, data_dir: Path | None, timeout: int = 60) -> Path:
@@ -300,8 +300,7 @@ def _local_rows(hs: HubSet, data_dir: Path) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for split in hs.splits:
         found = [data_dir / hs.id / f"{split}.{ext}" for ext in ("parquet", "jsonl")]
-        path = next((p for p in found if p.exists()), None)
-        if path is None:
+        if (path := next((p for p in found if p.exists()), None)) is None:
             raise InputError.at(
                 str(found[0]),
                 f"no copy of {hs.title} here (save split {split!r} of {hs.repo} at revision "

@@ -59,8 +59,7 @@ def family_role(role: str) -> JudgeRole | None:
 
 def not_measured(role: str) -> str:
     """Why ``role`` is not measured on this card (yet), in words."""
-    declared = family_role(role)
-    if declared is not None:
+    if (declared := family_role(role)) is not None:
         return declared.not_measured
     return NOT_MEASURED.get(role, "no measurement for this role yet")
 
@@ -146,8 +145,7 @@ def auc_difference(
     """The judge's AUC minus the best baseline's, with its bootstrap interval over items."""
     y, s = np.asarray(labels), np.asarray(scores, dtype=float)
     aucs = {k: fast_auc(y, np.asarray(v, dtype=float)) for k, v in baselines.items()}
-    best = best_baseline(aucs)
-    if best is None:
+    if (best := best_baseline(aucs)) is None:
         return None
     b = np.asarray(baselines[best[0]], dtype=float)
 
@@ -487,8 +485,7 @@ def judge_name(profile: JudgeProfile, role: str) -> str:
         if spec.kind == "embedding-similarity":
             return f"{spec.kind}: {spec.model} ({similarity_setting(spec.windows, spec.guards)})"
         return f"{spec.kind}: {spec.model}"
-    declared = family_role(role)
-    if declared is not None:
+    if (declared := family_role(role)) is not None:
         return declared.judge_name(profile)
     return f"LLM: {profile.llm.model}"
 

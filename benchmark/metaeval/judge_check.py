@@ -85,12 +85,9 @@ def inject_contradictions(
     plan: dict[str, tuple[list[str], list[int]]] = {}
     for qid, answer in answers.items():
         sents = sentences(answer)
-        if not sents:
-            plan[qid] = (sents, [])
-            continue
         order = list(range(len(sents)))
         _rng(seed, "contradict", qid).shuffle(order)
-        plan[qid] = (sents, [order[i % len(order)] for i in range(k)])
+        plan[qid] = (sents, [order[i % len(order)] for i in range(k)] if order else [])
     prompt = load_prompt("contradict@1")
     prompts = [prompt.render(sentence=sents[i]) for sents, picks in plan.values() for i in picks]
     outcomes = iter(run_structured(llm, prompts, parse_rewrite, max_retries=max_retries))

@@ -129,11 +129,9 @@ def tau_ap_provider(
     """τ_AP-b (truth first) for many pairs of score vectors at once, from ``autojudge-evaluate``:
     imported when installed here, else run in ``python`` (it pulls in tira and matplotlib, so it
     is not a groundcover dependency); None when neither is available."""
-    tauap_b = _local_tauap_b()
-    if tauap_b is not None:
+    if (tauap_b := _local_tauap_b()) is not None:
         return lambda pairs: [float(tauap_b(a, b)) for a, b in pairs]
-    python = python or os.environ.get("GROUNDCOVER_AUTOJUDGE_PYTHON")
-    if not python:
+    if not (python := python or os.environ.get("GROUNDCOVER_AUTOJUDGE_PYTHON")):
         return None
 
     def run(pairs: list[tuple[list[float], list[float]]]) -> list[float]:

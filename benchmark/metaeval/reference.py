@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, Problem, rel, usage_error
 
 Scores = dict[str, dict[str, float | None]]  # system -> query id -> score
 TREC_MEASURES = {"Rprec": "Rprec", "P@R": "Rprec", "MAP": "AP", "AP": "AP", "nDCG@20": "nDCG@20"}
@@ -107,12 +107,9 @@ def trec_scores(
     """Per system and judged query, ``measure`` (Rprec / AP / nDCG@20) by ir_measures."""
     import ir_measures
 
-    name = TREC_MEASURES.get(measure)
-    if name is None:
-        raise InputError.at(
-            "command line",
-            f"unknown trec_eval measure {measure!r}; known: {', '.join(TREC_MEASURES)}",
-            field="--against",
+    if (name := TREC_MEASURES.get(measure)) is None:
+        raise usage_error(
+            f"unknown trec_eval measure {measure!r}; known: {', '.join(TREC_MEASURES)}", "--against"
         )
     m = ir_measures.parse_measure(name)
     out: Scores = {}

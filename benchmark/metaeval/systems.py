@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchmark.board.leaderboard import Entry
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, Problem, rel, usage_error
 from benchmark.core.results import ModelInfo
 from benchmark.core.untrusted import read_rows
 from benchmark.families import REGISTRY
@@ -110,7 +110,7 @@ def rouge_against_gold(entries: list[Entry], family: str, task_id: str | None) -
     chosen = [e for e in entries if e.result.metric_family == family and e.path is not None]
     tasks = {e.result.task.id for e in chosen}
     if len(tasks) != 1:
-        raise InputError.at("command line", "pick one task with --task for ROUGE-1", field="--task")
+        raise usage_error("pick one task with --task for ROUGE-1", "--task")
     (tid,) = tasks
     task = load_task(task_id or tid)
     gold = next((found(task) for fam in REGISTRY.values() if (found := hook(fam, "reference_texts"))), {})
@@ -131,7 +131,7 @@ def trec_against_runs(
     from benchmark.tasks import load_task
 
     if not runs:
-        raise InputError.at("command line", "trec measures need --runs FILE...", field="--runs")
+        raise usage_error("trec measures need --runs FILE...", "--runs")
     files = [f for p in map(Path, runs) for f in (sorted(p.iterdir()) if p.is_dir() else [p])]
     if qrels_file:
         import ir_measures
@@ -146,7 +146,7 @@ def trec_against_runs(
         for row in table.itertuples():
             qrels.setdefault(str(row.query_id), {})[str(row.doc_id)] = int(row.relevance)
     else:
-        raise InputError.at("command line", "give --qrels FILE or --task", field="--qrels")
+        raise usage_error("give --qrels FILE or --task", "--qrels")
     return trec_scores(read_runs(files), qrels, measure)
 
 

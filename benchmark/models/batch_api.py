@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.core import paths
+from benchmark.core.checkpoint import write_atomic
 from benchmark.core.errors import InputError
 from benchmark.models.cache import ModelCallCache, content_hash, repeat_payload
 from benchmark.models.llm import LLMUnavailable, Messages, OpenAILLM, call_payload
@@ -106,8 +107,7 @@ class BatchLLM(OpenAILLM):
                 )
                 self._collect(client, server, state, ex)
             for attempt in range(1, self.max_attempts + 1):
-                pending = ex.pending()
-                if not pending:
+                if not (pending := ex.pending()):
                     break
                 state = self._submit(client, server, pending)
                 log.info(
@@ -157,7 +157,7 @@ class BatchLLM(OpenAILLM):
         )
 
     def _submit(self, client: Any, server: str, bodies: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        path, lines = self._path, self._batch_file(bodies)
+        lines = self._batch_file(bodies)
         upload = self._call(
             client,
             "POST",
@@ -171,7 +171,7 @@ class BatchLLM(OpenAILLM):
             f"{server}/batches",
             json={
                 "input_file_id": upload["id"],
-                "endpoint": path,
+                "endpoint": self._path,
                 "completion_window": self.completion_window,
             },
         ).json()
@@ -182,10 +182,7 @@ class BatchLLM(OpenAILLM):
             "custom_ids": list(bodies),
             "submitted": time.time(),
         }
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self._state_file(batch["id"]).with_suffix(".tmp")
-        tmp.write_text(json.dumps(state))
-        tmp.replace(self._state_file(batch["id"]))
+        write_atomic(self._state_file(batch["id"]), json.dumps(state))
         return state
 
     def _state_file(self, batch_id: str) -> Path:
@@ -227,12 +224,10 @@ class BatchLLM(OpenAILLM):
                 f"{server}: batch {batch_id} failed as a whole (its file was refused): {detail}"
             )
         for file_key in ("output_file_id", "error_file_id"):
-            if not batch.get(file_key):
-                continue
-            self._read(self._call(client, "GET", f"{server}/files/{batch[file_key]}/content").text, ex)
+            if batch.get(file_key):
+                self._read(self._call(client, "GET", f"{server}/files/{batch[file_key]}/content").text, ex)
         self._state_file(batch_id).unlink(missing_ok=True)
-        unanswered = [c for c in state["custom_ids"] if c not in ex.replies]
-        if unanswered:
+        if unanswered := [c for c in state["custom_ids"] if c not in ex.replies]:
             log.warning(
                 "batch %s (%s): %d of %d requests unanswered",
                 batch_id,
@@ -297,8 +292,7 @@ class VLLMRunBatch(BatchLLM):
     def _exchange(self, ex: _Exchange) -> None:
         extra = [str(a) for a in self.spec.args.vllm_args or []]
         for attempt in range(1, self.max_attempts + 1):
-            pending = ex.pending()
-            if not pending:
+            if not (pending := ex.pending()):
                 return
             with tempfile.TemporaryDirectory(prefix="groundcover-run-batch-") as tmp:
                 source, target = Path(tmp) / "requests.jsonl", Path(tmp) / "replies.jsonl"

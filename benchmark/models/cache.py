@@ -265,15 +265,19 @@ class ModelCallCache:
         return content_hash(namespace, model, payload)
 
     # -- single entries ---------------------------------------------------------
-    def get(self, key: str) -> Any:
-        """The cached value, or ``None`` when absent (values are never ``None``)."""
+    def _row(self, sql: str, *args: Any) -> Any:
+        """The first row ``sql`` selects; ``None`` without a database or a row."""
         if self._conn is None:
             return None
         try:
             with self._lock:
-                row = self._conn.execute("SELECT value FROM calls WHERE key=?", (key,)).fetchone()
+                return self._conn.execute(sql, args).fetchone()
         except sqlite3.DatabaseError as exc:
             raise self._damaged(exc) from exc
+
+    def get(self, key: str) -> Any:
+        """The cached value, or ``None`` when absent (values are never ``None``)."""
+        row = self._row("SELECT value FROM calls WHERE key=?", key)
         return None if row is None else self._decode(key, row[0])
 
     def put(self, key: str, value: Any, *, namespace: str, model: str) -> None:
@@ -331,13 +335,11 @@ class ModelCallCache:
                     raise RuntimeError(
                         f"{namespace}: model returned {len(outputs)} results for {len(chunk)} inputs"
                     )
-                for (k, _), out in zip(chunk, outputs, strict=True):
-                    found[k] = out
-                    if asked is not None:
-                        asked.add(k)
-                self._put_many(
-                    [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)], namespace, model
-                )
+                done = [(k, out) for (k, _), out in zip(chunk, outputs, strict=True)]
+                found.update(done)
+                if asked is not None:
+                    asked.update(k for k, _ in done)
+                self._put_many(done, namespace, model)
         return [found[k] for k in keys]
 
     def _timed(
@@ -371,23 +373,17 @@ class ModelCallCache:
 
     def any_value(self, namespace: str, model: str) -> Any:
         """One cached value of a model, or ``None`` (a dry run reads an embedding's size from it)."""
-        if self._conn is None:
-            return None
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT key, value FROM calls WHERE namespace=? AND model=? LIMIT 1", (namespace, model)
-            ).fetchone()
-        return None if row is None else self._decode(row[0], row[1])
+        row = self._row(
+            "SELECT key, value FROM calls WHERE namespace=? AND model=? LIMIT 1", namespace, model
+        )
+        return None if row is None else self._decode(*row)
 
     def count(self, namespace: str | None = None) -> int:
-        if self._conn is None:
-            return 0
-        with self._lock:
-            if namespace is None:
-                return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
-            return int(
-                self._conn.execute("SELECT COUNT(*) FROM calls WHERE namespace=?", (namespace,)).fetchone()[0]
-            )
+        if namespace is None:
+            row = self._row("SELECT COUNT(*) FROM calls")
+        else:
+            row = self._row("SELECT COUNT(*) FROM calls WHERE namespace=?", namespace)
+        return 0 if row is None else int(row[0])
 
     def close(self) -> None:
         if self._conn is not None:

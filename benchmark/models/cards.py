@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,12 +22,13 @@ CARDS_DIR = paths.PROFILES_DIR / "cards"
 #: what a figure with no item left to measure is (every item failed): never "at chance",
 #: which would claim a judge was measured and found blind
 ALL_FAILED = "not measured — all items failed"
+#: worst first: a role's verdict over its sets is the first of these any set has (:func:`worst`)
 Verdict = Literal[
-    "informative",
+    "not measured — all items failed",
     "at chance",
     "below a baseline",
     "no better than a baseline",
-    "not measured — all items failed",
+    "informative",
     "not measured here",
 ]
 #: verdicts a board shows as a warning banner
@@ -158,16 +159,8 @@ def card_path(profile_id: str, folder: Path | None = None) -> Path:
 
 def worst(figures: list[SetFigure]) -> Verdict:
     """A role's verdict over its sets: the worst one (at chance anywhere is at chance)."""
-    order: tuple[Verdict, ...] = (
-        ALL_FAILED,
-        "at chance",
-        "below a baseline",
-        "no better than a baseline",
-        "informative",
-        "not measured here",
-    )
     verdicts = {f.verdict for f in figures}
-    return next((v for v in order if v in verdicts), "not measured here")
+    return next((v for v in get_args(Verdict) if v in verdicts), "not measured here")
 
 
 @cache

@@ -83,6 +83,20 @@ def by_length(lengths: Sequence[int]) -> list[list[int]]:
     return [groups[n] for n in sorted(groups)]
 
 
+def _encode(
+    model: Any, texts: list[str], batch_size: int, normalize: bool, progress: bool = False
+) -> np.ndarray:
+    """sentence-transformers' own batched encoding, as float32 rows."""
+    vecs = model.encode(
+        texts,
+        batch_size=batch_size,
+        normalize_embeddings=normalize,
+        convert_to_numpy=True,
+        show_progress_bar=progress,
+    )
+    return np.asarray(vecs, dtype=np.float32)
+
+
 def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, normalize: bool) -> np.ndarray:
     """Each text's vector independent of its batch-mates and of the thread count: texts of one
     token length together (never padded), one torch thread on CPU (:func:`invariant_kernels`),
@@ -99,16 +113,7 @@ def encode_invariant(model: Any, texts: Sequence[str], *, batch_size: int, norma
             rows for rows in groups if lengths[rows[0]] >= ORDER_CHANGING_ROWS
         ]
         for rows in parts:
-            vecs = np.asarray(
-                model.encode(
-                    [texts[i] for i in rows],
-                    batch_size=batch_size,
-                    normalize_embeddings=normalize,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ),
-                dtype=np.float32,
-            )
+            vecs = _encode(model, [texts[i] for i in rows], batch_size, normalize)
             if out is None:
                 out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
             out[rows] = vecs
@@ -180,16 +185,6 @@ class Embedder:
             self.model, texts, batch_size=self.spec.batch_size, normalize=self.spec.normalize
         )
 
-    def _encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        vecs = self.model.encode(
-            list(texts),
-            batch_size=self.spec.batch_size,
-            normalize_embeddings=self.spec.normalize,
-            convert_to_numpy=True,
-            show_progress_bar=progress,
-        )
-        return np.asarray(vecs, dtype=np.float32)
-
     def encode(
         self,
         texts: Sequence[str],
@@ -206,7 +201,7 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         use_cache = cached if cached is not None else kind == "query"
         if kind == "passage" and not use_cache:
-            return self._encode(inputs, progress=progress)
+            return _encode(self.model, inputs, self.spec.batch_size, self.spec.normalize, progress)
         # a dry run's placeholders (cache.planner) are not vectors: they never enter the store
         store = self.store if kind == "query" and self.cache.planner is None else None
         found = store.known(self.identity, inputs) if store is not None else {}

@@ -142,8 +142,7 @@ class SimilarityEntailment:
     ) -> None:
         from benchmark.models.embeddings import Embedder
 
-        model = spec.model or embedder_model
-        if not model:
+        if not (model := spec.model or embedder_model):
             raise ValueError("entailment kind 'embedding-similarity' needs an embedding model")
         self.spec = spec
         self.threshold = spec.threshold

@@ -66,8 +66,7 @@ def _flat(text: str) -> dict[str, Any] | None:
     """A JSON reply's scalar values by their path (``{"a": {"b": 1}}`` -> ``{"#0.a.b": 1}``;
     strings lowercased), or ``None`` when it is not JSON.  Cached: a prompt's few examples
     are compared with every reply.  Callers must not change the mapping."""
-    parsed = _json_values(text)
-    if parsed is None:
+    if (parsed := _json_values(text)) is None:
         return None
     out: dict[str, Any] = {}
 
@@ -113,8 +112,7 @@ def free_text(text: str) -> set[str]:
 def values(text: str) -> int:
     """How many ratings and labels the reply holds: JSON scalars, else the lines' values
     (comma-separated ones counted one by one)."""
-    flat = _flat(text)
-    if flat is not None:
+    if (flat := _flat(text)) is not None:
         return len(flat)
     return sum(len([x for x in value.split(",") if x.strip()]) for _, value in _lines(text))
 
@@ -141,8 +139,7 @@ def distinctive(example: str, request: str) -> bool:
 
 def skeleton(text: str) -> str:
     """The reply with its free text blanked: what is left is its ratings and labels."""
-    values = _json_values(text)
-    if values is not None:
+    if (values := _json_values(text)) is not None:
 
         def blank(v: Any) -> Any:
             if isinstance(v, str):
@@ -180,8 +177,7 @@ def copied(reply: str, examples: Sequence[str], request: str) -> str | None:
             and all(k in theirs_flat and theirs_flat[k] == v for k, v in flat.items())
         ):
             return f"{len(flat)} of the example's values"
-        shared = sorted(p for p in mine & theirs if len(p.split()) >= COPIED_PART_WORDS)
-        if shared:
+        if shared := sorted(p for p in mine & theirs if len(p.split()) >= COPIED_PART_WORDS):
             return repr(shared[0][:80])
     return None
 

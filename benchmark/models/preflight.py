@@ -13,6 +13,7 @@ around one that serves another model.  ``GROUNDCOVER_SKIP_PREFLIGHT=1`` skips th
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import logging
 import os
 from collections.abc import Sequence
@@ -150,18 +151,12 @@ def probe_servers(
     import httpx
 
     limits = httpx.Timeout(timeout, connect=min(timeout, 5.0))
+    ask = functools.partial(probe_server, endpoint=endpoint, completion=completion, timeout=timeout)
     with (
         httpx.Client(timeout=limits, headers={"Authorization": f"Bearer {api_key}"}) as client,
         concurrent.futures.ThreadPoolExecutor(max(1, min(16, len(urls)))) as pool,
     ):
-        return list(
-            pool.map(
-                lambda u: probe_server(
-                    client, u, model, endpoint=endpoint, completion=completion, timeout=timeout
-                ),
-                urls,
-            )
-        )
+        return list(pool.map(lambda u: ask(client, u, model), urls))
 
 
 def check_servers(
@@ -257,8 +252,7 @@ def served_name(
             timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
             headers={"Authorization": f"Bearer {api_key}"},
         )
-        listed = next(m for m in resp.json()["data"] if str(m.get("id")) == model)
-        return weights_name(listed)
+        return weights_name(next(m for m in resp.json()["data"] if str(m.get("id")) == model))
     except httpx.TransportError as exc:
         raise InputError.at(url, f"{advice} ({_transport(exc, timeout)}); check {hint}") from exc
     except (ValueError, KeyError, TypeError, StopIteration, AttributeError) as exc:

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.core import paths
-from benchmark.core.errors import InputError, field_problems, rel
+from benchmark.core.errors import InputError, field_problems, rel, usage_error
 from benchmark.core.untrusted import read_text
 
 
@@ -278,35 +278,29 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
         urls = [u.strip().rstrip("/") for u in url.split(",") if u.strip()]
         bad = [u for u in urls if not u.startswith(("http://", "https://"))]
         if bad or not urls:
-            raise InputError.at(
-                "command line", f"{(bad or [url])[0]!r} is not an http(s) URL", field="--judge-url"
-            )
+            raise usage_error(f"{(bad or [url])[0]!r} is not an http(s) URL", "--judge-url")
         from benchmark.core.secrets import secret_value
 
         # every result records the endpoint: a key in it would be published with them
         if leaks := [why for u in urls if (why := secret_value(u))]:
-            raise InputError.at(
-                "command line",
+            raise usage_error(
                 f"the judge URL holds {leaks[0]}; give the key in OPENAI_API_KEY instead (results record the URL)",
-                field="--judge-url",
+                "--judge-url",
             )
         served_backend = llm.backend in ("openai", "openai-batch")
         if not served_backend and model is None:
-            raise InputError.at(
-                "command line",
+            raise usage_error(
                 f"profile {profile.id} runs {llm.model} locally; name the model the server at {url} "
                 "serves with --judge-model",
-                field="--judge-model",
+                "--judge-model",
             )
         args = llm.args.as_dict() if served_backend else {}  # a local backend's args mean nothing to a server
         served: str | list[str] = urls[0] if len(urls) == 1 else urls  # several: a fleet of one model
         backend = llm.backend if served_backend else "openai"  # a batch judge stays a batch judge
         llm = llm.model_copy(update={"backend": backend, "args": LLMArgs(**{**args, "base_url": served})})
     elif llm.backend in ("transformers", "ctranslate2"):
-        raise InputError.at(
-            "command line",
-            f"profile {profile.id} runs its judge locally; give --judge-url with --judge-model",
-            field="--judge-url",
+        raise usage_error(
+            f"profile {profile.id} runs its judge locally; give --judge-url with --judge-model", "--judge-url"
         )
     version = profile.version
     if model is not None and model != profile.llm.model:

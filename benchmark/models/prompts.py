@@ -78,8 +78,7 @@ def prompt_path(ref: str) -> Path:
 @cache
 def load_prompt(ref: str) -> Prompt:
     name, _, version = ref.partition("@")
-    path = prompt_path(ref)
-    text = path.read_text(encoding="utf-8")
+    text = prompt_path(ref).read_text(encoding="utf-8")
     raw = yaml.safe_load(text)
     return Prompt(
         id=f"{name}@{version or '1'}",
