@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 from benchmark.families.base import Prepared, ScoringInputs
@@ -246,7 +247,7 @@ def align(state: ICATState, queries: Sequence[_Query]) -> None:
             alignment_messages(q.text, tq, [g.claim for g in cl], prof.prompts["alignment"])
             for q, _, tq, cl in jobs
         ],
-        [_alignment_parser(len(tq), len(cl)) for _, _, tq, cl in jobs],
+        [partial(parse_alignment, n_aspects=len(tq), n_claims=len(cl)) for _, _, tq, cl in jobs],
         max_retries=prof.llm.max_retries,
     )
     for (q, v, tq, cl), out in zip(jobs, outs, strict=True):
@@ -254,10 +255,6 @@ def align(state: ICATState, queries: Sequence[_Query]) -> None:
             q.alignments[v] = alignment_to_ids(out.value, [g.claim_id for g in cl], tq)
         else:
             q.fail(f"alignment_{v}", str(out.error), out.raw)
-
-
-def _alignment_parser(n_aspects: int, n_claims: int) -> Any:
-    return lambda text: parse_alignment(text, n_aspects, n_claims)
 
 
 # -- 5. scores and trace ------------------------------------------------------------------
