@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,28 +19,13 @@ from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import read_rows
+from benchmark.families.base import write_jsonl
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import Bank, questions_from_rows
 from benchmark.models.cache import content_hash
 
 TOOL = "groundcover"
 log = logging.getLogger(__name__)
-
-
-def _open_text(path: Path, mode: str) -> Any:
-    return (
-        gzip.open(path, mode + "t", encoding="utf-8")
-        if path.suffix == ".gz"
-        else path.open(mode, encoding="utf-8")
-    )
-
-
-def _write_lines(path: Path, rows: Iterable[Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _open_text(path, "w") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    return path
 
 
 # -- question banks ---------------------------------------------------------------------
@@ -269,7 +253,7 @@ def write_bank(bank: Bank, queries: Mapping[str, str], path: Path, test_collecti
                 ],
             }
         )
-    return _write_lines(path, lines)
+    return write_jsonl(path, lines, sort_keys=True)
 
 
 # -- graded paragraphs ------------------------------------------------------------------
@@ -584,4 +568,4 @@ def write_grades(traces_by_system: Mapping[str, Iterable[Mapping[str, Any]]], pa
                     "grades": None,
                 }
             )
-    return _write_lines(path, [[q, paras] for q, paras in by_query.items()])
+    return write_jsonl(path, [[q, paras] for q, paras in by_query.items()], sort_keys=True)

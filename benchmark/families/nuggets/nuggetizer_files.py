@@ -7,7 +7,6 @@ file; every other problem names file, line and field, and refuses the file whole
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import read_rows
+from benchmark.families.base import write_jsonl
 from benchmark.families.nuggets import formulas
 from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE, LABELS
 
@@ -200,15 +200,9 @@ def score_assignments(assigned: Iterable[Assigned], compatible: bool = False) ->
     return out
 
 
-def _write(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 def write_nuggets(nuggets: Mapping[str, list[Nugget]], queries: Mapping[str, str], path: Path) -> Path:
     """A nugget file nuggetizer reads (its create output)."""
-    return _write(
+    return write_jsonl(
         path,
         (
             {
@@ -223,7 +217,7 @@ def write_nuggets(nuggets: Mapping[str, list[Nugget]], queries: Mapping[str, str
 
 def write_assignments(assigned: Iterable[Assigned], queries: Mapping[str, str], path: Path) -> Path:
     """An assignment file nuggetizer's metrics read (its assign output, answers mode)."""
-    return _write(
+    return write_jsonl(
         path,
         (
             {

@@ -124,6 +124,7 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def generate(context: CommandContext, args: argparse.Namespace) -> int:
+    from benchmark.families.base import write_jsonl
     from benchmark.families.subq.generate import PROMPT, generate_sub_questions
     from benchmark.models.prompts import load_prompt
 
@@ -135,11 +136,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
         stack.llm, queries, n=args.per_query, max_retries=stack.profile.llm.max_retries
     )
     provenance = f"generated: {getattr(stack.llm, 'identity', '?')} {load_prompt(PROMPT).id}"
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        "".join(json.dumps({**r, "provenance": provenance}) + "\n" for r in rows), encoding="utf-8"
-    )
+    out = write_jsonl(Path(args.out), ({**r, "provenance": provenance} for r in rows))
     console = Console(stderr=True)
     console.print(
         f"wrote {out}: {len(rows)} sub-questions for {len(queries) - len(failures)} of {len(queries)} queries"
