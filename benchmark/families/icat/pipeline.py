@@ -331,9 +331,6 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ICA
         )
         variants = tuple(v for v in variants if v != "m")
     retriever = judges.retriever(corpus, task)
-    candidate_retriever = (
-        judges.retriever(corpus, task, kind="bm25") if judges.profile.retriever.candidate_docs else None
-    )
     state = ICATState(
         task=task,
         judges=judges,
@@ -341,8 +338,9 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ICA
         aspect_qrels=qrels,
         variants=variants,
         beta=settings.beta,
-        candidate_retriever=candidate_retriever,
+        candidate_retriever=(
+            judges.retriever(corpus, task, kind="bm25") if judges.profile.retriever.candidate_docs else None
+        ),
         descriptions=task.descriptions(),
     )
-    corpus_id = content_hash(retriever.identity)
-    return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(variants, qrels_id))
+    return Prepared(state, content_hash(retriever.identity), notes, run_key=(variants, qrels_id))

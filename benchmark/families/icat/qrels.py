@@ -17,15 +17,10 @@ def load_aspect_qrels(path: str | os.PathLike[str], task: Task) -> dict[tuple[st
     if not p.is_file():
         raise InputError.at(where, "aspect qrels file does not exist", field="--aspect-qrels")
     known_q = set(task.table("queries")["query_id"].astype(str))
-    known_a = (
-        set(
-            zip(
-                task.table("aspects")["query_id"], task.table("aspects")["aspect_id"].astype(str), strict=True
-            )
-        )
-        if task.has_table("aspects")
-        else set()
-    )
+    known_a: set[tuple[str, str]] = set()
+    if task.has_table("aspects"):
+        aspects = task.table("aspects")
+        known_a = set(zip(aspects["query_id"], aspects["aspect_id"].astype(str), strict=True))
     out: dict[tuple[str, str], set[str]] = {}
     problems: list[Problem] = []
     with open(p, encoding="utf-8", errors="replace") as f:
