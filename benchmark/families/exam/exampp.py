@@ -40,6 +40,10 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
+
+    def problem(n: int, message: str, field: str) -> None:
+        problems.append(Problem(rel(path), message, line=n, field=field))
+
     if ".json" in path.suffixes and ".jsonl" not in path.suffixes:
         entries = _genq_questions(path, flag)
     else:
@@ -48,7 +52,7 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
         if isinstance(obj, dict) and "qid" in obj and "items" not in obj:
             row, bad = _question_line(obj)
             if bad:
-                problems.append(Problem(rel(path), bad[1], line=n, field=bad[0]))
+                problem(n, bad[1], bad[0])
             else:
                 rows.append(row)
                 lines.append(n)
@@ -56,26 +60,21 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
         if isinstance(obj, dict) and "items" not in obj and isinstance(obj.get("questions"), list):
             obj = {**obj, "items": obj["questions"]}  # the older question-bank form (EXAM++'s DL19 genq)
         if not isinstance(obj, dict) or not isinstance(obj.get("items"), list):
-            problems.append(
-                Problem(
-                    rel(path),
-                    "each line must be an object with an 'items' list (a question or nugget bank) "
-                    "or a question with its 'qid'",
-                    line=n,
-                    field="items",
-                )
+            problem(
+                n,
+                "each line must be an object with an 'items' list (a question or nugget bank) or a question "
+                "with its 'qid'",
+                "items",
             )
             continue
         for item in obj["items"]:
             if not isinstance(item, dict):
-                problems.append(Problem(rel(path), "each item must be an object", line=n, field="items"))
+                problem(n, "each item must be an object", "items")
                 continue
             info = item.get("info") if isinstance(item.get("info"), dict) else {}
             answers = item.get("gold_answers") or []
             if not isinstance(answers, list):
-                problems.append(
-                    Problem(rel(path), "gold_answers must be a list or null", line=n, field="gold_answers")
-                )
+                problem(n, "gold_answers must be a list or null", "gold_answers")
                 continue
             key = (
                 info.get("answer")
