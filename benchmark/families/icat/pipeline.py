@@ -217,10 +217,6 @@ def aspects(state: ICATState, queries: Sequence[_Query]) -> None:
 # -- 4. alignment TO(c) -----------------------------------------------------------------
 
 
-def _grounded(q: _Query) -> list[ClaimGrounding]:
-    return [g for g in q.groundings if g.grounded]
-
-
 def align(state: ICATState, queries: Sequence[_Query]) -> None:
     """M from the aspect qrels of a grounded claim's first supporting document; S and A by the LLM."""
     prof = state.judges.profile
@@ -228,7 +224,7 @@ def align(state: ICATState, queries: Sequence[_Query]) -> None:
     for q in queries:
         if not q.ok:
             continue
-        grounded = _grounded(q)
+        grounded = [g for g in q.groundings if g.grounded]
         if "m" in state.variants:
             first = {g.claim_id: g.first_supporting.doc_id if g.first_supporting else None for g in grounded}
             q.alignments["m"] = manual_alignment(q.qid, first, state.aspect_qrels)

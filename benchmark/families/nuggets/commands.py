@@ -264,11 +264,8 @@ def read_candidates(
             continue
         texts = []
         for i, c in enumerate(cands):
-            text = (
-                c
-                if isinstance(c, str)
-                else ((c.get("doc") or {}).get("segment") if isinstance(c, dict) else None)
-            )
+            doc = c.get("doc") if isinstance(c, dict) else None
+            text = c if isinstance(c, str) else (doc or {}).get("segment")
             if not isinstance(text, str):
                 bad(n, "needs doc.segment", f"candidates[{i}]")
                 continue
