@@ -5,10 +5,13 @@ when needed.  CONTRIBUTING.md, "Adding a metric family", says what each holds.
 
 from __future__ import annotations
 
+import gzip
 import importlib
 import importlib.util
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -18,8 +21,6 @@ from benchmark.core.family import InputFile, JudgeRole, MetricFamily, QueryTrace
 from benchmark.core.settings import FamilySettings, option
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from benchmark.answers.citations import CitedSentence
     from benchmark.judging.stack import JudgeStack
     from benchmark.tasks import Task
@@ -214,3 +215,15 @@ def not_applicable(family: MetricFamily, inputs: ScoringInputs) -> str | None:
 def hook(family: MetricFamily, name: str) -> Any:
     """An optional function of the family's pipeline (e.g. ``rate_for_card``), or ``None``."""
     return getattr(pipeline(family), name, None)
+
+
+def write_jsonl(path: Path, rows: Iterable[Any], *, sort_keys: bool = False) -> Path:
+    """``rows`` as JSON lines in UTF-8, gzipped where the name ends ``.gz`` (files other tools read)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        gzip.open(path, "wt", encoding="utf-8")
+        if path.suffix == ".gz"
+        else path.open("w", encoding="utf-8") as fh
+    ):
+        fh.writelines(json.dumps(row, ensure_ascii=False, sort_keys=sort_keys) + "\n" for row in rows)
+    return path

@@ -25,6 +25,20 @@ def error_bars(scores: Sequence[Any]) -> tuple[list[float], list[list[float]]]:
     return [v for v, _, _ in spans], [[v - lo for v, lo, _ in spans], [hi - v for v, _, hi in spans]]
 
 
+def trace_head(trace: dict[str, Any], shown: Sequence[tuple[str, Any]]) -> str:
+    """A drill-down's first lines: the query, then each shown ``(label, score)``."""
+    from benchmark.core.stats import fmt_score
+
+    scores = " · ".join(f"{html.escape(label)} {fmt_score(score)}" for label, score in shown)
+    return f"<p><b>query</b> {html.escape(str(trace.get('query', '')))}</p><p>{scores}</p>"
+
+
+def first_number(trace: dict[str, Any], key: str) -> int:
+    """The number of the first item of ``key`` shown: a later page of a long trace numbers on."""
+    page = trace.get("page") or {}
+    return int(page.get("start", 0)) + 1 if page.get("list") == key else 1
+
+
 def _figures(family: MetricFamily) -> dict[str, tuple[Any, Any]]:
     views = module(family, "views")
     return dict(getattr(views, "FIGURES", {})) if views is not None else {}

@@ -442,8 +442,7 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Arg
             "context relevance and groundedness not judged: no evidence (pass --corpus or --lucene-index)"
         )
     if task.has_table("reference_arguments"):
-        refs = task.table("reference_arguments")
-        for r in refs.itertuples():
+        for r in task.table("reference_arguments").itertuples():
             state.references.setdefault(str(r.query_id), (str(r.argument_id), str(r.text)))
     elif {"rag_direct", "rag_rubric"} & set(settings.joint_judges):
         notes.append("pairwise judges (RAG-Direct, RAG-Rubric) not run: the task has no reference arguments")

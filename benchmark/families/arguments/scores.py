@@ -1,7 +1,4 @@
-"""Argument-quality scores from a trace alone: what the pipeline records and what a published result is checked against.
-
-Like ``formulas``, it imports only the standard library, the formulas and the family's
-trace types (a test enforces it), so a result is recomputed with no model installed."""
+"""Argument-quality scores from a trace alone, importing no model: how a published result is checked."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from typing import Any
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
 from benchmark.families.arguments.formulas import DIMENSIONS, QUALITY_SCALE, TOP_LEVEL
-from benchmark.families.views import error_bars
+from benchmark.families.views import error_bars, first_number
 
 
 def top_level(results: Sequence[TaskResult], option: str | None = None) -> Any:
@@ -107,18 +107,12 @@ def _judge_html(name: str, rec: dict[str, Any]) -> str:
     )
 
 
-def _first(trace: dict[str, Any], key: str) -> int:
-    """The number of the first item of ``key`` shown (a later page numbers on)."""
-    page = trace.get("page") or {}
-    return int(page.get("start", 0)) + 1 if page.get("list") == key else 1
-
-
 def trace_html(trace: dict[str, Any]) -> str:
     cited = set(trace.get("cited", []))
     parts = [
         f"<p><b>topic</b> {_esc(trace.get('topic', ''))} · <b>stance</b> {_esc(trace.get('stance', ''))}</p>",
         f"<p><b>argument</b></p><pre style='white-space:pre-wrap'>{_esc(trace.get('answer', ''))}</pre>",
-        f"<p><b>evidence</b> ({_esc(trace.get('evidence_source', 'none'))})</p><ol start='{_first(trace, 'evidence')}'>",
+        f"<p><b>evidence</b> ({_esc(trace.get('evidence_source', 'none'))})</p><ol start='{first_number(trace, 'evidence')}'>",
     ]
     for doc in trace.get("evidence", []):
         mark = " · <b>cited</b>" if doc.get("doc_id") in cited else ""

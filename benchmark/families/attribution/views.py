@@ -12,7 +12,7 @@ from typing import Any
 
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
-from benchmark.core.stats import fmt_score
+from benchmark.families.views import first_number, trace_head
 
 SHOWN = (
     ("citation_recall", "citation recall"),
@@ -74,18 +74,11 @@ SOURCES = {
 def trace_html(trace: dict[str, Any]) -> str:
     e = lambda v: html.escape(str(v))  # noqa: E731
     scores = trace.get("scores", {})
-    parts = [
-        f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
-        "<p>"
-        + " · ".join(f"{e(label)} {fmt_score(scores.get(k))}" for k, label in SHOWN if k in scores)
-        + "</p>",
-    ]
+    parts = [trace_head(trace, [(label, scores[k]) for k, label in SHOWN if k in scores])]
     if not trace.get("partial_level", True):
         parts.append("<p>This judge has no partial level: support is full or none.</p>")
     parts.append("<table><tr><th>sentence</th><th>cited passage</th><th>alone</th><th>together</th></tr>")
-    page = trace.get("page") or {}  # a later page of a long trace numbers its sentences on
-    first = int(page.get("start", 0)) + 1 if page.get("list") == "sentences" else 1
-    for number, s in enumerate(trace.get("sentences", []), start=first):
+    for number, s in enumerate(trace.get("sentences", []), start=first_number(trace, "sentences")):
         cites = s.get("citations", [])
         invalid = s.get("invalid", [])
         rows = max(1, len(cites) + bool(invalid))

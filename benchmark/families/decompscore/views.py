@@ -42,10 +42,7 @@ def comparison_table(results: Sequence[TaskResult]) -> Table:
         table.add_column(label, justify="right")
     table.add_column("failed", justify="right")
     for r in results:
-        cells = []
-        for k, _ in keys:
-            s = r.scores.get(k)
-            cells.append(fmt_score(s.value, s.ci_low, s.ci_high) if s else "—")
+        cells = [fmt_score(s.value, s.ci_low, s.ci_high) if (s := r.scores.get(k)) else "—" for k, _ in keys]
         table.add_row(Text(method_name(r)), *cells, str(sum(q.failed for q in r.per_query)))
     return table
 
@@ -129,12 +126,12 @@ def plot(results: Sequence[TaskResult], option: str | None = None) -> Any:
     rows = [r for r in results if figures.interval(r.scores.get("decompscore")) is not None]
     if not rows:
         return figures.plot_empty("no DecompScore results")
-    notes = []
-    for r in rows:
-        c = r.scores.get("coherence")
-        notes.append(
-            f"coherence {c.value:.3f}" if c is not None and c.value is not None else "coherence undefined"
-        )
+    notes = [
+        f"coherence {c.value:.3f}"
+        if (c := r.scores.get("coherence")) is not None and c.value is not None
+        else "coherence undefined"
+        for r in rows
+    ]
     return figures.forest(
         rows, [figures.Series("decompscore", "DecompScore")], ["DecompScore"],
         names=[method_name(r) for r in rows], notes=notes,

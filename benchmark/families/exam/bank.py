@@ -59,6 +59,10 @@ def questions_from_rows(
     bank: Bank = {}
     problems: list[Problem] = []
     seen: set[str] = set()
+
+    def bad(n: int, message: str, field: str) -> None:
+        problems.append(Problem(source, message, line=n, field=field))
+
     for n, row in enumerate(rows, start=row_offset):
         written = row.get("question")
         qid, question_id, text = (
@@ -76,29 +80,16 @@ def questions_from_rows(
         answer = _text(row.get("answer"))
         for field, value in (("query_id", qid), ("question_id", question_id), ("question", text)):
             if value is None:
-                problems.append(Problem(source, "missing", line=n, field=field))
+                bad(n, "missing", field)
         if kind not in KINDS:
-            problems.append(
-                Problem(source, f"kind must be one of {KINDS}, not {kind!r}", line=n, field="kind")
-            )
+            bad(n, f"kind must be one of {KINDS}, not {kind!r}", "kind")
         elif kind == "multiple-choice":
             if len(set(options)) < 2:
-                problems.append(
-                    Problem(
-                        source,
-                        "a multiple-choice question needs 2+ distinct options",
-                        line=n,
-                        field="options",
-                    )
-                )
+                bad(n, "a multiple-choice question needs 2+ distinct options", "options")
             elif answer not in options:
-                problems.append(
-                    Problem(source, f"the key {answer!r} is not one of the options", line=n, field="answer")
-                )
+                bad(n, f"the key {answer!r} is not one of the options", "answer")
         if question_id in seen:
-            problems.append(
-                Problem(source, f"question_id {question_id!r} is repeated", line=n, field="question_id")
-            )
+            bad(n, f"question_id {question_id!r} is repeated", "question_id")
         seen.add(question_id or "")
         if qid and question_id and text is not None and kind in KINDS:
             bank.setdefault(qid, []).append(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,28 +19,13 @@ from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import read_rows
+from benchmark.families.base import write_jsonl
 from benchmark.families.exam import formulas
 from benchmark.families.exam.bank import Bank, questions_from_rows
 from benchmark.models.cache import content_hash
 
 TOOL = "groundcover"
 log = logging.getLogger(__name__)
-
-
-def _open_text(path: Path, mode: str) -> Any:
-    return (
-        gzip.open(path, mode + "t", encoding="utf-8")
-        if path.suffix == ".gz"
-        else path.open(mode, encoding="utf-8")
-    )
-
-
-def _write_lines(path: Path, rows: Iterable[Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _open_text(path, "w") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    return path
 
 
 # -- question banks ---------------------------------------------------------------------
@@ -56,6 +40,10 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
+
+    def problem(n: int, message: str, field: str) -> None:
+        problems.append(Problem(rel(path), message, line=n, field=field))
+
     if ".json" in path.suffixes and ".jsonl" not in path.suffixes:
         entries = _genq_questions(path, flag)
     else:
@@ -64,7 +52,7 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
         if isinstance(obj, dict) and "qid" in obj and "items" not in obj:
             row, bad = _question_line(obj)
             if bad:
-                problems.append(Problem(rel(path), bad[1], line=n, field=bad[0]))
+                problem(n, bad[1], bad[0])
             else:
                 rows.append(row)
                 lines.append(n)
@@ -72,26 +60,21 @@ def read_bank(path: Path, flag: str = "--exam-bank") -> Bank:
         if isinstance(obj, dict) and "items" not in obj and isinstance(obj.get("questions"), list):
             obj = {**obj, "items": obj["questions"]}  # the older question-bank form (EXAM++'s DL19 genq)
         if not isinstance(obj, dict) or not isinstance(obj.get("items"), list):
-            problems.append(
-                Problem(
-                    rel(path),
-                    "each line must be an object with an 'items' list (a question or nugget bank) "
-                    "or a question with its 'qid'",
-                    line=n,
-                    field="items",
-                )
+            problem(
+                n,
+                "each line must be an object with an 'items' list (a question or nugget bank) or a question "
+                "with its 'qid'",
+                "items",
             )
             continue
         for item in obj["items"]:
             if not isinstance(item, dict):
-                problems.append(Problem(rel(path), "each item must be an object", line=n, field="items"))
+                problem(n, "each item must be an object", "items")
                 continue
             info = item.get("info") if isinstance(item.get("info"), dict) else {}
             answers = item.get("gold_answers") or []
             if not isinstance(answers, list):
-                problems.append(
-                    Problem(rel(path), "gold_answers must be a list or null", line=n, field="gold_answers")
-                )
+                problem(n, "gold_answers must be a list or null", "gold_answers")
                 continue
             key = (
                 info.get("answer")
@@ -269,7 +252,7 @@ def write_bank(bank: Bank, queries: Mapping[str, str], path: Path, test_collecti
                 ],
             }
         )
-    return _write_lines(path, lines)
+    return write_jsonl(path, lines, sort_keys=True)
 
 
 # -- graded paragraphs ------------------------------------------------------------------
@@ -584,4 +567,4 @@ def write_grades(traces_by_system: Mapping[str, Iterable[Mapping[str, Any]]], pa
                     "grades": None,
                 }
             )
-    return _write_lines(path, [[q, paras] for q, paras in by_query.items()])
+    return write_jsonl(path, [[q, paras] for q, paras in by_query.items()], sort_keys=True)

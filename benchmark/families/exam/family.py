@@ -92,10 +92,7 @@ EXAM = MetricFamily(
         "divides by the gold articles' EXAM and may exceed 1 when a system's texts answer more than they do."
     ),
     primary="n_exam",
-    judged_by={
-        "exam": ("exam-answerer",),
-        "n_exam": ("exam-answerer",),
-    },
+    judged_by=dict.fromkeys(("exam", "n_exam"), ("exam-answerer",)),
     judge_roles=(
         JudgeRole(
             "exam-answerer",

@@ -35,11 +35,17 @@ def exam_boards(
         if (g := p.grade(grader)) is not None:
             asked.setdefault(p.query_id, set()).update(g.asked(mode))
             answered.setdefault(p.query_id, set()).update(g.answered(mode))
+    return exam, _n_exam(exam, asked, answered)
+
+
+def _n_exam(
+    exam: dict[str, dict[str, float]], asked: dict[str, set[str]], answered: dict[str, set[str]]
+) -> dict[str, dict[str, float]]:
+    """Each system's EXAM over the share of the topic's ``asked`` questions that some paragraph answers."""
     overall = {q: len(answered.get(q, set()) & a) / len(a) for q, a in asked.items() if a}
-    n_exam = {
+    return {
         s: {q: (v / overall[q] if overall.get(q) else 0.0) for q, v in per.items()} for s, per in exam.items()
     }
-    return exam, n_exam
 
 
 @dataclass(frozen=True)
@@ -99,14 +105,8 @@ def regrade(
     answered: dict[str, set[str]] = {}
     for p in kept:
         answered.setdefault(p.query_id, set()).update(p.grades[-1].answered(mode))
-    overall = {
-        q: len(answered.get(q, set()) & {x.question_id for x in bank[q]}) / len(bank[q])
-        for q in wanted
-        if bank.get(q)
-    }
-    n_exam = {
-        s: {q: (v / overall[q] if overall.get(q) else 0.0) for q, v in per.items()} for s, per in exam.items()
-    }
+    asked = {q: {x.question_id for x in bank[q]} for q in wanted if bank.get(q)}
+    n_exam = _n_exam(exam, asked, answered)
     return Regraded(grader, kept, exam, n_exam, len(items), n_failed, dict(reasons), len(tainted))
 
 

@@ -161,8 +161,9 @@ def question_trace(q: ExamQuestion, r: Reading) -> QuestionTrace:
 # -- what a task needs, resolved once --------------------------------------------------
 
 
-def gold_articles(task: Task) -> dict[str, str]:
-    """Query id -> its gold article text (several articles of one query joined)."""
+def reference_texts(task: Task) -> dict[str, str]:
+    """Query id -> its gold article text (several articles of one query joined): also what
+    meta-evaluation compares answers with (ROUGE-1)."""
     if not task.has_table("gold_articles"):
         return {}
     out: dict[str, list[str]] = {}
@@ -203,10 +204,5 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Exa
     notes.append(
         f"question bank: {n_questions} questions ({', '.join(kinds)}; {', '.join(provenance)}) for {len(bank)} queries"
     )
-    state = ExamState(bank, fingerprint(bank), answerer, gold_articles(task), notes)
+    state = ExamState(bank, fingerprint(bank), answerer, reference_texts(task), notes)
     return Prepared(state=state, notes=notes, run_key=(state.bank_id, answerer.identity))
-
-
-def reference_texts(task: Task) -> dict[str, str]:
-    """The gold articles: what meta-evaluation compares answers with (ROUGE-1)."""
-    return gold_articles(task)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 from benchmark.families.base import Prepared, ScoringInputs
@@ -216,10 +217,6 @@ def aspects(state: ICATState, queries: Sequence[_Query]) -> None:
 # -- 4. alignment TO(c) -----------------------------------------------------------------
 
 
-def _grounded(q: _Query) -> list[ClaimGrounding]:
-    return [g for g in q.groundings if g.grounded]
-
-
 def align(state: ICATState, queries: Sequence[_Query]) -> None:
     """M from the aspect qrels of a grounded claim's first supporting document; S and A by the LLM."""
     prof = state.judges.profile
@@ -227,7 +224,7 @@ def align(state: ICATState, queries: Sequence[_Query]) -> None:
     for q in queries:
         if not q.ok:
             continue
-        grounded = _grounded(q)
+        grounded = [g for g in q.groundings if g.grounded]
         if "m" in state.variants:
             first = {g.claim_id: g.first_supporting.doc_id if g.first_supporting else None for g in grounded}
             q.alignments["m"] = manual_alignment(q.qid, first, state.aspect_qrels)
@@ -246,7 +243,7 @@ def align(state: ICATState, queries: Sequence[_Query]) -> None:
             alignment_messages(q.text, tq, [g.claim for g in cl], prof.prompts["alignment"])
             for q, _, tq, cl in jobs
         ],
-        [_alignment_parser(len(tq), len(cl)) for _, _, tq, cl in jobs],
+        [partial(parse_alignment, n_aspects=len(tq), n_claims=len(cl)) for _, _, tq, cl in jobs],
         max_retries=prof.llm.max_retries,
     )
     for (q, v, tq, cl), out in zip(jobs, outs, strict=True):
@@ -254,10 +251,6 @@ def align(state: ICATState, queries: Sequence[_Query]) -> None:
             q.alignments[v] = alignment_to_ids(out.value, [g.claim_id for g in cl], tq)
         else:
             q.fail(f"alignment_{v}", str(out.error), out.raw)
-
-
-def _alignment_parser(n_aspects: int, n_claims: int) -> Any:
-    return lambda text: parse_alignment(text, n_aspects, n_claims)
 
 
 # -- 5. scores and trace ------------------------------------------------------------------
@@ -334,9 +327,6 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ICA
         )
         variants = tuple(v for v in variants if v != "m")
     retriever = judges.retriever(corpus, task)
-    candidate_retriever = (
-        judges.retriever(corpus, task, kind="bm25") if judges.profile.retriever.candidate_docs else None
-    )
     state = ICATState(
         task=task,
         judges=judges,
@@ -344,8 +334,9 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ICA
         aspect_qrels=qrels,
         variants=variants,
         beta=settings.beta,
-        candidate_retriever=candidate_retriever,
+        candidate_retriever=(
+            judges.retriever(corpus, task, kind="bm25") if judges.profile.retriever.candidate_docs else None
+        ),
         descriptions=task.descriptions(),
     )
-    corpus_id = content_hash(retriever.identity)
-    return Prepared(state=state, corpus_id=corpus_id, notes=notes, run_key=(variants, qrels_id))
+    return Prepared(state, content_hash(retriever.identity), notes, run_key=(variants, qrels_id))

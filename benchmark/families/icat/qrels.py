@@ -17,43 +17,34 @@ def load_aspect_qrels(path: str | os.PathLike[str], task: Task) -> dict[tuple[st
     if not p.is_file():
         raise InputError.at(where, "aspect qrels file does not exist", field="--aspect-qrels")
     known_q = set(task.table("queries")["query_id"].astype(str))
-    known_a = (
-        set(
-            zip(
-                task.table("aspects")["query_id"], task.table("aspects")["aspect_id"].astype(str), strict=True
-            )
-        )
-        if task.has_table("aspects")
-        else set()
-    )
+    known_a: set[tuple[str, str]] = set()
+    if task.has_table("aspects"):
+        aspects = task.table("aspects")
+        known_a = set(zip(aspects["query_id"], aspects["aspect_id"].astype(str), strict=True))
     out: dict[tuple[str, str], set[str]] = {}
     problems: list[Problem] = []
+
+    def bad(n: int, message: str, field: str | None = None) -> None:
+        problems.append(Problem(where, message, n, field))
+
     with open(p, encoding="utf-8", errors="replace") as f:
         for n, line in enumerate(f, start=1):
             parts = line.split()
             if not parts or parts[0].startswith("#"):
                 continue
             if len(parts) != 4:
-                problems.append(
-                    Problem(where, f"expected 4 columns 'topic subtopic docid grade', got {len(parts)}", n)
-                )
+                bad(n, f"expected 4 columns 'topic subtopic docid grade', got {len(parts)}")
                 continue
             topic, subtopic, doc, grade = parts
             try:
                 g = int(grade)
             except ValueError:
-                problems.append(Problem(where, f"grade {grade[:20]!r} is not an integer", n, "grade"))
+                bad(n, f"grade {grade[:20]!r} is not an integer", "grade")
                 continue
             if topic not in known_q:
-                problems.append(
-                    Problem(where, f"topic {topic[:20]!r} is not a query of task {task.id}", n, "topic")
-                )
+                bad(n, f"topic {topic[:20]!r} is not a query of task {task.id}", "topic")
             elif (topic, subtopic) not in known_a:
-                problems.append(
-                    Problem(
-                        where, f"subtopic {subtopic[:20]!r} is not an aspect of topic {topic}", n, "subtopic"
-                    )
-                )
+                bad(n, f"subtopic {subtopic[:20]!r} is not an aspect of topic {topic}", "subtopic")
             elif g > 0:
                 out.setdefault((topic, doc), set()).add(subtopic)
             if len(problems) >= 50:

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
+from benchmark.families.views import first_number
 
 
 def _variant_name(curve: str) -> str:
@@ -116,9 +117,7 @@ def trace_html(tr: dict[str, Any]) -> str:
         parts.append(
             "<p><i>Claims left out: " + e(", ".join(f"{k} {v}" for k, v in dropped.items())) + "</i></p>"
         )
-    page = tr.get("page") or {}  # a later page of a long trace numbers its claims on
-    first = int(page.get("start", 0)) + 1 if page.get("list") == "claims" else 1
-    parts.append(f"<ol class='gc-claims' start='{first}'>")
+    parts.append(f"<ol class='gc-claims' start='{first_number(tr, 'claims')}'>")
     for c in tr.get("claims", []):
         verdict = "undetermined" if c.get("failed") else ("grounded" if c.get("grounded") else "not grounded")
         covered = []

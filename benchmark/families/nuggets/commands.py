@@ -249,35 +249,29 @@ def read_candidates(
     from benchmark.core.untrusted import read_rows
 
     out, problems = [], []
+
+    def bad(n: int, message: str, field: str) -> None:
+        problems.append(Problem(rel(path), message, line=n, field=field))
+
     for n, row in read_rows(path, "--candidates", jsonl=True):
         q = row.get("query") if isinstance(row, dict) else None
         cands = row.get("candidates") if isinstance(row, dict) else None
         if not isinstance(q, dict) or not q.get("qid") or not isinstance(q.get("text"), str):
-            problems.append(Problem(rel(path), "needs query {qid, text}", line=n, field="query"))
+            bad(n, "needs query {qid, text}", "query")
             continue
         if not isinstance(cands, list):
-            problems.append(Problem(rel(path), "must be a list", line=n, field="candidates"))
+            bad(n, "must be a list", "candidates")
             continue
         texts = []
         for i, c in enumerate(cands):
-            text = (
-                c
-                if isinstance(c, str)
-                else ((c.get("doc") or {}).get("segment") if isinstance(c, dict) else None)
-            )
+            doc = c.get("doc") if isinstance(c, dict) else None
+            text = c if isinstance(c, str) else (doc or {}).get("segment")
             if not isinstance(text, str):
-                problems.append(Problem(rel(path), "needs doc.segment", line=n, field=f"candidates[{i}]"))
+                bad(n, "needs doc.segment", f"candidates[{i}]")
                 continue
             grade = c.get("judgment") if isinstance(c, dict) else None
             if grade is not None and (isinstance(grade, bool) or not isinstance(grade, int | float)):
-                problems.append(
-                    Problem(
-                        rel(path),
-                        f"must be a number, not {grade!r}",
-                        line=n,
-                        field=f"candidates[{i}].judgment",
-                    )
-                )
+                bad(n, f"must be a number, not {grade!r}", f"candidates[{i}].judgment")
                 continue
             if above is not None and (grade is None or grade <= above):
                 continue  # not judged relevant: nuggetizer's creation reads it not either

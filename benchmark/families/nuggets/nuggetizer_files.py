@@ -7,7 +7,6 @@ file; every other problem names file, line and field, and refuses the file whole
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from benchmark.core.errors import InputError, Problem, rel
 from benchmark.core.untrusted import read_rows
+from benchmark.families.base import write_jsonl
 from benchmark.families.nuggets import formulas
 from benchmark.families.nuggets.formulas import FAILED, IMPORTANCE, LABELS
 
@@ -47,17 +47,20 @@ def _nuggets(
     """A line's topic id and its (text, importance, assignment) triples, or ``None`` with its
     problems recorded; ``any_label`` accepts any value, as nuggetizer's metrics read it (the key
     itself is needed)."""
-    where = rel(path)
+
+    def bad(message: str, name: str | None = None) -> None:
+        problems.append(Problem(rel(path), message, line=n, field=name))
+
     if not isinstance(row, dict):
-        problems.append(Problem(where, "each line must be a JSON object", line=n))
+        bad("each line must be a JSON object")
         return None
     qid = row.get("qid", row.get("query_id"))
     if not isinstance(qid, str | int) or isinstance(qid, bool) or str(qid) == "":
-        problems.append(Problem(where, "needs the topic id", line=n, field="qid"))
+        bad("needs the topic id", "qid")
         return None
     items = row.get(field)
     if not isinstance(items, list):
-        problems.append(Problem(where, "must be a list of nuggets", line=n, field=field))
+        bad("must be a list of nuggets", field)
         return None
     out = []
     for i, item in enumerate(items):
@@ -66,25 +69,11 @@ def _nuggets(
         imp = item.get("importance") if isinstance(item, dict) else None
         lab = item.get("assignment") if isinstance(item, dict) else None
         if not isinstance(text, str) or not text.strip():
-            problems.append(Problem(where, "a nugget needs its text", line=n, field=f"{at}.text"))
+            bad("a nugget needs its text", f"{at}.text")
         elif not (any_label and "importance" in item) and imp not in (*IMPORTANCE, FAILED):
-            problems.append(
-                Problem(
-                    where,
-                    f"importance must be one of {(*IMPORTANCE, FAILED)}, not {imp!r}",
-                    line=n,
-                    field=f"{at}.importance",
-                )
-            )
+            bad(f"importance must be one of {(*IMPORTANCE, FAILED)}, not {imp!r}", f"{at}.importance")
         elif labelled and not (any_label and "assignment" in item) and lab not in (*LABELS, FAILED):
-            problems.append(
-                Problem(
-                    where,
-                    f"assignment must be one of {(*LABELS, FAILED)}, not {lab!r}",
-                    line=n,
-                    field=f"{at}.assignment",
-                )
-            )
+            bad(f"assignment must be one of {(*LABELS, FAILED)}, not {lab!r}", f"{at}.assignment")
         else:
             out.append((text.strip(), str(imp), lab if labelled else None))
     return str(qid), out
@@ -200,15 +189,9 @@ def score_assignments(assigned: Iterable[Assigned], compatible: bool = False) ->
     return out
 
 
-def _write(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 def write_nuggets(nuggets: Mapping[str, list[Nugget]], queries: Mapping[str, str], path: Path) -> Path:
     """A nugget file nuggetizer reads (its create output)."""
-    return _write(
+    return write_jsonl(
         path,
         (
             {
@@ -223,7 +206,7 @@ def write_nuggets(nuggets: Mapping[str, list[Nugget]], queries: Mapping[str, str
 
 def write_assignments(assigned: Iterable[Assigned], queries: Mapping[str, str], path: Path) -> Path:
     """An assignment file nuggetizer's metrics read (its assign output, answers mode)."""
-    return _write(
+    return write_jsonl(
         path,
         (
             {

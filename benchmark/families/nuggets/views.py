@@ -11,7 +11,7 @@ from typing import Any
 
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
-from benchmark.core.stats import fmt_score
+from benchmark.families.views import trace_head
 
 BARS = (  # (score, label, colour, hatched)
     ("vital_strict", "vital, strict", "#c44e52", False),
@@ -39,10 +39,7 @@ MARKS = {
 def trace_html(trace: dict[str, Any]) -> str:
     e = lambda v: html.escape(str(v))  # noqa: E731
     scores = trace.get("scores", {})
-    parts = [
-        f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
-        "<p>" + " · ".join(f"{e(label)} {fmt_score(scores.get(k))}" for k, label, *_ in BARS) + "</p>",
-    ]
+    parts = [trace_head(trace, [(label, scores.get(k)) for k, label, *_ in BARS])]
     if trace.get("nuggetizer_compatible"):
         parts.append(
             "<p>Scored nuggetizer-compatible: 0 where the topic has no vital nugget (or none), importance "

@@ -93,9 +93,7 @@ def grid_step(text: str) -> float:
 def run(context: CommandContext, args: argparse.Namespace) -> int:
     if args.out:  # checked before any model loads or any file is read
         check_writable_file(args.out, "--out")
-    if args.action == "fit-weights":
-        return fit_weights(context, args)
-    return {"generate": generate, "compare": compare}[args.action](args)
+    return {"generate": generate, "fit-weights": fit_weights, "compare": compare}[args.action](context, args)
 
 
 def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
@@ -125,7 +123,8 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
     ]
 
 
-def generate(args: argparse.Namespace) -> int:
+def generate(context: CommandContext, args: argparse.Namespace) -> int:
+    from benchmark.families.base import write_jsonl
     from benchmark.families.subq.generate import PROMPT, generate_sub_questions
     from benchmark.models.prompts import load_prompt
 
@@ -137,11 +136,7 @@ def generate(args: argparse.Namespace) -> int:
         stack.llm, queries, n=args.per_query, max_retries=stack.profile.llm.max_retries
     )
     provenance = f"generated: {getattr(stack.llm, 'identity', '?')} {load_prompt(PROMPT).id}"
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        "".join(json.dumps({**r, "provenance": provenance}) + "\n" for r in rows), encoding="utf-8"
-    )
+    out = write_jsonl(Path(args.out), ({**r, "provenance": provenance} for r in rows))
     console = Console(stderr=True)
     console.print(
         f"wrote {out}: {len(rows)} sub-questions for {len(queries) - len(failures)} of {len(queries)} queries"
@@ -191,20 +186,19 @@ def fit_weights(context: CommandContext, args: argparse.Namespace) -> int:
     table.add_column("accuracy", justify="right")
     for scorer, accuracy in rows:
         table.add_row(scorer, "—" if accuracy is None else f"{accuracy:.3f}")
-    Console().print(table)
-    if rows[0][1] is None:  # no weights scored any pair: nothing was fit
-        Console().print(
-            f"the hybrid scored none of the {len(prefs)} pairs, so no weights were fit: the default "
-            f"--subq-weights {','.join(str(w) for w in best)} are kept"
-        )
-        return 0
+    weights = ",".join(str(w) for w in best)
     Console().print(
-        f"use: --subq-weights {','.join(str(w) for w in best)}  (fitted on these pairs: report accuracy on held-out pairs)"
+        table,
+        f"the hybrid scored none of the {len(prefs)} pairs, so no weights were fit: the default "
+        f"--subq-weights {weights} are kept"
+        if rows[0][1] is None  # no weights scored any pair: nothing was fit
+        else f"use: --subq-weights {weights}  (fitted on these pairs: report accuracy on held-out pairs)",
+        sep="\n",
     )
     return 0
 
 
-def compare(args: argparse.Namespace) -> int:
+def compare(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.answers.outputs import read_outputs
     from benchmark.core import stats
     from benchmark.families.subq.pairwise import judge_pairs

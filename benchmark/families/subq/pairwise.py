@@ -56,15 +56,12 @@ def judge_pairs(
         llm, messages, parse_better, max_retries=max_retries, seed=seed,
         max_new_tokens=int(prompt.meta.get("max_new_tokens", 8)),
     )  # fmt: skip
-    verdicts = []
-    for k in range(len(items)):
-        first, second = outs[2 * k], outs[2 * k + 1]
-        verdicts.append(
-            PairVerdict(
-                first.value if first.ok else None,
-                second.value if second.ok else None,
-                [o.error for o in (first, second) if not o.ok and o.error],
-                [first.raw, second.raw],
-            )
+    return [
+        PairVerdict(
+            first.value if first.ok else None,
+            second.value if second.ok else None,
+            [o.error for o in (first, second) if not o.ok and o.error],
+            [first.raw, second.raw],
         )
-    return verdicts
+        for first, second in zip(outs[::2], outs[1::2], strict=True)
+    ]

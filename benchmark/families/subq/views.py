@@ -11,8 +11,8 @@ from typing import Any
 
 from benchmark.core import figures
 from benchmark.core.results import TaskResult
-from benchmark.core.stats import fmt_score
 from benchmark.families.subq.formulas import TYPES
+from benchmark.families.views import trace_head
 
 COLOURS = {"core": "#c44e52", "background": "#4c72b0", "follow-up": "#8c8c8c"}
 
@@ -39,11 +39,9 @@ def _mark(v: bool | None) -> str:
 def trace_html(trace: dict[str, Any]) -> str:
     e = lambda v: html.escape(str(v))  # noqa: E731
     scores = trace.get("scores", {})
+    shown = [(t, scores.get(f"answer_{t.replace('-', '_')}")) for t in TYPES]
     parts = [
-        f"<p><b>query</b> {e(trace.get('query', ''))}</p>",
-        "<p>"
-        + " · ".join(f"{e(t)} {fmt_score(scores.get('answer_' + t.replace('-', '_')))}" for t in TYPES)
-        + f" · hybrid {fmt_score(scores.get('subq_hybrid'))}</p>",
+        trace_head(trace, [*shown, ("hybrid", scores.get("subq_hybrid"))]),
         "<table><tr><th>type</th><th>sub-question</th><th>answer</th><th>retrieved chunks</th></tr>",
     ]
     for s in trace.get("sub_questions", []):
