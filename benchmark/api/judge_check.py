@@ -12,7 +12,7 @@ from benchmark.api.answers import Answers, answers_job, resolve_task
 from benchmark.api.checks import scorable_queries
 from benchmark.api.config import ScoringConfig
 from benchmark.api.run import FamilySettingsArg, prepare_tasks
-from benchmark.core.errors import InputError
+from benchmark.core.errors import usage_error
 from benchmark.scoring.options import RunOptions
 from benchmark.scoring.run import Job
 from benchmark.tasks import Task
@@ -30,9 +30,9 @@ def parse_levels(text: str, flag: str) -> list[float]:
     try:
         out = [float(x) for x in text.split(",") if x.strip()]
     except ValueError as exc:
-        raise InputError.at("command line", f"not a list of numbers: {text!r}", field=flag) from exc
+        raise usage_error(f"not a list of numbers: {text!r}", flag) from exc
     if any(v < 0 for v in out) or (flag == "--irrelevant" and any(v > 100 for v in out)):
-        raise InputError.at("command line", f"levels out of range: {text!r}", field=flag)
+        raise usage_error(f"levels out of range: {text!r}", flag)
     return out
 
 
@@ -53,7 +53,7 @@ def judge_check(
 
     found = resolve_task(task)
     if not any(perturbations.values()):
-        raise InputError.at("command line", "no perturbation levels", field="--irrelevant")
+        raise usage_error("no perturbation levels", "--irrelevant")
     job = answers_job(answers, found)
     qids = [q for q in scorable_queries(config, found) if q in job.answers][: limit or None]
     texts = {q: job.answers[q] for q in qids}

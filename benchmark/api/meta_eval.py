@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark.core.errors import InputError
+from benchmark.core.errors import InputError, usage_error
 from benchmark.families import REGISTRY
 from benchmark.metaeval.rankings import OPTIONS, RESAMPLES, TOP_K, RankingOptions, RankingRun, write_card
 
@@ -39,7 +39,7 @@ def parse_measure(text: str, flag: str) -> tuple[str, str]:
     family, _, key = text.partition(":")
     if family not in REGISTRY or not key or REGISTRY[family].column(key) is None:
         known = ", ".join(f"{f}:{c.key}" for f, fam in REGISTRY.items() for c in fam.columns)
-        raise InputError.at("command line", f"{text!r} is not a family:score; known: {known}", field=flag)
+        raise usage_error(f"{text!r} is not a family:score; known: {known}", flag)
     return family, key
 
 
@@ -111,7 +111,7 @@ def compare_metric(
 
     family, key = parse_measure(metric, "--metric")
     if bool(human) == bool(against):
-        raise InputError.at("command line", "give --human FILE or --against family:score", field="--human")
+        raise usage_error("give --human FILE or --against family:score", "--human")
     entries, _ = load_entries(results_dir)
     entries = [
         e
@@ -137,7 +137,7 @@ def compare_metric(
         fam_b, key_b = parse_measure(str(against), "--against")
         b, other = systems.metric_scores(entries, fam_b, key_b)[0], str(against)
     if not set(a) & set(b):
-        raise InputError.at("command line", f"no system has both {metric} and {other}")
+        raise usage_error(f"no system has both {metric} and {other}")
     sa, sb = systems.summarise(a), systems.summarise(b)
     return MetricComparison(
         metric, other, a, b, systems.compare(a, b, sa, sb), measures.rank_correlation(sa, sb, seed=seed)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmark.core.errors import InputError
+from benchmark.core.errors import InputError, usage_error
 from benchmark.tasks import Task, dataset_card, list_tasks, load_task
 
 __all__ = ["TaskExport", "dataset_card", "export_lm_eval", "list_tasks", "write_dataset_card"]
@@ -57,7 +57,7 @@ def export_lm_eval(
     check_writable(out, "--out")
     settings = rag_prompts.parse_settings(rag, rag_k)
     if len(settings) != 1:
-        raise InputError.at("command line", "export one setting at a time", field="--rag")
+        raise usage_error("export one setting at a time", "--rag")
     setting = settings[0]
     profile = load_profile(judge_profile)
     ids = tasks if tasks is not None else [c.id for c in list_tasks()]

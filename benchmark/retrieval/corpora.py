@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from benchmark.core.errors import InputError, Problem, rel
+from benchmark.core.errors import InputError, Problem, rel, usage_error
 from benchmark.models.profiles import RetrieverSpec
 from benchmark.retrieval.chunking import Passage, chunk_corpus
 
@@ -131,7 +131,7 @@ class CorpusRef:
 def resolve_corpus(task: Any, corpus: str | None = None, lucene_index: str | None = None) -> CorpusRef:
     """The corpus to search: ``--corpus`` or ``--lucene-index`` if given, else the task's."""
     if corpus is not None and lucene_index is not None:
-        raise InputError.at("command line", "give --corpus or --lucene-index, not both", field="--corpus")
+        raise usage_error("give --corpus or --lucene-index, not both", "--corpus")
     if corpus is not None and corpus.startswith("irds:"):
         return CorpusRef("irds", f"ir_datasets {corpus.removeprefix('irds:')}", corpus.removeprefix("irds:"))
     if corpus is not None:

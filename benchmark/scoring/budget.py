@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from benchmark.core.errors import InputError
+from benchmark.core.errors import usage_error
 from benchmark.models.llm import NAMESPACE as LLM_NAMESPACE
 from benchmark.retrieval.cached import CANDIDATES
 from benchmark.retrieval.cached import NAMESPACE as RETRIEVE
@@ -47,15 +47,13 @@ def parse_budget(text: str, flag: str = "--budget") -> Budget:
         name, _, value = item.partition("=")
         name = name.strip().replace("-", "_")
         if name not in LABELS:
-            raise InputError.at(
-                "command line", f"unknown budget {name!r}; known: {', '.join(LABELS)}", field=flag
-            )
+            raise usage_error(f"unknown budget {name!r}; known: {', '.join(LABELS)}", flag)
         try:
             number = int(float(value.replace("_", "")))
         except ValueError:
             number = -1
         if number < 0:
-            raise InputError.at("command line", f"{name} needs a count, e.g. {name}=1000000", field=flag)
+            raise usage_error(f"{name} needs a count, e.g. {name}=1000000", flag)
         changes[name] = number
     return dataclasses.replace(DEFAULT_BUDGET, **changes)
 

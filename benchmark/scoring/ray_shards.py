@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from benchmark.core.errors import InputError
+from benchmark.core.errors import InputError, usage_error
 from benchmark.core.signals import fault_handlers_kept
 from benchmark.families.base import prepare
 from benchmark.scoring.runner import score_repeats, stats_delta
@@ -39,11 +39,11 @@ class RayOptions:
 
     def __post_init__(self) -> None:
         if self.workers is not None and self.workers < 1:
-            raise InputError.at("command line", "must be at least 1", field="--ray-workers")
+            raise usage_error("must be at least 1", "--ray-workers")
         if self.cpus_per_worker <= 0:
-            raise InputError.at("command line", "must be above 0", field="--ray-cpus-per-worker")
+            raise usage_error("must be above 0", "--ray-cpus-per-worker")
         if self.gpus_per_worker < 0:
-            raise InputError.at("command line", "must be 0 or more", field="--ray-gpus-per-worker")
+            raise usage_error("must be 0 or more", "--ray-gpus-per-worker")
 
 
 def _import_ray() -> Any:

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from benchmark.answers.citations import parse_citations
-from benchmark.core.errors import InputError
+from benchmark.core.errors import InputError, usage_error
 from benchmark.core.text import trim_proportionally
 from benchmark.families.arguments import formulas as F
 from benchmark.families.arguments import judges as J
@@ -431,11 +431,10 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: Arg
     if inputs.evidence:
         state.given = {q: list(ids) for q, ids in inputs.evidence.items()}
         if not state.texts:
-            raise InputError.at(
-                "command line",
+            raise usage_error(
                 "the answers name the evidence documents they were given; pass the corpus they come "
                 "from with --corpus so the judges can read them",
-                field="--corpus",
+                "--corpus",
             )
     elif not has_corpus:
         notes.append(

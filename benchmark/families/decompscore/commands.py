@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from benchmark.core.errors import InputError
+from benchmark.core.errors import InputError, usage_error
 from benchmark.core.results import ModelInfo, read_traces
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
 def run(context: CommandContext, args: argparse.Namespace) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
-        raise InputError.at("command line", f"name methods from: {', '.join(METHODS)}", field="--methods")
+        raise usage_error(f"name methods from: {', '.join(METHODS)}", "--methods")
     # every method's settings are checked (its name among them) before any model loads
     settings = {m: context.settings_from_args(DecompSettings, args, method=m) for m in methods}
     if "dependency" in methods:

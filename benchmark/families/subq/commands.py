@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchmark.core.errors import InputError, rel
+from benchmark.core.errors import InputError, rel, usage_error
 from benchmark.core.paths import check_writable_file
 from benchmark.families.command_context import CommandContext, judge_stack, store_table
 from benchmark.models.profiles import DEFAULT_PROFILE
@@ -110,7 +110,7 @@ def _queries(args: argparse.Namespace) -> list[tuple[str, str]]:
                 rows.append((qid.strip(), text.strip()))
         return rows[: args.limit] if args.limit else rows
     if not args.task:
-        raise InputError.at("command line", "give --task or --queries", field="--task")
+        raise usage_error("give --task or --queries", "--task")
     from benchmark.tasks import load_task
 
     task = load_task(args.task)
@@ -129,7 +129,7 @@ def generate(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.models.prompts import load_prompt
 
     if not args.out:
-        raise InputError.at("command line", "give --out FILE.jsonl", field="--out")
+        raise usage_error("give --out FILE.jsonl", "--out")
     queries = _queries(args)
     stack = judge_stack(args.judge_profile)
     rows, failures = generate_sub_questions(
@@ -169,9 +169,7 @@ def fit_weights(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.tasks import load_task
 
     if not (args.preferences and args.task):
-        raise InputError.at(
-            "command line", "fit-weights needs --preferences and --task", field="--preferences"
-        )
+        raise usage_error("fit-weights needs --preferences and --task", "--preferences")
     path = Path(args.preferences)
     prefs = read_preferences(path)
     task = load_task(args.task)
@@ -205,7 +203,7 @@ def compare(context: CommandContext, args: argparse.Namespace) -> int:
     from benchmark.tasks import load_task
 
     if not (args.task and args.baseline and args.system):
-        raise InputError.at("command line", "compare needs --task, --baseline and --system", field="--system")
+        raise usage_error("compare needs --task, --baseline and --system", "--system")
     task = load_task(args.task)
     base = {r.query_id: r.answer for r in read_outputs(args.baseline)}
     mine = {r.query_id: r.answer for r in read_outputs(args.system)}
