@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from benchmark.core.checkpoint import write_atomic
 from benchmark.core.family import InputFile, JudgeRole, MetricFamily, QueryTrace, ScoreColumn, UnitLabels
 from benchmark.core.settings import FamilySettings, option
 
@@ -218,12 +219,9 @@ def hook(family: MetricFamily, name: str) -> Any:
 
 
 def write_jsonl(path: Path, rows: Iterable[Any], *, sort_keys: bool = False) -> Path:
-    """``rows`` as JSON lines in UTF-8, gzipped where the name ends ``.gz`` (files other tools read)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with (
-        gzip.open(path, "wt", encoding="utf-8")
-        if path.suffix == ".gz"
-        else path.open("w", encoding="utf-8") as fh
-    ):
-        fh.writelines(json.dumps(row, ensure_ascii=False, sort_keys=sort_keys) + "\n" for row in rows)
+    """``rows`` as JSON lines in UTF-8, gzipped where the name ends ``.gz`` (files other tools read),
+    written whole or not at all; a lone surrogate (from a model's reply) is kept as its ``\\u`` escape."""
+    text = "".join(json.dumps(row, ensure_ascii=False, sort_keys=sort_keys) + "\n" for row in rows)
+    data = text.encode("utf-8", "backslashreplace")
+    write_atomic(path, gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
     return path

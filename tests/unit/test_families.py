@@ -9,7 +9,9 @@ checkpoints, and a trace the family can render.
 
 from __future__ import annotations
 
+import gzip
 import importlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -122,3 +124,21 @@ def test_sharded_batches_write_what_one_process_writes(family_id: str, tmp_path:
         trace = paths["one", model].with_name(paths["one", model].stem + ".traces.jsonl")
         assert trace.read_text() == paths["pool", model].with_name(trace.name).read_text()
     assert len(pool.keys) == 2 and pool.keys[0] != pool.keys[1]  # one worker state per job
+
+
+@pytest.mark.parametrize("name", ["rows.jsonl", "rows.jsonl.gz"])
+def test_write_jsonl_keeps_a_lone_surrogate_and_never_leaves_half_a_file(tmp_path: Path, name: str) -> None:
+    """A model's reply may carry a lone surrogate: it is written as its JSON escape and reads back
+    the same; a row that cannot be written leaves the previous file as it was."""
+    from benchmark.families.base import write_jsonl
+
+    path = write_jsonl(tmp_path / name, [{"q": "caf\u00e9 \ud83d"}, {"q": "two"}])
+    raw = path.read_bytes()
+    lines = (gzip.decompress(raw) if name.endswith(".gz") else raw).decode("utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [{"q": "caf\u00e9 \ud83d"}, {"q": "two"}]
+    assert "café" in lines[0] and "\\ud83d" in lines[0]
+    before = path.read_bytes()
+    with pytest.raises(TypeError):
+        write_jsonl(path, [{"q": "three"}, {"q": object()}])
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [name]
