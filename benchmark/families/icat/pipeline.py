@@ -321,6 +321,16 @@ def prepare(task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: ICA
     else:
         qrels, qrels_id = {}, "none"
     variants = settings.variants
+    if (
+        "variants" not in settings.model_fields_set
+        and "aspects-alignment" in judges.profile.llm.not_asked_for
+    ):
+        notes.append(
+            f"ICAT-S and ICAT-A not computed: profile {judges.profile.id} does not ask its LLM "
+            f"({judges.profile.llm.model}) to align claims to aspects (llm.not_asked_for); "
+            "--variants m,s,a asks it anyway"
+        )
+        variants = tuple(v for v in variants if v == "m")
     if "m" in variants and not qrels:
         notes.append(
             "ICAT-M not computed: no aspect-level relevance judgements for this corpus (pass --aspect-qrels)"
