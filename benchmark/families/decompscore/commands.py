@@ -11,16 +11,12 @@ from pathlib import Path
 from rich.console import Console
 
 from benchmark.core.errors import InputError, usage_error
-from benchmark.core.results import ModelInfo, read_traces
 from benchmark.families import REGISTRY
 from benchmark.families.base import ScoringInputs
 from benchmark.families.command_context import CommandContext, judge_stack
-from benchmark.families.decompscore import views
 from benchmark.families.decompscore.family import DECOMPSCORE, DecompSettings
-from benchmark.families.decompscore.texts import read_texts, texts_task
 from benchmark.judging.decomposition import LLM_METHODS, METHODS, spacy_pipeline
 from benchmark.models.profiles import DEFAULT_PROFILE
-from benchmark.tasks import load_task
 
 
 def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
@@ -60,6 +56,12 @@ def register(sub: argparse._SubParsersAction, context: CommandContext) -> None:
 
 
 def run(context: CommandContext, args: argparse.Namespace) -> int:
+    # here, not at the top: `benchmark --help` imports this module, and these import numpy and pandas
+    from benchmark.core.results import ModelInfo, read_traces
+    from benchmark.families.decompscore import views
+    from benchmark.families.decompscore.texts import read_texts, texts_task
+    from benchmark.tasks import load_task
+
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
         raise usage_error(f"name methods from: {', '.join(METHODS)}", "--methods")

@@ -18,8 +18,7 @@ from rich.text import Text
 from benchmark.core.errors import InputError, rel
 from benchmark.core.paths import check_writable_file
 from benchmark.families.command_context import CommandContext, judge_stack, store_table
-from benchmark.families.exam.exampp import RANK_CUTOFF
-from benchmark.families.exam.formulas import DEFAULT_MIN_RATING
+from benchmark.families.exam.formulas import DEFAULT_MIN_RATING, RANK_CUTOFF
 from benchmark.models.profiles import DEFAULT_PROFILE
 
 

@@ -1,7 +1,7 @@
 """Interoperability with EXAM++ (TREMA-UNH/rubric-grading-workbench), the reference
 implementation: its question banks (and the other test banks it writes, :func:`read_bank`) and
 its graded-paragraph files, both JSON lines, optionally gzipped.  A graded paragraph's
-``rankings`` name the systems that ranked it (a system's top :data:`RANK_CUTOFF` count); each
+``rankings`` name the systems that ranked it (a system's top :data:`~benchmark.families.exam.formulas.RANK_CUTOFF` count); each
 ``exam_grades`` entry is one grader's (:func:`grader_name`), never merged.  Files are parsed as
 untrusted data: every problem names file, line, field.
 """
@@ -257,9 +257,6 @@ def write_bank(bank: Bank, queries: Mapping[str, str], path: Path, test_collecti
 
 # -- graded paragraphs ------------------------------------------------------------------
 
-#: EXAM++'s default rank cut-off: a system's paragraphs ranked deeper count for no EXAM
-#: (``compute_exam_cover_scores(..., rank_cut_off=20)``)
-RANK_CUTOFF = 20
 #: EXAM++'s prompt class for a grade that records none (``GradeFilter.key``)
 DEFAULT_PROMPT_CLASS = "QuestionPromptWithChoices"
 
@@ -470,7 +467,7 @@ def exam_from_grades(
     bank: Bank | None = None,
     *,
     min_rating: int | None = formulas.DEFAULT_MIN_RATING,
-    rank_cutoff: int = RANK_CUTOFF,
+    rank_cutoff: int = formulas.RANK_CUTOFF,
 ) -> dict[str, dict[str, float]]:
     """system -> query -> EXAM under one grader, as EXAM++ computes it: the share of the query's
     questions (the bank's, or all the grader was asked) that the system's paragraphs ranked at

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 #: EXAM++'s answerability scale: 0 (not answerable from the text) to 5 (fully answered)
 RATING_SCALE = range(0, 6)
 DEFAULT_MIN_RATING = 4
+#: EXAM++'s default rank cut-off: a system's paragraphs ranked deeper count for no EXAM
+#: (``compute_exam_cover_scores(..., rank_cut_off=20)``)
+RANK_CUTOFF = 20
 
 
 @dataclass(frozen=True)
