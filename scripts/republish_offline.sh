@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Re-generate the offline default model's published answers and re-score every published entry
 # under the offline judge profile as it is now: what a new version of the default model or of
-# the offline profile asks for (issue 50: CTranslate2 int8, model revision ...-ct2-int8, profile v5).
+# the offline profile asks for (issue 50: CTranslate2 int8 in sub-batches, model revision
+# ...-ct2-int8-sub6, profile v6).
 #
-#   bash scripts/republish_offline.sh            # from the repository root, after scripts/setup.sh
+#   bash scripts/republish_offline.sh                      # from the repository root, after scripts/setup.sh
+#   bash scripts/republish_offline.sh --without-arguments  # leave the RAArg entry as it is
+#
+# The RAArg entry (arguana-debates, stance re-ranking by the LLM, then ConQRet's LLM judges on 54
+# arguments) is most of the time: about 90 min on a 2-core machine where the rest takes about 25.
 #
 # 1. answers: `benchmark evaluate --model groundcover-offline --no-score` for each setting the
 #    published SmolLM2 submissions hold (closed-book, BM25 RAG, the four sub-question RAG
@@ -17,6 +22,8 @@
 # The model-call cache is a fresh one in a temporary home, so every number is computed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ARGUMENTS=1
+[[ "${1:-}" == "--without-arguments" ]] && ARGUMENTS=0
 B=${BENCHMARK:-.venv/bin/benchmark}
 PY=${PYTHON:-.venv/bin/python}
 PROFILE=offline-smollm2-minilm-sim
@@ -64,9 +71,15 @@ gen webtrack-2009-2012 rag-bm25-k5 --rag bm25
 for subq in all prompt rerank retrieval; do
   gen webtrack-2009-2012 "rag-bm25-subq-$subq-k5" --rag bm25 --rag-subq "$subq"
 done
-gen arguana-debates rag-bm25-stance-rerank20-k5 --rag bm25 --rerank stance --rerank-depth 20
+if [[ $ARGUMENTS == 1 ]]; then
+  gen arguana-debates rag-bm25-stance-rerank20-k5 --rag bm25 --rerank stance --rerank-depth 20
+fi
 
 for folder in submissions/*/; do
+  if [[ $ARGUMENTS == 0 && $folder == *stance-rerank20* ]]; then
+    note "left as it is: $folder"
+    continue
+  fi
   # exit 3: a result the failure policy holds back (written, incomplete, on no board) is published as
   # such, its reason in the result file; any other failure stops the script
   status=0

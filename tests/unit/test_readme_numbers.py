@@ -37,9 +37,11 @@ def value(setting: str, family: str, key: str) -> str:
 
 
 def interval(setting: str, family: str, key: str) -> str:
-    """The cell the board prints: the value and its interval, or *withheld* where the judge
-    failed on more queries than the failure policy allows."""
-    s = published(setting, family).scores[key]
+    """The cell the board prints: the value and its interval, *withheld* where the judge
+    failed on more queries than the failure policy allows, and a dash where it was not computed
+    (ICAT-S under a profile whose LLM is not asked for it)."""
+    if (s := published(setting, family).scores.get(key)) is None:
+        return "—"
     return "withheld" if s.incomplete else f"{s.value:.3f} [{s.ci_low:.2f}, {s.ci_high:.2f}]"
 
 
