@@ -40,7 +40,6 @@ from benchmark.core.errors import InputError, Problem
 from benchmark.core.results import SEGMENT_CHARS, RAGSetting
 from benchmark.core.secrets import secret_problems
 from benchmark.core.untrusted import YAMLDataError, load_yaml, text_field_problems, yaml_key_lines
-from benchmark.tasks.card import SubmissionLimits
 
 if TYPE_CHECKING:
     from benchmark.tasks import Task
@@ -316,11 +315,6 @@ def _scorable(task_id: str, tasks_dir: str) -> tuple[str, ...]:
     from benchmark.families import scorable_queries
 
     return tuple(scorable_queries(submitted_task(task_id)))
-
-
-def task_limits(task_id: str) -> SubmissionLimits:
-    """What one answer to ``task_id`` may hold: its task card's ``limits``."""
-    return submitted_task(task_id).card.limits
 
 
 def submitted_task(task_id: str) -> Task:

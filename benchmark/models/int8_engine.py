@@ -39,12 +39,10 @@ log = logging.getLogger(__name__)
 
 #: the weights' type unless a spec says otherwise (``compute_type``: int8, int8_float32, float32, ...)
 COMPUTE_TYPE = "int8"
-#: Prompts per sub-batch when answers are generated: a call's prompts, sorted by length, run in
-#: sub-batches of this many, one per core, each core on its own (``workers``).  A 135M model's
-#: decoding step is bound by per-operation overhead, not arithmetic, so one thread per batch is
-#: faster than two threads on one (the quickstart's 24 answers: 61 s against 88 s on two cores,
-#: docs/measurements.md).  Part of what an answer is: the composition of a batch changes its
-#: numerics, the number of cores and threads does not (checked: the same 12 of 12 answers).
+#: Answers are generated in sub-batches of this many prompts of about the same length, one per
+#: single-threaded worker per core: a 135M model's step is overhead-bound, so this is 1.57x one
+#: batch on two threads (docs/measurements.md).  A batch's composition changes its answers (it is
+#: in the model's identity); the threads do not (checked: 24 of 24 answers equal).
 SUB_BATCH = 6
 #: files of a transformers checkpoint that decide what the model computes (hashed as its source)
 _SOURCE_FILES = ("*.safetensors", "*.bin", "*.json", "*.model", "*.txt", "*.jinja")

@@ -13,15 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    ValidationError,
-    model_serializer,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.core import paths
 from benchmark.core.errors import InputError, field_problems, rel, usage_error
@@ -98,7 +90,7 @@ class LLMSpec(_Strict):
     seed: int = 0
     batch_size: int = Field(default=4, ge=1)
     max_retries: int = Field(default=2, ge=0)
-    not_asked_for: list[Annotated[str, StringConstraints(pattern=r"^[a-z][a-z-]*$")]] = Field(
+    not_asked_for: list[Annotated[str, Field(pattern=r"^[a-z][a-z-]*$")]] = Field(
         default_factory=list,
         description="judge roles this LLM is not given unless a command names the scores that need "
         "them (ICAT's --variants s,a): a model known to be unfit for them is not run for minutes "

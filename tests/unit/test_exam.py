@@ -86,10 +86,6 @@ def test_exam_and_n_exam_by_hand() -> None:
 def test_an_undetermined_verdict_leaves_exam_undetermined_never_zero() -> None:
     assert formulas.exam([V(True, True), V(None, None)]) is None
     assert formulas.exam([]) is None
-    assert formulas.facet_coverage(["a", "a", "b"], [V(True, True), V(False, True), V(False, False)]) == {
-        "a": 0.5,
-        "b": 0.0,
-    }
 
 
 def test_choose_option_abstains_below_threshold_and_on_near_ties() -> None:

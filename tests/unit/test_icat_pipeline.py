@@ -156,6 +156,7 @@ def run(
     candidates: FakeRetriever | None = None,
     reply=fake_reply,
     max_failure_rate: float = 0.05,
+    settings: ICATSettings | None = None,
     **profile,
 ):
     """Score ANSWERS through the real runner and ICAT pipeline on the fakes."""
@@ -172,7 +173,7 @@ def run(
         judges,
         model=ModelInfo(id="test/model"),
         results_root=tmp_path / "results",
-        settings=ICATSettings(beta=beta),
+        settings=settings or ICATSettings(beta=beta),
         options=RunOptions(query_batch=2, progress=False, seed=7, max_failure_rate=max_failure_rate),
     )
     return result, path, llm
@@ -446,25 +447,9 @@ def test_an_llm_not_asked_for_alignment_leaves_icat_s_and_a_out_unless_named(tas
     assert shipped.not_asked_for == ["aspects-alignment"]
 
     def score(root: str, settings: ICATSettings, not_asked_for: list[str]):
-        llm = FakeLLM(fake_reply)
-        judges = fake_stack(llm=llm, entailment=FakeEntailment(SUPPORT), retriever=FakeRetriever(HITS))
-        judges.profile = judges.profile.model_copy(
-            update={
-                "llm": shipped.model_copy(update={"not_asked_for": not_asked_for}),
-                "retriever": judges.profile.retriever.model_copy(update={"candidate_docs": None}),
-            }
-        )
-        result = score_task(
-            ICAT,
-            task,
-            ANSWERS,
-            judges,
-            model=ModelInfo(id="t/m"),
-            results_root=tmp_path / root,
-            settings=settings,
-            options=RunOptions(progress=False),
-        )[0]
-        return result, llm
+        llm = shipped.model_copy(update={"not_asked_for": not_asked_for})
+        result, _, fake = run(task, tmp_path / root, settings=settings, llm=llm)
+        return result, fake
 
     default, llm = score("a", ICATSettings(), shipped.not_asked_for)
     assert llm.requests == [] and {"icat_s", "icat_a"}.isdisjoint(default.scores)

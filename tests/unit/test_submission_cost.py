@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.board.submissions import required_queries, task_limits, validate_submission
+from benchmark.board.submissions import required_queries, submitted_task, validate_submission
 from benchmark.cli.main import main
 from benchmark.core.results import RAGSetting
 from benchmark.models.llm import NAMESPACE as LLM_NAMESPACE
@@ -114,7 +114,7 @@ def test_fewer_passages_than_k_are_an_honest_record(tmp_path: Path) -> None:
 
 
 def test_an_answer_of_49000_characters_is_refused_by_the_cards_limit(tmp_path: Path) -> None:
-    limit = task_limits(TASK).max_answer_chars
+    limit = submitted_task(TASK).card.limits.max_answer_chars
     assert limit < 49_000
     found = problems(make(tmp_path, answer="Words and more words. " * 2227))  # 48,994 characters
     assert found == [
@@ -127,9 +127,9 @@ def test_an_answer_of_49000_characters_is_refused_by_the_cards_limit(tmp_path: P
 
 
 def test_an_answer_with_more_sentences_than_the_cards_limit_is_refused(tmp_path: Path) -> None:
-    limit = task_limits(TASK).max_answer_sentences
+    limit = submitted_task(TASK).card.limits.max_answer_sentences
     many = " ".join(f"Fact {i} holds." for i in range(limit + 1))
-    assert len(many) < task_limits(TASK).max_answer_chars  # short, but many claims
+    assert len(many) < submitted_task(TASK).card.limits.max_answer_chars  # short, but many claims
     found = problems(make(tmp_path, answer=many))
     assert found == [
         f"{FOLDER}/{TASK}.jsonl, line 2, field 'answer': answer of {limit + 1} sentences; the task card's "

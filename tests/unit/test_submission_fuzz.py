@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.board.submissions import required_queries, task_limits, validate_submission
+from benchmark.board.submissions import required_queries, submitted_task, validate_submission
 from benchmark.core.errors import InputError
 
 TASK = "webtrack-2009-2012"
@@ -358,7 +358,7 @@ def cases() -> list[Case]:
                 )
     # -- many near-valid answers: long honest texts of every kind of character are fine (up to
     # the task card's limit on an answer's characters)
-    longest = "a" * task_limits(TASK).max_answer_chars
+    longest = "a" * submitted_task(TASK).card.limits.max_answer_chars
     for i, text in enumerate(
         ["日本語の回答です。", "Ünïcödé ✓ — “quotes” 😀", longest, "x\u200bzero-width", "rtl \u202eevil"]
     ):

@@ -84,12 +84,3 @@ def normalised(exam_score: float | None, gold_mean: float | None) -> float | Non
     if exam_score is None or not gold_mean:
         return None
     return exam_score / gold_mean
-
-
-def facet_coverage(facets: Sequence[str | None], verdicts: Sequence[Verdict]) -> dict[str, float | None]:
-    """Per facet (aspect), the share of its questions correctly answered."""
-    out: dict[str, list[Verdict]] = {}
-    for f, v in zip(facets, verdicts, strict=True):
-        if f is not None:
-            out.setdefault(f, []).append(v)
-    return {f: exam(vs) for f, vs in out.items()}

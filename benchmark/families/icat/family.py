@@ -28,7 +28,9 @@ CITATION = """@inproceedings{samarinas2025icat,
 class ICATSettings(FamilySettings):
     variants: tuple[Literal["m", "s", "a"], ...] = option(
         formulas.VARIANTS,
-        "ICAT variants to compute: m (qrels), s (LLM, gold aspects), a (LLM, generated aspects)",
+        "ICAT variants to compute: m (qrels), s (LLM, gold aspects), a (LLM, generated aspects); "
+        "s and a only when named under a profile whose llm.not_asked_for lists aspects-alignment "
+        "(the offline default's)",
     )
     beta: float = option(1.0, "β of the reported ICAT_β", ge=0, allow_inf_nan=False)
     betas: tuple[float, ...] = option(formulas.DEFAULT_BETAS, "the β sweep recorded beside it", cli=False)
