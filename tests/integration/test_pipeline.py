@@ -40,6 +40,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     profile = yaml.safe_load((PROFILES_DIR / "offline-smollm2-minilm-sim.yaml").read_text())
     profile["name"] = "offline-test"
     profile["llm"]["max_new_tokens"] = 96
+    profile["llm"]["not_asked_for"] = []  # the whole pipeline, the real LLM's ICAT-S/A stages included
     (root / "profile.yaml").write_text(yaml.safe_dump(profile))
     with open(root / "answers.jsonl", "w") as f:
         for q, a in ANSWERS.items():

@@ -17,6 +17,7 @@ import pytest
 
 from benchmark.cli.main import main
 from benchmark.families.exam.bank import task_bank
+from benchmark.models.profiles import load_profile
 from benchmark.tasks import load_task
 from tests.helpers.openai_server import ScriptedModel, ServerThread, control, create_app, exam_reader
 
@@ -58,7 +59,7 @@ def test_evaluated_model_and_judge_on_two_ports(
 
     (result_file,) = Path("results").rglob("webtrack-2009-2012.exam.json")
     result = json.loads(result_file.read_text(encoding="utf-8"))
-    assert result["judge_profile"]["version"] == "5+llm:judge-model"
+    assert result["judge_profile"]["version"] == f"{load_profile().version}+llm:judge-model"
     assert result["judge_profile"]["llm"]["model"] == "judge-model"
     assert result["judge_profile"]["llm"]["args"]["base_url"] == judge.base_url
     assert result["model"]["id"] == "evaluated-model"
@@ -68,7 +69,7 @@ def test_evaluated_model_and_judge_on_two_ports(
 
 def test_the_environment_names_the_judge_too(monkeypatch: pytest.MonkeyPatch) -> None:
     from benchmark.core.errors import InputError
-    from benchmark.models.profiles import load_profile, with_judge
+    from benchmark.models.profiles import with_judge
 
     offline = load_profile("offline-smollm2-minilm-sim")
     monkeypatch.setenv("GROUNDCOVER_JUDGE_URL", "http://127.0.0.1:9/v1")
@@ -79,7 +80,7 @@ def test_the_environment_names_the_judge_too(monkeypatch: pytest.MonkeyPatch) ->
     assert (moved.llm.backend, moved.llm.model, moved.id) == (
         "openai",
         "m",
-        "offline-smollm2-minilm-sim@6+llm:m",
+        f"offline-smollm2-minilm-sim@{offline.version}+llm:m",
     )
     paper = load_profile("paper-deberta-llama")
     monkeypatch.delenv("GROUNDCOVER_JUDGE_MODEL")
