@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from benchmark.core.checkpoint import write_atomic
+from benchmark.core.errors import InputError
 from benchmark.core.family import InputFile, JudgeRole, MetricFamily, QueryTrace, ScoreColumn, UnitLabels
 from benchmark.core.settings import FamilySettings, option
 
@@ -164,7 +165,18 @@ def scores(family: MetricFamily) -> Scores:
 def prepare(
     family: MetricFamily, task: Task, judges: JudgeStack, inputs: ScoringInputs, settings: FamilySettings
 ) -> Prepared:
-    """What scoring ``task`` needs, resolved once by the family's pipeline."""
+    """What scoring ``task`` needs, resolved once by the family's pipeline (every door: a run, a
+    dry run, a Ray worker), after the profile's ``llm.not_asked_for`` is checked: a name that is
+    no family's judge role, a misspelt one, would have the LLM asked after all."""
+    from benchmark.families import REGISTRY
+
+    roles = {r for f in REGISTRY.values() for rs in f.judged_by.values() for r in rs}
+    if unknown := sorted(set(judges.profile.llm.not_asked_for) - roles):
+        raise InputError.at(
+            f"judge profile {judges.profile.id}",
+            f"{', '.join(unknown)}: no family's judge role (roles: {', '.join(sorted(roles))})",
+            field="llm.not_asked_for",
+        )
     return pipeline(family).prepare(task, judges, inputs, settings)
 
 

@@ -95,7 +95,7 @@ class LLMSpec(_Strict):
         description="judge roles this LLM is not given unless a command names the scores that need "
         "them (ICAT's --variants s,a): a model known to be unfit for them is not run for minutes "
         "to have its scores withheld; another model (--judge-model) is asked again.  Names a family's "
-        "judge role (checked when scoring starts: benchmark.scoring.runner)",
+        "judge role (checked before a family prepares: benchmark.families.base.prepare)",
     )
     price: Price | None = Field(default=None, exclude=True, description="for --dry-run's cost estimate")
     served_as: str | None = Field(

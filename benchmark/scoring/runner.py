@@ -156,7 +156,6 @@ def score_task(
     if opts.human_labels is not None:
         read_human_labels(opts.human_labels)  # a bad labels file fails before any model is asked
         require_ppi()
-    check_not_asked_for(judges)
     qids = queries_to_score(task, list(answers), queries_of(family, task, inputs))
     out_file = result_path(results_root, model, judges.profile.id, task.id, family.id)
     with watch_unreachable() as unreachable:
@@ -256,20 +255,6 @@ def score_task(
         )
         write_result(result, out_file)
     return result, out_file
-
-
-def check_not_asked_for(judges: JudgeStack) -> None:
-    """A name in the profile's ``llm.not_asked_for`` that is no family's judge role is a mistake:
-    a misspelt role would have the LLM asked after all."""
-    from benchmark.families import REGISTRY
-
-    roles = {r for f in REGISTRY.values() for rs in f.judged_by.values() for r in rs}
-    if unknown := sorted(set(judges.profile.llm.not_asked_for) - roles):
-        raise InputError.at(
-            f"judge profile {judges.profile.id}",
-            f"{', '.join(unknown)}: no family's judge role (roles: {', '.join(sorted(roles))})",
-            field="llm.not_asked_for",
-        )
 
 
 def due_queries(

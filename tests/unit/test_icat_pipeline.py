@@ -463,6 +463,19 @@ def test_an_llm_not_asked_for_alignment_leaves_icat_s_and_a_out_unless_named(tas
     with pytest.raises(InputError, match="aspect-alignment: no family's judge role") as err:
         score("c", ICATSettings(), ["aspect-alignment"])
     assert err.value.problems[0].field == "llm.not_asked_for"
+    # and at the dry run's door, which prepares without scoring
+    from benchmark.scoring.dry_run import plan_jobs
+    from benchmark.scoring.run import Job
+
+    judges = fake_stack(
+        llm=FakeLLM(fake_reply), entailment=FakeEntailment(SUPPORT), retriever=FakeRetriever(HITS)
+    )
+    judges.profile = judges.profile.model_copy(
+        update={"llm": shipped.model_copy(update={"not_asked_for": ["aspect-alignment"]})}
+    )
+    job = Job(task, ANSWERS, ModelInfo(id="t/m"), None, [(ICAT, ICATSettings())])
+    with pytest.raises(InputError, match="aspect-alignment: no family's judge role"):
+        plan_jobs([job], judges, results_root=tmp_path / "plan", options=RunOptions(progress=False))
 
 
 def test_another_judge_model_is_asked_what_the_profile_model_was_not() -> None:
